@@ -1,0 +1,227 @@
+//! Typed model of the PTX asynchronous-copy instructions and the instructions that complete them:
+//! one module per instruction family, each able to parse PTX text, print it canonically, enumerate
+//! its whole variant space, and state its static legality (targets and PTX ISA versions).
+
+pub mod lex;
+pub mod opcode;
+pub mod operand;
+
+pub mod bulk;
+pub mod common;
+pub mod cp_async;
+pub mod mbarrier;
+pub mod sync;
+pub mod tcgen05;
+pub mod tensor;
+
+use crate::target::Requirement;
+use lex::{Cursor, SyntaxError};
+use opcode::Opcode;
+use operand::{Args, ParseCtx, Slot};
+use std::fmt;
+
+/// What every instruction family provides.
+pub trait Family: Sized + Clone + PartialEq + fmt::Debug + fmt::Display {
+    /// Opcode heads this family claims, e.g. `cp.async.bulk.tensor`. The longest matching head
+    /// over all families wins, so `cp.async` does not swallow `cp.async.bulk`.
+    const HEADS: &'static [&'static str];
+    /// Parse an instruction whose opcode starts with `head` (one of [`Family::HEADS`]).
+    fn parse(head: &str, op: &Opcode, args: &Args, ctx: &ParseCtx) -> Result<Self, SyntaxError>;
+    /// Every variant: each combination of qualifiers and optional operands, with placeholder
+    /// operands (registers named after their roles).
+    fn variants() -> Vec<Self>;
+    /// Static legality: which targets accept it, from which PTX ISA version.
+    fn requirement(&self) -> Requirement;
+    /// Walk the operands (for emission, randomization and binding).
+    fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>));
+    /// The coverage row this variant belongs to: the opcode with its qualifiers (no operands),
+    /// with optional operands that change the variant noted as `+name`.
+    fn row(&self) -> String;
+    /// The coverage family (`cp.async`, `cp.async.bulk`, …): one table per family in reports.
+    fn family(&self) -> &'static str;
+}
+
+/// Any instruction of the modelled families.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instruction {
+    CpAsync(cp_async::CpAsyncOp),
+    Bulk(bulk::BulkOp),
+    Tensor(tensor::TensorOp),
+    Mbarrier(mbarrier::MbarrierOp),
+    Tcgen05(tcgen05::Tcgen05Op),
+    Sync(sync::SyncOp),
+}
+
+/// Apply `$body` to the inner op of every `Instruction` variant.
+macro_rules! each_family {
+    ($self:expr, $x:ident => $body:expr) => {
+        match $self {
+            Instruction::CpAsync($x) => $body,
+            Instruction::Bulk($x) => $body,
+            Instruction::Tensor($x) => $body,
+            Instruction::Mbarrier($x) => $body,
+            Instruction::Tcgen05($x) => $body,
+            Instruction::Sync($x) => $body,
+        }
+    };
+}
+
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        each_family!(self, x => fmt::Display::fmt(x, f))
+    }
+}
+
+type ParseFn = fn(&str, &Opcode, &Args, &ParseCtx) -> Result<Instruction, SyntaxError>;
+
+fn heads() -> Vec<(&'static str, ParseFn)> {
+    let mut v: Vec<(&'static str, ParseFn)> = Vec::new();
+    for h in cp_async::CpAsyncOp::HEADS {
+        v.push((h, |h, o, a, c| cp_async::CpAsyncOp::parse(h, o, a, c).map(Instruction::CpAsync)));
+    }
+    for h in bulk::BulkOp::HEADS {
+        v.push((h, |h, o, a, c| bulk::BulkOp::parse(h, o, a, c).map(Instruction::Bulk)));
+    }
+    for h in tensor::TensorOp::HEADS {
+        v.push((h, |h, o, a, c| tensor::TensorOp::parse(h, o, a, c).map(Instruction::Tensor)));
+    }
+    for h in mbarrier::MbarrierOp::HEADS {
+        v.push((h, |h, o, a, c| mbarrier::MbarrierOp::parse(h, o, a, c).map(Instruction::Mbarrier)));
+    }
+    for h in tcgen05::Tcgen05Op::HEADS {
+        v.push((h, |h, o, a, c| tcgen05::Tcgen05Op::parse(h, o, a, c).map(Instruction::Tcgen05)));
+    }
+    for h in sync::SyncOp::HEADS {
+        v.push((h, |h, o, a, c| sync::SyncOp::parse(h, o, a, c).map(Instruction::Sync)));
+    }
+    // Longest head first.
+    v.sort_by_key(|(h, _)| std::cmp::Reverse(h.split('.').count()));
+    v
+}
+
+impl Instruction {
+    /// Parse one instruction (no guard, no `;`).
+    pub fn parse_with(text: &str, ctx: &ParseCtx) -> Result<Instruction, SyntaxError> {
+        let mut c = Cursor::new(text);
+        let op = Opcode::parse(&mut c)?;
+        let args = Args::parse(&mut c)?;
+        Self::from_parts(&op, &args, ctx)
+    }
+
+    pub fn parse(text: &str) -> Result<Instruction, SyntaxError> {
+        Self::parse_with(text, &ParseCtx::default())
+    }
+
+    fn from_parts(op: &Opcode, args: &Args, ctx: &ParseCtx) -> Result<Instruction, SyntaxError> {
+        for (head, f) in heads() {
+            if op.has_head(head) {
+                return f(head, op, args, ctx);
+            }
+        }
+        Err(SyntaxError::new(op.at, "an asynchronous-copy family instruction", format!("`{}`", op.text())))
+    }
+
+    /// Every variant of every family.
+    pub fn all_variants() -> Vec<Instruction> {
+        let mut v: Vec<Instruction> = Vec::new();
+        v.extend(cp_async::CpAsyncOp::variants().into_iter().map(Instruction::CpAsync));
+        v.extend(bulk::BulkOp::variants().into_iter().map(Instruction::Bulk));
+        v.extend(tensor::TensorOp::variants().into_iter().map(Instruction::Tensor));
+        v.extend(mbarrier::MbarrierOp::variants().into_iter().map(Instruction::Mbarrier));
+        v.extend(tcgen05::Tcgen05Op::variants().into_iter().map(Instruction::Tcgen05));
+        v.extend(sync::SyncOp::variants().into_iter().map(Instruction::Sync));
+        v
+    }
+
+    pub fn requirement(&self) -> Requirement {
+        each_family!(self, x => x.requirement())
+    }
+    pub fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
+        each_family!(self, x => x.visit_operands(f))
+    }
+    pub fn row(&self) -> String {
+        each_family!(self, x => x.row())
+    }
+    pub fn family(&self) -> &'static str {
+        each_family!(self, x => x.family())
+    }
+}
+
+/// A predicate guard `@p` / `@!p`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Guard {
+    pub negated: bool,
+    pub pred: String,
+}
+
+/// One guarded instruction, as written in a PTX statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement {
+    pub guard: Option<Guard>,
+    pub instr: Instruction,
+}
+
+impl fmt::Display for Statement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = &self.guard {
+            write!(f, "@{}{} ", if g.negated { "!" } else { "" }, g.pred)?;
+        }
+        write!(f, "{};", self.instr)
+    }
+}
+
+impl Statement {
+    /// Parse `{@{!}p} instr operands` (a trailing `;` is allowed).
+    pub fn parse_with(text: &str, ctx: &ParseCtx) -> Result<Statement, SyntaxError> {
+        let trimmed_end = text.trim_end();
+        let body = trimmed_end.strip_suffix(';').unwrap_or(trimmed_end);
+        let mut c = Cursor::new(body);
+        let guard = if c.eat('@') {
+            let negated = c.eat('!');
+            let (_, p) = c.ident().ok_or_else(|| c.error("a guard predicate after `@`"))?;
+            Some(Guard { negated, pred: p.to_string() })
+        } else {
+            None
+        };
+        let op = Opcode::parse(&mut c)?;
+        let args = Args::parse(&mut c)?;
+        let instr = Instruction::from_parts(&op, &args, ctx)?;
+        Ok(Statement { guard, instr })
+    }
+    pub fn parse(text: &str) -> Result<Statement, SyntaxError> {
+        Self::parse_with(text, &ParseCtx::default())
+    }
+}
+
+/// The result of parsing one statement of a PTX source text.
+#[derive(Debug)]
+pub enum Parsed {
+    Instr(lex::Pos, Statement),
+    /// A `.reg` declaration or other directive, recorded or skipped.
+    Directive(lex::Pos),
+    Error(lex::Pos, SyntaxError),
+}
+
+/// Parse every statement of a PTX text (the syntax front door). `.reg` declarations feed the
+/// parse context; other directives and labels are skipped.
+pub fn parse_source(src: &str) -> Vec<Parsed> {
+    let mut ctx = ParseCtx::default();
+    let mut out = Vec::new();
+    for st in lex::statements(src) {
+        let t = st.text.trim();
+        let start = st.first_pos();
+        if t.starts_with('.') || t.starts_with('{') || t.starts_with('}') {
+            ctx.declare(t);
+            out.push(Parsed::Directive(start));
+            continue;
+        }
+        match Statement::parse_with(&st.text, &ctx) {
+            Ok(s) => out.push(Parsed::Instr(start, s)),
+            Err(e) => {
+                let pos = st.locate(e.offset);
+                out.push(Parsed::Error(pos, e));
+            }
+        }
+    }
+    out
+}
