@@ -216,6 +216,11 @@ impl Support {
     pub fn new(why: impl Into<String>, any: Vec<Since>) -> Self {
         Support { why: why.into(), any }
     }
+    /// A qualifier rule no target accepts (e.g. "`.tile::gather4` only with `.2d`"): the variant is
+    /// well-formed text but illegal everywhere.
+    pub fn never(rule: impl Into<String>) -> Self {
+        Support::new(rule, Vec::new())
+    }
     /// "Requires sm_XX or higher" + "Introduced in PTX ISA version M.N".
     pub fn at_least(why: impl Into<String>, sm: u32, ptx: PtxVersion) -> Self {
         Support::new(why, vec![Since { class: TargetClass::AtLeast(sm), ptx }])
