@@ -184,6 +184,10 @@ impl Family for Tcgen05Op {
                 q.toks.remove(0);
                 Tcgen05Op::LdRed(LdRed::parse(&mut q, args)?)
             }
+            "ld" if q.toks.iter().any(|t| t.text == "red") => {
+                let at = qual_at(&q, "red");
+                return Err(SyntaxError::new(at, "`.red` directly after `tcgen05.ld`", "`.red` further on"));
+            }
             "ld" => Tcgen05Op::Ld(Ld::parse(&mut q, args)?),
             "st" => Tcgen05Op::St(St::parse(&mut q, args)?),
             "wait::ld" => Tcgen05Op::Wait(WaitOn::parse(WaitOn::Ld, &mut q, args)?),
