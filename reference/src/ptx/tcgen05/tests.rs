@@ -306,17 +306,18 @@ fn operands_visited_with_roles_and_types() {
     }
 }
 
-/// Lists `target<TAB>verdict<TAB>instruction` for every variant on the Blackwell targets (PTX 9.0),
-/// for the throwaway ptxas comparison. `cargo test -p ptxconform-reference --lib
-/// ptx::tcgen05::tests::ptxas_listing -- --ignored --nocapture`
+/// Lists `target<TAB>verdict<TAB>instruction` for every variant on the Blackwell targets (PTX 9.0,
+/// or `TCGEN05_PTX=8.8` etc.), for the throwaway ptxas comparison. `cargo test -p
+/// ptxconform-reference --lib ptx::tcgen05::tests::ptxas_listing -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn ptxas_listing() {
+    let ptx: PtxVersion = std::env::var("TCGEN05_PTX").ok().and_then(|v| v.parse().ok()).unwrap_or(PtxVersion::MAX_SUPPORTED);
     let targets = ["sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f"];
     for v in Tcgen05Op::variants() {
         for t in targets {
             let t: Target = t.parse().unwrap();
-            let verdict = match v.requirement().verdict(t, PtxVersion::MAX_SUPPORTED) {
+            let verdict = match v.requirement().verdict(t, ptx) {
                 Verdict::Legal => "legal".to_string(),
                 Verdict::WrongTarget { why } => format!("illegal: {why}"),
                 Verdict::PtxTooOld { why, needs } => format!("ptx-too-old: {why} needs {needs}"),
