@@ -35,7 +35,9 @@ pub struct Relinquish {
 }
 
 /// §9.7.16.7.1: "The number of columns must be a power of 2 ... within the range [32, 512]";
-/// a constraint on the value, so only an immediate `nCols` can break it statically.
+/// a constraint on the value, so only an immediate `nCols` can break it statically. The manual
+/// states it for allocation *and* de-allocation; ptxas 13.0 checks it on `alloc` only and accepts
+/// any multiple of 32 on `dealloc` (0, 96, 1024): a known disagreement, the model follows the text.
 fn ncols_rule(ncols: &Value) -> Option<Support> {
     match ncols {
         Value::Imm(n) if !(32..=512).contains(n) || (*n as u64).count_ones() != 1 => {

@@ -243,6 +243,9 @@ fn requirements() {
         assert_eq!(legal(&a, "sm_100a", (9, 0)) == Verdict::Legal, ok, "alloc {n}");
     }
     assert_eq!(legal(&v("tcgen05.dealloc.cta_group::1.sync.aligned.b32 t, n"), "sm_100a", (9, 0)), Verdict::Legal);
+    // The text's rule also covers dealloc (ptxas 13.0 only checks for a multiple of 32 there).
+    let d96 = v("tcgen05.dealloc.cta_group::1.sync.aligned.b32 t, 96");
+    assert!(matches!(legal(&d96, "sm_100a", (9, 0)), Verdict::WrongTarget { why } if why.contains("power of 2")));
 }
 
 #[test]
