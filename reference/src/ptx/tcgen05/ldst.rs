@@ -270,33 +270,18 @@ impl LdRed {
         let abs = q.flag("abs")?;
         let nan_at = qual_at(q, "NaN");
         let nan = q.flag("NaN")?;
-        #[derive(Clone, Copy)]
-        enum T {
-            F32,
-            U32,
-            S32,
+        let ty = q.need(&[("f32", RedKind::F32 { abs, nan }), ("u32", RedKind::U32), ("s32", RedKind::S32)], "`.type`")?;
+        if !matches!(ty, RedKind::F32 { .. }) && (abs || nan) {
+            let (at, name) = if abs { (abs_at, "abs") } else { (nan_at, "NaN") };
+            return Err(SyntaxError::new(at, "`.abs` / `.NaN` only with `.f32`", format!("`.{name}` on an integer type")));
         }
-        let kind = match q.need(&[("f32", T::F32), ("u32", T::U32), ("s32", T::S32)], "`.type`")? {
-            T::F32 => RedKind::F32 { abs, nan },
-            t => {
-                if abs || nan {
-                    let (at, name) = if abs { (abs_at, "abs") } else { (nan_at, "NaN") };
-                    return Err(SyntaxError::new(at, "`.abs` / `.NaN` only with `.f32`", format!("`.{name}` on an integer type")));
-                }
-                if matches!(t, T::U32) {
-                    RedKind::U32
-                } else {
-                    RedKind::S32
-                }
-            }
-        };
         let n = access.operand_count(3);
         args.count(n, n, "r, redval, [taddr]{, immHalfSplitoff}")?;
         let dst = access.vector(args, 0, true)?;
         let redval = Value::Reg(args.reg(1, "redval")?);
         let taddr = TmemRef::parse(args, 2, "taddr")?;
         access.split_operand(args, 3)?;
-        Ok(LdRed { access, op, kind, dst, redval, taddr })
+        Ok(LdRed { access, op, kind: ty, dst, redval, taddr })
     }
     pub(super) fn variants() -> Vec<LdRed> {
         let mut v = Vec::new();

@@ -56,13 +56,12 @@ impl Commit {
         let shared_cluster = q.flag("shared::cluster")?;
         let multicast = q.flag("multicast::cluster")?;
         mandatory(q, "b64")?;
-        let mbar = if multicast {
+        if multicast {
             args.count(2, 2, "[mbar], ctaMask with `.multicast::cluster`")?;
-            args.addr(0, "mbar")?
         } else {
             args.count(1, 1, "[mbar] (ctaMask only with `.multicast::cluster`)")?;
-            args.addr(0, "mbar")?
-        };
+        }
+        let mbar = args.addr(0, "mbar")?;
         let cta_mask = if multicast { Some(Value::Reg(args.reg(1, "ctaMask")?)) } else { None };
         Ok(Commit { cta, shared_cluster, mbar, cta_mask })
     }
