@@ -99,6 +99,8 @@ impl TensorLoad {
         match (k, self.dst) {
             // "sm_100a when destination state space is .shared::cluster and is supported on
             // sm_100f from PTX ISA version 8.8; sm_100 or higher when .shared::cta".
+            // Position: the manual's list, although ptxas 13.0 also accepts sm_110a / sm_110f
+            // here (the manual names sm_110 for scatter4, im2col::w::128 and .cta_group only).
             (FetchKind::Gather4 | FetchKind::Im2colW, LoadDst::SharedCluster) => r.push(Support::new(
                 format!("`.{}` with `.shared::cluster` destination", k.ptx()),
                 vec![Since { class: TargetClass::Arch(100), ptx: V86 }, Since { class: TargetClass::Family(100), ptx: V88 }],

@@ -242,6 +242,9 @@ fn requirements_follow_the_target_isa_notes() {
     let r = parse(&format!("{cl}.tile::gather4.{mb} {g4}")).unwrap().requirement();
     assert_eq!(r.min_ptx_for(Target::SM_100F), Ok(PtxVersion::new(8, 8)));
     assert_eq!(r.min_ptx_for(Target::SM_100A), Ok(PtxVersion::new(8, 6)));
+    // The manual names only sm_100a / sm_100f here (ptxas 13.0 also takes sm_110a: a finding).
+    assert!(r.min_ptx_for("sm_110a".parse().unwrap()).is_err());
+    assert_eq!(r.min_ptx_for("sm_103a".parse().unwrap()), Ok(PtxVersion::new(8, 8)));
     // Rank rules hold on every target.
     let g3 = "cp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [s], [m, {a, b, c, d, e}], [mb]";
     assert_eq!(verdict(g3, Target::SM_100A), Verdict::WrongTarget { why: "`.tile::gather4` only with `.2d` (§5.5.3.4)".into() });
@@ -297,14 +300,16 @@ fn operands_are_visited_with_roles_and_types() {
 }
 
 /// `cargo test -p ptxconform-reference --lib ptx::tensor::tests::dump_verdicts -- --ignored --nocapture`
-/// prints `target<TAB>verdict<TAB>instruction` for every variant, for the ptxas differential.
+/// prints `target<TAB>verdict<TAB>instruction` for every variant, for the ptxas differential, at
+/// PTX ISA 9.0 or at the version in `TENSOR_DUMP_PTX` (e.g. `8.6`).
 #[test]
 #[ignore]
 fn dump_verdicts() {
+    let ptx: PtxVersion = std::env::var("TENSOR_DUMP_PTX").ok().and_then(|v| v.parse().ok()).unwrap_or(PtxVersion::MAX_SUPPORTED);
     let targets: Vec<Target> = ["sm_80", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f", "sm_120a"].iter().map(|t| t.parse().unwrap()).collect();
     for v in TensorOp::variants() {
         for t in &targets {
-            let verdict = match v.requirement().verdict(*t, PtxVersion::MAX_SUPPORTED) {
+            let verdict = match v.requirement().verdict(*t, ptx) {
                 Verdict::Legal => "legal".to_string(),
                 Verdict::WrongTarget { why } => format!("illegal: {why}"),
                 Verdict::PtxTooOld { why, needs } => format!("illegal: {why} needs PTX {needs}"),
