@@ -318,3 +318,29 @@ fn dump_verdicts() {
         }
     }
 }
+
+/// Text ptxas 13.0 rejects as malformed (not as a target rule) is a parse error here too.
+#[test]
+fn ptxas_syntax_rejections_are_parse_errors() {
+    for text in [
+        // "State space incorrect"
+        "cp.async.bulk.tensor.1d.shared.global.mbarrier::complete_tx::bytes [d], [m, {a}], [mb]",
+        "cp.async.bulk.tensor.1d.global.shared.bulk_group [m, {a}], [s]",
+        // "Arguments mismatch"
+        "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.cta_group::1 [m, {a}], [s]",
+        "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [d], [m, {a, b, c}], [mb], {h, o}, k",
+        "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [d], [m, {a}], [mb]",
+        "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [m, {a, b, c}]",
+        // "Illegal modifier"
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::gather4.bulk_group [m, {a, b, c, d, e}], [s]",
+        "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col_no_offs [m, {a, b, c}]",
+        "cp.async.bulk.tensor.3d.shared::cluster.global.im2col_no_offs.mbarrier::complete_tx::bytes [d], [m, {a, b, c}], [mb]",
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile::gather4.bulk_group [m, {a, b, c, d, e}], [s]",
+        "cp.async.bulk.tensor.2d.shared::cta.global.tile::scatter4.mbarrier::complete_tx::bytes [d], [m, {a, b, c, d, e}], [mb]",
+        // "Argument vector size mismatch" / "syntax error" for .im2col below .3d
+        "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [d], [m, {a, b}], [mb], {o}",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [d], [m, {a, b}], [mb], {}",
+    ] {
+        assert!(parse(text).is_err(), "{text}");
+    }
+}
