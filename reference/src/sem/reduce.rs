@@ -549,6 +549,26 @@ mod tests {
         prop_oneof![any::<u32>(), 0u32..0x0080_0010, 0x8000_0000u32..0x8080_0010, 0x7F7F_FF00u32..0x7F80_0002, 0x3F00_0000u32..0x4000_0000]
     }
 
+    /// Pairs that stress rounding: near-cancellation (b ≈ −a) and exact half-ulp ties
+    /// (b = half of a's last mantissa bit, with a's sign or the opposite).
+    fn hard_pair(f: Fmt) -> impl Strategy<Value = (u64, u64)> {
+        let sign = 1u64 << (f.exp + f.man);
+        let finite_top = f.exp_mask() << f.man;
+        prop_oneof![
+            (0..finite_top, 0u64..4, any::<bool>()).prop_map(move |(a, d, s)| {
+                let b = (a + d).min(finite_top - 1) | sign;
+                if s { (a | sign, b ^ sign) } else { (a, b) }
+            }),
+            ((f.man as u64 + 2)..(f.exp_mask() - 1), 0u64..(1 << f.man), any::<bool>(), any::<bool>()).prop_map(
+                move |(e, m, sa, sb)| {
+                    let a = e << f.man | m | if sa { sign } else { 0 };
+                    let b = (e - f.man as u64 - 1) << f.man | if sb { sign } else { 0 };
+                    (a, b)
+                }
+            ),
+        ]
+    }
+
     proptest! {
         #[test]
         fn f32_add_vs_f64_reference(a in f32_bits(), b in f32_bits()) {
@@ -559,6 +579,18 @@ mod tests {
             let want = if f32::from_bits(r).is_subnormal() { r & 0x8000_0000 } else { r };
             let got = one(Add, F32, a as u64, b as u64) as u32;
             prop_assert!(same_value(F32_TY, got as u64, want as u64), "{a:#x}+{b:#x}: got {got:#x} want {want:#x}");
+        }
+
+        #[test]
+        fn hard_pairs_vs_reference((a, b) in hard_pair(FMT_F16), (c, d) in hard_pair(FMT_BF16), (x, y) in hard_pair(FMT_F32)) {
+            let want = reference_round(FMT_F16, ref_decode_full(FMT_F16, a) + ref_decode_full(FMT_F16, b));
+            prop_assert!(same_value(F16_TY, one(Add, F16, a, b), want), "f16 {a:#x}+{b:#x}");
+            let want = reference_round(FMT_BF16, ref_decode_full(FMT_BF16, c) + ref_decode_full(FMT_BF16, d));
+            prop_assert!(same_value(BF16_TY, one(Add, Bf16, c, d), want), "bf16 {c:#x}+{d:#x}");
+            let ftz = |v: f64| if v != 0.0 && v.abs() < 2f64.powi(-126) { 0f64.copysign(v) } else { v };
+            let r = reference_round(FMT_F32, ftz(ref_decode_full(FMT_F32, x)) + ftz(ref_decode_full(FMT_F32, y)));
+            let want = if r & 0x7F80_0000 == 0 { r & 0x8000_0000 } else { r };
+            prop_assert!(same_value(F32_TY, one(Add, F32, x, y), want), "f32 {x:#x}+{y:#x}");
         }
 
         #[test]
