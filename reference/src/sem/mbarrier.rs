@@ -501,7 +501,54 @@ mod tests {
         ]
     }
 
+    #[derive(Clone, Debug)]
+    enum Ev {
+        Arrive,
+        ArriveTx(u32),
+        Complete(u32),
+    }
+
+    /// One phase's events: `expected` arrivals (some carrying expect_tx) and complete_tx chunks
+    /// that sum to the expected bytes, in random order.
+    fn phase_plan() -> impl Strategy<Value = (u32, Vec<Ev>)> {
+        (1u32..6, proptest::collection::vec((any::<bool>(), 0u32..512), 6)).prop_flat_map(|(n, txs)| {
+            let mut evs = vec![];
+            for (with_tx, t) in txs.into_iter().take(n as usize) {
+                if with_tx {
+                    evs.push(Ev::ArriveTx(t));
+                    evs.push(Ev::Complete(t / 3));
+                    evs.push(Ev::Complete(t - t / 3));
+                } else {
+                    evs.push(Ev::Arrive);
+                }
+            }
+            (Just(n), Just(evs).prop_shuffle())
+        })
+    }
+
     proptest! {
+        /// The phase completes at exactly the first event after which every arrival has happened
+        /// and Σexpect_tx == Σcomplete_tx; never earlier, never later.
+        #[test]
+        fn completes_exactly_when_balanced((n, evs) in phase_plan()) {
+            let mut s = fresh(n);
+            let (mut arrived, mut tx) = (0u32, 0i64);
+            for e in evs {
+                let done = match e {
+                    Ev::Arrive => { arrived += 1; s.arrive(Arrive::one()).unwrap().completed }
+                    Ev::ArriveTx(t) => { arrived += 1; tx += t as i64; s.arrive(Arrive::expect_tx(t)).unwrap().completed }
+                    Ev::Complete(t) => { tx -= t as i64; s.complete_tx(t).unwrap() }
+                };
+                let balanced = arrived == n && tx == 0;
+                prop_assert_eq!(done.is_some(), balanced);
+                if balanced {
+                    prop_assert_eq!(s.object().unwrap().phase, 1);
+                    return Ok(());
+                }
+            }
+            prop_assert!(false, "a full plan must complete the phase");
+        }
+
         /// Per phase: Σexpect_tx == Σcomplete_tx exactly when it completes, arrivals == expected,
         /// and the phase flips exactly when both counts reach zero.
         #[test]
