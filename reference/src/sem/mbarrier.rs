@@ -484,6 +484,39 @@ mod tests {
         assert_eq!(s.test_wait(a0).unwrap_err().rule, "mbarrier.wait_foreign_state");
     }
 
+    /// Every rule of the Mbarrier layer is produced by some operation here.
+    #[test]
+    fn every_mbarrier_rule_is_reachable() {
+        let mut hit = std::collections::HashSet::new();
+        let mut note = |r: Result<(), Ub>| {
+            hit.insert(r.unwrap_err().rule);
+        };
+        note(Slot::new(0).inval());
+        note(fresh(1).init(1).map(|_| ()));
+        note(Slot::new(0).init(0).map(|_| ()));
+        note(fresh(1).arrive(Arrive::count(0)).map(|_| ()));
+        note(fresh(1).arrive(Arrive::count(2)).map(|_| ()));
+        note(fresh(1).arrive(Arrive::one().dropping()).map(|_| ()));
+        note(fresh(1).complete_tx(MAX_COUNT + 1).map(|_| ()));
+        note(fresh(MAX_COUNT).cp_async_arrive(false).map(|_| ()));
+        note(fresh(1).arrive(Arrive::one().no_complete()).map(|_| ()));
+        let mut s = fresh(1);
+        let st = s.arrive(Arrive::one()).unwrap().state;
+        note(pending_count(st).map(|_| ()));
+        let mut other = Slot::new(0x300);
+        other.init(1).unwrap();
+        note(other.test_wait(st).map(|_| ()));
+        note(s.test_wait_parity(7).map(|_| ()));
+        note(s.arrive(Arrive::one()).map(|_| ()));
+        s.test_wait(st).unwrap();
+        s.arrive(Arrive::one()).unwrap();
+        note(s.test_wait(st).map(|_| ()));
+        for r in ub::of_layer(ub::Layer::Mbarrier) {
+            assert!(hit.contains(r.id), "rule {} not reachable", r.id);
+        }
+        assert_eq!(hit.len(), ub::of_layer(ub::Layer::Mbarrier).count());
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Arrive(u32),
