@@ -39,7 +39,7 @@ impl Addr {
     pub fn new(region: RegionId, offset: u64) -> Addr {
         Addr { region, offset }
     }
-    pub fn add(self, n: u64) -> Addr {
+    pub fn plus(self, n: u64) -> Addr {
         Addr { offset: self.offset + n, ..self }
     }
 }
@@ -264,7 +264,7 @@ impl Memory {
         self.check(at, bytes.len() as u64)?;
         self.tick();
         for (i, b) in bytes.iter().enumerate() {
-            let a = at.add(i as u64);
+            let a = at.plus(i as u64);
             let v = match self.in_flight_at(a, None) {
                 Some(f) => b.union(f),
                 None => *b,
@@ -315,7 +315,7 @@ impl Memory {
         }
         let now = self.tick();
         for (i, b) in w.new.iter().enumerate() {
-            let a = w.at.add(i as u64);
+            let a = w.at.plus(i as u64);
             let mut v = *b;
             for (oid, o) in &self.writes {
                 let concurrent = *oid != id && o.begin < now && o.end.is_none_or(|e| e > w.begin);
@@ -393,7 +393,7 @@ impl Memory {
             .zip(observed)
             .enumerate()
             .find(|(_, (m, o))| !m.allows(**o))
-            .map(|(i, (m, o))| Mismatch { at: at.add(i as u64), observed: *o, allowed: *m }))
+            .map(|(i, (m, o))| Mismatch { at: at.plus(i as u64), observed: *o, allowed: *m }))
     }
 
     /// [`Memory::matches`] over a whole region.

@@ -272,6 +272,7 @@ fn minmax_half(f: Fmt, min: bool, d: u64, s: u64) -> u64 {
     }
 }
 
+#[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.85
 fn check_len(ty: RedType, dst: usize, src: usize) -> Result<usize, ReduceError> {
     let elem = ty.bytes();
     if dst != src || dst % elem != 0 {
@@ -527,7 +528,7 @@ mod tests {
             0
         } else {
             let (dv, uv) = (a - ref_decode(f, up - 1), ref_decode(f, up) - a);
-            if dv < uv { up - 1 } else if uv < dv { up } else if up & 1 == 0 { up } else { up - 1 }
+            if dv < uv || (dv == uv && up & 1 == 1) { up - 1 } else { up }
         };
         sign | best
     }
