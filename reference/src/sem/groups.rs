@@ -42,11 +42,13 @@ impl Release {
         self.release_reads.extend(op.read);
     }
 
-    /// Applies it: completes the writes and frees the sources. A write that was already
-    /// completed by another mechanism is fine; an unknown hold is an error.
+    /// Applies it: completes the writes and frees the sources. A write completed or a source
+    /// released already by another mechanism (an op tracked by both) is fine.
     pub fn apply(&self, mem: &mut Memory) -> Result<(), MemError> {
         for r in &self.release_reads {
-            mem.release_source(*r)?;
+            if mem.is_held(*r) {
+                mem.release_source(*r)?;
+            }
         }
         for w in &self.complete_writes {
             mem.complete(*w)?;

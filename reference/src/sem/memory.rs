@@ -376,6 +376,11 @@ impl Memory {
         self.holds.remove(&id).map(|_| ()).ok_or(MemError::UnknownHold(id))
     }
 
+    /// Is the source read still unfinished?
+    pub fn is_held(&self, id: ReadHoldId) -> bool {
+        self.holds.contains_key(&id)
+    }
+
     /// Unfinished source reads overlapping `[at, at+len)` (writing them is UB, §9.7.9.25.1).
     pub fn holds_overlapping(&self, at: Addr, len: u64) -> Vec<ReadHoldId> {
         self.holds
