@@ -12,6 +12,11 @@
 //!   ordered after it.
 //! - A-MEM-RACY-PLAIN-WRITE: a plain write to a byte with an async write in flight is a race;
 //!   the byte becomes {plain value} ∪ {in-flight new values}. The executor should classify it.
+//! - A-MEM-UPDATE-AT-LANDING: a reduction's result is computed from the destination when it
+//!   lands; concurrent reductions to one element serialize in the landing order the executor
+//!   picks (exact for integer ops; for float add, other orders may round differently, so an
+//!   executor that lands several concurrent float reductions on one element under-approximates).
+//!   A reduction concurrent with a plain async write to the same byte widens it to any value.
 //! - A-MEM-SOURCE-AT-ISSUE: the executor reads an async copy's source when the copy is issued.
 //!   The spec only fixes that the read happens before completion, but modifying the source
 //!   before then is UB (§9.7.9.25.1), which [`Memory::holds_overlapping`] lets the executor detect.
@@ -135,6 +140,10 @@ pub enum MemError {
     UnknownRegion(RegionId),
     OutOfBounds { at: Addr, len: u64, size: u64 },
     UnknownWrite(WriteId),
+    /// An update lands only with its result ([`Memory::complete_update`]).
+    UpdateNeedsResult(WriteId),
+    /// [`Memory::complete_update`] on a plain write.
+    NotAnUpdate(WriteId),
     UnknownHold(ReadHoldId),
     /// `observed` has a different length than the region.
     LengthMismatch { expected: u64, observed: u64 },
@@ -186,9 +195,12 @@ impl Region {
 #[derive(Clone, Debug)]
 struct AsyncWrite {
     at: Addr,
+    /// For an update still in flight: ANY placeholders (its result is not known yet).
     new: Vec<Byte>,
     begin: u64,
     end: Option<u64>,
+    /// Read-modify-write (a reduction): its value is computed when it lands.
+    update: bool,
 }
 
 impl AsyncWrite {
@@ -298,8 +310,45 @@ impl Memory {
             let v = r.get(off).union(*b);
             r.put(off, v);
         }
-        self.writes.insert(id, AsyncWrite { at, new, begin, end: None });
+        self.writes.insert(id, AsyncWrite { at, new, begin, end: None, update: false });
         Ok(id)
+    }
+
+    /// Starts an asynchronous read-modify-write (cp.reduce.async.bulk element reductions, each
+    /// atomic, §9.7.9.25.4.2). Its result depends on the destination when it lands, so the
+    /// destination bytes keep their current value here (reading them before completion is UB
+    /// anyway) and the caller supplies the result in [`Memory::complete_update`], computed from
+    /// the destination at that time (A-MEM-UPDATE-AT-LANDING).
+    pub fn begin_async_update(&mut self, at: Addr, len: u64) -> Result<WriteId, MemError> {
+        self.check(at, len)?;
+        let begin = self.tick();
+        let id = WriteId(self.next_write);
+        self.next_write += 1;
+        self.writes.insert(id, AsyncWrite { at, new: vec![Byte::ANY; len as usize], begin, end: None, update: true });
+        Ok(id)
+    }
+
+    /// Destination range of an update (or write) still in flight.
+    pub fn target(&self, id: WriteId) -> Option<(Addr, u64)> {
+        self.writes.get(&id).filter(|w| w.end.is_none()).map(|w| (w.at, w.new.len() as u64))
+    }
+
+    /// Lands an update with its result. Concurrent updates do not widen it (atomic
+    /// read-modify-writes serialize in landing order); concurrent plain async writes do.
+    pub fn complete_update(&mut self, id: WriteId, result: Vec<Byte>) -> Result<bool, MemError> {
+        match self.writes.get_mut(&id) {
+            None if id.0 < self.next_write => Ok(false),
+            None => Err(MemError::UnknownWrite(id)),
+            Some(w) if w.end.is_some() => Ok(false),
+            Some(w) if !w.update => Err(MemError::NotAnUpdate(id)),
+            Some(w) if w.new.len() != result.len() => {
+                Err(MemError::LengthMismatch { expected: w.new.len() as u64, observed: result.len() as u64 })
+            }
+            Some(w) => {
+                w.new = result;
+                self.finish(id)
+            }
+        }
     }
 
     /// Completes an asynchronous write: its bytes become exactly the new values, except where a
@@ -313,18 +362,30 @@ impl Memory {
         if w.end.is_some() {
             return Ok(false);
         }
+        if w.update {
+            return Err(MemError::UpdateNeedsResult(id));
+        }
+        self.finish(id)
+    }
+
+    fn finish(&mut self, id: WriteId) -> Result<bool, MemError> {
+        let w = self.writes[&id].clone();
         let now = self.tick();
+        // Writes whose in-flight interval overlaps w's and that touch w's range.
+        let others: Vec<&AsyncWrite> = self
+            .writes
+            .iter()
+            .filter(|(oid, o)| **oid != id && o.end.is_none_or(|e| e > w.begin) && o.overlaps(w.at, w.new.len() as u64))
+            .filter(|(_, o)| !(w.update && o.update))
+            .map(|(_, o)| o)
+            .collect();
+        let mut cells = Vec::with_capacity(w.new.len());
         for (i, b) in w.new.iter().enumerate() {
             let a = w.at.plus(i as u64);
-            let mut v = *b;
-            for (oid, o) in &self.writes {
-                let concurrent = *oid != id && o.begin < now && o.end.is_none_or(|e| e > w.begin);
-                if concurrent {
-                    if let Some(j) = o.covers(a) {
-                        v = v.union(o.new[j]);
-                    }
-                }
-            }
+            let v = others.iter().filter_map(|o| o.covers(a).map(|j| o.new[j])).fold(*b, Byte::union);
+            cells.push((a, v));
+        }
+        for (a, v) in cells {
             self.region_mut(a.region).put(a.offset, v);
         }
         if let Some(w) = self.writes.get_mut(&id) {
@@ -334,12 +395,20 @@ impl Memory {
         Ok(true)
     }
 
-    /// Completes every write still in flight (e.g. at kernel end), in handle order.
-    pub fn complete_all(&mut self) {
-        let ids: Vec<WriteId> = self.writes.iter().filter(|(_, w)| w.end.is_none()).map(|(i, _)| *i).collect();
-        for id in ids {
-            let _ = self.complete(id);
+    /// Completes every plain async write still in flight (e.g. at kernel end), in handle order,
+    /// and returns the updates still in flight (they need [`Memory::complete_update`]).
+    pub fn complete_all(&mut self) -> Vec<WriteId> {
+        let ids: Vec<(WriteId, bool)> =
+            self.writes.iter().filter(|(_, w)| w.end.is_none()).map(|(i, w)| (*i, w.update)).collect();
+        let mut updates = vec![];
+        for (id, update) in ids {
+            if update {
+                updates.push(id);
+            } else {
+                let _ = self.complete(id);
+            }
         }
+        updates
     }
 
     /// Drops completed writes that can no longer be concurrent with any in-flight write.
@@ -517,6 +586,32 @@ mod tests {
         m.release_source(h).unwrap();
         assert!(m.release_source(h).is_err());
         assert!(m.holds_overlapping(Addr::new(G, 16), 16).is_empty());
+    }
+
+    #[test]
+    fn concurrent_updates_serialize() {
+        let mut m = mem();
+        let a = m.begin_async_update(Addr::new(S, 0), 1).unwrap();
+        let b = m.begin_async_update(Addr::new(S, 0), 1).unwrap();
+        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(0xAA), "unchanged until landing");
+        assert_eq!(m.in_flight_overlapping(Addr::new(S, 0), 1), vec![a, b]);
+        assert_eq!(m.complete(a), Err(MemError::UpdateNeedsResult(a)));
+        assert_eq!(m.complete_all(), vec![a, b]);
+        // +1 lands, then +2 reads the landed value: exactly 0xAA + 3.
+        let base = m.read_known(Addr::new(S, 0), 1).unwrap().unwrap()[0];
+        assert!(m.complete_update(a, vec![Byte::Known(base + 1)]).unwrap());
+        let base = m.read_known(Addr::new(S, 0), 1).unwrap().unwrap()[0];
+        assert!(m.complete_update(b, vec![Byte::Known(base + 2)]).unwrap());
+        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(0xAD));
+        assert!(!m.complete_update(b, vec![Byte::Known(0)]).unwrap());
+        // An update racing a plain async write to the same byte: anything.
+        let w = m.begin_async_write(Addr::new(S, 8), known(&[1])).unwrap();
+        let u = m.begin_async_update(Addr::new(S, 8), 1).unwrap();
+        assert_eq!(m.complete_update(w, vec![Byte::Known(0)]), Err(MemError::NotAnUpdate(w)));
+        m.complete(w).unwrap();
+        assert_eq!(m.read(Addr::new(S, 8), 1).unwrap()[0], Byte::ANY);
+        assert_eq!(m.target(u), Some((Addr::new(S, 8), 1)));
+        assert!(m.complete_update(u, vec![Byte::Known(4), Byte::Known(4)]).is_err());
     }
 
     #[test]

@@ -72,6 +72,7 @@ impl Tracking {
 
     /// Lands every tracked copy that signals `barrier`, in issue order: completes its write,
     /// releases its source, then performs its complete-tx. Returns the phases completed.
+    /// A reduction's update must have been landed with [`Memory::complete_update`] first.
     pub fn land_copies(
         &mut self,
         barrier: u64,
