@@ -62,6 +62,22 @@ fn parse_spaces(q: &mut Quals, op: &Opcode) -> Result<(Space, Space), SyntaxErro
     }
 }
 
+/// Largest immediate `size` ptxas 13.0 accepts: 2^20 - 16 (the largest multiple of 16 below the
+/// mbarrier tx-count limit 2^20 - 1; the manual states no upper bound).
+pub const MAX_IMM_SIZE: i64 = (1 << 20) - 16;
+
+/// A constant `size` is checked when the program is assembled: "size must be a multiple of 16"
+/// (§9.7.9.25.4.x: undefined behaviour at run time) is, for an immediate, rejected by ptxas, and so
+/// is one outside 0..=2^20-16 (ASSUMPTION: we follow ptxas; the manual gives no range).
+pub fn imm_size_rule(size: &Value) -> Option<Support> {
+    match size {
+        Value::Imm(n) if n % 16 != 0 || !(0..=MAX_IMM_SIZE).contains(n) => {
+            Some(Support::never(format!("immediate size {n} not a multiple of 16 in 0..={MAX_IMM_SIZE}")))
+        }
+        _ => None,
+    }
+}
+
 /// `cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, cache-policy}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BulkPrefetch {
@@ -179,6 +195,7 @@ impl Family for BulkOp {
                 // §9.7.9.25.4.3: PTX 8.0, sm_90.
                 let mut r = Requirement::new().and(Support::at_least("cp.async.bulk.prefetch", 90, V80));
                 r.all.extend(p.hint.rules());
+                r.all.extend(imm_size_rule(&p.size));
                 r
             }
             // §9.7.9.25.6.1/.2: PTX 8.0, sm_90.

@@ -216,6 +216,11 @@ impl CpAsync {
         }
         match &self.fill {
             Fill::IgnoreSrc(_) => r.push(Support::at_least("`ignore-src` operand", 80, PtxVersion::new(7, 5))),
+            // "src-size ... must be less than cp-size"; larger is UB at run time, but ptxas rejects a
+            // constant outside 0..=cp-size (it accepts src-size == cp-size, a full copy).
+            Fill::SrcSize(Value::Imm(n)) if !(0..=self.size.bytes()).contains(n) => {
+                r.push(Support::never(format!("immediate src-size {n} outside 0..={}", self.size.bytes())))
+            }
             Fill::SrcSize(_) | Fill::Full => {}
         }
         r
@@ -536,6 +541,8 @@ mod tests {
         assert!(!legal(&hint_only, Target::SM_90));
         let pol_no_hint = parse("cp.async.ca.shared.global [a], [b], 4, sz, pol").unwrap();
         assert!(!legal(&pol_no_hint, Target::SM_90));
+        let imm = |a: &str| legal(&parse(&format!("cp.async.ca.shared.global {a}")).unwrap(), Target::SM_80);
+        assert!(imm("[d], [s], 4, 4") && imm("[d], [s], 8, 0") && !imm("[d], [s], 4, 5") && !imm("[d], [s], 16, -1"));
         let Some(arrive) = CpAsyncOp::variants().into_iter().find(|v| matches!(v, CpAsyncOp::MbarrierArrive { .. })) else { panic!() };
         assert!(legal(&arrive, Target::SM_80));
     }
@@ -556,7 +563,9 @@ mod tests {
     #[test]
     #[ignore]
     fn dump_for_ptxas() {
-        for l in ptxas_dump::lines::<CpAsyncOp>() {
+        let probes = ["[d], [s], 4, 4", "[d], [s], 4, 5", "[d], [s], 4, -1", "[d], [s], 16, 0", "[d], [s], 8, 3"]
+            .map(|a| parse(&format!("cp.async.ca.shared.global {a}")).unwrap());
+        for l in ptxas_dump::lines::<CpAsyncOp>(probes.to_vec()) {
             println!("PTXAS\t{l}");
         }
     }

@@ -180,6 +180,7 @@ impl BulkCopy {
             }
         }
         r.all.extend(self.hint.rules());
+        r.all.extend(super::imm_size_rule(&self.size));
         r
     }
 

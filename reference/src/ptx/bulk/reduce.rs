@@ -129,6 +129,7 @@ impl BulkReduce {
             r.push(Support::never("`.L2::cache_hint` needs a `.global` side"));
         }
         r.all.extend(self.hint.rules());
+        r.all.extend(super::imm_size_rule(&self.size));
         r
     }
 

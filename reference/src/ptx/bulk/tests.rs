@@ -120,6 +120,12 @@ fn legality() {
     assert!(matches!(oob.verdict(Target::SM_100A, PtxVersion::MAX_SUPPORTED), Verdict::PtxTooOld { .. }));
     let remote_hint = t("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.L2::cache_hint [d], [s], n, [m], p");
     assert!(remote_hint.min_ptx_for(Target::SM_100A).is_err());
+    let imm = |s: &str| legal(&parse(s).unwrap(), Target::SM_90);
+    assert!(imm("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048560"));
+    assert!(imm("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 0"));
+    assert!(!imm("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048576"));
+    assert!(!imm("cp.async.bulk.prefetch.L2.global [s], 20"));
+    assert!(!imm("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [d], [s], -16"));
     // redOp/type table and .noftz.
     for op in RedOp::ALL {
         for ty in RedType::ALL {
@@ -176,7 +182,22 @@ fn operand_slots() {
 #[test]
 #[ignore]
 fn dump_for_ptxas() {
-    for l in ptxas_dump::lines::<BulkOp>() {
+    let probes = [
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 20",
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 0",
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048560",
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048576",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], -16, [m]",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [d], [s], 32, [m], 3",
+        "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [d], [s], 32, 0xff",
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [d], [s], 24",
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [d], [s], 32, [m]",
+        "cp.async.bulk.prefetch.L2.global [s], 8",
+        "cp.async.bulk.prefetch.L2.global [s], 4096",
+        "cp.async.bulk.wait_group 3",
+    ]
+    .map(|s| parse(s).unwrap());
+    for l in ptxas_dump::lines::<BulkOp>(probes.to_vec()) {
         println!("PTXAS\t{l}");
     }
 }

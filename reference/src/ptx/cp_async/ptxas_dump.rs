@@ -46,10 +46,10 @@ pub fn bind<F: Family>(mut x: F) -> (F, String) {
     (x, decls.join(" "))
 }
 
-/// All dump lines of a family.
-pub fn lines<F: Family>() -> Vec<String> {
+/// All dump lines of a family's variants plus extra probes (e.g. immediate operands).
+pub fn lines<F: Family>(probes: Vec<F>) -> Vec<String> {
     let mut out = Vec::new();
-    for v in F::variants() {
+    for v in F::variants().into_iter().chain(probes) {
         let (b, decls) = bind(v.clone());
         for t in targets() {
             let verdict = match v.requirement().verdict(t, PtxVersion::MAX_SUPPORTED) {
