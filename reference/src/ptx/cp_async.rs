@@ -495,6 +495,21 @@ mod tests {
         assert_eq!(c.fill, Fill::SrcSize(Value::Imm(3)));
     }
 
+    #[test]
+    fn source_declarations_decide_the_fourth_operand() {
+        use crate::ptx::{parse_source, Parsed};
+        let src = ".reg .pred flag;\n.reg .b32 n;\ncp.async.ca.shared.global [a], [b], 4, flag;\ncp.async.ca.shared.global [a], [b], 4, n;\ncp.async.ca.shared.global [a], [b], 5;";
+        let got: Vec<_> = parse_source(src).into_iter().filter(|p| !matches!(p, Parsed::Directive(_))).collect();
+        let fill = |p: &Parsed| match p {
+            Parsed::Instr(_, Statement { instr: Instruction::CpAsync(CpAsyncOp::Copy(c)), .. }) => Some(c.fill.clone()),
+            _ => None,
+        };
+        assert_eq!(fill(&got[0]), Some(Fill::IgnoreSrc("flag".into())));
+        assert_eq!(fill(&got[1]), Some(Fill::SrcSize(Value::reg("n"))));
+        let Parsed::Error(pos, e) = &got[2] else { panic!("{:?}", got[2]) };
+        assert_eq!((pos.line, pos.col), (5, 37), "{e}");
+    }
+
     fn op(s: &str) -> Opcode {
         Opcode::parse(&mut crate::ptx::lex::Cursor::new(s)).unwrap()
     }
