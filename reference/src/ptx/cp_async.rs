@@ -393,13 +393,13 @@ impl Family for CpAsyncOp {
     fn row(&self) -> String {
         let mut s = self.opcode_text();
         if let CpAsyncOp::Copy(c) = self {
+            // cp-size is an immediate that changes the variant (`.cg` takes only 16): part of the row.
+            s.push_str(&format!(" cp-size={}", c.size.bytes()));
             match c.fill {
                 Fill::Full => {}
                 Fill::SrcSize(_) => s.push_str(" +srcSize"),
                 Fill::IgnoreSrc(_) => s.push_str(" +ignoreSrc"),
             }
-            // cp-size changes the variant: note it like an operand.
-            s = format!("{s} cp-size={}", c.size.bytes());
             s.push_str(c.hint.row_marker());
         }
         s
@@ -438,6 +438,10 @@ mod tests {
             let text = v.to_string();
             assert_eq!(&parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")), v, "{text}");
         }
+        assert_eq!(
+            parse("cp.async.cg.shared.global.L2::cache_hint [d], [s], 16, q, pol").unwrap().row(),
+            "cp.async.cg.shared.global.L2::cache_hint cp-size=16 +ignoreSrc +policy"
+        );
         let mut rows: Vec<String> = vs.iter().map(|v| v.row()).collect();
         rows.sort();
         rows.dedup();
@@ -581,6 +585,9 @@ mod tests {
         let probes = ["[d], [s], 4, 4", "[d], [s], 4, 5", "[d], [s], 4, -1", "[d], [s], 16, 0", "[d], [s], 8, 3"]
             .map(|a| parse(&format!("cp.async.ca.shared.global {a}")).unwrap());
         for l in ptxas_dump::lines::<CpAsyncOp>(probes.to_vec()) {
+            println!("PTXAS\t{l}");
+        }
+        for l in ptxas_dump::boundary_lines::<CpAsyncOp>() {
             println!("PTXAS\t{l}");
         }
     }

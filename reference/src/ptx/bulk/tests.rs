@@ -200,4 +200,7 @@ fn dump_for_ptxas() {
     for l in ptxas_dump::lines::<BulkOp>(probes.to_vec()) {
         println!("PTXAS\t{l}");
     }
+    for l in ptxas_dump::boundary_lines::<BulkOp>() {
+        println!("PTXAS\t{l}");
+    }
 }

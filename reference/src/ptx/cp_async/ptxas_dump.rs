@@ -62,3 +62,24 @@ pub fn lines<F: Family>(probes: Vec<F>) -> Vec<String> {
     }
     out
 }
+
+/// PTX-version boundary lines: for each variant legal on `t` from version `v` (where `v` is more
+/// than `.target t` itself needs), one line at `v` and one at the version before, with the PTX
+/// version as a fifth column.
+pub fn boundary_lines<F: Family>() -> Vec<String> {
+    let mut out = Vec::new();
+    for v in F::variants() {
+        let (b, decls) = bind(v.clone());
+        for t in [Target::SM_80, Target::SM_90, Target::SM_100A] {
+            let Ok(need) = v.requirement().min_ptx_for(t) else { continue };
+            if need <= t.min_ptx() || need > PtxVersion::MAX_SUPPORTED {
+                continue;
+            }
+            for ver in [Some(need), need.previous()].into_iter().flatten() {
+                let verdict = if v.requirement().verdict(t, ver) == Verdict::Legal { "legal" } else { "illegal" };
+                out.push(format!("{t}\t{verdict}\t{b};\t{decls}\t{ver}"));
+            }
+        }
+    }
+    out
+}
