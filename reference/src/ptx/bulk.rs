@@ -57,7 +57,11 @@ fn parse_spaces(q: &mut Quals, op: &Opcode) -> Result<(Space, Space), SyntaxErro
     let sp = q.take_ordered(&[("shared::cta", Space::SharedCta), ("shared::cluster", Space::SharedCluster), ("global", Space::Global)]);
     match sp.as_slice() {
         [(_, d), (_, s)] => Ok((*d, *s)),
-        [] | [_] => Err(SyntaxError::new(q.end.max(op.at), "`.dst.src` state spaces (two of .shared::cta, .shared::cluster, .global)", format!("{}", sp.len()))),
+        [] | [_] => Err(SyntaxError::new(
+            q.end.max(op.at),
+            "`.dst.src` state spaces (two of .shared::cta, .shared::cluster, .global)",
+            format!("{}", sp.len()),
+        )),
         [_, _, (at, _), ..] => Err(SyntaxError::new(*at, "exactly two state spaces `.dst.src`", format!("{}", sp.len()))),
     }
 }
@@ -94,7 +98,10 @@ pub enum BulkOp {
     Prefetch(BulkPrefetch),
     CommitGroup,
     /// `cp.async.bulk.wait_group{.read} N` (N an integer constant).
-    WaitGroup { read: bool, n: i64 },
+    WaitGroup {
+        read: bool,
+        n: i64,
+    },
 }
 
 impl BulkOp {
@@ -134,13 +141,8 @@ impl fmt::Display for BulkOp {
 }
 
 impl Family for BulkOp {
-    const HEADS: &'static [&'static str] = &[
-        "cp.async.bulk",
-        "cp.reduce.async.bulk",
-        "cp.async.bulk.prefetch",
-        "cp.async.bulk.commit_group",
-        "cp.async.bulk.wait_group",
-    ];
+    const HEADS: &'static [&'static str] =
+        &["cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.prefetch", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group"];
 
     fn parse(head: &str, op: &Opcode, args: &Args, _ctx: &ParseCtx) -> Result<Self, SyntaxError> {
         match head {

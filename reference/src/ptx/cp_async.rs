@@ -123,7 +123,11 @@ pub enum CpAsyncOp {
     WaitGroup(i64),
     WaitAll,
     /// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`; no space = generic address.
-    MbarrierArrive { noinc: bool, space: Option<SharedSpelling>, addr: Address },
+    MbarrierArrive {
+        noinc: bool,
+        space: Option<SharedSpelling>,
+        addr: Address,
+    },
 }
 
 fn fmt_ops(f: &mut fmt::Formatter<'_>, ops: &[String]) -> fmt::Result {
@@ -281,10 +285,9 @@ impl CpAsyncOp {
             CpAsyncOp::CommitGroup => "cp.async.commit_group".into(),
             CpAsyncOp::WaitGroup(_) => "cp.async.wait_group".into(),
             CpAsyncOp::WaitAll => "cp.async.wait_all".into(),
-            CpAsyncOp::MbarrierArrive { noinc, space, .. } => join(
-                "cp.async.mbarrier.arrive",
-                &[if *noinc { "noinc" } else { "" }, space.map(|s| s.ptx()).unwrap_or(""), "b64"],
-            ),
+            CpAsyncOp::MbarrierArrive { noinc, space, .. } => {
+                join("cp.async.mbarrier.arrive", &[if *noinc { "noinc" } else { "" }, space.map(|s| s.ptx()).unwrap_or(""), "b64"])
+            }
         }
     }
 }
@@ -470,9 +473,7 @@ mod tests {
             let x = parse(e).unwrap_or_else(|err| panic!("{e}: {err}"));
             assert!(legal(&x, Target::SM_80), "{e} legal on sm_80");
         }
-        let CpAsyncOp::Copy(c) = parse("cp.async.ca.shared.global.L2::cache_hint [%r2], [%r1], 4, cache-policy").unwrap() else {
-            panic!()
-        };
+        let CpAsyncOp::Copy(c) = parse("cp.async.ca.shared.global.L2::cache_hint [%r2], [%r1], 4, cache-policy").unwrap() else { panic!() };
         assert_eq!(c.fill, Fill::Full);
         assert_eq!(c.hint.policy, Some(Value::reg("cache-policy")));
         let CpAsyncOp::Copy(c) = parse("cp.async.cg.shared.global.L2::cache_hint [%r0], [%r2], 16, q, cache-policy").unwrap() else {
@@ -487,7 +488,10 @@ mod tests {
         let mut ctx = ParseCtx::default();
         ctx.declare(".reg .pred %r9");
         ctx.declare(".reg .b32 pol");
-        let CpAsyncOp::Copy(c) = CpAsyncOp::parse("cp.async", &op("cp.async.ca.shared.global"), &args("[a], [b], 4, %r9"), &ctx).unwrap() else { panic!() };
+        let CpAsyncOp::Copy(c) = CpAsyncOp::parse("cp.async", &op("cp.async.ca.shared.global"), &args("[a], [b], 4, %r9"), &ctx).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!(c.fill, Fill::IgnoreSrc("%r9".into()));
         let CpAsyncOp::Copy(c) =
             CpAsyncOp::parse("cp.async", &op("cp.async.ca.shared.global.L2::cache_hint"), &args("[a], [b], 4, pol"), &ctx).unwrap()

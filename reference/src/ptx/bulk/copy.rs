@@ -114,7 +114,11 @@ impl BulkCopy {
             SyntaxError::new(op.at, "a cp.async.bulk direction (.shared::cta.global, .shared::cluster.global, .shared::cluster.shared::cta, .global.shared::cta)", format!("{}{}", dst_sp.ptx(), src_sp.ptx()))
         })?;
         if want != completion {
-            return Err(SyntaxError::new(op.at, format!("`.{}` for {}{}", want.ptx(), dst_sp.ptx(), src_sp.ptx()), format!("`.{}`", completion.ptx())));
+            return Err(SyntaxError::new(
+                op.at,
+                format!("`.{}` for {}{}", want.ptx(), dst_sp.ptx(), src_sp.ptx()),
+                format!("`.{}`", completion.ptx()),
+            ));
         }
         let only = |flag: bool, name: &str, dir: &str| -> Result<(), SyntaxError> {
             if flag {
@@ -144,9 +148,10 @@ impl BulkCopy {
                 let ignore_oob = if oob { Some((args.value(3, "ignoreBytesLeft")?, args.value(4, "ignoreBytesRight")?)) } else { None };
                 CopyDir::GlobalToCta { ignore_oob, mbar: args.addr(fixed - 1, "mbar")? }
             }
-            (Space::SharedCluster, Space::Global) => {
-                CopyDir::GlobalToCluster { mbar: args.addr(3, "mbar")?, cta_mask: if mcast { Some(args.value(4, "ctaMask")?) } else { None } }
-            }
+            (Space::SharedCluster, Space::Global) => CopyDir::GlobalToCluster {
+                mbar: args.addr(3, "mbar")?,
+                cta_mask: if mcast { Some(args.value(4, "ctaMask")?) } else { None },
+            },
             (Space::SharedCluster, _) => CopyDir::CtaToCluster { mbar: args.addr(3, "mbar")? },
             _ => CopyDir::CtaToGlobal { byte_mask: if cp_mask { Some(args.value(args.len() - 1, "byteMask")?) } else { None } },
         };
@@ -198,7 +203,9 @@ impl BulkCopy {
             f(Slot::Addr { role: "mbar", space: d, addr: m });
         }
         match &mut self.dir {
-            CopyDir::GlobalToCluster { cta_mask: Some(m), .. } => f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: m, imm_ok: true }),
+            CopyDir::GlobalToCluster { cta_mask: Some(m), .. } => {
+                f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: m, imm_ok: true })
+            }
             CopyDir::CtaToGlobal { byte_mask: Some(m) } => {
                 self.hint.visit(f);
                 f(Slot::Value { role: "byteMask", ty: RegTy::B16, value: m, imm_ok: true });

@@ -85,13 +85,23 @@ impl BulkReduce {
         let noftz = q.flag("noftz")?;
         let ty = q.need(&RedType::choices(), "element type")?;
         q.finish(head)?;
-        let dir_err = || SyntaxError::new(op.at, "direction .shared::cluster.shared::cta or .global.shared::cta", format!("{}{}", dst_sp.ptx(), src_sp.ptx()));
+        let dir_err = || {
+            SyntaxError::new(
+                op.at,
+                "direction .shared::cluster.shared::cta or .global.shared::cta",
+                format!("{}{}", dst_sp.ptx(), src_sp.ptx()),
+            )
+        };
         if src_sp != Space::SharedCta || dst_sp == Space::SharedCta {
             return Err(dir_err());
         }
         let want = completion_for(dst_sp, src_sp).ok_or_else(dir_err)?;
         if want != completion {
-            return Err(SyntaxError::new(op.at, format!("`.{}` for {}{}", want.ptx(), dst_sp.ptx(), src_sp.ptx()), format!("`.{}`", completion.ptx())));
+            return Err(SyntaxError::new(
+                op.at,
+                format!("`.{}` for {}{}", want.ptx(), dst_sp.ptx(), src_sp.ptx()),
+                format!("`.{}`", completion.ptx()),
+            ));
         }
         let fixed = if dst_sp == Space::Global { 3 } else { 4 };
         args.count(fixed, fixed + 1, "cp.reduce.async.bulk operands")?;

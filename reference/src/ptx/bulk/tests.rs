@@ -64,13 +64,21 @@ fn spec_examples_parse() {
     }
     // The example with a stray `}` after the hint is a typo in the manual: it must not parse.
     assert!(parse("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint} [dstMem], [srcMem], size, cache-policy;").is_err());
-    let BulkOp::Copy(c) = parse("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.cp_mask [d], [s], 64, pol, 0xff").unwrap() else { panic!() };
+    let BulkOp::Copy(c) = parse("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.cp_mask [d], [s], 64, pol, 0xff").unwrap()
+    else {
+        panic!()
+    };
     assert_eq!(c.dir, CopyDir::CtaToGlobal { byte_mask: Some(Value::Imm(0xff)) });
     assert_eq!(c.hint.policy, Some(Value::reg("pol")));
     assert_eq!(c.size, Value::Imm(64));
     // Qualifiers in a non-canonical order still parse; printing restores the syntax-block order.
-    let x = parse("cp.async.bulk.shared::cluster.global.L2::cache_hint.multicast::cluster.mbarrier::complete_tx::bytes [d], [s], n, [m], k, p").unwrap();
-    assert_eq!(x.to_string(), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [d], [s], n, [m], k, p");
+    let x =
+        parse("cp.async.bulk.shared::cluster.global.L2::cache_hint.multicast::cluster.mbarrier::complete_tx::bytes [d], [s], n, [m], k, p")
+            .unwrap();
+    assert_eq!(
+        x.to_string(),
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [d], [s], n, [m], k, p"
+    );
 }
 
 #[test]
@@ -83,7 +91,10 @@ fn errors() {
         ("cp.async.bulk.shared::cta.global.bulk_group [d], [s], n", "`.mbarrier::complete_tx::bytes`"),
         ("cp.async.bulk.global.global.bulk_group [d], [s], n", "direction"),
         ("cp.async.bulk.shared::cta.mbarrier::complete_tx::bytes [d], [s], n, [m]", "state spaces"),
-        ("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster [d], [s], n, [m], k", "only with .shared::cluster.global"),
+        (
+            "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster [d], [s], n, [m], k",
+            "only with .shared::cluster.global",
+        ),
         ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.cp_mask [d], [s], n, [m], k", "only with .global.shared::cta"),
         ("cp.async.bulk.global.shared::cta.bulk_group.ignore_oob [d], [s], n", "only with .shared::cta.global"),
         ("cp.async.bulk.global.shared::cta.bulk_group.L2::evict_first [d], [s], n", "`.L2::evict_first`"),
