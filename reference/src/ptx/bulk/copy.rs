@@ -202,18 +202,14 @@ impl BulkCopy {
         if let Some(m) = self.dir.mbar_mut() {
             f(Slot::Addr { role: "mbar", space: d, addr: m });
         }
-        match &mut self.dir {
-            CopyDir::GlobalToCluster { cta_mask: Some(m), .. } => {
-                f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: m, imm_ok: true })
-            }
-            CopyDir::CtaToGlobal { byte_mask: Some(m) } => {
-                self.hint.visit(f);
-                f(Slot::Value { role: "byteMask", ty: RegTy::B16, value: m, imm_ok: true });
-                return;
-            }
-            _ => {}
+        // Operand order: ctaMask before the policy, byteMask after it.
+        if let CopyDir::GlobalToCluster { cta_mask: Some(m), .. } = &mut self.dir {
+            f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: m, imm_ok: true });
         }
         self.hint.visit(f);
+        if let CopyDir::CtaToGlobal { byte_mask: Some(m) } = &mut self.dir {
+            f(Slot::Value { role: "byteMask", ty: RegTy::B16, value: m, imm_ok: true });
+        }
     }
 
     pub fn row(&self) -> String {
