@@ -251,11 +251,11 @@ impl CpAsync {
 }
 
 /// Is a register named after cp.async's lone 4th operand under `.L2::cache_hint` the policy?
-/// Declared 64-bit registers are; other declared types are not; undeclared names are unless
-/// they mention `size` (ASSUMPTION, mirrors [`ParseCtx::is_pred`]'s naming habits).
+/// 64-bit registers (declared, or named `%rd…`) are; other known widths are not; other names
+/// are unless they mention `size` (ASSUMPTION, mirrors [`ParseCtx::is_pred`]'s naming habits).
 fn looks_like_policy(ctx: &ParseCtx, name: &str) -> bool {
-    match ctx.decls.get(name) {
-        Some(t) => t.bits() == 64,
+    match ctx.width(name) {
+        Some(bits) => bits == 64,
         None => !name.to_ascii_lowercase().contains("size"),
     }
 }

@@ -221,6 +221,26 @@ impl ParseCtx {
             || lower.contains("pred")
             || lower.contains("ignore")
     }
+    /// Register width in bits: the declared type, else PTX's naming habits (`%rd…` 64-bit,
+    /// `%rs…` 16-bit, `%r…` 32-bit, `%p…` predicate); `None` when nothing tells.
+    pub fn width(&self, name: &str) -> Option<u32> {
+        if let Some(t) = self.decls.get(name) {
+            return Some(t.bits());
+        }
+        if self.is_pred(name) {
+            return Some(1);
+        }
+        let digits_after = |p: &str| name.strip_prefix(p).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+        if digits_after("%rd") {
+            Some(64)
+        } else if digits_after("%rs") {
+            Some(16)
+        } else if digits_after("%r") {
+            Some(32)
+        } else {
+            None
+        }
+    }
     /// Record `.reg .TYPE a, b, c<N>` declarations (`<N>` ranges declare name0..nameN-1).
     pub fn declare(&mut self, stmt: &str) -> bool {
         let t = stmt.trim();
