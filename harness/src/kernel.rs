@@ -226,7 +226,7 @@ mod tests {
                     },
                     Slot::Value { value, imm_ok, .. } => match value {
                         Value::Reg(r) => check(r),
-                        Value::Imm(_) => assert!(*imm_ok, "{v}: immediate in a register-only slot"),
+                        Value::Imm(_) => assert!(imm_ok, "{v}: immediate in a register-only slot"),
                     },
                     Slot::Tensor { tensor, .. } => {
                         check(&tensor.map);
