@@ -423,13 +423,13 @@ pub fn print_report(r: &Report) {
         println!("stale exception (no longer occurs): {s}");
     }
     println!(
-        "{:<16} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
+        "{:<28} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
         "family", "variants", "pairs", "agreed", "disagree", "listed", "unexplained", "boundary", "agreed", "disagree", "listed", "unexplained"
     );
     for f in r.families.iter().chain(std::iter::once(&r.total)) {
         let (a, b) = (&f.targets, &f.boundary);
         println!(
-            "{:<16} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
+            "{:<28} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
             f.family, f.variants, a.assembled, a.agreed, a.disagreements, a.listed, a.unexplained, b.assembled, b.agreed,
             b.disagreements, b.listed, b.unexplained
         );
