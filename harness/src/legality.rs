@@ -285,7 +285,8 @@ pub struct Disagreement {
     pub row: String,
     pub instruction: String,
     pub target: Target,
-    pub ptx: PtxVersion,
+    /// The `.version` assembled, e.g. `9.0`.
+    pub ptx: String,
     pub check: CheckKind,
     /// `legal`, `wrong_target` or `ptx_too_old`.
     pub model: String,
@@ -300,7 +301,7 @@ pub struct Disagreement {
 pub struct Report {
     pub ptxas: String,
     pub targets: Vec<Target>,
-    pub max_ptx: PtxVersion,
+    pub max_ptx: String,
     pub families: Vec<Figures>,
     pub total: Figures,
     pub disagreements: Vec<Disagreement>,
@@ -348,7 +349,7 @@ pub fn compare(
             row: v.row(),
             instruction: texts[c.variant].clone(),
             target: c.target,
-            ptx: c.ptx,
+            ptx: c.ptx.to_string(),
             check: c.kind,
             model,
             model_reason,
@@ -394,7 +395,7 @@ pub fn run_report(ptxas: &Ptxas, args: &LegalityArgs) -> Result<Report, String> 
     Ok(Report {
         ptxas: ptxas.version.clone(),
         targets: args.targets.clone(),
-        max_ptx: PtxVersion::MAX_SUPPORTED,
+        max_ptx: PtxVersion::MAX_SUPPORTED.to_string(),
         families,
         total,
         disagreements,
@@ -479,11 +480,13 @@ mod tests {
             let idx = match i {
                 // unknown instruction, unknown qualifier, and a wrong-target feature
                 3 => kb.push_line(format!("bogus.op [{a}], {b};")),
+                // a parse error (ptxas stops at the first one: a fatal error on its line)
+                5 => kb.push_line(format!("cp.async.bulk.prefetch.L2.global [{b}, {a};")),
                 7 => kb.push_line(format!("cp.async.bulk.shared::cluster.global.foo [{a}], [{b}], {a}, [{a}];")),
                 10 => kb.push_line(format!("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{a}], 32;")),
                 _ => kb.push_line(format!("cp.async.bulk.prefetch.L2.global [{b}], {a};")),
             };
-            if matches!(i, 3 | 7 | 10) {
+            if matches!(i, 3 | 5 | 7 | 10) {
                 bad.insert(idx);
             }
         }
@@ -530,7 +533,7 @@ mod tests {
             row: "cp.async.bulk.prefetch.L2.global".into(),
             instruction: "x".into(),
             target: Target::SM_80,
-            ptx: PtxVersion::MAX_SUPPORTED,
+            ptx: "9.0".into(),
             check: CheckKind::Target,
             model: "legal".into(),
             model_reason: None,

@@ -40,7 +40,8 @@ pub struct Ptxas {
     pub version: String,
 }
 
-/// Parse ptxas stderr: `ptxas FILE, line N; error   : MESSAGE` lines become located errors;
+/// Parse ptxas stderr: `ptxas FILE, line N; error   : MESSAGE` lines (and `fatal` ones, which
+/// syntax errors produce: `line N; fatal   : Parsing error near …`) become located errors;
 /// `ptxas fatal : …` lines other than the generic "aborted due to errors" become unlocated ones.
 /// Warnings and info lines are ignored.
 pub fn parse_errors(stderr: &str) -> Vec<PtxasError> {
@@ -67,7 +68,7 @@ fn parse_located(l: &str) -> Option<PtxasError> {
     let (num, tail) = after.split_once(';')?;
     let line: usize = num.trim().parse().ok()?;
     let (kind, msg) = tail.split_once(':')?;
-    if kind.trim() != "error" {
+    if !matches!(kind.trim(), "error" | "fatal") {
         return None;
     }
     Some(PtxasError { line: Some(line), message: msg.trim().to_string() })
@@ -228,12 +229,14 @@ mod tests {
 ptxas /tmp/x, y.ptx, line 13; error   : .completion_mechanism modifier required for instruction 'cp.async.bulk'\n\
 ptxas /tmp/x, y.ptx, line 9; warning : Instruction 'foo' is deprecated\n\
 ptxas /tmp/x, y.ptx, line 14; error   : Illegal modifier '.cta_group::1' for instruction 'cp.async.bulk'\n\
+ptxas /tmp/x, y.ptx, line 20; fatal   : Parsing error near '[': syntax error\n\
 ptxas fatal   : Ptx assembly aborted due to errors\n";
 
     #[test]
     fn parses_canned_errors() {
         let e = parse_errors(CANNED);
-        assert_eq!(e.len(), 3, "{e:?}");
+        assert_eq!(e.len(), 4, "{e:?}");
+        assert_eq!(e[3], PtxasError { line: Some(20), message: "Parsing error near '[': syntax error".into() });
         assert_eq!(e[0], PtxasError { line: Some(13), message: "Unknown modifier '.foo'".into() });
         assert_eq!(e[2].line, Some(14));
         assert!(e[2].message.starts_with("Illegal modifier '.cta_group::1'"));
