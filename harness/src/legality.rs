@@ -38,6 +38,9 @@ pub struct LegalityArgs {
     /// Fail on any disagreement (listed or not) and on stale exceptions, not only unexplained ones.
     #[arg(long)]
     pub strict: bool,
+    /// Print listed disagreements in full too (not only counted per exception).
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// Which question an assembly answers.
@@ -50,6 +53,17 @@ pub enum CheckKind {
     AtMin,
     /// One PTX version below that minimum: must be rejected.
     BelowMin,
+}
+
+impl CheckKind {
+    /// The name used in the exceptions file and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Target => "target",
+            CheckKind::AtMin => "at_min",
+            CheckKind::BelowMin => "below_min",
+        }
+    }
 }
 
 /// One (variant, target, PTX version) question and the model's answer.
@@ -219,6 +233,23 @@ pub fn glob(pattern: &str, s: &str) -> bool {
 }
 
 impl Exception {
+    /// The patterns that identify it in reports: `row=… text=… targets=… checks=…`.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(r) = &self.row {
+            parts.push(format!("row={r}"));
+        }
+        if let Some(t) = &self.text {
+            parts.push(format!("text={t}"));
+        }
+        if !self.targets.is_empty() {
+            parts.push(format!("targets={}", self.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",")));
+        }
+        if !self.checks.is_empty() {
+            parts.push(format!("checks={}", self.checks.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")));
+        }
+        parts.join(" ")
+    }
     pub fn matches(&self, d: &Disagreement) -> bool {
         (self.row.is_some() || self.text.is_some())
             && self.row.as_deref().is_none_or(|p| glob(p, &d.row))
@@ -295,6 +326,8 @@ pub struct Disagreement {
     pub ptxas: String,
     /// The exception that lists it, if any (its note).
     pub listed: Option<String>,
+    /// That exception's pattern, e.g. `row=fence.acquire.*`.
+    pub exception: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -355,17 +388,19 @@ pub fn compare(
             model_reason,
             ptxas: a.clone().unwrap_or_else(|| "accepted".into()),
             listed: None,
+            exception: None,
         };
         if let Some(i) = exceptions.exceptions.iter().position(|e| e.matches(&d)) {
             used[i] = true;
             d.listed = Some(exceptions.exceptions[i].note.clone());
+            d.exception = Some(exceptions.exceptions[i].label());
             t.listed += 1;
         } else {
             t.unexplained += 1;
         }
         dis.push(d);
     }
-    let stale = exceptions.exceptions.iter().zip(&used).filter(|(_, u)| !**u).map(|(e, _)| e.note.clone()).collect();
+    let stale = exceptions.exceptions.iter().zip(&used).filter(|(_, u)| !**u).map(|(e, _)| format!("{}: {}", e.label(), e.note)).collect();
     (fams.into_values().collect(), dis, stale)
 }
 
@@ -404,21 +439,31 @@ pub fn run_report(ptxas: &Ptxas, args: &LegalityArgs) -> Result<Report, String> 
     })
 }
 
-pub fn print_report(r: &Report) {
+/// Print figures; unexplained disagreements in full, listed ones counted per exception (in full
+/// with `verbose`).
+pub fn print_report(r: &Report, verbose: bool) {
     let ts: Vec<String> = r.targets.iter().map(|t| t.to_string()).collect();
     println!("ptxas: {}   targets: {}   PTX {}", r.ptxas, ts.join(","), r.max_ptx);
+    let mut per_exception: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &r.disagreements {
+        if let (Some(ex), false) = (&d.exception, verbose) {
+            *per_exception.entry(ex.as_str()).or_default() += 1;
+            continue;
+        }
         let tag = if d.listed.is_some() { "listed     " } else { "UNEXPLAINED" };
         println!(
-            "{tag} {} @ {} PTX {} [{:?}]: model {}{} / ptxas {}",
+            "{tag} {} @ {} PTX {} [{}]: model {}{} / ptxas {}",
             d.instruction,
             d.target,
             d.ptx,
-            d.check,
+            d.check.name(),
             d.model,
             d.model_reason.as_deref().map(|w| format!(" ({w})")).unwrap_or_default(),
             d.ptxas
         );
+    }
+    for (ex, n) in per_exception {
+        println!("listed      {n} disagreement(s) under exception {ex}");
     }
     for s in &r.stale_exceptions {
         println!("stale exception (no longer occurs): {s}");
@@ -449,7 +494,7 @@ pub fn main(args: &LegalityArgs) -> Result<i32, String> {
     }
     let ptxas = Ptxas::find()?;
     let r = run_report(&ptxas, args)?;
-    print_report(&r);
+    print_report(&r, args.verbose);
     if let Some(p) = &args.json {
         let j = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         std::fs::write(p, j).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -539,6 +584,7 @@ mod tests {
             model_reason: None,
             ptxas: "accepted".into(),
             listed: None,
+            exception: None,
         };
         assert!(f.exceptions[0].matches(&d));
         d.target = Target::SM_90A;
