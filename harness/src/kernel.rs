@@ -45,7 +45,7 @@ pub fn addr_reg_ty(space: Space) -> RegTy {
 /// .target T
 /// .address_size 64
 ///
-/// .visible .entry NAME()
+/// .visible .entry NAME(PARAMS)
 /// {
 /// .reg .T %x<N>;   (one line per register type used)
 /// BODY LINES…
@@ -58,8 +58,23 @@ pub struct KernelBuilder {
     pub target: Target,
     pub name: String,
     counts: [usize; 9],
+    params: Vec<String>,
     extra_decls: Vec<String>,
     body: Vec<String>,
+}
+
+/// One fresh register an instantiated instruction uses, and what for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The operand role the family gave the slot (`dst`, `mbar`, `tensorMap`, …; `coordinate`
+    /// for tensor coordinates).
+    pub role: &'static str,
+    pub ty: RegTy,
+    pub reg: String,
+    /// For address operands: the state space the address is in.
+    pub space: Option<Space>,
+    /// For vector elements and tensor coordinates: the position in the vector.
+    pub index: Option<usize>,
 }
 
 /// A printed kernel, with the 1-based line number of each selected body line.
@@ -79,7 +94,7 @@ impl Kernel {
 
 impl KernelBuilder {
     pub fn new(version: PtxVersion, target: Target) -> Self {
-        KernelBuilder { version, target, name: "k".into(), counts: [0; 9], extra_decls: Vec::new(), body: Vec::new() }
+        KernelBuilder { version, target, name: "k".into(), counts: [0; 9], params: Vec::new(), extra_decls: Vec::new(), body: Vec::new() }
     }
 
     /// Declare a fresh register of type `ty` and return its name.
@@ -98,29 +113,52 @@ impl KernelBuilder {
     /// A clone of `instr` whose operands are all fresh registers, except immediates the original
     /// already had where the slot allows one.
     pub fn instantiate(&mut self, instr: &Instruction) -> Instruction {
+        self.instantiate_bound(instr).0
+    }
+
+    /// [`instantiate`](Self::instantiate), also returning which fresh register plays which operand
+    /// role (in operand order), so that an emitter can initialise them.
+    pub fn instantiate_bound(&mut self, instr: &Instruction) -> (Instruction, Vec<Binding>) {
         let mut out = instr.clone();
+        let mut binds = Vec::new();
         out.visit_operands(&mut |slot| match slot {
-            Slot::Addr { space, addr, .. } => {
-                addr.base = AddrBase::Name(self.fresh(addr_reg_ty(space)));
+            Slot::Addr { role, space, addr } => {
+                let ty = addr_reg_ty(space);
+                let reg = self.fresh(ty);
+                binds.push(Binding { role, ty, reg: reg.clone(), space: Some(space), index: None });
+                addr.base = AddrBase::Name(reg);
             }
-            Slot::Value { ty, value, imm_ok, .. } => {
+            Slot::Value { role, ty, value, imm_ok } => {
                 if !(imm_ok && matches!(value, Value::Imm(_))) {
-                    *value = Value::Reg(self.fresh(ty));
+                    let reg = self.fresh(ty);
+                    binds.push(Binding { role, ty, reg: reg.clone(), space: None, index: None });
+                    *value = Value::Reg(reg);
                 }
             }
-            Slot::Tensor { tensor, .. } => {
-                tensor.map = self.fresh(RegTy::B64);
-                for c in tensor.coords.iter_mut() {
-                    *c = Value::Reg(self.fresh(RegTy::B32));
+            Slot::Tensor { role, tensor } => {
+                let reg = self.fresh(RegTy::B64);
+                binds.push(Binding { role, ty: RegTy::B64, reg: reg.clone(), space: None, index: None });
+                tensor.map = reg;
+                for (i, c) in tensor.coords.iter_mut().enumerate() {
+                    let reg = self.fresh(RegTy::B32);
+                    binds.push(Binding { role: "coordinate", ty: RegTy::B32, reg: reg.clone(), space: None, index: Some(i) });
+                    *c = Value::Reg(reg);
                 }
             }
-            Slot::Vector { ty, values, .. } => {
-                for v in values.iter_mut() {
-                    *v = Value::Reg(self.fresh(ty));
+            Slot::Vector { role, ty, values } => {
+                for (i, v) in values.iter_mut().enumerate() {
+                    let reg = self.fresh(ty);
+                    binds.push(Binding { role, ty, reg: reg.clone(), space: None, index: Some(i) });
+                    *v = Value::Reg(reg);
                 }
             }
         });
-        out
+        (out, binds)
+    }
+
+    /// A kernel parameter, e.g. `.param .u64 out` (printed in the `.entry` signature).
+    pub fn param(&mut self, decl: impl Into<String>) {
+        self.params.push(decl.into().replace('\n', " "));
     }
 
     /// Append `instr` (instantiated with fresh registers) as a body line; returns its body index.
@@ -151,7 +189,7 @@ impl KernelBuilder {
     pub fn build_only(&self, keep: &[usize]) -> Kernel {
         let mut t = String::new();
         let _ = writeln!(t, ".version {}\n.target {}\n.address_size 64\n", self.version, self.target);
-        let _ = writeln!(t, ".visible .entry {}()\n{{", self.name);
+        let _ = writeln!(t, ".visible .entry {}({})\n{{", self.name, self.params.join(", "));
         for (i, ty) in ALL_TYS.iter().enumerate() {
             if self.counts[i] > 0 {
                 let _ = writeln!(t, ".reg {} {}<{}>;", ty.ptx(), prefix(*ty), self.counts[i]);
@@ -199,6 +237,9 @@ mod tests {
         assert_eq!(k.lines.len(), 2);
         assert!(lines[k.lines[0] - 1].starts_with("cp.async.bulk.shared::cluster"));
         assert_eq!(lines[k.lines[1] - 1], "bar.sync 0;");
+        kb.param(".param .u64 out");
+        kb.param(".param .u32 n");
+        assert!(kb.build().text.contains(".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"));
         let only = kb.build_only(&[1]);
         assert_eq!(only.text.lines().nth(only.lines[0] - 1), Some("bar.sync 0;"));
         assert_eq!(only.body_index_at(only.lines[0]), Some(0));
@@ -210,12 +251,14 @@ mod tests {
         // whose names the builder declared, and immediates survive only where allowed.
         for v in Instruction::all_variants() {
             let mut kb = KernelBuilder::new(PtxVersion::MAX_SUPPORTED, Target::SM_100A);
-            let mut inst = kb.instantiate(&v);
+            let (mut inst, binds) = kb.instantiate_bound(&v);
+            assert!(binds.iter().all(|b| b.reg.starts_with(prefix(b.ty))), "{v}: {binds:?}");
             let declared = kb.build().text;
             let mut seen = std::collections::HashSet::new();
             inst.visit_operands(&mut |slot| {
                 let mut check = |name: &str| {
                     assert!(seen.insert(name.to_string()), "{v}: register {name} reused");
+                    assert!(binds.iter().any(|b| b.reg == name), "{v}: {name} has no binding");
                     let p = name.trim_end_matches(|c: char| c.is_ascii_digit());
                     assert!(declared.contains(&format!(" {p}<")), "{v}: {name} not declared");
                 };
