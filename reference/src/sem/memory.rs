@@ -1,0 +1,676 @@
+//! Byte memory whose bytes may be *uncertain*: each byte is either known or a set of allowed
+//! values. Asynchronous writes are in flight between [`Memory::begin_async_write`] and
+//! [`Memory::complete`]; while in flight a destination byte may hold its old or its new value.
+//!
+//! Model positions (named):
+//! - A-MEM-BYTE-GRANULAR: uncertainty is tracked per byte, not per write, so a comparison accepts
+//!   any per-byte mixture of the allowed values (torn results are accepted; sound, not exact).
+//! - A-MEM-CONCURRENT-WRITES: two async writes whose in-flight intervals overlap are unordered
+//!   (§9.7.9.25.3.1 "no ordering guarantee", §9.7.9.25.6.1 likewise for bulk), so when one
+//!   completes a shared byte may hold either's new value until both are complete — and after,
+//!   still either (the later landing one is unknown). A write begun after another completed is
+//!   ordered after it.
+//! - A-MEM-RACY-PLAIN-WRITE: a plain write to a byte with an async write in flight is a race;
+//!   the byte becomes {plain value} ∪ {in-flight new values}. The executor should classify it.
+//! - A-MEM-UPDATE-AT-LANDING: a reduction's result is computed from the destination when it
+//!   lands; concurrent reductions to one element serialize in the landing order the executor
+//!   picks (exact for integer ops; for float add, other orders may round differently, so an
+//!   executor that lands several concurrent float reductions on one element under-approximates).
+//!   A reduction concurrent with a plain async write to the same byte widens it to any value.
+//! - A-MEM-SOURCE-AT-ISSUE: the executor reads an async copy's source when the copy is issued.
+//!   The spec only fixes that the read happens before completion, but modifying the source
+//!   before then is UB (§9.7.9.25.1), which [`Memory::holds_overlapping`] lets the executor detect.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+/// Which memory a region is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegionId {
+    /// A global buffer, numbered by the case.
+    Global(u32),
+    /// The shared memory of one CTA (by %cluster_ctarank / CTA index in the launch).
+    Shared { cta: u32 },
+}
+
+/// A byte address: region plus offset inside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Addr {
+    pub region: RegionId,
+    pub offset: u64,
+}
+
+impl Addr {
+    pub fn new(region: RegionId, offset: u64) -> Addr {
+        Addr { region, offset }
+    }
+    pub fn plus(self, n: u64) -> Addr {
+        Addr { offset: self.offset + n, ..self }
+    }
+}
+
+/// A set of byte values (exact: one bit per value).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    pub const ANY: ByteSet = ByteSet([u64::MAX; 4]);
+    pub fn single(v: u8) -> ByteSet {
+        let mut s = ByteSet::default();
+        s.insert(v);
+        s
+    }
+    pub fn insert(&mut self, v: u8) {
+        self.0[(v >> 6) as usize] |= 1 << (v & 63);
+    }
+    pub fn contains(&self, v: u8) -> bool {
+        self.0[(v >> 6) as usize] >> (v & 63) & 1 == 1
+    }
+    pub fn union(self, o: ByteSet) -> ByteSet {
+        ByteSet([self.0[0] | o.0[0], self.0[1] | o.0[1], self.0[2] | o.0[2], self.0[3] | o.0[3]])
+    }
+    pub fn len(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = u8> {
+        (0..=255u8).filter(move |v| self.contains(*v))
+    }
+}
+
+impl fmt::Debug for ByteSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == ByteSet::ANY {
+            return write!(f, "{{any}}");
+        }
+        f.debug_set().entries(self.iter().map(|v| format!("{v:#04x}"))).finish()
+    }
+}
+
+/// One byte of memory or of data in flight: known, or one of several values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Byte {
+    Known(u8),
+    /// Invariant: at least two values (use [`Byte::from_set`]).
+    OneOf(ByteSet),
+}
+
+impl Byte {
+    pub const ANY: Byte = Byte::OneOf(ByteSet::ANY);
+    /// Normalizes: a one-value set is `Known`. An empty set is not a byte; it becomes ANY.
+    pub fn from_set(s: ByteSet) -> Byte {
+        match s.len() {
+            1 => Byte::Known(s.iter().next().unwrap_or(0)),
+            0 => Byte::ANY,
+            _ => Byte::OneOf(s),
+        }
+    }
+    pub fn set(self) -> ByteSet {
+        match self {
+            Byte::Known(v) => ByteSet::single(v),
+            Byte::OneOf(s) => s,
+        }
+    }
+    pub fn union(self, o: Byte) -> Byte {
+        Byte::from_set(self.set().union(o.set()))
+    }
+    pub fn allows(self, v: u8) -> bool {
+        self.set().contains(v)
+    }
+    pub fn known(self) -> Option<u8> {
+        match self {
+            Byte::Known(v) => Some(v),
+            Byte::OneOf(_) => None,
+        }
+    }
+}
+
+/// Handle of an asynchronous write in flight (or completed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WriteId(pub u64);
+
+/// Handle of an asynchronous source read that has not finished yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReadHoldId(pub u64);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemError {
+    UnknownRegion(RegionId),
+    OutOfBounds { at: Addr, len: u64, size: u64 },
+    UnknownWrite(WriteId),
+    /// An update lands only with its result ([`Memory::complete_update`]).
+    UpdateNeedsResult(WriteId),
+    /// [`Memory::complete_update`] on a plain write.
+    NotAnUpdate(WriteId),
+    UnknownHold(ReadHoldId),
+    /// `observed` has a different length than the region.
+    LengthMismatch { expected: u64, observed: u64 },
+}
+
+impl fmt::Display for MemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
+impl std::error::Error for MemError {}
+
+/// First byte where an observation is not allowed by the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub at: Addr,
+    pub observed: u8,
+    pub allowed: Byte,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Region {
+    known: Vec<u8>,
+    /// Bytes whose value is uncertain (override `known`).
+    uncertain: HashMap<u64, ByteSet>,
+}
+
+impl Region {
+    fn get(&self, off: u64) -> Byte {
+        match self.uncertain.get(&off) {
+            Some(s) => Byte::from_set(*s),
+            None => Byte::Known(self.known[off as usize]),
+        }
+    }
+    fn put(&mut self, off: u64, b: Byte) {
+        match b {
+            Byte::Known(v) => {
+                self.known[off as usize] = v;
+                self.uncertain.remove(&off);
+            }
+            Byte::OneOf(s) => {
+                self.uncertain.insert(off, s);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct AsyncWrite {
+    at: Addr,
+    /// For an update still in flight: ANY placeholders (its result is not known yet).
+    new: Vec<Byte>,
+    begin: u64,
+    end: Option<u64>,
+    /// Read-modify-write (a reduction): its value is computed when it lands.
+    update: bool,
+}
+
+impl AsyncWrite {
+    fn covers(&self, a: Addr) -> Option<usize> {
+        (a.region == self.at.region && a.offset >= self.at.offset && a.offset < self.at.offset + self.new.len() as u64)
+            .then(|| (a.offset - self.at.offset) as usize)
+    }
+    fn overlaps(&self, at: Addr, len: u64) -> bool {
+        at.region == self.at.region && at.offset < self.at.offset + self.new.len() as u64 && self.at.offset < at.offset + len
+    }
+}
+
+/// The whole modelled memory.
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    regions: BTreeMap<RegionId, Region>,
+    writes: BTreeMap<WriteId, AsyncWrite>,
+    holds: BTreeMap<ReadHoldId, (Addr, u64)>,
+    clock: u64,
+    next_id: u64,
+    next_write: u64,
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        Memory::default()
+    }
+
+    /// Adds (or replaces) a region with the given initial contents.
+    pub fn add_region(&mut self, id: RegionId, init: Vec<u8>) {
+        self.regions.insert(id, Region { known: init, uncertain: HashMap::new() });
+    }
+
+    pub fn region_size(&self, id: RegionId) -> Option<u64> {
+        self.regions.get(&id).map(|r| r.known.len() as u64)
+    }
+
+    fn check(&self, at: Addr, len: u64) -> Result<(), MemError> {
+        let r = self.regions.get(&at.region).ok_or(MemError::UnknownRegion(at.region))?;
+        let size = r.known.len() as u64;
+        match at.offset.checked_add(len) {
+            Some(end) if end <= size => Ok(()),
+            _ => Err(MemError::OutOfBounds { at, len, size }),
+        }
+    }
+
+    fn region_mut(&mut self, id: RegionId) -> &mut Region {
+        self.regions.get_mut(&id).expect("checked")
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Values of the in-flight writes covering `a`, unioned.
+    fn in_flight_at(&self, a: Addr, except: Option<WriteId>) -> Option<Byte> {
+        self.writes
+            .iter()
+            .filter(|(id, w)| Some(**id) != except && w.end.is_none())
+            .filter_map(|(_, w)| w.covers(a).map(|i| w.new[i]))
+            .reduce(Byte::union)
+    }
+
+    /// A plain (generic-proxy, synchronous) write of known bytes.
+    pub fn write_exact(&mut self, at: Addr, bytes: &[u8]) -> Result<(), MemError> {
+        let v: Vec<Byte> = bytes.iter().map(|b| Byte::Known(*b)).collect();
+        self.write(at, &v)
+    }
+
+    /// A plain write of possibly uncertain bytes (A-MEM-RACY-PLAIN-WRITE for in-flight overlap).
+    pub fn write(&mut self, at: Addr, bytes: &[Byte]) -> Result<(), MemError> {
+        self.check(at, bytes.len() as u64)?;
+        self.tick();
+        for (i, b) in bytes.iter().enumerate() {
+            let a = at.plus(i as u64);
+            let v = match self.in_flight_at(a, None) {
+                Some(f) => b.union(f),
+                None => *b,
+            };
+            self.region_mut(a.region).put(a.offset, v);
+        }
+        Ok(())
+    }
+
+    /// Reads bytes (e.g. a copy source): uncertain bytes stay uncertain.
+    pub fn read(&self, at: Addr, len: u64) -> Result<Vec<Byte>, MemError> {
+        self.check(at, len)?;
+        let r = &self.regions[&at.region];
+        Ok((0..len).map(|i| r.get(at.offset + i)).collect())
+    }
+
+    /// Reads bytes that must all be known; `None` if any is uncertain.
+    pub fn read_known(&self, at: Addr, len: u64) -> Result<Option<Vec<u8>>, MemError> {
+        Ok(self.read(at, len)?.into_iter().map(Byte::known).collect())
+    }
+
+    /// Starts an asynchronous write: each destination byte becomes old ∪ new until completed.
+    pub fn begin_async_write(&mut self, at: Addr, new: Vec<Byte>) -> Result<WriteId, MemError> {
+        self.check(at, new.len() as u64)?;
+        let begin = self.tick();
+        let id = WriteId(self.next_write);
+        self.next_write += 1;
+        let r = self.region_mut(at.region);
+        for (i, b) in new.iter().enumerate() {
+            let off = at.offset + i as u64;
+            let v = r.get(off).union(*b);
+            r.put(off, v);
+        }
+        self.writes.insert(id, AsyncWrite { at, new, begin, end: None, update: false });
+        Ok(id)
+    }
+
+    /// Starts an asynchronous read-modify-write (cp.reduce.async.bulk element reductions, each
+    /// atomic, §9.7.9.25.4.2). Its result depends on the destination when it lands, so the
+    /// destination bytes keep their current value here (reading them before completion is UB
+    /// anyway) and the caller supplies the result in [`Memory::complete_update`], computed from
+    /// the destination at that time (A-MEM-UPDATE-AT-LANDING).
+    pub fn begin_async_update(&mut self, at: Addr, len: u64) -> Result<WriteId, MemError> {
+        self.check(at, len)?;
+        let begin = self.tick();
+        let id = WriteId(self.next_write);
+        self.next_write += 1;
+        self.writes.insert(id, AsyncWrite { at, new: vec![Byte::ANY; len as usize], begin, end: None, update: true });
+        Ok(id)
+    }
+
+    /// Destination range of an update (or write) still in flight.
+    pub fn target(&self, id: WriteId) -> Option<(Addr, u64)> {
+        self.writes.get(&id).filter(|w| w.end.is_none()).map(|w| (w.at, w.new.len() as u64))
+    }
+
+    /// Lands an update with its result. Concurrent updates do not widen it (atomic
+    /// read-modify-writes serialize in landing order); concurrent plain async writes do.
+    pub fn complete_update(&mut self, id: WriteId, result: Vec<Byte>) -> Result<bool, MemError> {
+        match self.writes.get_mut(&id) {
+            None if id.0 < self.next_write => Ok(false),
+            None => Err(MemError::UnknownWrite(id)),
+            Some(w) if w.end.is_some() => Ok(false),
+            Some(w) if !w.update => Err(MemError::NotAnUpdate(id)),
+            Some(w) if w.new.len() != result.len() => {
+                Err(MemError::LengthMismatch { expected: w.new.len() as u64, observed: result.len() as u64 })
+            }
+            Some(w) => {
+                w.new = result;
+                self.finish(id)
+            }
+        }
+    }
+
+    /// Completes an asynchronous write: its bytes become exactly the new values, except where a
+    /// concurrent write (A-MEM-CONCURRENT-WRITES) also covers the byte. Returns false if the write
+    /// was already complete (completing twice, e.g. via two mechanisms, is harmless).
+    pub fn complete(&mut self, id: WriteId) -> Result<bool, MemError> {
+        let Some(w) = self.writes.get(&id).cloned() else {
+            // Pruned after completing, or never issued.
+            return if id.0 < self.next_write { Ok(false) } else { Err(MemError::UnknownWrite(id)) };
+        };
+        if w.end.is_some() {
+            return Ok(false);
+        }
+        if w.update {
+            return Err(MemError::UpdateNeedsResult(id));
+        }
+        self.finish(id)
+    }
+
+    fn finish(&mut self, id: WriteId) -> Result<bool, MemError> {
+        let w = self.writes[&id].clone();
+        let now = self.tick();
+        // Writes whose in-flight interval overlaps w's and that touch w's range.
+        let others: Vec<&AsyncWrite> = self
+            .writes
+            .iter()
+            .filter(|(oid, o)| **oid != id && o.end.is_none_or(|e| e > w.begin) && o.overlaps(w.at, w.new.len() as u64))
+            .filter(|(_, o)| !(w.update && o.update))
+            .map(|(_, o)| o)
+            .collect();
+        let mut cells = Vec::with_capacity(w.new.len());
+        for (i, b) in w.new.iter().enumerate() {
+            let a = w.at.plus(i as u64);
+            let v = others.iter().filter_map(|o| o.covers(a).map(|j| o.new[j])).fold(*b, Byte::union);
+            cells.push((a, v));
+        }
+        for (a, v) in cells {
+            self.region_mut(a.region).put(a.offset, v);
+        }
+        if let Some(w) = self.writes.get_mut(&id) {
+            w.end = Some(now);
+        }
+        self.prune();
+        Ok(true)
+    }
+
+    /// Completes every plain async write still in flight (e.g. at kernel end), in handle order,
+    /// and returns the updates still in flight (they need [`Memory::complete_update`]).
+    pub fn complete_all(&mut self) -> Vec<WriteId> {
+        let ids: Vec<(WriteId, bool)> =
+            self.writes.iter().filter(|(_, w)| w.end.is_none()).map(|(i, w)| (*i, w.update)).collect();
+        let mut updates = vec![];
+        for (id, update) in ids {
+            if update {
+                updates.push(id);
+            } else {
+                let _ = self.complete(id);
+            }
+        }
+        updates
+    }
+
+    /// Drops completed writes that can no longer be concurrent with any in-flight write.
+    fn prune(&mut self) {
+        let oldest_pending = self.writes.values().filter(|w| w.end.is_none()).map(|w| w.begin).min();
+        self.writes.retain(|_, w| match (w.end, oldest_pending) {
+            (None, _) => true,
+            (Some(e), Some(b)) => e > b,
+            (Some(_), None) => false,
+        });
+    }
+
+    /// Is the write still in flight?
+    pub fn is_in_flight(&self, id: WriteId) -> bool {
+        self.writes.get(&id).is_some_and(|w| w.end.is_none())
+    }
+
+    /// In-flight writes overlapping `[at, at+len)` (reading them is UB, §9.7.9.25.1).
+    pub fn in_flight_overlapping(&self, at: Addr, len: u64) -> Vec<WriteId> {
+        self.writes.iter().filter(|(_, w)| w.end.is_none() && w.overlaps(at, len)).map(|(i, _)| *i).collect()
+    }
+
+    /// Registers an asynchronous read of `[at, at+len)` that has not finished.
+    pub fn hold_source(&mut self, at: Addr, len: u64) -> Result<ReadHoldId, MemError> {
+        self.check(at, len)?;
+        let id = ReadHoldId(self.next_id);
+        self.next_id += 1;
+        self.holds.insert(id, (at, len));
+        Ok(id)
+    }
+
+    /// The asynchronous read finished; the source may be reused.
+    pub fn release_source(&mut self, id: ReadHoldId) -> Result<(), MemError> {
+        self.holds.remove(&id).map(|_| ()).ok_or(MemError::UnknownHold(id))
+    }
+
+    /// Is the source read still unfinished?
+    pub fn is_held(&self, id: ReadHoldId) -> bool {
+        self.holds.contains_key(&id)
+    }
+
+    /// Unfinished source reads overlapping `[at, at+len)` (writing them is UB, §9.7.9.25.1).
+    pub fn holds_overlapping(&self, at: Addr, len: u64) -> Vec<ReadHoldId> {
+        self.holds
+            .iter()
+            .filter(|(_, (h, l))| h.region == at.region && h.offset < at.offset + len && at.offset < h.offset + l)
+            .map(|(i, _)| *i)
+            .collect()
+    }
+
+    /// First byte of `[at, at+observed.len())` whose observed value the model does not allow.
+    pub fn matches(&self, at: Addr, observed: &[u8]) -> Result<Option<Mismatch>, MemError> {
+        let model = self.read(at, observed.len() as u64)?;
+        Ok(model
+            .iter()
+            .zip(observed)
+            .enumerate()
+            .find(|(_, (m, o))| !m.allows(**o))
+            .map(|(i, (m, o))| Mismatch { at: at.plus(i as u64), observed: *o, allowed: *m }))
+    }
+
+    /// [`Memory::matches`] over a whole region.
+    pub fn matches_region(&self, id: RegionId, observed: &[u8]) -> Result<Option<Mismatch>, MemError> {
+        let size = self.region_size(id).ok_or(MemError::UnknownRegion(id))?;
+        if size != observed.len() as u64 {
+            return Err(MemError::LengthMismatch { expected: size, observed: observed.len() as u64 });
+        }
+        self.matches(Addr::new(id, 0), observed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const G: RegionId = RegionId::Global(0);
+    const S: RegionId = RegionId::Shared { cta: 0 };
+
+    fn mem() -> Memory {
+        let mut m = Memory::new();
+        m.add_region(G, (0..64).collect());
+        m.add_region(S, vec![0xAA; 64]);
+        m
+    }
+    fn known(v: &[u8]) -> Vec<Byte> {
+        v.iter().map(|b| Byte::Known(*b)).collect()
+    }
+
+    #[test]
+    fn byteset_basics() {
+        let b = Byte::Known(1).union(Byte::Known(2));
+        assert!(b.allows(1) && b.allows(2) && !b.allows(3));
+        assert_eq!(Byte::Known(5).union(Byte::Known(5)), Byte::Known(5));
+        assert_eq!(ByteSet::ANY.len(), 256);
+        assert!(Byte::ANY.allows(0x77));
+        assert_eq!(Byte::from_set(ByteSet::single(9)), Byte::Known(9));
+    }
+
+    #[test]
+    fn bounds_and_regions() {
+        let mut m = mem();
+        assert!(matches!(m.read(Addr::new(G, 60), 8), Err(MemError::OutOfBounds { .. })));
+        assert!(matches!(m.read(Addr::new(RegionId::Global(7), 0), 1), Err(MemError::UnknownRegion(_))));
+        assert!(m.write_exact(Addr::new(S, u64::MAX), &[1]).is_err());
+        assert!(m.begin_async_write(Addr::new(S, 63), known(&[1, 2])).is_err());
+    }
+
+    #[test]
+    fn async_write_old_or_new_then_exact() {
+        let mut m = mem();
+        let src = m.read(Addr::new(G, 0), 4).unwrap();
+        let w = m.begin_async_write(Addr::new(S, 0), src).unwrap();
+        assert_eq!(m.in_flight_overlapping(Addr::new(S, 2), 10), vec![w]);
+        assert_eq!(m.matches(Addr::new(S, 0), &[0xAA, 1, 0xAA, 3]).unwrap(), None);
+        let mm = m.matches(Addr::new(S, 0), &[0, 1, 2, 4]).unwrap().unwrap();
+        assert_eq!((mm.at.offset, mm.observed), (3, 4));
+        assert!(m.complete(w).unwrap());
+        assert!(!m.complete(w).unwrap());
+        assert!(!m.is_in_flight(w));
+        assert!(m.complete(WriteId(99)).is_err());
+        assert_eq!(m.read_known(Addr::new(S, 0), 4).unwrap(), Some(vec![0, 1, 2, 3]));
+        assert!(m.matches(Addr::new(S, 0), &[0xAA, 1, 2, 3]).unwrap().is_some());
+        assert!(m.in_flight_overlapping(Addr::new(S, 0), 64).is_empty());
+    }
+
+    #[test]
+    fn overlapping_in_flight_writes_stay_widened() {
+        let mut m = mem();
+        let a = m.begin_async_write(Addr::new(S, 0), known(&[1, 1])).unwrap();
+        let b = m.begin_async_write(Addr::new(S, 1), known(&[2, 2])).unwrap();
+        m.complete(a).unwrap();
+        // byte 0: only a → exact; byte 1: a or b; byte 2: old or b
+        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(1));
+        let r = m.read(Addr::new(S, 1), 2).unwrap();
+        assert!(r[0].allows(1) && r[0].allows(2) && !r[0].allows(0xAA));
+        assert!(r[1].allows(0xAA) && r[1].allows(2));
+        m.complete(b).unwrap();
+        // Unordered: either landed last.
+        let r = m.read(Addr::new(S, 0), 3).unwrap();
+        assert_eq!(r[0], Byte::Known(1));
+        assert_eq!(r[1], Byte::Known(1).union(Byte::Known(2)));
+        assert_eq!(r[2], Byte::Known(2));
+        // A write begun after both completed is ordered after them.
+        let c = m.begin_async_write(Addr::new(S, 1), known(&[3])).unwrap();
+        m.complete(c).unwrap();
+        assert_eq!(m.read(Addr::new(S, 1), 1).unwrap()[0], Byte::Known(3));
+    }
+
+    #[test]
+    fn uncertain_source_propagates() {
+        let mut m = mem();
+        let w = m.begin_async_write(Addr::new(G, 0), known(&[9])).unwrap();
+        let src = m.read(Addr::new(G, 0), 1).unwrap();
+        let c = m.begin_async_write(Addr::new(S, 5), src).unwrap();
+        m.complete(c).unwrap();
+        let r = m.read(Addr::new(S, 5), 1).unwrap()[0];
+        assert!(r.allows(0) && r.allows(9) && !r.allows(0xAA));
+        m.complete(w).unwrap();
+        assert_eq!(m.read(Addr::new(G, 0), 1).unwrap()[0], Byte::Known(9));
+    }
+
+    #[test]
+    fn racy_plain_write_and_holds() {
+        let mut m = mem();
+        let w = m.begin_async_write(Addr::new(S, 0), known(&[1])).unwrap();
+        m.write_exact(Addr::new(S, 0), &[7]).unwrap();
+        let r = m.read(Addr::new(S, 0), 1).unwrap()[0];
+        assert!(r.allows(7) && r.allows(1));
+        m.complete(w).unwrap();
+        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(1));
+        let h = m.hold_source(Addr::new(G, 16), 16).unwrap();
+        assert_eq!(m.holds_overlapping(Addr::new(G, 31), 4), vec![h]);
+        assert!(m.holds_overlapping(Addr::new(G, 32), 4).is_empty());
+        m.release_source(h).unwrap();
+        assert!(m.release_source(h).is_err());
+        assert!(m.holds_overlapping(Addr::new(G, 16), 16).is_empty());
+    }
+
+    #[test]
+    fn concurrent_updates_serialize() {
+        let mut m = mem();
+        let a = m.begin_async_update(Addr::new(S, 0), 1).unwrap();
+        let b = m.begin_async_update(Addr::new(S, 0), 1).unwrap();
+        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(0xAA), "unchanged until landing");
+        assert_eq!(m.in_flight_overlapping(Addr::new(S, 0), 1), vec![a, b]);
+        assert_eq!(m.complete(a), Err(MemError::UpdateNeedsResult(a)));
+        assert_eq!(m.complete_all(), vec![a, b]);
+        // +1 lands, then +2 reads the landed value: exactly 0xAA + 3.
+        let base = m.read_known(Addr::new(S, 0), 1).unwrap().unwrap()[0];
+        assert!(m.complete_update(a, vec![Byte::Known(base + 1)]).unwrap());
+        let base = m.read_known(Addr::new(S, 0), 1).unwrap().unwrap()[0];
+        assert!(m.complete_update(b, vec![Byte::Known(base + 2)]).unwrap());
+        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(0xAD));
+        assert!(!m.complete_update(b, vec![Byte::Known(0)]).unwrap());
+        // An update racing a plain async write to the same byte: anything.
+        let w = m.begin_async_write(Addr::new(S, 8), known(&[1])).unwrap();
+        let u = m.begin_async_update(Addr::new(S, 8), 1).unwrap();
+        assert_eq!(m.complete_update(w, vec![Byte::Known(0)]), Err(MemError::NotAnUpdate(w)));
+        m.complete(w).unwrap();
+        assert_eq!(m.read(Addr::new(S, 8), 1).unwrap()[0], Byte::ANY);
+        assert_eq!(m.target(u), Some((Addr::new(S, 8), 1)));
+        assert!(m.complete_update(u, vec![Byte::Known(4), Byte::Known(4)]).is_err());
+    }
+
+    #[test]
+    fn matches_region_length() {
+        let m = mem();
+        assert!(matches!(m.matches_region(S, &[0; 3]), Err(MemError::LengthMismatch { .. })));
+        assert_eq!(m.matches_region(S, &[0xAA; 64]).unwrap(), None);
+    }
+
+    proptest! {
+        /// Completed write → exactly the new bytes; in flight → {old, new}.
+        #[test]
+        fn write_lifecycle(old in proptest::collection::vec(any::<u8>(), 32),
+                           new in proptest::collection::vec(any::<u8>(), 1..16), off in 0u64..16) {
+            let mut m = Memory::new();
+            m.add_region(S, old.clone());
+            let at = Addr::new(S, off);
+            let w = m.begin_async_write(at, known(&new)).unwrap();
+            let r = m.read(at, new.len() as u64).unwrap();
+            for (i, b) in r.iter().enumerate() {
+                prop_assert_eq!(*b, Byte::Known(old[off as usize + i]).union(Byte::Known(new[i])));
+            }
+            prop_assert!(m.matches(at, &new).unwrap().is_none());
+            prop_assert!(m.matches(at, &old[off as usize..off as usize + new.len()]).unwrap().is_none());
+            m.complete(w).unwrap();
+            let mut expect = old.clone();
+            expect[off as usize..off as usize + new.len()].copy_from_slice(&new);
+            prop_assert_eq!(m.read_known(Addr::new(S, 0), 32).unwrap(), Some(expect.clone()));
+            prop_assert!(m.matches_region(S, &expect).unwrap().is_none());
+        }
+
+        /// Any completion order of overlapping writes: every final byte allows the value of each
+        /// write that covers it, and nothing else (old values are gone).
+        #[test]
+        fn concurrent_writes_final_sets(ws in proptest::collection::vec((0u64..8, 1usize..8, any::<u8>()), 1..5),
+                                        order in proptest::collection::vec(any::<usize>(), 5)) {
+            let mut m = Memory::new();
+            m.add_region(S, vec![0xEE; 16]);
+            let mut ids = vec![];
+            for (off, len, v) in &ws {
+                ids.push(m.begin_async_write(Addr::new(S, *off), vec![Byte::Known(*v); *len]).unwrap());
+            }
+            let mut left = ids.clone();
+            for k in order {
+                if left.is_empty() { break; }
+                let id = left.remove(k % left.len());
+                m.complete(id).unwrap();
+            }
+            m.complete_all();
+            for b in 0..16u64 {
+                let got = m.read(Addr::new(S, b), 1).unwrap()[0];
+                let mut want: Option<Byte> = None;
+                for (off, len, v) in &ws {
+                    if b >= *off && b < off + *len as u64 {
+                        want = Some(want.map_or(Byte::Known(*v), |x| x.union(Byte::Known(*v))));
+                    }
+                }
+                prop_assert_eq!(got, want.unwrap_or(Byte::Known(0xEE)));
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Undefined behaviour as data: every rule the model knows has an id, the spec section it comes
+//! from and a one-line summary. Semantic operations return [`Ub`] instead of executing, so a case
+//! that hits one is classified (and a corpus can assert that every rule in [`CATALOGUE`] is covered).
+
+use std::fmt;
+
+/// One undefined-behaviour rule of the spec (or of a named model position, marked `assumption`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UbRule {
+    pub id: &'static str,
+    pub section: &'static str,
+    pub summary: &'static str,
+    /// True where the spec says "must"/"valid only" without saying "undefined": the model's
+    /// position is to classify the violation as UB.
+    pub assumption: bool,
+    /// Who classifies it: a `sem` mechanism, or the executor (needs addresses/instructions).
+    pub layer: Layer,
+}
+
+/// Where a rule is detected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Returned by `sem::mbarrier` operations.
+    Mbarrier,
+    /// Needs addresses, instruction operands or memory queries: the executor's job
+    /// (the `sem::memory` queries `in_flight_overlapping` / `holds_overlapping` support it).
+    Executor,
+}
+
+/// A classified occurrence of undefined behaviour.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ub {
+    pub rule: &'static str,
+    pub section: &'static str,
+    pub detail: String,
+}
+
+impl Ub {
+    pub fn new(rule: &UbRule, detail: impl Into<String>) -> Ub {
+        Ub { rule: rule.id, section: rule.section, detail: detail.into() }
+    }
+}
+
+impl fmt::Display for Ub {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "undefined behaviour [{}] (§{}): {}", self.rule, self.section, self.detail)
+    }
+}
+
+impl std::error::Error for Ub {}
+
+macro_rules! rules {
+    ($($name:ident = ($id:literal, $sec:literal, $assume:literal, $layer:ident, $summary:literal);)*) => {
+        $(pub const $name: UbRule = UbRule { id: $id, section: $sec, summary: $summary, assumption: $assume, layer: Layer::$layer };)*
+        /// Every rule the model knows, in declaration order.
+        pub const CATALOGUE: &[UbRule] = &[$($name),*];
+    };
+}
+
+rules! {
+    // --- mbarrier object (§9.7.13.15) ---
+    MBAR_NOT_INITIALIZED = ("mbarrier.not_initialized", "9.7.13.15", false, Mbarrier,
+        "mbarrier operation other than init on a location without a valid mbarrier object");
+    MBAR_INIT_ON_VALID = ("mbarrier.init_on_valid", "9.7.13.15.9", false, Mbarrier,
+        "mbarrier.init on a location that holds a valid mbarrier object (inval first)");
+    MBAR_NON_MBARRIER_ACCESS = ("mbarrier.non_mbarrier_access", "9.7.13.15", false, Executor,
+        "non-mbarrier operation on the memory of an initialized mbarrier object");
+    MBAR_INIT_COUNT_RANGE = ("mbarrier.init_count_range", "9.7.13.15.9", false, Mbarrier,
+        "mbarrier.init count outside [1, 2^20-1]");
+    MBAR_ARRIVE_COUNT_RANGE = ("mbarrier.arrive_count_range", "9.7.13.15.13", false, Mbarrier,
+        "arrive/arrive_drop count operand outside [1, 2^20-1]");
+    MBAR_PENDING_RANGE = ("mbarrier.pending_count_range", "9.7.13.15.2", false, Mbarrier,
+        "pending arrival count would leave [0, 2^20-1] (more arrivals than pending)");
+    MBAR_EXPECTED_RANGE = ("mbarrier.expected_count_range", "9.7.13.15.2", false, Mbarrier,
+        "expected arrival count would leave [1, 2^20-1] (arrive_drop below 1)");
+    MBAR_TX_RANGE = ("mbarrier.tx_count_range", "9.7.13.15.2", false, Mbarrier,
+        "tx-count would leave [-(2^20-1), 2^20-1]");
+    MBAR_CP_ASYNC_INC_OVERFLOW = ("mbarrier.cp_async_arrive_overflow", "9.7.13.15.15", false, Mbarrier,
+        "cp.async.mbarrier.arrive (without .noinc) increments pending count beyond 2^20-1");
+    MBAR_NOCOMPLETE_COMPLETES = ("mbarrier.nocomplete_completes", "9.7.13.15.13", false, Mbarrier,
+        "arrive{_drop}.noComplete causes the current phase to complete");
+    MBAR_PENDING_COUNT_STATE = ("mbarrier.pending_count_state", "9.7.13.15.17", false, Mbarrier,
+        "mbarrier.pending_count on a state not produced by arrive{_drop}.noComplete");
+    MBAR_WAIT_FOREIGN_STATE = ("mbarrier.wait_foreign_state", "9.7.13.15.16", true, Mbarrier,
+        "test_wait/try_wait with a state not returned by arrive on this mbarrier object");
+    MBAR_WAIT_STALE_STATE = ("mbarrier.wait_stale_state", "9.7.13.15.16", true, Mbarrier,
+        "test_wait/try_wait state is neither the current nor the immediately preceding phase");
+    MBAR_PARITY_VALUE = ("mbarrier.parity_value", "9.7.13.15.16", true, Mbarrier,
+        "phaseParity operand other than 0 or 1");
+    MBAR_ARRIVE_BEFORE_WAIT = ("mbarrier.arrive_before_wait", "9.7.13.15.4", true, Mbarrier,
+        "arrive-on in a phase before any test_wait/try_wait returned True for the preceding phase");
+    MBAR_ADDRESS_WINDOW = ("mbarrier.address_window", "9.7.13.15.9", false, Executor,
+        "mbarrier address outside the .shared::cta (or .shared::cluster where allowed) window");
+    MBAR_MISALIGNED = ("mbarrier.misaligned", "9.7.13.15.1", false, Executor,
+        "mbarrier object address not 8-byte aligned");
+    // --- async copy completion (§9.7.9.25.1) ---
+    ASYNC_SRC_MODIFIED = ("async.src_modified_before_completion", "9.7.9.25.1", false, Executor,
+        "source memory modified before the asynchronous copy read it (completed)");
+    ASYNC_DST_READ = ("async.dst_read_before_completion", "9.7.9.25.1", false, Executor,
+        "destination memory read before the asynchronous copy completed");
+    // --- cp.async (§9.7.9.25.3) ---
+    CP_ASYNC_SRC_SIZE = ("cp.async.src_size_gt_cp_size", "9.7.9.25.3.1", false, Executor,
+        "cp.async src-size larger than cp-size");
+    CP_ASYNC_SAME_DST_IN_GROUP = ("cp.async.same_dst_in_group", "9.7.9.25.3.2", false, Executor,
+        "two cp.async operations of one cp.async-group write the same location");
+    // --- cp.async.bulk / cp.reduce.async.bulk (§9.7.9.25.4) ---
+    BULK_SIZE_MULTIPLE_16 = ("bulk.size_not_multiple_of_16", "9.7.9.25.4.1", false, Executor,
+        "bulk copy/reduce size not a multiple of 16");
+    BULK_RANGE_OVERFLOW = ("bulk.range_overflow", "9.7.9.25.4.1", false, Executor,
+        "[mem, mem+size-1] overflows the source or destination memory space");
+    BULK_DST_NOT_OWN_CTA = ("bulk.dst_not_executing_cta", "9.7.9.25.4.1", false, Executor,
+        ".shared::cta destination not in the executing CTA's shared memory");
+    BULK_IGNORE_OOB_RANGE = ("bulk.ignore_oob_range", "9.7.9.25.4.1", false, Executor,
+        "ignoreBytesLeft/ignoreBytesRight outside [0, 15]");
+    // --- addresses (§6.4.1) ---
+    ADDRESS_MISALIGNED = ("address.misaligned", "6.4.1", false, Executor,
+        "memory operand not aligned as the instruction requires");
+}
+
+/// Rules of one layer.
+pub fn of_layer(layer: Layer) -> impl Iterator<Item = &'static UbRule> {
+    CATALOGUE.iter().filter(move |r| r.layer == layer)
+}
+
+/// Look a rule up by id.
+pub fn rule(id: &str) -> Option<&'static UbRule> {
+    CATALOGUE.iter().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_unique_and_sections_present() {
+        let mut seen = HashSet::new();
+        for r in CATALOGUE {
+            assert!(seen.insert(r.id), "duplicate id {}", r.id);
+            assert!(!r.section.is_empty() && r.section.chars().next().unwrap().is_ascii_digit());
+        }
+        assert_eq!(rule("mbarrier.tx_count_range"), Some(&MBAR_TX_RANGE));
+        assert_eq!(rule("nope"), None);
+    }
+
+    #[test]
+    fn ub_carries_rule_and_section() {
+        let u = Ub::new(&MBAR_INIT_COUNT_RANGE, "count 0");
+        assert_eq!(u.rule, "mbarrier.init_count_range");
+        assert_eq!(u.section, "9.7.13.15.9");
+        assert!(u.to_string().contains("count 0"));
+    }
+}
