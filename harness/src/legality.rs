@@ -331,6 +331,13 @@ pub struct Disagreement {
 }
 
 #[derive(Clone, Debug, Serialize)]
+pub struct Stale {
+    /// The exception's patterns ([`Exception::label`]).
+    pub exception: String,
+    pub note: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub ptxas: String,
     pub targets: Vec<Target>,
@@ -338,8 +345,8 @@ pub struct Report {
     pub families: Vec<Figures>,
     pub total: Figures,
     pub disagreements: Vec<Disagreement>,
-    /// Notes of exceptions that matched no disagreement in this run.
-    pub stale_exceptions: Vec<String>,
+    /// Exceptions that matched no disagreement in this run.
+    pub stale_exceptions: Vec<Stale>,
     pub seconds: f64,
 }
 
@@ -357,7 +364,7 @@ pub fn compare(
     checks: &[Check],
     answers: &[Option<String>],
     exceptions: &ExceptionFile,
-) -> (Vec<Figures>, Vec<Disagreement>, Vec<String>) {
+) -> (Vec<Figures>, Vec<Disagreement>, Vec<Stale>) {
     let texts: Vec<String> = variants.iter().map(|v| KernelBuilder::new(PtxVersion::MAX_SUPPORTED, Target::SM_80).instantiate(v).to_string()).collect();
     let mut fams: BTreeMap<&'static str, Figures> = BTreeMap::new();
     for v in variants {
@@ -400,7 +407,7 @@ pub fn compare(
         }
         dis.push(d);
     }
-    let stale = exceptions.exceptions.iter().zip(&used).filter(|(_, u)| !**u).map(|(e, _)| format!("{}: {}", e.label(), e.note)).collect();
+    let stale = exceptions.exceptions.iter().zip(&used).filter(|(_, u)| !**u).map(|(e, _)| Stale { exception: e.label(), note: e.note.clone() }).collect();
     (fams.into_values().collect(), dis, stale)
 }
 
@@ -466,7 +473,7 @@ pub fn print_report(r: &Report, verbose: bool) {
         println!("listed      {n} disagreement(s) under exception {ex}");
     }
     for s in &r.stale_exceptions {
-        println!("stale exception (no longer occurs): {s}");
+        println!("stale exception (no longer occurs): {}", s.exception);
     }
     println!(
         "{:<28} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
