@@ -38,3 +38,21 @@ fn placeholders_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
 }
+
+#[test]
+fn good_line_printed_canonically() {
+    // Extra spaces and a comment go; the instruction comes back in canonical form.
+    let mut child = bin().arg("syntax").stdin(Stdio::piped()).stderr(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes  [d] ,[m, {x,y}], [b]; // c\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [d], [m, {x, y}], [b];\n"
+    );
+}
