@@ -1,0 +1,3 @@
+//! Subcommand implementations that are not a module of their own.
+
+pub mod syntax;

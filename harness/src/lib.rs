@@ -1,0 +1,4 @@
+pub mod cli;
+pub mod kernel;
+pub mod legality;
+pub mod ptxas;
