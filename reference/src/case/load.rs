@@ -41,12 +41,15 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> Case
     let at = e.location().map(|l| Pos { line: l.line() as usize, col: l.column() as usize }).unwrap_or(Pos { line: 1, col: 1 });
     let text = e.to_string();
     let msg = strip_location_suffix(&text);
+    let mut at = at;
     let path = match root {
         Some(r) => {
             let (mut path, on_key) = r.path_at(at);
-            // serde locates a missing field at some key of the mapping that lacks it.
+            // serde locates a missing field at some key of the mapping that lacks it; point at
+            // the mapping instead.
             if on_key && msg.starts_with("missing field") {
                 path.pop();
+                at = r.find(&path).at;
             }
             if path.is_empty() {
                 "case".to_string()

@@ -12,3 +12,6 @@ pub use error::CaseError;
 pub use loc::Seg;
 pub use load::{check_str, load_bytes, load_dir, load_file, load_str, to_yaml, Checked};
 pub use model::*;
+
+#[cfg(test)]
+mod tests;

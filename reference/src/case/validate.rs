@@ -9,7 +9,7 @@ use super::loc::{key, Seg};
 use super::model::*;
 use crate::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
 use crate::ptx::{Instruction, Statement};
-use crate::target::PtxVersion;
+use crate::target::{PtxVersion, Target};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -304,6 +304,10 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     if c.name.is_empty() || c.name.chars().any(|ch| ch.is_whitespace() || ch == '/') {
         o.err(p(&["name"]), format!("case name `{}` must be non-empty, without spaces or `/`", c.name));
     }
+    if !Target::all_known().contains(&c.target) {
+        let known: Vec<String> = Target::all_known().iter().map(|t| t.to_string()).collect();
+        o.err(p(&["target"]), format!("`{}` is not a target the pinned ptxas knows ({})", c.target, known.join(" ")));
+    }
     if let Some(v) = &c.ptx_version {
         match v.parse::<PtxVersion>() {
             Err(e) => o.err(p(&["ptx_version"]), e),
@@ -346,10 +350,10 @@ fn launch(c: &Case, o: &mut Out) {
             o.err(pi(&["launch", "cluster"], d), format!("cluster dimension {d} ({}) must divide grid dimension {d} ({})", l.cluster[d], l.grid[d]));
         }
     }
-    let size: u64 = l.cluster.iter().map(|&x| x as u64).product();
-    if size > MAX_CLUSTER as u64 {
+    let size = product(&l.cluster);
+    if size > MAX_CLUSTER as u128 {
         o.err(p(&["launch", "cluster"]), format!("cluster of {size} CTAs exceeds the maximum of {MAX_CLUSTER}"));
-    } else if size > PORTABLE_CLUSTER as u64 {
+    } else if size > PORTABLE_CLUSTER as u128 {
         o.note(
             p(&["launch", "cluster"]),
             format!("cluster of {size} CTAs exceeds the portable maximum of {PORTABLE_CLUSTER}; it needs the non-portable cluster size attribute"),
@@ -471,12 +475,17 @@ fn params(c: &Case, o: &mut Out) {
     }
 }
 
-fn in_range(n: u32, limit: u64) -> bool {
-    (n as u64) < limit
+/// The product of three dimensions (no overflow: at most 96 bits).
+fn product(d: &[u32; 3]) -> u128 {
+    d.iter().map(|&x| x as u128).product()
+}
+
+fn in_range(n: u32, limit: u128) -> bool {
+    (n as u128) < limit
 }
 
 fn program(c: &Case, names: &Names, o: &mut Out) {
-    let ctas: u64 = c.launch.grid.iter().map(|&x| x as u64).product();
+    let ctas = product(&c.launch.grid);
     let ctx = names.parse_ctx();
     if c.program.is_empty() {
         o.err(p(&["program"]), "a program has at least one step");

@@ -1,0 +1,437 @@
+//! Loader and validator tests: exact located messages for malformed input, round trips, and
+//! never-panic properties.
+
+use super::validate::{check_slot, find_token, validate_case, Names, OperandProblem};
+use super::*;
+use crate::ptx::operand::{Address, RegTy, Slot, Space, TensorRef, Value};
+use crate::ptx::Statement;
+use crate::target::Target;
+use std::path::Path;
+
+const GOOD: &str = "\
+name: store.only
+target: sm_90a
+memory:
+  global:
+    - { name: out, size: 16 }
+  mbarriers: [ { name: bar } ]
+program:
+  - store: { at: out, bytes: [1, 2, 3] }
+  - wait_parity: { mbar: bar, parity: 0 }
+check: [out]
+";
+
+fn err(text: &str) -> String {
+    load_str(text, "t.yaml").unwrap_err().to_string()
+}
+
+/// True once the families are merged (the stubs parse nothing).
+fn families_present() -> bool {
+    Statement::parse("cp.async.ca.shared.global [a], [b], 4").is_ok()
+}
+
+#[test]
+fn good_case_loads() {
+    let cases = load_str(GOOD, "t.yaml").unwrap();
+    assert_eq!(cases.len(), 1);
+    assert_eq!(cases[0].program.len(), 2);
+    assert_eq!(cases[0].launch, Launch::default());
+    assert_eq!(cases[0].memory.global[0].align, 128);
+}
+
+#[test]
+fn sequence_of_cases_and_empty_file() {
+    let two = format!("- {}\n- {}", GOOD.replace('\n', "\n  "), GOOD.replace('\n', "\n  ").replace("store.only", "second"));
+    let cases = load_str(&two, "t.yaml").unwrap();
+    assert_eq!(cases.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["store.only", "second"]);
+    assert!(load_str("", "t.yaml").unwrap().is_empty());
+    assert!(load_str("# only a comment\n", "t.yaml").unwrap().is_empty());
+}
+
+// (a) YAML syntax error.
+#[test]
+fn yaml_syntax_error() {
+    let t = "name: a\ntarget: sm_90a\nprogram: [ { store: x\n";
+    assert_eq!(err(t), "t.yaml:3:12: yaml: unclosed bracket '{'");
+}
+
+// (b) unknown field, at the top level and inside a flattened step.
+#[test]
+fn unknown_field() {
+    let t = GOOD.replace("check: [out]", "chekc: [out]");
+    assert_eq!(
+        err(&t),
+        "t.yaml:10:1: chekc: unknown field `chekc`, expected one of name, description, target, ptx_version, launch, memory, params, program, check, expect, observed"
+    );
+    let t = GOOD.replace("- { name: out, size: 16 }", "- { name: out, size: 16, sise: 3 }");
+    assert_eq!(err(&t), "t.yaml:5:30: memory.global[0].sise: unknown field `sise`, expected one of name, size, align, misalign, init");
+}
+
+// (c) wrong type.
+#[test]
+fn wrong_type() {
+    let t = GOOD.replace("size: 16", "size: sixteen");
+    assert_eq!(err(&t), "t.yaml:5:26: memory.global[0].size: invalid u64");
+    let t = GOOD.replace("target: sm_90a", "target: sm_9x");
+    assert_eq!(err(&t), "t.yaml:2:9: target: target `sm_9x`: `9x` is not a number");
+    let t = GOOD.replace("name: store.only\n", "");
+    assert_eq!(err(&t), "t.yaml:1:1: case: missing field `name`");
+}
+
+// (d) bad PTX in a program step: the column is inside the string.
+#[test]
+fn bad_ptx_column_inside_string() {
+    // Operand syntax fails before any family is consulted: `4` where a tensor vector `{` is due.
+    let plain = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: cp.async.ca.shared.global [buf, 4], [out], 4");
+    assert_eq!(err(&plain), "t.yaml:8:42: program[0].ptx: expected `{`, found `4],`");
+    let quoted = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - { ptx: \"cp.async.ca.shared.global [buf, 4], [out], 4\" }");
+    assert_eq!(err(&quoted), "t.yaml:8:45: program[0].ptx: expected `{`, found `4],`");
+    let block = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: |\n      cp.async.ca.shared.global\n        [buf, 4], [out], 4");
+    assert_eq!(err(&block), "t.yaml:10:15: program[0].ptx: expected `{`, found `4],`");
+}
+
+#[test]
+fn unknown_opcode_located() {
+    let t = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: 'nop.sync [out]'");
+    let e = err(&t);
+    assert!(e.starts_with("t.yaml:8:11: program[0].ptx: expected an asynchronous-copy family instruction"), "{e}");
+}
+
+// (e) undefined names.
+#[test]
+fn undefined_region() {
+    let t = GOOD.replace("{ at: out,", "{ at: outt,");
+    assert_eq!(err(&t), "t.yaml:8:18: program[0].store.at: `outt` is not a declared region");
+    let t = GOOD.replace("check: [out]", "check: [out, nothing]");
+    assert_eq!(err(&t), "t.yaml:10:14: check[1]: `nothing` is not a declared region or mbarrier");
+    let t = GOOD.replace("mbar: bar,", "mbar: out,");
+    assert_eq!(err(&t), "t.yaml:9:26: program[1].wait_parity.mbar: `out` is not a declared mbarrier");
+}
+
+#[test]
+fn undefined_region_in_operand() {
+    if !families_present() {
+        eprintln!("skipped: instruction families are stubs");
+        return;
+    }
+    let t = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: cp.async.bulk.global.shared::cta.bulk_group [out], [nosuch], 16");
+    assert_eq!(err(&t), "t.yaml:8:62: program[0].ptx: `nosuch` (the src operand) is not declared; it must name a shared region or mbarrier");
+}
+
+#[test]
+fn validation_rules_located() {
+    let cases = [
+        (GOOD.replace("mbarriers: [ { name: bar } ]", "mbarriers: [ { name: out } ]"), "t.yaml:6:24: memory.mbarriers[0].name: `out` is already declared at memory.global[0]"),
+        (GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { threads: 2000 }\n"), "t.yaml:3:20: launch.threads: threads per CTA must be 1..=1024, not 2000"),
+        (GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { grid: [3,1,1], cluster: [2,1,1] }\n"), "t.yaml:3:36: launch.cluster[0]: cluster dimension 0 (2) must divide grid dimension 0 (3)"),
+        (GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { grid: [32,1,1], cluster: [32,1,1] }\n"), "t.yaml:3:36: launch.cluster: cluster of 32 CTAs exceeds the maximum of 16"),
+        (GOOD.replace("target: sm_90a\n", "target: sm_80\nlaunch: { grid: [2,1,1], cluster: [2,1,1] }\n"), "t.yaml:3:35: launch.cluster: clusters need sm_90 or later; the target is sm_80"),
+        (GOOD.replace("  - store:", "  - cta: 1\n    store:"), "t.yaml:8:10: program[0].cta: CTA 1 is outside the grid of 1 CTAs"),
+        (GOOD.replace("  - store:", "  - thread: 32\n    store:"), "t.yaml:8:13: program[0].thread: thread 32 is outside the CTA of 32 threads"),
+        (GOOD.replace("parity: 0", "parity: 2"), "t.yaml:9:39: program[1].wait_parity.parity: parity is 0 or 1, not 2"),
+        (GOOD.replace("bytes: [1, 2, 3]", "bytes: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]"), "t.yaml:8:30: program[0].store.bytes: 17 bytes do not fit in `out` (16 bytes)"),
+        (GOOD.replace("size: 16 }", "size: 2, init: { bytes: [1, 2, 3] } }"), "t.yaml:5:51: memory.global[0].init.bytes[2]: 3 bytes do not fit in a 2-byte region"),
+        (GOOD.replace("size: 16 }", "size: 4, init: { values: { type: u8, data: [1, 300] } } }"), "t.yaml:5:67: memory.global[0].init.values.data[1]: 300 is out of range for u8"),
+        (GOOD.replace("size: 16 }", "size: 16, align: 12 }"), "t.yaml:5:37: memory.global[0].align: alignment must be a power of two, not 12"),
+        (GOOD.replace("name: out, size", "name: 9out, size"), "t.yaml:5:15: memory.global[0].name: `9out` is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(err(&text), want, "{text}");
+    }
+}
+
+#[test]
+fn duplicate_case_names_and_first_error_wins() {
+    let one = GOOD.replace('\n', "\n  ");
+    let t = format!("- {one}\n- {one}");
+    let c = check_str(&t, "t.yaml");
+    assert_eq!(c.errors.len(), 1);
+    assert_eq!(c.errors[0].to_string(), "t.yaml:12:9: [1].name: duplicate case name `store.only` (also case [0])");
+}
+
+#[test]
+fn cluster_notes() {
+    let t = GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { grid: [16,1,1], cluster: [16,1,1] }\n");
+    let c = check_str(&t, "t.yaml");
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    assert_eq!(c.notes.len(), 1);
+    assert!(c.notes[0].to_string().starts_with("t.yaml:3:36: launch.cluster: cluster of 16 CTAs exceeds the portable maximum of 8"));
+}
+
+#[test]
+fn multiple_documents_and_non_mappings() {
+    assert_eq!(err(&format!("{GOOD}---\n{GOOD}")), "t.yaml:12:1: yaml: a case file holds one YAML document (a case, or a sequence of cases); found another document");
+    assert_eq!(err("42\n"), "t.yaml:1:1: case: expected a case (a mapping) or a sequence of cases");
+    assert_eq!(load_bytes(b"name: a\xff\n", "b.yaml").unwrap_err().to_string(), "b.yaml:1:8: utf-8: invalid UTF-8 (byte 0xff)");
+}
+
+fn names() -> Names {
+    let case = load_str(
+        "name: n\ntarget: sm_100a\nmemory:\n  global: [ { name: g, size: 64 } ]\n  shared: [ { name: s, size: 64 } ]\n  mbarriers: [ { name: bar } ]\n  tensor_maps: [ { name: tm, global: g, encode: {} } ]\n  tmem: [ { name: t, columns: 32 } ]\nparams: { pol: { value: 0, type: b64 }, n: 16 }\nprogram: [ { wait_parity: { mbar: bar, parity: 0 } } ]\n",
+        "n.yaml",
+    )
+    .unwrap();
+    Names::of(&case[0])
+}
+
+fn addr_problems(space: Space, base: &str) -> Vec<OperandProblem> {
+    let mut a = Address::reg_off(base, 8);
+    let mut out = Vec::new();
+    check_slot(Slot::Addr { role: "dst", space, addr: &mut a }, &names(), &mut out);
+    out
+}
+
+#[test]
+fn operand_binding_by_space() {
+    assert!(addr_problems(Space::SharedCta, "s").is_empty());
+    assert!(addr_problems(Space::SharedCluster, "bar").is_empty());
+    assert!(addr_problems(Space::Global, "g").is_empty());
+    assert!(addr_problems(Space::Generic, "g").is_empty());
+    assert!(addr_problems(Space::Tmem, "t").is_empty());
+    assert_eq!(addr_problems(Space::Global, "s")[0].message, "`s` is a shared region, but the dst operand (.global) needs a global region");
+    assert_eq!(addr_problems(Space::Shared, "g")[0].message, "`g` is a global region, but the dst operand (.shared::cta) needs a shared region or mbarrier");
+    assert_eq!(addr_problems(Space::Shared, "zz")[0].message, "`zz` (the dst operand) is not declared; it must name a shared region or mbarrier");
+    assert_eq!(addr_problems(Space::Global, "pol")[0].message, "`pol` is a parameter; the dst operand must name a global region (cases address memory by name)");
+    let mut abs = Address { base: crate::ptx::operand::AddrBase::Abs(0x100), offset: 0 };
+    let mut out = Vec::new();
+    check_slot(Slot::Addr { role: "src", space: Space::Global, addr: &mut abs }, &names(), &mut out);
+    assert_eq!(out[0].name, "0x100");
+}
+
+#[test]
+fn operand_binding_values() {
+    let n = names();
+    let check = |role: &'static str, v: Value| {
+        let mut v = v;
+        let mut out = Vec::new();
+        check_slot(Slot::Value { role, ty: RegTy::B32, value: &mut v, imm_ok: true }, &n, &mut out);
+        out
+    };
+    assert!(check("size", Value::Imm(16)).is_empty());
+    assert!(check("size", Value::reg("n")).is_empty());
+    assert!(check("cache-policy", Value::reg("pol")).is_empty());
+    assert!(check("ctaid", Value::reg("%ctaid.x")).is_empty());
+    assert!(check("state", Value::reg("st")).is_empty()); // an output
+    assert_eq!(check("size", Value::reg("m"))[0].message, "`m` (the size operand) is not a parameter or special register; bind it in `params`");
+    assert_eq!(check("size", Value::reg("g"))[0].message, "`g` is a global region; the size operand takes a register (bind it in `params`) or an immediate");
+    let mut t = TensorRef { map: "g".into(), coords: vec![Value::Imm(0), Value::reg("q")] };
+    let mut out = Vec::new();
+    check_slot(Slot::Tensor { role: "tensorMap", tensor: &mut t }, &n, &mut out);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0].message, "`g` is a global region; the tensorMap operand must name a tensor map in `memory.tensor_maps`");
+    assert_eq!(out[1].name, "q");
+    let mut t = TensorRef { map: "tm".into(), coords: vec![Value::reg("n")] };
+    let mut out = Vec::new();
+    check_slot(Slot::Tensor { role: "tensorMap", tensor: &mut t }, &n, &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn token_search() {
+    let t = "cp.async.ca.shared.global [global], [g+4], 4";
+    assert_eq!(find_token(t, "global"), Some(27));
+    assert_eq!(find_token(t, "g"), Some(37));
+    assert_eq!(find_token(t, "a"), None);
+}
+
+#[test]
+fn validate_without_yaml() {
+    let mut c = load_str(GOOD, "t.yaml").unwrap().remove(0);
+    assert!(validate_case(&c).is_empty());
+    c.check.push("zz".into());
+    let p = validate_case(&c);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].path, vec![Seg::Key("check".into()), Seg::Idx(1)]);
+}
+
+fn examples_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/examples")
+}
+
+#[test]
+fn examples_load_and_validate() {
+    let results = load_dir(&examples_dir());
+    assert!(results.len() >= 3, "{results:?}");
+    let families = families_present();
+    for (path, r) in results {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let c = check_str(&text, &path.display().to_string());
+        assert!(!c.cases.is_empty(), "{}: {:?}", path.display(), c.errors);
+        for e in &c.errors {
+            // Until the families are merged, the only acceptable problems are instructions the
+            // stubs do not model.
+            assert!(!families && e.message.contains("asynchronous-copy family instruction") || e.message.contains("unmodelled family"), "{e}");
+        }
+        if families {
+            assert!(r.is_ok(), "{:?}", r);
+        }
+    }
+}
+
+#[test]
+fn load_dir_isolates_bad_files() {
+    let dir = std::env::temp_dir().join(format!("ptxconform-case-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("b.yaml"), "name: [\n").unwrap();
+    std::fs::write(dir.join("sub/a.yml"), GOOD).unwrap();
+    std::fs::write(dir.join("c.yaml"), GOOD.replace("store.only", "c")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not yaml").unwrap();
+    let r = load_dir(&dir);
+    let names: Vec<_> = r.iter().map(|(p, _)| p.strip_prefix(&dir).unwrap().display().to_string()).collect();
+    assert_eq!(names, ["b.yaml", "c.yaml", "sub/a.yml"]);
+    assert!(r[0].1.is_err() && r[1].1.is_ok() && r[2].1.is_ok());
+    assert!(r[0].1.as_ref().unwrap_err().to_string().starts_with(&format!("{}:", dir.join("b.yaml").display())));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn write_and_reload() {
+    let cases = load_str(GOOD, "t.yaml").unwrap();
+    let y = to_yaml(&cases);
+    assert_eq!(load_str(&y, "w.yaml").unwrap(), cases, "{y}");
+    let _ = Target::SM_90A;
+}
+
+mod props {
+    use super::super::*;
+    use crate::target::Target;
+    use proptest::collection::{btree_map, vec};
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn ident() -> impl Strategy<Value = String> {
+        "[a-z_][a-z0-9_]{0,8}"
+    }
+    /// Any text, including YAML-significant characters, to exercise the writer's quoting.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[ -~]{0,24}",
+            Just("true".to_string()),
+            Just("~".to_string()),
+            Just("0x10".to_string()),
+            Just("- a: b".to_string()),
+            "\\PC{0,12}",
+        ]
+    }
+    fn finite() -> impl Strategy<Value = f64> {
+        any::<f64>().prop_filter("finite", |x| x.is_finite())
+    }
+    fn init() -> impl Strategy<Value = Init> {
+        prop_oneof![
+            any::<u8>().prop_map(Init::Fill),
+            any::<u64>().prop_map(Init::Pattern),
+            vec(any::<u8>(), 0..8).prop_map(Init::Bytes),
+            (prop_oneof![Just("f32"), Just("bf16"), Just("u8")], vec(finite(), 0..4))
+                .prop_map(|(ty, data)| Init::Values(TypedValues { ty: ty.into(), data })),
+        ]
+    }
+    fn region() -> impl Strategy<Value = Region> {
+        (ident(), any::<u64>(), any::<u64>(), any::<u64>(), init()).prop_map(|(name, size, align, misalign, init)| Region { name, size, align, misalign, init })
+    }
+    fn json() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<bool>().prop_map(serde_json::Value::from),
+            text().prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| vec(inner, 0..3).prop_map(serde_json::Value::Array))
+    }
+    fn memory() -> impl Strategy<Value = Memory> {
+        (
+            vec(region(), 0..3),
+            vec(region(), 0..3),
+            vec(ident().prop_map(|name| MbarrierDecl { name }), 0..2),
+            vec((ident(), ident(), btree_map(ident(), json(), 0..3)).prop_map(|(name, global, encode)| TensorMapDecl { name, global, encode }), 0..2),
+            vec((ident(), any::<u32>()).prop_map(|(name, columns)| TmemDecl { name, columns }), 0..2),
+        )
+            .prop_map(|(global, shared, mbarriers, tensor_maps, tmem)| Memory { global, shared, mbarriers, tensor_maps, tmem })
+    }
+    fn step() -> impl Strategy<Value = Step> {
+        let cta = prop_oneof![
+            any::<u32>().prop_map(Ctas::One),
+            Just(Ctas::Named(AllCtas::All)),
+            vec(any::<u32>(), 0..3).prop_map(Ctas::List),
+        ];
+        let op = prop_oneof![
+            text().prop_map(StepOp::Ptx),
+            (ident(), any::<u32>()).prop_map(|(mbar, parity)| StepOp::WaitParity { mbar, parity }),
+            (ident(), vec(any::<u8>(), 0..5)).prop_map(|(at, bytes)| StepOp::Store { at, bytes }),
+        ];
+        (cta, any::<u32>(), op).prop_map(|(cta, thread, op)| Step { cta, thread, op })
+    }
+    fn expect() -> impl Strategy<Value = Option<Expect>> {
+        proptest::option::of(prop_oneof![Just(Expect::Pass), Just(Expect::Trap), Just(Expect::Timeout), text().prop_map(Expect::Undefined)])
+    }
+    fn observation() -> impl Strategy<Value = Observation> {
+        (text(), text(), text(), text(), btree_map(ident(), "[0-9a-f?]{0,16}", 0..2), btree_map(ident(), text(), 0..2))
+            .prop_map(|(device, driver, date, outcome, regions, mbarriers)| Observation { device, driver, date, outcome, regions, mbarriers })
+    }
+    fn param() -> impl Strategy<Value = Param> {
+        prop_oneof![any::<i64>().prop_map(Param::Int), (any::<i64>(), prop_oneof![Just("b64"), Just("pred")]).prop_map(|(value, ty)| Param::Typed { value, ty: ty.into() })]
+    }
+    pub(super) fn case() -> impl Strategy<Value = Case> {
+        let head = (text(), text(), proptest::sample::select(Target::all_known()), proptest::option::of("[0-9]\\.[0-9]"));
+        let launch = (any::<[u32; 3]>(), any::<[u32; 3]>(), any::<u32>()).prop_map(|(grid, cluster, threads)| Launch { grid, cluster, threads });
+        let params: BoxedStrategy<BTreeMap<String, Param>> = btree_map(ident(), param(), 0..3).boxed();
+        (head, launch, memory(), params, vec(step(), 0..4), vec(ident(), 0..3), expect(), vec(observation(), 0..2)).prop_map(
+            |((name, description, target, ptx_version), launch, memory, params, program, check, expect, observed)| Case {
+                name,
+                description,
+                target,
+                ptx_version,
+                launch,
+                memory,
+                params,
+                program,
+                check,
+                expect,
+                observed,
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// Writing then deserializing gives back the same cases (validation aside: generated
+        /// cases are rarely valid, so this checks the serde layer through `check_str`).
+        #[test]
+        fn yaml_round_trip(cases in vec(case(), 1..3)) {
+            let y = to_yaml(&cases);
+            let back = check_str(&y, "gen.yaml");
+            prop_assert_eq!(&back.cases, &cases, "{}", y);
+            // And a single case written alone reloads too.
+            let one = to_yaml(&cases[..1]);
+            prop_assert_eq!(check_str(&one, "gen1.yaml").cases, cases[..1].to_vec());
+        }
+
+        /// Arbitrary text never panics, and every error is located within the text.
+        #[test]
+        fn arbitrary_text_never_panics(t in "\\PC{0,200}") {
+            let c = check_str(&t, "x.yaml");
+            for e in c.errors.iter().chain(&c.notes) {
+                prop_assert!(e.line >= 1 && e.col >= 1);
+                prop_assert!(e.line <= t.lines().count() + 2, "{} in {:?}", e, t);
+            }
+        }
+
+        /// Arbitrary bytes never panic.
+        #[test]
+        fn arbitrary_bytes_never_panic(b in vec(any::<u8>(), 0..200)) {
+            let _ = load_bytes(&b, "x.yaml");
+        }
+
+        /// Mutations of a valid case (YAML-ish alphabet) never panic.
+        #[test]
+        fn mutated_case_never_panics(pos in 0usize..400, ins in "[\\[\\]{}:,\\- \\n'\"a-z0-9|>&*!#]{0,6}", del in 0usize..6) {
+            let base = super::GOOD;
+            let p = pos.min(base.len());
+            let end = (p + del).min(base.len());
+            let mut t = String::from(&base[..p]);
+            t.push_str(&ins);
+            t.push_str(&base[end..]);
+            let _ = check_str(&t, "m.yaml");
+        }
+    }
+}
