@@ -36,11 +36,22 @@ fn strip_location_suffix(msg: &str) -> &str {
     }
 }
 
+/// serde's messages for the schema's untagged and flattened enums name Rust types; say what the
+/// YAML should hold instead.
+fn friendlier(msg: &str) -> &str {
+    match msg {
+        "data did not match any variant of untagged enum Ctas" => "expected a CTA index, `all`, or a list of CTA indices",
+        "data did not match any variant of untagged enum Param" => "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`",
+        "no variant of enum StepOp found in flattened data" => "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)",
+        m => m,
+    }
+}
+
 fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> CaseError {
     let e = e.without_snippet();
     let at = e.location().map(|l| Pos { line: l.line() as usize, col: l.column() as usize }).unwrap_or(Pos { line: 1, col: 1 });
     let text = e.to_string();
-    let msg = strip_location_suffix(&text);
+    let msg = friendlier(strip_location_suffix(&text));
     let mut at = at;
     let path = match root {
         Some(r) => {
@@ -50,6 +61,15 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> Case
             if on_key && msg.starts_with("missing field") {
                 path.pop();
                 at = r.find(&path).at;
+            }
+            // Under `flatten` serde locates an unknown field at its mapping; point at the key.
+            // (or, for a flattened enum's variant, at the variant's key): point at the key.
+            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+                let here = r.find(&path);
+                if let Some((rel, k)) = here.key_below(name) {
+                    at = k.at;
+                    path.extend(rel);
+                }
             }
             if path.is_empty() {
                 "case".to_string()
@@ -208,5 +228,8 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errs: &mut Vec<(PathBuf, Result<Ve
 pub fn to_yaml(cases: &[Case]) -> String {
     // The schema's types serialize infallibly (no maps with non-string keys, no borrowed data);
     // a failure here is a bug in the schema, not in any input.
-    serde_saphyr::to_string(&cases).expect("case schema serializes to YAML")
+    // PTX text stays on one line however long (a folded `>` scalar would still load, but reads
+    // badly and locates errors only approximately); text with newlines becomes a `|` block.
+    let opts = serde_saphyr::ser_options! { folded_wrap_chars: 100_000 };
+    serde_saphyr::to_string_with_options(&cases, opts).expect("case schema serializes to YAML")
 }

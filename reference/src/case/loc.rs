@@ -123,6 +123,22 @@ impl Node {
             _ => None,
         }
     }
+    /// The key `k` in this mapping, or in a mapping one level below it, with its path from here.
+    pub fn key_below(&self, k: &str) -> Option<(Vec<Seg>, &Node)> {
+        let is_k = |kn: &Node| matches!(&kn.kind, Kind::Scalar(s, _) if s == k);
+        let Kind::Map(pairs) = &self.kind else { return None };
+        if let Some((kn, _)) = pairs.iter().find(|(kn, _)| is_k(kn)) {
+            return Some((vec![Seg::Key(k.to_string())], kn));
+        }
+        for (kn, v) in pairs {
+            if let (Kind::Scalar(name, _), Kind::Map(inner)) = (&kn.kind, &v.kind) {
+                if let Some((ik, _)) = inner.iter().find(|(ik, _)| is_k(ik)) {
+                    return Some((vec![Seg::Key(name.clone()), Seg::Key(k.to_string())], ik));
+                }
+            }
+        }
+        None
+    }
     pub fn idx(&self, i: usize) -> Option<&Node> {
         match &self.kind {
             Kind::Seq(items) => items.get(i),

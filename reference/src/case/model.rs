@@ -240,7 +240,7 @@ fn is_zero32(v: &u32) -> bool {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum StepOp {
     /// One PTX instruction of the modelled families, parsed by `ptx::Statement`.
     Ptx(String),

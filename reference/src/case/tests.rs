@@ -435,3 +435,41 @@ mod props {
         }
     }
 }
+
+#[test]
+fn serde_errors_inside_steps_and_enums() {
+    let step = |with: &str| GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", with);
+    let cases = [
+        (GOOD.replace("parity: 0 }", "parity: x }"), "t.yaml:9:5: program[1].wait_parity: invalid type: string \"x\", expected u32"),
+        (GOOD.replace("parity: 0 }", "parity: 0, extra: 1 }"), "t.yaml:9:42: program[1].wait_parity.extra: unknown field `extra`, expected one of mbar, parity"),
+        (step("  - { store: { at: out, bytes: [1] }, bogus: 2 }"), "t.yaml:8:39: program[0].bogus: unknown field `bogus`"),
+        (step("  - { cta: -1, store: { at: out, bytes: [1] } }"), "t.yaml:8:12: program[0].cta: expected a CTA index, `all`, or a list of CTA indices"),
+        (step("  - ptxx: a"), "t.yaml:8:5: program[0].ptxx: a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"),
+        (GOOD.replace("- { name: out, size: 16 }", "- { name: out }"), "t.yaml:5:7: memory.global[0]: missing field `size`"),
+        (GOOD.replace("size: 16 }", "size: 16, init: { fill: 256 } }"), "t.yaml:5:44: memory.global[0].init.fill: invalid u8"),
+        (GOOD.replace("size: 16 }", "size: 16, init: { fil: 2 } }"), "t.yaml:5:38: memory.global[0].init.fil: unknown variant `fil`, expected one of fill, pattern, bytes, values"),
+        (GOOD.replace("target: sm_90a", "target: sm_91"), "t.yaml:2:9: target: `sm_91` is not a target the pinned ptxas knows (sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100f sm_100a sm_103 sm_103f sm_103a sm_110 sm_110f sm_110a sm_120 sm_120f sm_120a)"),
+        (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 1, type: f32 }, q: 1 }"), "t.yaml:3:32: params.p.type: register type must be one of pred b16 b32 b64 u16 u32 u64 s32 s64"),
+        (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 300, type: pred } }"), "t.yaml:3:11: params.p: value 300 does not fit a .pred register"),
+        (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: [1] }"), "t.yaml:3:14: params.p: expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(err(&text), want, "{text}");
+    }
+}
+
+#[test]
+fn examples_round_trip() {
+    for (path, _) in load_dir(&examples_dir()) {
+        let c = check_str(&std::fs::read_to_string(&path).unwrap(), "x").cases;
+        assert!(!c.is_empty());
+        let y = to_yaml(&c);
+        assert_eq!(check_str(&y, "y").cases, c, "{y}");
+        // PTX stays on one line.
+        for step in c.iter().flat_map(|c| &c.program) {
+            if let StepOp::Ptx(p) = &step.op {
+                assert!(y.contains(&format!("ptx: {p}\n")), "{y}");
+            }
+        }
+    }
+}
