@@ -450,7 +450,7 @@ fn serde_errors_inside_steps_and_enums() {
         (GOOD.replace("size: 16 }", "size: 16, init: { fil: 2 } }"), "t.yaml:5:38: memory.global[0].init.fil: unknown variant `fil`, expected one of fill, pattern, bytes, values"),
         (GOOD.replace("target: sm_90a", "target: sm_91"), "t.yaml:2:9: target: `sm_91` is not a target the pinned ptxas knows (sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100f sm_100a sm_103 sm_103f sm_103a sm_110 sm_110f sm_110a sm_120 sm_120f sm_120a)"),
         (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 1, type: f32 }, q: 1 }"), "t.yaml:3:32: params.p.type: register type must be one of pred b16 b32 b64 u16 u32 u64 s32 s64"),
-        (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 300, type: pred } }"), "t.yaml:3:11: params.p: value 300 does not fit a .pred register"),
+        (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 300, type: pred } }"), "t.yaml:3:14: params.p: value 300 does not fit a .pred register"),
         (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: [1] }"), "t.yaml:3:14: params.p: expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`"),
     ];
     for (text, want) in cases {
