@@ -4,7 +4,13 @@
 //! empty file holds none. Every problem becomes a located [`CaseError`]; nothing here panics on
 //! any input. Loading is two passes over the text: serde-saphyr deserializes the typed cases, and
 //! the YAML event stream gives a located node tree ([`super::loc`]) that turns the field paths of
-//! validation problems (and of serde's errors) into line:column positions.
+//! validation problems (and of serde's errors) into line:column positions. (serde-saphyr's
+//! `Spanned<T>` would locate values too, but loses positions under `flatten`/`untagged`, which
+//! the schema uses for steps, CTAs and params, and would change the schema's types.)
+//!
+//! PTX syntax errors are located inside the `ptx:` string: exactly for one-line plain and
+//! quoted scalars and for `|` blocks, approximately for `>` blocks and multi-line flow scalars
+//! (see `loc::Node::inner_pos`).
 
 use std::path::{Path, PathBuf};
 

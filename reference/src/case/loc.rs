@@ -357,4 +357,27 @@ mod tests {
         assert_eq!(v, "first second X");
         assert_eq!(n.inner_pos(t, v.find('X').unwrap()), Pos { line: 2, col: 10 });
     }
+
+    proptest::proptest! {
+        /// Every character of a one-line quoted scalar is located at the source text that wrote it.
+        #[test]
+        fn quoted_scalars_locate_every_char(v in "[a-z0-9 .,\\[\\]+'\"\\\\\t]{1,30}", double in proptest::bool::ANY) {
+            let enc: Vec<String> = v.chars().map(|c| match (double, c) {
+                (true, '"') => "\\\"".to_string(),
+                (true, '\\') => "\\\\".to_string(),
+                (true, '\t') => "\\t".to_string(),
+                (false, '\'') => "''".to_string(),
+                (_, c) => c.to_string(),
+            }).collect();
+            let q = if double { '"' } else { '\'' };
+            let t = format!("k: {q}{}{q}\n", enc.concat());
+            let docs = parse(&t).unwrap();
+            let n = docs[0].get("k").unwrap();
+            let mut col = 5;
+            for ((off, _), e) in v.char_indices().zip(&enc) {
+                proptest::prop_assert_eq!(n.inner_pos(&t, off), Pos { line: 1, col }, "{:?}", t);
+                col += e.chars().count();
+            }
+        }
+    }
 }

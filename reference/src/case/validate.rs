@@ -136,7 +136,7 @@ fn check_value(role: &str, v: &Value, names: &Names, out: &mut Vec<OperandProble
     if names.params.contains_key(r) || is_special(r) {
         return;
     }
-    if OUTPUT_ROLES.contains(&role) || (r == "_" && OUTPUT_ROLES.contains(&role)) {
+    if OUTPUT_ROLES.contains(&role) {
         return;
     }
     let message = match names.decls.get(r) {
@@ -349,6 +349,10 @@ fn launch(c: &Case, o: &mut Out) {
         } else if l.grid[d] % l.cluster[d] != 0 {
             o.err(pi(&["launch", "cluster"], d), format!("cluster dimension {d} ({}) must divide grid dimension {d} ({})", l.cluster[d], l.grid[d]));
         }
+    }
+    // Assumption: a grid's CTA count fits 32 bits (`Launch::ctas` is a u32).
+    if product(&l.grid) > u32::MAX as u128 {
+        o.err(p(&["launch", "grid"]), format!("the grid has {} CTAs; at most {} are allowed", product(&l.grid), u32::MAX));
     }
     let size = product(&l.cluster);
     if size > MAX_CLUSTER as u128 {
