@@ -136,7 +136,7 @@ fn is_zero(v: &u64) -> bool {
 pub enum Init {
     /// Every byte the same.
     Fill(u8),
-    /// A deterministic pseudo-random pattern from this seed (see `sem::memory::pattern`).
+    /// A deterministic pseudo-random pattern from this seed (splitmix64; see `case::init::pattern`).
     Pattern(u64),
     /// Explicit bytes; the rest of the region is zero.
     Bytes(Vec<u8>),
