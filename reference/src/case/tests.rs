@@ -377,3 +377,15 @@ fn examples_round_trip() {
         }
     }
 }
+
+#[test]
+fn cta_forms_and_io_errors() {
+    let t = GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { grid: [2,1,1] }\n").replace("  - store:", "  - cta: all\n    store:").replace("  - wait_parity:", "  - cta: [1, 0]\n    wait_parity:");
+    let c = load_str(&t, "t.yaml").unwrap();
+    assert_eq!(c[0].program[0].cta, Ctas::Named(AllCtas::All));
+    assert_eq!(c[0].program[1].cta, Ctas::List(vec![1, 0]));
+    let bad = t.replace("cta: [1, 0]", "cta: [1, 2]");
+    assert_eq!(err(&bad), "t.yaml:11:14: program[1].cta[1]: CTA 2 is outside the grid of 2 CTAs");
+    let e = load_file(Path::new("/nonexistent/x.yaml")).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line, e.col, e.path.as_str()), ("/nonexistent/x.yaml", 1, 1, "io"));
+}
