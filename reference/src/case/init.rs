@@ -196,43 +196,62 @@ pub fn round_float(x: f64, e: u32, m: u32) -> u64 {
 }
 
 impl Init {
-    /// The region's initial bytes, `size` of them.
-    pub fn materialize(&self, size: u64) -> Result<Vec<u8>, InitError> {
+    /// Can this init fill a region of `size` bytes? (Validation: no allocation.)
+    pub fn check(&self, size: u64) -> Result<(), InitError> {
         if size > MAX_REGION_BYTES {
             return Err(err(None, format!("region size {size} exceeds the {MAX_REGION_BYTES}-byte limit")));
         }
-        let len = size as usize;
         match self {
-            Init::Fill(b) => Ok(vec![*b; len]),
-            Init::Pattern(seed) => Ok(pattern(*seed, len)),
+            Init::Fill(_) | Init::Pattern(_) => Ok(()),
+            Init::Bytes(bytes) if bytes.len() as u64 > size => {
+                Err(err(Some(size as usize), format!("{} bytes do not fit in a {size}-byte region", bytes.len())))
+            }
+            Init::Bytes(_) => Ok(()),
+            Init::Values(tv) => tv.check(size).map(|_| ()),
+        }
+    }
+
+    /// The region's initial bytes, `size` of them.
+    pub fn materialize(&self, size: u64) -> Result<Vec<u8>, InitError> {
+        self.check(size)?;
+        let len = size as usize;
+        Ok(match self {
+            Init::Fill(b) => vec![*b; len],
+            Init::Pattern(seed) => pattern(*seed, len),
             Init::Bytes(bytes) => {
-                if bytes.len() > len {
-                    return Err(err(Some(len), format!("{} bytes do not fit in a {size}-byte region", bytes.len())));
-                }
                 let mut out = bytes.clone();
                 out.resize(len, 0);
-                Ok(out)
+                out
             }
-            Init::Values(tv) => tv.materialize(len),
-        }
+            Init::Values(tv) => {
+                let ty = tv.check(size)?;
+                let mut out = Vec::with_capacity(len);
+                for x in &tv.data {
+                    // Encodability was checked above.
+                    out.extend(ty.encode(*x).map_err(|m| err(None, m))?);
+                }
+                out.resize(len, 0);
+                out
+            }
+        })
     }
 }
 
 impl TypedValues {
-    fn materialize(&self, len: usize) -> Result<Vec<u8>, InitError> {
+    /// The element type, once the type is known, the data fit and every value is encodable.
+    fn check(&self, size: u64) -> Result<ElemType, InitError> {
         let ty = ElemType::parse(&self.ty).ok_or_else(|| {
             err(None, format!("unknown element type `{}` (f16 bf16 f32 f64 u8..u64 s8..s64 b8..b64)", self.ty))
         })?;
-        let need = self.data.len().saturating_mul(ty.bytes());
-        if need > len {
-            return Err(err(Some(len / ty.bytes()), format!("{} {} values ({need} bytes) do not fit in a {len}-byte region", self.data.len(), self.ty)));
+        let need = (self.data.len() as u64).saturating_mul(ty.bytes() as u64);
+        if need > size {
+            let first_out = (size / ty.bytes() as u64) as usize;
+            return Err(err(Some(first_out), format!("{} {} values ({need} bytes) do not fit in a {size}-byte region", self.data.len(), self.ty)));
         }
-        let mut out = Vec::with_capacity(len);
         for (i, x) in self.data.iter().enumerate() {
-            out.extend(ty.encode(*x).map_err(|m| err(Some(i), m))?);
+            ty.encode(*x).map_err(|m| err(Some(i), m))?;
         }
-        out.resize(len, 0);
-        Ok(out)
+        Ok(ty)
     }
 }
 

@@ -411,7 +411,7 @@ fn memory(c: &Case, o: &mut Out) {
             if r.align == 0 || !r.align.is_power_of_two() {
                 o.err(at("align"), format!("alignment must be a power of two, not {}", r.align));
             }
-            if let Err(e) = r.init.materialize(r.size) {
+            if let Err(e) = r.init.check(r.size) {
                 if e.element.is_none() && r.size > super::init::MAX_REGION_BYTES {
                     o.err(at("size"), e.message);
                 } else {
@@ -425,7 +425,7 @@ fn memory(c: &Case, o: &mut Out) {
     }
     for (i, b) in m.mbarriers.iter().enumerate() {
         declare(o, &b.name, pi(&["memory", "mbarriers"], i));
-        // §9.7.13.15: an mbarrier object is 8 bytes, 8-byte aligned.
+        // §9.7.13.15.1: an mbarrier object is 8 bytes, 8-byte aligned.
         shared_end = shared_end.div_ceil(8).saturating_mul(8).saturating_add(8);
     }
     if shared_end > MAX_SHARED_BYTES {
@@ -439,7 +439,7 @@ fn memory(c: &Case, o: &mut Out) {
     }
     for (i, t) in m.tmem.iter().enumerate() {
         declare(o, &t.name, pi(&["memory", "tmem"], i));
-        // §tcgen05 Tensor Memory allocation: a power of two of at least 32 columns, at most 512.
+        // §9.7.16.1.2: allocation in units of 32 columns, a power of two; §9.7.16.1: 512 columns per CTA.
         if !(32..=512).contains(&t.columns) || !t.columns.is_power_of_two() {
             o.err(pik(&["memory", "tmem"], i, "columns"), format!("columns must be a power of two in 32..=512, not {}", t.columns));
         }
