@@ -1,4 +1,18 @@
-//! YAML cases: the schema ([`model`]) and loading with located errors.
+//! YAML cases: the schema ([`model`]), loading with located errors ([`load`]), validation
+//! ([`validate`]) and region initialisation ([`init`]).
 
+pub mod error;
+pub mod init;
+pub mod load;
+mod loc;
 pub mod model;
+pub mod strategy;
+pub mod validate;
+
+pub use error::CaseError;
+pub use loc::Seg;
+pub use load::{check_str, load_bytes, load_dir, load_file, load_str, to_yaml, Checked};
 pub use model::*;
+
+#[cfg(test)]
+mod tests;

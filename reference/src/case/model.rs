@@ -136,7 +136,7 @@ fn is_zero(v: &u64) -> bool {
 pub enum Init {
     /// Every byte the same.
     Fill(u8),
-    /// A deterministic pseudo-random pattern from this seed (see `sem::memory::pattern`).
+    /// A deterministic pseudo-random pattern from this seed (splitmix64; see `case::init::pattern`).
     Pattern(u64),
     /// Explicit bytes; the rest of the region is zero.
     Bytes(Vec<u8>),
@@ -240,7 +240,7 @@ fn is_zero32(v: &u32) -> bool {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum StepOp {
     /// One PTX instruction of the modelled families, parsed by `ptx::Statement`.
     Ptx(String),

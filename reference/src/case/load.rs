@@ -1,0 +1,241 @@
+//! Loading case files (YAML text -> typed, validated [`Case`]s) and writing them back.
+//!
+//! A file holds one YAML document: one case (a mapping) or many (a sequence of mappings); an
+//! empty file holds none. Every problem becomes a located [`CaseError`]; nothing here panics on
+//! any input. Loading is two passes over the text: serde-saphyr deserializes the typed cases, and
+//! the YAML event stream gives a located node tree ([`super::loc`]) that turns the field paths of
+//! validation problems (and of serde's errors) into line:column positions. (serde-saphyr's
+//! `Spanned<T>` would locate values too, but loses positions under `flatten`/`untagged`, which
+//! the schema uses for steps, CTAs and params, and would change the schema's types.)
+//!
+//! PTX syntax errors are located inside the `ptx:` string: exactly for one-line plain and
+//! quoted scalars and for `|` blocks, approximately for `>` blocks and multi-line flow scalars
+//! (see `loc::Node::inner_pos`).
+
+use std::path::{Path, PathBuf};
+
+use super::error::CaseError;
+use super::loc::{self, Kind, Node, Seg};
+use super::model::Case;
+use super::validate::{self, Problem, Severity};
+use crate::ptx::lex::Pos;
+
+/// Everything known about one file: the cases that deserialized, and every located problem.
+/// `errors` non-empty means the file must not be run; `notes` are advisory (e.g. a non-portable
+/// cluster size).
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    pub cases: Vec<Case>,
+    pub errors: Vec<CaseError>,
+    pub notes: Vec<CaseError>,
+}
+
+fn located(file: &str, at: Pos, path: &str, message: impl Into<String>) -> CaseError {
+    CaseError { file: file.to_string(), line: at.line.max(1), col: at.col.max(1), path: path.to_string(), message: message.into() }
+}
+
+/// serde-saphyr appends " at line L, column C" to its messages; we print the position up front.
+fn strip_location_suffix(msg: &str) -> &str {
+    match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(", column ") => &msg[..i],
+        _ => msg,
+    }
+}
+
+/// serde's messages for the schema's untagged and flattened enums name Rust types; say what the
+/// YAML should hold instead.
+fn friendlier(msg: &str) -> &str {
+    match msg {
+        "data did not match any variant of untagged enum Ctas" => "expected a CTA index, `all`, or a list of CTA indices",
+        "data did not match any variant of untagged enum Param" => "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`",
+        "no variant of enum StepOp found in flattened data" => "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)",
+        m => m,
+    }
+}
+
+fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> CaseError {
+    let e = e.without_snippet();
+    let at = e.location().map(|l| Pos { line: l.line() as usize, col: l.column() as usize }).unwrap_or(Pos { line: 1, col: 1 });
+    let text = e.to_string();
+    let msg = friendlier(strip_location_suffix(&text));
+    let mut at = at;
+    let path = match root {
+        Some(r) => {
+            let (mut path, on_key) = r.path_at(at);
+            // serde locates a missing field at some key of the mapping that lacks it; point at
+            // the mapping instead.
+            if on_key && msg.starts_with("missing field") {
+                path.pop();
+                at = r.find(&path).at;
+            }
+            // Under `flatten` serde locates an unknown field at its mapping; point at the key.
+            // (or, for a flattened enum's variant, at the variant's key): point at the key.
+            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+                let here = r.find(&path);
+                if let Some((rel, k)) = here.key_below(name) {
+                    at = k.at;
+                    path.extend(rel);
+                }
+            }
+            if path.is_empty() {
+                "case".to_string()
+            } else {
+                loc::path_string(&path)
+            }
+        }
+        None => "yaml".to_string(),
+    };
+    located(file, at, &path, msg)
+}
+
+/// Load, deserialize and validate every case of one YAML text, collecting every problem.
+/// `origin` names the text in messages (usually its path).
+pub fn check_str(text: &str, origin: &str) -> Checked {
+    let mut out = Checked::default();
+    let docs = match loc::parse(text) {
+        Ok(d) => d,
+        Err(scan) => {
+            // Prefer serde-saphyr's wording of the syntax error; fall back to the scanner's.
+            let e = match serde_saphyr::from_str::<serde::de::IgnoredAny>(text) {
+                Err(e) => serde_error(&e, None, origin),
+                Ok(_) => {
+                    let m = scan.marker();
+                    located(origin, Pos { line: m.line(), col: m.col() + 1 }, "yaml", scan.info())
+                }
+            };
+            out.errors.push(e);
+            return out;
+        }
+    };
+    let root = match docs.as_slice() {
+        [] => return out,
+        [root] => root,
+        [_, second, ..] => {
+            out.errors.push(located(
+                origin,
+                second.at,
+                "yaml",
+                "a case file holds one YAML document (a case, or a sequence of cases); found another document",
+            ));
+            return out;
+        }
+    };
+    let (cases, multi) = match &root.kind {
+        Kind::Map(_) => (serde_saphyr::from_str::<Case>(text).map(|c| vec![c]), false),
+        Kind::Seq(_) => (serde_saphyr::from_str::<Vec<Case>>(text), true),
+        Kind::Scalar(s, _) if s.is_empty() || s == "~" || s == "null" => return out,
+        _ => {
+            out.errors.push(located(origin, root.at, "case", "expected a case (a mapping) or a sequence of cases"));
+            return out;
+        }
+    };
+    let cases = match cases {
+        Ok(c) => c,
+        Err(e) => {
+            out.errors.push(serde_error(&e, Some(root), origin));
+            return out;
+        }
+    };
+    for p in validate::validate_file(&cases) {
+        let (errs, prefix) = (&mut out, if multi { vec![Seg::Idx(p.case)] } else { Vec::new() });
+        let e = locate_problem(&p, root, &prefix, text, origin);
+        match p.severity {
+            Severity::Error => errs.errors.push(e),
+            Severity::Note => errs.notes.push(e),
+        }
+    }
+    out.errors.sort_by_key(|e| (e.line, e.col));
+    out.notes.sort_by_key(|e| (e.line, e.col));
+    out.cases = cases;
+    out
+}
+
+fn locate_problem(p: &Problem, root: &Node, prefix: &[Seg], text: &str, origin: &str) -> CaseError {
+    let mut full = prefix.to_vec();
+    full.extend(p.path.iter().cloned());
+    let node = root.find(&full);
+    let at = match p.offset {
+        Some(off) => node.inner_pos(text, off),
+        None => node.at,
+    };
+    let path = if full.is_empty() { "case".to_string() } else { loc::path_string(&full) };
+    located(origin, at, &path, p.message.clone())
+}
+
+/// Load one YAML text: its cases, or the first problem (by position) if there is any.
+pub fn load_str(text: &str, origin: &str) -> Result<Vec<Case>, CaseError> {
+    let mut c = check_str(text, origin);
+    if c.errors.is_empty() {
+        Ok(c.cases)
+    } else {
+        Err(c.errors.swap_remove(0))
+    }
+}
+
+/// Like [`load_str`], for raw bytes (invalid UTF-8 is a located error).
+pub fn load_bytes(bytes: &[u8], origin: &str) -> Result<Vec<Case>, CaseError> {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => load_str(t.strip_prefix('\u{feff}').unwrap_or(t), origin),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            // Safe: the prefix up to valid_up_to is valid UTF-8.
+            let at = crate::ptx::lex::locate(std::str::from_utf8(good).unwrap_or(""), good.len());
+            Err(located(origin, at, "utf-8", format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()])))
+        }
+    }
+}
+
+/// Load one case file.
+pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
+    let origin = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| located(&origin, Pos { line: 1, col: 1 }, "io", e.to_string()))?;
+    load_bytes(&bytes, &origin)
+}
+
+/// Every `*.yaml` / `*.yml` file under `dir` (recursively, in sorted path order) with its own
+/// result, so one bad file loses no other file's cases. An unreadable directory is an entry too.
+pub fn load_dir(dir: &Path) -> Vec<(PathBuf, Result<Vec<Case>, CaseError>)> {
+    let mut files = Vec::new();
+    let mut out = Vec::new();
+    walk(dir, &mut files, &mut out);
+    files.sort();
+    for f in files {
+        let r = load_file(&f);
+        out.push((f, r));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, errs: &mut Vec<(PathBuf, Result<Vec<Case>, CaseError>)>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            let origin = dir.display().to_string();
+            errs.push((dir.to_path_buf(), Err(located(&origin, Pos { line: 1, col: 1 }, "io", e.to_string()))));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let p = entry.path();
+        let ft = match entry.file_type() {
+            Ok(t) => t,
+            Err(_) => continue,
+        };
+        if ft.is_dir() {
+            walk(&p, files, errs);
+        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
+            files.push(p);
+        }
+    }
+}
+
+/// Write cases as one YAML document (a sequence), loadable by [`load_str`].
+pub fn to_yaml(cases: &[Case]) -> String {
+    // The schema's types serialize infallibly (no maps with non-string keys, no borrowed data);
+    // a failure here is a bug in the schema, not in any input.
+    // PTX text stays on one line however long (a folded `>` scalar would still load, but reads
+    // badly and locates errors only approximately); text with newlines becomes a `|` block.
+    let opts = serde_saphyr::ser_options! { folded_wrap_chars: 100_000 };
+    serde_saphyr::to_string_with_options(&cases, opts).expect("case schema serializes to YAML")
+}
