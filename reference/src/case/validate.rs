@@ -109,6 +109,7 @@ fn param_type(p: &Param) -> Option<RegTy> {
     match p {
         Param::Int(_) => Some(RegTy::B32),
         Param::Typed { ty, .. } => RegTy::from_ptx(ty),
+        Param::Mapa { .. } => Some(RegTy::B32),
     }
 }
 
@@ -459,6 +460,8 @@ fn params(c: &Case, o: &mut Out) {
         let (value, ty) = match prm {
             Param::Int(v) => (*v, Some(RegTy::B32)),
             Param::Typed { value, ty } => (*value, RegTy::from_ptx(ty)),
+            // A remote shared address: resolved by the executor from the layout.
+            Param::Mapa { .. } => continue,
         };
         let Some(ty) = ty else {
             let mut tp = path.clone();
