@@ -328,7 +328,7 @@ struct Queues {
 /// Which memory an address operand names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Where {
-    Global { index: usize, align: u64, misalign: u64 },
+    Global { index: usize, misalign: u64 },
     Shared { cta: u32 },
 }
 
@@ -342,7 +342,6 @@ pub(crate) struct Loc {
     pub size: u64,
     /// Offset from the place's start, as written.
     pub rel: i64,
-    pub is_mbarrier: bool,
 }
 
 impl Loc {
@@ -593,15 +592,15 @@ impl<'c> Machine<'c> {
 
     fn place(&self, name: &str, cta: u32) -> R<Loc> {
         let p = self.layout.get(name).ok_or_else(|| Stop::Err(ErrorKind::UnknownName(name.to_string())))?;
-        let (at, start, is_mbarrier) = match p {
+        let (at, start) = match p {
             Place::Global { index, .. } => {
                 let r = self.case.memory.global.get(index).ok_or_else(|| Stop::Err(ErrorKind::OperandKind(format!("`{name}` is not a byte region"))))?;
-                (Where::Global { index, align: r.align, misalign: r.misalign }, 0, false)
+                (Where::Global { index, misalign: r.misalign }, 0)
             }
-            Place::Shared { offset, .. } => (Where::Shared { cta }, offset, false),
-            Place::Mbarrier { offset } => (Where::Shared { cta }, offset, true),
+            Place::Shared { offset, .. } => (Where::Shared { cta }, offset),
+            Place::Mbarrier { offset } => (Where::Shared { cta }, offset),
         };
-        Ok(Loc { name: name.to_string(), at, start, size: p.size(), rel: 0, is_mbarrier })
+        Ok(Loc { name: name.to_string(), at, start, size: p.size(), rel: 0 })
     }
 
     /// Resolves `[name+off]`: a declared place (shared places in the executing CTA) or a Mapa param.
