@@ -469,7 +469,7 @@ impl<'c> Machine<'c> {
         let layout = Layout::of(case).map_err(|e| ErrorKind::Layout(e.0))?;
         let ctas = case.launch.ctas();
         let cluster = case.launch.cluster_size();
-        if ctas == 0 || cluster == 0 || ctas % cluster != 0 {
+        if ctas == 0 || cluster == 0 || !ctas.is_multiple_of(cluster) {
             return Err(ErrorKind::Launch(format!("{ctas} CTAs do not form clusters of {cluster}")));
         }
         let mut mem = Memory::new();

@@ -35,7 +35,7 @@ impl Machine<'_> {
     /// §9.7.9.25.4.1: "size must be a multiple of 16", otherwise undefined.
     pub(super) fn bulk_size(&self, v: &Value) -> R<u64> {
         let size = self.value(v)?;
-        if size < 0 || size as u64 % GRANULE != 0 {
+        if size < 0 || !(size as u64).is_multiple_of(GRANULE) {
             return ub(&rules::BULK_SIZE_MULTIPLE_16, format!("size {size}"));
         }
         Ok(size as u64)
