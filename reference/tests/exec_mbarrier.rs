@@ -102,4 +102,28 @@ proptest! {
             prop_assert_eq!(b.tx_count, Some(16));
         }
     }
+
+    /// tx bookkeeping: after a probe lands every tracked copy, tx-count is exactly
+    /// expected − completed − delivered bytes (nothing lost or invented); before it, unknown.
+    #[test]
+    fn tx_count_accounts_every_byte(ops in proptest::collection::vec((0u8..3, 1u64..4), 1..8)) {
+        let mut body = "  - ptx: mbarrier.init.shared::cta.b64 [bar], 1\n".to_string();
+        let (mut tx, mut off, mut copies) = (0i64, 0u64, 0);
+        for (k, n) in &ops {
+            match k {
+                0 => { body += &format!("  - ptx: mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], {}\n", n * 8); tx += (n * 8) as i64; }
+                1 => { body += &format!("  - ptx: mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], {}\n", n * 8); tx -= (n * 8) as i64; }
+                _ => { body += &format!("  - ptx: {G2S} [buf+{off}], [src+{off}], {}, [bar]\n", n * 16); tx -= (n * 16) as i64; off += n * 16; copies += 1; }
+            }
+        }
+        let before = defined(&prog(1, "", &body));
+        let b = before.final_state.mbarriers[0]["bar"];
+        prop_assert_eq!(b.tx_count.is_none(), copies > 0);
+        body += "  - ptx: mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0\n";
+        let after = defined(&prog(1, "", &body));
+        let b = after.final_state.mbarriers[0]["bar"];
+        prop_assert_eq!(b.tx_count, Some(tx));
+        prop_assert_eq!(b.phase_parity, Some(0), "pending arrival keeps phase 0");
+        prop_assert_eq!(known(&shared(&after, 0, "buf")[..off as usize]).unwrap(), pattern(4, off as usize));
+    }
 }
