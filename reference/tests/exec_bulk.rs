@@ -143,3 +143,14 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn mapa_params_pass_the_case_loader() {
+    let y = prog(2, "params: { far: { mapa: buf, cta: 1 } }\n", "  - ptx: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [far], [buf], 16, [bar]\n");
+    let cases = ptxconform_reference::case::load_str(&y, "t").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cases[0].params["far"], ptxconform_reference::case::Param::Mapa { mapa: "buf".into(), cta: 1 });
+    let bad = y.replace("cta: 1 }", "cta: 2 }");
+    assert!(ptxconform_reference::case::load_str(&bad, "t").is_err(), "rank outside the cluster");
+    let bad = y.replace("mapa: buf", "mapa: src");
+    assert!(ptxconform_reference::case::load_str(&bad, "t").is_err(), "mapa of a global region");
+}
