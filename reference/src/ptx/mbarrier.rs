@@ -441,7 +441,7 @@ impl Family for MbarrierOp {
                 r.push(Support::at_least("mbarrier.expect_tx / complete_tx", 90, v(8, 0)));
                 order.require(&mut r, None);
             }
-            MbarrierOp::Arrive { drop: _, mode, order, space, dest, .. } => {
+            MbarrierOp::Arrive { drop, mode, order, space, dest, .. } => {
                 order.require(&mut r, Some(v(8, 6)));
                 match mode {
                     ArriveMode::Plain { count: None } => {}
@@ -461,9 +461,11 @@ impl Family for MbarrierOp {
                     }
                 }
                 match dest {
-                    // "Support for sink symbol '_' as the destination operand": PTX 7.1 (stated
-                    // for arrive; assumption: the same for arrive_drop, whose page is silent).
-                    Dest::Sink => r.push(Support::at_least("sink `_` destination", 80, v(7, 1))),
+                    // "Support for sink symbol '_' as the destination operand": PTX 7.1, stated
+                    // for arrive only. arrive_drop's page is silent and ptxas 13.0 accepts its
+                    // sink at PTX 7.0, so arrive_drop takes `_` from its introduction.
+                    Dest::Sink if !drop => r.push(Support::at_least("sink `_` destination", 80, v(7, 1))),
+                    Dest::Sink => {}
                     Dest::State(_) => {
                         if *space == Some(MbarSpace::SharedCluster) {
                             r.push(Support::never("sink `_` is mandatory on .shared::cluster"));
@@ -706,6 +708,7 @@ mod tests {
         assert_eq!(min("mbarrier.init.shared.b64 [a], 1", Target::SM_80), Ok(v(7, 0)));
         assert_eq!(min("mbarrier.init.shared::cta.b64 [a], 1", Target::SM_80), Ok(v(7, 8)));
         assert_eq!(min("mbarrier.arrive.b64 _, [a]", Target::SM_80), Ok(v(7, 1)));
+        assert_eq!(min("mbarrier.arrive_drop.b64 _, [a]", Target::SM_80), Ok(v(7, 0)));
         assert_eq!(min("mbarrier.test_wait.parity.b64 p, [a], 0", Target::SM_80), Ok(v(7, 1)));
         assert_eq!(min("mbarrier.arrive.noComplete.b64 s, [a], 2", Target::SM_80), Ok(v(7, 0)));
         assert!(min("mbarrier.arrive.b64 s, [a], 2", Target::SM_80).is_err());
@@ -730,7 +733,7 @@ mod tests {
         for x in MbarrierOp::variants() {
             for t in targets {
                 let verdict = match x.requirement().verdict(t, PtxVersion::MAX_SUPPORTED) {
-                    Verdict::Legal => "legal".to_string(),
+                    Verdict::Legal => format!("legal from PTX {}", x.requirement().min_ptx_for(t).expect("legal")),
                     other => format!("illegal ({other:?})"),
                 };
                 println!("{t}\t{verdict}\t{x};");
