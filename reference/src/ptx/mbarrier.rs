@@ -268,9 +268,28 @@ const OPS: [(&str, Kind); 9] = [
     ("pending_count", Kind::PendingCount),
 ];
 
-/// A register-only operand, as a `Value`.
+/// A register-only operand, as a `Value`; the sink `_` is only arrive's destination.
 fn reg(args: &Args, i: usize, what: &str) -> Result<Value, SyntaxError> {
-    args.reg(i, what).map(Value::Reg)
+    match args.reg(i, what)? {
+        r if r == "_" => Err(SyntaxError::new(args.offset_of(i), format!("{what} (a register)"), "the sink `_`")),
+        r => Ok(Value::Reg(r)),
+    }
+}
+
+/// A register-or-immediate operand; not the sink `_`.
+fn value(args: &Args, i: usize, what: &str) -> Result<Value, SyntaxError> {
+    match args.value(i, what)? {
+        Value::Reg(r) if r == "_" => Err(SyntaxError::new(args.offset_of(i), format!("{what} (register or immediate)"), "the sink `_`")),
+        v => Ok(v),
+    }
+}
+
+/// arrive / arrive_drop's destination: a state register or the sink `_`.
+fn dest(args: &Args) -> Result<Dest, SyntaxError> {
+    match args.reg(0, "state or sink `_`")? {
+        r if r == "_" => Ok(Dest::Sink),
+        r => Ok(Dest::State(Value::Reg(r))),
+    }
 }
 
 fn parse_mbarrier(op: &Opcode, args: &Args) -> Result<MbarrierOp, SyntaxError> {
@@ -293,14 +312,15 @@ fn parse_mbarrier(op: &Opcode, args: &Args) -> Result<MbarrierOp, SyntaxError> {
         return Err(SyntaxError::new(op.at, "at most one of `.expect_tx`, `.noComplete`", "both"));
     }
     let parity = kind == Kind::Wait && q.flag("parity")?;
-    let order = Order::parse(&mut q, kind.sems())?;
+    // init, inval and pending_count take no `.sem.scope`: leave those to `finish` to reject.
+    let order = if kind.sems().is_empty() { Order::default() } else { Order::parse(&mut q, kind.sems())? };
     let space = if kind == Kind::PendingCount { None } else { q.take(&MbarSpace::CHOICES, "state space")? };
     let b64 = q.flag("b64")?;
     q.finish(&full)?;
     let out = match kind {
         Kind::Init => {
             args.count(2, 2, "[addr], count")?;
-            MbarrierOp::Init { space, addr: args.addr(0, "addr")?, count: args.value(1, "count")? }
+            MbarrierOp::Init { space, addr: args.addr(0, "addr")?, count: value(args, 1, "count")? }
         }
         Kind::Inval => {
             args.count(1, 1, "[addr]")?;
@@ -309,24 +329,20 @@ fn parse_mbarrier(op: &Opcode, args: &Args) -> Result<MbarrierOp, SyntaxError> {
         Kind::Tx => {
             args.count(2, 2, "[addr], txCount")?;
             let op = if name == "expect_tx" { TxOp::ExpectTx } else { TxOp::CompleteTx };
-            MbarrierOp::Tx { op, order, space, addr: args.addr(0, "addr")?, tx_count: args.value(1, "txCount")? }
+            MbarrierOp::Tx { op, order, space, addr: args.addr(0, "addr")?, tx_count: value(args, 1, "txCount")? }
         }
         Kind::Arrive => {
             let mode = if expect_tx {
                 args.count(3, 3, "state, [addr], txCount")?;
-                ArriveMode::ExpectTx { tx_count: args.value(2, "txCount")? }
+                ArriveMode::ExpectTx { tx_count: value(args, 2, "txCount")? }
             } else if no_complete {
                 args.count(3, 3, "state, [addr], count")?;
-                ArriveMode::NoComplete { count: args.value(2, "count")? }
+                ArriveMode::NoComplete { count: value(args, 2, "count")? }
             } else {
                 args.count(2, 3, "state, [addr]{, count}")?;
-                ArriveMode::Plain { count: if args.len() == 3 { Some(args.value(2, "count")?) } else { None } }
+                ArriveMode::Plain { count: if args.len() == 3 { Some(value(args, 2, "count")?) } else { None } }
             };
-            let dest = match reg(args, 0, "state or sink `_`")? {
-                Value::Reg(r) if r == "_" => Dest::Sink,
-                s => Dest::State(s),
-            };
-            MbarrierOp::Arrive { drop: name == "arrive_drop", mode, order, space, dest, addr: args.addr(1, "addr")? }
+            MbarrierOp::Arrive { drop: name == "arrive_drop", mode, order, space, dest: dest(args)?, addr: args.addr(1, "addr")? }
         }
         Kind::Wait => {
             let try_wait = name == "try_wait";
@@ -336,9 +352,9 @@ fn parse_mbarrier(op: &Opcode, args: &Args) -> Result<MbarrierOp, SyntaxError> {
             } else {
                 args.count(3, 3, &format!("waitComplete, [addr], {token}"))?;
             }
-            let on = if parity { WaitOn::Parity(args.value(2, token)?) } else { WaitOn::State(reg(args, 2, token)?) };
+            let on = if parity { WaitOn::Parity(value(args, 2, token)?) } else { WaitOn::State(reg(args, 2, token)?) };
             let kind = if try_wait {
-                WaitKind::Try { time_hint: if args.len() == 4 { Some(args.value(3, "suspendTimeHint")?) } else { None } }
+                WaitKind::Try { time_hint: if args.len() == 4 { Some(value(args, 3, "suspendTimeHint")?) } else { None } }
             } else {
                 WaitKind::Test
             };
@@ -671,6 +687,14 @@ mod tests {
         assert_eq!(err("mbarrier.arrive.expect_tx.noComplete.b64 s, [addr], 1"), "expected at most one of `.expect_tx`, `.noComplete`, found both");
         assert_eq!(err("mbarrier.arrive.shared.shared::cta.b64 s, [a]"), "expected at most one state space, found a second one, `.shared::cta`");
         assert_eq!(err("mbarrier.wait.b64 p, [a], s"), "expected an mbarrier operation (init, inval, expect_tx, complete_tx, arrive, arrive_drop, test_wait, try_wait, pending_count), found `.wait`");
+        assert_eq!(err("mbarrier.test_wait.b64 _, [a], s"), "expected waitComplete (a register), found the sink `_`");
+        assert_eq!(err("mbarrier.init.b64 [a], _"), "expected count (register or immediate), found the sink `_`");
+        assert_eq!(err("mbarrier.pending_count.b64 c, _"), "expected state (a register), found the sink `_`");
+        assert_eq!(err("mbarrier.init.cta.b64 [a], 1"), "expected a qualifier of mbarrier.init, found `.cta`");
+        assert_eq!(err("mbarrier.inval.relaxed.cta.b64 [a]"), "expected a qualifier of mbarrier.inval, found `.relaxed`");
+        assert_eq!(err("mbarrier.pending_count.shared.b64 c, s"), "expected a qualifier of mbarrier.pending_count, found `.shared`");
+        assert_eq!(err("mbarrier.test_wait.noComplete.b64 p, [a], s"), "expected a qualifier of mbarrier.test_wait, found `.noComplete`");
+        assert_eq!(err("mbarrier.arrive.parity.b64 s, [a]"), "expected a qualifier of mbarrier.arrive, found `.parity`");
         assert_eq!(err("mbarrier.pending_count.b64 c, [s]"), "expected state (a register), found an address `[...]`");
     }
 
