@@ -45,7 +45,9 @@ fn error_name(code: i32) -> String {
     // an invalid Rust enum; `cuGetErrorName` stores a pointer to a static NUL-terminated string
     // or fails, and we only read it on success.
     let from_driver = unsafe {
-        match lookup::<unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int>(b"cuGetErrorName\0") {
+        match lookup::<unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int>(
+            b"cuGetErrorName\0",
+        ) {
             Some(f) => {
                 let mut p: *const c_char = std::ptr::null();
                 if f(code, &mut p) == 0 && !p.is_null() {
@@ -68,7 +70,11 @@ fn check(call: &'static str, r: sys::CUresult) -> Result<(), DriverError> {
     if code == 0 {
         Ok(())
     } else {
-        Err(DriverError { call: call.into(), code, name: error_name(code) })
+        Err(DriverError {
+            call: call.into(),
+            code,
+            name: error_name(code),
+        })
     }
 }
 
@@ -115,13 +121,33 @@ impl TrapKind {
         (700, TrapKind::IllegalAddress, "CUDA_ERROR_ILLEGAL_ADDRESS"),
         (702, TrapKind::LaunchTimeout, "CUDA_ERROR_LAUNCH_TIMEOUT"),
         (710, TrapKind::Assert, "CUDA_ERROR_ASSERT"),
-        (714, TrapKind::HardwareStackError, "CUDA_ERROR_HARDWARE_STACK_ERROR"),
-        (715, TrapKind::IllegalInstruction, "CUDA_ERROR_ILLEGAL_INSTRUCTION"),
-        (716, TrapKind::MisalignedAddress, "CUDA_ERROR_MISALIGNED_ADDRESS"),
-        (717, TrapKind::InvalidAddressSpace, "CUDA_ERROR_INVALID_ADDRESS_SPACE"),
+        (
+            714,
+            TrapKind::HardwareStackError,
+            "CUDA_ERROR_HARDWARE_STACK_ERROR",
+        ),
+        (
+            715,
+            TrapKind::IllegalInstruction,
+            "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+        ),
+        (
+            716,
+            TrapKind::MisalignedAddress,
+            "CUDA_ERROR_MISALIGNED_ADDRESS",
+        ),
+        (
+            717,
+            TrapKind::InvalidAddressSpace,
+            "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+        ),
         (718, TrapKind::InvalidPc, "CUDA_ERROR_INVALID_PC"),
         (719, TrapKind::LaunchFailed, "CUDA_ERROR_LAUNCH_FAILED"),
-        (721, TrapKind::TensorMemoryLeak, "CUDA_ERROR_TENSOR_MEMORY_LEAK"),
+        (
+            721,
+            TrapKind::TensorMemoryLeak,
+            "CUDA_ERROR_TENSOR_MEMORY_LEAK",
+        ),
     ];
 
     /// The trap a synchronize error code denotes; `None` for codes that do not poison the context.
@@ -142,12 +168,18 @@ impl TrapKind {
     pub fn code(self) -> i32 {
         match self {
             TrapKind::Other(c) => c,
-            k => Self::TABLE.iter().find(|(_, t, _)| *t == k).map_or(0, |(c, _, _)| *c),
+            k => Self::TABLE
+                .iter()
+                .find(|(_, t, _)| *t == k)
+                .map_or(0, |(c, _, _)| *c),
         }
     }
 
     pub fn driver_name(self) -> &'static str {
-        Self::TABLE.iter().find(|(_, t, _)| *t == self).map_or("CUDA_ERROR_<sticky 7xx>", |(_, _, n)| n)
+        Self::TABLE
+            .iter()
+            .find(|(_, t, _)| *t == self)
+            .map_or("CUDA_ERROR_<sticky 7xx>", |(_, _, n)| n)
     }
 }
 
@@ -185,7 +217,9 @@ impl Driver {
     pub fn version(&self) -> Result<i32, DriverError> {
         let mut v: c_int = 0;
         // SAFETY: `v` is a valid out-pointer for the duration of the call.
-        check("cuDriverGetVersion", unsafe { sys::cuDriverGetVersion(&mut v) })?;
+        check("cuDriverGetVersion", unsafe {
+            sys::cuDriverGetVersion(&mut v)
+        })?;
         Ok(v)
     }
 
@@ -204,10 +238,16 @@ pub struct Device {
 }
 
 impl Device {
-    fn attribute(&self, a: sys::CUdevice_attribute, call: &'static str) -> Result<i32, DriverError> {
+    fn attribute(
+        &self,
+        a: sys::CUdevice_attribute,
+        call: &'static str,
+    ) -> Result<i32, DriverError> {
         let mut v: c_int = 0;
         // SAFETY: `v` is a valid out-pointer and `self.raw` came from `cuDeviceGet`.
-        check(call, unsafe { sys::cuDeviceGetAttribute(&mut v, a, self.raw) })?;
+        check(call, unsafe {
+            sys::cuDeviceGetAttribute(&mut v, a, self.raw)
+        })?;
         Ok(v)
     }
 
@@ -215,24 +255,40 @@ impl Device {
         use sys::CUdevice_attribute as A;
         let mut buf = [0 as c_char; 256];
         // SAFETY: the buffer is 256 bytes and we pass its length; the driver NUL-terminates.
-        check("cuDeviceGetName", unsafe { sys::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as c_int, self.raw) })?;
+        check("cuDeviceGetName", unsafe {
+            sys::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as c_int, self.raw)
+        })?;
         // SAFETY: zero-initialised buffer whose last byte the driver never overwrites past `len`,
         // so a NUL terminator exists within it.
-        let name = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned();
+        let name = unsafe { CStr::from_ptr(buf.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
         Ok(DeviceInfo {
             ordinal: self.ordinal,
             name,
             compute_capability: (
-                self.attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "cuDeviceGetAttribute(CC_MAJOR)")?,
-                self.attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "cuDeviceGetAttribute(CC_MINOR)")?,
+                self.attribute(
+                    A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                    "cuDeviceGetAttribute(CC_MAJOR)",
+                )?,
+                self.attribute(
+                    A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                    "cuDeviceGetAttribute(CC_MINOR)",
+                )?,
             ),
             driver_version: driver.version()?,
-            sm_count: self.attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "cuDeviceGetAttribute(SM_COUNT)")?,
+            sm_count: self.attribute(
+                A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                "cuDeviceGetAttribute(SM_COUNT)",
+            )?,
             max_shared_per_block_optin: self.attribute(
                 A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                 "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)",
             )?,
-            cluster_launch: self.attribute(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "cuDeviceGetAttribute(CLUSTER_LAUNCH)")? != 0,
+            cluster_launch: self.attribute(
+                A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+                "cuDeviceGetAttribute(CLUSTER_LAUNCH)",
+            )? != 0,
         })
     }
 
@@ -240,8 +296,13 @@ impl Device {
     pub fn context(&self) -> Result<Context, DriverError> {
         let mut ctx: sys::CUcontext = std::ptr::null_mut();
         // SAFETY: `ctx` is a valid out-pointer; `self.raw` is a valid device.
-        check("cuDevicePrimaryCtxRetain", unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, self.raw) })?;
-        let c = Context { raw: ctx, dev: self.raw };
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut ctx, self.raw)
+        })?;
+        let c = Context {
+            raw: ctx,
+            dev: self.raw,
+        };
         // SAFETY: `ctx` was just retained and is alive until `c` drops.
         check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })?;
         Ok(c)
@@ -331,25 +392,39 @@ impl Context {
         // Size options are passed by value in the pointer slot and overwritten with bytes used.
         let mut vals: [*mut c_void; 5] = [
             info.as_mut_ptr().cast(),
-            JIT_LOG_BYTES as *mut c_void,
+            std::ptr::without_provenance_mut(JIT_LOG_BYTES),
             err.as_mut_ptr().cast(),
-            JIT_LOG_BYTES as *mut c_void,
-            1usize as *mut c_void,
+            std::ptr::without_provenance_mut(JIT_LOG_BYTES),
+            std::ptr::without_provenance_mut(1),
         ];
         let mut m: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `image` is a NUL-terminated PTX string alive for the call; `opts` and `vals` have
         // equal length 5; the log buffers are JIT_LOG_BYTES long as declared and outlive the call;
         // this context is current on this thread.
         let r = unsafe {
-            sys::cuModuleLoadDataEx(&mut m, image.as_ptr().cast(), opts.len() as c_uint, opts.as_mut_ptr(), vals.as_mut_ptr())
+            sys::cuModuleLoadDataEx(
+                &mut m,
+                image.as_ptr().cast(),
+                opts.len() as c_uint,
+                opts.as_mut_ptr(),
+                vals.as_mut_ptr(),
+            )
         };
-        let info_log = log_text(&info, vals[1] as usize);
+        let info_log = log_text(&info, vals[1].addr());
         match check("cuModuleLoadDataEx", r) {
-            Ok(()) => Ok(Module { raw: m, info_log, _ctx: std::marker::PhantomData }),
+            Ok(()) => Ok(Module {
+                raw: m,
+                info_log,
+                _ctx: std::marker::PhantomData,
+            }),
             Err(error) => {
-                let mut log = log_text(&err, vals[3] as usize);
+                let mut log = log_text(&err, vals[3].addr());
                 if !info_log.is_empty() {
-                    log = if log.is_empty() { info_log } else { format!("{log}\n{info_log}") };
+                    log = if log.is_empty() {
+                        info_log
+                    } else {
+                        format!("{log}\n{info_log}")
+                    };
                 }
                 Err(ModuleError::Jit { error, log })
             }
@@ -361,14 +436,25 @@ impl Context {
         let mut p: sys::CUdeviceptr = 0;
         // SAFETY: `p` is a valid out-pointer; a zero-size request is rejected by the driver with an
         // error, not UB. The context is current.
-        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut p, size.max(1)) })?;
-        Ok(DeviceBuffer { ptr: p, size, _ctx: std::marker::PhantomData })
+        check("cuMemAlloc", unsafe {
+            sys::cuMemAlloc_v2(&mut p, size.max(1))
+        })?;
+        Ok(DeviceBuffer {
+            ptr: p,
+            size,
+            _ctx: std::marker::PhantomData,
+        })
     }
 
     /// Launch `f` on the default stream. With `dims.cluster` set this is a cluster launch via the
     /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` attribute. `params` holds one byte image per kernel
     /// parameter, in order, each at least as large as the kernel's parameter.
-    pub fn launch(&self, f: &Function<'_>, dims: &LaunchDims, params: &mut [ParamImage]) -> Result<(), DriverError> {
+    pub fn launch(
+        &self,
+        f: &Function<'_>,
+        dims: &LaunchDims,
+        params: &mut [ParamImage],
+    ) -> Result<(), DriverError> {
         if dims.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT {
             f.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -415,7 +501,11 @@ impl Context {
             sys::cuLaunchKernelEx(
                 &config,
                 f.raw,
-                if ptrs.is_empty() { std::ptr::null_mut() } else { ptrs.as_mut_ptr() },
+                if ptrs.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    ptrs.as_mut_ptr()
+                },
                 std::ptr::null_mut(),
             )
         };
@@ -477,13 +567,23 @@ impl Module<'_> {
         })?;
         let mut f: sys::CUfunction = std::ptr::null_mut();
         // SAFETY: `cname` is NUL-terminated and alive; `self.raw` is a loaded module.
-        check("cuModuleGetFunction", unsafe { sys::cuModuleGetFunction(&mut f, self.raw, cname.as_ptr()) })?;
-        Ok(Function { raw: f, _module: std::marker::PhantomData })
+        check("cuModuleGetFunction", unsafe {
+            sys::cuModuleGetFunction(&mut f, self.raw, cname.as_ptr())
+        })?;
+        Ok(Function {
+            raw: f,
+            _module: std::marker::PhantomData,
+        })
     }
 }
 
 impl Function<'_> {
-    fn set_attribute(&self, a: sys::CUfunction_attribute, v: i32, call: &'static str) -> Result<(), DriverError> {
+    fn set_attribute(
+        &self,
+        a: sys::CUfunction_attribute,
+        v: i32,
+        call: &'static str,
+    ) -> Result<(), DriverError> {
         // SAFETY: `self.raw` is a function of a loaded module; `a` is a settable attribute.
         check(call, unsafe { sys::cuFuncSetAttribute(self.raw, a, v) })
     }
@@ -520,7 +620,11 @@ impl DeviceBuffer<'_> {
     fn range(&self, offset: usize, len: usize, call: &'static str) -> Result<(), DriverError> {
         match offset.checked_add(len) {
             Some(end) if end <= self.size => Ok(()),
-            _ => Err(DriverError { call: call.into(), code: 1, name: "range outside the allocation".into() }),
+            _ => Err(DriverError {
+                call: call.into(),
+                code: 1,
+                name: "range outside the allocation".into(),
+            }),
         }
     }
 
@@ -538,7 +642,9 @@ impl DeviceBuffer<'_> {
 
     pub fn fill(&mut self, byte: u8) -> Result<(), DriverError> {
         // SAFETY: the range [ptr, ptr+size) is this allocation.
-        check("cuMemsetD8", unsafe { sys::cuMemsetD8_v2(self.ptr, byte, self.size) })
+        check("cuMemsetD8", unsafe {
+            sys::cuMemsetD8_v2(self.ptr, byte, self.size)
+        })
     }
 
     pub fn read(&self, offset: usize, len: usize) -> Result<Vec<u8>, DriverError> {
@@ -548,7 +654,9 @@ impl DeviceBuffer<'_> {
             return Ok(out);
         }
         // SAFETY: the source range lies inside this allocation; `out` has `len` writable bytes.
-        check("cuMemcpyDtoH", unsafe { sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), self.ptr + offset as u64, len) })?;
+        check("cuMemcpyDtoH", unsafe {
+            sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), self.ptr + offset as u64, len)
+        })?;
         Ok(out)
     }
 }
@@ -592,10 +700,16 @@ const MAX_RANK_ARRAYS: usize = 8;
 /// The 128-byte opaque tensor map.
 pub type TensorMapBytes = [u8; 128];
 
+type Padded = (
+    [u64; MAX_RANK_ARRAYS],
+    [u64; MAX_RANK_ARRAYS],
+    [u32; MAX_RANK_ARRAYS],
+);
+
 impl EncodeCommon {
     /// Arrays padded to a fixed length so the driver can never read past them, even when `rank`
     /// is deliberately invalid.
-    fn padded(&self) -> Result<([u64; MAX_RANK_ARRAYS], [u64; MAX_RANK_ARRAYS], [u32; MAX_RANK_ARRAYS]), EncodeError> {
+    fn padded(&self) -> Result<Padded, EncodeError> {
         let r = self.rank as usize;
         let bad = |what: &str| Err(EncodeError::BadShape { what: what.into() });
         if r > MAX_RANK_ARRAYS {
@@ -632,42 +746,109 @@ fn encode_result(r: c_int, m: &sys::CUtensorMap) -> Result<TensorMapBytes, Encod
     if r == 0 {
         Ok(map_bytes(m))
     } else {
-        Err(EncodeError::Driver { code: r, name: error_name(r) })
+        Err(EncodeError::Driver {
+            code: r,
+            name: error_name(r),
+        })
     }
 }
 
 fn unavailable(symbol: &str) -> EncodeError {
-    EncodeError::Unavailable { symbol: symbol.into() }
+    EncodeError::Unavailable {
+        symbol: symbol.into(),
+    }
 }
 
 type Dims = *const u64;
 type U32s = *const u32;
-type EncodeTiledFn = unsafe extern "C" fn(*mut sys::CUtensorMap, u32, u32, *mut c_void, Dims, Dims, U32s, U32s, u32, u32, u32, u32) -> c_int;
+type EncodeTiledFn = unsafe extern "C" fn(
+    *mut sys::CUtensorMap,
+    u32,
+    u32,
+    *mut c_void,
+    Dims,
+    Dims,
+    U32s,
+    U32s,
+    u32,
+    u32,
+    u32,
+    u32,
+) -> c_int;
 type EncodeIm2colFn = unsafe extern "C" fn(
-    *mut sys::CUtensorMap, u32, u32, *mut c_void, Dims, Dims, *const c_int, *const c_int, u32, u32, U32s, u32, u32, u32, u32,
+    *mut sys::CUtensorMap,
+    u32,
+    u32,
+    *mut c_void,
+    Dims,
+    Dims,
+    *const c_int,
+    *const c_int,
+    u32,
+    u32,
+    U32s,
+    u32,
+    u32,
+    u32,
+    u32,
 ) -> c_int;
 type EncodeIm2colWideFn = unsafe extern "C" fn(
-    *mut sys::CUtensorMap, u32, u32, *mut c_void, Dims, Dims, c_int, c_int, u32, u32, U32s, u32, u32, u32, u32, u32,
+    *mut sys::CUtensorMap,
+    u32,
+    u32,
+    *mut c_void,
+    Dims,
+    Dims,
+    c_int,
+    c_int,
+    u32,
+    u32,
+    U32s,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
 ) -> c_int;
 
 /// `cuTensorMapEncodeTiled`. `box_dim` has `rank` entries.
-pub fn encode_tiled(_d: &Driver, global_address: u64, c: &EncodeCommon, box_dim: &[u32]) -> Result<TensorMapBytes, EncodeError> {
+pub fn encode_tiled(
+    _d: &Driver,
+    global_address: u64,
+    c: &EncodeCommon,
+    box_dim: &[u32],
+) -> Result<TensorMapBytes, EncodeError> {
     let (dims, strides, estr) = c.padded()?;
     if box_dim.len() != c.rank as usize {
-        return Err(EncodeError::BadShape { what: "box_dim length != rank".into() });
+        return Err(EncodeError::BadShape {
+            what: "box_dim length != rank".into(),
+        });
     }
     let mut bx = [0u32; MAX_RANK_ARRAYS];
     bx[..box_dim.len()].copy_from_slice(box_dim);
     // SAFETY: a `Driver` exists so libcuda is present; `EncodeTiledFn` matches the C prototype of
     // cuTensorMapEncodeTiled with every enum parameter as its 32-bit underlying type.
-    let f = unsafe { lookup::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0") }.ok_or_else(|| unavailable("cuTensorMapEncodeTiled"))?;
+    let f = unsafe { lookup::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0") }
+        .ok_or_else(|| unavailable("cuTensorMapEncodeTiled"))?;
     let mut m = sys::CUtensorMap { opaque: [0; 16] };
     // SAFETY: every array has MAX_RANK_ARRAYS ≥ rank entries and lives across the call; the
     // driver only encodes `global_address` into the map and never dereferences it; `m` is a
     // properly aligned (128-byte) output.
     let r = unsafe {
-        f(&mut m, c.data_type, c.rank, global_address as *mut c_void, dims.as_ptr(), strides.as_ptr(), bx.as_ptr(), estr.as_ptr(),
-          c.interleave, c.swizzle, c.l2_promotion, c.oob_fill)
+        f(
+            &mut m,
+            c.data_type,
+            c.rank,
+            global_address as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            bx.as_ptr(),
+            estr.as_ptr(),
+            c.interleave,
+            c.swizzle,
+            c.l2_promotion,
+            c.oob_fill,
+        )
     };
     encode_result(r, &m)
 }
@@ -686,19 +867,37 @@ pub fn encode_im2col(
     let (dims, strides, estr) = c.padded()?;
     let n = (c.rank as usize).saturating_sub(2);
     if lower_corner.len() != n || upper_corner.len() != n {
-        return Err(EncodeError::BadShape { what: "pixel box corners length != rank - 2".into() });
+        return Err(EncodeError::BadShape {
+            what: "pixel box corners length != rank - 2".into(),
+        });
     }
     let mut lo = [0 as c_int; MAX_RANK_ARRAYS];
     let mut hi = [0 as c_int; MAX_RANK_ARRAYS];
     lo[..n].copy_from_slice(lower_corner);
     hi[..n].copy_from_slice(upper_corner);
     // SAFETY: as for `encode_tiled`; `EncodeIm2colFn` matches cuTensorMapEncodeIm2col.
-    let f = unsafe { lookup::<EncodeIm2colFn>(b"cuTensorMapEncodeIm2col\0") }.ok_or_else(|| unavailable("cuTensorMapEncodeIm2col"))?;
+    let f = unsafe { lookup::<EncodeIm2colFn>(b"cuTensorMapEncodeIm2col\0") }
+        .ok_or_else(|| unavailable("cuTensorMapEncodeIm2col"))?;
     let mut m = sys::CUtensorMap { opaque: [0; 16] };
     // SAFETY: all arrays are MAX_RANK_ARRAYS long and outlive the call; see `encode_tiled`.
     let r = unsafe {
-        f(&mut m, c.data_type, c.rank, global_address as *mut c_void, dims.as_ptr(), strides.as_ptr(), lo.as_ptr(), hi.as_ptr(),
-          channels_per_pixel, pixels_per_column, estr.as_ptr(), c.interleave, c.swizzle, c.l2_promotion, c.oob_fill)
+        f(
+            &mut m,
+            c.data_type,
+            c.rank,
+            global_address as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            lo.as_ptr(),
+            hi.as_ptr(),
+            channels_per_pixel,
+            pixels_per_column,
+            estr.as_ptr(),
+            c.interleave,
+            c.swizzle,
+            c.l2_promotion,
+            c.oob_fill,
+        )
     };
     encode_result(r, &m)
 }
@@ -722,9 +921,24 @@ pub fn encode_im2col_wide(
     let mut m = sys::CUtensorMap { opaque: [0; 16] };
     // SAFETY: all arrays are MAX_RANK_ARRAYS long and outlive the call; see `encode_tiled`.
     let r = unsafe {
-        f(&mut m, c.data_type, c.rank, global_address as *mut c_void, dims.as_ptr(), strides.as_ptr(), lower_corner_width,
-          upper_corner_width, channels_per_pixel, pixels_per_column, estr.as_ptr(), c.interleave, mode, c.swizzle, c.l2_promotion,
-          c.oob_fill)
+        f(
+            &mut m,
+            c.data_type,
+            c.rank,
+            global_address as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            lower_corner_width,
+            upper_corner_width,
+            channels_per_pixel,
+            pixels_per_column,
+            estr.as_ptr(),
+            c.interleave,
+            mode,
+            c.swizzle,
+            c.l2_promotion,
+            c.oob_fill,
+        )
     };
     encode_result(r, &m)
 }
@@ -750,10 +964,18 @@ mod tests {
             assert_eq!(kind.code(), code);
         }
         assert_eq!(TrapKind::from_code(715), Some(TrapKind::IllegalInstruction));
-        assert_eq!(TrapKind::from_code(701), None, "out of resources is a launch error");
+        assert_eq!(
+            TrapKind::from_code(701),
+            None,
+            "out of resources is a launch error"
+        );
         assert_eq!(TrapKind::from_code(720), None);
         assert_eq!(TrapKind::from_code(1), None);
-        assert_eq!(TrapKind::from_code(912), None, "invalid cluster size is a launch error");
+        assert_eq!(
+            TrapKind::from_code(912),
+            None,
+            "invalid cluster size is a launch error"
+        );
         assert_eq!(TrapKind::from_code(799), Some(TrapKind::Other(799)));
         assert_eq!(TrapKind::Other(799).code(), 799);
     }
@@ -771,7 +993,12 @@ mod tests {
     fn param_image_is_aligned_and_zero_padded() {
         let mut p = ParamImage::from_bytes(&[1, 2, 3]);
         assert_eq!(p.as_mut_ptr() as usize % 16, 0);
-        assert_eq!(p.0, vec![u128::from_le_bytes([1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])]);
+        assert_eq!(
+            p.0,
+            vec![u128::from_le_bytes([
+                1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+            ])]
+        );
         assert_eq!(ParamImage::from_bytes(&[0u8; 128]).0.len(), 8);
         assert_eq!(ParamImage::from_bytes(&[]).0.len(), 1);
     }
@@ -790,8 +1017,14 @@ mod tests {
             oob_fill: 0,
         };
         let (d, s, e) = c.padded().unwrap();
-        assert_eq!((&d[..3], &s[..2], &e[..3]), (&[16, 16, 0][..], &[16, 0][..], &[1, 1, 0][..]));
-        let bad = EncodeCommon { global_strides: vec![16, 256], ..c.clone() };
+        assert_eq!(
+            (&d[..3], &s[..2], &e[..3]),
+            (&[16, 16, 0][..], &[16, 0][..], &[1, 1, 0][..])
+        );
+        let bad = EncodeCommon {
+            global_strides: vec![16, 256],
+            ..c.clone()
+        };
         assert!(matches!(bad.padded(), Err(EncodeError::BadShape { .. })));
         let huge = EncodeCommon { rank: 9, ..c };
         assert!(matches!(huge.padded(), Err(EncodeError::BadShape { .. })));

@@ -31,12 +31,17 @@ pub mod driver;
 pub mod protocol;
 pub mod worker;
 
+#[cfg(test)]
+mod device_tests;
+
 pub use driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
 pub use protocol::{
-    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome, ReadBack,
-    TensorMapRequest,
+    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
+    ReadBack, TensorMapRequest,
 };
-pub use worker::{worker_main, Executor, Supervisor, SupervisorConfig, SupervisorError, WorkerCommand};
+pub use worker::{
+    worker_main, Executor, Supervisor, SupervisorConfig, SupervisorError, WorkerCommand,
+};
 
 /// The hidden subcommand that starts a worker: `ptxconform __worker [--device N]`.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
@@ -77,7 +82,10 @@ mod tests {
         if gpu_available().is_ok() {
             return; // only meaningful without a driver
         }
-        assert_eq!(worker_main(&["--device".into(), "x".into()]), worker::EXIT_INIT_FAILED);
+        assert_eq!(
+            worker_main(&["--device".into(), "x".into()]),
+            worker::EXIT_INIT_FAILED
+        );
         assert_eq!(worker_main(&[]), worker::EXIT_INIT_FAILED);
     }
 }

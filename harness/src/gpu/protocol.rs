@@ -180,7 +180,14 @@ pub struct JobResult {
 
 impl JobResult {
     pub fn bare(id: u64, outcome: Outcome) -> JobResult {
-        JobResult { id, outcome, tensor_maps: vec![], read_back: vec![], jit_info_log: String::new(), wall_us: 0 }
+        JobResult {
+            id,
+            outcome,
+            tensor_maps: vec![],
+            read_back: vec![],
+            jit_info_log: String::new(),
+            wall_us: 0,
+        }
     }
 }
 
@@ -197,18 +204,29 @@ pub enum ToWorker {
 #[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// First line after start-up: the context is ready.
-    Ready { device: DeviceInfo },
+    Ready {
+        device: DeviceInfo,
+    },
     /// Start-up failed (no driver, no device, context creation failed); the worker exits.
-    InitFailed { message: String },
-    Started { id: u64 },
-    Done { result: Box<JobResult> },
+    InitFailed {
+        message: String,
+    },
+    Started {
+        id: u64,
+    },
+    Done {
+        result: Box<JobResult>,
+    },
     BatchDone,
 }
 
 impl FromWorker {
     pub fn to_line(&self) -> String {
         // Serialising these plain data types cannot fail (no maps with non-string keys).
-        format!("{LINE_PREFIX}{}", serde_json::to_string(self).unwrap_or_default())
+        format!(
+            "{LINE_PREFIX}{}",
+            serde_json::to_string(self).unwrap_or_default()
+        )
     }
 
     /// `None` for lines that are not protocol lines; `Some(Err)` for corrupt protocol lines.
@@ -241,10 +259,12 @@ pub mod hex {
             _ => Err(format!("not a hex digit: {:?}", c as char)),
         };
         let b = s.as_bytes();
-        if b.len() % 2 != 0 {
+        if b.len() & 1 == 1 {
             return Err("odd-length hex string".into());
         }
-        b.chunks(2).map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?)).collect()
+        b.chunks(2)
+            .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
+            .collect()
     }
 
     pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -274,9 +294,17 @@ mod tests {
     fn messages_round_trip_through_lines() {
         let job = Job {
             id: 7,
-            buffers: vec![BufferSpec { size: 64, align: 128, fill: 0xee, init: vec![1, 2, 3] }],
+            buffers: vec![BufferSpec {
+                size: 64,
+                align: 128,
+                fill: 0xee,
+                init: vec![1, 2, 3],
+            }],
             tensor_maps: vec![TensorMapRequest {
-                global: Address::Buffer { index: 0, offset: 0 },
+                global: Address::Buffer {
+                    index: 0,
+                    offset: 0,
+                },
                 encode: Encode::Tiled {
                     common: EncodeCommon {
                         data_type: 0,
@@ -296,29 +324,74 @@ mod tests {
             launch: Some(KernelLaunch {
                 ptx: ".version 9.0\n".into(),
                 kernel: "k".into(),
-                dims: LaunchDims { grid: [2, 1, 1], block: [32, 1, 1], cluster: Some([2, 1, 1]), dynamic_smem: 1024 },
-                params: vec![KernelParam::Pointer(Address::Buffer { index: 0, offset: 16 }), KernelParam::TensorMap(0)],
+                dims: LaunchDims {
+                    grid: [2, 1, 1],
+                    block: [32, 1, 1],
+                    cluster: Some([2, 1, 1]),
+                    dynamic_smem: 1024,
+                },
+                params: vec![
+                    KernelParam::Pointer(Address::Buffer {
+                        index: 0,
+                        offset: 16,
+                    }),
+                    KernelParam::TensorMap(0),
+                ],
             }),
             read_back: vec![0],
         };
-        let line = serde_json::to_string(&ToWorker::Run { jobs: vec![job.clone()] }).unwrap();
+        let line = serde_json::to_string(&ToWorker::Run {
+            jobs: vec![job.clone()],
+        })
+        .unwrap();
         assert!(!line.contains('\n'));
-        assert_eq!(serde_json::from_str::<ToWorker>(&line).unwrap(), ToWorker::Run { jobs: vec![job] });
+        assert_eq!(
+            serde_json::from_str::<ToWorker>(&line).unwrap(),
+            ToWorker::Run { jobs: vec![job] }
+        );
 
-        let mut r = JobResult::bare(7, Outcome::Trap { kind: TrapKind::MisalignedAddress, code: 716 });
-        r.read_back.push(ReadBack { index: 0, data: vec![9; 4] });
-        let msg = FromWorker::Done { result: Box::new(r) };
+        let mut r = JobResult::bare(
+            7,
+            Outcome::Trap {
+                kind: TrapKind::MisalignedAddress,
+                code: 716,
+            },
+        );
+        r.read_back.push(ReadBack {
+            index: 0,
+            data: vec![9; 4],
+        });
+        let msg = FromWorker::Done {
+            result: Box::new(r),
+        };
         let line = msg.to_line();
-        assert!(line.contains("\"misaligned_address\"") && line.contains("\"09090909\""), "{line}");
+        assert!(
+            line.contains("\"misaligned_address\"") && line.contains("\"09090909\""),
+            "{line}"
+        );
         assert_eq!(FromWorker::parse_line(&line), Some(Ok(msg.clone())));
         assert_eq!(FromWorker::parse_line("running 1 test"), None);
-        assert_eq!(FromWorker::parse_line(&format!("test x ... {line}")), Some(Ok(msg.clone())));
-        assert!(matches!(FromWorker::parse_line("PTXC1 {oops"), Some(Err(_))));
+        assert_eq!(
+            FromWorker::parse_line(&format!("test x ... {line}")),
+            Some(Ok(msg.clone()))
+        );
+        assert!(matches!(
+            FromWorker::parse_line("PTXC1 {oops"),
+            Some(Err(_))
+        ));
     }
 
     #[test]
     fn buffer_spec_defaults() {
         let b: BufferSpec = serde_json::from_str(r#"{"size":8}"#).unwrap();
-        assert_eq!(b, BufferSpec { size: 8, align: 256, fill: 0, init: vec![] });
+        assert_eq!(
+            b,
+            BufferSpec {
+                size: 8,
+                align: 256,
+                fill: 0,
+                init: vec![]
+            }
+        );
     }
 }

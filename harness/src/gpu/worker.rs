@@ -39,9 +39,13 @@ pub const EXIT_PROTOCOL: i32 = 5;
 /// The worker's request loop: announce the device, then run batches until told to stop.
 pub fn serve<E: Executor>(exec: &mut E, input: impl BufRead, mut output: impl Write) -> ServeEnd {
     let mut send = |m: FromWorker| -> Result<(), String> {
-        writeln!(output, "{}", m.to_line()).and_then(|_| output.flush()).map_err(|e| format!("stdout: {e}"))
+        writeln!(output, "{}", m.to_line())
+            .and_then(|_| output.flush())
+            .map_err(|e| format!("stdout: {e}"))
     };
-    if let Err(e) = send(FromWorker::Ready { device: exec.device() }) {
+    if let Err(e) = send(FromWorker::Ready {
+        device: exec.device(),
+    }) {
         return ServeEnd::ProtocolError(e);
     }
     for line in input.lines() {
@@ -63,7 +67,9 @@ pub fn serve<E: Executor>(exec: &mut E, input: impl BufRead, mut output: impl Wr
             }
             let result = exec.execute(job);
             let poisoned = result.outcome.poisons_context();
-            if let Err(e) = send(FromWorker::Done { result: Box::new(result) }) {
+            if let Err(e) = send(FromWorker::Done {
+                result: Box::new(result),
+            }) {
                 return ServeEnd::ProtocolError(e);
             }
             if poisoned {
@@ -152,36 +158,55 @@ struct JobBuffer<'c> {
 }
 
 fn setup(message: impl Into<String>) -> Outcome {
-    Outcome::Setup { message: message.into() }
+    Outcome::Setup {
+        message: message.into(),
+    }
 }
 
 fn resolve(buffers: &[JobBuffer<'_>], a: Address) -> Result<u64, Outcome> {
     match a {
         Address::Raw(v) => Ok(v),
         Address::Buffer { index, offset } => {
-            let b = buffers.get(index).ok_or_else(|| setup(format!("no buffer {index}")))?;
+            let b = buffers
+                .get(index)
+                .ok_or_else(|| setup(format!("no buffer {index}")))?;
             Ok(b.mem.addr() + b.start as u64 + offset)
         }
     }
 }
 
 /// Runs one job; `Err` carries the outcome of an early stop. Fills `r`'s maps, logs, read-backs.
-fn run_on_device(d: &Driver, ctx: &Context, job: &Job, r: &mut JobResult) -> Result<Outcome, Outcome> {
+fn run_on_device(
+    d: &Driver,
+    ctx: &Context,
+    job: &Job,
+    r: &mut JobResult,
+) -> Result<Outcome, Outcome> {
     let mut buffers = Vec::with_capacity(job.buffers.len());
     for (i, spec) in job.buffers.iter().enumerate() {
         if !spec.align.is_power_of_two() || spec.align > MAX_BUFFER_ALIGN {
-            return Err(setup(format!("buffer {i}: align {} is not a power of two ≤ {MAX_BUFFER_ALIGN}", spec.align)));
+            return Err(setup(format!(
+                "buffer {i}: align {} is not a power of two ≤ {MAX_BUFFER_ALIGN}",
+                spec.align
+            )));
         }
         if spec.init.len() as u64 > spec.size {
             return Err(setup(format!("buffer {i}: init longer than size")));
         }
-        let size = usize::try_from(spec.size).map_err(|_| setup(format!("buffer {i}: size too large")))?;
+        let size =
+            usize::try_from(spec.size).map_err(|_| setup(format!("buffer {i}: size too large")))?;
         let align = spec.align as usize;
-        let total = size.checked_add(align - 1).ok_or_else(|| setup(format!("buffer {i}: size too large")))?;
-        let mut mem = ctx.alloc(total).map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        let total = size
+            .checked_add(align - 1)
+            .ok_or_else(|| setup(format!("buffer {i}: size too large")))?;
+        let mut mem = ctx
+            .alloc(total)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         let start = (mem.addr() as usize).next_multiple_of(align) - mem.addr() as usize;
-        mem.fill(spec.fill).map_err(|e| setup(format!("buffer {i}: {e}")))?;
-        mem.write(start, &spec.init).map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        mem.fill(spec.fill)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        mem.write(start, &spec.init)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         buffers.push(JobBuffer { mem, start, size });
     }
 
@@ -189,31 +214,58 @@ fn run_on_device(d: &Driver, ctx: &Context, job: &Job, r: &mut JobResult) -> Res
         let addr = resolve(&buffers, req.global)?;
         let enc = match &req.encode {
             Encode::Tiled { common, box_dim } => driver::encode_tiled(d, addr, common, box_dim),
-            Encode::Im2col { common, lower_corner, upper_corner, channels_per_pixel, pixels_per_column } => {
-                driver::encode_im2col(d, addr, common, lower_corner, upper_corner, *channels_per_pixel, *pixels_per_column)
-            }
-            Encode::Im2colWide { common, lower_corner_width, upper_corner_width, channels_per_pixel, pixels_per_column, mode } => {
-                driver::encode_im2col_wide(
-                    d,
-                    addr,
-                    common,
-                    *lower_corner_width,
-                    *upper_corner_width,
-                    *channels_per_pixel,
-                    *pixels_per_column,
-                    *mode,
-                )
-            }
+            Encode::Im2col {
+                common,
+                lower_corner,
+                upper_corner,
+                channels_per_pixel,
+                pixels_per_column,
+            } => driver::encode_im2col(
+                d,
+                addr,
+                common,
+                lower_corner,
+                upper_corner,
+                *channels_per_pixel,
+                *pixels_per_column,
+            ),
+            Encode::Im2colWide {
+                common,
+                lower_corner_width,
+                upper_corner_width,
+                channels_per_pixel,
+                pixels_per_column,
+                mode,
+            } => driver::encode_im2col_wide(
+                d,
+                addr,
+                common,
+                *lower_corner_width,
+                *upper_corner_width,
+                *channels_per_pixel,
+                *pixels_per_column,
+                *mode,
+            ),
         };
         match enc {
             Ok(map) => {
                 if let Some(Address::Buffer { index, offset }) = req.store {
-                    let b = buffers.get_mut(index).ok_or_else(|| setup(format!("tensor map {i}: no buffer {index}")))?;
+                    let b = buffers
+                        .get_mut(index)
+                        .ok_or_else(|| setup(format!("tensor map {i}: no buffer {index}")))?;
                     let at = usize::try_from(offset).ok().filter(|o| o + 128 <= b.size);
-                    let at = at.ok_or_else(|| setup(format!("tensor map {i}: store offset {offset} outside buffer")))?;
-                    b.mem.write(b.start + at, &map).map_err(|e| setup(format!("tensor map {i}: {e}")))?;
+                    let at = at.ok_or_else(|| {
+                        setup(format!(
+                            "tensor map {i}: store offset {offset} outside buffer"
+                        ))
+                    })?;
+                    b.mem
+                        .write(b.start + at, &map)
+                        .map_err(|e| setup(format!("tensor map {i}: {e}")))?;
                 } else if req.store.is_some() {
-                    return Err(setup(format!("tensor map {i}: can only store into a job buffer")));
+                    return Err(setup(format!(
+                        "tensor map {i}: can only store into a job buffer"
+                    )));
                 }
                 r.tensor_maps.push(EncodeOutcome::Ok(map.to_vec()));
             }
@@ -225,13 +277,19 @@ fn run_on_device(d: &Driver, ctx: &Context, job: &Job, r: &mut JobResult) -> Res
         let mut params = Vec::with_capacity(l.params.len());
         for p in &l.params {
             params.push(match p {
-                KernelParam::Pointer(a) => ParamImage::from_bytes(&resolve(&buffers, *a)?.to_le_bytes()),
+                KernelParam::Pointer(a) => {
+                    ParamImage::from_bytes(&resolve(&buffers, *a)?.to_le_bytes())
+                }
                 KernelParam::U32(v) => ParamImage::from_bytes(&v.to_le_bytes()),
                 KernelParam::U64(v) => ParamImage::from_bytes(&v.to_le_bytes()),
                 KernelParam::Bytes(b) => ParamImage::from_bytes(b),
                 KernelParam::TensorMap(i) => match r.tensor_maps.get(*i) {
                     Some(EncodeOutcome::Ok(m)) => ParamImage::from_bytes(m),
-                    Some(EncodeOutcome::Err(_)) => return Err(setup(format!("parameter uses tensor map {i}, which failed to encode"))),
+                    Some(EncodeOutcome::Err(_)) => {
+                        return Err(setup(format!(
+                            "parameter uses tensor map {i}, which failed to encode"
+                        )))
+                    }
                     None => return Err(setup(format!("no tensor map {i}"))),
                 },
             });
@@ -242,24 +300,39 @@ fn run_on_device(d: &Driver, ctx: &Context, job: &Job, r: &mut JobResult) -> Res
             Err(ModuleError::Jit { error, log }) => return Err(Outcome::JitError { error, log }),
         };
         r.jit_info_log = module.info_log.clone();
-        let f = module.function(&l.kernel).map_err(|error| Outcome::LaunchError { error })?;
+        let f = module
+            .function(&l.kernel)
+            .map_err(|error| Outcome::LaunchError { error })?;
         if let Err(error) = ctx.launch(&f, &l.dims, &mut params) {
             // A launch call can itself report a sticky error; treat it as the trap it is.
             return Err(match driver::TrapKind::from_code(error.code) {
-                Some(kind) => Outcome::Trap { kind, code: error.code },
+                Some(kind) => Outcome::Trap {
+                    kind,
+                    code: error.code,
+                },
                 None => Outcome::LaunchError { error },
             });
         }
         match ctx.synchronize() {
             Ok(()) => {}
-            Err(SyncError::Trap(kind)) => return Err(Outcome::Trap { kind, code: kind.code() }),
+            Err(SyncError::Trap(kind)) => {
+                return Err(Outcome::Trap {
+                    kind,
+                    code: kind.code(),
+                })
+            }
             Err(SyncError::Other(error)) => return Err(Outcome::LaunchError { error }),
         }
     }
 
     for &index in &job.read_back {
-        let b = buffers.get(index).ok_or_else(|| setup(format!("read_back: no buffer {index}")))?;
-        let data = b.mem.read(b.start, b.size).map_err(|error| Outcome::LaunchError { error })?;
+        let b = buffers
+            .get(index)
+            .ok_or_else(|| setup(format!("read_back: no buffer {index}")))?;
+        let data = b
+            .mem
+            .read(b.start, b.size)
+            .map_err(|error| Outcome::LaunchError { error })?;
         r.read_back.push(ReadBack { index, data });
     }
     Ok(Outcome::Ok)
@@ -280,7 +353,11 @@ impl WorkerCommand {
     /// `current_exe() __worker --device N`.
     pub fn current_exe(device: i32) -> Result<WorkerCommand, String> {
         let program = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-        Ok(WorkerCommand { program, args: vec!["__worker".into(), "--device".into(), device.to_string()], env: vec![] })
+        Ok(WorkerCommand {
+            program,
+            args: vec!["__worker".into(), "--device".into(), device.to_string()],
+            env: vec![],
+        })
     }
 }
 
@@ -298,7 +375,12 @@ pub struct SupervisorConfig {
 
 impl SupervisorConfig {
     pub fn new(command: WorkerCommand) -> SupervisorConfig {
-        SupervisorConfig { command, job_timeout: Duration::from_secs(10), start_timeout: Duration::from_secs(60), batch_size: 64 }
+        SupervisorConfig {
+            command,
+            job_timeout: Duration::from_secs(10),
+            start_timeout: Duration::from_secs(60),
+            batch_size: 64,
+        }
     }
 }
 
@@ -369,7 +451,12 @@ impl Worker {
             }
             let _ = tx.send(Event::Eof);
         });
-        let mut w = Worker { child, stdin, events, device: placeholder_device() };
+        let mut w = Worker {
+            child,
+            stdin,
+            events,
+            device: placeholder_device(),
+        };
         match w.events.recv_timeout(cfg.start_timeout) {
             Ok(Event::Msg(FromWorker::Ready { device })) => {
                 w.device = device;
@@ -377,8 +464,12 @@ impl Worker {
             }
             Ok(Event::Msg(FromWorker::InitFailed { message })) => Err(message),
             Ok(Event::Msg(_)) | Ok(Event::Corrupt(_)) => Err("worker spoke before Ready".into()),
-            Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => Err(format!("worker exited during start-up ({})", w.status())),
-            Err(RecvTimeoutError::Timeout) => Err(format!("worker not ready after {:?}", cfg.start_timeout)),
+            Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                Err(format!("worker exited during start-up ({})", w.status()))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                Err(format!("worker not ready after {:?}", cfg.start_timeout))
+            }
         }
     }
 
@@ -398,7 +489,11 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "{}", serde_json::to_string(&ToWorker::Shutdown).unwrap_or_default());
+        let _ = writeln!(
+            self.stdin,
+            "{}",
+            serde_json::to_string(&ToWorker::Shutdown).unwrap_or_default()
+        );
         let _ = self.stdin.flush();
         // Give a healthy worker a moment to exit on its own, then kill.
         let deadline = Instant::now() + Duration::from_millis(500);
@@ -453,8 +548,16 @@ struct Plan {
 /// - An unattributable failure (worker died between jobs, corrupt output) bisects the unfinished
 ///   jobs; a single unfinished job that fails this way is final.
 fn plan(group: &[usize], done: &[usize], failure: Failure) -> Plan {
-    let unfinished: Vec<usize> = group.iter().copied().filter(|i| !done.contains(i)).collect();
-    let mut p = Plan { settled: vec![], settled_result: None, next: vec![] };
+    let unfinished: Vec<usize> = group
+        .iter()
+        .copied()
+        .filter(|i| !done.contains(i))
+        .collect();
+    let mut p = Plan {
+        settled: vec![],
+        settled_result: None,
+        next: vec![],
+    };
     let culprit = match &failure {
         Failure::Trapped(i, _) => Some(*i),
         Failure::Timeout(c, _) | Failure::Died(c, _) => *c,
@@ -462,7 +565,12 @@ fn plan(group: &[usize], done: &[usize], failure: Failure) -> Plan {
     match culprit {
         Some(c) if group.len() == 1 => match failure {
             Failure::Trapped(_, r) => p.settled_result = Some((c, r)),
-            Failure::Timeout(_, t) => p.settled.push((c, Outcome::Timeout { after_ms: t.as_millis() as u64 })),
+            Failure::Timeout(_, t) => p.settled.push((
+                c,
+                Outcome::Timeout {
+                    after_ms: t.as_millis() as u64,
+                },
+            )),
             Failure::Died(_, d) => p.settled.push((c, Outcome::WorkerCrashed { detail: d })),
         },
         Some(c) => {
@@ -480,7 +588,8 @@ fn plan(group: &[usize], done: &[usize], failure: Failure) -> Plan {
                     Failure::Died(_, d) => d,
                     Failure::Trapped(..) => unreachable!("a trap always names its job"),
                 };
-                p.settled.push((unfinished[0], Outcome::WorkerCrashed { detail }));
+                p.settled
+                    .push((unfinished[0], Outcome::WorkerCrashed { detail }));
             }
             n => {
                 p.next.push(unfinished[..n / 2].to_vec());
@@ -502,7 +611,11 @@ pub struct Supervisor {
 
 impl Supervisor {
     pub fn new(cfg: SupervisorConfig) -> Supervisor {
-        Supervisor { cfg, worker: None, spawned: 0 }
+        Supervisor {
+            cfg,
+            worker: None,
+            spawned: 0,
+        }
     }
 
     /// Start the worker now (instead of on the first `run`) and return its device.
@@ -516,7 +629,9 @@ impl Supervisor {
             self.worker = Some(Worker::spawn(&self.cfg).map_err(SupervisorError::WorkerStart)?);
         }
         // Just ensured Some.
-        self.worker.as_mut().ok_or_else(|| SupervisorError::WorkerStart("unreachable".into()))
+        self.worker
+            .as_mut()
+            .ok_or_else(|| SupervisorError::WorkerStart("unreachable".into()))
     }
 
     /// Run `jobs`; results come back in the order of `jobs`, one per job.
@@ -529,7 +644,10 @@ impl Supervisor {
         }
         let mut results: Vec<Option<JobResult>> = vec![None; jobs.len()];
         let all: Vec<usize> = (0..jobs.len()).collect();
-        let mut queue: VecDeque<Vec<usize>> = all.chunks(self.cfg.batch_size.max(1)).map(|c| c.to_vec()).collect();
+        let mut queue: VecDeque<Vec<usize>> = all
+            .chunks(self.cfg.batch_size.max(1))
+            .map(|c| c.to_vec())
+            .collect();
         while let Some(group) = queue.pop_front() {
             let (done, failure) = self.run_group(jobs, &group)?;
             let done_idx: Vec<usize> = done.iter().map(|(i, _)| *i).collect();
@@ -554,7 +672,14 @@ impl Supervisor {
             .into_iter()
             .enumerate()
             .map(|(i, r)| {
-                r.unwrap_or_else(|| JobResult::bare(jobs[i].id, Outcome::WorkerCrashed { detail: "no result".into() }))
+                r.unwrap_or_else(|| {
+                    JobResult::bare(
+                        jobs[i].id,
+                        Outcome::WorkerCrashed {
+                            detail: "no result".into(),
+                        },
+                    )
+                })
             })
             .collect())
     }
@@ -562,7 +687,11 @@ impl Supervisor {
     /// Send one group; collect results until `BatchDone` or a failure. A trap result is returned
     /// as the failure, not in `done`.
     #[allow(clippy::type_complexity)]
-    fn run_group(&mut self, jobs: &[Job], group: &[usize]) -> Result<(Vec<(usize, JobResult)>, Option<Failure>), SupervisorError> {
+    fn run_group(
+        &mut self,
+        jobs: &[Job],
+        group: &[usize],
+    ) -> Result<(Vec<(usize, JobResult)>, Option<Failure>), SupervisorError> {
         let job_timeout = self.cfg.job_timeout;
         let w = self.live_worker()?;
         let batch: Vec<Job> = group.iter().map(|&i| jobs[i].clone()).collect();
@@ -571,7 +700,13 @@ impl Supervisor {
         let line = serde_json::to_string(&ToWorker::Run { jobs: batch }).unwrap_or_default();
         if let Err(e) = writeln!(w.stdin, "{line}").and_then(|_| w.stdin.flush()) {
             let status = w.status();
-            return Ok((done, Some(Failure::Died(None, format!("worker stdin closed ({e}); exit {status}")))));
+            return Ok((
+                done,
+                Some(Failure::Died(
+                    None,
+                    format!("worker stdin closed ({e}); exit {status}"),
+                )),
+            ));
         }
         let mut running: Option<usize> = None;
         loop {
@@ -586,29 +721,56 @@ impl Supervisor {
             match ev {
                 Event::Msg(FromWorker::Started { id }) => match by_id(id) {
                     Some(i) => running = Some(i),
-                    None => return Ok((done, Some(Failure::Died(running, format!("worker started unknown job {id}"))))),
+                    None => {
+                        return Ok((
+                            done,
+                            Some(Failure::Died(
+                                running,
+                                format!("worker started unknown job {id}"),
+                            )),
+                        ))
+                    }
                 },
                 Event::Msg(FromWorker::Done { result }) => match by_id(result.id) {
-                    Some(i) if result.outcome.poisons_context() => return Ok((done, Some(Failure::Trapped(i, result)))),
+                    Some(i) if result.outcome.poisons_context() => {
+                        return Ok((done, Some(Failure::Trapped(i, result))))
+                    }
                     Some(i) => {
                         running = None;
                         done.push((i, *result));
                     }
-                    None => return Ok((done, Some(Failure::Died(running, format!("worker finished unknown job {}", result.id))))),
+                    None => {
+                        return Ok((
+                            done,
+                            Some(Failure::Died(
+                                running,
+                                format!("worker finished unknown job {}", result.id),
+                            )),
+                        ))
+                    }
                 },
                 Event::Msg(FromWorker::BatchDone) => {
                     if done.len() == group.len() {
                         return Ok((done, None));
                     }
-                    return Ok((done, Some(Failure::Died(None, "batch ended with jobs missing".into()))));
+                    return Ok((
+                        done,
+                        Some(Failure::Died(None, "batch ended with jobs missing".into())),
+                    ));
                 }
                 Event::Msg(m @ (FromWorker::Ready { .. } | FromWorker::InitFailed { .. })) => {
-                    return Ok((done, Some(Failure::Died(running, format!("unexpected {m:?}")))));
+                    return Ok((
+                        done,
+                        Some(Failure::Died(running, format!("unexpected {m:?}"))),
+                    ));
                 }
                 Event::Corrupt(e) => return Ok((done, Some(Failure::Died(running, e)))),
                 Event::Eof => {
                     let status = w.status();
-                    return Ok((done, Some(Failure::Died(running, format!("worker exited: {status}")))));
+                    return Ok((
+                        done,
+                        Some(Failure::Died(running, format!("worker exited: {status}"))),
+                    ));
                 }
             }
         }
@@ -629,11 +791,22 @@ mod tests {
 
     impl Executor for Fake {
         fn device(&self) -> DeviceInfo {
-            DeviceInfo { name: "fake".into(), ..placeholder_device() }
+            DeviceInfo {
+                name: "fake".into(),
+                ..placeholder_device()
+            }
         }
 
         fn execute(&mut self, job: &Job) -> JobResult {
-            let trap = || JobResult::bare(job.id, Outcome::Trap { kind: driver::TrapKind::IllegalInstruction, code: 715 });
+            let trap = || {
+                JobResult::bare(
+                    job.id,
+                    Outcome::Trap {
+                        kind: driver::TrapKind::IllegalInstruction,
+                        code: 715,
+                    },
+                )
+            };
             if self.poisoned {
                 return trap();
             }
@@ -647,7 +820,11 @@ mod tests {
                 _ => {}
             }
             let mut r = JobResult::bare(job.id, Outcome::Ok);
-            let mut data = job.buffers.first().map(|b| b.init.clone()).unwrap_or_default();
+            let mut data = job
+                .buffers
+                .first()
+                .map(|b| b.init.clone())
+                .unwrap_or_default();
             data.push(job.id as u8);
             r.read_back.push(ReadBack { index: 0, data });
             r
@@ -672,7 +849,12 @@ mod tests {
 
     fn fake_supervisor(job_timeout_ms: u64) -> Supervisor {
         let program = std::env::current_exe().unwrap();
-        let args = ["gpu::worker::tests::fake_worker_process", "--exact", "--nocapture", "--test-threads=1"];
+        let args = [
+            "gpu::worker::tests::fake_worker_process",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ];
         let command = WorkerCommand {
             program,
             args: args.iter().map(|s| s.to_string()).collect(),
@@ -687,12 +869,22 @@ mod tests {
     fn job(id: u64, kernel: &str) -> Job {
         Job {
             id,
-            buffers: vec![BufferSpec { size: 4, align: 256, fill: 0, init: vec![0xab] }],
+            buffers: vec![BufferSpec {
+                size: 4,
+                align: 256,
+                fill: 0,
+                init: vec![0xab],
+            }],
             tensor_maps: vec![],
             launch: Some(KernelLaunch {
                 ptx: String::new(),
                 kernel: kernel.into(),
-                dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 },
+                dims: LaunchDims {
+                    grid: [1; 3],
+                    block: [1; 3],
+                    cluster: None,
+                    dynamic_smem: 0,
+                },
                 params: vec![],
             }),
             read_back: vec![0],
@@ -702,7 +894,13 @@ mod tests {
     fn assert_ok(r: &JobResult, id: u64) {
         assert_eq!(r.id, id);
         assert_eq!(r.outcome, Outcome::Ok, "job {id}");
-        assert_eq!(r.read_back, vec![ReadBack { index: 0, data: vec![0xab, id as u8] }]);
+        assert_eq!(
+            r.read_back,
+            vec![ReadBack {
+                index: 0,
+                data: vec![0xab, id as u8]
+            }]
+        );
     }
 
     #[test]
@@ -724,11 +922,19 @@ mod tests {
     #[test]
     fn planted_trap_is_isolated_and_others_get_results() {
         let mut s = fake_supervisor(5_000);
-        let jobs: Vec<Job> = (0..8).map(|i| job(i, if i == 5 { "trap" } else { "ok" })).collect();
+        let jobs: Vec<Job> = (0..8)
+            .map(|i| job(i, if i == 5 { "trap" } else { "ok" }))
+            .collect();
         let rs = s.run(&jobs).unwrap();
         for (i, r) in rs.iter().enumerate() {
             if i == 5 {
-                assert_eq!(r.outcome, Outcome::Trap { kind: driver::TrapKind::IllegalInstruction, code: 715 });
+                assert_eq!(
+                    r.outcome,
+                    Outcome::Trap {
+                        kind: driver::TrapKind::IllegalInstruction,
+                        code: 715
+                    }
+                );
             } else {
                 assert_ok(r, i as u64);
             }
@@ -740,7 +946,9 @@ mod tests {
     #[test]
     fn planted_hang_is_isolated_by_the_watchdog() {
         let mut s = fake_supervisor(1_000);
-        let jobs: Vec<Job> = (0..5).map(|i| job(i, if i == 2 { "hang" } else { "ok" })).collect();
+        let jobs: Vec<Job> = (0..5)
+            .map(|i| job(i, if i == 2 { "hang" } else { "ok" }))
+            .collect();
         let rs = s.run(&jobs).unwrap();
         for (i, r) in rs.iter().enumerate() {
             if i == 2 {
@@ -754,7 +962,12 @@ mod tests {
     #[test]
     fn trap_caused_by_an_earlier_job_is_not_blamed_on_the_victim() {
         let mut s = fake_supervisor(5_000);
-        let jobs = vec![job(0, "ok"), job(1, "poison_next"), job(2, "victim"), job(3, "ok")];
+        let jobs = vec![
+            job(0, "ok"),
+            job(1, "poison_next"),
+            job(2, "victim"),
+            job(3, "ok"),
+        ];
         let rs = s.run(&jobs).unwrap();
         // Job 2 trapped only because of job 1's leftover state; alone it succeeds.
         for (i, r) in rs.iter().enumerate() {
@@ -766,12 +979,24 @@ mod tests {
     fn several_failures_in_one_batch_each_isolated() {
         let mut s = fake_supervisor(1_000);
         let kinds = ["trap", "ok", "die", "ok", "hang", "trap", "ok"];
-        let jobs: Vec<Job> = kinds.iter().enumerate().map(|(i, k)| job(i as u64, k)).collect();
+        let jobs: Vec<Job> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| job(i as u64, k))
+            .collect();
         let rs = s.run(&jobs).unwrap();
         for (i, (k, r)) in kinds.iter().zip(&rs).enumerate() {
             match *k {
-                "trap" => assert!(matches!(r.outcome, Outcome::Trap { .. }), "{i}: {:?}", r.outcome),
-                "die" => assert!(matches!(&r.outcome, Outcome::WorkerCrashed { detail } if detail.contains("exit")), "{:?}", r.outcome),
+                "trap" => assert!(
+                    matches!(r.outcome, Outcome::Trap { .. }),
+                    "{i}: {:?}",
+                    r.outcome
+                ),
+                "die" => assert!(
+                    matches!(&r.outcome, Outcome::WorkerCrashed { detail } if detail.contains("exit")),
+                    "{:?}",
+                    r.outcome
+                ),
                 "hang" => assert!(matches!(r.outcome, Outcome::Timeout { .. })),
                 _ => assert_ok(r, i as u64),
             }
@@ -781,14 +1006,30 @@ mod tests {
     #[test]
     fn duplicate_ids_and_bad_worker_are_run_errors() {
         let mut s = fake_supervisor(1_000);
-        assert_eq!(s.run(&[job(1, "ok"), job(1, "ok")]), Err(SupervisorError::DuplicateJobId(1)));
-        let mut cfg = SupervisorConfig::new(WorkerCommand { program: "/nonexistent/ptxc".into(), args: vec![], env: vec![] });
+        assert_eq!(
+            s.run(&[job(1, "ok"), job(1, "ok")]),
+            Err(SupervisorError::DuplicateJobId(1))
+        );
+        let mut cfg = SupervisorConfig::new(WorkerCommand {
+            program: "/nonexistent/ptxc".into(),
+            args: vec![],
+            env: vec![],
+        });
         cfg.start_timeout = Duration::from_secs(1);
         let mut s = Supervisor::new(cfg);
-        assert!(matches!(s.run(&[job(1, "ok")]), Err(SupervisorError::WorkerStart(_))));
+        assert!(matches!(
+            s.run(&[job(1, "ok")]),
+            Err(SupervisorError::WorkerStart(_))
+        ));
         // A worker that exits without a Ready line.
-        let cfg = SupervisorConfig::new(WorkerCommand { program: "/bin/true".into(), args: vec![], env: vec![] });
-        assert!(matches!(Supervisor::new(cfg).device(), Err(SupervisorError::WorkerStart(m)) if m.contains("start-up")));
+        let cfg = SupervisorConfig::new(WorkerCommand {
+            program: "/bin/true".into(),
+            args: vec![],
+            env: vec![],
+        });
+        assert!(
+            matches!(Supervisor::new(cfg).device(), Err(SupervisorError::WorkerStart(m)) if m.contains("start-up"))
+        );
     }
 
     #[test]
@@ -800,31 +1041,57 @@ mod tests {
         assert!(p.settled.is_empty());
         // Single unfinished job, unattributed: final crash.
         let p = plan(&[3, 4], &[3], died(None));
-        assert_eq!(p.settled, vec![(4, Outcome::WorkerCrashed { detail: "x".into() })]);
+        assert_eq!(
+            p.settled,
+            vec![(4, Outcome::WorkerCrashed { detail: "x".into() })]
+        );
         // Attributed in a group: confirm alone, the rest regrouped.
         let p = plan(&[0, 1, 2, 3], &[0], died(Some(1)));
         assert_eq!(p.next, vec![vec![1], vec![2, 3]]);
         // Attributed and alone: final.
-        let p = plan(&[7], &[], Failure::Timeout(Some(7), Duration::from_millis(5)));
+        let p = plan(
+            &[7],
+            &[],
+            Failure::Timeout(Some(7), Duration::from_millis(5)),
+        );
         assert_eq!(p.settled, vec![(7, Outcome::Timeout { after_ms: 5 })]);
-        let r = Box::new(JobResult::bare(9, Outcome::Trap { kind: driver::TrapKind::MisalignedAddress, code: 716 }));
+        let r = Box::new(JobResult::bare(
+            9,
+            Outcome::Trap {
+                kind: driver::TrapKind::MisalignedAddress,
+                code: 716,
+            },
+        ));
         let p = plan(&[7], &[], Failure::Trapped(7, r.clone()));
         assert_eq!(p.settled_result, Some((7, r)));
         // Nothing unfinished: nothing to do.
-        assert_eq!(plan(&[1, 2], &[1, 2], died(None)).next, Vec::<Vec<usize>>::new());
+        assert_eq!(
+            plan(&[1, 2], &[1, 2], died(None)).next,
+            Vec::<Vec<usize>>::new()
+        );
     }
 
     #[test]
     fn serve_stops_after_a_trap_and_answers_in_order() {
         let req = |ks: &[&str]| {
-            serde_json::to_string(&ToWorker::Run { jobs: ks.iter().enumerate().map(|(i, k)| job(i as u64, k)).collect() }).unwrap()
+            serde_json::to_string(&ToWorker::Run {
+                jobs: ks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| job(i as u64, k))
+                    .collect(),
+            })
+            .unwrap()
         };
         let input = format!("{}\n{}\n", req(&["ok", "trap", "ok"]), req(&["ok"]));
         let mut out = Vec::new();
         let end = serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out);
         assert_eq!(end, ServeEnd::Poisoned);
-        let msgs: Vec<FromWorker> =
-            String::from_utf8(out).unwrap().lines().map(|l| FromWorker::parse_line(l).unwrap().unwrap()).collect();
+        let msgs: Vec<FromWorker> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| FromWorker::parse_line(l).unwrap().unwrap())
+            .collect();
         let tags: Vec<&str> = msgs
             .iter()
             .map(|m| match m {
@@ -838,8 +1105,22 @@ mod tests {
         assert_eq!(tags, ["ready", "started", "done", "started", "done"]);
         let mut out = Vec::new();
         let input = format!("{}\n\"shutdown\"\n{}\n", req(&["ok"]), req(&["ok"]));
-        assert_eq!(serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out), ServeEnd::Finished);
-        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 4, "ready, started, done, batch_done; nothing after shutdown");
-        assert!(matches!(serve(&mut Fake { poisoned: false }, "{bad\n".as_bytes(), Vec::new()), ServeEnd::ProtocolError(_)));
+        assert_eq!(
+            serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out),
+            ServeEnd::Finished
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap().lines().count(),
+            4,
+            "ready, started, done, batch_done; nothing after shutdown"
+        );
+        assert!(matches!(
+            serve(
+                &mut Fake { poisoned: false },
+                "{bad\n".as_bytes(),
+                Vec::new()
+            ),
+            ServeEnd::ProtocolError(_)
+        ));
     }
 }
