@@ -22,7 +22,13 @@
 //! - A trap, timeout or crash is reported for a job only after it failed *alone in a fresh
 //!   worker*; the jobs after it are re-run in a fresh worker, and jobs that finished before it
 //!   keep their results. Failures that no job can be blamed for (the worker dying between jobs,
-//!   corrupt output) are isolated by bisecting the unfinished jobs.
+//!   corrupt output) are isolated by bisecting the unfinished jobs. With
+//!   `SupervisorConfig::confirm_failures = false` the confirmation re-run is skipped (one restart
+//!   per trap instead of two, for fuzzing where traps are expected).
+//!
+//! **Wiring.** `main` must dispatch the hidden subcommand before argument parsing:
+//! `if args[1] == WORKER_SUBCOMMAND { std::process::exit(gpu::worker_main(&args[2..])) }`; the
+//! parent uses `Supervisor::new(SupervisorConfig::new(WorkerCommand::current_exe(device)?))`.
 //! - Nothing here panics when no driver is installed: [`gpu_available`] returns
 //!   `Err("no CUDA driver found")`, and a worker reports `init_failed`, which `Supervisor::run`
 //!   turns into `SupervisorError::WorkerStart`.

@@ -371,6 +371,8 @@ pub struct SupervisorConfig {
     pub start_timeout: Duration,
     /// Jobs sent per request line.
     pub batch_size: usize,
+    /// Re-run a failing job alone in a fresh worker before reporting its failure (default on).
+    pub confirm_failures: bool,
 }
 
 impl SupervisorConfig {
@@ -380,6 +382,7 @@ impl SupervisorConfig {
             job_timeout: Duration::from_secs(10),
             start_timeout: Duration::from_secs(60),
             batch_size: 64,
+            confirm_failures: true,
         }
     }
 }
@@ -545,9 +548,11 @@ struct Plan {
 /// - A failure attributable to one job (`Started` without `Done`, or a trap result) is final only
 ///   if that job ran alone in a fresh worker; otherwise it is re-run alone (confirmation, so a
 ///   job is never blamed for state left by an earlier one) and the jobs after it form a new group.
+///   With `confirm` off, an attributed failure is final at once (cheaper when many jobs are
+///   expected to trap, at the risk of blaming a job for an earlier job's leftover state).
 /// - An unattributable failure (worker died between jobs, corrupt output) bisects the unfinished
 ///   jobs; a single unfinished job that fails this way is final.
-fn plan(group: &[usize], done: &[usize], failure: Failure) -> Plan {
+fn plan(group: &[usize], done: &[usize], failure: Failure, confirm: bool) -> Plan {
     let unfinished: Vec<usize> = group
         .iter()
         .copied()
@@ -562,20 +567,28 @@ fn plan(group: &[usize], done: &[usize], failure: Failure) -> Plan {
         Failure::Trapped(i, _) => Some(*i),
         Failure::Timeout(c, _) | Failure::Died(c, _) => *c,
     };
+    let rest =
+        |c: usize| -> Vec<usize> { unfinished.iter().copied().filter(|&i| i != c).collect() };
     match culprit {
-        Some(c) if group.len() == 1 => match failure {
-            Failure::Trapped(_, r) => p.settled_result = Some((c, r)),
-            Failure::Timeout(_, t) => p.settled.push((
-                c,
-                Outcome::Timeout {
-                    after_ms: t.as_millis() as u64,
-                },
-            )),
-            Failure::Died(_, d) => p.settled.push((c, Outcome::WorkerCrashed { detail: d })),
-        },
+        Some(c) if group.len() == 1 || !confirm => {
+            let rest = rest(c);
+            if !rest.is_empty() {
+                p.next.push(rest);
+            }
+            match failure {
+                Failure::Trapped(_, r) => p.settled_result = Some((c, r)),
+                Failure::Timeout(_, t) => p.settled.push((
+                    c,
+                    Outcome::Timeout {
+                        after_ms: t.as_millis() as u64,
+                    },
+                )),
+                Failure::Died(_, d) => p.settled.push((c, Outcome::WorkerCrashed { detail: d })),
+            }
+        }
         Some(c) => {
             p.next.push(vec![c]);
-            let rest: Vec<usize> = unfinished.into_iter().filter(|&i| i != c).collect();
+            let rest = rest(c);
             if !rest.is_empty() {
                 p.next.push(rest);
             }
@@ -586,7 +599,8 @@ fn plan(group: &[usize], done: &[usize], failure: Failure) -> Plan {
                 let detail = match failure {
                     Failure::Timeout(_, t) => format!("worker silent for {t:?} between jobs"),
                     Failure::Died(_, d) => d,
-                    Failure::Trapped(..) => unreachable!("a trap always names its job"),
+                    // Cannot happen (a trap names its job); described rather than panicking.
+                    Failure::Trapped(_, r) => format!("{:?}", r.outcome),
                 };
                 p.settled
                     .push((unfinished[0], Outcome::WorkerCrashed { detail }));
@@ -656,7 +670,7 @@ impl Supervisor {
             }
             if let Some(f) = failure {
                 self.worker = None; // dropped: killed if still alive
-                let p = plan(&group, &done_idx, f);
+                let p = plan(&group, &done_idx, f, self.cfg.confirm_failures);
                 for (i, o) in p.settled {
                     results[i] = Some(JobResult::bare(jobs[i].id, o));
                 }
@@ -976,6 +990,21 @@ mod tests {
     }
 
     #[test]
+    fn without_confirmation_a_trap_costs_one_restart() {
+        let mut s = fake_supervisor(5_000);
+        s.cfg.confirm_failures = false;
+        let jobs: Vec<Job> = (0..6)
+            .map(|i| job(i, if i == 2 { "trap" } else { "ok" }))
+            .collect();
+        let rs = s.run(&jobs).unwrap();
+        assert!(matches!(rs[2].outcome, Outcome::Trap { .. }));
+        for i in [0, 1, 3, 4, 5] {
+            assert_ok(&rs[i], i as u64);
+        }
+        assert_eq!(s.spawned, 2);
+    }
+
+    #[test]
     fn several_failures_in_one_batch_each_isolated() {
         let mut s = fake_supervisor(1_000);
         let kinds = ["trap", "ok", "die", "ok", "hang", "trap", "ok"];
@@ -1036,23 +1065,31 @@ mod tests {
     fn plan_bisects_unattributed_failures_and_confirms_attributed_ones() {
         let died = |c| Failure::Died(c, "x".into());
         // Unattributed: halves of the unfinished jobs.
-        let p = plan(&[0, 1, 2, 3, 4, 5], &[0, 1], died(None));
+        let p = plan(&[0, 1, 2, 3, 4, 5], &[0, 1], died(None), true);
         assert_eq!(p.next, vec![vec![2, 3], vec![4, 5]]);
         assert!(p.settled.is_empty());
         // Single unfinished job, unattributed: final crash.
-        let p = plan(&[3, 4], &[3], died(None));
+        let p = plan(&[3, 4], &[3], died(None), true);
         assert_eq!(
             p.settled,
             vec![(4, Outcome::WorkerCrashed { detail: "x".into() })]
         );
         // Attributed in a group: confirm alone, the rest regrouped.
-        let p = plan(&[0, 1, 2, 3], &[0], died(Some(1)));
+        let p = plan(&[0, 1, 2, 3], &[0], died(Some(1)), true);
         assert_eq!(p.next, vec![vec![1], vec![2, 3]]);
+        // Without confirmation: final at once, the rest regrouped.
+        let p = plan(&[0, 1, 2, 3], &[0], died(Some(1)), false);
+        assert_eq!(p.next, vec![vec![2, 3]]);
+        assert_eq!(
+            p.settled,
+            vec![(1, Outcome::WorkerCrashed { detail: "x".into() })]
+        );
         // Attributed and alone: final.
         let p = plan(
             &[7],
             &[],
             Failure::Timeout(Some(7), Duration::from_millis(5)),
+            true,
         );
         assert_eq!(p.settled, vec![(7, Outcome::Timeout { after_ms: 5 })]);
         let r = Box::new(JobResult::bare(
@@ -1062,11 +1099,11 @@ mod tests {
                 code: 716,
             },
         ));
-        let p = plan(&[7], &[], Failure::Trapped(7, r.clone()));
+        let p = plan(&[7], &[], Failure::Trapped(7, r.clone()), true);
         assert_eq!(p.settled_result, Some((7, r)));
         // Nothing unfinished: nothing to do.
         assert_eq!(
-            plan(&[1, 2], &[1, 2], died(None)).next,
+            plan(&[1, 2], &[1, 2], died(None), true).next,
             Vec::<Vec<usize>>::new()
         );
     }
