@@ -43,6 +43,11 @@ fn later(what: &str, issue: &str) -> Result<i32, String> {
 }
 
 fn main() {
+    // The GPU worker process (see `gpu` module docs): spawned by the supervisor, never by users.
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(ptxconform::gpu::WORKER_SUBCOMMAND) {
+        std::process::exit(ptxconform::gpu::worker_main(&args[2..]));
+    }
     let r = match Cli::parse().cmd {
         Cmd::Syntax(a) => cli::syntax::main(&a),
         Cmd::Legality(a) => legality::main(&a),
