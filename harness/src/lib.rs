@@ -2,4 +2,5 @@ pub mod cli;
 pub mod gpu;
 pub mod kernel;
 pub mod legality;
+pub mod report;
 pub mod ptxas;
