@@ -1,1 +1,3 @@
 //! STUB: semantics.
+
+pub mod tcgen05;
