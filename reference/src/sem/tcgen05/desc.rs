@@ -17,6 +17,7 @@
 //! | 61-63 | swizzle: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B; 3, 5, 7 invalid |
 
 use super::Ub;
+use crate::target::{Target, TargetClass};
 
 const S_DESC: &str = "§9.7.16.4.1";
 
@@ -238,6 +239,20 @@ impl SmemDesc {
         Ok(())
     }
 
+    /// §9.7.16.4.1.1: "The byte address mode for the leading dimension stride is supported on
+    /// sm_103a" (taken literally: the arch-specific target only). ptxas cannot check it: it does
+    /// not look inside descriptor values, even immediate ones.
+    pub fn check_target(&self, t: Target) -> Result<(), Ub> {
+        if self.lbo_mode == LboMode::Absolute && !TargetClass::Arch(103).contains(t) {
+            return Err(Ub::new(
+                "desc.lbo-absolute-target",
+                "§9.7.16.4.1.1",
+                format!("absolute leading-dimension mode on sm_{}: supported on sm_103a only", t.sm),
+            ));
+        }
+        Ok(())
+    }
+
     /// Encodes (fields are assumed in range: multiples of 16 below 2^18, base offset < 8).
     pub fn encode(&self) -> u64 {
         RawDesc {
@@ -318,6 +333,48 @@ mod tests {
         assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "desc.lbo-absolute-base-offset");
         let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, ..valid() };
         assert!(SmemDesc::decode(a.encode()).is_ok());
+    }
+
+    #[test]
+    fn absolute_mode_target() {
+        use crate::target::Suffix;
+        let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, ..valid() };
+        assert!(a.check_target(Target::new(103, Suffix::Arch)).is_ok());
+        assert_eq!(a.check_target(Target::SM_100A).unwrap_err().rule, "desc.lbo-absolute-target");
+        assert!(valid().check_target(Target::SM_100A).is_ok());
+    }
+
+    /// §9.7.16.3.3 Figure 188: K-major, no swizzle, tf32 (T = 4), exact layout
+    /// `((8,2),(4,4)):((4,32),(1,64))` in elements, LBO = 256 B, SBO = 128 B.
+    #[test]
+    fn figure_188_k_major_no_swizzle_tf32() {
+        let d = SmemDesc { start: 0, lbo: 64 * 4, sbo: 32 * 4, ..valid() };
+        assert_eq!(md_encode(d.lbo), 16);
+        assert_eq!(md_encode(d.sbo), 8);
+        for i in 0..16u32 {
+            for j in 0..16u32 {
+                let exact = (i % 8) * 4 + (i / 8) * 32 + (j % 4) + (j / 4) * 64;
+                assert_eq!(d.kmajor_chunk_addr(i, j / 4).unwrap() + 4 * (j % 4), 4 * exact, "({i},{j})");
+            }
+        }
+    }
+
+    /// Figure 189: K-major, 32B swizzle, tf32, `Swizzle<1,4,3> o ((8,2),(4,4)):((8,64),(1,4))`,
+    /// SBO = 256 B. Only the first atom column (j < 8) is checked: the printed layout maps
+    /// (i=1, j=0) and (i=0, j=8) to the same offset 8 (a documentation error).
+    #[test]
+    fn figure_189_k_major_32b_swizzle_tf32() {
+        let d = SmemDesc { start: 0, sbo: 64 * 4, swizzle: Swizzle::B32, ..valid() };
+        assert_eq!(md_encode(d.sbo), 16);
+        for i in 0..16u32 {
+            for j in 0..8u32 {
+                let exact = 4 * ((i % 8) * 8 + (i / 8) * 64 + (j % 4) + (j / 4) * 4);
+                let swizzled = exact ^ (((exact >> 7) & 1) << 4);
+                assert_eq!(d.kmajor_chunk_addr(i, j / 4).unwrap() + 4 * (j % 4), swizzled, "({i},{j})");
+            }
+        }
+        let offset = |i: u32, j: u32| (i % 8) * 8 + (i / 8) * 64 + (j % 4) + (j / 4) * 4;
+        assert_eq!(offset(1, 0), offset(0, 8), "the manual's exact layout is not injective");
     }
 
     #[test]

@@ -83,6 +83,23 @@ pub fn accessible_lanes(warp_id: u32) -> std::ops::Range<u32> {
     32 * w..32 * w + 32
 }
 
+/// The warp-collective operand rule: "The behavior of the instruction is undefined if all the
+/// threads in the warp do not use the same values of nCols" (§9.7.16.7.1; likewise `taddr` of
+/// tcgen05.ld/st, §9.7.16.8.3/4). `values` holds one value per active thread.
+pub fn warp_uniform(values: &[u32], operand: &str) -> Result<u32, Ub> {
+    match values.split_first() {
+        None => Err(Ub::new("tcgen05.warp-uniform", S_ALLOC, format!("no thread supplied {operand}"))),
+        Some((&v, rest)) => match rest.iter().find(|&&x| x != v) {
+            None => Ok(v),
+            Some(&x) => Err(Ub::new(
+                "tcgen05.warp-uniform",
+                S_ALLOC,
+                format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
+            )),
+        },
+    }
+}
+
 /// Per-CTA Tensor Memory with its allocation state.
 #[derive(Clone, Debug)]
 pub struct Tmem {
@@ -322,6 +339,15 @@ mod tests {
         let a = TAddr::from_u32(0x0040_0020);
         assert_eq!(a, TAddr { lane: 64, column: 32 });
         assert_eq!(a.to_u32(), 0x0040_0020);
+    }
+
+    #[test]
+    fn warp_uniform_operands() {
+        assert_eq!(warp_uniform(&[64; 32], "nCols"), Ok(64));
+        let mut v = [64u32; 32];
+        v[17] = 32;
+        assert_eq!(warp_uniform(&v, "nCols").unwrap_err().rule, "tcgen05.warp-uniform");
+        assert!(warp_uniform(&[], "nCols").is_err());
     }
 
     #[test]
