@@ -27,6 +27,7 @@
 //! - `.64x128b.warpx2::01_23`: pairs {0,1} and {2,3}: rows 0-31 → warps 0 and 2, rows 32-63 →
 //!   warps 1 and 3.
 //! - `.32x128b.warpx4`: row `r` → lanes `r`, `32 + r`, `64 + r`, `96 + r`.
+//!
 //! Multicast shapes address whole warp quarters, so taddr's lane must be 0
 //! ([`Assumption::MulticastLaneZero`]).
 //!
@@ -210,16 +211,20 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     Ok(out)
 }
 
-/// A shared-memory window the copy reads: `Err(())` outside the window (UB), `Ok(None)` for a
-/// byte whose value is undefined.
+/// A shared-memory address outside the CTA's window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfWindow;
+
+/// A shared-memory window the copy reads (shared::cta offsets): `Err` outside the window (UB),
+/// `Ok(None)` for a byte whose value is undefined.
 pub trait SmemView {
-    fn byte(&self, addr: u32) -> Result<Option<u8>, ()>;
+    fn byte(&self, addr: u32) -> Result<Option<u8>, OutOfWindow>;
 }
 
 /// A plain byte vector at offset 0 (`None` = undefined byte).
 impl SmemView for Vec<Option<u8>> {
-    fn byte(&self, addr: u32) -> Result<Option<u8>, ()> {
-        self.get(addr as usize).copied().ok_or(())
+    fn byte(&self, addr: u32) -> Result<Option<u8>, OutOfWindow> {
+        self.get(addr as usize).copied().ok_or(OutOfWindow)
     }
 }
 
@@ -227,7 +232,7 @@ impl SmemView for Vec<Option<u8>> {
 fn read_chunk(smem: &dyn SmemView, addr: u32) -> Result<[Option<u8>; 16], Ub> {
     let mut b = [None; 16];
     for (i, slot) in b.iter_mut().enumerate() {
-        *slot = smem.byte(addr + i as u32).map_err(|()| {
+        *slot = smem.byte(addr + i as u32).map_err(|OutOfWindow| {
             Ub::new("tcgen05.cp.smem-range", S_CP, format!("source byte {:#x} is outside the shared-memory window", addr + i as u32))
         })?;
     }
@@ -323,6 +328,34 @@ pub fn cp_effect(
             Dest::Peer => eff.peer.push(w),
         }
     }
+    Ok(eff)
+}
+
+/// The distinct 16-byte source chunks a copy reads (for the executor's async-proxy race checks),
+/// ascending.
+pub fn source_chunks(placements: &[Placement]) -> Vec<u32> {
+    let mut v: Vec<u32> = placements.iter().map(|p| p.chunk_addr).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// One call for the executor at the copy's completion: reads the source, checks, writes both
+/// CTAs' Tensor Memory all-or-nothing, and returns what was written.
+#[allow(clippy::too_many_arguments)]
+pub fn execute_cp(
+    own: &mut Tmem,
+    peer: Option<&mut Tmem>,
+    cp: &Cp,
+    taddr: u32,
+    sdesc: u64,
+    own_smem: &dyn SmemView,
+    peer_smem: Option<&dyn SmemView>,
+    peer_source: PeerSource,
+) -> Result<CpEffect, Ub> {
+    let form = CpForm::of(cp);
+    let eff = cp_effect(form, taddr, sdesc, own_smem, peer_smem, peer_source)?;
+    apply_cp(own, peer, form, &eff)?;
     Ok(eff)
 }
 
@@ -638,6 +671,22 @@ mod tests {
         };
         let f = CpForm::of(&cp);
         assert_eq!((f.rows(), f.chunks()), (64, 1));
-        assert_eq!(placements(f, 0, &plain_desc()).unwrap().len(), 64 * 2 * 4);
+        let ps = placements(f, 0, &plain_desc()).unwrap();
+        assert_eq!(ps.len(), 64 * 2 * 4);
+        // 64 rows of one chunk: 8 core matrices of 8 × 16 B, SBO = 128 B apart = contiguous.
+        assert_eq!(source_chunks(&ps), (0..64).map(|r| 0x1000 + 16 * r).collect::<Vec<_>>());
+
+        let mut t = Tmem::new();
+        t.alloc(32).unwrap();
+        let mem = smem();
+        let e = execute_cp(&mut t, None, &cp, 8, plain_desc().encode(), &mem, None, PeerSource::IssuerSmem).unwrap();
+        assert_eq!(e.own.len(), 64 * 2 * 4);
+        // 01_23: row 5 → lanes 5 and 69 (warps 0, 2), row 37 → lanes 37 and 101 (warps 1, 3).
+        assert!(matches!(t.read(5, 10), Cell::Known(_)));
+        assert_eq!(t.read(5, 10), t.read(69, 10));
+        assert_eq!(t.read(37, 10), t.read(101, 10));
+        assert_ne!(t.read(5, 10), t.read(37, 10));
+        assert_eq!(t.read(0, 7), Cell::Unwritten);
+        assert_eq!(t.read(0, 12), Cell::Unwritten);
     }
 }

@@ -220,7 +220,7 @@ impl SmemDesc {
     /// The semantic restrictions beyond the bit encoding.
     pub fn check(&self) -> Result<(), Ub> {
         // Assumption::Swizzle128B32BStartAligned32
-        if self.swizzle == Swizzle::B128Atom32 && self.start % 32 != 0 {
+        if self.swizzle == Swizzle::B128Atom32 && !self.start.is_multiple_of(32) {
             return Err(Ub::new(
                 "desc.start-misaligned",
                 S_DESC,

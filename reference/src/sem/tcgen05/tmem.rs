@@ -191,7 +191,7 @@ impl Tmem {
     pub fn alloc_at(&mut self, taddr: u32, ncols: u32) -> Result<(), Ub> {
         self.check_alloc(ncols)?;
         let a = TAddr::from_u32(taddr);
-        if a.lane != 0 || a.column + ncols > COLUMNS || a.column % ALLOC_UNIT != 0 || !self.is_free(a.column, ncols) {
+        if a.lane != 0 || a.column + ncols > COLUMNS || !a.column.is_multiple_of(ALLOC_UNIT) || !self.is_free(a.column, ncols) {
             return Err(Ub::new(
                 "tcgen05.alloc.placement",
                 S_UNIT,
