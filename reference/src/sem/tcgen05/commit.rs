@@ -188,6 +188,54 @@ fn arrives(targets: &[MbarTarget]) -> Vec<Arrive> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Random programs of cp/ld issues and commits, completed in a random order: every commit
+        /// arrives exactly once, never before the ops issued ahead of it have completed.
+        #[test]
+        fn every_commit_arrives_once_after_its_prior_ops(
+            prog in prop::collection::vec(0u8..3, 1..30),
+            order in prop::collection::vec(any::<prop::sample::Index>(), 30),
+        ) {
+            let mut t = Tracker::new();
+            let mut ops = Vec::new(); // (id, kind)
+            let mut commits = Vec::new(); // (mbar addr, cp ops issued before it)
+            let mut arrived: Vec<u64> = Vec::new();
+            for step in prog {
+                match step {
+                    0 => ops.push((t.issue(AsyncKind::Cp, Some(CtaGroup::One)).unwrap(), AsyncKind::Cp)),
+                    1 => ops.push((t.issue(AsyncKind::Ld, None).unwrap(), AsyncKind::Ld)),
+                    _ => {
+                        let addr = commits.len() as u64;
+                        let prior: Vec<OpId> = ops.iter().filter(|(_, k)| *k == AsyncKind::Cp).map(|(id, _)| *id).collect();
+                        commits.push((addr, prior));
+                        arrived.extend(t.commit(CtaGroup::One, addr, None).unwrap().iter().map(|a| a.target.addr));
+                    }
+                }
+            }
+            let mut remaining: Vec<OpId> = ops.iter().map(|(id, _)| *id).collect();
+            let mut done: Vec<OpId> = Vec::new();
+            for ix in order {
+                if remaining.is_empty() {
+                    break;
+                }
+                let id = remaining.remove(ix.index(remaining.len()));
+                done.push(id);
+                for a in t.complete(id) {
+                    let (_, prior) = &commits[a.target.addr as usize];
+                    prop_assert!(prior.iter().all(|p| done.contains(p)), "commit {} arrived early", a.target.addr);
+                    prop_assert_eq!(a.count, 1);
+                    arrived.push(a.target.addr);
+                }
+            }
+            for id in remaining {
+                arrived.extend(t.complete(id).iter().map(|a| a.target.addr));
+            }
+            arrived.sort();
+            prop_assert_eq!(arrived, (0..commits.len() as u64).collect::<Vec<_>>());
+        }
+    }
 
     const ONE: CtaGroup = CtaGroup::One;
     const LOCAL: MbarTarget = MbarTarget { cta_rank: None, addr: 0x100 };

@@ -333,6 +333,38 @@ impl Tmem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Random alloc/dealloc sequences: live allocations stay disjoint, in range, aligned to
+        /// their size; a blocked alloc really had no free aligned run; UB only for the named rules.
+        #[test]
+        fn allocator_invariants(ops in prop::collection::vec((any::<bool>(), 0u32..5, 0usize..8), 1..40)) {
+            let mut t = Tmem::new();
+            for (is_alloc, k, pick) in ops {
+                let ncols = 32 << k;
+                if is_alloc {
+                    match t.alloc(ncols) {
+                        Ok(Some(a)) => prop_assert_eq!(TAddr::from_u32(a).column % ncols, 0),
+                        Ok(None) => {
+                            let free = (0..COLUMNS).step_by(ncols as usize).any(|s| t.is_free(s, ncols));
+                            prop_assert!(!free);
+                        }
+                        Err(e) => prop_assert_eq!(e.rule, "tcgen05.alloc.ncols-increasing"),
+                    }
+                } else if !t.allocations().is_empty() {
+                    let (s, n) = t.allocations()[pick % t.allocations().len()];
+                    t.dealloc(s, n).unwrap();
+                    prop_assert!(!t.is_allocated(s));
+                }
+                let a = t.allocations();
+                for w in a.windows(2) {
+                    prop_assert!(w[0].0 + w[0].1 <= w[1].0);
+                }
+                prop_assert!(a.iter().all(|&(s, n)| s + n <= COLUMNS));
+            }
+        }
+    }
 
     #[test]
     fn taddr_layout() {
