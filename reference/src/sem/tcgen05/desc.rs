@@ -42,6 +42,9 @@ pub enum Assumption {
     Swizzle128B32BStartAligned32,
     /// With no swizzling the base offset has no effect (any value accepted).
     BaseOffsetIgnoredWithoutSwizzle,
+    /// Source addresses are `start + offsets` without wrapping at 2^18 (the width of the encoded
+    /// fields); an address outside the shared-memory window is UB of the reading instruction.
+    NoAddressWrap,
 }
 
 /// Swizzle mode, bits 61-63.
