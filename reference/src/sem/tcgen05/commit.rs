@@ -14,6 +14,7 @@
 //! ([`Tracker::complete`], any order: "may execute and complete in a different order than they
 //! were issued"), and applies the returned [`Arrive`] events to its mbarrier model.
 
+use super::rules::CTA_GROUP_MIXED;
 use super::Ub;
 use crate::ptx::common::CtaGroup;
 use std::collections::BTreeSet;
@@ -106,10 +107,7 @@ impl Tracker {
     /// executor may share one `Tracker` per kernel to check it kernel-wide.
     fn same_cta_group(&mut self, cta: CtaGroup) -> Result<(), Ub> {
         match self.cta {
-            Some(c) if c != cta => Err(Ub::new(
-                "tcgen05.cta-group-mixed",
-                "§9.7.16.9.2",
-                format!("{} after {} in the same kernel", cta.ptx(), c.ptx()),
+            Some(c) if c != cta => Err(Ub::new(&CTA_GROUP_MIXED, format!("{} after {} in the same kernel", cta.ptx(), c.ptx()),
             )),
             _ => {
                 self.cta = Some(cta);
@@ -296,8 +294,8 @@ mod tests {
     fn mixed_cta_group_is_ub() {
         let mut t = Tracker::new();
         t.issue(AsyncKind::Cp, Some(ONE)).unwrap();
-        assert_eq!(t.commit(CtaGroup::Two, 0, None).unwrap_err().rule, "tcgen05.cta-group-mixed");
-        assert_eq!(t.issue(AsyncKind::Shift, Some(CtaGroup::Two)).unwrap_err().rule, "tcgen05.cta-group-mixed");
+        assert_eq!(t.commit(CtaGroup::Two, 0, None).unwrap_err().rule, "tcgen05.cta_group_mixed");
+        assert_eq!(t.issue(AsyncKind::Shift, Some(CtaGroup::Two)).unwrap_err().rule, "tcgen05.cta_group_mixed");
     }
 
     #[test]

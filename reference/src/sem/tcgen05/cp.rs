@@ -37,11 +37,11 @@
 
 use super::desc::SmemDesc;
 use super::tmem::{Cell, CellWrite, TAddr, Tmem, COLUMNS, LANES};
+use super::rules::{CP_COLUMN_RANGE, CP_LANE_RANGE, CP_MULTICAST_LANE, CP_PEER_INACTIVE, CP_SHAPE_MULTICAST, CP_SMEM_RANGE};
 use super::Ub;
 use crate::ptx::common::CtaGroup;
 use crate::ptx::tcgen05::{Cp, CpShape, Multicast, SrcFmt};
 
-const S_CP: &str = "§9.7.16.9.2";
 
 /// Positions taken where the manual gives the fact only in a figure or not at all. Each is an
 /// open question for hardware (reports/tcgen05-open-questions.md).
@@ -133,7 +133,7 @@ impl CpForm {
         if ok {
             Ok(())
         } else {
-            Err(Ub::new("tcgen05.cp.shape-multicast", S_CP, format!("shape .{} with multicast {:?}", self.shape.ptx(), self.multicast)))
+            Err(Ub::new(&CP_SHAPE_MULTICAST, format!("shape .{} with multicast {:?}", self.shape.ptx(), self.multicast)))
         }
     }
     /// The lanes receiving source row `row`, given taddr's lane.
@@ -179,15 +179,15 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     let t = TAddr::from_u32(taddr);
     if form.multicast.is_some() && t.lane != 0 {
         // Assumption::MulticastLaneZero
-        return Err(Ub::new("tcgen05.cp.multicast-lane", S_CP, format!("multicast copy to lane {}: must start at lane 0", t.lane)));
+        return Err(Ub::new(&CP_MULTICAST_LANE, format!("multicast copy to lane {}: must start at lane 0", t.lane)));
     }
     let last_lane = form.multicast.map(|_| LANES - 1).unwrap_or(t.lane + form.rows() - 1);
     if last_lane >= LANES {
-        return Err(Ub::new("tcgen05.cp.lane-range", S_CP, format!(".{} at lane {} reaches lane {last_lane}", form.shape.ptx(), t.lane)));
+        return Err(Ub::new(&CP_LANE_RANGE, format!(".{} at lane {} reaches lane {last_lane}", form.shape.ptx(), t.lane)));
     }
     let last_col = t.column + 4 * form.chunks() - 1;
     if last_col >= COLUMNS {
-        return Err(Ub::new("tcgen05.cp.column-range", S_CP, format!(".{} at column {} reaches column {last_col}", form.shape.ptx(), t.column)));
+        return Err(Ub::new(&CP_COLUMN_RANGE, format!(".{} at column {} reaches column {last_col}", form.shape.ptx(), t.column)));
     }
     let dests: &[Dest] = match form.cta {
         CtaGroup::One => &[Dest::Own],
@@ -197,7 +197,7 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     for row in 0..form.rows() {
         for chunk in 0..form.chunks() {
             let chunk_addr = desc.kmajor_chunk_addr(row, chunk).ok_or_else(|| {
-                Ub::new("tcgen05.cp.smem-range", "§9.7.16.4.1", format!("source chunk ({row}, {chunk}) leaves the address space"))
+                Ub::new(&CP_SMEM_RANGE, format!("source chunk ({row}, {chunk}) leaves the address space"))
             })?;
             for lane in form.lanes_of_row(t.lane, row) {
                 for word in 0..4 {
@@ -233,7 +233,7 @@ fn read_chunk(smem: &dyn SmemView, addr: u32) -> Result<[Option<u8>; 16], Ub> {
     let mut b = [None; 16];
     for (i, slot) in b.iter_mut().enumerate() {
         *slot = smem.byte(addr + i as u32).map_err(|OutOfWindow| {
-            Ub::new("tcgen05.cp.smem-range", S_CP, format!("source byte {:#x} is outside the shared-memory window", addr + i as u32))
+            Ub::new(&CP_SMEM_RANGE, format!("source byte {:#x} is outside the shared-memory window", addr + i as u32))
         })?;
     }
     Ok(b)
@@ -317,7 +317,7 @@ pub fn cp_effect(
     for p in placements(form, taddr, &desc)? {
         let smem = match (p.dest, peer_source) {
             (Dest::Peer, PeerSource::OwnSmem) => peer_smem.ok_or_else(|| {
-                Ub::new("tcgen05.cp.peer-inactive", "§9.7.16.5", "cta_group::2 copy without a peer CTA's shared memory")
+                Ub::new(&CP_PEER_INACTIVE, "cta_group::2 copy without a peer CTA's shared memory")
             })?,
             _ => own_smem,
         };
@@ -365,7 +365,7 @@ pub fn apply_cp(own: &mut Tmem, peer: Option<&mut Tmem>, form: CpForm, eff: &CpE
     if form.cta == CtaGroup::Two {
         let peer = peer.ok_or_else(|| {
             // §9.7.16.5 Table 46: "the peer CTA should be active and should not have exited".
-            Ub::new("tcgen05.cp.peer-inactive", "§9.7.16.5", "cta_group::2 copy while the peer CTA is not active")
+            Ub::new(&CP_PEER_INACTIVE, "cta_group::2 copy while the peer CTA is not active")
         })?;
         for w in &eff.peer {
             peer.check_cell(w.lane, w.column)?;
@@ -571,18 +571,18 @@ mod tests {
     fn range_and_form_ub() {
         let d = plain_desc();
         let f = form(CtaGroup::One, CpShape::S128x128b, None, None);
-        assert_eq!(placements(f, 0x0001_0000, &d).unwrap_err().rule, "tcgen05.cp.lane-range");
-        assert_eq!(placements(f, 509, &d).unwrap_err().rule, "tcgen05.cp.column-range");
+        assert_eq!(placements(f, 0x0001_0000, &d).unwrap_err().rule, "tcgen05.cp.lane_range");
+        assert_eq!(placements(f, 509, &d).unwrap_err().rule, "tcgen05.cp.column_range");
         assert!(placements(f, 508, &d).is_ok());
         let f4 = form(CtaGroup::One, CpShape::S4x256b, None, None);
         assert!(placements(f4, 124 << 16, &d).is_ok());
-        assert_eq!(placements(f4, 125 << 16, &d).unwrap_err().rule, "tcgen05.cp.lane-range");
+        assert_eq!(placements(f4, 125 << 16, &d).unwrap_err().rule, "tcgen05.cp.lane_range");
         let m = form(CtaGroup::One, CpShape::S32x128b, Some(Multicast::Warpx4), None);
-        assert_eq!(placements(m, 32 << 16, &d).unwrap_err().rule, "tcgen05.cp.multicast-lane");
+        assert_eq!(placements(m, 32 << 16, &d).unwrap_err().rule, "tcgen05.cp.multicast_lane");
         let bad = form(CtaGroup::One, CpShape::S32x128b, None, None);
-        assert_eq!(placements(bad, 0, &d).unwrap_err().rule, "tcgen05.cp.shape-multicast");
+        assert_eq!(placements(bad, 0, &d).unwrap_err().rule, "tcgen05.cp.shape_multicast");
         let bad = form(CtaGroup::One, CpShape::S128x128b, Some(Multicast::Warpx4), None);
-        assert_eq!(placements(bad, 0, &d).unwrap_err().rule, "tcgen05.cp.shape-multicast");
+        assert_eq!(placements(bad, 0, &d).unwrap_err().rule, "tcgen05.cp.shape_multicast");
     }
 
     #[test]
@@ -590,10 +590,10 @@ mod tests {
         let f = form(CtaGroup::One, CpShape::S4x256b, None, None);
         let mem = smem();
         let e = cp_effect(f, 0, 0, &mem, None, PeerSource::IssuerSmem).unwrap_err();
-        assert_eq!(e.rule, "desc.fixed-46-48");
+        assert_eq!(e.rule, "tcgen05.desc.fixed_46_48");
         let small: Vec<Option<u8>> = vec![Some(0); 0x1000];
         let e = cp_effect(f, 0, plain_desc().encode(), &small, None, PeerSource::IssuerSmem).unwrap_err();
-        assert_eq!(e.rule, "tcgen05.cp.smem-range");
+        assert_eq!(e.rule, "tcgen05.cp.smem_range");
     }
 
     #[test]
@@ -626,13 +626,13 @@ mod tests {
         assert_eq!(e.own, e.peer);
         let e = cp_effect(f, 0, d, &mem, Some(&other), PeerSource::OwnSmem).unwrap();
         assert!(e.peer.iter().all(|w| w.value == Cell::Known(0xABAB_ABAB)));
-        assert_eq!(cp_effect(f, 0, d, &mem, None, PeerSource::OwnSmem).unwrap_err().rule, "tcgen05.cp.peer-inactive");
+        assert_eq!(cp_effect(f, 0, d, &mem, None, PeerSource::OwnSmem).unwrap_err().rule, "tcgen05.cp.peer_inactive");
 
         let (mut a, mut b) = (Tmem::new(), Tmem::new());
         a.alloc(32).unwrap();
-        assert_eq!(apply_cp(&mut a, None, f, &e).unwrap_err().rule, "tcgen05.cp.peer-inactive");
+        assert_eq!(apply_cp(&mut a, None, f, &e).unwrap_err().rule, "tcgen05.cp.peer_inactive");
         // peer not allocated: nothing written anywhere
-        assert_eq!(apply_cp(&mut a, Some(&mut b), f, &e).unwrap_err().rule, "tmem.unallocated");
+        assert_eq!(apply_cp(&mut a, Some(&mut b), f, &e).unwrap_err().rule, "tcgen05.tmem.unallocated");
         assert_eq!(a.read(0, 0), Cell::Unwritten);
         b.alloc(32).unwrap();
         apply_cp(&mut a, Some(&mut b), f, &e).unwrap();

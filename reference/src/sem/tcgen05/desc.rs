@@ -16,10 +16,10 @@
 //! | 53-60 | fixed 0 (the manual prints "0xb00000000", read as `0b00000000`) |
 //! | 61-63 | swizzle: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B; 3, 5, 7 invalid |
 
+use super::rules::{DESC_FIXED_46_48, DESC_FIXED_53_60, DESC_LBO_ABSOLUTE_BASE_OFFSET, DESC_LBO_ABSOLUTE_SWIZZLE, DESC_LBO_ABSOLUTE_TARGET, DESC_RESERVED, DESC_START_MISALIGNED, DESC_SWIZZLE_INVALID};
 use super::Ub;
 use crate::target::{Target, TargetClass};
 
-const S_DESC: &str = "§9.7.16.4.1";
 
 /// Positions taken where the manual is silent or gives the fact only in a figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -194,18 +194,18 @@ impl SmemDesc {
     pub fn decode(x: u64) -> Result<SmemDesc, Ub> {
         let r = RawDesc::decode(x);
         if r.fixed_46 != 0b001 {
-            return Err(Ub::new("desc.fixed-46-48", S_DESC, format!("bits 46-48 are {:#05b}, must be the fixed constant 0b001", r.fixed_46)));
+            return Err(Ub::new(&DESC_FIXED_46_48, format!("bits 46-48 are {:#05b}, must be the fixed constant 0b001", r.fixed_46)));
         }
         // Assumption::FixedBits53To60AreZero
         if r.fixed_53 != 0 {
-            return Err(Ub::new("desc.fixed-53-60", S_DESC, format!("bits 53-60 are {:#x}, must be the fixed constant 0", r.fixed_53)));
+            return Err(Ub::new(&DESC_FIXED_53_60, format!("bits 53-60 are {:#x}, must be the fixed constant 0", r.fixed_53)));
         }
         // Assumption::ReservedBitsMustBeZero
         if r.reserved_14 != 0 || r.reserved_30 != 0 {
-            return Err(Ub::new("desc.reserved", S_DESC, "reserved bits 14-15 / 30-31 are set"));
+            return Err(Ub::new(&DESC_RESERVED, "reserved bits 14-15 / 30-31 are set"));
         }
         let swizzle = Swizzle::from_code(r.swizzle).ok_or_else(|| {
-            Ub::new("desc.swizzle-invalid", S_DESC, format!("swizzle mode {} is invalid (3, 5 and 7 are)", r.swizzle))
+            Ub::new(&DESC_SWIZZLE_INVALID, format!("swizzle mode {} is invalid (3, 5 and 7 are)", r.swizzle))
         })?;
         let lbo_mode = if r.lbo_mode { LboMode::Absolute } else { LboMode::Relative };
         let d = SmemDesc {
@@ -224,19 +224,16 @@ impl SmemDesc {
     pub fn check(&self) -> Result<(), Ub> {
         // Assumption::Swizzle128B32BStartAligned32
         if self.swizzle == Swizzle::B128Atom32 && !self.start.is_multiple_of(32) {
-            return Err(Ub::new(
-                "desc.start-misaligned",
-                S_DESC,
-                format!("start address {:#x} is not 32-byte aligned, as 128B swizzling with 32B atomicity needs", self.start),
+            return Err(Ub::new(&DESC_START_MISALIGNED, format!("start address {:#x} is not 32-byte aligned, as 128B swizzling with 32B atomicity needs", self.start),
             ));
         }
         if self.lbo_mode == LboMode::Absolute {
             // §9.7.16.3.1.2.1: only 128B swizzle (16B atomicity); base offset must be 0.
             if self.swizzle != Swizzle::B128 {
-                return Err(Ub::new("desc.lbo-absolute-swizzle", "§9.7.16.3.1.2.1", "absolute leading-dimension mode needs 128B swizzling (16B atomicity)"));
+                return Err(Ub::new(&DESC_LBO_ABSOLUTE_SWIZZLE, "absolute leading-dimension mode needs 128B swizzling (16B atomicity)"));
             }
             if self.base_offset != 0 {
-                return Err(Ub::new("desc.lbo-absolute-base-offset", "§9.7.16.3.1.2.1", "absolute leading-dimension mode needs base offset 0"));
+                return Err(Ub::new(&DESC_LBO_ABSOLUTE_BASE_OFFSET, "absolute leading-dimension mode needs base offset 0"));
             }
         }
         Ok(())
@@ -247,10 +244,7 @@ impl SmemDesc {
     /// not look inside descriptor values, even immediate ones.
     pub fn check_target(&self, t: Target) -> Result<(), Ub> {
         if self.lbo_mode == LboMode::Absolute && !TargetClass::Arch(103).contains(t) {
-            return Err(Ub::new(
-                "desc.lbo-absolute-target",
-                "§9.7.16.4.1.1",
-                format!("absolute leading-dimension mode on sm_{}: supported on sm_103a only", t.sm),
+            return Err(Ub::new(&DESC_LBO_ABSOLUTE_TARGET, format!("absolute leading-dimension mode on sm_{}: supported on sm_103a only", t.sm),
             ));
         }
         Ok(())
@@ -320,20 +314,20 @@ mod tests {
     #[test]
     fn invalid_encodings() {
         let x = valid().encode();
-        assert_eq!(SmemDesc::decode(x & !(1 << 46)).unwrap_err().rule, "desc.fixed-46-48");
-        assert_eq!(SmemDesc::decode(x | (1 << 47)).unwrap_err().rule, "desc.fixed-46-48");
-        assert_eq!(SmemDesc::decode(x | (1 << 57)).unwrap_err().rule, "desc.fixed-53-60");
-        assert_eq!(SmemDesc::decode(x | (1 << 14)).unwrap_err().rule, "desc.reserved");
-        assert_eq!(SmemDesc::decode(x | (1 << 31)).unwrap_err().rule, "desc.reserved");
+        assert_eq!(SmemDesc::decode(x & !(1 << 46)).unwrap_err().rule, "tcgen05.desc.fixed_46_48");
+        assert_eq!(SmemDesc::decode(x | (1 << 47)).unwrap_err().rule, "tcgen05.desc.fixed_46_48");
+        assert_eq!(SmemDesc::decode(x | (1 << 57)).unwrap_err().rule, "tcgen05.desc.fixed_53_60");
+        assert_eq!(SmemDesc::decode(x | (1 << 14)).unwrap_err().rule, "tcgen05.desc.reserved_bits");
+        assert_eq!(SmemDesc::decode(x | (1 << 31)).unwrap_err().rule, "tcgen05.desc.reserved_bits");
         for bad in [3u64, 5, 7] {
-            assert_eq!(SmemDesc::decode(x | (bad << 61)).unwrap_err().rule, "desc.swizzle-invalid");
+            assert_eq!(SmemDesc::decode(x | (bad << 61)).unwrap_err().rule, "tcgen05.desc.swizzle_invalid");
         }
         let m = SmemDesc { start: 0x410, swizzle: Swizzle::B128Atom32, ..valid() };
-        assert_eq!(SmemDesc::decode(m.encode()).unwrap_err().rule, "desc.start-misaligned");
+        assert_eq!(SmemDesc::decode(m.encode()).unwrap_err().rule, "tcgen05.desc.start_misaligned");
         let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B64, ..valid() };
-        assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "desc.lbo-absolute-swizzle");
+        assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "tcgen05.desc.lbo_absolute_swizzle");
         let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, base_offset: 1, ..valid() };
-        assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "desc.lbo-absolute-base-offset");
+        assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "tcgen05.desc.lbo_absolute_base_offset");
         let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, ..valid() };
         assert!(SmemDesc::decode(a.encode()).is_ok());
     }
@@ -343,7 +337,7 @@ mod tests {
         use crate::target::Suffix;
         let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, ..valid() };
         assert!(a.check_target(Target::new(103, Suffix::Arch)).is_ok());
-        assert_eq!(a.check_target(Target::SM_100A).unwrap_err().rule, "desc.lbo-absolute-target");
+        assert_eq!(a.check_target(Target::SM_100A).unwrap_err().rule, "tcgen05.desc.lbo_absolute_target");
         assert!(valid().check_target(Target::SM_100A).is_ok());
     }
 

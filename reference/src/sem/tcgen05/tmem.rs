@@ -1,6 +1,7 @@
 //! One CTA's Tensor Memory (§9.7.16.1): 128 lanes × 512 columns of 32-bit cells, dynamically
 //! allocated in columns (§9.7.16.1.2, §9.7.16.7.1), cells undefined until written.
 
+use super::rules::{ALLOC_AFTER_RELINQUISH, ALLOC_LEAK, ALLOC_NCOLS, ALLOC_NCOLS_INCREASING, ALLOC_PLACEMENT, DEALLOC_NCOLS_MISMATCH, DEALLOC_NOT_ALLOCATED, LDST_LANE_ACCESS, TMEM_OUT_OF_RANGE, TMEM_UNALLOCATED, WARP_OPERAND_NOT_UNIFORM};
 use super::Ub;
 
 /// §9.7.16.1: 128 rows (lanes) per CTA on sm_100a/sm_100f.
@@ -88,13 +89,10 @@ pub fn accessible_lanes(warp_id: u32) -> std::ops::Range<u32> {
 /// tcgen05.ld/st, §9.7.16.8.3/4). `values` holds one value per active thread.
 pub fn warp_uniform(values: &[u32], operand: &str) -> Result<u32, Ub> {
     match values.split_first() {
-        None => Err(Ub::new("tcgen05.warp-uniform", S_ALLOC, format!("no thread supplied {operand}"))),
+        None => Err(Ub::new(&WARP_OPERAND_NOT_UNIFORM, format!("no thread supplied {operand}"))),
         Some((&v, rest)) => match rest.iter().find(|&&x| x != v) {
             None => Ok(v),
-            Some(&x) => Err(Ub::new(
-                "tcgen05.warp-uniform",
-                S_ALLOC,
-                format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
+            Some(&x) => Err(Ub::new(&WARP_OPERAND_NOT_UNIFORM, format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
             )),
         },
     }
@@ -118,9 +116,6 @@ impl Default for Tmem {
     }
 }
 
-const S_ALLOC: &str = "§9.7.16.7.1";
-const S_UNIT: &str = "§9.7.16.1.2";
-const S_ACCESS: &str = "§9.7.16.8.1";
 
 impl Tmem {
     pub fn new() -> Tmem {
@@ -137,10 +132,7 @@ impl Tmem {
     /// §9.7.16.1.2, §9.7.16.7.1: nCols a power of two in [32, 512].
     fn check_ncols(ncols: u32, what: &str) -> Result<(), Ub> {
         if !(ALLOC_UNIT..=COLUMNS).contains(&ncols) || !ncols.is_power_of_two() {
-            return Err(Ub::new(
-                "tcgen05.alloc.ncols",
-                S_ALLOC,
-                format!("{what} nCols = {ncols}: must be a power of 2 within [32, 512]"),
+            return Err(Ub::new(&ALLOC_NCOLS, format!("{what} nCols = {ncols}: must be a power of 2 within [32, 512]"),
             ));
         }
         Ok(())
@@ -156,15 +148,12 @@ impl Tmem {
         // §9.7.16.7.1: "it is illegal for a CTA to perform tcgen05.alloc after any of its
         // constituent threads execute tcgen05.relinquish_alloc_permit".
         if self.relinquished {
-            return Err(Ub::new("tcgen05.alloc.after-relinquish", S_ALLOC, "tcgen05.alloc after tcgen05.relinquish_alloc_permit"));
+            return Err(Ub::new(&ALLOC_AFTER_RELINQUISH, "tcgen05.alloc after tcgen05.relinquish_alloc_permit"));
         }
         // §9.7.16.7.1: "The number of columns allocated should not increase between any two allocations".
         if let Some(prev) = self.last_ncols {
             if ncols > prev {
-                return Err(Ub::new(
-                    "tcgen05.alloc.ncols-increasing",
-                    S_ALLOC,
-                    format!("tcgen05.alloc of {ncols} columns after an allocation of {prev}: nCols must not increase"),
+                return Err(Ub::new(&ALLOC_NCOLS_INCREASING, format!("tcgen05.alloc of {ncols} columns after an allocation of {prev}: nCols must not increase"),
                 ));
             }
         }
@@ -192,10 +181,7 @@ impl Tmem {
         self.check_alloc(ncols)?;
         let a = TAddr::from_u32(taddr);
         if a.lane != 0 || a.column + ncols > COLUMNS || !a.column.is_multiple_of(ALLOC_UNIT) || !self.is_free(a.column, ncols) {
-            return Err(Ub::new(
-                "tcgen05.alloc.placement",
-                S_UNIT,
-                format!("reported allocation {taddr:#x} of {ncols} columns is not a free, unit-aligned run at lane 0"),
+            return Err(Ub::new(&ALLOC_PLACEMENT, format!("reported allocation {taddr:#x} of {ncols} columns is not a free, unit-aligned run at lane 0"),
             ));
         }
         self.take(a.column, ncols);
@@ -220,18 +206,12 @@ impl Tmem {
         let a = TAddr::from_u32(taddr);
         // §9.7.16.7.1: "The operand taddr must point to a previous Tensor Memory allocation."
         let i = self.allocs.iter().position(|&(s, _)| a.lane == 0 && s == a.column).ok_or_else(|| {
-            Ub::new(
-                "tcgen05.dealloc.not-allocated",
-                S_ALLOC,
-                format!("tcgen05.dealloc of {taddr:#x}: no live allocation starts there (double dealloc or never allocated)"),
+            Ub::new(&DEALLOC_NOT_ALLOCATED, format!("tcgen05.dealloc of {taddr:#x}: no live allocation starts there (double dealloc or never allocated)"),
             )
         })?;
         let (_, n) = self.allocs[i];
         if n != ncols {
-            return Err(Ub::new(
-                "tcgen05.dealloc.ncols-mismatch",
-                S_ALLOC,
-                format!("tcgen05.dealloc of {ncols} columns at {taddr:#x}, which was allocated with {n}"),
+            return Err(Ub::new(&DEALLOC_NCOLS_MISMATCH, format!("tcgen05.dealloc of {ncols} columns at {taddr:#x}, which was allocated with {n}"),
             ));
         }
         self.allocs.remove(i);
@@ -248,10 +228,7 @@ impl Tmem {
     pub fn check_exit(&self) -> Result<(), Ub> {
         match self.allocs.first() {
             None => Ok(()),
-            Some(&(s, n)) => Err(Ub::new(
-                "tcgen05.alloc.leak",
-                S_ALLOC,
-                format!("kernel exits with {} live allocation(s), first {n} columns at column {s}", self.allocs.len()),
+            Some(&(s, n)) => Err(Ub::new(&ALLOC_LEAK, format!("kernel exits with {} live allocation(s), first {n} columns at column {s}", self.allocs.len()),
             )),
         }
     }
@@ -263,15 +240,12 @@ impl Tmem {
     /// Checks that a cell may be touched by any Tensor Memory access (range, allocation).
     pub fn check_cell(&self, lane: u32, column: u32) -> Result<(), Ub> {
         if lane >= LANES || column >= COLUMNS {
-            return Err(Ub::new(
-                "tmem.out-of-range",
-                "§9.7.16.1",
-                format!("Tensor Memory cell (lane {lane}, column {column}) outside 128 lanes × 512 columns"),
+            return Err(Ub::new(&TMEM_OUT_OF_RANGE, format!("Tensor Memory cell (lane {lane}, column {column}) outside 128 lanes × 512 columns"),
             ));
         }
         // Assumption::AccessUnallocatedIsUb
         if !self.is_allocated(column) {
-            return Err(Ub::new("tmem.unallocated", S_UNIT, format!("column {column} (lane {lane}) is not allocated")));
+            return Err(Ub::new(&TMEM_UNALLOCATED, format!("column {column} (lane {lane}) is not allocated")));
         }
         Ok(())
     }
@@ -281,10 +255,7 @@ impl Tmem {
     pub fn check_warp_access(&self, warp_id: u32, lanes: std::ops::Range<u32>, columns: std::ops::Range<u32>) -> Result<(), Ub> {
         let ok = accessible_lanes(warp_id);
         if lanes.start < ok.start || lanes.end > ok.end {
-            return Err(Ub::new(
-                "tcgen05.ldst.lane-access",
-                S_ACCESS,
-                format!(
+            return Err(Ub::new(&LDST_LANE_ACCESS, format!(
                     "warp {} of its warpgroup may access lanes {}..={} only, not {}..={}",
                     warp_id % 4,
                     ok.start,
@@ -350,7 +321,7 @@ mod tests {
                             let free = (0..COLUMNS).step_by(ncols as usize).any(|s| t.is_free(s, ncols));
                             prop_assert!(!free);
                         }
-                        Err(e) => prop_assert_eq!(e.rule, "tcgen05.alloc.ncols-increasing"),
+                        Err(e) => prop_assert_eq!(e.rule, "tcgen05.alloc.ncols_increasing"),
                     }
                 } else if !t.allocations().is_empty() {
                     let (s, n) = t.allocations()[pick % t.allocations().len()];
@@ -378,7 +349,7 @@ mod tests {
         assert_eq!(warp_uniform(&[64; 32], "nCols"), Ok(64));
         let mut v = [64u32; 32];
         v[17] = 32;
-        assert_eq!(warp_uniform(&v, "nCols").unwrap_err().rule, "tcgen05.warp-uniform");
+        assert_eq!(warp_uniform(&v, "nCols").unwrap_err().rule, "tcgen05.warp_operand_not_uniform");
         assert!(warp_uniform(&[], "nCols").is_err());
     }
 
@@ -392,7 +363,7 @@ mod tests {
     #[test]
     fn ncols_rules() {
         for bad in [0, 16, 31, 48, 96, 1024, 513] {
-            assert_eq!(Tmem::new().alloc(bad).unwrap_err().rule, "tcgen05.alloc.ncols", "{bad}");
+            assert_eq!(Tmem::new().alloc(bad).unwrap_err().rule, "tcgen05.alloc.ncols_invalid", "{bad}");
         }
         for good in [32, 64, 128, 256, 512] {
             assert_eq!(Tmem::new().alloc(good).unwrap(), Some(0));
@@ -416,7 +387,7 @@ mod tests {
     fn increasing_ncols_is_ub() {
         let mut t = Tmem::new();
         t.alloc(64).unwrap();
-        assert_eq!(t.alloc(128).unwrap_err().rule, "tcgen05.alloc.ncols-increasing");
+        assert_eq!(t.alloc(128).unwrap_err().rule, "tcgen05.alloc.ncols_increasing");
         // equal or smaller is fine, even after a dealloc
         t.dealloc(0, 64).unwrap();
         assert!(t.alloc(64).is_ok());
@@ -429,8 +400,8 @@ mod tests {
         t.alloc(32).unwrap();
         t.relinquish();
         t.relinquish();
-        assert_eq!(t.alloc(32).unwrap_err().rule, "tcgen05.alloc.after-relinquish");
-        assert_eq!(t.alloc_at(32, 32).unwrap_err().rule, "tcgen05.alloc.after-relinquish");
+        assert_eq!(t.alloc(32).unwrap_err().rule, "tcgen05.alloc.after_relinquish");
+        assert_eq!(t.alloc_at(32, 32).unwrap_err().rule, "tcgen05.alloc.after_relinquish");
         assert!(t.dealloc(0, 32).is_ok());
         assert!(t.check_exit().is_ok());
     }
@@ -439,19 +410,19 @@ mod tests {
     fn dealloc_rules() {
         let mut t = Tmem::new();
         t.alloc(64).unwrap();
-        assert_eq!(t.dealloc(32, 32).unwrap_err().rule, "tcgen05.dealloc.not-allocated");
-        assert_eq!(t.dealloc(0, 32).unwrap_err().rule, "tcgen05.dealloc.ncols-mismatch");
-        assert_eq!(t.dealloc(0x10000, 64).unwrap_err().rule, "tcgen05.dealloc.not-allocated");
-        assert_eq!(t.dealloc(0, 48).unwrap_err().rule, "tcgen05.alloc.ncols");
+        assert_eq!(t.dealloc(32, 32).unwrap_err().rule, "tcgen05.dealloc.not_allocated");
+        assert_eq!(t.dealloc(0, 32).unwrap_err().rule, "tcgen05.dealloc.ncols_mismatch");
+        assert_eq!(t.dealloc(0x10000, 64).unwrap_err().rule, "tcgen05.dealloc.not_allocated");
+        assert_eq!(t.dealloc(0, 48).unwrap_err().rule, "tcgen05.alloc.ncols_invalid");
         t.dealloc(0, 64).unwrap();
-        assert_eq!(t.dealloc(0, 64).unwrap_err().rule, "tcgen05.dealloc.not-allocated");
+        assert_eq!(t.dealloc(0, 64).unwrap_err().rule, "tcgen05.dealloc.not_allocated");
     }
 
     #[test]
     fn leak_at_exit() {
         let mut t = Tmem::new();
         t.alloc(32).unwrap();
-        assert_eq!(t.check_exit().unwrap_err().rule, "tcgen05.alloc.leak");
+        assert_eq!(t.check_exit().unwrap_err().rule, "tcgen05.alloc.not_deallocated_at_exit");
     }
 
     #[test]
@@ -472,8 +443,8 @@ mod tests {
         assert_eq!(t.read(3, 4), Cell::Unwritten);
         t.write(3, 4, Cell::Known(7)).unwrap();
         assert_eq!(t.read(3, 4), Cell::Known(7));
-        assert_eq!(t.write(3, 32, Cell::Known(1)).unwrap_err().rule, "tmem.unallocated");
-        assert_eq!(t.write(128, 0, Cell::Known(1)).unwrap_err().rule, "tmem.out-of-range");
+        assert_eq!(t.write(3, 32, Cell::Known(1)).unwrap_err().rule, "tcgen05.tmem.unallocated");
+        assert_eq!(t.write(128, 0, Cell::Known(1)).unwrap_err().rule, "tcgen05.tmem.out_of_range");
         t.dealloc(0, 32).unwrap();
         t.alloc(32).unwrap();
         assert_eq!(t.read(3, 4), Cell::Unwritten);
@@ -496,11 +467,11 @@ mod tests {
             let base = 32 * (w % 4);
             assert!(t.check_warp_access(w, base..base + 32, 0..4).is_ok(), "warp {w}");
             let other = 32 * ((w + 1) % 4);
-            assert_eq!(t.check_warp_access(w, other..other + 16, 0..1).unwrap_err().rule, "tcgen05.ldst.lane-access");
+            assert_eq!(t.check_warp_access(w, other..other + 16, 0..1).unwrap_err().rule, "tcgen05.ldst.lane_access");
         }
         // straddling the boundary
         assert!(t.check_warp_access(0, 16..48, 0..1).is_err());
         // columns still need allocation
-        assert_eq!(t.check_warp_access(1, 32..64, 30..34).unwrap_err().rule, "tmem.unallocated");
+        assert_eq!(t.check_warp_access(1, 32..64, 30..34).unwrap_err().rule, "tcgen05.tmem.unallocated");
     }
 }
