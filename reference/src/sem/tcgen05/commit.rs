@@ -6,13 +6,13 @@
 //!   completion receives an arrive-on with count 1 at cluster scope. Unlike
 //!   `cp.async.mbarrier.arrive` without `.noinc`, nothing says the commit increments the pending
 //!   count first, so the arrive decrements the pending count of the then-current phase: the
-//!   mbarrier's expected count must include it ([`Arrive::increments_pending`] is always false).
+//!   mbarrier's expected count must include it ([`CommitArrive::increments_pending`] is always false).
 //! - `tcgen05.{ld,st}` complete through `tcgen05.wait::ld` / `::st`: the thread blocks until all
 //!   its prior loads (stores) have completed.
 //!
 //! The executor issues operations ([`Tracker::issue`]), decides when each completes
 //! ([`Tracker::complete`], any order: "may execute and complete in a different order than they
-//! were issued"), and applies the returned [`Arrive`] events to its mbarrier model.
+//! were issued"), and applies the returned [`CommitArrive`] events to its mbarrier model.
 
 use super::rules::CTA_GROUP_MIXED;
 use super::Ub;
@@ -63,9 +63,11 @@ pub struct MbarTarget {
     pub addr: u64,
 }
 
-/// The event the executor applies to its mbarrier model.
+/// The event the executor applies to its mbarrier model. With main's `sem::mbarrier`, that is
+/// `slot.arrive(mbarrier::Arrive::one())` on the target's slot when the event is returned (not
+/// `cp_async_arrive(false)`, which would add the pending-count increment tcgen05.commit lacks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Arrive {
+pub struct CommitArrive {
     pub target: MbarTarget,
     /// Always 1 (`.mbarrier::arrive::one`).
     pub count: u32,
@@ -130,7 +132,7 @@ impl Tracker {
     /// `tcgen05.commit.cta_group.mbarrier::arrive::one [mbar] {, ctaMask}`: the arrives due now
     /// (when nothing is outstanding), otherwise none until [`Tracker::complete`] finishes the set.
     /// `cta_mask` is the `.multicast::cluster` mask (bit i = %cluster_ctarank i).
-    pub fn commit(&mut self, cta: CtaGroup, mbar_addr: u64, cta_mask: Option<u16>) -> Result<Vec<Arrive>, Ub> {
+    pub fn commit(&mut self, cta: CtaGroup, mbar_addr: u64, cta_mask: Option<u16>) -> Result<Vec<CommitArrive>, Ub> {
         self.same_cta_group(cta)?;
         let targets: Vec<MbarTarget> = match cta_mask {
             None => vec![MbarTarget { cta_rank: None, addr: mbar_addr }],
@@ -148,7 +150,7 @@ impl Tracker {
     }
 
     /// The operation `id` completed: the arrives of every commit whose tracked set is now done.
-    pub fn complete(&mut self, id: OpId) -> Vec<Arrive> {
+    pub fn complete(&mut self, id: OpId) -> Vec<CommitArrive> {
         self.outstanding.retain(|(o, _, _)| *o != id);
         let mut out = Vec::new();
         self.commits.retain_mut(|c| {
@@ -179,8 +181,8 @@ impl Tracker {
     }
 }
 
-fn arrives(targets: &[MbarTarget]) -> Vec<Arrive> {
-    targets.iter().map(|&target| Arrive { target, count: 1, increments_pending: false }).collect()
+fn arrives(targets: &[MbarTarget]) -> Vec<CommitArrive> {
+    targets.iter().map(|&target| CommitArrive { target, count: 1, increments_pending: false }).collect()
 }
 
 #[cfg(test)]
@@ -247,7 +249,7 @@ mod tests {
         // out of order completion
         assert!(t.complete(b).is_empty());
         let ev = t.complete(a);
-        assert_eq!(ev, vec![Arrive { target: LOCAL, count: 1, increments_pending: false }]);
+        assert_eq!(ev, vec![CommitArrive { target: LOCAL, count: 1, increments_pending: false }]);
     }
 
     #[test]
