@@ -1,0 +1,97 @@
+//! GPU execution: run PTX kernels on a real device, one job at a time, in a worker process.
+//!
+//! **Why a worker process.** A device fault (illegal instruction, misaligned or illegal address,
+//! hardware stack error, ...) is a *sticky* error: it poisons the CUDA context, and every later
+//! call in that process fails. A hang cannot be interrupted from inside the process at all. So
+//! the harness never touches CUDA contexts itself: a [`Supervisor`] spawns
+//! `ptxconform __worker --device N` (see [`worker_main`]) and talks to it over pipes.
+//!
+//! **Protocol** ([`protocol`]): line-delimited JSON. The parent writes `{"run":{"jobs":[…]}}`
+//! (or `"shutdown"`) lines to the worker's stdin. The worker writes, on stdout, lines prefixed by
+//! `PTXC1 `: first `ready` (device info) or `init_failed`, then for each job `started{id}` and
+//! `done{result}`, and `batch_done` after the batch. Byte payloads are hex strings. A job
+//! allocates `cuMemAlloc` buffers (aligned, filled, initialised), encodes tensor maps, optionally
+//! JIT-loads PTX and launches one kernel (cluster launch when a cluster shape is given), waits for
+//! it, and reads back the requested buffers; everything is freed before the next job.
+//!
+//! **Guarantees.**
+//! - Every job gets exactly one [`JobResult`], in input order, whatever other jobs do.
+//! - Each job is synchronised before the next starts, so a trap surfaces in the job that caused
+//!   it; the worker reports it and exits (the context is poisoned).
+//! - A host watchdog kills a worker that stays silent longer than `job_timeout` while a job runs.
+//! - A trap, timeout or crash is reported for a job only after it failed *alone in a fresh
+//!   worker*; the jobs after it are re-run in a fresh worker, and jobs that finished before it
+//!   keep their results. Failures that no job can be blamed for (the worker dying between jobs,
+//!   corrupt output) are isolated by bisecting the unfinished jobs. With
+//!   `SupervisorConfig::confirm_failures = false` the confirmation re-run is skipped (one restart
+//!   per trap instead of two, for fuzzing where traps are expected).
+//!
+//! **Wiring.** `main` must dispatch the hidden subcommand before argument parsing:
+//! `if args[1] == WORKER_SUBCOMMAND { std::process::exit(gpu::worker_main(&args[2..])) }`; the
+//! parent uses `Supervisor::new(SupervisorConfig::new(WorkerCommand::current_exe(device)?))`.
+//! - Nothing here panics when no driver is installed: [`gpu_available`] returns
+//!   `Err("no CUDA driver found")`, and a worker reports `init_failed`, which `Supervisor::run`
+//!   turns into `SupervisorError::WorkerStart`.
+
+pub mod driver;
+pub mod protocol;
+pub mod worker;
+
+#[cfg(test)]
+mod device_tests;
+
+pub use driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
+pub use protocol::{
+    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
+    ReadBack, TensorMapRequest,
+};
+pub use worker::{
+    worker_main, Executor, Supervisor, SupervisorConfig, SupervisorError, WorkerCommand,
+};
+
+/// The hidden subcommand that starts a worker: `ptxconform __worker [--device N]`.
+pub const WORKER_SUBCOMMAND: &str = "__worker";
+
+/// Query device `0` in this process without creating a context. Never panics: a missing driver,
+/// a failing `cuInit` (no device, driver/library mismatch) or a missing symbol become `Err`.
+pub fn gpu_available() -> Result<DeviceInfo, String> {
+    device_info(0)
+}
+
+/// Like [`gpu_available`] for another device ordinal.
+pub fn device_info(ordinal: i32) -> Result<DeviceInfo, String> {
+    // cudarc's loader panics on a missing symbol; keep that from escaping.
+    std::panic::catch_unwind(|| {
+        let d = driver::Driver::load()?;
+        let dev = d.device(ordinal).map_err(|e| e.to_string())?;
+        dev.info(&d).map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|_| Err("CUDA driver is missing a required entry point".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_available_does_not_panic() {
+        // On this GPU-less build machine the driver is absent; on a GPU machine it must succeed.
+        // SAFETY-free check of which case we are in: the same probe `Driver::load` uses.
+        match gpu_available() {
+            Err(e) => assert!(e.contains("CUDA"), "{e}"),
+            Ok(info) => assert!(info.compute_capability.0 > 0 && !info.name.is_empty()),
+        }
+    }
+
+    #[test]
+    fn worker_reports_init_failure_without_a_driver() {
+        if gpu_available().is_ok() {
+            return; // only meaningful without a driver
+        }
+        assert_eq!(
+            worker_main(&["--device".into(), "x".into()]),
+            worker::EXIT_INIT_FAILED
+        );
+        assert_eq!(worker_main(&[]), worker::EXIT_INIT_FAILED);
+    }
+}

@@ -1,0 +1,397 @@
+//! Messages between the supervisor and a worker process: one JSON object per line.
+//!
+//! Parent → worker (stdin): [`ToWorker`] lines. Worker → parent (stdout): [`FromWorker`] lines,
+//! each prefixed by [`LINE_PREFIX`]; other stdout lines (e.g. from a library) and any text before the prefix are ignored. Byte
+//! payloads are lowercase hex strings.
+
+use serde::{Deserialize, Serialize};
+
+pub use super::driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
+
+/// Marks a protocol line on the worker's stdout; the digit is the protocol version.
+pub const LINE_PREFIX: &str = "PTXC1 ";
+
+/// One unit of GPU work: allocate buffers, encode tensor maps, optionally launch one kernel, read
+/// buffers back. Everything a job allocates is freed before the next job starts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Caller-chosen, unique within one `Supervisor::run` call.
+    pub id: u64,
+    #[serde(default)]
+    pub buffers: Vec<BufferSpec>,
+    #[serde(default)]
+    pub tensor_maps: Vec<TensorMapRequest>,
+    /// `None`: only encode tensor maps (to compare the driver's encode validation with ours).
+    #[serde(default)]
+    pub launch: Option<KernelLaunch>,
+    /// Indices into `buffers` to copy back after the kernel completes.
+    #[serde(default)]
+    pub read_back: Vec<usize>,
+}
+
+/// A global-memory buffer. The worker over-allocates so that the buffer's start is aligned to
+/// `align`; `init` is written at its start over a background of `fill`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferSpec {
+    pub size: u64,
+    #[serde(default = "default_align")]
+    pub align: u64,
+    #[serde(default)]
+    pub fill: u8,
+    #[serde(default, with = "hex")]
+    pub init: Vec<u8>,
+}
+
+fn default_align() -> u64 {
+    256
+}
+
+/// Largest buffer alignment a job may request (keeps over-allocation bounded).
+pub const MAX_BUFFER_ALIGN: u64 = 1 << 20;
+
+/// A device address: inside a job buffer, or a raw value (e.g. 0 or an odd address, to test the
+/// driver's checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Address {
+    Buffer { index: usize, offset: u64 },
+    Raw(u64),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TensorMapRequest {
+    pub global: Address,
+    pub encode: Encode,
+    /// Also copy the encoded map into global memory here (for kernels taking a `.global` tensor
+    /// map pointer instead of a `.param` one).
+    #[serde(default)]
+    pub store: Option<Address>,
+}
+
+/// Which `cuTensorMapEncode*` to call, with its specific parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encode {
+    Tiled {
+        common: EncodeCommon,
+        box_dim: Vec<u32>,
+    },
+    Im2col {
+        common: EncodeCommon,
+        lower_corner: Vec<i32>,
+        upper_corner: Vec<i32>,
+        channels_per_pixel: u32,
+        pixels_per_column: u32,
+    },
+    Im2colWide {
+        common: EncodeCommon,
+        lower_corner_width: i32,
+        upper_corner_width: i32,
+        channels_per_pixel: u32,
+        pixels_per_column: u32,
+        mode: u32,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelLaunch {
+    /// Complete PTX module text; JIT-compiled by the driver for the worker's device.
+    pub ptx: String,
+    /// The `.entry` name.
+    pub kernel: String,
+    pub dims: LaunchDims,
+    /// Kernel parameters in declaration order.
+    #[serde(default)]
+    pub params: Vec<KernelParam>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelParam {
+    /// A 64-bit device address.
+    Pointer(Address),
+    U32(u32),
+    U64(u64),
+    /// The 128-byte map produced by `tensor_maps[i]`, passed by value (`.param .align 64 .b8 [128]`).
+    TensorMap(usize),
+    /// Arbitrary bytes, for parameter kinds not covered above.
+    Bytes(#[serde(with = "hex")] Vec<u8>),
+}
+
+/// What happened to a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Kernel (if any) completed; `read_back` holds the requested buffers.
+    Ok,
+    /// A sticky device error. Reported only after the job trapped when run alone in a fresh
+    /// worker (see `Supervisor`).
+    Trap { kind: TrapKind, code: i32 },
+    /// The driver's JIT rejected the PTX.
+    JitError { error: DriverError, log: String },
+    /// A non-sticky error from the launch path (function lookup, attribute, launch, sync).
+    LaunchError { error: DriverError },
+    /// The job itself is malformed or could not be set up (bad index, alloc failure, a kernel
+    /// parameter naming a tensor map that failed to encode). No kernel ran.
+    Setup { message: String },
+    /// The host watchdog killed the worker while this job ran alone.
+    Timeout { after_ms: u64 },
+    /// The worker process died while this job ran alone, without reporting a result.
+    WorkerCrashed { detail: String },
+}
+
+impl Outcome {
+    /// Whether the worker must stop after reporting this (its CUDA context is unusable).
+    pub fn poisons_context(&self) -> bool {
+        matches!(self, Outcome::Trap { .. })
+    }
+}
+
+/// Result of one `tensor_maps[i]` request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EncodeOutcome {
+    Ok(#[serde(with = "hex")] Vec<u8>),
+    Err(EncodeError),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadBack {
+    pub index: usize,
+    #[serde(with = "hex")]
+    pub data: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobResult {
+    pub id: u64,
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub tensor_maps: Vec<EncodeOutcome>,
+    #[serde(default)]
+    pub read_back: Vec<ReadBack>,
+    /// JIT info log (warnings), empty when none.
+    #[serde(default)]
+    pub jit_info_log: String,
+    /// Wall time of the job inside the worker, microseconds.
+    #[serde(default)]
+    pub wall_us: u64,
+}
+
+impl JobResult {
+    pub fn bare(id: u64, outcome: Outcome) -> JobResult {
+        JobResult {
+            id,
+            outcome,
+            tensor_maps: vec![],
+            read_back: vec![],
+            jit_info_log: String::new(),
+            wall_us: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Run these jobs in order; answer `Started`/`Done` per job, then `BatchDone`.
+    Run { jobs: Vec<Job> },
+    /// Exit cleanly.
+    Shutdown,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FromWorker {
+    /// First line after start-up: the context is ready.
+    Ready {
+        device: DeviceInfo,
+    },
+    /// Start-up failed (no driver, no device, context creation failed); the worker exits.
+    InitFailed {
+        message: String,
+    },
+    Started {
+        id: u64,
+    },
+    Done {
+        result: Box<JobResult>,
+    },
+    BatchDone,
+}
+
+impl FromWorker {
+    pub fn to_line(&self) -> String {
+        // Serialising these plain data types cannot fail (no maps with non-string keys).
+        format!(
+            "{LINE_PREFIX}{}",
+            serde_json::to_string(self).unwrap_or_default()
+        )
+    }
+
+    /// `None` for lines that are not protocol lines; `Some(Err)` for corrupt protocol lines.
+    /// Text before the prefix is ignored: another writer may have left a line unterminated.
+    pub fn parse_line(line: &str) -> Option<Result<FromWorker, String>> {
+        let body = &line[line.find(LINE_PREFIX)? + LINE_PREFIX.len()..];
+        Some(serde_json::from_str(body).map_err(|e| format!("bad worker line: {e}")))
+    }
+}
+
+/// Serde adapter: bytes as a lowercase hex string.
+pub mod hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn encode(b: &[u8]) -> String {
+        const D: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(b.len() * 2);
+        for &x in b {
+            s.push(D[(x >> 4) as usize] as char);
+            s.push(D[(x & 15) as usize] as char);
+        }
+        s
+    }
+
+    pub fn decode(s: &str) -> Result<Vec<u8>, String> {
+        let nib = |c: u8| match c {
+            b'0'..=b'9' => Ok(c - b'0'),
+            b'a'..=b'f' => Ok(c - b'a' + 10),
+            b'A'..=b'F' => Ok(c - b'A' + 10),
+            _ => Err(format!("not a hex digit: {:?}", c as char)),
+        };
+        let b = s.as_bytes();
+        if b.len() & 1 == 1 {
+            return Err("odd-length hex string".into());
+        }
+        b.chunks(2)
+            .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
+            .collect()
+    }
+
+    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&encode(b))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s = String::deserialize(d)?;
+        decode(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips_and_rejects_garbage() {
+        let b: Vec<u8> = (0..=255).collect();
+        assert_eq!(hex::decode(&hex::encode(&b)).unwrap(), b);
+        assert_eq!(hex::encode(&[0x0f, 0xa0]), "0fa0");
+        assert!(hex::decode("abc").is_err());
+        assert!(hex::decode("zz").is_err());
+    }
+
+    #[test]
+    fn messages_round_trip_through_lines() {
+        let job = Job {
+            id: 7,
+            buffers: vec![BufferSpec {
+                size: 64,
+                align: 128,
+                fill: 0xee,
+                init: vec![1, 2, 3],
+            }],
+            tensor_maps: vec![TensorMapRequest {
+                global: Address::Buffer {
+                    index: 0,
+                    offset: 0,
+                },
+                encode: Encode::Tiled {
+                    common: EncodeCommon {
+                        data_type: 0,
+                        rank: 1,
+                        global_dim: vec![64],
+                        global_strides: vec![],
+                        element_strides: vec![1],
+                        interleave: 0,
+                        swizzle: 0,
+                        l2_promotion: 0,
+                        oob_fill: 0,
+                    },
+                    box_dim: vec![16],
+                },
+                store: None,
+            }],
+            launch: Some(KernelLaunch {
+                ptx: ".version 9.0\n".into(),
+                kernel: "k".into(),
+                dims: LaunchDims {
+                    grid: [2, 1, 1],
+                    block: [32, 1, 1],
+                    cluster: Some([2, 1, 1]),
+                    dynamic_smem: 1024,
+                },
+                params: vec![
+                    KernelParam::Pointer(Address::Buffer {
+                        index: 0,
+                        offset: 16,
+                    }),
+                    KernelParam::TensorMap(0),
+                ],
+            }),
+            read_back: vec![0],
+        };
+        let line = serde_json::to_string(&ToWorker::Run {
+            jobs: vec![job.clone()],
+        })
+        .unwrap();
+        assert!(!line.contains('\n'));
+        assert_eq!(
+            serde_json::from_str::<ToWorker>(&line).unwrap(),
+            ToWorker::Run { jobs: vec![job] }
+        );
+
+        let mut r = JobResult::bare(
+            7,
+            Outcome::Trap {
+                kind: TrapKind::MisalignedAddress,
+                code: 716,
+            },
+        );
+        r.read_back.push(ReadBack {
+            index: 0,
+            data: vec![9; 4],
+        });
+        let msg = FromWorker::Done {
+            result: Box::new(r),
+        };
+        let line = msg.to_line();
+        assert!(
+            line.contains("\"misaligned_address\"") && line.contains("\"09090909\""),
+            "{line}"
+        );
+        assert_eq!(FromWorker::parse_line(&line), Some(Ok(msg.clone())));
+        assert_eq!(FromWorker::parse_line("running 1 test"), None);
+        assert_eq!(
+            FromWorker::parse_line(&format!("test x ... {line}")),
+            Some(Ok(msg.clone()))
+        );
+        assert!(matches!(
+            FromWorker::parse_line("PTXC1 {oops"),
+            Some(Err(_))
+        ));
+    }
+
+    #[test]
+    fn buffer_spec_defaults() {
+        let b: BufferSpec = serde_json::from_str(r#"{"size":8}"#).unwrap();
+        assert_eq!(
+            b,
+            BufferSpec {
+                size: 8,
+                align: 256,
+                fill: 0,
+                init: vec![]
+            }
+        );
+    }
+}

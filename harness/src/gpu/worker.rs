@@ -1,0 +1,1163 @@
+//! Process isolation: the worker side (`worker_main`, `serve`, the CUDA [`Executor`]) and the
+//! parent side ([`Supervisor`]: spawn, watchdog, restart, isolation of failing jobs).
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use super::driver::{self, Context, DeviceBuffer, Driver, ModuleError, ParamImage, SyncError};
+use super::protocol::*;
+
+/// Runs jobs inside a worker process. The CUDA implementation is [`CudaExecutor`]; tests use a
+/// fake. `execute` must not panic on bad input: malformed jobs yield `Outcome::Setup`.
+pub trait Executor {
+    fn device(&self) -> DeviceInfo;
+    fn execute(&mut self, job: &Job) -> JobResult;
+}
+
+/// How `serve` ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ServeEnd {
+    /// Shutdown request or EOF on stdin.
+    Finished,
+    /// A job trapped; the context is poisoned, the process must exit.
+    Poisoned,
+    /// stdin/stdout broke or carried something unparseable.
+    ProtocolError(String),
+}
+
+/// Exit status of a worker that stopped after a trap.
+pub const EXIT_POISONED: i32 = 3;
+/// Exit status of a worker whose start-up failed (after sending `InitFailed`).
+pub const EXIT_INIT_FAILED: i32 = 4;
+/// Exit status on a protocol error.
+pub const EXIT_PROTOCOL: i32 = 5;
+
+/// The worker's request loop: announce the device, then run batches until told to stop.
+pub fn serve<E: Executor>(exec: &mut E, input: impl BufRead, mut output: impl Write) -> ServeEnd {
+    let mut send = |m: FromWorker| -> Result<(), String> {
+        writeln!(output, "{}", m.to_line())
+            .and_then(|_| output.flush())
+            .map_err(|e| format!("stdout: {e}"))
+    };
+    if let Err(e) = send(FromWorker::Ready {
+        device: exec.device(),
+    }) {
+        return ServeEnd::ProtocolError(e);
+    }
+    for line in input.lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => return ServeEnd::ProtocolError(format!("stdin: {e}")),
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let jobs = match serde_json::from_str::<ToWorker>(&line) {
+            Ok(ToWorker::Run { jobs }) => jobs,
+            Ok(ToWorker::Shutdown) => return ServeEnd::Finished,
+            Err(e) => return ServeEnd::ProtocolError(format!("bad request: {e}")),
+        };
+        for job in &jobs {
+            if let Err(e) = send(FromWorker::Started { id: job.id }) {
+                return ServeEnd::ProtocolError(e);
+            }
+            let result = exec.execute(job);
+            let poisoned = result.outcome.poisons_context();
+            if let Err(e) = send(FromWorker::Done {
+                result: Box::new(result),
+            }) {
+                return ServeEnd::ProtocolError(e);
+            }
+            if poisoned {
+                return ServeEnd::Poisoned;
+            }
+        }
+        if let Err(e) = send(FromWorker::BatchDone) {
+            return ServeEnd::ProtocolError(e);
+        }
+    }
+    ServeEnd::Finished
+}
+
+/// Entry point of the hidden `__worker` subcommand: `ptxconform __worker [--device N]`.
+/// Returns the process exit status. Never panics on a missing driver.
+pub fn worker_main(args: &[String]) -> i32 {
+    let ordinal = match args {
+        [] => 0,
+        [flag, n] if flag == "--device" => match n.parse() {
+            Ok(n) => n,
+            Err(_) => return init_failed(format!("bad device ordinal {n:?}")),
+        },
+        other => return init_failed(format!("unexpected worker arguments {other:?}")),
+    };
+    let mut exec = match CudaExecutor::new(ordinal) {
+        Ok(e) => e,
+        Err(m) => return init_failed(m),
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    exit_status(serve(&mut exec, stdin.lock(), stdout.lock()))
+}
+
+fn exit_status(end: ServeEnd) -> i32 {
+    match end {
+        ServeEnd::Finished => 0,
+        ServeEnd::Poisoned => EXIT_POISONED,
+        ServeEnd::ProtocolError(e) => {
+            eprintln!("ptxconform worker: {e}");
+            EXIT_PROTOCOL
+        }
+    }
+}
+
+fn init_failed(message: String) -> i32 {
+    println!("{}", FromWorker::InitFailed { message }.to_line());
+    EXIT_INIT_FAILED
+}
+
+/// Executes jobs on a real device through `driver`.
+pub struct CudaExecutor {
+    driver: Driver,
+    info: DeviceInfo,
+    ctx: Context,
+}
+
+impl CudaExecutor {
+    pub fn new(ordinal: i32) -> Result<CudaExecutor, String> {
+        let driver = Driver::load()?;
+        let dev = driver.device(ordinal).map_err(|e| e.to_string())?;
+        let info = dev.info(&driver).map_err(|e| e.to_string())?;
+        let ctx = dev.context().map_err(|e| e.to_string())?;
+        Ok(CudaExecutor { driver, info, ctx })
+    }
+}
+
+impl Executor for CudaExecutor {
+    fn device(&self) -> DeviceInfo {
+        self.info.clone()
+    }
+
+    fn execute(&mut self, job: &Job) -> JobResult {
+        let start = Instant::now();
+        let mut r = JobResult::bare(job.id, Outcome::Ok);
+        r.outcome = run_on_device(&self.driver, &self.ctx, job, &mut r).unwrap_or_else(|o| o);
+        r.wall_us = start.elapsed().as_micros() as u64;
+        r
+    }
+}
+
+/// A job buffer: the allocation and the offset of its aligned start inside it.
+struct JobBuffer<'c> {
+    mem: DeviceBuffer<'c>,
+    start: usize,
+    size: usize,
+}
+
+fn setup(message: impl Into<String>) -> Outcome {
+    Outcome::Setup {
+        message: message.into(),
+    }
+}
+
+fn resolve(buffers: &[JobBuffer<'_>], a: Address) -> Result<u64, Outcome> {
+    match a {
+        Address::Raw(v) => Ok(v),
+        Address::Buffer { index, offset } => {
+            let b = buffers
+                .get(index)
+                .ok_or_else(|| setup(format!("no buffer {index}")))?;
+            Ok(b.mem.addr() + b.start as u64 + offset)
+        }
+    }
+}
+
+/// Runs one job; `Err` carries the outcome of an early stop. Fills `r`'s maps, logs, read-backs.
+fn run_on_device(
+    d: &Driver,
+    ctx: &Context,
+    job: &Job,
+    r: &mut JobResult,
+) -> Result<Outcome, Outcome> {
+    let mut buffers = Vec::with_capacity(job.buffers.len());
+    for (i, spec) in job.buffers.iter().enumerate() {
+        if !spec.align.is_power_of_two() || spec.align > MAX_BUFFER_ALIGN {
+            return Err(setup(format!(
+                "buffer {i}: align {} is not a power of two ≤ {MAX_BUFFER_ALIGN}",
+                spec.align
+            )));
+        }
+        if spec.init.len() as u64 > spec.size {
+            return Err(setup(format!("buffer {i}: init longer than size")));
+        }
+        let size =
+            usize::try_from(spec.size).map_err(|_| setup(format!("buffer {i}: size too large")))?;
+        let align = spec.align as usize;
+        let total = size
+            .checked_add(align - 1)
+            .ok_or_else(|| setup(format!("buffer {i}: size too large")))?;
+        let mut mem = ctx
+            .alloc(total)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        let start = (mem.addr() as usize).next_multiple_of(align) - mem.addr() as usize;
+        mem.fill(spec.fill)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        mem.write(start, &spec.init)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        buffers.push(JobBuffer { mem, start, size });
+    }
+
+    for (i, req) in job.tensor_maps.iter().enumerate() {
+        let addr = resolve(&buffers, req.global)?;
+        let enc = match &req.encode {
+            Encode::Tiled { common, box_dim } => driver::encode_tiled(d, addr, common, box_dim),
+            Encode::Im2col {
+                common,
+                lower_corner,
+                upper_corner,
+                channels_per_pixel,
+                pixels_per_column,
+            } => driver::encode_im2col(
+                d,
+                addr,
+                common,
+                lower_corner,
+                upper_corner,
+                *channels_per_pixel,
+                *pixels_per_column,
+            ),
+            Encode::Im2colWide {
+                common,
+                lower_corner_width,
+                upper_corner_width,
+                channels_per_pixel,
+                pixels_per_column,
+                mode,
+            } => driver::encode_im2col_wide(
+                d,
+                addr,
+                common,
+                *lower_corner_width,
+                *upper_corner_width,
+                *channels_per_pixel,
+                *pixels_per_column,
+                *mode,
+            ),
+        };
+        match enc {
+            Ok(map) => {
+                if let Some(Address::Buffer { index, offset }) = req.store {
+                    let b = buffers
+                        .get_mut(index)
+                        .ok_or_else(|| setup(format!("tensor map {i}: no buffer {index}")))?;
+                    let at = usize::try_from(offset).ok().filter(|o| o + 128 <= b.size);
+                    let at = at.ok_or_else(|| {
+                        setup(format!(
+                            "tensor map {i}: store offset {offset} outside buffer"
+                        ))
+                    })?;
+                    b.mem
+                        .write(b.start + at, &map)
+                        .map_err(|e| setup(format!("tensor map {i}: {e}")))?;
+                } else if req.store.is_some() {
+                    return Err(setup(format!(
+                        "tensor map {i}: can only store into a job buffer"
+                    )));
+                }
+                r.tensor_maps.push(EncodeOutcome::Ok(map.to_vec()));
+            }
+            Err(e) => r.tensor_maps.push(EncodeOutcome::Err(e)),
+        }
+    }
+
+    if let Some(l) = &job.launch {
+        let mut params = Vec::with_capacity(l.params.len());
+        for p in &l.params {
+            params.push(match p {
+                KernelParam::Pointer(a) => {
+                    ParamImage::from_bytes(&resolve(&buffers, *a)?.to_le_bytes())
+                }
+                KernelParam::U32(v) => ParamImage::from_bytes(&v.to_le_bytes()),
+                KernelParam::U64(v) => ParamImage::from_bytes(&v.to_le_bytes()),
+                KernelParam::Bytes(b) => ParamImage::from_bytes(b),
+                KernelParam::TensorMap(i) => match r.tensor_maps.get(*i) {
+                    Some(EncodeOutcome::Ok(m)) => ParamImage::from_bytes(m),
+                    Some(EncodeOutcome::Err(_)) => {
+                        return Err(setup(format!(
+                            "parameter uses tensor map {i}, which failed to encode"
+                        )))
+                    }
+                    None => return Err(setup(format!("no tensor map {i}"))),
+                },
+            });
+        }
+        let module = match ctx.load_module(&l.ptx) {
+            Ok(m) => m,
+            Err(ModuleError::InteriorNul) => return Err(setup("PTX text contains a NUL byte")),
+            Err(ModuleError::Jit { error, log }) => return Err(Outcome::JitError { error, log }),
+        };
+        r.jit_info_log = module.info_log.clone();
+        let f = module
+            .function(&l.kernel)
+            .map_err(|error| Outcome::LaunchError { error })?;
+        if let Err(error) = ctx.launch(&f, &l.dims, &mut params) {
+            // A launch call can itself report a sticky error; treat it as the trap it is.
+            return Err(match driver::TrapKind::from_code(error.code) {
+                Some(kind) => Outcome::Trap {
+                    kind,
+                    code: error.code,
+                },
+                None => Outcome::LaunchError { error },
+            });
+        }
+        match ctx.synchronize() {
+            Ok(()) => {}
+            Err(SyncError::Trap(kind)) => {
+                return Err(Outcome::Trap {
+                    kind,
+                    code: kind.code(),
+                })
+            }
+            Err(SyncError::Other(error)) => return Err(Outcome::LaunchError { error }),
+        }
+    }
+
+    for &index in &job.read_back {
+        let b = buffers
+            .get(index)
+            .ok_or_else(|| setup(format!("read_back: no buffer {index}")))?;
+        let data = b
+            .mem
+            .read(b.start, b.size)
+            .map_err(|error| Outcome::LaunchError { error })?;
+        r.read_back.push(ReadBack { index, data });
+    }
+    Ok(Outcome::Ok)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent side.
+
+/// How to start a worker process.
+#[derive(Clone, Debug)]
+pub struct WorkerCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl WorkerCommand {
+    /// `current_exe() __worker --device N`.
+    pub fn current_exe(device: i32) -> Result<WorkerCommand, String> {
+        let program = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+        Ok(WorkerCommand {
+            program,
+            args: vec!["__worker".into(), "--device".into(), device.to_string()],
+            env: vec![],
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SupervisorConfig {
+    pub command: WorkerCommand,
+    /// Longest silence allowed while a job runs (between its `Started` and `Done`, including
+    /// JIT compilation); beyond it the watchdog kills the worker.
+    pub job_timeout: Duration,
+    /// Longest wait for `Ready` after spawning (driver init + context creation).
+    pub start_timeout: Duration,
+    /// Jobs sent per request line.
+    pub batch_size: usize,
+    /// Re-run a failing job alone in a fresh worker before reporting its failure (default on).
+    pub confirm_failures: bool,
+}
+
+impl SupervisorConfig {
+    pub fn new(command: WorkerCommand) -> SupervisorConfig {
+        SupervisorConfig {
+            command,
+            job_timeout: Duration::from_secs(10),
+            start_timeout: Duration::from_secs(60),
+            batch_size: 64,
+            confirm_failures: true,
+        }
+    }
+}
+
+/// Errors that stop a whole run (per-job failures are `Outcome`s instead).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SupervisorError {
+    /// A worker could not be started or did not become ready.
+    WorkerStart(String),
+    DuplicateJobId(u64),
+}
+
+impl std::fmt::Display for SupervisorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SupervisorError::WorkerStart(m) => write!(f, "GPU worker did not start: {m}"),
+            SupervisorError::DuplicateJobId(id) => write!(f, "duplicate job id {id}"),
+        }
+    }
+}
+
+impl std::error::Error for SupervisorError {}
+
+enum Event {
+    Msg(FromWorker),
+    Corrupt(String),
+    Eof,
+}
+
+/// A running worker process, killed on drop.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    events: Receiver<Event>,
+    device: DeviceInfo,
+}
+
+impl Worker {
+    fn spawn(cfg: &SupervisorConfig) -> Result<Worker, String> {
+        let c = &cfg.command;
+        let mut child = Command::new(&c.program)
+            .args(&c.args)
+            .envs(c.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("spawn {}: {e}", c.program.display()))?;
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(i), Some(o)) => (i, o),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("worker pipes missing".into());
+            }
+        };
+        let (tx, events) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let ev = match FromWorker::parse_line(&line) {
+                    None => continue, // not ours (library chatter, test harness output)
+                    Some(Ok(m)) => Event::Msg(m),
+                    Some(Err(e)) => Event::Corrupt(e),
+                };
+                if tx.send(ev).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(Event::Eof);
+        });
+        let mut w = Worker {
+            child,
+            stdin,
+            events,
+            device: placeholder_device(),
+        };
+        match w.events.recv_timeout(cfg.start_timeout) {
+            Ok(Event::Msg(FromWorker::Ready { device })) => {
+                w.device = device;
+                Ok(w)
+            }
+            Ok(Event::Msg(FromWorker::InitFailed { message })) => Err(message),
+            Ok(Event::Msg(_)) | Ok(Event::Corrupt(_)) => Err("worker spoke before Ready".into()),
+            Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                Err(format!("worker exited during start-up ({})", w.status()))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                Err(format!("worker not ready after {:?}", cfg.start_timeout))
+            }
+        }
+    }
+
+    fn status(&mut self) -> String {
+        match self.child.wait() {
+            Ok(s) => s.to_string(),
+            Err(e) => format!("wait: {e}"),
+        }
+    }
+
+    fn kill(&mut self) {
+        // Only our own child, by its handle.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = writeln!(
+            self.stdin,
+            "{}",
+            serde_json::to_string(&ToWorker::Shutdown).unwrap_or_default()
+        );
+        let _ = self.stdin.flush();
+        // Give a healthy worker a moment to exit on its own, then kill.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.kill();
+    }
+}
+
+fn placeholder_device() -> DeviceInfo {
+    DeviceInfo {
+        ordinal: -1,
+        name: String::new(),
+        compute_capability: (0, 0),
+        driver_version: 0,
+        sm_count: 0,
+        max_shared_per_block_optin: 0,
+        cluster_launch: false,
+    }
+}
+
+/// How a group run ended early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Failure {
+    /// The worker reported a poisoning result for this job.
+    Trapped(usize, Box<JobResult>),
+    /// The watchdog fired; `Some(i)` if job `i` had started and not finished.
+    Timeout(Option<usize>, Duration),
+    /// The worker died or broke protocol; `Some(i)` if job `i` had started and not finished.
+    Died(Option<usize>, String),
+}
+
+/// What to do with a group after a failure: jobs to settle now, groups to run next.
+#[derive(Debug, PartialEq, Eq)]
+struct Plan {
+    settled: Vec<(usize, Outcome)>,
+    /// The trapping job's own result (kept whole: it may carry encoded tensor maps).
+    settled_result: Option<(usize, Box<JobResult>)>,
+    next: Vec<Vec<usize>>,
+}
+
+/// The isolation policy. `group` is the jobs sent; `done` those that finished before the failure
+/// (their results stand: they completed in a healthy context).
+///
+/// - A failure attributable to one job (`Started` without `Done`, or a trap result) is final only
+///   if that job ran alone in a fresh worker; otherwise it is re-run alone (confirmation, so a
+///   job is never blamed for state left by an earlier one) and the jobs after it form a new group.
+///   With `confirm` off, an attributed failure is final at once (cheaper when many jobs are
+///   expected to trap, at the risk of blaming a job for an earlier job's leftover state).
+/// - An unattributable failure (worker died between jobs, corrupt output) bisects the unfinished
+///   jobs; a single unfinished job that fails this way is final.
+fn plan(group: &[usize], done: &[usize], failure: Failure, confirm: bool) -> Plan {
+    let unfinished: Vec<usize> = group
+        .iter()
+        .copied()
+        .filter(|i| !done.contains(i))
+        .collect();
+    let mut p = Plan {
+        settled: vec![],
+        settled_result: None,
+        next: vec![],
+    };
+    let culprit = match &failure {
+        Failure::Trapped(i, _) => Some(*i),
+        Failure::Timeout(c, _) | Failure::Died(c, _) => *c,
+    };
+    let rest =
+        |c: usize| -> Vec<usize> { unfinished.iter().copied().filter(|&i| i != c).collect() };
+    match culprit {
+        Some(c) if group.len() == 1 || !confirm => {
+            let rest = rest(c);
+            if !rest.is_empty() {
+                p.next.push(rest);
+            }
+            match failure {
+                Failure::Trapped(_, r) => p.settled_result = Some((c, r)),
+                Failure::Timeout(_, t) => p.settled.push((
+                    c,
+                    Outcome::Timeout {
+                        after_ms: t.as_millis() as u64,
+                    },
+                )),
+                Failure::Died(_, d) => p.settled.push((c, Outcome::WorkerCrashed { detail: d })),
+            }
+        }
+        Some(c) => {
+            p.next.push(vec![c]);
+            let rest = rest(c);
+            if !rest.is_empty() {
+                p.next.push(rest);
+            }
+        }
+        None => match unfinished.len() {
+            0 => {}
+            1 => {
+                let detail = match failure {
+                    Failure::Timeout(_, t) => format!("worker silent for {t:?} between jobs"),
+                    Failure::Died(_, d) => d,
+                    // Cannot happen (a trap names its job); described rather than panicking.
+                    Failure::Trapped(_, r) => format!("{:?}", r.outcome),
+                };
+                p.settled
+                    .push((unfinished[0], Outcome::WorkerCrashed { detail }));
+            }
+            n => {
+                p.next.push(unfinished[..n / 2].to_vec());
+                p.next.push(unfinished[n / 2..].to_vec());
+            }
+        },
+    }
+    p
+}
+
+/// Parent-side owner of the worker process: runs jobs, keeps every non-failing job's result, and
+/// isolates traps, hangs and crashes to the job that caused them.
+pub struct Supervisor {
+    cfg: SupervisorConfig,
+    worker: Option<Worker>,
+    /// Workers started so far (for reports and tests).
+    pub spawned: usize,
+}
+
+impl Supervisor {
+    pub fn new(cfg: SupervisorConfig) -> Supervisor {
+        Supervisor {
+            cfg,
+            worker: None,
+            spawned: 0,
+        }
+    }
+
+    /// Start the worker now (instead of on the first `run`) and return its device.
+    pub fn device(&mut self) -> Result<DeviceInfo, SupervisorError> {
+        Ok(self.live_worker()?.device.clone())
+    }
+
+    fn live_worker(&mut self) -> Result<&mut Worker, SupervisorError> {
+        if self.worker.is_none() {
+            self.spawned += 1;
+            self.worker = Some(Worker::spawn(&self.cfg).map_err(SupervisorError::WorkerStart)?);
+        }
+        // Just ensured Some.
+        self.worker
+            .as_mut()
+            .ok_or_else(|| SupervisorError::WorkerStart("unreachable".into()))
+    }
+
+    /// Run `jobs`; results come back in the order of `jobs`, one per job.
+    pub fn run(&mut self, jobs: &[Job]) -> Result<Vec<JobResult>, SupervisorError> {
+        let mut seen = std::collections::HashSet::new();
+        for j in jobs {
+            if !seen.insert(j.id) {
+                return Err(SupervisorError::DuplicateJobId(j.id));
+            }
+        }
+        let mut results: Vec<Option<JobResult>> = vec![None; jobs.len()];
+        let all: Vec<usize> = (0..jobs.len()).collect();
+        let mut queue: VecDeque<Vec<usize>> = all
+            .chunks(self.cfg.batch_size.max(1))
+            .map(|c| c.to_vec())
+            .collect();
+        while let Some(group) = queue.pop_front() {
+            let (done, failure) = self.run_group(jobs, &group)?;
+            let done_idx: Vec<usize> = done.iter().map(|(i, _)| *i).collect();
+            for (i, r) in done {
+                results[i] = Some(r);
+            }
+            if let Some(f) = failure {
+                self.worker = None; // dropped: killed if still alive
+                let p = plan(&group, &done_idx, f, self.cfg.confirm_failures);
+                for (i, o) in p.settled {
+                    results[i] = Some(JobResult::bare(jobs[i].id, o));
+                }
+                if let Some((i, r)) = p.settled_result {
+                    results[i] = Some(*r);
+                }
+                for g in p.next.into_iter().rev() {
+                    queue.push_front(g);
+                }
+            }
+        }
+        Ok(results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.unwrap_or_else(|| {
+                    JobResult::bare(
+                        jobs[i].id,
+                        Outcome::WorkerCrashed {
+                            detail: "no result".into(),
+                        },
+                    )
+                })
+            })
+            .collect())
+    }
+
+    /// Send one group; collect results until `BatchDone` or a failure. A trap result is returned
+    /// as the failure, not in `done`.
+    #[allow(clippy::type_complexity)]
+    fn run_group(
+        &mut self,
+        jobs: &[Job],
+        group: &[usize],
+    ) -> Result<(Vec<(usize, JobResult)>, Option<Failure>), SupervisorError> {
+        let job_timeout = self.cfg.job_timeout;
+        let w = self.live_worker()?;
+        let batch: Vec<Job> = group.iter().map(|&i| jobs[i].clone()).collect();
+        let by_id = |id: u64| group.iter().copied().find(|&i| jobs[i].id == id);
+        let mut done = Vec::new();
+        let line = serde_json::to_string(&ToWorker::Run { jobs: batch }).unwrap_or_default();
+        if let Err(e) = writeln!(w.stdin, "{line}").and_then(|_| w.stdin.flush()) {
+            let status = w.status();
+            return Ok((
+                done,
+                Some(Failure::Died(
+                    None,
+                    format!("worker stdin closed ({e}); exit {status}"),
+                )),
+            ));
+        }
+        let mut running: Option<usize> = None;
+        loop {
+            let ev = match w.events.recv_timeout(job_timeout) {
+                Ok(ev) => ev,
+                Err(RecvTimeoutError::Timeout) => {
+                    w.kill();
+                    return Ok((done, Some(Failure::Timeout(running, job_timeout))));
+                }
+                Err(RecvTimeoutError::Disconnected) => Event::Eof,
+            };
+            match ev {
+                Event::Msg(FromWorker::Started { id }) => match by_id(id) {
+                    Some(i) => running = Some(i),
+                    None => {
+                        return Ok((
+                            done,
+                            Some(Failure::Died(
+                                running,
+                                format!("worker started unknown job {id}"),
+                            )),
+                        ))
+                    }
+                },
+                Event::Msg(FromWorker::Done { result }) => match by_id(result.id) {
+                    Some(i) if result.outcome.poisons_context() => {
+                        return Ok((done, Some(Failure::Trapped(i, result))))
+                    }
+                    Some(i) => {
+                        running = None;
+                        done.push((i, *result));
+                    }
+                    None => {
+                        return Ok((
+                            done,
+                            Some(Failure::Died(
+                                running,
+                                format!("worker finished unknown job {}", result.id),
+                            )),
+                        ))
+                    }
+                },
+                Event::Msg(FromWorker::BatchDone) => {
+                    if done.len() == group.len() {
+                        return Ok((done, None));
+                    }
+                    return Ok((
+                        done,
+                        Some(Failure::Died(None, "batch ended with jobs missing".into())),
+                    ));
+                }
+                Event::Msg(m @ (FromWorker::Ready { .. } | FromWorker::InitFailed { .. })) => {
+                    return Ok((
+                        done,
+                        Some(Failure::Died(running, format!("unexpected {m:?}"))),
+                    ));
+                }
+                Event::Corrupt(e) => return Ok((done, Some(Failure::Died(running, e)))),
+                Event::Eof => {
+                    let status = w.status();
+                    return Ok((
+                        done,
+                        Some(Failure::Died(running, format!("worker exited: {status}"))),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fake executor for supervisor tests. Behaviour is chosen by the job's kernel name:
+    /// "trap" → illegal-instruction trap; "hang" → never returns; "die" → process exits without a
+    /// result; "poison_next" → succeeds but makes the next job in the same process trap;
+    /// anything else (or no launch) → Ok with buffer 0 read back as its `init` bytes + job id byte.
+    struct Fake {
+        poisoned: bool,
+    }
+
+    impl Executor for Fake {
+        fn device(&self) -> DeviceInfo {
+            DeviceInfo {
+                name: "fake".into(),
+                ..placeholder_device()
+            }
+        }
+
+        fn execute(&mut self, job: &Job) -> JobResult {
+            let trap = || {
+                JobResult::bare(
+                    job.id,
+                    Outcome::Trap {
+                        kind: driver::TrapKind::IllegalInstruction,
+                        code: 715,
+                    },
+                )
+            };
+            if self.poisoned {
+                return trap();
+            }
+            match job.launch.as_ref().map(|l| l.kernel.as_str()) {
+                Some("trap") => return trap(),
+                Some("hang") => loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                },
+                Some("die") => std::process::exit(9),
+                Some("poison_next") => self.poisoned = true,
+                _ => {}
+            }
+            let mut r = JobResult::bare(job.id, Outcome::Ok);
+            let mut data = job
+                .buffers
+                .first()
+                .map(|b| b.init.clone())
+                .unwrap_or_default();
+            data.push(job.id as u8);
+            r.read_back.push(ReadBack { index: 0, data });
+            r
+        }
+    }
+
+    const FAKE_ENV: &str = "PTXCONFORM_FAKE_WORKER";
+
+    /// Not a test: the body of the fake worker process. The supervisor tests spawn this test
+    /// binary filtered to this function with `FAKE_ENV` set; libtest's own stdout lines carry no
+    /// protocol prefix and are ignored by the parent.
+    #[test]
+    fn fake_worker_process() {
+        if std::env::var_os(FAKE_ENV).is_none() {
+            return;
+        }
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+        let end = serve(&mut Fake { poisoned: false }, stdin.lock(), stdout.lock());
+        std::process::exit(exit_status(end));
+    }
+
+    fn fake_supervisor(job_timeout_ms: u64) -> Supervisor {
+        let program = std::env::current_exe().unwrap();
+        let args = [
+            "gpu::worker::tests::fake_worker_process",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ];
+        let command = WorkerCommand {
+            program,
+            args: args.iter().map(|s| s.to_string()).collect(),
+            env: vec![(FAKE_ENV.into(), "1".into())],
+        };
+        let mut cfg = SupervisorConfig::new(command);
+        cfg.job_timeout = Duration::from_millis(job_timeout_ms);
+        cfg.start_timeout = Duration::from_secs(30);
+        Supervisor::new(cfg)
+    }
+
+    fn job(id: u64, kernel: &str) -> Job {
+        Job {
+            id,
+            buffers: vec![BufferSpec {
+                size: 4,
+                align: 256,
+                fill: 0,
+                init: vec![0xab],
+            }],
+            tensor_maps: vec![],
+            launch: Some(KernelLaunch {
+                ptx: String::new(),
+                kernel: kernel.into(),
+                dims: LaunchDims {
+                    grid: [1; 3],
+                    block: [1; 3],
+                    cluster: None,
+                    dynamic_smem: 0,
+                },
+                params: vec![],
+            }),
+            read_back: vec![0],
+        }
+    }
+
+    fn assert_ok(r: &JobResult, id: u64) {
+        assert_eq!(r.id, id);
+        assert_eq!(r.outcome, Outcome::Ok, "job {id}");
+        assert_eq!(
+            r.read_back,
+            vec![ReadBack {
+                index: 0,
+                data: vec![0xab, id as u8]
+            }]
+        );
+    }
+
+    #[test]
+    fn all_ok_batch_uses_one_worker_and_keeps_order() {
+        let mut s = fake_supervisor(5_000);
+        assert_eq!(s.device().unwrap().name, "fake");
+        let jobs: Vec<Job> = (10..20).rev().map(|i| job(i, "ok")).collect();
+        let rs = s.run(&jobs).unwrap();
+        assert_eq!(rs.len(), 10);
+        for (j, r) in jobs.iter().zip(&rs) {
+            assert_ok(r, j.id);
+        }
+        // A second run reuses the same worker.
+        let rs = s.run(&[job(1, "ok")]).unwrap();
+        assert_ok(&rs[0], 1);
+        assert_eq!(s.spawned, 1);
+    }
+
+    #[test]
+    fn planted_trap_is_isolated_and_others_get_results() {
+        let mut s = fake_supervisor(5_000);
+        let jobs: Vec<Job> = (0..8)
+            .map(|i| job(i, if i == 5 { "trap" } else { "ok" }))
+            .collect();
+        let rs = s.run(&jobs).unwrap();
+        for (i, r) in rs.iter().enumerate() {
+            if i == 5 {
+                assert_eq!(
+                    r.outcome,
+                    Outcome::Trap {
+                        kind: driver::TrapKind::IllegalInstruction,
+                        code: 715
+                    }
+                );
+            } else {
+                assert_ok(r, i as u64);
+            }
+        }
+        // First worker traps at 5; the confirmation run of 5 alone traps again; 6..8 need a third.
+        assert_eq!(s.spawned, 3);
+    }
+
+    #[test]
+    fn planted_hang_is_isolated_by_the_watchdog() {
+        let mut s = fake_supervisor(1_000);
+        let jobs: Vec<Job> = (0..5)
+            .map(|i| job(i, if i == 2 { "hang" } else { "ok" }))
+            .collect();
+        let rs = s.run(&jobs).unwrap();
+        for (i, r) in rs.iter().enumerate() {
+            if i == 2 {
+                assert_eq!(r.outcome, Outcome::Timeout { after_ms: 1_000 });
+            } else {
+                assert_ok(r, i as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn trap_caused_by_an_earlier_job_is_not_blamed_on_the_victim() {
+        let mut s = fake_supervisor(5_000);
+        let jobs = vec![
+            job(0, "ok"),
+            job(1, "poison_next"),
+            job(2, "victim"),
+            job(3, "ok"),
+        ];
+        let rs = s.run(&jobs).unwrap();
+        // Job 2 trapped only because of job 1's leftover state; alone it succeeds.
+        for (i, r) in rs.iter().enumerate() {
+            assert_ok(r, i as u64);
+        }
+    }
+
+    #[test]
+    fn without_confirmation_a_trap_costs_one_restart() {
+        let mut s = fake_supervisor(5_000);
+        s.cfg.confirm_failures = false;
+        let jobs: Vec<Job> = (0..6)
+            .map(|i| job(i, if i == 2 { "trap" } else { "ok" }))
+            .collect();
+        let rs = s.run(&jobs).unwrap();
+        assert!(matches!(rs[2].outcome, Outcome::Trap { .. }));
+        for i in [0, 1, 3, 4, 5] {
+            assert_ok(&rs[i], i as u64);
+        }
+        assert_eq!(s.spawned, 2);
+    }
+
+    #[test]
+    fn several_failures_in_one_batch_each_isolated() {
+        let mut s = fake_supervisor(1_000);
+        let kinds = ["trap", "ok", "die", "ok", "hang", "trap", "ok"];
+        let jobs: Vec<Job> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| job(i as u64, k))
+            .collect();
+        let rs = s.run(&jobs).unwrap();
+        for (i, (k, r)) in kinds.iter().zip(&rs).enumerate() {
+            match *k {
+                "trap" => assert!(
+                    matches!(r.outcome, Outcome::Trap { .. }),
+                    "{i}: {:?}",
+                    r.outcome
+                ),
+                "die" => assert!(
+                    matches!(&r.outcome, Outcome::WorkerCrashed { detail } if detail.contains("exit")),
+                    "{:?}",
+                    r.outcome
+                ),
+                "hang" => assert!(matches!(r.outcome, Outcome::Timeout { .. })),
+                _ => assert_ok(r, i as u64),
+            }
+        }
+    }
+
+    #[test]
+    fn duplicate_ids_and_bad_worker_are_run_errors() {
+        let mut s = fake_supervisor(1_000);
+        assert_eq!(
+            s.run(&[job(1, "ok"), job(1, "ok")]),
+            Err(SupervisorError::DuplicateJobId(1))
+        );
+        let mut cfg = SupervisorConfig::new(WorkerCommand {
+            program: "/nonexistent/ptxc".into(),
+            args: vec![],
+            env: vec![],
+        });
+        cfg.start_timeout = Duration::from_secs(1);
+        let mut s = Supervisor::new(cfg);
+        assert!(matches!(
+            s.run(&[job(1, "ok")]),
+            Err(SupervisorError::WorkerStart(_))
+        ));
+        // A worker that exits without a Ready line.
+        let cfg = SupervisorConfig::new(WorkerCommand {
+            program: "/bin/true".into(),
+            args: vec![],
+            env: vec![],
+        });
+        assert!(
+            matches!(Supervisor::new(cfg).device(), Err(SupervisorError::WorkerStart(m)) if m.contains("start-up"))
+        );
+    }
+
+    #[test]
+    fn plan_bisects_unattributed_failures_and_confirms_attributed_ones() {
+        let died = |c| Failure::Died(c, "x".into());
+        // Unattributed: halves of the unfinished jobs.
+        let p = plan(&[0, 1, 2, 3, 4, 5], &[0, 1], died(None), true);
+        assert_eq!(p.next, vec![vec![2, 3], vec![4, 5]]);
+        assert!(p.settled.is_empty());
+        // Single unfinished job, unattributed: final crash.
+        let p = plan(&[3, 4], &[3], died(None), true);
+        assert_eq!(
+            p.settled,
+            vec![(4, Outcome::WorkerCrashed { detail: "x".into() })]
+        );
+        // Attributed in a group: confirm alone, the rest regrouped.
+        let p = plan(&[0, 1, 2, 3], &[0], died(Some(1)), true);
+        assert_eq!(p.next, vec![vec![1], vec![2, 3]]);
+        // Without confirmation: final at once, the rest regrouped.
+        let p = plan(&[0, 1, 2, 3], &[0], died(Some(1)), false);
+        assert_eq!(p.next, vec![vec![2, 3]]);
+        assert_eq!(
+            p.settled,
+            vec![(1, Outcome::WorkerCrashed { detail: "x".into() })]
+        );
+        // Attributed and alone: final.
+        let p = plan(
+            &[7],
+            &[],
+            Failure::Timeout(Some(7), Duration::from_millis(5)),
+            true,
+        );
+        assert_eq!(p.settled, vec![(7, Outcome::Timeout { after_ms: 5 })]);
+        let r = Box::new(JobResult::bare(
+            9,
+            Outcome::Trap {
+                kind: driver::TrapKind::MisalignedAddress,
+                code: 716,
+            },
+        ));
+        let p = plan(&[7], &[], Failure::Trapped(7, r.clone()), true);
+        assert_eq!(p.settled_result, Some((7, r)));
+        // Nothing unfinished: nothing to do.
+        assert_eq!(
+            plan(&[1, 2], &[1, 2], died(None), true).next,
+            Vec::<Vec<usize>>::new()
+        );
+    }
+
+    #[test]
+    fn serve_stops_after_a_trap_and_answers_in_order() {
+        let req = |ks: &[&str]| {
+            serde_json::to_string(&ToWorker::Run {
+                jobs: ks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| job(i as u64, k))
+                    .collect(),
+            })
+            .unwrap()
+        };
+        let input = format!("{}\n{}\n", req(&["ok", "trap", "ok"]), req(&["ok"]));
+        let mut out = Vec::new();
+        let end = serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out);
+        assert_eq!(end, ServeEnd::Poisoned);
+        let msgs: Vec<FromWorker> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| FromWorker::parse_line(l).unwrap().unwrap())
+            .collect();
+        let tags: Vec<&str> = msgs
+            .iter()
+            .map(|m| match m {
+                FromWorker::Ready { .. } => "ready",
+                FromWorker::Started { .. } => "started",
+                FromWorker::Done { .. } => "done",
+                FromWorker::BatchDone => "batch_done",
+                FromWorker::InitFailed { .. } => "init_failed",
+            })
+            .collect();
+        assert_eq!(tags, ["ready", "started", "done", "started", "done"]);
+        let mut out = Vec::new();
+        let input = format!("{}\n\"shutdown\"\n{}\n", req(&["ok"]), req(&["ok"]));
+        assert_eq!(
+            serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out),
+            ServeEnd::Finished
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap().lines().count(),
+            4,
+            "ready, started, done, batch_done; nothing after shutdown"
+        );
+        assert!(matches!(
+            serve(
+                &mut Fake { poisoned: false },
+                "{bad\n".as_bytes(),
+                Vec::new()
+            ),
+            ServeEnd::ProtocolError(_)
+        ));
+    }
+}
