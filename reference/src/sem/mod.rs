@@ -1,1 +1,2 @@
 //! STUB: semantics.
+pub mod tensor;

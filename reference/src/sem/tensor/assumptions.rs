@@ -1,0 +1,94 @@
+//! Positions this model takes where the documentation is silent or figure-only. Each is a
+//! question for hardware (listed in reports/tensor-open-questions.md); the code that depends on
+//! one names it.
+
+/// A named modelling assumption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Assumption {
+    /// OOB-NaN's bit pattern is not documented (§5.5.3.3 only says "a special NaN"). Position:
+    /// the positive quiet NaN with all mantissa bits set, in the element's width
+    /// ([`OOB_NAN_F16`], [`OOB_NAN_F32`], [`OOB_NAN_F64`]; bf16 uses [`OOB_NAN_F16`]'s 16-bit value
+    /// 0x7FFF, tf32 the f32 one).
+    OobNanAllOnes,
+    /// complete-tx counts "amount of data copied in bytes". Position: every byte the copy
+    /// writes to shared memory, OOB-filled elements and sub-byte padding included, i.e. the
+    /// whole box in shared memory.
+    CompleteTxCountsWholeBox,
+    /// A tensor store whose box crosses the tensor's edge: §5.5 states no behaviour. Position:
+    /// element-exact clipping: in-bound elements are written, OOB ones are dropped (no 16-byte
+    /// granule is written partially or beyond the edge).
+    StoreClipsElementExact,
+    /// tf32 / tf32.ftz / f32.ftz maps: no rounding or flushing in transit. Position: the copy is
+    /// bit-exact for every data type (the type only matters for OOB-NaN and validation).
+    BitExactTransit,
+    /// An inner (dimension 0) coordinate whose byte offset is not a multiple of 16 (§5.5.3.1: "The
+    /// address of the bounding Box must also be aligned to 16 bytes"). Position: accepted,
+    /// element-exact addressing (boxes start anywhere, as OOB handling requires).
+    UnalignedInnerCoordAccepted,
+    /// elementStrides[0]: the driver ignores it without interleave (spec/09), §5.5.3.2 says it
+    /// "must always be 1". Position: without interleave it is treated as 1; with interleave it
+    /// strides dimension 0 like any other dimension.
+    ElementStrideDim0,
+    /// im2col traversal order (figures only). Position: pixels advance W fastest, then H, then D,
+    /// then N; a spatial dimension wraps from past its box end (upper corner) back to the box
+    /// start (lower corner) stepping by its traversal stride, carrying into the next dimension;
+    /// past the last image N the pixels are OOB. Each pixel is one shared-memory row of
+    /// channelsPerPixel elements.
+    Im2colTraversal,
+    /// im2col::w halo placement. Position: the wHalo halo pixels continue the W sequence of the
+    /// pixels just loaded (same traversal stride) and occupy the rows right after them; in
+    /// w::128 that is after each group of 32.
+    Im2colWHalo,
+    /// An im2col pixel is OOB when any of its coordinates is outside the tensor (the bounding
+    /// box only bounds the filter base positions, it does not clip the pixels).
+    Im2colOobIsTensorBound,
+    /// Shared-memory layout of a swizzled box whose inner dimension is narrower than the
+    /// swizzle span. Position: the box is laid out densely (row = inner box bytes) and the XOR
+    /// pattern is applied to the resulting shared-memory address.
+    DenseRowsUnderSwizzle,
+    /// The swizzle XOR is a function of the absolute shared-memory address (so a `dstMem` that
+    /// is not pattern-aligned starts mid-pattern, matching the base-offset formulas).
+    SwizzleOnAbsoluteAddress,
+    /// 32B-atomicity + 8B flip: which lines flip (Figure 36 only). Position: odd 128-byte lines.
+    Flip8BOnOddLines,
+    /// 96B swizzle: Figure 31 only; the table text equals the 32B table. Position: bit 4 ^= bit 7.
+    Swizzle96BAsTable,
+    /// Sub-byte types are addressed in units: 16U4_ALIGN8B in bytes (2 values, dimension-0
+    /// coordinates even), 16U4_ALIGN16B / 16U6_ALIGN16B in 16-value groups (8 / 12 bytes in
+    /// global memory, 16 in shared memory, the rest of the 16 bytes padding).
+    SubByteUnits,
+    /// `.b6p2x16` store packing: value i (the low 6 bits of shared byte i) goes to bits
+    /// 6i..6i+5 of the 12-byte little-endian global group.
+    B6PackLsbFirst,
+    /// Interleaved layouts (16B/32B) are described by the map's dimensions and strides alone:
+    /// addressing and shared-memory layout are the same dense box as without interleave.
+    InterleaveIsDescriptive,
+}
+
+impl Assumption {
+    pub const ALL: [Assumption; 16] = [
+        Assumption::OobNanAllOnes,
+        Assumption::CompleteTxCountsWholeBox,
+        Assumption::StoreClipsElementExact,
+        Assumption::BitExactTransit,
+        Assumption::UnalignedInnerCoordAccepted,
+        Assumption::ElementStrideDim0,
+        Assumption::Im2colTraversal,
+        Assumption::Im2colWHalo,
+        Assumption::Im2colOobIsTensorBound,
+        Assumption::DenseRowsUnderSwizzle,
+        Assumption::SwizzleOnAbsoluteAddress,
+        Assumption::Flip8BOnOddLines,
+        Assumption::Swizzle96BAsTable,
+        Assumption::SubByteUnits,
+        Assumption::B6PackLsbFirst,
+        Assumption::InterleaveIsDescriptive,
+    ];
+}
+
+/// OOB-NaN for 16-bit floats (f16 and bf16 alike), see [`Assumption::OobNanAllOnes`].
+pub const OOB_NAN_F16: u16 = 0x7FFF;
+/// OOB-NaN for f32, f32.ftz, tf32, tf32.ftz.
+pub const OOB_NAN_F32: u32 = 0x7FFF_FFFF;
+/// OOB-NaN for f64.
+pub const OOB_NAN_F64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
