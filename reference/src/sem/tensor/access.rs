@@ -181,8 +181,9 @@ pub mod copy_rule {
     pub const IM2COL_OFFSETS: &str = "im2col-offsets-range";
     /// wHalo in [0,512) (w) / [0,32) (w::128), wOffset in [0,32) (§9.7.9.25.5.2).
     pub const W_ARGS: &str = "whalo-woffset-range";
-    /// The filter base (DHW coordinates) must lie within the bounding box (§5.5.4.1); for the
-    /// w modes the first element may lie left of it (§5.5.5.1).
+    /// im2col::w modes: the first element may lie outside the box on its left side only
+    /// (§5.5.5.1), so W (+ wOffset) must not be past the box end. (Plain im2col does not check
+    /// its filter base, see [`super::assumptions::Assumption::Im2colBoxEnd`].)
     pub const FILTER_IN_BOX: &str = "im2col-filter-base-in-box";
     /// Store: tensorCoords non-negative, im2col corners lower ≥ 0 and upper ≤ 0 (§9.7.9.25.5.1).
     pub const STORE_BOUNDS: &str = "store-coords-in-tensor";

@@ -35,6 +35,11 @@ pub enum Assumption {
     /// past the last image N the pixels are OOB. Each pixel is one shared-memory row of
     /// channelsPerPixel elements.
     Im2colTraversal,
+    /// im2col bounding box extent: spatial dimension s spans base positions
+    /// [lower[s], globalDim[s] − 1 + upper[s]] (the CUTLASS convolution convention: corners −1/−1
+    /// give W positions for a 3-wide filter with padding 1). The manual's examples 2 and 3 of
+    /// §5.5.4 put the filter base one past that end, so a base outside the box is accepted.
+    Im2colBoxEnd,
     /// im2col::w halo placement. Position: the wHalo halo pixels continue the W sequence of the
     /// pixels just loaded (same traversal stride) and occupy the rows right after them; in
     /// w::128 that is after each group of 32.
@@ -66,7 +71,7 @@ pub enum Assumption {
 }
 
 impl Assumption {
-    pub const ALL: [Assumption; 16] = [
+    pub const ALL: [Assumption; 17] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
         Assumption::StoreClipsElementExact,
@@ -74,6 +79,7 @@ impl Assumption {
         Assumption::UnalignedInnerCoordAccepted,
         Assumption::ElementStrideDim0,
         Assumption::Im2colTraversal,
+        Assumption::Im2colBoxEnd,
         Assumption::Im2colWHalo,
         Assumption::Im2colOobIsTensorBound,
         Assumption::DenseRowsUnderSwizzle,

@@ -45,11 +45,10 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     let lo: Vec<i64> = (0..spatial).map(|s| lower[s] as i64).collect();
     let hi: Vec<i64> = (0..spatial).map(|s| map.global_dim[s + 1] as i64 - 1 + upper[s] as i64).collect();
     let mut pos: Vec<i64> = (0..spatial).map(|s| coords[s + 1] as i64).collect();
-    for s in 0..spatial {
-        need(lo[s] <= pos[s] && pos[s] <= hi[s], copy_rule::FILTER_IN_BOX, || {
-            format!("filter base {} in spatial dimension {} outside the box [{}, {}]", pos[s], s + 1, lo[s], hi[s])
-        })?;
-    }
+    // §5.5.4.1 says the filter base "must be within the bounding box", but the manual's own
+    // examples 2 and 3 put it past the box end under [`Assumption::Im2colBoxEnd`]; so a base
+    // outside the box is not rejected here: traversal starts there and wraps at the box end.
+    let _ = Assumption::Im2colBoxEnd;
     let mut n = coords[r - 1] as i64;
     let unit = Unit::of(map.ty);
     let cpp_units = *channels_per_pixel as u64 / unit.values;
@@ -92,10 +91,9 @@ pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u1
     // §5.5.5.4: corners and W all move by wOffset.
     let off = w_offset as i64;
     let hi = map.global_dim[1] as i64 - 1 + *upper_w as i64 + off;
-    let _lo = *lower_w as i64 + off;
     let w0 = coords[1] as i64 + off;
     // §5.5.5.1: the first element may lie outside the box, on its left side only.
-    need(w0 <= hi, copy_rule::FILTER_IN_BOX, || format!("first W {w0} right of the box end {hi}"))?;
+    need(w0 <= hi, copy_rule::FILTER_IN_BOX, || format!("first W {w0} right of the box end {hi} (lower corner {})", *lower_w as i64 + off))?;
     let _ = (Assumption::Im2colWHalo, Assumption::Im2colOobIsTensorBound);
     let stride = map.element_strides[1] as i64;
     let unit = Unit::of(map.ty);

@@ -1,0 +1,524 @@
+//! Validator rule tests (one accepting and one rejecting map per rule id), copy-rule tests, the
+//! manual's im2col examples, and properties of the copy plans over generated maps.
+
+use super::access::{self, copy_rule, Conv, Fill, LoadMode, StoreMode, Unit};
+use super::assumptions::{OOB_NAN_F16, OOB_NAN_F32};
+use super::swizzle::Pattern;
+use super::tensormap::*;
+use super::tile::box_counts;
+use crate::target::Target;
+use std::collections::{BTreeSet, HashSet};
+
+const SM90: Target = Target::SM_90A;
+const SM100: Target = Target::SM_100A;
+
+fn t2() -> TensorMapParams {
+    // 64 x 32 float32, box 16 x 8 (inner 64 bytes).
+    TensorMapParams::tiled(DataType::Float32, vec![64, 32], vec![16, 8])
+}
+fn t3() -> TensorMapParams {
+    TensorMapParams::tiled(DataType::Float16, vec![16, 8, 4], vec![16, 4, 2])
+}
+fn packed(ty: DataType) -> TensorMapParams {
+    TensorMapParams::tiled(ty, vec![256, 4], vec![if ty.is_packed16() { 128 } else { 64 }, 2])
+}
+fn i2c4() -> TensorMapParams {
+    TensorMapParams::im2col(DataType::Float16, vec![8, 9, 14, 2], vec![-1, -1], vec![-1, -1], 8, 64)
+}
+fn wide() -> TensorMapParams {
+    TensorMapParams::im2col_wide(DataType::Float16, vec![64, 9, 7, 2], 0, 0, 64, 128, WideMode::W)
+}
+fn with(mut p: TensorMapParams, f: impl FnOnce(&mut TensorMapParams)) -> TensorMapParams {
+    f(&mut p);
+    p
+}
+
+/// (rule, target, accepted map, rejected map): the accepted one sits at or near the rule's edge.
+fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
+    use DataType::*;
+    vec![
+        (rule::FIELDS_FOR_ENCODE, SM90, t2(), with(t2(), |p| p.channels_per_pixel = Some(8))),
+        (rule::FIELDS_FOR_ENCODE, SM90, i2c4(), with(i2c4(), |p| p.pixels_per_column = None)),
+        (rule::ARRAY_LENGTHS, SM90, t2(), with(t2(), |p| p.box_dim = Some(vec![16, 8, 1]))),
+        (rule::ARRAY_LENGTHS, SM90, t2(), with(t2(), |p| p.global_strides = vec![])),
+        (rule::DEVICE_SM90, SM90, t2(), t2()), // rejected on sm_80 below
+        (rule::WIDE_NEEDS_SM100, SM100, wide(), wide()),
+        (rule::PACKED_NEEDS_SM100, SM100, packed(U4Align8B), packed(U4Align8B)),
+        (rule::ATOMICITY_NEEDS_SM100, SM100, with(t2(), |p| p.swizzle = Swizzle::B128Atom32B), with(t2(), |p| p.swizzle = Swizzle::B128Atom64B)),
+        (rule::RANK_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![16, 2, 2, 2, 2], vec![16, 1, 1, 1, 1]), TensorMapParams::tiled(Uint8, vec![16, 2, 2, 2, 2, 2], vec![16, 1, 1, 1, 1, 1])),
+        (rule::RANK_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![16], vec![16]), with(TensorMapParams::tiled(Uint8, vec![16], vec![16]), |p| p.tensor_rank = Some(0))),
+        (rule::RANK_INTERLEAVE, SM90, with(t3(), |p| p.interleave = Interleave::B16), with(t2(), |p| p.interleave = Interleave::B16)),
+        (rule::RANK_IM2COL, SM90, TensorMapParams::im2col(Float16, vec![8, 9, 2], vec![0], vec![0], 8, 8), TensorMapParams::im2col(Float16, vec![8, 9], vec![], vec![], 8, 8)),
+        (rule::ADDR_ALIGN_16, SM90, with(t2(), |p| p.global_address = 0x1010), with(t2(), |p| p.global_address = 0x1008)),
+        (
+            rule::ADDR_ALIGN_32_INTERLEAVE,
+            SM90,
+            with(t3(), |p| {
+                p.interleave = Interleave::B32;
+                p.swizzle = Swizzle::B32;
+                p.global_strides = vec![32, 256];
+                p.global_address = 0x20;
+            }),
+            with(t3(), |p| {
+                p.interleave = Interleave::B32;
+                p.swizzle = Swizzle::B32;
+                p.global_strides = vec![32, 256];
+                p.global_address = 0x30;
+            }),
+        ),
+        (rule::ADDR_ALIGN_32_PACKED, SM100, with(packed(U4Align16B), |p| p.global_address = 0x20), with(packed(U4Align16B), |p| p.global_address = 0x10)),
+        (rule::DIM_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![1 << 32], vec![16]), TensorMapParams::tiled(Uint8, vec![(1 << 32) + 1], vec![16])),
+        (rule::DIM_RANGE, SM90, t2(), with(t2(), |p| p.global_dim[1] = 0)),
+        (rule::DIM0_PACKED16, SM100, packed(U6Align16B), with(packed(U6Align16B), |p| p.global_dim[0] = 192)),
+        (rule::DIM0_U4_ALIGN8, SM100, with(packed(U4Align8B), |p| p.global_dim[0] = 254), with(packed(U4Align8B), |p| p.global_dim[0] = 255)),
+        (rule::STRIDE_16, SM90, with(t2(), |p| p.global_strides = vec![272]), with(t2(), |p| p.global_strides = vec![264])),
+        (
+            rule::STRIDE_MAX,
+            SM90,
+            with(t3(), |p| p.global_strides = vec![32, (1 << 40) - 16]),
+            with(t3(), |p| p.global_strides = vec![32, 1 << 40]),
+        ),
+        (
+            rule::STRIDE_32_INTERLEAVE,
+            SM90,
+            with(t3(), |p| {
+                p.interleave = Interleave::B32;
+                p.swizzle = Swizzle::B32;
+                p.global_strides = vec![64, 512];
+            }),
+            with(t3(), |p| {
+                p.interleave = Interleave::B32;
+                p.swizzle = Swizzle::B32;
+                p.global_strides = vec![48, 512];
+            }),
+        ),
+        (rule::STRIDE_32_PACKED, SM100, with(packed(U4Align16B), |p| p.global_strides = vec![160]), with(packed(U4Align16B), |p| p.global_strides = vec![144])),
+        (rule::STRIDE_COVERS, SM90, with(t2(), |p| p.global_strides = vec![256]), with(t2(), |p| p.global_strides = vec![240])),
+        (rule::BOX_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 256]), TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 257])),
+        (rule::BOX_RANGE, SM90, t2(), with(t2(), |p| p.box_dim = Some(vec![16, 0]))),
+        (rule::BOX_INNER_16, SM90, with(t3(), |p| p.box_dim = Some(vec![2, 4, 2])).with_interleave16(), with(t2(), |p| p.box_dim = Some(vec![6, 8]))),
+        (rule::BOX0_PACKED16, SM100, packed(U6Align16B), with(packed(U6Align16B), |p| p.box_dim = Some(vec![64, 2]))),
+        (rule::ELEM_STRIDE_RANGE, SM90, with(t2(), |p| p.element_strides = Some(vec![8, 8])), with(t2(), |p| p.element_strides = Some(vec![1, 9]))),
+        (rule::ELEM_STRIDE_RANGE, SM90, t2(), with(t2(), |p| p.element_strides = Some(vec![0, 1]))),
+        (rule::SWIZZLE_SPAN, SM90, with(t2(), |p| p.swizzle = Swizzle::B64), with(t2(), |p| p.swizzle = Swizzle::B32)),
+        (rule::SWIZZLE_SPAN, SM90, with(i2c4(), |p| p.swizzle = Swizzle::B32), with(i2c4(), |p| {
+            p.swizzle = Swizzle::B32;
+            p.channels_per_pixel = Some(24);
+        })),
+        (
+            rule::INTERLEAVE32_SWIZZLE,
+            SM90,
+            with(t3(), |p| {
+                p.interleave = Interleave::B32;
+                p.swizzle = Swizzle::B32;
+                p.global_strides = vec![64, 512];
+            }),
+            with(t3(), |p| {
+                p.interleave = Interleave::B32;
+                p.global_strides = vec![64, 512];
+            }),
+        ),
+        (rule::U6_INTERLEAVE, SM100, TensorMapParams::tiled(U6Align16B, vec![128, 2, 2], vec![128, 1, 1]), with(TensorMapParams::tiled(U6Align16B, vec![128, 2, 2], vec![128, 1, 1]), |p| p.interleave = Interleave::B16)),
+        (rule::PACKED_SWIZZLE, SM100, with(packed(U4Align16B), |p| p.swizzle = Swizzle::B128Atom32B), with(packed(U4Align16B), |p| p.swizzle = Swizzle::B128Atom64B)),
+        (rule::PACKED_SWIZZLE, SM100, with(packed(U6Align16B), |p| p.swizzle = Swizzle::B128Atom64B), with(packed(U6Align16B), |p| p.swizzle = Swizzle::B128Atom32BFlip8B)),
+        (rule::OOB_NAN_FLOAT, SM90, with(t2(), |p| p.oob_fill = OobFill::NanRequestZeroFma), with(TensorMapParams::tiled(Int32, vec![64, 32], vec![16, 8]), |p| p.oob_fill = OobFill::NanRequestZeroFma)),
+        (rule::OOB_NAN_FLOAT, SM100, packed(U4Align8B), with(packed(U4Align8B), |p| p.oob_fill = OobFill::NanRequestZeroFma)),
+        (rule::CORNER_RANGE, SM90, with(i2c4(), |p| p.pixel_box_lower_corner = Some(vec![-128, 0])), with(i2c4(), |p| p.pixel_box_lower_corner = Some(vec![-129, 0]))),
+        (
+            rule::CORNER_RANGE,
+            SM90,
+            TensorMapParams::im2col(DataType::Float16, vec![8, 40, 40, 4, 2], vec![-16, 0, 0], vec![15, 0, 0], 8, 8),
+            TensorMapParams::im2col(DataType::Float16, vec![8, 40, 40, 4, 2], vec![-16, 0, 0], vec![16, 0, 0], 8, 8),
+        ),
+        (rule::BOX_AREA, SM90, with(i2c4(), |p| p.pixel_box_upper_corner = Some(vec![-8, 0])), with(i2c4(), |p| {
+            p.pixel_box_lower_corner = Some(vec![0, 0]);
+            p.pixel_box_upper_corner = Some(vec![-9, 0]);
+        })),
+        (rule::CPP_RANGE, SM90, with(i2c4(), |p| p.channels_per_pixel = Some(256)), with(i2c4(), |p| p.channels_per_pixel = Some(257))),
+        (rule::CPP_RANGE, SM90, i2c4(), with(i2c4(), |p| p.channels_per_pixel = Some(0))),
+        (
+            rule::CPP_PACKED16,
+            SM100,
+            TensorMapParams::im2col(U4Align16B, vec![128, 4, 2], vec![0], vec![0], 128, 4),
+            TensorMapParams::im2col(U4Align16B, vec![128, 4, 2], vec![0], vec![0], 64, 4),
+        ),
+        (rule::PPC_RANGE, SM90, with(i2c4(), |p| p.pixels_per_column = Some(1024)), with(i2c4(), |p| p.pixels_per_column = Some(1025))),
+        (rule::PPC_RANGE, SM100, with(wide(), |p| {
+            p.mode = Some(WideMode::W128);
+            p.pixels_per_column = Some(0);
+        }), with(wide(), |p| p.pixels_per_column = Some(0))),
+        (rule::WIDE_CORNER_RANGE, SM100, with(wide(), |p| p.pixel_box_lower_corner_width = Some(-32768)), with(wide(), |p| p.pixel_box_lower_corner_width = Some(-32769))),
+        (rule::WIDE_SWIZZLE, SM100, with(wide(), |p| p.swizzle = Swizzle::B128Atom32B), with(wide(), |p| p.swizzle = Swizzle::None)),
+        (rule::WIDE_SWIZZLE, SM100, with(wide(), |p| {
+            p.swizzle = Swizzle::B64;
+            p.channels_per_pixel = Some(32);
+        }), with(wide(), |p| p.swizzle = Swizzle::B128Atom32BFlip8B)),
+        (rule::WIDE_INTERLEAVE, SM100, wide(), with(wide(), |p| p.interleave = Interleave::B16)),
+    ]
+}
+
+trait WithInterleave {
+    fn with_interleave16(self) -> Self;
+}
+impl WithInterleave for TensorMapParams {
+    fn with_interleave16(mut self) -> Self {
+        self.interleave = Interleave::B16;
+        self
+    }
+}
+
+#[test]
+fn every_rule_accepts_and_rejects() {
+    let mut covered = BTreeSet::new();
+    for (r, target, ok, bad) in rule_cases() {
+        if let Err(e) = validate(&ok, target) {
+            panic!("{}: accepting example rejected: {e}", r.id);
+        }
+        // The three device rules reject the same map on an older device.
+        let bad_target = match r.id {
+            "device-sm90" => Target::SM_80,
+            "im2col-wide-needs-sm100" | "packed-type-needs-sm100" | "swizzle-atomicity-needs-sm100" => SM90,
+            _ => target,
+        };
+        match validate(&bad, bad_target) {
+            Ok(_) => panic!("{}: rejecting example accepted", r.id),
+            Err(e) => assert_eq!(e.rule, r.id, "{}: rejected by another rule: {e}", r.id),
+        }
+        covered.insert(r.id);
+    }
+    let all: BTreeSet<_> = rule::ALL.iter().map(|r| r.id).collect();
+    assert_eq!(covered, all, "rules without a test");
+    // Ids are unique.
+    assert_eq!(all.len(), rule::ALL.len());
+}
+
+#[test]
+fn element_stride_0_is_ignored_without_interleave() {
+    let m = validate(&with(t2(), |p| p.element_strides = Some(vec![4, 2])), SM90).unwrap();
+    assert_eq!(m.element_strides, vec![1, 2]);
+    assert_eq!(box_counts(&m), vec![16, 4]);
+}
+
+#[test]
+fn yaml_round_trip_and_names() {
+    let yaml = "encode: tiled\ntensor_data_type: float32\nglobal_dim: [64, 32]\nglobal_strides: [256]\nbox_dim: [16, 8]\nswizzle: 128b_atom_32b\noob_fill: nan_request_zero_fma\nl2_promotion: l2_128b\n";
+    let p: TensorMapParams = serde_saphyr::from_str(yaml).unwrap();
+    assert_eq!(p.swizzle, Swizzle::B128Atom32B);
+    assert_eq!(p.l2_promotion, L2Promotion::L2_128B);
+    assert_eq!(p.rank(), 2);
+    let back: TensorMapParams = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
+    assert_eq!(back, p);
+    let e: Result<TensorMapParams, _> = serde_saphyr::from_str("encode: tiled\ntensor_data_type: float32\nglobal_dim: [4]\nbogus: 1\n");
+    assert!(e.is_err());
+    for (name, ty) in [("\"16u4_align8b\"", DataType::U4Align8B), ("\"tfloat32_ftz\"", DataType::Tfloat32Ftz), ("\"bfloat16\"", DataType::Bfloat16)] {
+        assert_eq!(serde_json::from_str::<DataType>(name).unwrap(), ty);
+    }
+}
+
+#[test]
+fn driver_enum_values() {
+    assert_eq!(DataType::U6Align16B.cu_value(), 15);
+    assert_eq!(DataType::Tfloat32Ftz.cu_value(), 12);
+    assert_eq!(Swizzle::B128Atom64B.cu_value(), 6);
+    assert_eq!(Interleave::B32.cu_value(), 2);
+    assert_eq!(L2Promotion::L2_256B.cu_value(), 3);
+    assert_eq!(OobFill::NanRequestZeroFma.cu_value(), 1);
+    assert_eq!(WideMode::W128.cu_value(), 1);
+}
+
+#[test]
+fn sweep_is_deterministic_and_mixed() {
+    let a = param_sweep(7, 400);
+    assert_eq!(a, param_sweep(7, 400));
+    assert_ne!(a, param_sweep(8, 400));
+    let verdicts: Vec<_> = a.iter().map(|p| validate(p, SM100)).collect();
+    let ok = verdicts.iter().filter(|v| v.is_ok()).count();
+    assert!(ok > 100 && ok < 390, "{ok} of 400 valid");
+    let rules: HashSet<_> = verdicts.iter().filter_map(|v| v.as_ref().err().map(|e| e.rule)).collect();
+    assert!(rules.len() >= 8, "only {rules:?}");
+}
+
+// ---- copies ----
+
+fn vmap(p: TensorMapParams, t: Target) -> ValidatedMap {
+    validate(&p, t).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn tile_load_addresses_and_oob() {
+    let m = vmap(t2(), SM90);
+    let plan = access::load(&m, &LoadMode::Tile, &[-4, 30], 0x400).unwrap();
+    assert_eq!(plan.transfers.len(), 16 * 8);
+    assert_eq!(plan.complete_tx_bytes(), 16 * 8 * 4);
+    let t0 = &plan.transfers[0];
+    assert_eq!((t0.coords.clone(), t0.global, t0.smem), (vec![-4, 30], None, 0x400));
+    let t = &plan.transfers[4];
+    assert_eq!((t.coords.clone(), t.global, t.smem), (vec![0, 30], Some(30 * 256), 0x410));
+    // Rows 32.. are past the end: 2 rows in bounds x 12 columns.
+    assert_eq!(plan.transfers.len() - plan.oob_count(), 12 * 2);
+}
+
+#[test]
+fn copy_rules() {
+    let m = vmap(t2(), SM90);
+    let e = |r: Result<access::CopyPlan, access::CopyError>| r.unwrap_err().rule;
+    assert_eq!(e(access::load(&m, &LoadMode::Tile, &[0], 0)), copy_rule::COORD_COUNT);
+    assert_eq!(e(access::load(&m, &LoadMode::Tile, &[0, 0], 8)), copy_rule::SMEM_ALIGN);
+    assert_eq!(e(access::load(&m, &LoadMode::Gather4, &[0, 0, 1, 2, 3], 0)), copy_rule::FOUR_ROWS);
+    assert_eq!(e(access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 0], 0)), copy_rule::MODE_MATCHES_MAP);
+    assert_eq!(e(access::store(&m, StoreMode::Tile, &[-1, 0], 0)), copy_rule::STORE_BOUNDS);
+    let a32 = vmap(with(t2(), |p| p.swizzle = Swizzle::B128Atom32B), SM100);
+    assert_eq!(e(access::load(&a32, &LoadMode::Tile, &[0, 0], 16)), copy_rule::SMEM_ALIGN);
+    let flip = vmap(with(t2(), |p| p.swizzle = Swizzle::B128Atom32BFlip8B), SM100);
+    assert!(access::load(&flip, &LoadMode::Tile, &[0, 0], 0).is_ok());
+    assert_eq!(e(access::store(&flip, StoreMode::Tile, &[0, 0], 0)), copy_rule::FLIP_8B);
+    let i = vmap(i2c4(), SM90);
+    assert_eq!(e(access::load(&i, &LoadMode::Im2col { offsets: vec![0, 256] }, &[0, 0, 0, 0], 0)), copy_rule::IM2COL_OFFSETS);
+    assert_eq!(e(access::load(&i, &LoadMode::Im2col { offsets: vec![0] }, &[0, 0, 0, 0], 0)), copy_rule::IM2COL_OFFSETS);
+    assert_eq!(e(access::store(&i, StoreMode::Im2colNoOffs, &[0, 0, 0, 0], 0)), copy_rule::STORE_BOUNDS);
+    let w = vmap(wide(), SM100);
+    assert_eq!(e(access::load(&w, &LoadMode::Im2colW { w_halo: 512, w_offset: 0 }, &[0, 0, 0, 0], 0)), copy_rule::W_ARGS);
+    assert_eq!(e(access::load(&w, &LoadMode::Im2colW128 { w_halo: 0, w_offset: 0 }, &[0, 0, 0, 0], 0)), copy_rule::MODE_MATCHES_MAP);
+    assert_eq!(e(access::load(&w, &LoadMode::Im2colW { w_halo: 0, w_offset: 0 }, &[0, 9, 0, 0], 0)), copy_rule::FILTER_IN_BOX);
+    let p16 = vmap(packed(DataType::U4Align16B), SM100);
+    assert_eq!(e(access::load(&p16, &LoadMode::Tile, &[64, 0], 0)), copy_rule::PACKED_COORD);
+    assert_eq!(e(access::store(&p16, StoreMode::Tile, &[0, 0], 0)), copy_rule::PACKED_DIRECTION);
+    let u6s = vmap(with(packed(DataType::U6Align16B), |p| p.swizzle = Swizzle::B128Atom64B), SM100);
+    assert_eq!(e(access::load(&u6s, &LoadMode::Tile, &[0, 0], 0)), copy_rule::PACKED_DIRECTION);
+    assert!(access::store(&u6s, StoreMode::Tile, &[0, 0], 0).is_ok());
+}
+
+#[test]
+fn gather4_rows() {
+    let m = vmap(TensorMapParams::tiled(DataType::Uint16, vec![64, 16], vec![8, 1]), SM100);
+    let plan = access::load(&m, &LoadMode::Gather4, &[1, 2, 5, 0, 9], 0).unwrap();
+    // §5.5.3.4.1 Figure 10's start coordinates (1,2), (1,5), (1,0), (1,9).
+    let rows: Vec<i64> = plan.transfers.iter().step_by(8).map(|t| t.coords[1]).collect();
+    assert_eq!(rows, [2, 5, 0, 9]);
+    assert_eq!(plan.transfers[8].smem, 16);
+    assert_eq!(plan.transfers[8].global, Some(5 * 128 + 2));
+    assert_eq!(plan.complete_tx_bytes(), 4 * 16);
+    assert_eq!(plan.oob_count(), 0);
+    let oob = access::load(&m, &LoadMode::Gather4, &[60, 2, 16, -1, 3], 0).unwrap();
+    assert_eq!(oob.oob_count(), 4 + 8 + 8 + 4);
+}
+
+#[test]
+fn im2col_manual_example_1() {
+    // §5.5.4.1 Example 1: sizes C=64, W=9, H=14, N=64; ppc 64, cpp 8, corners −1; coords (7,7,4,0).
+    let m = vmap(TensorMapParams::im2col(DataType::Float16, vec![64, 9, 14, 64], vec![-1, -1], vec![-1, -1], 8, 64), SM90);
+    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[7, 7, 4, 0], 0).unwrap();
+    assert_eq!(plan.transfers.len(), 64 * 8);
+    assert_eq!(plan.complete_tx_bytes(), 64 * 8 * 2);
+    let px = |k: usize| plan.transfers[k * 8].coords.clone();
+    // Im2colTraversal + Im2colBoxEnd: W box [-1, 7], wrap to H+1.
+    assert_eq!(px(0), [7, 7, 4, 0]);
+    assert_eq!(px(1), [7, -1, 5, 0]);
+    assert!(plan.transfers[8].global.is_none());
+    assert_eq!(px(2), [7, 0, 5, 0]);
+    assert_eq!(px(63), [7, 7, 11, 0]);
+    // Channels of a pixel are contiguous; pixel k is row k.
+    assert_eq!(plan.transfers[17].coords, [8, 0, 5, 0]);
+    assert_eq!(plan.transfers[17].smem, 17 * 2);
+}
+
+#[test]
+fn im2col_offsets_and_strides() {
+    // §5.5.4.2 example: W=8, H=14, stride 2, ppc 32, cpp 16, corners −1, coords (7,7,5,0), offsets (1,1).
+    let p = with(TensorMapParams::im2col(DataType::Float16, vec![64, 8, 14, 64], vec![-1, -1], vec![-1, -1], 16, 32), |p| p.element_strides = Some(vec![1, 2, 2, 1]));
+    let m = vmap(p, SM90);
+    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![1, 1] }, &[7, 7, 5, 0], 0).unwrap();
+    let px = |k: usize| plan.transfers[k * 16].coords.clone();
+    assert_eq!(px(0), [7, 8, 6, 0]); // base (7,5) + offsets (1,1): W 8 is past the tensor: OOB
+    assert!(plan.transfers[0].global.is_none());
+    assert_eq!(px(1), [7, 0, 8, 0]); // wrapped to W −1 (+1), H 5+2 (+1)
+    assert_eq!(px(2), [7, 2, 8, 0]);
+    assert_eq!(plan.complete_tx_bytes(), 32 * 16 * 2);
+}
+
+#[test]
+fn im2col_w_and_w128_halo() {
+    // §5.5.5.3 example: C=128, W=9, H=7, N=64, ppc 128, cpp 64, corners 0; coords (7,2,3,0), wHalo 2.
+    let p = TensorMapParams::im2col_wide(DataType::Float16, vec![128, 9, 7, 64], 0, 0, 64, 128, WideMode::W);
+    let m = vmap(p.clone(), SM100);
+    let plan = access::load(&m, &LoadMode::Im2colW { w_halo: 2, w_offset: 0 }, &[7, 2, 3, 0], 0).unwrap();
+    assert_eq!(plan.transfers.len(), 130 * 64);
+    assert_eq!(plan.transfers[128 * 64].coords, [7, 130, 3, 0]);
+    assert_eq!(plan.complete_tx_bytes(), 130 * 64 * 2);
+    let m128 = vmap(with(p, |p| p.mode = Some(WideMode::W128)), SM100);
+    let plan = access::load(&m128, &LoadMode::Im2colW128 { w_halo: 2, w_offset: 1 }, &[7, 2, 3, 0], 0).unwrap();
+    assert_eq!(plan.transfers.len(), 4 * 34 * 64);
+    // Row 32 is the first halo pixel (W 2+1+32), row 34 resumes the main run.
+    assert_eq!(plan.transfers[32 * 64].coords[1], 35);
+    assert_eq!(plan.transfers[34 * 64].coords[1], 35);
+    assert_eq!(plan.transfers[33 * 64].coords[1], 36);
+}
+
+#[test]
+fn oob_nan_fill_pattern() {
+    let m = vmap(with(TensorMapParams::tiled(DataType::Bfloat16, vec![16, 4], vec![16, 2]), |p| p.oob_fill = OobFill::NanRequestZeroFma), SM90);
+    let plan = access::load(&m, &LoadMode::Tile, &[0, 3], 0).unwrap();
+    let mut smem = vec![0xAAu8; 64];
+    access::apply_load(&plan, &[0x11; 128], 0, &mut smem, 0).unwrap();
+    assert_eq!(&smem[..2], &[0x11, 0x11]);
+    assert_eq!(u16::from_le_bytes([smem[32], smem[33]]), OOB_NAN_F16);
+    assert_eq!(Fill::of(&vmap(with(t2(), |p| p.oob_fill = OobFill::NanRequestZeroFma), SM90)).bytes(4), OOB_NAN_F32.to_le_bytes());
+}
+
+#[test]
+fn packed_units() {
+    let m = vmap(packed(DataType::U6Align16B), SM100);
+    let plan = access::load(&m, &LoadMode::Tile, &[128, 1], 0).unwrap();
+    assert_eq!(plan.transfers.len(), 8 * 2);
+    let t = &plan.transfers[1];
+    assert_eq!((t.global_bytes, t.smem_bytes, t.smem, t.coords[0]), (12, 16, 16, 144));
+    assert_eq!(t.global, Some(m.byte_strides[1] + 12 * 9));
+    assert_eq!(plan.complete_tx_bytes(), 16 * 16);
+    let s = access::store(&m, StoreMode::Tile, &[0, 0], 0).unwrap();
+    assert_eq!(s.transfers[0].conv, Conv::PackB6P2);
+    let mut b = [0u8; 16];
+    b[0] = 0x3F;
+    b[1] = 0xC1; // only the low 6 bits (1) count
+    let packed = access::pack_b6p2x16(&b);
+    assert_eq!(packed[0], 0x7F);
+    assert_eq!(packed[1], 0x00);
+}
+
+// ---- properties over generated maps ----
+
+/// Valid, non-packed tiled maps from the sweep, with a few random boxes.
+fn generated_tiled(seed: u64) -> Vec<ValidatedMap> {
+    param_sweep(seed, 600)
+        .into_iter()
+        .filter(|p| p.encode == EncodeKind::Tiled && !p.tensor_data_type.is_packed())
+        .filter_map(|p| validate(&p, SM100).ok())
+        .filter(|m| box_counts(m).iter().product::<u64>() <= 4096)
+        .collect()
+}
+
+fn global_bytes(m: &ValidatedMap) -> usize {
+    let last = m.rank - 1;
+    (m.byte_strides[last] * m.global_dim[last]) as usize + 64
+}
+
+fn coords_for(m: &ValidatedMap, g: &mut SplitMix) -> Vec<i32> {
+    (0..m.rank)
+        .map(|i| {
+            let d = m.global_dim[i] as i64;
+            let c = g.below((d + 8) as u64) as i64 - 4;
+            c as i32
+        })
+        .collect()
+}
+
+#[test]
+fn prop_tile_load_store_round_trip() {
+    let mut g = SplitMix(99);
+    let maps = generated_tiled(1);
+    assert!(maps.len() > 50, "{}", maps.len());
+    for m in &maps {
+        let coords = coords_for(m, &mut g);
+        let n = global_bytes(m);
+        let src: Vec<u8> = (0..n).map(|i| (i * 7 + 3) as u8).collect();
+        let load = access::load(m, &LoadMode::Tile, &coords, 1024).unwrap();
+        let mut smem = vec![0u8; 64 * 1024];
+        access::apply_load(&load, &src, 0, &mut smem, 1024).unwrap();
+        let store_coords: Vec<i32> = coords.iter().map(|&c| c.max(0)).collect();
+        if store_coords != coords {
+            continue; // stores need non-negative coordinates
+        }
+        let store = access::store(m, StoreMode::Tile, &coords, 1024).unwrap();
+        let mut dst = vec![0u8; n];
+        access::apply_store(&store, &smem, 1024, &mut dst, 0).unwrap();
+        let written: HashSet<u64> = store.transfers.iter().filter_map(|t| t.global).flat_map(|g| g..g + Unit::of(m.ty).global_bytes).collect();
+        for i in 0..n as u64 {
+            let want = if written.contains(&i) { src[i as usize] } else { 0 };
+            assert_eq!(dst[i as usize], want, "byte {i} of {:?} at {coords:?}", m.params);
+        }
+    }
+}
+
+#[test]
+fn prop_oob_filled_per_mode() {
+    let mut g = SplitMix(5);
+    for m in generated_tiled(2) {
+        let coords = coords_for(&m, &mut g);
+        let plan = access::load(&m, &LoadMode::Tile, &coords, 0).unwrap();
+        let mut smem = vec![0xEEu8; 64 * 1024];
+        access::apply_load(&plan, &vec![0x5A; global_bytes(&m)], 0, &mut smem, 0).unwrap();
+        for t in &plan.transfers {
+            let inside = t.coords.iter().zip(&m.global_dim).all(|(&c, &d)| c >= 0 && (c as u64) < d);
+            assert_eq!(t.global.is_some(), inside);
+            let got = &smem[t.smem as usize..(t.smem + t.smem_bytes) as usize];
+            if inside {
+                assert!(got.iter().all(|&b| b == 0x5A));
+            } else {
+                assert_eq!(got, plan.fill.bytes(t.smem_bytes).as_slice());
+                if m.oob_fill == OobFill::None {
+                    assert!(got.iter().all(|&b| b == 0));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn prop_swizzled_load_is_permuted_unswizzled_load() {
+    let mut g = SplitMix(11);
+    let mut checked = 0;
+    for m in generated_tiled(3) {
+        if m.swizzle == Swizzle::None {
+            continue;
+        }
+        let plain = vmap(with(m.params.clone(), |p| p.swizzle = Swizzle::None), SM100);
+        let coords = coords_for(&m, &mut g);
+        for dst in [0u64, 1024, 1024 + 128 * g.below(8)] {
+            let a = access::load(&m, &LoadMode::Tile, &coords, dst).unwrap();
+            let b = access::load(&plain, &LoadMode::Tile, &coords, dst).unwrap();
+            assert_eq!(a.transfers.len(), b.transfers.len());
+            let pat = Pattern::from(m.swizzle);
+            for (x, y) in a.transfers.iter().zip(&b.transfers) {
+                assert_eq!((&x.coords, x.global), (&y.coords, y.global));
+                assert_eq!(x.smem, pat.apply(y.smem));
+            }
+            let distinct: HashSet<u64> = a.transfers.iter().map(|t| t.smem).collect();
+            assert_eq!(distinct.len(), a.transfers.len());
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked}");
+}
+
+#[test]
+fn prop_complete_tx_matches_box_bytes() {
+    let mut g = SplitMix(3);
+    let mut n = 0;
+    for p in param_sweep(4, 800) {
+        let Ok(m) = validate(&p, SM100) else { continue };
+        let unit = Unit::of(m.ty);
+        let (mode, want) = match &m.geometry {
+            Geometry::Tiled { .. } => (LoadMode::Tile, box_counts(&m).iter().product::<u64>() * unit.smem_bytes),
+            Geometry::Im2col { corners: Im2colBox::Full { .. }, channels_per_pixel, pixels_per_column } => {
+                (LoadMode::Im2col { offsets: vec![0; m.rank - 2] }, *pixels_per_column as u64 * *channels_per_pixel as u64 / unit.values * unit.smem_bytes)
+            }
+            Geometry::Im2col { corners: Im2colBox::Wide { mode, .. }, channels_per_pixel, pixels_per_column } => {
+                let rows = if *mode == WideMode::W { *pixels_per_column as u64 + 3 } else { 4 * (32 + 3) };
+                let lm = if *mode == WideMode::W { LoadMode::Im2colW { w_halo: 3, w_offset: 1 } } else { LoadMode::Im2colW128 { w_halo: 3, w_offset: 1 } };
+                (lm, rows * *channels_per_pixel as u64 / unit.values * unit.smem_bytes)
+            }
+        };
+        let mut coords: Vec<i32> = vec![0; m.rank];
+        if m.rank > 1 {
+            coords[m.rank - 1] = g.below(m.global_dim[m.rank - 1]) as i32;
+        }
+        let pat = Pattern::from(m.swizzle);
+        match access::complete_tx_bytes(&m, &mode, &coords, 4096) {
+            Ok(tx) => {
+                assert_eq!(tx, want, "{p:?}");
+                n += 1;
+            }
+            Err(e) => assert!(e.rule == copy_rule::PACKED_DIRECTION || pat.smem_alignment() > 4096, "{e}"),
+        }
+    }
+    assert!(n > 150, "{n}");
+}
