@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn involution_and_permutation_of_each_repeat() {
         for p in Pattern::ALL {
-            let mut seen = vec![false; 1024 / 8];
+            let mut seen = [false; 1024 / 8];
             for a in (0..1024u64).step_by(8) {
                 assert_eq!(p.apply(p.apply(a)), a, "{p:?}");
                 let q = p.apply(a);

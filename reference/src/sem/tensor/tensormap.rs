@@ -328,6 +328,71 @@ impl TensorMapParams {
     }
 }
 
+/// The exact arguments of the `cuTensorMapEncode*` call for a parameter set, as plain integers
+/// (enum values per cuda.h), for the GPU comparison harness. Arrays are passed as given (their
+/// lengths are not forced to the rank, so shape errors reach the driver too); the driver reads
+/// `tensorRank` entries of globalDim/boxDim/elementStrides, `tensorRank − 1` of globalStrides and
+/// `tensorRank − 2` of the im2col corners.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriverArgs {
+    /// `cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col` or `cuTensorMapEncodeIm2colWide`.
+    pub function: String,
+    pub tensor_data_type: u32,
+    pub tensor_rank: u32,
+    pub global_address: u64,
+    pub global_dim: Vec<u64>,
+    pub global_strides: Vec<u64>,
+    /// Tiled: `boxDim`.
+    pub box_dim: Vec<u32>,
+    /// Im2col: `pixelBoxLowerCorner` / `pixelBoxUpperCorner` (`const int*`), index 0 = W
+    /// (tensor dimension 1), then H, then D.
+    pub pixel_box_lower_corner: Vec<i32>,
+    pub pixel_box_upper_corner: Vec<i32>,
+    /// Im2colWide: `pixelBoxLowerCornerWidth` / `pixelBoxUpperCornerWidth` (`int`).
+    pub pixel_box_lower_corner_width: i32,
+    pub pixel_box_upper_corner_width: i32,
+    pub channels_per_pixel: u32,
+    pub pixels_per_column: u32,
+    pub element_strides: Vec<u32>,
+    pub interleave: u32,
+    /// Im2colWide: `CUtensorMapIm2ColWideMode`.
+    pub mode: u32,
+    pub swizzle: u32,
+    pub l2_promotion: u32,
+    pub oob_fill: u32,
+}
+
+impl TensorMapParams {
+    pub fn driver_args(&self) -> DriverArgs {
+        DriverArgs {
+            function: match self.encode {
+                EncodeKind::Tiled => "cuTensorMapEncodeTiled",
+                EncodeKind::Im2col => "cuTensorMapEncodeIm2col",
+                EncodeKind::Im2colWide => "cuTensorMapEncodeIm2colWide",
+            }
+            .to_string(),
+            tensor_data_type: self.tensor_data_type.cu_value(),
+            tensor_rank: self.rank(),
+            global_address: self.global_address,
+            global_dim: self.global_dim.clone(),
+            global_strides: self.global_strides.clone(),
+            box_dim: self.box_dim.clone().unwrap_or_default(),
+            pixel_box_lower_corner: self.pixel_box_lower_corner.clone().unwrap_or_default(),
+            pixel_box_upper_corner: self.pixel_box_upper_corner.clone().unwrap_or_default(),
+            pixel_box_lower_corner_width: self.pixel_box_lower_corner_width.unwrap_or(0),
+            pixel_box_upper_corner_width: self.pixel_box_upper_corner_width.unwrap_or(0),
+            channels_per_pixel: self.channels_per_pixel.unwrap_or(0),
+            pixels_per_column: self.pixels_per_column.unwrap_or(0),
+            element_strides: self.element_strides_or_ones(),
+            interleave: self.interleave.cu_value(),
+            mode: self.mode.map_or(0, WideMode::cu_value),
+            swizzle: self.swizzle.cu_value(),
+            l2_promotion: self.l2_promotion.cu_value(),
+            oob_fill: self.oob_fill.cu_value(),
+        }
+    }
+}
+
 /// Packed, unpadded strides for a tensor of `dims` (rounded up to 16 bytes per dimension).
 pub fn dense_strides(ty: DataType, dims: &[u64]) -> Vec<u64> {
     let mut out = Vec::new();
@@ -481,7 +546,7 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
 
     // Shape of the parameter set.
     let (is_tiled, is_full, is_wide) = (kind == EncodeKind::Tiled, kind == EncodeKind::Im2col, kind == EncodeKind::Im2colWide);
-    let fields: [(&str, bool, bool); 9] = [
+    let fields: [(&str, bool, bool); 8] = [
         ("box_dim", p.box_dim.is_some(), is_tiled),
         ("pixel_box_lower_corner", p.pixel_box_lower_corner.is_some(), is_full),
         ("pixel_box_upper_corner", p.pixel_box_upper_corner.is_some(), is_full),
@@ -490,7 +555,6 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
         ("channels_per_pixel", p.channels_per_pixel.is_some(), !is_tiled),
         ("pixels_per_column", p.pixels_per_column.is_some(), !is_tiled),
         ("mode", p.mode.is_some(), is_wide),
-        ("", true, true),
     ];
     for (name, present, wanted) in fields {
         check(present == wanted, rule::FIELDS_FOR_ENCODE, || {

@@ -522,3 +522,82 @@ fn prop_complete_tx_matches_box_bytes() {
     }
     assert!(n > 150, "{n}");
 }
+
+#[test]
+fn driver_args_mapping() {
+    let a = with(i2c4(), |p| {
+        p.swizzle = Swizzle::B32;
+        p.oob_fill = OobFill::NanRequestZeroFma;
+    })
+    .driver_args();
+    assert_eq!(a.function, "cuTensorMapEncodeIm2col");
+    assert_eq!((a.tensor_data_type, a.tensor_rank, a.swizzle, a.oob_fill), (6, 4, 1, 1));
+    assert_eq!(a.global_strides, vec![16, 144, 2016]);
+    assert_eq!(a.element_strides, vec![1, 1, 1, 1]);
+    assert_eq!((a.pixel_box_lower_corner.clone(), a.channels_per_pixel, a.pixels_per_column), (vec![-1, -1], 8, 64));
+    let w = wide().driver_args();
+    assert_eq!((w.function.as_str(), w.mode, w.swizzle, w.pixel_box_lower_corner_width), ("cuTensorMapEncodeIm2colWide", 0, 3, 0));
+}
+
+/// `TENSOR_SWEEP_OUT=dir cargo test ... dump_sweep_for_driver`: writes `sweep.txt` (one
+/// whitespace-separated driver call per line, the format `driver_check.c` reads) and
+/// `model.txt` (the model's verdict per line for `TENSOR_SWEEP_TARGET`, default sm_90a).
+#[test]
+fn dump_sweep_for_driver() {
+    let Ok(dir) = std::env::var("TENSOR_SWEEP_OUT") else { return };
+    let target: Target = std::env::var("TENSOR_SWEEP_TARGET").unwrap_or("sm_90a".into()).parse().unwrap();
+    let seed: u64 = std::env::var("TENSOR_SWEEP_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let n: usize = std::env::var("TENSOR_SWEEP_N").ok().and_then(|s| s.parse().ok()).unwrap_or(5000);
+    let mut cases = param_sweep(seed, n);
+    // Rule-edge examples first, so every rule is tried on the driver.
+    let mut edges = Vec::new();
+    for (_, _, ok, bad) in rule_cases() {
+        edges.push(ok);
+        edges.push(bad);
+    }
+    edges.append(&mut cases);
+    let join = |v: &[String]| format!("{} {}", v.len(), v.join(" "));
+    let mut sweep = String::new();
+    let mut model = String::new();
+    for p in &edges {
+        let a = p.driver_args();
+        let f = match p.encode {
+            EncodeKind::Tiled => 0,
+            EncodeKind::Im2col => 1,
+            EncodeKind::Im2colWide => 2,
+        };
+        let s = |v: &[u64]| join(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        let s32 = |v: &[u32]| join(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        let si = |v: &[i32]| join(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        sweep += &format!(
+            "{f} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n",
+            a.tensor_data_type,
+            a.tensor_rank,
+            a.global_address,
+            s(&a.global_dim),
+            s(&a.global_strides),
+            s32(&a.box_dim),
+            si(&a.pixel_box_lower_corner),
+            si(&a.pixel_box_upper_corner),
+            a.pixel_box_lower_corner_width,
+            a.pixel_box_upper_corner_width,
+            a.channels_per_pixel,
+            a.pixels_per_column,
+            s32(&a.element_strides),
+            a.interleave,
+            a.mode,
+            a.swizzle,
+            a.l2_promotion,
+            a.oob_fill
+        );
+        model += &match validate(p, target) {
+            Ok(_) => "ok\n".to_string(),
+            Err(e) => format!("{}\n", e.rule),
+        };
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(format!("{dir}/sweep.txt"), sweep).unwrap();
+    std::fs::write(format!("{dir}/model.txt"), model).unwrap();
+    let json: Vec<_> = edges.iter().map(|p| serde_json::to_value(p).unwrap()).collect();
+    std::fs::write(format!("{dir}/params.json"), serde_json::to_string(&json).unwrap()).unwrap();
+}
