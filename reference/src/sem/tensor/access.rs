@@ -196,7 +196,21 @@ pub mod copy_rule {
     pub const FLIP_8B: &str = "flip-8b-load-not-im2col-w";
     /// Shared-memory address aligned to 16 (the box), 32 / 64 for the 32B / 64B atomicity (§5.5.3.1, §5.5.7).
     pub const SMEM_ALIGN: &str = "smem-alignment";
-    pub const ALL: [&str; 11] = [COORD_COUNT, MODE_MATCHES_MAP, FOUR_ROWS, IM2COL_OFFSETS, W_ARGS, FILTER_IN_BOX, STORE_BOUNDS, PACKED_COORD, PACKED_DIRECTION, FLIP_8B, SMEM_ALIGN];
+    /// The box must fit in one CTA's shared memory ([`super::access::SMEM_MAX_BYTES`]); also keeps
+    /// the plan's size bounded (a 256^5 box is a valid map).
+    pub const BOX_FITS_SMEM: &str = "box-fits-shared-memory";
+    pub const ALL: [&str; 12] =
+        [COORD_COUNT, MODE_MATCHES_MAP, FOUR_ROWS, IM2COL_OFFSETS, W_ARGS, FILTER_IN_BOX, STORE_BOUNDS, PACKED_COORD, PACKED_DIRECTION, FLIP_8B, SMEM_ALIGN, BOX_FITS_SMEM];
+}
+
+/// The most shared memory one CTA can have on sm_90 / sm_100 (227 KiB of opt-in dynamic shared
+/// memory); a copy whose box is larger cannot have a valid destination.
+pub const SMEM_MAX_BYTES: u64 = 227 * 1024;
+
+/// Reject boxes of `units` units of `unit` that cannot fit in shared memory.
+pub(crate) fn box_fits(units: u64, unit: Unit) -> Result<(), CopyError> {
+    let bytes = units.checked_mul(unit.smem_bytes);
+    need(bytes.is_some_and(|b| b <= SMEM_MAX_BYTES), copy_rule::BOX_FITS_SMEM, || format!("{units} units of {} bytes exceed {SMEM_MAX_BYTES} bytes of shared memory", unit.smem_bytes))
 }
 
 /// Plan a load (`cp.async.bulk.tensor.*.shared::{cta,cluster}.global`) into `dst` (shared address).
@@ -277,9 +291,11 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
                 c >= 0 && c + w <= d as i64
             });
             let global = inside.then(|| {
-                let mut a = map.global_address + (s.coords[0] as u64 / unit.values) * unit.global_bytes;
+                // In-bound coordinates are < 2^32 and strides < 2^40: wrap like the 64-bit address
+                // arithmetic rather than panic on the (absurd) overflowing maps.
+                let mut a = map.global_address.wrapping_add((s.coords[0] as u64 / unit.values).wrapping_mul(unit.global_bytes));
                 for i in 1..map.rank {
-                    a += s.coords[i] as u64 * map.byte_strides[i];
+                    a = a.wrapping_add((s.coords[i] as u64).wrapping_mul(map.byte_strides[i]));
                 }
                 a
             });

@@ -1,7 +1,7 @@
 //! `.tile::gather4` / `.tile::scatter4` (§5.5.3.4): four rows `{col, row0..row3}` of a 2D tensor,
 //! each a box of boxDim[0] elements and height one, placed one after another in shared memory.
 
-use super::access::{copy_rule, interleaved, need, packed_coord0, CopyError, Slot, Unit};
+use super::access::{box_fits, copy_rule, interleaved, need, packed_coord0, CopyError, Slot, Unit};
 use super::tensormap::{Geometry, ValidatedMap};
 
 pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError> {
@@ -17,6 +17,7 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
     }
     let unit = Unit::of(map.ty);
     let per_row = box_dim[0] as u64 / unit.values;
+    box_fits(4 * per_row, unit)?;
     let mut out = Vec::new();
     for (r, &row) in coords[1..].iter().enumerate() {
         for j in 0..per_row {

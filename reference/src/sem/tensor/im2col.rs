@@ -5,7 +5,7 @@
 //! im2col offsets are indexed W first. The traversal order is [`Assumption::Im2colTraversal`],
 //! halo placement [`Assumption::Im2colWHalo`], OOB [`Assumption::Im2colOobIsTensorBound`].
 
-use super::access::{copy_rule, need, packed_coord0, CopyError, Slot, Unit};
+use super::access::{box_fits, copy_rule, need, packed_coord0, CopyError, Slot, Unit};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, Im2colBox, ValidatedMap, WideMode};
 
@@ -52,6 +52,7 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     let mut n = coords[r - 1] as i64;
     let unit = Unit::of(map.ty);
     let cpp_units = *channels_per_pixel as u64 / unit.values;
+    box_fits(*pixels_per_column as u64 * cpp_units, unit)?;
     let mut out = Vec::new();
     for k in 0..*pixels_per_column as u64 {
         let mut rest: Vec<i64> = (0..spatial).map(|s| pos[s] + offsets[s] as i64).collect();
@@ -103,6 +104,7 @@ pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u1
         WideMode::W => (0..*pixels_per_column as u64 + w_halo as u64).collect(),
         WideMode::W128 => (0..4u64).flat_map(|g| (32 * g..32 * g + 32).chain(32 * (g + 1)..32 * (g + 1) + w_halo as u64)).collect(),
     };
+    box_fits(seq.len() as u64 * cpp_units, unit)?;
     let mut out = Vec::new();
     for (row, &k) in seq.iter().enumerate() {
         let mut rest = vec![w0 + k as i64 * stride];

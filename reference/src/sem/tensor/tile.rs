@@ -1,7 +1,7 @@
 //! Tiled mode (§5.5.3): the bounding box at `tensorCoords`, traversal strides, dense
 //! row-major layout in shared memory (dimension 0 innermost).
 
-use super::access::{copy_rule, need, packed_coord0, CopyError, Slot, Unit};
+use super::access::{box_fits, copy_rule, need, packed_coord0, CopyError, Slot, Unit};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, ValidatedMap};
 
@@ -28,7 +28,8 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
     let _ = (Assumption::UnalignedInnerCoordAccepted, Assumption::ElementStrideDim0);
     let unit = Unit::of(map.ty);
     let counts = box_counts(map);
-    let total: u64 = counts.iter().product();
+    let total = counts.iter().try_fold(1u64, |a, &n| a.checked_mul(n)).unwrap_or(u64::MAX);
+    box_fits(total, unit)?;
     let mut out = Vec::with_capacity(total as usize);
     let mut j = vec![0u64; map.rank];
     for linear in 0..total {
