@@ -96,7 +96,11 @@ fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
         (rule::STRIDE_COVERS, SM90, with(t2(), |p| p.global_strides = vec![256]), with(t2(), |p| p.global_strides = vec![240])),
         (rule::BOX_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 256]), TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 257])),
         (rule::BOX_RANGE, SM90, t2(), with(t2(), |p| p.box_dim = Some(vec![16, 0]))),
-        (rule::BOX_INNER_16, SM90, with(t3(), |p| p.box_dim = Some(vec![2, 4, 2])).with_interleave16(), with(t2(), |p| p.box_dim = Some(vec![6, 8]))),
+        (rule::BOX_INNER_16, SM90, with(t3(), |p| p.box_dim = Some(vec![8, 4, 2])).with_interleave16(), with(t2(), |p| p.box_dim = Some(vec![6, 8]))),
+        // Probed: driver 13.0 also rejects a 24-byte inner box with interleave 16B.
+        (rule::BOX_INNER_16, SM90, with(t3(), |p| p.box_dim = Some(vec![16, 4, 2])).with_interleave16(), with(t3(), |p| p.box_dim = Some(vec![12, 4, 2])).with_interleave16()),
+        (rule::CPP_BYTES_16, SM90, i2c4(), with(i2c4(), |p| p.channels_per_pixel = Some(4))),
+        (rule::CPP_BYTES_16, SM100, wide(), with(wide(), |p| p.channels_per_pixel = Some(12))),
         (rule::BOX0_PACKED16, SM100, packed(U6Align16B), with(packed(U6Align16B), |p| p.box_dim = Some(vec![64, 2]))),
         (rule::ELEM_STRIDE_RANGE, SM90, with(t2(), |p| p.element_strides = Some(vec![8, 8])), with(t2(), |p| p.element_strides = Some(vec![1, 9]))),
         (rule::ELEM_STRIDE_RANGE, SM90, t2(), with(t2(), |p| p.element_strides = Some(vec![0, 1]))),
@@ -143,11 +147,22 @@ fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
             TensorMapParams::im2col(U4Align16B, vec![128, 4, 2], vec![0], vec![0], 64, 4),
         ),
         (rule::PPC_RANGE, SM90, with(i2c4(), |p| p.pixels_per_column = Some(1024)), with(i2c4(), |p| p.pixels_per_column = Some(1025))),
+        // Probed: pixelsPerColumn is range-checked in W128 mode too.
         (rule::PPC_RANGE, SM100, with(wide(), |p| {
             p.mode = Some(WideMode::W128);
+            p.pixels_per_column = Some(1);
+        }), with(wide(), |p| {
+            p.mode = Some(WideMode::W128);
             p.pixels_per_column = Some(0);
-        }), with(wide(), |p| p.pixels_per_column = Some(0))),
-        (rule::WIDE_CORNER_RANGE, SM100, with(wide(), |p| p.pixel_box_lower_corner_width = Some(-32768)), with(wide(), |p| p.pixel_box_lower_corner_width = Some(-32769))),
+        })),
+        // Probed: rank-4 wide maps take [-128, 127], rank-3 ones [-32768, 32767].
+        (rule::WIDE_CORNER_RANGE, SM100, with(wide(), |p| p.pixel_box_lower_corner_width = Some(-128)), with(wide(), |p| p.pixel_box_lower_corner_width = Some(-129))),
+        (
+            rule::WIDE_CORNER_RANGE,
+            SM100,
+            TensorMapParams::im2col_wide(DataType::Float16, vec![64, 9, 2], -32768, 0, 64, 128, WideMode::W),
+            TensorMapParams::im2col_wide(DataType::Float16, vec![64, 9, 2], -32769, 0, 64, 128, WideMode::W),
+        ),
         (rule::WIDE_SWIZZLE, SM100, with(wide(), |p| p.swizzle = Swizzle::B128Atom32B), with(wide(), |p| p.swizzle = Swizzle::None)),
         (rule::WIDE_SWIZZLE, SM100, with(wide(), |p| {
             p.swizzle = Swizzle::B64;
