@@ -519,12 +519,8 @@ enum Mode {
     AsDriver,
 }
 
-thread_local! {
-    static MODE: std::cell::Cell<Mode> = const { std::cell::Cell::new(Mode::Documented) };
-}
-
-fn check(ok: bool, r: Rule, message: impl FnOnce() -> String) -> Result<(), EncodeReject> {
-    if ok || (MODE.with(|m| m.get()) == Mode::AsDriver && r.observed == Observed::Accepts) {
+fn check(mode: Mode, ok: bool, r: Rule, message: impl FnOnce() -> String) -> Result<(), EncodeReject> {
+    if ok || (mode == Mode::AsDriver && r.observed == Observed::Accepts) {
         Ok(())
     } else {
         Err(reject(r, message()))
@@ -534,10 +530,7 @@ fn check(ok: bool, r: Rule, message: impl FnOnce() -> String) -> Result<(), Enco
 /// The verdict `cuTensorMapEncode*` is expected to return: [`validate`] without the rules the
 /// driver was observed not to enforce ([`Observed::Accepts`]). `Ok` means CUDA_SUCCESS.
 pub fn predict_driver(p: &TensorMapParams, target: Target) -> Result<(), EncodeReject> {
-    MODE.with(|m| m.set(Mode::AsDriver));
-    let r = validate(p, target).map(|_| ());
-    MODE.with(|m| m.set(Mode::Documented));
-    r
+    validate_in(p, target, Mode::AsDriver).map(|_| ())
 }
 
 /// The im2col geometry of a validated map.
@@ -578,6 +571,10 @@ pub struct ValidatedMap {
 /// Apply every rule of the driver page (and the PTX-only ones) in a fixed order; the first
 /// failure is returned. `target` is the device the map is encoded for.
 pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, EncodeReject> {
+    validate_in(p, target, Mode::Documented)
+}
+
+fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<ValidatedMap, EncodeReject> {
     let ty = p.tensor_data_type;
     let rank = p.rank();
     let kind = p.encode;
@@ -595,7 +592,7 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
         ("mode", p.mode.is_some(), is_wide),
     ];
     for (name, present, wanted) in fields {
-        check(present == wanted, rule::FIELDS_FOR_ENCODE, || {
+        check(mode, present == wanted, rule::FIELDS_FOR_ENCODE, || {
             if present {
                 format!("`{name}` is not a parameter of the {kind:?} encode function")
             } else {
@@ -605,64 +602,89 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
     }
 
     // Device.
-    check(target.sm >= 90, rule::DEVICE_SM90, || format!("device {target}"))?;
-    check(!is_wide || target.sm >= 100, rule::WIDE_NEEDS_SM100, || format!("device {target}"))?;
-    check(!ty.is_packed() || target.sm >= 100, rule::PACKED_NEEDS_SM100, || format!("{ty:?} on {target}"))?;
-    check(!p.swizzle.has_atomicity() || target.sm >= 100, rule::ATOMICITY_NEEDS_SM100, || format!("{:?} on {target}", p.swizzle))?;
+    check(mode, target.sm >= 90, rule::DEVICE_SM90, || format!("device {target}"))?;
+    check(mode, !is_wide || target.sm >= 100, rule::WIDE_NEEDS_SM100, || format!("device {target}"))?;
+    check(mode, !ty.is_packed() || target.sm >= 100, rule::PACKED_NEEDS_SM100, || format!("{ty:?} on {target}"))?;
+    check(mode, !p.swizzle.has_atomicity() || target.sm >= 100, rule::ATOMICITY_NEEDS_SM100, || format!("{:?} on {target}", p.swizzle))?;
 
     // Rank.
     if is_tiled {
-        check((1..=5).contains(&rank), rule::RANK_RANGE, || format!("tensorRank {rank}"))?;
-        check(p.interleave == Interleave::None || rank >= 3, rule::RANK_INTERLEAVE, || format!("tensorRank {rank} with interleave {:?}", p.interleave))?;
+        check(mode, (1..=5).contains(&rank), rule::RANK_RANGE, || format!("tensorRank {rank}"))?;
+        check(mode, p.interleave == Interleave::None || rank >= 3, rule::RANK_INTERLEAVE, || format!("tensorRank {rank} with interleave {:?}", p.interleave))?;
     } else {
-        check((3..=5).contains(&rank), rule::RANK_IM2COL, || format!("tensorRank {rank}"))?;
+        check(mode, (3..=5).contains(&rank), rule::RANK_IM2COL, || format!("tensorRank {rank}"))?;
     }
     let r = rank as usize;
+    let lens = |p: &TensorMapParams, exact: bool| {
+        let fits = |n: usize, want: usize| if exact { n == want } else { n >= want };
+        fits(p.global_dim.len(), r)
+            && fits(p.global_strides.len(), r - 1)
+            && fits(p.element_strides_or_ones().len(), r)
+            && p.box_dim.as_ref().is_none_or(|b| fits(b.len(), r))
+            && p.pixel_box_lower_corner.as_ref().is_none_or(|c| fits(c.len(), r - 2))
+            && p.pixel_box_upper_corner.as_ref().is_none_or(|c| fits(c.len(), r - 2))
+    };
+    check(mode, lens(p, true), rule::ARRAY_LENGTHS, || format!("tensorRank {rank}: an array has the wrong number of entries"))?;
+    // The driver reads the first `tensorRank` (−1, −2) entries: predict on those. Too-short arrays
+    // cannot be predicted (the driver would read past them) and stay rejected.
+    if !lens(p, false) {
+        return Err(reject(rule::ARRAY_LENGTHS, format!("tensorRank {rank}: an array is too short")));
+    }
+    let truncated;
+    let p = if lens(p, true) {
+        p
+    } else {
+        let mut q = p.clone();
+        q.global_dim.truncate(r);
+        q.global_strides.truncate(r - 1);
+        q.element_strides = Some(q.element_strides_or_ones().into_iter().take(r).collect());
+        for v in [&mut q.pixel_box_lower_corner, &mut q.pixel_box_upper_corner].into_iter().flatten() {
+            v.truncate(r - 2);
+        }
+        if let Some(b) = q.box_dim.as_mut() {
+            b.truncate(r);
+        }
+        truncated = q;
+        &truncated
+    };
     let es = p.element_strides_or_ones();
-    let len_ok = p.global_dim.len() == r
-        && p.global_strides.len() == r - 1
-        && es.len() == r
-        && p.box_dim.as_ref().is_none_or(|b| b.len() == r)
-        && p.pixel_box_lower_corner.as_ref().is_none_or(|c| c.len() == r - 2)
-        && p.pixel_box_upper_corner.as_ref().is_none_or(|c| c.len() == r - 2);
-    check(len_ok, rule::ARRAY_LENGTHS, || format!("tensorRank {rank}: an array has the wrong number of entries"))?;
 
     // globalAddress.
     let a = p.global_address;
-    check(a % 16 == 0, rule::ADDR_ALIGN_16, || format!("globalAddress {a:#x}"))?;
-    check(p.interleave != Interleave::B32 || a % 32 == 0, rule::ADDR_ALIGN_32_INTERLEAVE, || format!("globalAddress {a:#x}"))?;
-    check(!ty.is_packed16() || a % 32 == 0, rule::ADDR_ALIGN_32_PACKED, || format!("globalAddress {a:#x} with {ty:?}"))?;
+    check(mode, a % 16 == 0, rule::ADDR_ALIGN_16, || format!("globalAddress {a:#x}"))?;
+    check(mode, p.interleave != Interleave::B32 || a % 32 == 0, rule::ADDR_ALIGN_32_INTERLEAVE, || format!("globalAddress {a:#x}"))?;
+    check(mode, !ty.is_packed16() || a % 32 == 0, rule::ADDR_ALIGN_32_PACKED, || format!("globalAddress {a:#x} with {ty:?}"))?;
 
     // globalDim.
     for (i, &d) in p.global_dim.iter().enumerate() {
-        check(d > 0 && d <= GLOBAL_DIM_MAX, rule::DIM_RANGE, || format!("globalDim[{i}] = {d}"))?;
+        check(mode, d > 0 && d <= GLOBAL_DIM_MAX, rule::DIM_RANGE, || format!("globalDim[{i}] = {d}"))?;
     }
     let d0 = p.global_dim[0];
-    check(!ty.is_packed16() || d0 % 128 == 0, rule::DIM0_PACKED16, || format!("globalDim[0] = {d0}"))?;
-    check(ty != DataType::U4Align8B || d0 % 2 == 0, rule::DIM0_U4_ALIGN8, || format!("globalDim[0] = {d0}"))?;
+    check(mode, !ty.is_packed16() || d0 % 128 == 0, rule::DIM0_PACKED16, || format!("globalDim[0] = {d0}"))?;
+    check(mode, ty != DataType::U4Align8B || d0 % 2 == 0, rule::DIM0_U4_ALIGN8, || format!("globalDim[0] = {d0}"))?;
 
     // globalStrides.
     for (i, &s) in p.global_strides.iter().enumerate() {
-        check(s % 16 == 0, rule::STRIDE_16, || format!("globalStrides[{i}] = {s}"))?;
-        check(s < 1 << 40, rule::STRIDE_MAX, || format!("globalStrides[{i}] = {s}"))?;
-        check(p.interleave != Interleave::B32 || s % 32 == 0, rule::STRIDE_32_INTERLEAVE, || format!("globalStrides[{i}] = {s}"))?;
-        check(!ty.is_packed16() || s % 32 == 0, rule::STRIDE_32_PACKED, || format!("globalStrides[{i}] = {s} with {ty:?}"))?;
+        check(mode, s % 16 == 0, rule::STRIDE_16, || format!("globalStrides[{i}] = {s}"))?;
+        check(mode, s < 1 << 40, rule::STRIDE_MAX, || format!("globalStrides[{i}] = {s}"))?;
+        check(mode, p.interleave != Interleave::B32 || s % 32 == 0, rule::STRIDE_32_INTERLEAVE, || format!("globalStrides[{i}] = {s}"))?;
+        check(mode, !ty.is_packed16() || s % 32 == 0, rule::STRIDE_32_PACKED, || format!("globalStrides[{i}] = {s} with {ty:?}"))?;
     }
     let mut prev = ty.global_bytes(d0).unwrap_or(d0 * ty.bits() / 8);
     for (i, &s) in p.global_strides.iter().enumerate() {
-        check(s >= prev, rule::STRIDE_COVERS, || format!("globalStrides[{i}] = {s} < {prev} (the extent of the lower dimensions)"))?;
+        check(mode, s >= prev, rule::STRIDE_COVERS, || format!("globalStrides[{i}] = {s} < {prev} (the extent of the lower dimensions)"))?;
         prev = s.saturating_mul(p.global_dim[i + 1]);
     }
 
     // boxDim (tiled).
     let inner_box_values: u64 = if let Some(b) = &p.box_dim {
         for (i, &x) in b.iter().enumerate() {
-            check((1..=256).contains(&x), rule::BOX_RANGE, || format!("boxDim[{i}] = {x}"))?;
+            check(mode, (1..=256).contains(&x), rule::BOX_RANGE, || format!("boxDim[{i}] = {x}"))?;
         }
         let inner = ty.global_bytes(b[0] as u64);
         // Probe: driver 13.0 applies this with interleave too (spec/09 says "When interleave is NONE").
-        check(inner.is_some_and(|x| x % 16 == 0), rule::BOX_INNER_16, || format!("boxDim[0] = {} of {ty:?}", b[0]))?;
-        check(!ty.is_packed16() || b[0] == 128, rule::BOX0_PACKED16, || format!("boxDim[0] = {}", b[0]))?;
+        check(mode, inner.is_some_and(|x| x % 16 == 0), rule::BOX_INNER_16, || format!("boxDim[0] = {} of {ty:?}", b[0]))?;
+        check(mode, !ty.is_packed16() || b[0] == 128, rule::BOX0_PACKED16, || format!("boxDim[0] = {}", b[0]))?;
         b[0] as u64
     } else {
         p.channels_per_pixel.unwrap_or(0) as u64
@@ -670,16 +692,16 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
 
     // elementStrides.
     for (i, &e) in es.iter().enumerate() {
-        check((1..=8).contains(&e), rule::ELEM_STRIDE_RANGE, || format!("elementStrides[{i}] = {e}"))?;
+        check(mode, (1..=8).contains(&e), rule::ELEM_STRIDE_RANGE, || format!("elementStrides[{i}] = {e}"))?;
     }
 
     // Interleave / swizzle.
     if let (Interleave::None, Some(span)) = (p.interleave, p.swizzle.span()) {
         let inner = ty.global_bytes(inner_box_values).unwrap_or(u64::MAX);
-        check(inner <= span, rule::SWIZZLE_SPAN, || format!("inner box {inner} bytes > {:?} span {span}", p.swizzle))?;
+        check(mode, inner <= span, rule::SWIZZLE_SPAN, || format!("inner box {inner} bytes > {:?} span {span}", p.swizzle))?;
     }
-    check(p.interleave != Interleave::B32 || p.swizzle == Swizzle::B32, rule::INTERLEAVE32_SWIZZLE, || format!("swizzle {:?}", p.swizzle))?;
-    check(ty != DataType::U6Align16B || p.interleave == Interleave::None, rule::U6_INTERLEAVE, || format!("interleave {:?}", p.interleave))?;
+    check(mode, p.interleave != Interleave::B32 || p.swizzle == Swizzle::B32, rule::INTERLEAVE32_SWIZZLE, || format!("swizzle {:?}", p.swizzle))?;
+    check(mode, ty != DataType::U6Align16B || p.interleave == Interleave::None, rule::U6_INTERLEAVE, || format!("interleave {:?}", p.interleave))?;
     if ty.is_packed16() {
         use Swizzle::*;
         let ok = match (ty, is_wide) {
@@ -688,9 +710,9 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
             // cuda.h 13.x adds 64B (store only) for U6 in wide mode; spec/09 lists 128B and 128B_ATOM_32B.
             (_, true) => matches!(p.swizzle, B128 | B128Atom32B),
         };
-        check(ok, rule::PACKED_SWIZZLE, || format!("{ty:?} with swizzle {:?}", p.swizzle))?;
+        check(mode, ok, rule::PACKED_SWIZZLE, || format!("{ty:?} with swizzle {:?}", p.swizzle))?;
     }
-    check(p.oob_fill == OobFill::None || (ty.is_float() && !ty.is_packed()), rule::OOB_NAN_FLOAT, || format!("{ty:?} with oobFill {:?}", p.oob_fill))?;
+    check(mode, p.oob_fill == OobFill::None || (ty.is_float() && !ty.is_packed()), rule::OOB_NAN_FLOAT, || format!("{ty:?} with oobFill {:?}", p.oob_fill))?;
 
     // Im2col geometry.
     let geometry = match kind {
@@ -700,11 +722,11 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
                 let (lo, hi) = (p.pixel_box_lower_corner.clone().unwrap_or_default(), p.pixel_box_upper_corner.clone().unwrap_or_default());
                 let lim = corner_limit(rank);
                 for (i, &c) in lo.iter().chain(hi.iter()).enumerate() {
-                    check((-lim..lim).contains(&c), rule::CORNER_RANGE, || format!("corner value #{i} = {c} outside [{}, {}] for rank {rank}", -lim, lim - 1))?;
+                    check(mode, (-lim..lim).contains(&c), rule::CORNER_RANGE, || format!("corner value #{i} = {c} outside [{}, {}] for rank {rank}", -lim, lim - 1))?;
                 }
                 for s in 0..r - 2 {
                     let extent = p.global_dim[s + 1] as i64 - lo[s] as i64 + hi[s] as i64;
-                    check(extent > 0, rule::BOX_AREA, || format!("spatial dimension {} spans {extent} positions", s + 1))?;
+                    check(mode, extent > 0, rule::BOX_AREA, || format!("spatial dimension {} spans {extent} positions", s + 1))?;
                 }
                 Im2colBox::Full { lower: lo, upper: hi }
             } else {
@@ -712,23 +734,23 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
                 // Probe: the per-rank limits of the im2col corners, not spec/09's [-32768, 32767].
                 let lim = corner_limit(rank);
                 for c in [lo, hi] {
-                    check((-lim..lim).contains(&c), rule::WIDE_CORNER_RANGE, || format!("corner {c} outside [{}, {}] for rank {rank}", -lim, lim - 1))?;
+                    check(mode, (-lim..lim).contains(&c), rule::WIDE_CORNER_RANGE, || format!("corner {c} outside [{}, {}] for rank {rank}", -lim, lim - 1))?;
                 }
                 let extent = p.global_dim[1] as i64 - lo as i64 + hi as i64;
-                check(extent > 0, rule::BOX_AREA, || format!("W spans {extent} positions"))?;
+                check(mode, extent > 0, rule::BOX_AREA, || format!("W spans {extent} positions"))?;
                 Im2colBox::Wide { lower_w: lo, upper_w: hi, mode: p.mode.unwrap_or(WideMode::W) }
             };
             let cpp = p.channels_per_pixel.unwrap_or(0);
-            check((1..=256).contains(&cpp), rule::CPP_RANGE, || format!("channelsPerPixel {cpp}"))?;
-            check(ty.global_bytes(cpp as u64).is_some_and(|b| b % 16 == 0), rule::CPP_BYTES_16, || format!("channelsPerPixel {cpp} of {ty:?}"))?;
-            check(!ty.is_packed16() || cpp == 128, rule::CPP_PACKED16, || format!("channelsPerPixel {cpp}"))?;
+            check(mode, (1..=256).contains(&cpp), rule::CPP_RANGE, || format!("channelsPerPixel {cpp}"))?;
+            check(mode, ty.global_bytes(cpp as u64).is_some_and(|b| b % 16 == 0), rule::CPP_BYTES_16, || format!("channelsPerPixel {cpp} of {ty:?}"))?;
+            check(mode, !ty.is_packed16() || cpp == 128, rule::CPP_PACKED16, || format!("channelsPerPixel {cpp}"))?;
             let ppc = p.pixels_per_column.unwrap_or(0);
             // W128 loads 128 pixels whatever pixelsPerColumn says, but the driver still range-checks it.
             let ignored = p.mode == Some(WideMode::W128);
-            check((1..=1024).contains(&ppc), rule::PPC_RANGE, || format!("pixelsPerColumn {ppc}"))?;
+            check(mode, (1..=1024).contains(&ppc), rule::PPC_RANGE, || format!("pixelsPerColumn {ppc}"))?;
             if is_wide {
-                check(matches!(p.swizzle, Swizzle::B64 | Swizzle::B128 | Swizzle::B128Atom32B), rule::WIDE_SWIZZLE, || format!("swizzle {:?}", p.swizzle))?;
-                check(p.interleave == Interleave::None, rule::WIDE_INTERLEAVE, || format!("interleave {:?}", p.interleave))?;
+                check(mode, matches!(p.swizzle, Swizzle::B64 | Swizzle::B128 | Swizzle::B128Atom32B), rule::WIDE_SWIZZLE, || format!("swizzle {:?}", p.swizzle))?;
+                check(mode, p.interleave == Interleave::None, rule::WIDE_INTERLEAVE, || format!("interleave {:?}", p.interleave))?;
             }
             Geometry::Im2col { corners, channels_per_pixel: cpp, pixels_per_column: if ignored { 128 } else { ppc } }
         }

@@ -694,3 +694,20 @@ fn predict_driver_matches_recorded_h100_results() {
     let stricter = maps.iter().filter(|p| validate(p, SM90).is_err() && predict_driver(p, SM90).is_ok()).count();
     assert!(stricter > 0);
 }
+
+#[test]
+fn predict_driver_never_panics_on_odd_arrays() {
+    let long = with(t2(), |p| {
+        p.box_dim = Some(vec![16, 8, 1]);
+        p.global_strides = vec![256, 4096, 1];
+        p.element_strides = Some(vec![1, 1, 1]);
+        p.channels_per_pixel = Some(3);
+    });
+    assert_eq!(validate(&long, SM90).unwrap_err().rule, rule::FIELDS_FOR_ENCODE.id);
+    assert!(predict_driver(&long, SM90).is_ok()); // the driver ignores extra entries and fields
+    let short = with(t2(), |p| p.global_strides = vec![]);
+    assert_eq!(predict_driver(&short, SM90).unwrap_err().rule, rule::ARRAY_LENGTHS.id);
+    for p in param_sweep(17, 300) {
+        let _ = predict_driver(&p, SM100);
+    }
+}
