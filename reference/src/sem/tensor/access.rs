@@ -181,9 +181,8 @@ pub mod copy_rule {
     pub const IM2COL_OFFSETS: &str = "im2col-offsets-range";
     /// wHalo in [0,512) (w) / [0,32) (w::128), wOffset in [0,32) (§9.7.9.25.5.2).
     pub const W_ARGS: &str = "whalo-woffset-range";
-    /// im2col::w modes: the first element may lie outside the box on its left side only
-    /// (§5.5.5.1), so W (+ wOffset) must not be past the box end. (Plain im2col does not check
-    /// its filter base, see [`super::assumptions::Assumption::Im2colBoxEnd`].)
+    /// im2col: the filter base (DHW coordinates) must lie within the bounding box (§5.5.4.1);
+    /// im2col::w: the first element may lie outside the box on its left side only (§5.5.5.1).
     pub const FILTER_IN_BOX: &str = "im2col-filter-base-in-box";
     /// Store: tensorCoords non-negative, im2col corners lower ≥ 0 and upper ≤ 0 (§9.7.9.25.5.1).
     pub const STORE_BOUNDS: &str = "store-coords-in-tensor";
@@ -199,13 +198,49 @@ pub mod copy_rule {
     /// The box must fit in one CTA's shared memory ([`super::access::SMEM_MAX_BYTES`]); also keeps
     /// the plan's size bounded (a 256^5 box is a valid map).
     pub const BOX_FITS_SMEM: &str = "box-fits-shared-memory";
-    pub const ALL: [&str; 12] =
-        [COORD_COUNT, MODE_MATCHES_MAP, FOUR_ROWS, IM2COL_OFFSETS, W_ARGS, FILTER_IN_BOX, STORE_BOUNDS, PACKED_COORD, PACKED_DIRECTION, FLIP_8B, SMEM_ALIGN, BOX_FITS_SMEM];
+    /// §5.5.3.1: the box's start address (dimension-0 coordinate × element size) is a multiple of 16 bytes.
+    pub const BOX_START_ALIGNED: &str = "box-start-16b-aligned";
+    pub const ALL: [&str; 13] = [
+        COORD_COUNT,
+        MODE_MATCHES_MAP,
+        FOUR_ROWS,
+        IM2COL_OFFSETS,
+        W_ARGS,
+        FILTER_IN_BOX,
+        STORE_BOUNDS,
+        PACKED_COORD,
+        PACKED_DIRECTION,
+        FLIP_8B,
+        SMEM_ALIGN,
+        BOX_FITS_SMEM,
+        BOX_START_ALIGNED,
+    ];
 }
 
 /// The most shared memory one CTA can have on sm_90 / sm_100 (227 KiB of opt-in dynamic shared
 /// memory); a copy whose box is larger cannot have a valid destination.
 pub const SMEM_MAX_BYTES: u64 = 227 * 1024;
+
+/// Shared-memory pitch of one box row (dimension-0 run, gather4 row, im2col pixel) of
+/// `inner_bytes` bytes. Observed on H100: with a swizzle (and no interleave) each row starts on
+/// its own swizzle-span line (128 B for the 128B modes; 16×f32 rows under SWIZZLE_128B land
+/// every 128 bytes, the other 64 bytes untouched); without swizzle rows are dense
+/// ([`Assumption::SwizzleRowPitchIsSpan`]).
+pub fn row_pitch(map: &ValidatedMap, inner_bytes: u64) -> u64 {
+    let _ = Assumption::SwizzleRowPitchIsSpan;
+    match (map.interleave, map.swizzle.span()) {
+        (Interleave::None, Some(span)) => inner_bytes.max(span),
+        _ => inner_bytes,
+    }
+}
+
+/// §5.5.3.1: "The address of the bounding Box must also be aligned to 16 bytes": the
+/// dimension-0 start coordinate must be a multiple of 16 bytes. Observed on H100: a tile load
+/// at x = 1 of an f32 tensor traps (CUDA_ERROR_ILLEGAL_INSTRUCTION); x = −4 works.
+pub(crate) fn box_start_aligned(map: &ValidatedMap, c0: i64) -> Result<(), CopyError> {
+    let bits = c0.unsigned_abs().saturating_mul(map.ty.bits());
+    need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || format!("dimension-0 coordinate {c0} of {:?} is not a multiple of 16 bytes", map.ty))
+}
 
 /// Reject boxes of `units` units of `unit` that cannot fit in shared memory.
 pub(crate) fn box_fits(units: u64, unit: Unit) -> Result<(), CopyError> {
@@ -281,7 +316,7 @@ pub(crate) fn packed_coord0(map: &ValidatedMap, c0: i64) -> Result<(), CopyError
 fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) -> CopyPlan {
     let unit = Unit::of(map.ty);
     let pat = Pattern::from(map.swizzle);
-    let _ = (Assumption::SwizzleOnAbsoluteAddress, Assumption::DenseRowsUnderSwizzle, Assumption::InterleaveIsDescriptive);
+    let _ = (Assumption::SwizzleOnAbsoluteAddress, Assumption::InterleaveIsDescriptive);
     let conv = if dir == Direction::Store && map.ty == DataType::U6Align16B { Conv::PackB6P2 } else { Conv::Bytes };
     let transfers = slots
         .into_iter()

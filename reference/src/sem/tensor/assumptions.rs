@@ -5,14 +5,14 @@
 /// A named modelling assumption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Assumption {
-    /// OOB-NaN's bit pattern is not documented (§5.5.3.3 only says "a special NaN"). Position:
-    /// the positive quiet NaN with all mantissa bits set, in the element's width
-    /// ([`OOB_NAN_F16`], [`OOB_NAN_F32`], [`OOB_NAN_F64`]; bf16 uses [`OOB_NAN_F16`]'s 16-bit value
-    /// 0x7FFF, tf32 the f32 one).
+    /// OOB-NaN's bit pattern is not documented (§5.5.3.3 only says "a special NaN"). OBSERVED on
+    /// H100 (driver 13.0): the 16-bit pattern 0x7FF7 repeated: f16 and bf16 0x7FF7, f32
+    /// 0x7FF77FF7. ASSUMED for f64 (not probed): 0x7FF77FF77FF77FF7; for tf32 / f32.ftz the f32 one.
     OobNanAllOnes,
-    /// complete-tx counts "amount of data copied in bytes". Position: every byte the copy
-    /// writes to shared memory, OOB-filled elements and sub-byte padding included, i.e. the
-    /// whole box in shared memory.
+    /// complete-tx counts "amount of data copied in bytes". OBSERVED on H100: the box's element
+    /// bytes, OOB-filled elements included (16×8 f32 box, 4 columns and 6 rows OOB: expect-tx 512
+    /// completes, 528 does not) and swizzle row padding excluded (a 16×8 f32 box under 128B swizzle
+    /// spans 1024 bytes of shared memory and completes with 512). ASSUMED: sub-byte padding counts.
     CompleteTxCountsWholeBox,
     /// A tensor store whose box crosses the tensor's edge: §5.5 states no behaviour. Position:
     /// element-exact clipping: in-bound elements are written, OOB ones are dropped (no 16-byte
@@ -21,9 +21,9 @@ pub enum Assumption {
     /// tf32 / tf32.ftz / f32.ftz maps: no rounding or flushing in transit. Position: the copy is
     /// bit-exact for every data type (the type only matters for OOB-NaN and validation).
     BitExactTransit,
-    /// An inner (dimension 0) coordinate whose byte offset is not a multiple of 16 (§5.5.3.1: "The
-    /// address of the bounding Box must also be aligned to 16 bytes"). Position: accepted,
-    /// element-exact addressing (boxes start anywhere, as OOB handling requires).
+    /// RESOLVED (kept for the record): an inner coordinate whose byte offset is not a multiple of
+    /// 16 traps on H100 (CUDA_ERROR_ILLEGAL_INSTRUCTION for an f32 tile load at x = 1), matching
+    /// §5.5.3.1; the model rejects it (copy rule `box-start-16b-aligned`).
     UnalignedInnerCoordAccepted,
     /// elementStrides[0]: the driver ignores it without interleave (spec/09), §5.5.3.2 says it
     /// "must always be 1". Position: without interleave it is treated as 1; with interleave it
@@ -37,8 +37,10 @@ pub enum Assumption {
     Im2colTraversal,
     /// im2col bounding box extent: spatial dimension s spans base positions
     /// [lower[s], globalDim[s] − 1 + upper[s]] (the CUTLASS convolution convention: corners −1/−1
-    /// give W positions for a 3-wide filter with padding 1). The manual's examples 2 and 3 of
-    /// §5.5.4 put the filter base one past that end, so a base outside the box is accepted.
+    /// give W positions for a 3-wide filter with padding 1). The §5.5.4 examples satisfy
+    /// "filter base within the box" under this reading only if their coordinate lists are read
+    /// outermost first ((7, 7, 4, 0) = N 7, H 7, W 4, C 0); read innermost first, C = 7 of f16 is
+    /// a 14-byte box start, which traps on H100.
     Im2colBoxEnd,
     /// im2col::w halo placement. Position: the wHalo halo pixels continue the W sequence of the
     /// pixels just loaded (same traversal stride) and occupy the rows right after them; in
@@ -47,10 +49,12 @@ pub enum Assumption {
     /// An im2col pixel is OOB when any of its coordinates is outside the tensor (the bounding
     /// box only bounds the filter base positions, it does not clip the pixels).
     Im2colOobIsTensorBound,
-    /// Shared-memory layout of a swizzled box whose inner dimension is narrower than the
-    /// swizzle span. Position: the box is laid out densely (row = inner box bytes) and the XOR
-    /// pattern is applied to the resulting shared-memory address.
-    DenseRowsUnderSwizzle,
+    /// Shared-memory layout of a swizzled box whose inner dimension is narrower than the swizzle
+    /// span. OBSERVED on H100 for SWIZZLE_128B (16×f32 rows): every row starts a new 128-byte
+    /// line (pitch = span), the XOR pattern applies to that address, the rest of the line is not
+    /// written. ASSUMED the same for 32B / 64B (pitch 32 / 64), the 128B atomicity modes, gather4
+    /// rows and im2col pixels; with interleave rows stay dense.
+    SwizzleRowPitchIsSpan,
     /// The swizzle XOR is a function of the absolute shared-memory address (so a `dstMem` that
     /// is not pattern-aligned starts mid-pattern, matching the base-offset formulas).
     SwizzleOnAbsoluteAddress,
@@ -82,7 +86,7 @@ impl Assumption {
         Assumption::Im2colBoxEnd,
         Assumption::Im2colWHalo,
         Assumption::Im2colOobIsTensorBound,
-        Assumption::DenseRowsUnderSwizzle,
+        Assumption::SwizzleRowPitchIsSpan,
         Assumption::SwizzleOnAbsoluteAddress,
         Assumption::Flip8BOnOddLines,
         Assumption::Swizzle96BAsTable,
@@ -92,9 +96,9 @@ impl Assumption {
     ];
 }
 
-/// OOB-NaN for 16-bit floats (f16 and bf16 alike), see [`Assumption::OobNanAllOnes`].
-pub const OOB_NAN_F16: u16 = 0x7FFF;
-/// OOB-NaN for f32, f32.ftz, tf32, tf32.ftz.
-pub const OOB_NAN_F32: u32 = 0x7FFF_FFFF;
-/// OOB-NaN for f64.
-pub const OOB_NAN_F64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+/// OOB-NaN for 16-bit floats (f16 and bf16 alike), observed on H100, see [`Assumption::OobNanAllOnes`].
+pub const OOB_NAN_F16: u16 = 0x7FF7;
+/// OOB-NaN for f32 (observed), f32.ftz, tf32, tf32.ftz (assumed).
+pub const OOB_NAN_F32: u32 = 0x7FF7_7FF7;
+/// OOB-NaN for f64 (assumed: the 16-bit pattern repeated).
+pub const OOB_NAN_F64: u64 = 0x7FF7_7FF7_7FF7_7FF7;

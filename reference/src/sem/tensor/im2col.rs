@@ -5,7 +5,7 @@
 //! im2col offsets are indexed W first. The traversal order is [`Assumption::Im2colTraversal`],
 //! halo placement [`Assumption::Im2colWHalo`], OOB [`Assumption::Im2colOobIsTensorBound`].
 
-use super::access::{box_fits, copy_rule, need, packed_coord0, CopyError, Slot, Unit};
+use super::access::{box_fits, box_start_aligned, copy_rule, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, Im2colBox, ValidatedMap, WideMode};
 
@@ -19,11 +19,11 @@ fn offset_limit(rank: usize) -> u32 {
 }
 
 /// The rows of one pixel: `cpp` channel units starting at channel `c`.
-fn pixel(out: &mut Vec<Slot>, unit: Unit, row: u64, cpp_units: u64, c: i64, rest: &[i64]) {
+fn pixel(out: &mut Vec<Slot>, unit: Unit, pitch: u64, row: u64, cpp_units: u64, c: i64, rest: &[i64]) {
     for u in 0..cpp_units {
         let mut coords = vec![c + (u * unit.values) as i64];
         coords.extend_from_slice(rest);
-        out.push(Slot { coords, offset: (row * cpp_units + u) * unit.smem_bytes });
+        out.push(Slot { coords, offset: row * pitch + u * unit.smem_bytes });
     }
 }
 
@@ -45,19 +45,24 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     let lo: Vec<i64> = (0..spatial).map(|s| lower[s] as i64).collect();
     let hi: Vec<i64> = (0..spatial).map(|s| map.global_dim[s + 1] as i64 - 1 + upper[s] as i64).collect();
     let mut pos: Vec<i64> = (0..spatial).map(|s| coords[s + 1] as i64).collect();
-    // §5.5.4.1 says the filter base "must be within the bounding box", but the manual's own
-    // examples 2 and 3 put it past the box end under [`Assumption::Im2colBoxEnd`]; so a base
-    // outside the box is not rejected here: traversal starts there and wraps at the box end.
+    // §5.5.4.1: "The filter corner location must be within the bounding box".
     let _ = Assumption::Im2colBoxEnd;
+    for s in 0..spatial {
+        need(lo[s] <= pos[s] && pos[s] <= hi[s], copy_rule::FILTER_IN_BOX, || {
+            format!("filter base {} in spatial dimension {} outside the box [{}, {}]", pos[s], s + 1, lo[s], hi[s])
+        })?;
+    }
     let mut n = coords[r - 1] as i64;
     let unit = Unit::of(map.ty);
     let cpp_units = *channels_per_pixel as u64 / unit.values;
-    box_fits(*pixels_per_column as u64 * cpp_units, unit)?;
+    box_start_aligned(map, coords[0] as i64)?;
+    let pitch = row_pitch(map, cpp_units * unit.smem_bytes);
+    box_fits(*pixels_per_column as u64 * pitch / unit.smem_bytes, unit)?;
     let mut out = Vec::new();
     for k in 0..*pixels_per_column as u64 {
         let mut rest: Vec<i64> = (0..spatial).map(|s| pos[s] + offsets[s] as i64).collect();
         rest.push(n);
-        pixel(&mut out, unit, k, cpp_units, coords[0] as i64, &rest);
+        pixel(&mut out, unit, pitch, k, cpp_units, coords[0] as i64, &rest);
         // Advance W, wrapping into H, D, then N.
         let mut s = 0;
         loop {
@@ -99,17 +104,19 @@ pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u1
     let stride = map.element_strides[1] as i64;
     let unit = Unit::of(map.ty);
     let cpp_units = *channels_per_pixel as u64 / unit.values;
+    box_start_aligned(map, coords[0] as i64)?;
+    let pitch = row_pitch(map, cpp_units * unit.smem_bytes);
     // Pixel indices along W (in traversal steps), in shared-memory row order.
     let seq: Vec<u64> = match want {
         WideMode::W => (0..*pixels_per_column as u64 + w_halo as u64).collect(),
         WideMode::W128 => (0..4u64).flat_map(|g| (32 * g..32 * g + 32).chain(32 * (g + 1)..32 * (g + 1) + w_halo as u64)).collect(),
     };
-    box_fits(seq.len() as u64 * cpp_units, unit)?;
+    box_fits(seq.len() as u64 * pitch / unit.smem_bytes, unit)?;
     let mut out = Vec::new();
     for (row, &k) in seq.iter().enumerate() {
         let mut rest = vec![w0 + k as i64 * stride];
         rest.extend(coords[2..].iter().map(|&c| c as i64));
-        pixel(&mut out, unit, row as u64, cpp_units, coords[0] as i64, &rest);
+        pixel(&mut out, unit, pitch, row as u64, cpp_units, coords[0] as i64, &rest);
     }
     Ok(out)
 }

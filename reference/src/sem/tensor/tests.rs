@@ -283,6 +283,8 @@ fn copy_rules() {
         rule
     };
     assert_eq!(e(access::load(&m, &LoadMode::Tile, &[0], 0)), copy_rule::COORD_COUNT);
+    assert_eq!(e(access::load(&m, &LoadMode::Tile, &[1, 0], 0)), copy_rule::BOX_START_ALIGNED);
+    assert!(access::load(&m, &LoadMode::Tile, &[-4, 0], 0).is_ok());
     assert_eq!(e(access::load(&m, &LoadMode::Tile, &[0, 0], 8)), copy_rule::SMEM_ALIGN);
     assert_eq!(e(access::load(&m, &LoadMode::Gather4, &[0, 0, 1, 2, 3], 0)), copy_rule::FOUR_ROWS);
     assert_eq!(e(access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 0], 0)), copy_rule::MODE_MATCHES_MAP);
@@ -361,35 +363,41 @@ fn prop_im2col_load_store_round_trip() {
 #[test]
 fn gather4_rows() {
     let m = vmap(TensorMapParams::tiled(DataType::Uint16, vec![64, 16], vec![8, 1]), SM100);
-    let plan = access::load(&m, &LoadMode::Gather4, &[1, 2, 5, 0, 9], 0).unwrap();
-    // §5.5.3.4.1 Figure 10's start coordinates (1,2), (1,5), (1,0), (1,9).
+    // Figure 10's rows 2, 5, 0, 9 (its column 1 would be a 2-byte box start: box-start-16b-aligned).
+    let plan = access::load(&m, &LoadMode::Gather4, &[8, 2, 5, 0, 9], 0).unwrap();
     let rows: Vec<i64> = plan.transfers.iter().step_by(8).map(|t| t.coords[1]).collect();
     assert_eq!(rows, [2, 5, 0, 9]);
     assert_eq!(plan.transfers[8].smem, 16);
-    assert_eq!(plan.transfers[8].global, Some(5 * 128 + 2));
+    assert_eq!(plan.transfers[8].global, Some(5 * 128 + 16));
     assert_eq!(plan.complete_tx_bytes(), 4 * 16);
     assert_eq!(plan.oob_count(), 0);
-    let oob = access::load(&m, &LoadMode::Gather4, &[60, 2, 16, -1, 3], 0).unwrap();
-    assert_eq!(oob.oob_count(), 4 + 8 + 8 + 4);
+    let oob = access::load(&m, &LoadMode::Gather4, &[56, 2, 16, -1, 3], 0).unwrap();
+    assert_eq!(oob.oob_count(), 8 + 8);
+    let edge = access::load(&m, &LoadMode::Gather4, &[-8, 2, 3, 4, 5], 0).unwrap();
+    assert_eq!(edge.oob_count(), 4 * 8);
 }
 
 #[test]
 fn im2col_manual_example_1() {
-    // §5.5.4.1 Example 1: sizes C=64, W=9, H=14, N=64; ppc 64, cpp 8, corners −1; coords (7,7,4,0).
+    // §5.5.4.1 Example 1: sizes C=64, W=9, H=14, N=64; ppc 64, cpp 8, corners −1; coordinates
+    // "(7, 7, 4, 0)" read outermost first (N 7, H 7, W 4, C 0), see Assumption::Im2colBoxEnd.
     let m = vmap(TensorMapParams::im2col(DataType::Float16, vec![64, 9, 14, 64], vec![-1, -1], vec![-1, -1], 8, 64), SM90);
-    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[7, 7, 4, 0], 0).unwrap();
+    let e = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[7, 7, 4, 0], 0).unwrap_err();
+    assert_eq!(e.rule, copy_rule::BOX_START_ALIGNED); // C = 7 of f16: 14-byte start, traps on H100
+    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 4, 7, 7], 0).unwrap();
     assert_eq!(plan.transfers.len(), 64 * 8);
     assert_eq!(plan.complete_tx_bytes(), 64 * 8 * 2);
     let px = |k: usize| plan.transfers[k * 8].coords.clone();
-    // Im2colTraversal + Im2colBoxEnd: W box [-1, 7], wrap to H+1.
-    assert_eq!(px(0), [7, 7, 4, 0]);
-    assert_eq!(px(1), [7, -1, 5, 0]);
-    assert!(plan.transfers[8].global.is_none());
-    assert_eq!(px(2), [7, 0, 5, 0]);
-    assert_eq!(px(63), [7, 7, 11, 0]);
-    // Channels of a pixel are contiguous; pixel k is row k.
-    assert_eq!(plan.transfers[17].coords, [8, 0, 5, 0]);
-    assert_eq!(plan.transfers[17].smem, 17 * 2);
+    // Im2colTraversal + Im2colBoxEnd: W box [-1, 7], H box [-1, 12], wrap W → H → N.
+    assert_eq!(px(0), [0, 4, 7, 7]);
+    assert_eq!(px(3), [0, 7, 7, 7]);
+    assert_eq!(px(4), [0, -1, 8, 7]);
+    assert!(plan.transfers[4 * 8].global.is_none());
+    assert_eq!(px(5), [0, 0, 8, 7]);
+    assert_eq!(px(63), [0, 4, 0, 8]);
+    // Channels of a pixel are contiguous; pixel k is row k (16 bytes, no swizzle).
+    assert_eq!(plan.transfers[17].coords, [1, 6, 7, 7]);
+    assert_eq!(plan.transfers[17].smem, 2 * 16 + 2);
 }
 
 #[test]
@@ -397,12 +405,13 @@ fn im2col_offsets_and_strides() {
     // §5.5.4.2 example: W=8, H=14, stride 2, ppc 32, cpp 16, corners −1, coords (7,7,5,0), offsets (1,1).
     let p = with(TensorMapParams::im2col(DataType::Float16, vec![64, 8, 14, 64], vec![-1, -1], vec![-1, -1], 16, 32), |p| p.element_strides = Some(vec![1, 2, 2, 1]));
     let m = vmap(p, SM90);
-    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![1, 1] }, &[7, 7, 5, 0], 0).unwrap();
+    // "(7, 7, 5, 0)" outermost first: N 7, H 7, W 5, C 0.
+    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![1, 1] }, &[0, 5, 7, 7], 0).unwrap();
     let px = |k: usize| plan.transfers[k * 16].coords.clone();
-    assert_eq!(px(0), [7, 8, 6, 0]); // base (7,5) + offsets (1,1): W 8 is past the tensor: OOB
-    assert!(plan.transfers[0].global.is_none());
-    assert_eq!(px(1), [7, 0, 8, 0]); // wrapped to W −1 (+1), H 5+2 (+1)
-    assert_eq!(px(2), [7, 2, 8, 0]);
+    assert_eq!(px(0), [0, 6, 8, 7]); // base (W 5, H 7) + offsets (1, 1)
+    assert!(plan.transfers[0].global.is_some());
+    assert_eq!(px(1), [0, 0, 10, 7]); // W 7 > box end 6: wrapped to W −1 (+1), H 7+2 (+1)
+    assert_eq!(px(2), [0, 2, 10, 7]);
     assert_eq!(plan.complete_tx_bytes(), 32 * 16 * 2);
 }
 
@@ -411,17 +420,20 @@ fn im2col_w_and_w128_halo() {
     // §5.5.5.3 example: C=128, W=9, H=7, N=64, ppc 128, cpp 64, corners 0; coords (7,2,3,0), wHalo 2.
     let p = TensorMapParams::im2col_wide(DataType::Float16, vec![128, 9, 7, 64], 0, 0, 64, 128, WideMode::W);
     let m = vmap(p.clone(), SM100);
-    let plan = access::load(&m, &LoadMode::Im2colW { w_halo: 2, w_offset: 0 }, &[7, 2, 3, 0], 0).unwrap();
+    // "(7, 2, 3, 0)" outermost first: N 7, H 2, W 3, C 0.
+    let plan = access::load(&m, &LoadMode::Im2colW { w_halo: 2, w_offset: 0 }, &[0, 3, 2, 7], 0).unwrap();
     assert_eq!(plan.transfers.len(), 130 * 64);
-    assert_eq!(plan.transfers[128 * 64].coords, [7, 130, 3, 0]);
+    assert_eq!(plan.transfers[128 * 64].coords, [0, 131, 2, 7]);
+    // 128B swizzle: each 128-byte pixel row is one line.
+    assert_eq!(plan.transfers[64].smem, Pattern::B128.apply(128));
     assert_eq!(plan.complete_tx_bytes(), 130 * 64 * 2);
     let m128 = vmap(with(p, |p| p.mode = Some(WideMode::W128)), SM100);
-    let plan = access::load(&m128, &LoadMode::Im2colW128 { w_halo: 2, w_offset: 1 }, &[7, 2, 3, 0], 0).unwrap();
+    let plan = access::load(&m128, &LoadMode::Im2colW128 { w_halo: 2, w_offset: 1 }, &[0, 3, 2, 7], 0).unwrap();
     assert_eq!(plan.transfers.len(), 4 * 34 * 64);
-    // Row 32 is the first halo pixel (W 2+1+32), row 34 resumes the main run.
-    assert_eq!(plan.transfers[32 * 64].coords[1], 35);
-    assert_eq!(plan.transfers[34 * 64].coords[1], 35);
-    assert_eq!(plan.transfers[33 * 64].coords[1], 36);
+    // Row 32 is the first halo pixel (W 3+1+32), row 34 resumes the main run.
+    assert_eq!(plan.transfers[32 * 64].coords[1], 36);
+    assert_eq!(plan.transfers[34 * 64].coords[1], 36);
+    assert_eq!(plan.transfers[33 * 64].coords[1], 37);
 }
 
 #[test]
@@ -471,12 +483,14 @@ fn global_bytes(m: &ValidatedMap) -> usize {
     (m.byte_strides[last] * m.global_dim[last]) as usize + 64
 }
 
+/// Random box starts around the tensor, dimension 0 on a 16-byte boundary (box-start-16b-aligned).
 fn coords_for(m: &ValidatedMap, g: &mut SplitMix) -> Vec<i32> {
+    let align = (128 / m.ty.bits()) as i64;
     (0..m.rank)
         .map(|i| {
             let d = m.global_dim[i] as i64;
-            let c = g.below((d + 8) as u64) as i64 - 4;
-            c as i32
+            let c = g.below((d + 2 * align + 8) as u64) as i64 - align - 4;
+            (if i == 0 { c - c.rem_euclid(align) } else { c }) as i32
         })
         .collect()
 }
@@ -547,9 +561,13 @@ fn prop_swizzled_load_is_permuted_unswizzled_load() {
             let b = access::load(&plain, &LoadMode::Tile, &coords, dst).unwrap();
             assert_eq!(a.transfers.len(), b.transfers.len());
             let pat = Pattern::from(m.swizzle);
+            // Unswizzled rows are dense; swizzled rows start on span-sized lines (SwizzleRowPitchIsSpan).
+            let inner = box_counts(&m)[0] * Unit::of(m.ty).smem_bytes;
+            let span = access::row_pitch(&m, inner);
             for (x, y) in a.transfers.iter().zip(&b.transfers) {
                 assert_eq!((&x.coords, x.global), (&y.coords, y.global));
-                assert_eq!(x.smem, pat.apply(y.smem));
+                let off = y.smem - dst;
+                assert_eq!(x.smem, pat.apply(dst + off / inner * span + off % inner));
             }
             let distinct: HashSet<u64> = a.transfers.iter().map(|t| t.smem).collect();
             assert_eq!(distinct.len(), a.transfers.len());
@@ -587,7 +605,7 @@ fn prop_complete_tx_matches_box_bytes() {
                 assert_eq!(tx, want, "{p:?}");
                 n += 1;
             }
-            Err(e) => assert!(e.rule == copy_rule::PACKED_DIRECTION || e.rule == copy_rule::BOX_FITS_SMEM || pat.smem_alignment() > 4096, "{e}"),
+            Err(e) => assert!([copy_rule::PACKED_DIRECTION, copy_rule::BOX_FITS_SMEM, copy_rule::FILTER_IN_BOX].contains(&e.rule) || pat.smem_alignment() > 4096, "{e}"),
         }
     }
     assert!(n > 150, "{n}");
@@ -710,4 +728,41 @@ fn predict_driver_never_panics_on_odd_arrays() {
     for p in param_sweep(17, 300) {
         let _ = predict_driver(&p, SM100);
     }
+}
+
+// ---- shared-memory images recorded on an H100 (driver 13.0) with driver_check/tma_check.c ----
+// Global memory: u32 word k = 0x40000000 | k; shared memory pre-filled with 0xAB; dstMem 1024-aligned.
+
+/// f32 64x32 (stride 256), box 16x8, OOB-NaN fill, tile load at (-4, 30); expect-tx 512 completed
+/// (528 did not).
+const H100_F32_NAN_AT_M4_30: &str = "f77ff77ff77ff77ff77ff77ff77ff77f800700408107004082070040830700408407004085070040860700408707004088070040890700408a0700408b070040f77ff77ff77ff77ff77ff77ff77ff77fc0070040c1070040c2070040c3070040c4070040c5070040c6070040c7070040c8070040c9070040ca070040cb070040f77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77ff77f";
+/// bf16 64x32 (stride 128), box 16x8, OOB-NaN fill, tile load at (-8, 0): first 64 bytes.
+const H100_BF16_NAN_AT_M8_0: &str = "f77ff77ff77ff77ff77ff77ff77ff77f00000040010000400200004003000040f77ff77ff77ff77ff77ff77ff77ff77f20000040210000402200004023000040";
+/// f32 64x32 (stride 256), box 16x8, SWIZZLE_128B, tile load at (0, 0): 1024 bytes; expect-tx 512 completed.
+const H100_F32_SWIZZLE128_16X8: &str = "000000400100004002000040030000400400004005000040060000400700004008000040090000400a0000400b0000400c0000400d0000400e0000400f000040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab44000040450000404600004047000040400000404100004042000040430000404c0000404d0000404e0000404f00004048000040490000404a0000404b000040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab88000040890000408a0000408b0000408c0000408d0000408e0000408f0000408000004081000040820000408300004084000040850000408600004087000040ababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababcc000040cd000040ce000040cf000040c8000040c9000040ca000040cb000040c4000040c5000040c6000040c7000040c0000040c1000040c2000040c3000040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab000100400101004002010040030100400401004005010040060100400701004008010040090100400a0100400b0100400c0100400d0100400e0100400f010040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab44010040450100404601004047010040400100404101004042010040430100404c0100404d0100404e0100404f01004048010040490100404a0100404b010040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab88010040890100408a0100408b0100408c0100408d0100408e0100408f0100408001004081010040820100408301004084010040850100408601004087010040ababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababcc010040cd010040ce010040cf010040c8010040c9010040ca010040cb010040c4010040c5010040c6010040c7010040c0010040c1010040c2010040c3010040";
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+}
+
+fn h100_image(p: TensorMapParams, coords: &[i32], len: usize) -> (Vec<u8>, u64) {
+    let m = vmap(p, SM90);
+    let plan = access::load(&m, &LoadMode::Tile, coords, 0).unwrap();
+    let global: Vec<u8> = (0..(1u32 << 14)).flat_map(|k| (0x4000_0000 | k).to_le_bytes()).collect();
+    let mut smem = vec![0xABu8; len];
+    access::apply_load(&plan, &global, 0, &mut smem, 0).unwrap();
+    (smem, plan.complete_tx_bytes())
+}
+
+#[test]
+fn matches_h100_images() {
+    let nan = |p: TensorMapParams| with(p, |p| p.oob_fill = OobFill::NanRequestZeroFma);
+    let (img, tx) = h100_image(nan(t2()), &[-4, 30], 512);
+    assert_eq!(img, hex(H100_F32_NAN_AT_M4_30));
+    assert_eq!(tx, 512);
+    let (img, _) = h100_image(nan(TensorMapParams::tiled(DataType::Bfloat16, vec![64, 32], vec![16, 8])), &[-8, 0], 512);
+    assert_eq!(img[..64], hex(H100_BF16_NAN_AT_M8_0));
+    let (img, tx) = h100_image(with(t2(), |p| p.swizzle = Swizzle::B128), &[0, 0], 1024);
+    assert_eq!(img, hex(H100_F32_SWIZZLE128_16X8));
+    assert_eq!(tx, 512);
 }

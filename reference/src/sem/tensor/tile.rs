@@ -1,7 +1,7 @@
 //! Tiled mode (§5.5.3): the bounding box at `tensorCoords`, traversal strides, dense
 //! row-major layout in shared memory (dimension 0 innermost).
 
-use super::access::{box_fits, copy_rule, need, packed_coord0, CopyError, Slot, Unit};
+use super::access::{box_fits, box_start_aligned, copy_rule, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, ValidatedMap};
 
@@ -25,11 +25,14 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
     if map.ty.is_packed() {
         packed_coord0(map, coords[0] as i64)?;
     }
-    let _ = (Assumption::UnalignedInnerCoordAccepted, Assumption::ElementStrideDim0);
+    box_start_aligned(map, coords[0] as i64)?;
+    let _ = Assumption::ElementStrideDim0;
     let unit = Unit::of(map.ty);
     let counts = box_counts(map);
     let total = counts.iter().try_fold(1u64, |a, &n| a.checked_mul(n)).unwrap_or(u64::MAX);
     box_fits(total, unit)?;
+    let pitch = row_pitch(map, counts[0] * unit.smem_bytes);
+    box_fits(total / counts[0] * pitch / unit.smem_bytes, unit)?;
     let mut out = Vec::with_capacity(total as usize);
     let mut j = vec![0u64; map.rank];
     for linear in 0..total {
@@ -44,7 +47,7 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
                 coords[i] as i64 + j[i] as i64 * step
             })
             .collect();
-        out.push(Slot { coords: c, offset: linear * unit.smem_bytes });
+        out.push(Slot { coords: c, offset: (linear / counts[0]) * pitch + j[0] * unit.smem_bytes });
     }
     Ok(out)
 }
