@@ -72,6 +72,9 @@ pub enum Conv {
     /// `.b6p2x16` store: 16 shared bytes (6 data bits each) packed into 12 global bytes
     /// ([`pack_b6p2x16`]).
     PackB6P2,
+    /// tf32 / tf32.ftz load: each 32-bit value rounded to tf32 ([`round_tf32`]). §5.5.1 lists
+    /// ".tf32 ... (rounded to nearest even)"; observed on H100: 0x40000000|k loads as 0x40000000.
+    RoundTf32,
 }
 
 /// One unit of the copy, in the order the box is traversed.
@@ -317,13 +320,28 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
     let unit = Unit::of(map.ty);
     let pat = Pattern::from(map.swizzle);
     let _ = (Assumption::SwizzleOnAbsoluteAddress, Assumption::InterleaveIsDescriptive);
-    let conv = if dir == Direction::Store && map.ty == DataType::U6Align16B { Conv::PackB6P2 } else { Conv::Bytes };
+    let conv = match (dir, map.ty) {
+        (Direction::Store, DataType::U6Align16B) => Conv::PackB6P2,
+        // Only loads were probed; stores are assumed bit-exact (Assumption::BitExactTransit).
+        (Direction::Load, DataType::Tfloat32 | DataType::Tfloat32Ftz) => Conv::RoundTf32,
+        _ => Conv::Bytes,
+    };
+    // Stores clip dimension 0 at the tensor's inner extent rounded up to 16 bytes
+    // ([`Assumption::StoreClips16ByteGranules`], observed on H100); loads at the element.
+    let _ = Assumption::StoreClips16ByteGranules;
+    let dim0_limit = match dir {
+        Direction::Load => map.global_dim[0] as i64,
+        Direction::Store => {
+            let bytes = (map.global_dim[0] / unit.values * unit.global_bytes).div_ceil(16) * 16;
+            (bytes / unit.global_bytes * unit.values) as i64
+        }
+    };
     let transfers = slots
         .into_iter()
         .map(|s| {
             let inside = s.coords.iter().zip(&map.global_dim).enumerate().all(|(i, (&c, &d))| {
-                let w = if i == 0 { unit.values as i64 } else { 1 };
-                c >= 0 && c + w <= d as i64
+                let (w, limit) = if i == 0 { (unit.values as i64, dim0_limit) } else { (1, d as i64) };
+                c >= 0 && c + w <= limit
             });
             let global = inside.then(|| {
                 // In-bound coordinates are < 2^32 and strides < 2^40: wrap like the 64-bit address
@@ -338,6 +356,15 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
         })
         .collect();
     CopyPlan { direction: dir, transfers, fill: Fill::of(map) }
+}
+
+/// f32 → tf32 (10 mantissa bits), round to nearest even; NaN and infinities pass unchanged.
+pub fn round_tf32(x: u32) -> u32 {
+    if x & 0x7F80_0000 == 0x7F80_0000 {
+        return x;
+    }
+    let lsb = (x >> 13) & 1;
+    x.wrapping_add(0xFFF + lsb) & !0x1FFF
 }
 
 /// `.b6p2x16` → packed U6 ([`Assumption::B6PackLsbFirst`]).
@@ -359,7 +386,11 @@ pub fn apply_load(plan: &CopyPlan, global: &[u8], global_base: u64, smem: &mut [
         let src = match t.global {
             Some(g) => {
                 let g = (g.checked_sub(global_base).ok_or("global below base")?) as usize;
-                global.get(g..g + t.global_bytes as usize).ok_or("global out of range")?.to_vec()
+                let bytes = global.get(g..g + t.global_bytes as usize).ok_or("global out of range")?;
+                match t.conv {
+                    Conv::RoundTf32 => bytes.chunks(4).flat_map(|w| round_tf32(u32::from_le_bytes([w[0], w[1], w[2], w[3]])).to_le_bytes()).collect(),
+                    _ => bytes.to_vec(),
+                }
             }
             None => plan.fill.bytes(t.global_bytes),
         };
@@ -368,15 +399,14 @@ pub fn apply_load(plan: &CopyPlan, global: &[u8], global_base: u64, smem: &mut [
     Ok(())
 }
 
-/// Execute a store plan on plain byte arrays (OOB units are dropped, [`Assumption::StoreClipsElementExact`]).
+/// Execute a store plan on plain byte arrays (OOB units are dropped, [`Assumption::StoreClips16ByteGranules`]).
 pub fn apply_store(plan: &CopyPlan, smem: &[u8], smem_base: u64, global: &mut [u8], global_base: u64) -> Result<(), String> {
-    let _ = Assumption::StoreClipsElementExact;
     for t in &plan.transfers {
         let Some(g) = t.global else { continue };
         let s = (t.smem.checked_sub(smem_base).ok_or("smem below base")?) as usize;
         let g = (g.checked_sub(global_base).ok_or("global below base")?) as usize;
         let data: Vec<u8> = match t.conv {
-            Conv::Bytes => smem.get(s..s + t.global_bytes as usize).ok_or("smem out of range")?.to_vec(),
+            Conv::Bytes | Conv::RoundTf32 => smem.get(s..s + t.global_bytes as usize).ok_or("smem out of range")?.to_vec(),
             Conv::PackB6P2 => {
                 let mut b = [0u8; 16];
                 b.copy_from_slice(smem.get(s..s + 16).ok_or("smem out of range")?);

@@ -14,12 +14,16 @@ pub enum Assumption {
     /// completes, 528 does not) and swizzle row padding excluded (a 16×8 f32 box under 128B swizzle
     /// spans 1024 bytes of shared memory and completes with 512). ASSUMED: sub-byte padding counts.
     CompleteTxCountsWholeBox,
-    /// A tensor store whose box crosses the tensor's edge: §5.5 states no behaviour. Position:
-    /// element-exact clipping: in-bound elements are written, OOB ones are dropped (no 16-byte
-    /// granule is written partially or beyond the edge).
-    StoreClipsElementExact,
-    /// tf32 / tf32.ftz / f32.ftz maps: no rounding or flushing in transit. Position: the copy is
-    /// bit-exact for every data type (the type only matters for OOB-NaN and validation).
+    /// A tensor store whose box crosses the tensor's edge: §5.5 states no behaviour. OBSERVED on
+    /// H100: dimension 0 is clipped at the tensor's inner extent rounded up to 16 bytes (an f32
+    /// tensor of width 18 with stride 80 gets elements 18 and 19 — the row padding — written too);
+    /// the other dimensions at the element. ASSUMED: loads stay element-exact (OOB fill from
+    /// globalDim[0] on; not probed with an inner extent that is not a multiple of 16 bytes).
+    StoreClips16ByteGranules,
+    /// Data conversion in transit. OBSERVED on H100: tf32 loads round each value to tf32 (low 13
+    /// mantissa bits cleared; §5.5.1 says round to nearest even, which the model uses — the probe
+    /// values cannot tell RNE from truncation). ASSUMED: every other type, f32.ftz included, and
+    /// every store is bit-exact (no denormal flush).
     BitExactTransit,
     /// RESOLVED (kept for the record): an inner coordinate whose byte offset is not a multiple of
     /// 16 traps on H100 (CUDA_ERROR_ILLEGAL_INSTRUCTION for an f32 tile load at x = 1), matching
@@ -78,7 +82,7 @@ impl Assumption {
     pub const ALL: [Assumption; 17] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
-        Assumption::StoreClipsElementExact,
+        Assumption::StoreClips16ByteGranules,
         Assumption::BitExactTransit,
         Assumption::UnalignedInnerCoordAccepted,
         Assumption::ElementStrideDim0,
