@@ -178,7 +178,7 @@ pub mod copy_rule {
     /// The load mode needs a map of the matching encode kind (tile ↔ tiled, im2col ↔ im2col,
     /// im2col::w ↔ wide W, im2col::w::128 ↔ wide W128).
     pub const MODE_MATCHES_MAP: &str = "mode-matches-map";
-    /// gather4/scatter4: 2D only, boxDim[1] = 1, no interleave (§5.5.3.4).
+    /// gather4/scatter4: 2D only, `boxDim[1] = 1`, no interleave (§5.5.3.4).
     pub const FOUR_ROWS: &str = "gather4-scatter4-shape";
     /// im2col offsets: rank−2 of them, within [0, 2^16−1] / [0, 2^8−1] / [0, 2^5−1] (§5.5.4.1).
     pub const IM2COL_OFFSETS: &str = "im2col-offsets-range";
@@ -198,7 +198,7 @@ pub mod copy_rule {
     pub const FLIP_8B: &str = "flip-8b-load-not-im2col-w";
     /// Shared-memory address aligned to 16 (the box), 32 / 64 for the 32B / 64B atomicity (§5.5.3.1, §5.5.7).
     pub const SMEM_ALIGN: &str = "smem-alignment";
-    /// The box must fit in one CTA's shared memory ([`super::access::SMEM_MAX_BYTES`]); also keeps
+    /// The box must fit in one CTA's shared memory ([`SMEM_MAX_BYTES`](super::SMEM_MAX_BYTES)); also keeps
     /// the plan's size bounded (a 256^5 box is a valid map).
     pub const BOX_FITS_SMEM: &str = "box-fits-shared-memory";
     /// §5.5.3.1: the box's start address (dimension-0 coordinate × element size) is a multiple of 16 bytes.

@@ -18,7 +18,7 @@ pub enum Assumption {
     /// H100: dimension 0 is clipped at the tensor's inner extent rounded up to 16 bytes (an f32
     /// tensor of width 18 with stride 80 gets elements 18 and 19 — the row padding — written too);
     /// the other dimensions at the element. ASSUMED: loads stay element-exact (OOB fill from
-    /// globalDim[0] on; not probed with an inner extent that is not a multiple of 16 bytes).
+    /// `globalDim[0]` on; not probed with an inner extent that is not a multiple of 16 bytes).
     StoreClips16ByteGranules,
     /// Data conversion in transit. OBSERVED on H100: tf32 loads round each value to tf32 (low 13
     /// mantissa bits cleared; §5.5.1 says round to nearest even, which the model uses — the probe
@@ -29,7 +29,7 @@ pub enum Assumption {
     /// 16 traps on H100 (CUDA_ERROR_ILLEGAL_INSTRUCTION for an f32 tile load at x = 1), matching
     /// §5.5.3.1; the model rejects it (copy rule `box-start-16b-aligned`).
     UnalignedInnerCoordAccepted,
-    /// elementStrides[0]: the driver ignores it without interleave (spec/09), §5.5.3.2 says it
+    /// `elementStrides[0]`: the driver ignores it without interleave (spec/09), §5.5.3.2 says it
     /// "must always be 1". Position: without interleave it is treated as 1; with interleave it
     /// strides dimension 0 like any other dimension.
     ElementStrideDim0,
@@ -40,7 +40,7 @@ pub enum Assumption {
     /// channelsPerPixel elements.
     Im2colTraversal,
     /// im2col bounding box extent: spatial dimension s spans base positions
-    /// [lower[s], globalDim[s] − 1 + upper[s]] (the CUTLASS convolution convention: corners −1/−1
+    /// `[lower[s], globalDim[s] − 1 + upper[s]]` (the CUTLASS convolution convention: corners −1/−1
     /// give W positions for a 3-wide filter with padding 1). The §5.5.4 examples satisfy
     /// "filter base within the box" under this reading only if their coordinate lists are read
     /// outermost first ((7, 7, 4, 0) = N 7, H 7, W 4, C 0); read innermost first, C = 7 of f16 is

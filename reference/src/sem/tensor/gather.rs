@@ -1,5 +1,5 @@
 //! `.tile::gather4` / `.tile::scatter4` (§5.5.3.4): four rows `{col, row0..row3}` of a 2D tensor,
-//! each a box of boxDim[0] elements and height one, placed one after another in shared memory.
+//! each a box of `boxDim[0]` elements and height one, placed one after another in shared memory.
 
 use super::access::{box_fits, box_start_aligned, copy_rule, interleaved, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
 use super::tensormap::{Geometry, ValidatedMap};

@@ -5,7 +5,7 @@ use super::access::{box_fits, box_start_aligned, copy_rule, need, packed_coord0,
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, ValidatedMap};
 
-/// Elements the box holds along each dimension: ceil(boxDim[i] / elementStrides[i]) (spec/09),
+/// Elements the box holds along each dimension: `ceil(boxDim[i] / elementStrides[i])` (spec/09),
 /// dimension 0 counted in units.
 pub fn box_counts(map: &ValidatedMap) -> Vec<u64> {
     let Geometry::Tiled { box_dim } = &map.geometry else { return vec![] };
