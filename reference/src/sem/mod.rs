@@ -39,6 +39,7 @@ pub mod mbarrier;
 pub mod memory;
 pub mod reduce;
 pub mod tcgen05;
+pub mod tensor;
 pub mod tracking;
 pub mod ub;
 
