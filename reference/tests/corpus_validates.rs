@@ -25,8 +25,10 @@ fn load_all() -> Vec<(String, Case)> {
         let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
         match result {
             Ok(cases) => out.extend(cases.into_iter().map(|c| (rel.clone(), c))),
-            Err(e) if NEEDS_MAPA_PARAM.contains(&rel.as_str()) && e.message.contains("untagged enum Param") => {}
-            Err(e) if NEEDS_MAPA_PARAM.contains(&rel.as_str()) && e.message.contains("expected an integer, or") => {}
+            // Tolerated only while `Param` lacks the `mapa` form (serde then rejects the param).
+            Err(e) if NEEDS_MAPA_PARAM.contains(&rel.as_str()) && e.message.contains("expected an integer, or") => {
+                eprintln!("pending the mapa param: {e}");
+            }
             Err(e) => errors.push(format!("{e}")),
         }
     }
