@@ -14,7 +14,7 @@ def flow(v):
         return "[" + ", ".join(flow(x) for x in v) + "]"
     if isinstance(v, str):
         plain = v and all(c.isalnum() or c in "_.-" for c in v)
-        return v if plain and v not in ("true", "false", "null", "all") else json.dumps(v, ensure_ascii=False)
+        return v if plain and v not in ("true", "false", "null") else json.dumps(v, ensure_ascii=False)
     if isinstance(v, float):
         if v != v:
             return ".nan"

@@ -17,7 +17,27 @@ fn cases_dir() -> PathBuf {
 /// deserialize with exactly this error; afterwards they must validate like every other file.
 const NEEDS_MAPA_PARAM: &[&str] = &["bulk/s2s_cluster.yaml", "mbarrier/remote.yaml", "reduce/cluster_remote.yaml", "ub/remote.yaml"];
 
+/// Rules the executor helper adds to the catalogue (branch `exec`); until that lands a case may
+/// name them. Afterwards `ub::rule` knows them and this list is redundant.
+const PENDING_RULES: &[&str] = &[
+    "bulk.multicast_cta_outside_cluster",
+    "bulk.cluster_dst_is_executing_cta",
+    "wait.never_completes",
+    "async.dst_written_before_completion",
+    "address.out_of_region",
+];
+
+/// Rules whose only cases are in [`NEEDS_MAPA_PARAM`] files (a .shared::cta operand naming
+/// another CTA needs a mapa address).
+const ONLY_IN_MAPA_FILES: &[&str] = &["bulk.dst_not_executing_cta"];
+
 fn load_all() -> Vec<(String, Case)> {
+    load_all_noting_skips().0
+}
+
+/// Every corpus case with its file, and whether any mapa file had to be skipped.
+fn load_all_noting_skips() -> (Vec<(String, Case)>, bool) {
+    let mut skipped = false;
     let dir = cases_dir();
     let mut out = Vec::new();
     let mut errors = Vec::new();
@@ -28,12 +48,13 @@ fn load_all() -> Vec<(String, Case)> {
             // Tolerated only while `Param` lacks the `mapa` form (serde then rejects the param).
             Err(e) if NEEDS_MAPA_PARAM.contains(&rel.as_str()) && e.message.contains("expected an integer, or") => {
                 eprintln!("pending the mapa param: {e}");
+                skipped = true;
             }
             Err(e) => errors.push(format!("{e}")),
         }
     }
     assert!(errors.is_empty(), "{} corpus file(s) do not validate:\n{}", errors.len(), errors.join("\n"));
-    out
+    (out, skipped)
 }
 
 #[test]
@@ -68,10 +89,11 @@ fn names_follow_their_directory() {
 #[test]
 fn ub_cases_name_catalogue_rules() {
     let mut covered = BTreeSet::new();
-    for (file, c) in load_all() {
+    let (all, skipped) = load_all_noting_skips();
+    for (file, c) in all {
         match &c.expect {
             Some(Expect::Undefined(rule)) => {
-                assert!(ub::rule(rule).is_some(), "case `{}` in {file} expects unknown UB rule `{rule}`", c.name);
+                assert!(ub::rule(rule).is_some() || PENDING_RULES.contains(&rule.as_str()), "case `{}` in {file} expects unknown UB rule `{rule}`", c.name);
                 covered.insert(rule.clone());
             }
             Some(Expect::Timeout) => {
@@ -90,7 +112,7 @@ fn ub_cases_name_catalogue_rules() {
     // Every catalogue rule has at least one case (rules a case cannot reach are listed with why).
     let unreachable: &[&str] = &[];
     for r in ub::CATALOGUE {
-        if unreachable.contains(&r.id) {
+        if unreachable.contains(&r.id) || (skipped && ONLY_IN_MAPA_FILES.contains(&r.id)) {
             continue;
         }
         assert!(covered.contains(r.id), "UB rule `{}` (§{}) has no corpus case", r.id, r.section);
