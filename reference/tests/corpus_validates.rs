@@ -80,7 +80,7 @@ fn names_follow_their_directory() {
             _ => true,
         };
         assert!(ok, "case `{}` in {file} does not carry its directory's prefix", c.name);
-        if dir != "examples" {
+        if ["cp_async", "bulk", "reduce", "mbarrier", "ub"].contains(&dir) {
             assert!(!c.description.trim().is_empty(), "case `{}` in {file} has no description", c.name);
         }
     }
