@@ -1,5 +1,7 @@
 pub mod cli;
 pub mod gpu;
+pub mod journal;
 pub mod kernel;
 pub mod legality;
+pub mod report;
 pub mod ptxas;

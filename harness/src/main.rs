@@ -30,7 +30,7 @@ enum Cmd {
     /// Explain a case's outcome step by step.
     Explain(Later),
     /// Coverage of variants and rows by the corpus.
-    Coverage(Later),
+    Coverage(cli::coverage::CoverageArgs),
     /// Throughput benchmarks.
     Bench(Later),
     /// Differential fuzzing.
@@ -54,7 +54,7 @@ fn main() {
         Cmd::Run(_) => later("run", "GPU execution / corpus runner"),
         Cmd::Emit(_) => later("emit", "PTX emitter"),
         Cmd::Explain(_) => later("explain", "reference-model explain"),
-        Cmd::Coverage(_) => later("coverage", "coverage report"),
+        Cmd::Coverage(a) => cli::coverage::main(&a, None),
         Cmd::Bench(_) => later("bench", "benchmark"),
         Cmd::Fuzz(_) => later("fuzz", "differential fuzzer"),
     };
