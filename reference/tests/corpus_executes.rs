@@ -1,11 +1,6 @@
-//! PENDING: move to reference/tests/ once `sem::exec` is in main (Cargo does not build
-//! tests/pending/). Checked against the exec branch in a scratch clone: every case whose
-//! instructions the executor already models meets its expectation.
-//!
 //! The corpus against the reference executor: every case runs, and its `expect` holds:
 //! `pass` (or none) is well defined, `undefined: RULE` stops at exactly that rule, `timeout` is a
-//! wait that can never complete (`wait.never_completes`). Files that need the mapa param are
-//! included once it deserializes (see corpus_validates.rs).
+//! wait that can never complete (`wait.never_completes`).
 
 use std::path::Path;
 
