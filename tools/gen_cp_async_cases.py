@@ -41,10 +41,8 @@ def main():
                 for tag, op4, params, what in fourth_operands(size):
                     for hint in [False, True]:
                         for pf in ["", "L2::64B", "L2::128B", "L2::256B"]:
-                            # Full cross product only on the plain spelling; the ::cta spelling
-                            # gets every 4th-operand form once (hint/prefetch are orthogonal).
-                            if space == "shared::cta" and (hint or pf):
-                                continue
+                            # Hint / prefetch crossed with one representative of each 4th-operand
+                            # kind (none, src-size, ignore-src): every coverage row once.
                             if tag not in ("full", "srcsize_part", "ignore_true") and (hint or pf):
                                 continue
                             quals = f"cp.async.{cache}.{space}.global"

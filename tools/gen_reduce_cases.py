@@ -209,9 +209,10 @@ def main():
     for op, tys in TABLE["global"].items():
         for ty in tys:
             g.append(global_case(op, ty))
-    # .L2::cache_hint forms: one integer, one float, one half type.
-    for op, ty in [("add", "u32"), ("add", "f32"), ("add", "bf16"), ("min", "bf16"), ("xor", "b64")]:
-        g.append(global_case(op, ty, hint=True))
+    # .L2::cache_hint forms: every legal redOp x type once more with a policy.
+    for op, tys in TABLE["global"].items():
+        for ty in tys:
+            g.append(global_case(op, ty, hint=True))
     for op, ty in [("add", "u32"), ("add", "f32"), ("inc", "u32"), ("add", "f16")]:
         g.append(global_case(op, ty, twice=True))
     yamlcase.write("cases/reduce/global.yaml",
