@@ -16,12 +16,8 @@ import yamlcase  # noqa: E402
 # CUTLASS-style L2 eviction policies (createpolicy encodings): evict_normal / first / last.
 POLICY = {"value": 0x14F0000000000000, "type": "b64"}
 
-SRC4 = [  # 4th operand forms: (tag, operand text or None, params, what)
-    ("full", None, {}, "no src-size: cp-size bytes copied"),
-]
-
-
 def fourth_operands(size):
+    """The 4th-operand forms: (tag, operand text or None, params, what)."""
     yield ("full", None, {}, "no src-size: cp-size bytes copied")
     yield ("srcsize_eq", str(size), {}, f"src-size = cp-size = {size} (immediate)")
     partial = {4: 3, 8: 5, 16: 7}[size]
