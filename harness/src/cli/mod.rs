@@ -1,3 +1,4 @@
 //! Subcommand implementations that are not a module of their own.
 
+pub mod emit;
 pub mod syntax;
