@@ -306,8 +306,9 @@ fn version_of(case: &Case, stmts: &[Option<Statement>]) -> Result<PtxVersion, Em
     Ok(v)
 }
 
-/// PTX ISA the harness's own instructions need: cluster barriers / `%cluster_ctarank` / `mapa`
-/// and `mbarrier.try_wait` 7.8, `cvta.param` 7.7, `mbarrier.test_wait` 7.1.
+/// PTX ISA the harness's own instructions need: `fence.proxy.async` 8.0 (emitted on sm_90+),
+/// cluster barriers / `%cluster_ctarank` / `mapa` and `mbarrier.try_wait` 7.8, `cvta.param` 7.7,
+/// `mbarrier.test_wait` 7.1. With an explicit `ptx_version` below 8.0 the fence is left out.
 fn scaffold_min_ptx(case: &Case) -> PtxVersion {
     let mut v = case.target.min_ptx();
     let waits = case.program.iter().any(|s| matches!(s.op, StepOp::WaitParity { .. }));
@@ -319,6 +320,9 @@ fn scaffold_min_ptx(case: &Case) -> PtxVersion {
     }
     if case.launch.cluster_size() > 1 || (waits && case.target.sm >= 90) {
         v = v.max(PtxVersion::new(7, 8));
+    }
+    if case.target.sm >= 90 {
+        v = v.max(PtxVersion::new(8, 0));
     }
     v
 }
@@ -423,6 +427,11 @@ impl Em<'_> {
         let src = self.load_at(RegTy::B64, pb::SHARED_INIT * 8);
         self.line(format!("cvta.to.global.u64 {src}, {src};"));
         self.copy_image(&src, true);
+        if self.case.target.sm >= 90 && self.kb.version >= PtxVersion::new(8, 0) {
+            // §9.7.13.4 (fence.proxy.async: PTX 8.0, sm_90): the image was written through the generic proxy; async-proxy
+            // readers (bulk/tensor copies out of shared memory) need this fence to see it.
+            self.line("fence.proxy.async.shared::cta;");
+        }
         self.line("bar.sync 0;");
         if self.clustered() {
             // A peer may address this CTA's shared memory in its first step.
