@@ -36,3 +36,11 @@ fn corpus_emits_and_assembles() {
     }
     eprintln!("{} cases emitted, {assembled} assembled", cases.len());
 }
+
+#[test]
+#[ignore]
+fn show() {
+    for c in corpus() {
+        println!("==== {}\n{}", c.name, emit(&c).unwrap().ptx);
+    }
+}
