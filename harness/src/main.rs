@@ -30,7 +30,7 @@ enum Cmd {
     /// Explain a case's outcome step by step.
     Explain(Later),
     /// Coverage of variants and rows by the corpus.
-    Coverage(Later),
+    Coverage(cli::coverage::CoverageArgs),
     /// Throughput benchmarks.
     Bench(Later),
     /// Differential fuzzing.
@@ -43,13 +43,18 @@ fn later(what: &str, issue: &str) -> Result<i32, String> {
 }
 
 fn main() {
+    // The GPU worker process (see `gpu` module docs): spawned by the supervisor, never by users.
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(ptxconform::gpu::WORKER_SUBCOMMAND) {
+        std::process::exit(ptxconform::gpu::worker_main(&args[2..]));
+    }
     let r = match Cli::parse().cmd {
         Cmd::Syntax(a) => cli::syntax::main(&a),
         Cmd::Legality(a) => legality::main(&a),
         Cmd::Run(_) => later("run", "GPU execution / corpus runner"),
         Cmd::Emit(_) => later("emit", "PTX emitter"),
         Cmd::Explain(_) => later("explain", "reference-model explain"),
-        Cmd::Coverage(_) => later("coverage", "coverage report"),
+        Cmd::Coverage(a) => cli::coverage::main(&a, None),
         Cmd::Bench(_) => later("bench", "benchmark"),
         Cmd::Fuzz(_) => later("fuzz", "differential fuzzer"),
     };

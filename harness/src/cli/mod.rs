@@ -1,4 +1,5 @@
 //! Subcommand implementations that are not a module of their own.
 
+pub mod coverage;
 pub mod emit;
 pub mod syntax;

@@ -100,9 +100,23 @@ impl Names {
         }
         n
     }
-    fn parse_ctx(&self) -> ParseCtx {
+    pub fn parse_ctx(&self) -> ParseCtx {
         ParseCtx { decls: self.params.clone() }
     }
+}
+
+/// The parsed PTX statement of every `ptx:` step (index into `case.program`), with the case's
+/// params declared so type-disambiguated operands parse as the case means them.
+pub fn parse_steps(case: &Case) -> Vec<(usize, Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>)> {
+    let ctx = Names::of(case).parse_ctx();
+    case.program
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match &s.op {
+            crate::case::StepOp::Ptx(text) => Some((i, crate::ptx::Statement::parse_with(text, &ctx))),
+            _ => None,
+        })
+        .collect()
 }
 
 fn param_type(p: &Param) -> Option<RegTy> {

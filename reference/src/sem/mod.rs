@@ -37,6 +37,7 @@ pub mod groups;
 pub mod mbarrier;
 pub mod memory;
 pub mod reduce;
+pub mod tcgen05;
 pub mod tracking;
 pub mod ub;
 
