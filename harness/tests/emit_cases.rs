@@ -25,11 +25,23 @@ fn corpus_emits_and_assembles() {
     let mut assembled = 0;
     for c in &cases {
         let e = emit(c).unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        assert!(e.ptx.contains(&format!(".target {}", c.target)), "{}", e.ptx);
+        assert!(
+            e.ptx.contains(&format!(".target {}", c.target)),
+            "{}",
+            e.ptx
+        );
         if let Some(p) = &p {
             if let Err(errs) = p.assemble(&e.ptx, c.target) {
-                let numbered: String = e.ptx.lines().enumerate().map(|(i, l)| format!("{:4} {l}\n", i + 1)).collect();
-                panic!("{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}", c.name);
+                let numbered: String = e
+                    .ptx
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+                    .collect();
+                panic!(
+                    "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
+                    c.name
+                );
             }
             assembled += 1;
         }
@@ -43,4 +55,54 @@ fn show() {
     for c in corpus() {
         println!("==== {}\n{}", c.name, emit(&c).unwrap().ptx);
     }
+}
+
+/// Emit and assemble every case under `$PTXCONFORM_EMIT_DIR` (a corpus outside this tree).
+#[test]
+#[ignore]
+fn external_dir_emits_and_assembles() {
+    let Some(dir) = std::env::var_os("PTXCONFORM_EMIT_DIR") else {
+        return;
+    };
+    let p = ptxas::for_tests();
+    let (mut ok, mut bad) = (0, 0);
+    for (path, r) in load_dir(Path::new(&dir)) {
+        let cases = match r {
+            Ok(c) => c,
+            Err(e) => {
+                println!("LOAD {}: {e}", path.display());
+                bad += 1;
+                continue;
+            }
+        };
+        for c in cases {
+            match emit(&c) {
+                Err(e) => {
+                    println!("EMIT {} {}: {e}", path.display(), c.name);
+                    bad += 1;
+                }
+                Ok(e) if std::env::var("PTXCONFORM_EMIT_SHOW").is_ok_and(|n| n == c.name) => {
+                    println!("{}", e.ptx)
+                }
+                Ok(e) => match p.as_ref().map(|p| p.assemble(&e.ptx, c.target)) {
+                    Some(Err(errs)) => {
+                        let lines: Vec<&str> = e.ptx.lines().collect();
+                        let at: Vec<String> = errs
+                            .iter()
+                            .map(|x| {
+                                format!(
+                                    "{x} `{}`",
+                                    x.line.and_then(|l| lines.get(l - 1)).unwrap_or(&"")
+                                )
+                            })
+                            .collect();
+                        println!("PTXAS {} {}: {at:?}", path.display(), c.name);
+                        bad += 1;
+                    }
+                    _ => ok += 1,
+                },
+            }
+        }
+    }
+    println!("{ok} ok, {bad} failed");
 }

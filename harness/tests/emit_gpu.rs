@@ -19,11 +19,17 @@ struct Run {
 fn device() -> bool {
     match gpu_available() {
         Ok(d) => {
-            eprintln!("device: {} sm_{}{}", d.name, d.compute_capability.0, d.compute_capability.1);
+            eprintln!(
+                "device: {} sm_{}{}",
+                d.name, d.compute_capability.0, d.compute_capability.1
+            );
             true
         }
         Err(e) => {
-            assert!(std::env::var_os("PTXCONFORM_REQUIRE_GPU").is_none(), "GPU required: {e}");
+            assert!(
+                std::env::var_os("PTXCONFORM_REQUIRE_GPU").is_none(),
+                "GPU required: {e}"
+            );
             false
         }
     }
@@ -55,29 +61,56 @@ fn run(case: &Case) -> Run {
     pblock.write(0, &pbytes).unwrap();
     let mut dump = ctx.alloc(e.dump_layout.total_bytes as usize).unwrap();
     dump.fill(0).unwrap();
-    let m = ctx.load_module(&e.ptx).unwrap_or_else(|err| panic!("{err:?}\n{}", e.ptx));
+    let m = ctx
+        .load_module(&e.ptx)
+        .unwrap_or_else(|err| panic!("{err:?}\n{}", e.ptx));
     let f = m.function(e.entry).unwrap();
     let clustered = e.launch.cluster.iter().product::<u32>() > 1;
-    let dims = LaunchDims { grid: e.launch.grid, block: e.launch.block, cluster: clustered.then_some(e.launch.cluster), dynamic_smem: e.dyn_smem_bytes as u32 };
-    let mut params = vec![ParamImage::from_bytes(&pblock.addr().to_le_bytes()), ParamImage::from_bytes(&dump.addr().to_le_bytes())];
-    assert!(e.tensor_maps.is_empty(), "tensor maps are not encoded by this test");
+    let dims = LaunchDims {
+        grid: e.launch.grid,
+        block: e.launch.block,
+        cluster: clustered.then_some(e.launch.cluster),
+        dynamic_smem: e.dyn_smem_bytes as u32,
+    };
+    let mut params = vec![
+        ParamImage::from_bytes(&pblock.addr().to_le_bytes()),
+        ParamImage::from_bytes(&dump.addr().to_le_bytes()),
+    ];
+    assert!(
+        e.tensor_maps.is_empty(),
+        "tensor maps are not encoded by this test"
+    );
     ctx.launch(&f, &dims, &mut params).unwrap();
-    ctx.synchronize().unwrap_or_else(|err| panic!("{}: {err:?}", case.name));
+    ctx.synchronize()
+        .unwrap_or_else(|err| panic!("{}: {err:?}", case.name));
     let raw = dump.read(0, e.dump_layout.total_bytes as usize).unwrap();
     let mut globals = Vec::new();
     let mut canaries_ok = true;
     for ((r, b), off) in case.memory.global.iter().zip(&bufs).zip(bases) {
         let all = b.read(0, b.len()).unwrap();
-        canaries_ok &= all[off - CANARY as usize..off].iter().all(|&x| x == CANARY_BYTE);
+        canaries_ok &= all[off - CANARY as usize..off]
+            .iter()
+            .all(|&x| x == CANARY_BYTE);
         let end = off + r.size as usize;
-        canaries_ok &= all[end..end + CANARY as usize].iter().all(|&x| x == CANARY_BYTE);
+        canaries_ok &= all[end..end + CANARY as usize]
+            .iter()
+            .all(|&x| x == CANARY_BYTE);
         globals.push(all[off..end].to_vec());
     }
-    Run { dump: e.dump_layout.decode(&raw).unwrap(), globals, canaries_ok }
+    Run {
+        dump: e.dump_layout.decode(&raw).unwrap(),
+        globals,
+        canaries_ok,
+    }
 }
 
 fn examples(file: &str) -> Vec<Case> {
-    load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/examples").join(file)).unwrap()
+    load_file(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../cases/examples")
+            .join(file),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -108,7 +141,11 @@ fn examples_run_on_device() {
 
     let cs = examples("mbarrier_phase.yaml");
     let r = run(&cs[0]);
-    assert_eq!(r.dump.parity[0], vec![(true, false)], "two arrivals complete phase 0");
+    assert_eq!(
+        r.dump.parity[0],
+        vec![(true, false)],
+        "two arrivals complete phase 0"
+    );
     assert!(!r.dump.timeouts[3][0]);
     let r = run(&cs[1]);
     assert!(r.dump.timeouts[2][0], "a missing arrival times out");
@@ -145,8 +182,48 @@ program:
     .remove(0);
     let r = run(&c);
     let heads: Vec<&[u8]> = r.dump.images.iter().map(|i| &i[..4]).collect();
-    assert_eq!(heads, vec![&[1, 2, 3, 9][..], &[9, 9, 9, 9], &[9, 9, 9, 9], &[4, 9, 9, 9]]);
+    assert_eq!(
+        heads,
+        vec![
+            &[1, 2, 3, 9][..],
+            &[9, 9, 9, 9],
+            &[9, 9, 9, 9],
+            &[4, 9, 9, 9]
+        ]
+    );
     let par: Vec<(bool, bool)> = r.dump.parity.iter().map(|p| p[0]).collect();
-    assert_eq!(par, vec![(true, false), (false, true), (false, true), (true, false)]);
+    assert_eq!(
+        par,
+        vec![(true, false), (false, true), (false, true), (true, false)]
+    );
     assert_eq!(r.dump.reached_end, vec![true; 4]);
+}
+
+#[path = "emit_mapa.rs"]
+mod mapa;
+
+#[test]
+fn mapa_remote_copy_on_device() {
+    let Ok(mut cs) = load_str(mapa::REMOTE, "t.yaml") else {
+        eprintln!("Param::Mapa not in the case model yet");
+        return;
+    };
+    if !device() {
+        return;
+    }
+    let c = cs.remove(0);
+    let r = run(&c);
+    let src = c.memory.shared[0].init.materialize(64).unwrap();
+    assert_eq!(
+        &r.dump.images[1][128..192],
+        &src[..],
+        "CTA 1's dst holds CTA 0's src"
+    );
+    assert!(
+        r.dump.images[0][128..192].iter().all(|&b| b == 0xAA),
+        "CTA 0's dst untouched"
+    );
+    assert_eq!(r.dump.parity[1][0], (true, false));
+    assert!(!r.dump.timeouts[3][1]);
+    assert_eq!(r.dump.reached_end, vec![true, true]);
 }

@@ -1,7 +1,7 @@
 //! Properties of emitted kernels: shape sharing, guards and barriers, the cp.async golden lines,
 //! tensor maps, stores and bounded waits; each kernel is also assembled where ptxas is present.
 
-use ptxconform::emit::{emit, dump::pb, DumpLayout, Emitted};
+use ptxconform::emit::{dump::pb, emit, DumpLayout, Emitted};
 use ptxconform::ptxas;
 use ptxconform_reference::case::{load_str, Case};
 
@@ -15,7 +15,12 @@ fn emitted(yaml: &str) -> Emitted {
     let e = emit(&c).unwrap_or_else(|e| panic!("{e}"));
     if let Some(p) = ptxas::for_tests() {
         if let Err(errs) = p.assemble(&e.ptx, c.target) {
-            let numbered: String = e.ptx.lines().enumerate().map(|(i, l)| format!("{:4} {l}\n", i + 1)).collect();
+            let numbered: String = e
+                .ptx
+                .lines()
+                .enumerate()
+                .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+                .collect();
             panic!("ptxas rejects: {errs:?}\n{numbered}");
         }
     }
@@ -42,7 +47,10 @@ fn cases_differing_in_values_share_the_kernel() {
     let b = emitted(
         &CP_ASYNC
             .replace("[buf+16], [src+4], 4, n", "[buf+32], [src+8], 4, n")
-            .replace("size: 64, align: 16 }", "size: 96, align: 16, misalign: 16, init: { fill: 3 } }")
+            .replace(
+                "size: 64, align: 16 }",
+                "size: 96, align: 16, misalign: 16, init: { fill: 3 } }",
+            )
             .replace("n: 4", "n: 2")
             .replace("pattern: 7", "pattern: 9"),
     );
@@ -63,9 +71,20 @@ fn cases_differing_in_values_share_the_kernel() {
 fn shape_changes_with_what_stays_in_the_text() {
     let a = emitted(CP_ASYNC);
     for other in [
-        CP_ASYNC.replace("cp.async.ca.shared.global [buf+16], [src+4], 4, n", "cp.async.ca.shared.global [buf+16], [src+4], 8, n"),
+        CP_ASYNC.replace(
+            "cp.async.ca.shared.global [buf+16], [src+4], 4, n",
+            "cp.async.ca.shared.global [buf+16], [src+4], 8, n",
+        ),
         CP_ASYNC.replace("wait_group 0", "wait_group 1"),
-        CP_ASYNC.replace("  - ptx: cp.async.commit_group\n", "  - ptx: cp.async.commit_group\n    thread: 1\n").replace("name: t.cp_async", "name: t.cp_async\nlaunch: { threads: 64 }"),
+        CP_ASYNC
+            .replace(
+                "  - ptx: cp.async.commit_group\n",
+                "  - ptx: cp.async.commit_group\n    thread: 1\n",
+            )
+            .replace(
+                "name: t.cp_async",
+                "name: t.cp_async\nlaunch: { threads: 64 }",
+            ),
     ] {
         let b = emitted(&other);
         assert_ne!(a.shape_key, b.shape_key, "{other}");
@@ -76,21 +95,48 @@ fn shape_changes_with_what_stays_in_the_text() {
 fn cp_async_golden_lines() {
     let e = emitted(CP_ASYNC);
     let lines: Vec<&str> = e.ptx.lines().collect();
-    assert_eq!(&lines[..3], &[".version 7.0", ".target sm_80", ".address_size 64"]);
+    assert_eq!(
+        &lines[..3],
+        &[".version 7.0", ".target sm_80", ".address_size 64"]
+    );
     assert!(lines.contains(&".extern .shared .align 1024 .b8 smem[];"));
-    assert!(lines.contains(&".visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump)"));
+    assert!(
+        lines.contains(&".visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump)")
+    );
     // the copy: a shared address register, a global address register, the immediate cp-size and
     // the src-size from the block
-    let cp = lines.iter().position(|l| l.starts_with("cp.async.ca.shared.global")).expect("cp.async line");
-    let parts: Vec<&str> = lines[cp].trim_end_matches(';').split([' ', ',']).filter(|s| !s.is_empty()).collect();
+    let cp = lines
+        .iter()
+        .position(|l| l.starts_with("cp.async.ca.shared.global"))
+        .expect("cp.async line");
+    let parts: Vec<&str> = lines[cp]
+        .trim_end_matches(';')
+        .split([' ', ','])
+        .filter(|s| !s.is_empty())
+        .collect();
     assert_eq!(parts.len(), 5, "{}", lines[cp]);
-    assert!(parts[1].starts_with("[%r") && parts[2].starts_with("[%rd") && parts[3] == "4" && parts[4].starts_with("%r"), "{}", lines[cp]);
+    assert!(
+        parts[1].starts_with("[%r")
+            && parts[2].starts_with("[%rd")
+            && parts[3] == "4"
+            && parts[4].starts_with("%r"),
+        "{}",
+        lines[cp]
+    );
     let dst = parts[1].trim_matches(['[', ']']);
     let srcsize = parts[4];
     // dst = block value + smem base; src-size loaded from the block at operand slot 3
-    assert!(lines[..cp].contains(&format!("add.u32 {dst}, {dst}, %r0;").as_str()), "{}", e.ptx);
+    assert!(
+        lines[..cp].contains(&format!("add.u32 {dst}, {dst}, %r0;").as_str()),
+        "{}",
+        e.ptx
+    );
     let off = (pb::HEADER + 1 + 2) * 8;
-    assert!(lines[..cp].contains(&format!("ld.global.b32 {srcsize}, [%rd0+{off}];").as_str()), "{}", e.ptx);
+    assert!(
+        lines[..cp].contains(&format!("ld.global.b32 {srcsize}, [%rd0+{off}];").as_str()),
+        "{}",
+        e.ptx
+    );
     assert!(lines.contains(&"cp.async.commit_group;") && lines.contains(&"cp.async.wait_group 0;"));
     // one executor: no barrier between steps; the epilogue starts with one
     let first = e.step_map[0].lines.start;
@@ -99,8 +145,17 @@ fn cp_async_golden_lines() {
     assert_eq!(lines[last - 1], "bar.sync 0;");
     assert!(e.ptx.trim_end().ends_with("ret;\n}"));
     // step_map: each step's range holds its instruction
-    for (s, needle) in e.step_map.iter().zip(["cp.async.ca", "cp.async.commit_group", "cp.async.wait_group"]) {
-        assert!(lines[s.lines.start - 1..s.lines.end - 1].iter().any(|l| l.starts_with(needle)), "{s:?}");
+    for (s, needle) in e.step_map.iter().zip([
+        "cp.async.ca",
+        "cp.async.commit_group",
+        "cp.async.wait_group",
+    ]) {
+        assert!(
+            lines[s.lines.start - 1..s.lines.end - 1]
+                .iter()
+                .any(|l| l.starts_with(needle)),
+            "{s:?}"
+        );
     }
 }
 
@@ -123,21 +178,57 @@ program:
     let lines: Vec<&str> = e.ptx.lines().collect();
     let body = |i: usize| &lines[e.step_map[i].lines.start - 1..e.step_map[i].lines.end - 1];
     assert_eq!(body(0).first(), Some(&"setp.eq.u32 %p1, %r2, 0;"));
-    assert!(!body(1).contains(&"bar.sync 0;"), "same executor: no barrier");
-    assert_eq!(body(2).first(), Some(&"bar.sync 0;"), "thread 0 -> thread 32");
-    assert!(body(2).contains(&"setp.eq.u32 %p5, %r2, 32;"), "{:?}", body(2));
-    assert_eq!(body(3).first(), Some(&"bar.sync 0;"), "thread 32 -> thread 0");
+    assert!(
+        !body(1).contains(&"bar.sync 0;"),
+        "same executor: no barrier"
+    );
+    assert_eq!(
+        body(2).first(),
+        Some(&"bar.sync 0;"),
+        "thread 0 -> thread 32"
+    );
+    assert!(
+        body(2).contains(&"setp.eq.u32 %p5, %r2, 32;"),
+        "{:?}",
+        body(2)
+    );
+    assert_eq!(
+        body(3).first(),
+        Some(&"bar.sync 0;"),
+        "thread 32 -> thread 0"
+    );
     // the state written by step 1 and step 2 is one register
-    let state = |i: usize| body(i).iter().find(|l| l.starts_with("mbarrier.arrive")).unwrap().split([' ', ',']).nth(1).unwrap().to_string();
+    let state = |i: usize| {
+        body(i)
+            .iter()
+            .find(|l| l.starts_with("mbarrier.arrive"))
+            .unwrap()
+            .split([' ', ','])
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(state(1), state(2));
     // the bounded wait
     let w = body(3);
-    assert!(w.iter().any(|l| l.starts_with("mbarrier.try_wait.parity.shared::cta.b64") && l.ends_with(", 0;")), "{w:?}");
+    assert!(
+        w.iter().any(
+            |l| l.starts_with("mbarrier.try_wait.parity.shared::cta.b64") && l.ends_with(", 0;")
+        ),
+        "{w:?}"
+    );
     assert!(w.iter().any(|l| l.contains("%globaltimer")));
-    assert!(w.iter().any(|l| l.starts_with("st.global.u32") && l.ends_with(", 1;")), "timeout flag store");
+    assert!(
+        w.iter()
+            .any(|l| l.starts_with("st.global.u32") && l.ends_with(", 1;")),
+        "timeout flag store"
+    );
     assert_eq!(e.version.to_string(), "8.0");
     assert!(e.ptx.contains("fence.proxy.async.shared::cta;"));
-    assert!(e.ptx.contains("mbarrier.test_wait.parity.shared::cta.b64"), "epilogue parity probe");
+    assert!(
+        e.ptx.contains("mbarrier.test_wait.parity.shared::cta.b64"),
+        "epilogue parity probe"
+    );
 }
 
 #[test]
@@ -163,15 +254,40 @@ program:
     );
     let lines: Vec<&str> = e.ptx.lines().collect();
     let body = |i: usize| &lines[e.step_map[i].lines.start - 1..e.step_map[i].lines.end - 1];
-    assert!(!body(0).iter().any(|l| l.contains("%r1,")), "cta: all tests no CTA: {:?}", body(0));
-    assert_eq!(&body(1)[..2], &["barrier.cluster.arrive.release.aligned;", "barrier.cluster.wait.acquire.aligned;"]);
-    assert_eq!(body(1).iter().filter(|l| l.starts_with("st.shared.u8")).count(), 3);
+    assert!(
+        !body(0).iter().any(|l| l.contains("%r1,")),
+        "cta: all tests no CTA: {:?}",
+        body(0)
+    );
+    assert_eq!(
+        &body(1)[..2],
+        &[
+            "barrier.cluster.arrive.release.aligned;",
+            "barrier.cluster.wait.acquire.aligned;"
+        ]
+    );
+    assert_eq!(
+        body(1)
+            .iter()
+            .filter(|l| l.starts_with("st.shared.u8"))
+            .count(),
+        3
+    );
     assert_eq!(body(2)[0], "barrier.cluster.arrive.release.aligned;");
-    assert!(body(3).iter().any(|l| l.starts_with("setp.eq.or.u32")), "CTA list: {:?}", body(3));
+    assert!(
+        body(3).iter().any(|l| l.starts_with("setp.eq.or.u32")),
+        "CTA list: {:?}",
+        body(3)
+    );
     assert!(e.ptx.contains("%cluster_ctarank"));
     // operand values in emission order: init [bar] and count, store offset + bytes, store
     // offset + byte, arrive [bar], then the epilogue's parity probe of bar
-    assert_eq!(&e.pblock[pb::HEADER..], &[32, 1, 0, 1, 2, 3, 0, 4, 32, 32][..], "{:?}", e.pblock);
+    assert_eq!(
+        &e.pblock[pb::HEADER..],
+        &[32, 1, 0, 1, 2, 3, 0, 4, 32, 32][..],
+        "{:?}",
+        e.pblock
+    );
     assert_eq!(e.launch.cluster, [2, 1, 1]);
     assert_eq!(e.dump_layout.ctas, 2);
 }
@@ -195,21 +311,44 @@ program:
     );
     assert!(e.ptx.contains(".visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump, .param .align 64 .b8 tmap0[128])"), "{}", e.ptx);
     let lines: Vec<&str> = e.ptx.lines().collect();
-    let i = lines.iter().position(|l| l.contains("cp.async.bulk.tensor.2d")).expect("tensor line");
+    let i = lines
+        .iter()
+        .position(|l| l.contains("cp.async.bulk.tensor.2d"))
+        .expect("tensor line");
     assert!(lines[i].starts_with("@%p"), "{}", lines[i]);
-    let map = lines[i].split('[').nth(2).unwrap().split(',').next().unwrap();
+    let map = lines[i]
+        .split('[')
+        .nth(2)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
     assert!(lines[..i].contains(&format!("cvta.param.u64 {map}, {map};").as_str()));
     assert!(lines[..i].contains(&format!("mov.u64 {map}, tmap0;").as_str()));
     let pred = lines[i].split(' ').next().unwrap().trim_start_matches('@');
-    assert!(lines[..i].iter().any(|l| l.starts_with(&format!("setp.ne.b32 {pred},"))), "{}", e.ptx);
+    assert!(
+        lines[..i]
+            .iter()
+            .any(|l| l.starts_with(&format!("setp.ne.b32 {pred},"))),
+        "{}",
+        e.ptx
+    );
     assert_eq!(e.tensor_maps.len(), 1);
-    assert_eq!((e.tensor_maps[0].param.as_str(), e.tensor_maps[0].global_index), ("tmap0", 0));
+    assert_eq!(
+        (
+            e.tensor_maps[0].param.as_str(),
+            e.tensor_maps[0].global_index
+        ),
+        ("tmap0", 0)
+    );
 }
 
 #[test]
 fn invalid_case_is_an_error() {
     let mut c = case(CP_ASYNC);
-    c.program[0].op = ptxconform_reference::case::StepOp::Ptx("cp.async.ca.shared.global [buf], [nowhere], 4".into());
+    c.program[0].op = ptxconform_reference::case::StepOp::Ptx(
+        "cp.async.ca.shared.global [buf], [nowhere], 4".into(),
+    );
     let e = emit(&c).unwrap_err();
     assert!(e.0.contains("nowhere"), "{e}");
 }

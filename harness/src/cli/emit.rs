@@ -19,12 +19,21 @@ pub fn render(args: &EmitArgs) -> Result<String, String> {
     let case = match &args.case {
         Some(n) => cases.iter().find(|c| &c.name == n).ok_or_else(|| {
             let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-            format!("{}: no case `{n}` (cases: {})", args.file.display(), names.join(", "))
+            format!(
+                "{}: no case `{n}` (cases: {})",
+                args.file.display(),
+                names.join(", ")
+            )
         })?,
         None if cases.len() == 1 => &cases[0],
         None => {
             let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-            return Err(format!("{} holds {} cases; pick one with --case ({})", args.file.display(), cases.len(), names.join(", ")));
+            return Err(format!(
+                "{} holds {} cases; pick one with --case ({})",
+                args.file.display(),
+                cases.len(),
+                names.join(", ")
+            ));
         }
     };
     emit(case).map(|e| e.ptx).map_err(|e| e.to_string())

@@ -68,7 +68,16 @@ impl DumpLayout {
         let timeouts_at = parity_at + c * mbarriers.len() as u64 * 4;
         let reached_at = timeouts_at + steps as u64 * c * 4;
         let total_bytes = (reached_at + c * 4).div_ceil(16) * 16;
-        DumpLayout { ctas, image_bytes, mbarriers, steps, parity_at, timeouts_at, reached_at, total_bytes }
+        DumpLayout {
+            ctas,
+            image_bytes,
+            mbarriers,
+            steps,
+            parity_at,
+            timeouts_at,
+            reached_at,
+            total_bytes,
+        }
     }
     pub fn image(&self, cta: u32) -> Range<usize> {
         let s = (cta as u64 * self.image_bytes) as usize;
@@ -87,12 +96,21 @@ impl DumpLayout {
     /// Decode a dump read back from the device.
     pub fn decode(&self, bytes: &[u8]) -> Result<DumpView, String> {
         if (bytes.len() as u64) < self.total_bytes {
-            return Err(format!("dump has {} bytes; the layout needs {}", bytes.len(), self.total_bytes));
+            return Err(format!(
+                "dump has {} bytes; the layout needs {}",
+                bytes.len(),
+                self.total_bytes
+            ));
         }
-        let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
         let ctas = 0..self.ctas;
         Ok(DumpView {
-            images: ctas.clone().map(|c| bytes[self.image(c)].to_vec()).collect(),
+            images: ctas
+                .clone()
+                .map(|c| bytes[self.image(c)].to_vec())
+                .collect(),
             parity: ctas
                 .clone()
                 .map(|c| {
@@ -104,7 +122,13 @@ impl DumpLayout {
                         .collect()
                 })
                 .collect(),
-            timeouts: (0..self.steps).map(|s| ctas.clone().map(|c| word(self.timeout_flag(s, c)) != 0).collect()).collect(),
+            timeouts: (0..self.steps)
+                .map(|s| {
+                    ctas.clone()
+                        .map(|c| word(self.timeout_flag(s, c)) != 0)
+                        .collect()
+                })
+                .collect(),
             reached_end: ctas.map(|c| word(self.reached(c)) == 1).collect(),
         })
     }

@@ -143,22 +143,43 @@ fn err<T>(m: impl Into<String>) -> Result<T, EmitError> {
 
 /// FNV-1a, 64-bit (stable across builds, unlike `DefaultHasher`).
 pub fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// What a `params` name binds to.
+#[derive(Debug, PartialEq)]
 enum Bound {
     Value(i64),
-    /// A `.shared::cluster` address of `region` in cluster CTA rank `cta` (`mapa`). Ready for
-    /// `Param::Mapa { mapa, cta }` (see [`bound`]).
-    #[allow(dead_code)]
-    Mapa { region: String, cta: u32 },
+    /// A `.shared::cluster` address of `region` in cluster CTA rank `cta` (`mapa`).
+    Mapa {
+        region: String,
+        cta: u32,
+    },
 }
 
-fn bound(p: &Param) -> Bound {
+/// The binding of a param. `Param::Mapa { mapa, cta }` (being added by the executor work) is
+/// read through its serialized form, so this compiles before and after the variant lands;
+/// once it has landed, replace the fallback arm with a direct one.
+fn bound(p: &Param) -> Result<Bound, String> {
+    #[allow(unreachable_patterns)]
     match p {
-        Param::Int(v) => Bound::Value(*v),
-        Param::Typed { value, .. } => Bound::Value(*value),
+        Param::Int(v) => Ok(Bound::Value(*v)),
+        Param::Typed { value, .. } => Ok(Bound::Value(*value)),
+        other => {
+            let v = serde_json::to_value(other).map_err(|e| e.to_string())?;
+            match (
+                v.get("mapa").and_then(|m| m.as_str()),
+                v.get("cta").and_then(|c| c.as_u64()),
+            ) {
+                (Some(region), Some(cta)) if cta <= u32::MAX as u64 => Ok(Bound::Mapa {
+                    region: region.to_string(),
+                    cta: cta as u32,
+                }),
+                _ => Err(format!("unsupported parameter form {v}")),
+            }
+        }
     }
 }
 
@@ -200,18 +221,29 @@ struct Em<'a> {
 
 /// Emit the GPU program of `case` (which must validate without errors).
 pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
-    let problems: Vec<String> =
-        validate_case(case).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect();
+    let problems: Vec<String> = validate_case(case)
+        .into_iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(|p| p.message)
+        .collect();
     if !problems.is_empty() {
-        return err(format!("case `{}` is invalid: {}", case.name, problems.join("; ")));
+        return err(format!(
+            "case `{}` is invalid: {}",
+            case.name,
+            problems.join("; ")
+        ));
     }
     let layout = Layout::of(case).map_err(|e| EmitError(e.0))?;
     let names = Names::of(case);
-    let ctx = ParseCtx { decls: names.params.clone() };
+    let ctx = ParseCtx {
+        decls: names.params.clone(),
+    };
     let mut stmts = Vec::new();
     for s in &case.program {
         if let StepOp::Ptx(t) = &s.op {
-            stmts.push(Some(Statement::parse_with(t, &ctx).map_err(|e| EmitError(format!("`{t}`: {e}")))?));
+            stmts.push(Some(
+                Statement::parse_with(t, &ctx).map_err(|e| EmitError(format!("`{t}`: {e}")))?,
+            ));
         } else {
             stmts.push(None);
         }
@@ -219,14 +251,23 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     let version = version_of(case, &stmts)?;
     let mut kb = KernelBuilder::new(version, case.target);
     kb.name = ENTRY.into();
-    let (pbr, dumpr, smem, cta, tid) =
-        (kb.fresh(RegTy::B64), kb.fresh(RegTy::B64), kb.fresh(RegTy::B32), kb.fresh(RegTy::B32), kb.fresh(RegTy::B32));
+    let (pbr, dumpr, smem, cta, tid) = (
+        kb.fresh(RegTy::B64),
+        kb.fresh(RegTy::B64),
+        kb.fresh(RegTy::B32),
+        kb.fresh(RegTy::B32),
+        kb.fresh(RegTy::B32),
+    );
     let globals = case.memory.global.len();
     let mut pblock = vec![0u64; pb::HEADER + globals];
     let dump_layout = DumpLayout::new(
         case.launch.ctas(),
         layout.shared_bytes,
-        case.memory.mbarriers.iter().map(|m| m.name.clone()).collect(),
+        case.memory
+            .mbarriers
+            .iter()
+            .map(|m| m.name.clone())
+            .collect(),
         case.program.len(),
     );
     pblock[pb::TIMEOUT_NS] = DEFAULT_TIMEOUT_NS;
@@ -235,7 +276,21 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     pblock[pb::TIMEOUTS_AT] = dump_layout.timeouts_at;
     pblock[pb::REACHED_AT] = dump_layout.reached_at;
     let shared_init = shared_image(case, &layout)?;
-    let mut em = Em { case, layout, kb, pblock, names, named: HashMap::new(), pbr, dumpr, smem, cta, tid, label: 0, errors: Vec::new() };
+    let mut em = Em {
+        case,
+        layout,
+        kb,
+        pblock,
+        names,
+        named: HashMap::new(),
+        pbr,
+        dumpr,
+        smem,
+        cta,
+        tid,
+        label: 0,
+        errors: Vec::new(),
+    };
     let tensor_maps = em.prologue()?;
     let mut spans = Vec::new();
     let mut prev: Option<Who> = None;
@@ -270,8 +325,15 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     let step_map = spans
         .into_iter()
         .map(|(step, r)| {
-            let first = if r.start < k.lines.len() { k.lines[r.start] } else { 0 };
-            StepLines { step, lines: first..first + r.len() }
+            let first = if r.start < k.lines.len() {
+                k.lines[r.start]
+            } else {
+                0
+            };
+            StepLines {
+                step,
+                lines: first..first + r.len(),
+            }
         })
         .collect();
     let l = &case.launch;
@@ -286,7 +348,11 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         dyn_smem_bytes: em.layout.shared_bytes,
         dump_layout,
         shared_init,
-        launch: LaunchDims { grid: l.grid, cluster: l.cluster, block: [l.threads, 1, 1] },
+        launch: LaunchDims {
+            grid: l.grid,
+            cluster: l.cluster,
+            block: [l.threads, 1, 1],
+        },
         tensor_maps,
         step_map,
     })
@@ -300,7 +366,16 @@ fn version_of(case: &Case, stmts: &[Option<Statement>]) -> Result<PtxVersion, Em
     }
     let mut v = scaffold_min_ptx(case);
     for s in stmts.iter().flatten() {
-        let need = s.instr.requirement().min_ptx_for(case.target).map_err(|why| EmitError(format!("`{}` is not legal on {}: {why}", s.instr, case.target)))?;
+        let need = s
+            .instr
+            .requirement()
+            .min_ptx_for(case.target)
+            .map_err(|why| {
+                EmitError(format!(
+                    "`{}` is not legal on {}: {why}",
+                    s.instr, case.target
+                ))
+            })?;
         v = v.max(need);
     }
     Ok(v)
@@ -311,7 +386,10 @@ fn version_of(case: &Case, stmts: &[Option<Statement>]) -> Result<PtxVersion, Em
 /// `mbarrier.test_wait` 7.1. With an explicit `ptx_version` below 8.0 the fence is left out.
 fn scaffold_min_ptx(case: &Case) -> PtxVersion {
     let mut v = case.target.min_ptx();
-    let waits = case.program.iter().any(|s| matches!(s.op, StepOp::WaitParity { .. }));
+    let waits = case
+        .program
+        .iter()
+        .any(|s| matches!(s.op, StepOp::WaitParity { .. }));
     if !case.memory.mbarriers.is_empty() || waits {
         v = v.max(PtxVersion::new(7, 1));
     }
@@ -330,8 +408,13 @@ fn scaffold_min_ptx(case: &Case) -> PtxVersion {
 fn shared_image(case: &Case, layout: &Layout) -> Result<Vec<u8>, EmitError> {
     let mut img = vec![0u8; layout.shared_bytes as usize];
     for r in &case.memory.shared {
-        let Some(Place::Shared { offset, size }) = layout.get(&r.name) else { continue };
-        let bytes = r.init.materialize(size).map_err(|e| EmitError(format!("region `{}`: {}", r.name, e.message)))?;
+        let Some(Place::Shared { offset, size }) = layout.get(&r.name) else {
+            continue;
+        };
+        let bytes = r
+            .init
+            .materialize(size)
+            .map_err(|e| EmitError(format!("region `{}`: {}", r.name, e.message)))?;
         img[offset as usize..(offset + size) as usize].copy_from_slice(&bytes);
     }
     Ok(img)
@@ -381,7 +464,8 @@ impl Em<'_> {
     /// Prologue: pointers, CTA number, thread index, initial shared image. Returns the tensor
     /// map parameters (declared here).
     fn prologue(&mut self) -> Result<Vec<TensorMapParam>, EmitError> {
-        self.kb.declare_module(".extern .shared .align 1024 .b8 smem[];");
+        self.kb
+            .declare_module(".extern .shared .align 1024 .b8 smem[];");
         self.kb.param(".param .u64 pblock");
         self.kb.param(".param .u64 dump");
         let mut tms = Vec::new();
@@ -389,11 +473,26 @@ impl Em<'_> {
             let param = format!("tmap{i}");
             self.kb.param(format!(".param .align 64 .b8 {param}[128]"));
             let Some(Place::Global { index, .. }) = self.layout.get(&t.global) else {
-                return err(format!("tensor map `{}`: `{}` is not a global region", t.name, t.global));
+                return err(format!(
+                    "tensor map `{}`: `{}` is not a global region",
+                    t.name, t.global
+                ));
             };
-            tms.push(TensorMapParam { param, name: t.name.clone(), global: t.global.clone(), global_index: index, encode: t.encode.clone() });
+            tms.push(TensorMapParam {
+                param,
+                name: t.name.clone(),
+                global: t.global.clone(),
+                global_index: index,
+                encode: t.encode.clone(),
+            });
         }
-        let (pbr, dumpr, smem, cta, tid) = (self.pbr.clone(), self.dumpr.clone(), self.smem.clone(), self.cta.clone(), self.tid.clone());
+        let (pbr, dumpr, smem, cta, tid) = (
+            self.pbr.clone(),
+            self.dumpr.clone(),
+            self.smem.clone(),
+            self.cta.clone(),
+            self.tid.clone(),
+        );
         self.line(format!("ld.param.u64 {pbr}, [pblock];"));
         self.line(format!("cvta.to.global.u64 {pbr}, {pbr};"));
         self.line(format!("ld.param.u64 {dumpr}, [dump];"));
@@ -403,7 +502,12 @@ impl Em<'_> {
         let l = &self.case.launch;
         if self.clustered() {
             // cluster linear id * cluster size + rank
-            let (x, y, z, n) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32));
+            let (x, y, z, n) = (
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+            );
             self.line(format!("mov.u32 {x}, %clusterid.x;"));
             self.line(format!("mov.u32 {y}, %clusterid.y;"));
             self.line(format!("mov.u32 {z}, %clusterid.z;"));
@@ -414,7 +518,12 @@ impl Em<'_> {
             self.line(format!("mov.u32 {n}, %cluster_ctarank;"));
             self.line(format!("mad.lo.u32 {cta}, {x}, {}, {n};", l.cluster_size()));
         } else {
-            let (x, y, z, n) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32));
+            let (x, y, z, n) = (
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+            );
             self.line(format!("mov.u32 {x}, %ctaid.x;"));
             self.line(format!("mov.u32 {y}, %ctaid.y;"));
             self.line(format!("mov.u32 {z}, %ctaid.z;"));
@@ -444,7 +553,12 @@ impl Em<'_> {
     /// thread per iteration (the image size is a multiple of 16).
     fn copy_image(&mut self, g: &str, to_shared: bool) {
         let n = self.load_at(RegTy::B32, pb::IMAGE_BYTES * 8);
-        let (i, stride, v, sa) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32));
+        let (i, stride, v, sa) = (
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+        );
         let (ga, p) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::Pred));
         let (top, done) = (self.label("copy"), self.label("copied"));
         let (tid, smem) = (self.tid.clone(), self.smem.clone());
@@ -516,7 +630,9 @@ impl Em<'_> {
         let off = match self.layout.get(region) {
             Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
             _ => {
-                self.errors.push(format!("mapa: `{region}` is not a shared region or mbarrier"));
+                self.errors.push(format!(
+                    "mapa: `{region}` is not a shared region or mbarrier"
+                ));
                 return None;
             }
         };
@@ -535,8 +651,12 @@ impl Em<'_> {
         }
         if let Some(p) = self.case.params.get(name) {
             return match bound(p) {
-                Bound::Value(v) => self.load(ty, v as u64),
-                Bound::Mapa { region, cta } => {
+                Err(e) => {
+                    self.errors.push(format!("parameter `{name}`: {e}"));
+                    String::new()
+                }
+                Ok(Bound::Value(v)) => self.load(ty, v as u64),
+                Ok(Bound::Mapa { region, cta }) => {
                     let r = self.mapa(&region, 0, cta).unwrap_or_default();
                     if ty.bits() == 64 {
                         let w = self.kb.fresh(ty);
@@ -569,19 +689,28 @@ impl Em<'_> {
         *v = Value::Reg(r);
     }
 
-    fn address(&mut self, role: &str, space: Space, addr: &mut ptxconform_reference::ptx::operand::Address) {
+    fn address(
+        &mut self,
+        role: &str,
+        space: Space,
+        addr: &mut ptxconform_reference::ptx::operand::Address,
+    ) {
         let AddrBase::Name(name) = &addr.base else {
-            self.errors.push(format!("the {role} operand is an absolute address"));
+            self.errors
+                .push(format!("the {role} operand is an absolute address"));
             return;
         };
         let name = name.clone();
         let Ok(extra) = u64::try_from(addr.offset) else {
-            self.errors.push(format!("the {role} operand `{addr}` has a negative offset"));
+            self.errors
+                .push(format!("the {role} operand `{addr}` has a negative offset"));
             return;
         };
         let reg = if let Some(p) = self.case.params.get(&name) {
             match bound(p) {
-                Bound::Mapa { region, cta } if space == Space::SharedCluster => self.mapa(&region, extra, cta),
+                Ok(Bound::Mapa { region, cta }) if space == Space::SharedCluster => {
+                    self.mapa(&region, extra, cta)
+                }
                 _ => {
                     self.errors.push(format!("the {role} operand names parameter `{name}`, which is no address of its space"));
                     None
@@ -589,22 +718,37 @@ impl Em<'_> {
             }
         } else {
             match (self.layout.get(&name), space) {
-                (Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }), s) if s.is_shared() => Some(self.shared_addr(offset + extra)),
-                (Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }), Space::Generic) => {
+                (Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }), s)
+                    if s.is_shared() =>
+                {
+                    Some(self.shared_addr(offset + extra))
+                }
+                (
+                    Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }),
+                    Space::Generic,
+                ) => {
                     let s = self.shared_addr(offset + extra);
                     Some(self.generic_of_shared(&s))
                 }
-                (Some(Place::Global { index, .. }), Space::Global | Space::Generic) if index != usize::MAX => Some(self.global_addr(index, extra)),
+                (Some(Place::Global { index, .. }), Space::Global | Space::Generic)
+                    if index != usize::MAX =>
+                {
+                    Some(self.global_addr(index, extra))
+                }
                 (None, Space::Tmem) if self.names.decls.contains_key(&name) => {
                     // A Tensor Memory address lives in a register an earlier step set.
                     let r = self.named_value(role, RegTy::B32, &name);
                     (extra == 0).then_some(r).or_else(|| {
-                        self.errors.push(format!("the {role} operand: offsets on Tensor Memory names are not supported"));
+                        self.errors.push(format!(
+                            "the {role} operand: offsets on Tensor Memory names are not supported"
+                        ));
                         None
                     })
                 }
                 (p, s) => {
-                    self.errors.push(format!("the {role} operand `{name}` ({p:?}) cannot be addressed in {s:?}"));
+                    self.errors.push(format!(
+                        "the {role} operand `{name}` ({p:?}) cannot be addressed in {s:?}"
+                    ));
                     None
                 }
             }
@@ -622,16 +766,27 @@ impl Em<'_> {
         }
         st.instr.visit_operands(&mut |slot| match slot {
             Slot::Addr { role, space, addr } => self.address(role, space, addr),
-            Slot::Value { role, ty, value, .. } => self.value(role, ty, value),
+            Slot::Value {
+                role, ty, value, ..
+            } => self.value(role, ty, value),
             Slot::Tensor { role, tensor } => {
-                match self.case.memory.tensor_maps.iter().position(|t| t.name == tensor.map) {
+                match self
+                    .case
+                    .memory
+                    .tensor_maps
+                    .iter()
+                    .position(|t| t.name == tensor.map)
+                {
                     Some(i) => {
                         let r = self.kb.fresh(RegTy::B64);
                         self.line(format!("mov.u64 {r}, tmap{i};"));
                         self.line(format!("cvta.param.u64 {r}, {r};"));
                         tensor.map = r;
                     }
-                    None => self.errors.push(format!("the {role} operand `{}` is not a tensor map", tensor.map)),
+                    None => self.errors.push(format!(
+                        "the {role} operand `{}` is not a tensor map",
+                        tensor.map
+                    )),
                 }
                 for c in tensor.coords.iter_mut() {
                     self.value("coordinate", RegTy::B32, c);
@@ -647,17 +802,25 @@ impl Em<'_> {
     }
 
     fn wait_step(&mut self, step: usize, mbar: &str, parity: u32) -> Result<(), EmitError> {
-        let Some(Place::Mbarrier { offset }) = self.layout.get(mbar) else { return err(format!("`{mbar}` is not an mbarrier")) };
+        let Some(Place::Mbarrier { offset }) = self.layout.get(mbar) else {
+            return err(format!("`{mbar}` is not an mbarrier"));
+        };
         let a = self.shared_addr(offset);
         let budget = self.load_at(RegTy::U64, pb::TIMEOUT_NS * 8);
         let (t0, t1) = (self.kb.fresh(RegTy::U64), self.kb.fresh(RegTy::U64));
         let (done, more) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::Pred));
         let (top, out) = (self.label("wait"), self.label("waited"));
         // §9.7.13.15.16: try_wait suspends for a system-dependent time; test_wait (sm_80) does not.
-        let op = if self.case.target.sm >= 90 { "try_wait" } else { "test_wait" };
+        let op = if self.case.target.sm >= 90 {
+            "try_wait"
+        } else {
+            "test_wait"
+        };
         self.line(format!("mov.u64 {t0}, %globaltimer;"));
         self.line(format!("{top}:"));
-        self.line(format!("mbarrier.{op}.parity.shared::cta.b64 {done}, [{a}], {parity};"));
+        self.line(format!(
+            "mbarrier.{op}.parity.shared::cta.b64 {done}, [{a}], {parity};"
+        ));
         self.line(format!("@{done} bra {out};"));
         self.line(format!("mov.u64 {t1}, %globaltimer;"));
         self.line(format!("sub.u64 {t1}, {t1}, {t0};"));
@@ -682,7 +845,9 @@ impl Em<'_> {
     fn store_step(&mut self, at: &str, bytes: &[u8]) -> Result<(), EmitError> {
         let (addr, space) = match self.layout.get(at) {
             Some(Place::Shared { offset, .. }) => (self.shared_addr(offset), "shared"),
-            Some(Place::Global { index, .. }) if index != usize::MAX => (self.global_addr(index, 0), "global"),
+            Some(Place::Global { index, .. }) if index != usize::MAX => {
+                (self.global_addr(index, 0), "global")
+            }
             _ => return err(format!("store: `{at}` is not a region")),
         };
         let v = self.kb.fresh(RegTy::B16);
@@ -717,13 +882,23 @@ impl Em<'_> {
             let skip = self.label("parity");
             self.line(format!("@{not0} bra {skip};"));
             let at = self.load_at(RegTy::B32, pb::PARITY_AT * 8);
-            let (p0, p1, w, w1, idx) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B32));
+            let (p0, p1, w, w1, idx) = (
+                self.kb.fresh(RegTy::Pred),
+                self.kb.fresh(RegTy::Pred),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+            );
             let fa = self.kb.fresh(RegTy::B64);
             let m_count = mbars.len();
             for (m, off) in mbars.into_iter().enumerate() {
                 let a = self.shared_addr(off);
-                self.line(format!("mbarrier.test_wait.parity.shared::cta.b64 {p0}, [{a}], 0;"));
-                self.line(format!("mbarrier.test_wait.parity.shared::cta.b64 {p1}, [{a}], 1;"));
+                self.line(format!(
+                    "mbarrier.test_wait.parity.shared::cta.b64 {p0}, [{a}], 0;"
+                ));
+                self.line(format!(
+                    "mbarrier.test_wait.parity.shared::cta.b64 {p1}, [{a}], 1;"
+                ));
                 self.line(format!("selp.b32 {w}, 1, 0, {p0};"));
                 self.line(format!("selp.b32 {w1}, 2, 0, {p1};"));
                 self.line(format!("or.b32 {w}, {w}, {w1};"));
@@ -754,5 +929,28 @@ impl Em<'_> {
             self.line("bar.sync 0;");
             self.cluster_barrier();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_bind_to_values() {
+        assert_eq!(bound(&Param::Int(-3)), Ok(Bound::Value(-3)));
+        assert_eq!(
+            bound(&Param::Typed {
+                value: 7,
+                ty: "b64".into()
+            }),
+            Ok(Bound::Value(7))
+        );
+    }
+
+    #[test]
+    fn fnv_is_stable() {
+        assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a("a"), 0xaf63_dc4c_8601_ec8c);
     }
 }
