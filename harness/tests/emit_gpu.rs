@@ -113,44 +113,131 @@ fn examples(file: &str) -> Vec<Case> {
     .unwrap()
 }
 
+/// What the example cases must show on silicon.
+fn check_example(c: &Case, r: &Run) {
+    assert!(r.canaries_ok, "{}: a canary was overwritten", c.name);
+    assert!(
+        r.dump.reached_end.iter().all(|&x| x),
+        "{}: a CTA did not reach the end",
+        c.name
+    );
+    match c.name.as_str() {
+        "examples.cp_async.cg16_ca4" => {
+            // buf[0..16] = src[16..32], buf[16..20] = src[0..4]
+            let src = c.memory.global[0].init.materialize(64).unwrap();
+            let img = &r.dump.images[0];
+            assert_eq!(&img[..16], &src[16..32]);
+            assert_eq!(&img[16..20], &src[..4]);
+            assert!(img[20..64].iter().all(|&b| b == 0));
+            assert_eq!(r.globals[0], src);
+        }
+        "examples.bulk.g2s_complete_tx" => {
+            // dst = src, phase 0 complete, no timeout
+            let src = c.memory.global[0].init.materialize(256).unwrap();
+            assert_eq!(&r.dump.images[0][..256], &src[..]);
+            assert_eq!(r.dump.parity[0], vec![(true, false)]);
+            assert!(r.dump.timeouts.iter().all(|s| !s[0]));
+        }
+        "examples.mbarrier.two_arrivals" => {
+            assert_eq!(
+                r.dump.parity[0],
+                vec![(true, false)],
+                "two arrivals complete phase 0"
+            );
+            assert!(!r.dump.timeouts[3][0]);
+        }
+        "examples.mbarrier.missing_arrival" => {
+            assert!(r.dump.timeouts[2][0], "a missing arrival times out");
+            assert!(!r.dump.parity[0][0].0, "phase 0 incomplete");
+        }
+        other => panic!("no expectation for {other}"),
+    }
+}
+
+fn example_cases() -> Vec<Case> {
+    [
+        "cp_async_copy.yaml",
+        "bulk_copy_mbarrier.yaml",
+        "mbarrier_phase.yaml",
+    ]
+    .iter()
+    .flat_map(|f| examples(f))
+    .collect()
+}
+
 #[test]
 fn examples_run_on_device() {
     if !device() {
         return;
     }
-    // cp.async: buf[0..16] = src[16..32], buf[16..20] = src[0..4]
-    let c = &examples("cp_async_copy.yaml")[0];
-    let r = run(c);
-    let src = c.memory.global[0].init.materialize(64).unwrap();
-    let img = &r.dump.images[0];
-    assert_eq!(&img[..16], &src[16..32]);
-    assert_eq!(&img[16..20], &src[..4]);
-    assert!(img[20..64].iter().all(|&b| b == 0));
-    assert_eq!(r.dump.reached_end, vec![true]);
-    assert!(r.canaries_ok);
-    assert_eq!(r.globals[0], src);
+    for c in example_cases() {
+        check_example(&c, &run(&c));
+    }
+}
 
-    // bulk copy completed through the mbarrier: dst = src, phase 0 complete, no timeout
-    let c = &examples("bulk_copy_mbarrier.yaml")[0];
-    let r = run(c);
-    let src = c.memory.global[0].init.materialize(256).unwrap();
-    assert_eq!(&r.dump.images[0][..256], &src[..]);
-    assert_eq!(r.dump.parity[0], vec![(true, false)]);
-    assert!(r.dump.timeouts.iter().all(|s| !s[0]));
-    assert_eq!(r.dump.reached_end, vec![true]);
-
-    let cs = examples("mbarrier_phase.yaml");
-    let r = run(&cs[0]);
-    assert_eq!(
-        r.dump.parity[0],
-        vec![(true, false)],
-        "two arrivals complete phase 0"
-    );
-    assert!(!r.dump.timeouts[3][0]);
-    let r = run(&cs[1]);
-    assert!(r.dump.timeouts[2][0], "a missing arrival times out");
-    assert!(!r.dump.parity[0][0].0, "phase 0 incomplete");
-    assert_eq!(r.dump.reached_end, vec![true]);
+/// Checks results a driver-API script produced from [`write_jobs`]' file on a GPU machine
+/// (`$PTXCONFORM_EMIT_RESULTS`: `[{name, dump: hex, globals: [hex of the whole buffer],
+/// offs: [[offset, size]]}]`).
+#[test]
+#[ignore]
+fn check_remote_results() {
+    let Some(path) = std::env::var_os("PTXCONFORM_EMIT_RESULTS") else {
+        return;
+    };
+    let res: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let unhex = |s: &str| {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect::<Vec<u8>>()
+    };
+    let cases = example_cases();
+    let mut checked = 0;
+    for r in res.as_array().unwrap() {
+        let c = cases.iter().find(|c| c.name == r["name"]).unwrap();
+        assert!(
+            r.get("jit").is_none(),
+            "{}: JIT failed: {}",
+            c.name,
+            r["log"]
+        );
+        let e = emit(c).unwrap();
+        let dump = e
+            .dump_layout
+            .decode(&unhex(r["dump"].as_str().unwrap()))
+            .unwrap();
+        let mut globals = Vec::new();
+        let mut canaries_ok = true;
+        for (g, o) in r["globals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(r["offs"].as_array().unwrap())
+        {
+            let all = unhex(g.as_str().unwrap());
+            let (off, size) = (
+                o[0].as_u64().unwrap() as usize,
+                o[1].as_u64().unwrap() as usize,
+            );
+            let k = CANARY as usize;
+            canaries_ok &= all[off - k..off]
+                .iter()
+                .chain(&all[off + size..off + size + k])
+                .all(|&x| x == CANARY_BYTE);
+            globals.push(all[off..off + size].to_vec());
+        }
+        check_example(
+            c,
+            &Run {
+                dump,
+                globals,
+                canaries_ok,
+            },
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, cases.len());
 }
 
 #[test]
@@ -226,4 +313,76 @@ fn mapa_remote_copy_on_device() {
     assert_eq!(r.dump.parity[1][0], (true, false));
     assert!(!r.dump.timeouts[3][1]);
     assert_eq!(r.dump.reached_end, vec![true, true]);
+}
+
+/// Not a test: writes `$PTXCONFORM_EMIT_JOBS` (JSON) with the non-clustered example cases'
+/// kernels and host inputs, for running on a machine without this build (a driver-API script).
+#[test]
+#[ignore]
+fn write_jobs() {
+    let Some(out) = std::env::var_os("PTXCONFORM_EMIT_JOBS") else {
+        return;
+    };
+    let mut jobs = Vec::new();
+    {
+        for c in example_cases() {
+            let e = emit(&c).unwrap();
+            let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+            let globals: Vec<_> = c
+                .memory
+                .global
+                .iter()
+                .map(|r| serde_json::json!({"size": r.size, "align": r.align, "misalign": r.misalign, "init": hex(&r.init.materialize(r.size).unwrap())}))
+                .collect();
+            jobs.push(serde_json::json!({
+                "name": c.name, "ptx": e.ptx, "pblock": e.pblock, "globals": globals,
+                "shared_init": hex(&e.shared_init), "dump": e.dump_layout.total_bytes,
+                "grid": e.launch.grid, "block": e.launch.block, "smem": e.dyn_smem_bytes,
+            }));
+        }
+    }
+    std::fs::write(out, serde_json::to_string(&jobs).unwrap()).unwrap();
+}
+
+/// The driver-API script (Python, ctypes) that ran [`write_jobs`]' file on an H100 without this
+/// build: `python3 r.py jobs.json results.json` (non-clustered launches only).
+#[allow(dead_code)]
+const REMOTE_RUNNER_PY: &str = r#"
+import ctypes as C,sys,json
+L=C.CDLL('libcuda.so.1');V=C.c_void_p;U=C.c_uint64;S=C.c_size_t
+def k(r,w=''):
+  if r:raise SystemExit('cuda %s %d'%(w,r))
+k(L.cuInit(0));d=C.c_int();k(L.cuDeviceGet(C.byref(d),0));x=V();k(L.cuDevicePrimaryCtxRetain(C.byref(x),d));k(L.cuCtxSetCurrent(x))
+def al(n):p=U();k(L.cuMemAlloc_v2(C.byref(p),S(max(n,1))));return p.value
+def w(p,b):k(L.cuMemcpyHtoD_v2(U(p),b,S(len(b))))
+def rd(p,n):b=C.create_string_buffer(n);k(L.cuMemcpyDtoH_v2(b,U(p),S(n)),'dtoh');return b.raw
+res=[]
+for j in json.load(open(sys.argv[1])):
+  lg=C.create_string_buffer(8192);o=(C.c_int*2)(5,6);v=(V*2)(C.cast(lg,V),V(8192))
+  m=V();r=L.cuModuleLoadDataEx(C.byref(m),j['ptx'].encode()+b'\0',2,o,v)
+  if r:res.append({'name':j['name'],'jit':r,'log':lg.value.decode()});continue
+  f=V();k(L.cuModuleGetFunction(C.byref(f),m,b'ptxconform_case'))
+  pb=j['pblock'];gs=[]
+  for i,g in enumerate(j['globals']):
+    n=g['size']+512+g['align']+g['misalign'];a=al(n);k(L.cuMemsetD8_v2(U(a),0xCD,S(n)))
+    s=(a+256+g['align']-1)//g['align']*g['align']+g['misalign'];w(s,bytes.fromhex(g['init']));pb[6+i]=s;gs.append((a,n,s-a,g['size']))
+  si=bytes.fromhex(j['shared_init']);sa=al(len(si));w(sa,si);pb[2]=sa
+  pbb=b''.join(q.to_bytes(8,'little') for q in pb);pa=al(len(pbb));w(pa,pbb)
+  da=al(j['dump']);k(L.cuMemsetD8_v2(U(da),0,S(j['dump'])))
+  a1=U(pa);a2=U(da);ar=(V*2)(C.cast(C.byref(a1),V),C.cast(C.byref(a2),V))
+  g=j['grid'];b=j['block']
+  k(L.cuLaunchKernel(f,g[0],g[1],g[2],b[0],b[1],b[2],j['smem'],None,ar,None),'launch')
+  k(L.cuCtxSynchronize(),'sync')
+  res.append({'name':j['name'],'dump':rd(da,j['dump']).hex(),'globals':[rd(a,n).hex() for a,n,_,_ in gs],'offs':[(o,z) for _,_,o,z in gs]})
+json.dump(res,open(sys.argv[2],'w'))
+print('ran',len(res))
+"#;
+
+/// Not a test: writes [`REMOTE_RUNNER_PY`] to `$PTXCONFORM_EMIT_RUNNER`.
+#[test]
+#[ignore]
+fn write_runner() {
+    if let Some(p) = std::env::var_os("PTXCONFORM_EMIT_RUNNER") {
+        std::fs::write(p, REMOTE_RUNNER_PY.trim_start()).unwrap();
+    }
 }
