@@ -5,4 +5,5 @@ pub mod journal;
 pub mod kernel;
 pub mod legality;
 pub mod report;
+pub mod run;
 pub mod ptxas;

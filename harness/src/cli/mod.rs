@@ -2,4 +2,5 @@
 
 pub mod coverage;
 pub mod emit;
+pub mod explain;
 pub mod syntax;

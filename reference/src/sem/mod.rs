@@ -33,6 +33,7 @@
 //! - kernel end: `mem.complete_all()` (returns updates still needing a result), then compare
 //!   with `mem.matches_region(region, observed)`; `reduce::same_value` for NaN-agnostic checks.
 
+pub mod exec;
 pub mod groups;
 pub mod mbarrier;
 pub mod memory;
