@@ -213,7 +213,7 @@ program:
     let w = body(3);
     assert!(
         w.iter().any(
-            |l| l.starts_with("mbarrier.try_wait.parity.shared::cta.b64") && l.ends_with(", 0;")
+            |l| l.starts_with("mbarrier.try_wait.parity.shared.b64") && l.ends_with(", 0;")
         ),
         "{w:?}"
     );
@@ -226,7 +226,7 @@ program:
     assert_eq!(e.version.to_string(), "8.0");
     assert!(e.ptx.contains("fence.proxy.async.shared::cta;"));
     assert!(
-        e.ptx.contains("mbarrier.test_wait.parity.shared::cta.b64"),
+        e.ptx.contains("mbarrier.test_wait.parity.shared.b64"),
         "epilogue parity probe"
     );
 }

@@ -22,7 +22,9 @@
 //!   by the host to the address in `pblock[pb::SHARED_INIT]`) into every CTA's shared memory.
 //! * Address operands: `.shared::cta`/`.shared::cluster` operands are 32-bit shared addresses
 //!   (smem base + offset); generic operands naming shared memory go through `cvta.shared`;
-//!   global ones are the region base from `pblock` + offset. A tensor map operand is the generic
+//!   global ones are the region base from `pblock` + offset. A `Param::Mapa { mapa, cta }`
+//!   operand is `mapa.shared::cluster.u32` of the local address with the rank from `pblock`
+//!   (`mapa.u64` of the generic address for generic operands). A tensor map operand is the generic
 //!   address of its `.param` (`mov.u64 %rd, tmapN; cvta.param.u64 %rd, %rd;`, what nvcc emits
 //!   for the address of a `__grid_constant__` parameter).
 //!
@@ -122,6 +124,12 @@ impl Emitted {
     pub fn set_timeout_ns(&mut self, ns: u64) {
         self.pblock[pb::TIMEOUT_NS] = ns;
     }
+    /// Whether the pinned ptxas / driver can take the program at all: a case whose instructions
+    /// need a newer PTX ISA than [`PtxVersion::MAX_SUPPORTED`] runs on the reference only.
+    pub fn assemblable(&self) -> bool {
+        self.version <= PtxVersion::MAX_SUPPORTED
+    }
+
     /// The pblock as little-endian bytes, for upload.
     pub fn pblock_bytes(&self) -> Vec<u8> {
         self.pblock.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -159,28 +167,16 @@ enum Bound {
     },
 }
 
-/// The binding of a param. `Param::Mapa { mapa, cta }` (being added by the executor work) is
-/// read through its serialized form, so this compiles before and after the variant lands;
-/// once it has landed, replace the fallback arm with a direct one.
+/// The binding of a param.
 fn bound(p: &Param) -> Result<Bound, String> {
-    #[allow(unreachable_patterns)]
-    match p {
-        Param::Int(v) => Ok(Bound::Value(*v)),
-        Param::Typed { value, .. } => Ok(Bound::Value(*value)),
-        other => {
-            let v = serde_json::to_value(other).map_err(|e| e.to_string())?;
-            match (
-                v.get("mapa").and_then(|m| m.as_str()),
-                v.get("cta").and_then(|c| c.as_u64()),
-            ) {
-                (Some(region), Some(cta)) if cta <= u32::MAX as u64 => Ok(Bound::Mapa {
-                    region: region.to_string(),
-                    cta: cta as u32,
-                }),
-                _ => Err(format!("unsupported parameter form {v}")),
-            }
-        }
-    }
+    Ok(match p {
+        Param::Int(v) => Bound::Value(*v),
+        Param::Typed { value, .. } => Bound::Value(*value),
+        Param::Mapa { mapa, cta } => Bound::Mapa {
+            region: mapa.clone(),
+            cta: *cta,
+        },
+    })
 }
 
 /// Who runs a step.
@@ -643,6 +639,25 @@ impl Em<'_> {
         Some(r)
     }
 
+    /// The generic address of `region` (plus `extra`) in cluster rank `cta` (`mapa.u64`).
+    fn mapa_generic(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
+        let off = match self.layout.get(region) {
+            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
+            _ => {
+                self.errors.push(format!(
+                    "mapa: `{region}` is not a shared region or mbarrier"
+                ));
+                return None;
+            }
+        };
+        let local = self.shared_addr(off);
+        let g = self.generic_of_shared(&local);
+        let rank = self.load(RegTy::B32, cta as u64);
+        let r = self.kb.fresh(RegTy::B64);
+        self.line(format!("mapa.u64 {r}, {g}, {rank};"));
+        Some(r)
+    }
+
     /// A register of `ty` for the value operand named `name` (a param, a special register or
     /// a name an earlier step wrote).
     fn named_value(&mut self, role: &str, ty: RegTy, name: &str) -> String {
@@ -708,8 +723,14 @@ impl Em<'_> {
         };
         let reg = if let Some(p) = self.case.params.get(&name) {
             match bound(p) {
-                Ok(Bound::Mapa { region, cta }) if space == Space::SharedCluster => {
+                // A remote address in any shared space is emitted as asked (using it outside
+                // `.shared::cluster` is the case's question, not the emitter's); generic
+                // operands get the generic form (`mapa.u64` of the local generic address).
+                Ok(Bound::Mapa { region, cta }) if space.is_shared() => {
                     self.mapa(&region, extra, cta)
+                }
+                Ok(Bound::Mapa { region, cta }) if space == Space::Generic => {
+                    self.mapa_generic(&region, extra, cta)
                 }
                 _ => {
                     self.errors.push(format!("the {role} operand names parameter `{name}`, which is no address of its space"));
@@ -811,6 +832,7 @@ impl Em<'_> {
         let (done, more) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::Pred));
         let (top, out) = (self.label("wait"), self.label("waited"));
         // §9.7.13.15.16: try_wait suspends for a system-dependent time; test_wait (sm_80) does not.
+        // `.shared` (= `.shared::cta`) rather than `.shared::cta`, which needs PTX 7.8.
         let op = if self.case.target.sm >= 90 {
             "try_wait"
         } else {
@@ -819,7 +841,7 @@ impl Em<'_> {
         self.line(format!("mov.u64 {t0}, %globaltimer;"));
         self.line(format!("{top}:"));
         self.line(format!(
-            "mbarrier.{op}.parity.shared::cta.b64 {done}, [{a}], {parity};"
+            "mbarrier.{op}.parity.shared.b64 {done}, [{a}], {parity};"
         ));
         self.line(format!("@{done} bra {out};"));
         self.line(format!("mov.u64 {t1}, %globaltimer;"));
@@ -894,10 +916,10 @@ impl Em<'_> {
             for (m, off) in mbars.into_iter().enumerate() {
                 let a = self.shared_addr(off);
                 self.line(format!(
-                    "mbarrier.test_wait.parity.shared::cta.b64 {p0}, [{a}], 0;"
+                    "mbarrier.test_wait.parity.shared.b64 {p0}, [{a}], 0;"
                 ));
                 self.line(format!(
-                    "mbarrier.test_wait.parity.shared::cta.b64 {p1}, [{a}], 1;"
+                    "mbarrier.test_wait.parity.shared.b64 {p1}, [{a}], 1;"
                 ));
                 self.line(format!("selp.b32 {w}, 1, 0, {p0};"));
                 self.line(format!("selp.b32 {w1}, 2, 0, {p1};"));
