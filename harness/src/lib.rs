@@ -1,4 +1,5 @@
 pub mod cli;
+pub mod emit;
 pub mod gpu;
 pub mod journal;
 pub mod kernel;
