@@ -26,7 +26,7 @@ enum Cmd {
     /// Run the case corpus on the reference model and, where a GPU is present, on hardware.
     Run(ptxconform::run::RunArgs),
     /// Emit the PTX kernel of a case.
-    Emit(Later),
+    Emit(cli::emit::EmitArgs),
     /// Explain a case's outcome step by step.
     Explain(cli::explain::ExplainArgs),
     /// Coverage of variants and rows by the corpus.
@@ -52,7 +52,7 @@ fn main() {
         Cmd::Syntax(a) => cli::syntax::main(&a),
         Cmd::Legality(a) => legality::main(&a),
         Cmd::Run(a) => ptxconform::run::main(&a),
-        Cmd::Emit(_) => later("emit", "PTX emitter"),
+        Cmd::Emit(a) => cli::emit::main(&a),
         Cmd::Explain(a) => cli::explain::main(&a),
         Cmd::Coverage(a) => cli::coverage::main(&a, Some(&|c| !ptxconform::run::reference::evaluate("", c).0.verdict.is_failure())),
         Cmd::Bench(_) => later("bench", "benchmark"),

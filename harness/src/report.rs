@@ -14,6 +14,9 @@ pub enum Verdict {
     Pass,
     /// Hardware differed from the reference.
     Diverge,
+    /// Hardware differed from the reference in a way recorded in `reports/known-divergences.yaml`
+    /// (a named, explained finding): reported, not a failure.
+    DivergeKnown,
     /// The GPU trapped where the reference said it might (UB the hardware traps on).
     TrapExpected,
     /// The GPU trapped on a case the reference found well defined.
@@ -39,6 +42,7 @@ impl Verdict {
         match self {
             Verdict::Pass => "pass",
             Verdict::Diverge => "diverge",
+            Verdict::DivergeKnown => "diverge (known)",
             Verdict::TrapExpected => "trap (expected)",
             Verdict::TrapUnexpected => "trap (unexpected)",
             Verdict::TimeoutExpected => "timeout (expected)",
@@ -56,6 +60,46 @@ impl Verdict {
             self,
             Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected | Verdict::ReferenceFail | Verdict::HarnessError
         )
+    }
+}
+
+/// A named, explained divergence: cases whose name matches `case` (`*` wildcards) and that
+/// diverge are reported as [`Verdict::DivergeKnown`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownDivergence {
+    pub name: String,
+    pub case: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownDivergences {
+    #[serde(default)]
+    pub known: Vec<KnownDivergence>,
+}
+
+impl KnownDivergences {
+    pub fn load(path: &Path) -> Result<KnownDivergences, String> {
+        if !path.exists() {
+            return Ok(KnownDivergences::default());
+        }
+        let t = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_saphyr::from_str(&t).map_err(|e| format!("{}: {e}", path.display()))
+    }
+    /// The known divergence a diverging case falls under, if any.
+    pub fn matching(&self, case: &str) -> Option<&KnownDivergence> {
+        self.known.iter().find(|k| crate::legality::glob(&k.case, case))
+    }
+    /// Re-classify a divergence that is known.
+    pub fn apply(&self, r: &mut CaseResult) {
+        if r.verdict == Verdict::Diverge {
+            if let Some(k) = self.matching(&r.case) {
+                r.verdict = Verdict::DivergeKnown;
+                r.detail = format!("[known: {}] {}", k.name, r.detail);
+            }
+        }
     }
 }
 

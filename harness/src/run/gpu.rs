@@ -1,22 +1,383 @@
-//! The hardware side of a run (emission → worker → comparison). Filled in with the emitter.
+//! The hardware side of a run: emit each case's program, turn it into a worker job (parameter
+//! block with patched pointers, dump buffer, every global region between canaries), run batches
+//! through the isolating supervisor, decode the dump and classify the case against the reference.
 
+use super::reference::{evaluate, expected_regions, shared_key, to_hex};
 use super::{Loaded, RunArgs};
-use crate::gpu::DeviceInfo;
+use crate::emit::{emit, Emitted};
+use crate::gpu::{
+    Address, BufferSpec, DeviceInfo, Job, JobResult, KernelLaunch, KernelParam, LaunchDims, Outcome, Patch, Supervisor,
+    SupervisorConfig, WorkerCommand,
+};
 use crate::journal::Journal;
-use crate::report::{CaseResult, RunInfo, Verdict};
+use crate::report::{CaseResult, RegionDiff, RunInfo, Verdict};
 use indicatif::ProgressBar;
+use ptxconform_reference::case::{load_file, to_yaml, Case, Observation};
+use ptxconform_reference::layout::{Layout, Place, CANARY, CANARY_BYTE};
+use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome as RefOutcome};
+use ptxconform_reference::target::{Suffix, Target};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
 
-pub fn run_cases(_args: &RunArgs, _dev: &DeviceInfo, todo: &[&Loaded], journal: &mut Journal, pb: &ProgressBar, _info: &RunInfo) -> Result<Vec<CaseResult>, String> {
-    let mut out = Vec::new();
-    for l in todo {
-        let (mut r, _) = super::reference::evaluate(&l.file, &l.case);
-        if !r.verdict.is_failure() {
-            r.verdict = Verdict::NotRun;
-            r.detail = "hardware execution not wired yet".into();
+/// Fixed buffers of every job: the parameter block, the dump, the initial shared image.
+const PBLOCK: usize = 0;
+const DUMP: usize = 1;
+const SHARED_INIT: usize = 2;
+const FIRST_GLOBAL: usize = 3;
+
+/// Can a device of compute capability `cc` run code built for `t`? Arch-specific targets (`a`) run
+/// only on exactly that architecture; family targets (`f`) on the same family; plain ones on
+/// anything at least as new.
+pub fn runs_on(t: Target, cc: (i32, i32)) -> bool {
+    let dev = (cc.0 * 10 + cc.1) as u32;
+    match t.suffix {
+        Suffix::Arch => dev == t.sm,
+        Suffix::Family => dev / 10 == t.sm / 10 && dev >= t.sm,
+        Suffix::None => dev >= t.sm,
+    }
+}
+
+/// Where global region `i` starts inside its buffer, and the buffer's size and alignment: at
+/// least [`CANARY`] canary bytes on each side, the start aligned as the region asks plus its
+/// deliberate `misalign` (the reference's A-EXEC-GLOBAL-BASE).
+fn global_geometry(case: &Case, i: usize) -> (u64, u64, u64) {
+    let r = &case.memory.global[i];
+    let pad = CANARY.max(r.align);
+    let start = pad + r.misalign;
+    (start, start + r.size + CANARY, r.align.max(256))
+}
+
+/// The worker job of one emitted case.
+pub fn job_of(id: u64, case: &Case, em: &Emitted) -> Result<Job, String> {
+    let mut patches = Vec::new();
+    for i in 0..em.globals {
+        let (start, _, _) = global_geometry(case, i);
+        patches.push(Patch { offset: ((crate::emit::dump::pb::HEADER + i) * 8) as u64, address: Address::Buffer { index: FIRST_GLOBAL + i, offset: start } });
+    }
+    patches.push(Patch { offset: (crate::emit::dump::pb::SHARED_INIT * 8) as u64, address: Address::Buffer { index: SHARED_INIT, offset: 0 } });
+    let pb = em.pblock_bytes();
+    let mut buffers = vec![
+        BufferSpec { size: pb.len() as u64, align: 256, fill: 0, init: pb, patches },
+        BufferSpec { size: em.dump_layout.total_bytes.max(16), align: 256, fill: 0, init: vec![], patches: vec![] },
+        BufferSpec { size: (em.shared_init.len() as u64).max(16), align: 256, fill: 0, init: em.shared_init.clone(), patches: vec![] },
+    ];
+    for (i, r) in case.memory.global.iter().enumerate() {
+        let (start, size, align) = global_geometry(case, i);
+        let mut init = vec![CANARY_BYTE; start as usize];
+        init.extend(r.init.materialize(r.size).map_err(|e| format!("global `{}`: {e}", r.name))?);
+        buffers.push(BufferSpec { size, align, fill: CANARY_BYTE, init, patches: vec![] });
+    }
+    if !em.tensor_maps.is_empty() {
+        return Err("tensor-map encoding for case kernels is not wired into run yet".into());
+    }
+    let dims = LaunchDims {
+        grid: em.launch.grid,
+        block: em.launch.block,
+        cluster: (em.launch.cluster != [1, 1, 1]).then_some(em.launch.cluster),
+        dynamic_smem: u32::try_from(em.dyn_smem_bytes).map_err(|_| "shared image too large")?,
+    };
+    let params = vec![KernelParam::Pointer(Address::Buffer { index: PBLOCK, offset: 0 }), KernelParam::Pointer(Address::Buffer { index: DUMP, offset: 0 })];
+    let read_back = std::iter::once(DUMP).chain((0..case.memory.global.len()).map(|i| FIRST_GLOBAL + i)).collect();
+    Ok(Job { id, buffers, tensor_maps: vec![], launch: Some(KernelLaunch { ptx: em.ptx.clone(), kernel: em.entry.to_string(), dims, params }), read_back })
+}
+
+/// What the hardware showed, by report region name (`name` for global, `name@ctaN` for shared).
+pub struct Observed {
+    pub regions: BTreeMap<String, Vec<u8>>,
+    pub canaries_ok: Vec<String>,
+    pub timeouts: Vec<usize>,
+    pub not_reached: Vec<u32>,
+    /// (mbarrier@cta, parity-0 complete, parity-1 complete)
+    pub parity: Vec<(String, bool, bool)>,
+}
+
+pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, String> {
+    let get = |i: usize| r.read_back.iter().find(|b| b.index == i).map(|b| b.data.as_slice()).ok_or_else(|| format!("buffer {i} not read back"));
+    let view = em.dump_layout.decode(get(DUMP)?)?;
+    let layout = Layout::of(case).map_err(|e| e.to_string())?;
+    let mut regions = BTreeMap::new();
+    let mut bad_canaries = Vec::new();
+    for (i, g) in case.memory.global.iter().enumerate() {
+        let data = get(FIRST_GLOBAL + i)?;
+        let (start, size, _) = global_geometry(case, i);
+        let (s, e) = (start as usize, (start + g.size) as usize);
+        if data.len() < size as usize {
+            return Err(format!("global `{}` read back short", g.name));
         }
+        if data[..s].iter().chain(&data[e..]).any(|&b| b != CANARY_BYTE) {
+            bad_canaries.push(g.name.clone());
+        }
+        regions.insert(g.name.clone(), data[s..e].to_vec());
+    }
+    for (cta, img) in view.images.iter().enumerate() {
+        for s in &case.memory.shared {
+            if let Some(Place::Shared { offset, size }) = layout.get(&s.name) {
+                let (a, b) = (offset as usize, (offset + size) as usize);
+                if b <= img.len() {
+                    regions.insert(shared_key(&s.name, cta), img[a..b].to_vec());
+                }
+            }
+        }
+    }
+    let mut parity = Vec::new();
+    for (cta, ms) in view.parity.iter().enumerate() {
+        for (m, (p0, p1)) in ms.iter().enumerate() {
+            parity.push((shared_key(&em.dump_layout.mbarriers[m], cta), *p0, *p1));
+        }
+    }
+    let timeouts = view.timeouts.iter().enumerate().filter(|(_, cs)| cs.iter().any(|&t| t)).map(|(s, _)| s).collect();
+    let not_reached = view.reached_end.iter().enumerate().filter(|(_, &r)| !r).map(|(c, _)| c as u32).collect();
+    Ok(Observed { regions, canaries_ok: bad_canaries, timeouts, not_reached, parity })
+}
+
+/// Compare one hardware result with the reference's execution.
+pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base: &mut CaseResult) -> Option<Observed> {
+    let undefined = matches!(ex.outcome, RefOutcome::Undefined { .. });
+    let trap_or_timeout = |base: &mut CaseResult, expected: ExpectedHw, what: String| {
+        base.verdict = match (expected, what.starts_with("trap")) {
+            (ExpectedHw::MayTrap, true) => Verdict::TrapExpected,
+            (ExpectedHw::Timeout, false) => Verdict::TimeoutExpected,
+            _ if undefined => Verdict::ReferenceUndefined,
+            (_, true) => Verdict::TrapUnexpected,
+            (_, false) => Verdict::TimeoutUnexpected,
+        };
+        base.detail = format!("{what}; reference: {}", ref_summary(ex));
+    };
+    match &jr.outcome {
+        Outcome::Ok => {}
+        Outcome::Trap { kind, code } => {
+            trap_or_timeout(base, ex.expected_hw, format!("trap {kind:?} (CUDA error {code})"));
+            return None;
+        }
+        Outcome::Timeout { after_ms } => {
+            trap_or_timeout(base, ex.expected_hw, format!("timeout: watchdog after {after_ms} ms"));
+            return None;
+        }
+        other => {
+            base.verdict = Verdict::HarnessError;
+            base.detail = format!("{other:?}").chars().take(600).collect();
+            return None;
+        }
+    }
+    let obs = match observe(case, em, jr) {
+        Ok(o) => o,
+        Err(e) => {
+            base.verdict = Verdict::HarnessError;
+            base.detail = e;
+            return None;
+        }
+    };
+    if !obs.timeouts.is_empty() {
+        trap_or_timeout(base, ex.expected_hw, format!("timeout in wait step(s) {:?}", obs.timeouts));
+        return Some(obs);
+    }
+    if undefined {
+        base.verdict = Verdict::ReferenceUndefined;
+        base.detail = format!("hardware completed; reference: {}", ref_summary(ex));
+        return Some(obs);
+    }
+    let mut problems = Vec::new();
+    if !obs.canaries_ok.is_empty() {
+        problems.push(format!("canary bytes overwritten around {:?}", obs.canaries_ok));
+    }
+    if !obs.not_reached.is_empty() {
+        problems.push(format!("CTAs {:?} did not reach the end", obs.not_reached));
+    }
+    for (name, exp) in expected_regions(case, ex) {
+        if let Some(o) = obs.regions.get(&name) {
+            let d = RegionDiff { region: name.clone(), expected: exp, observed: o.clone() };
+            if let Some(i) = d.first_mismatch() {
+                problems.push(format!("{name} byte {i}: observed {:#04x}", d.observed[i]));
+                base.diffs.push(d);
+            }
+        }
+    }
+    for (cta, ms) in ex.final_state.mbarriers.iter().enumerate() {
+        for (name, st) in ms {
+            let key = shared_key(name, cta);
+            let Some(&(_, p0, p1)) = obs.parity.iter().find(|(k, _, _)| *k == key) else { continue };
+            if let (true, Some(cur)) = (st.valid, st.phase_parity) {
+                // test_wait.parity(p) is true when the phase of parity p (the current or the
+                // immediately preceding one) has completed, i.e. when p != the current parity.
+                let want = (cur != 0, cur != 1);
+                if (p0, p1) != want {
+                    problems.push(format!("mbarrier {key}: phase parity {cur} expected, test_wait.parity gave ({p0}, {p1})"));
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        base.verdict = Verdict::Pass;
+        base.detail = String::new();
+    } else {
+        base.verdict = Verdict::Diverge;
+        base.detail = problems.join("; ");
+    }
+    Some(obs)
+}
+
+fn ref_summary(ex: &Execution) -> String {
+    match &ex.outcome {
+        RefOutcome::Defined => format!("well defined, expects {:?}", ex.expected_hw),
+        RefOutcome::Undefined { ub, step } => format!("UB {} at step {step}, expects {:?}", ub.rule, ex.expected_hw),
+    }
+}
+
+/// The observation recorded into a case file.
+fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observation {
+    Observation {
+        device: info.device.clone(),
+        driver: info.driver.clone(),
+        date: info.date.clone(),
+        outcome: match verdict {
+            Verdict::Pass => "pass",
+            Verdict::Diverge => "diverge",
+            Verdict::TrapExpected | Verdict::TrapUnexpected => "trap",
+            Verdict::TimeoutExpected | Verdict::TimeoutUnexpected => "timeout",
+            _ => "other",
+        }
+        .to_string(),
+        regions: obs.regions.iter().map(|(k, v)| (k.clone(), to_hex(v))).collect(),
+        mbarriers: obs.parity.iter().map(|(k, a, b)| (k.clone(), format!("parity0_done={a} parity1_done={b}"))).collect(),
+    }
+}
+
+/// Write a divergence report: the case with the hardware observation (itself a runnable case)
+/// and its PTX.
+fn write_divergence(dir: &Path, case: &Case, em: &Emitted, obs: Option<&Observation>) -> Result<(), String> {
+    let d = dir.join("divergences");
+    std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
+    let mut c = case.clone();
+    if let Some(o) = obs {
+        c.observed = vec![o.clone()];
+    }
+    let stem: String = case.name.chars().map(|ch| if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.' { ch } else { '_' }).collect();
+    std::fs::write(d.join(format!("{stem}.yaml")), to_yaml(&[c])).map_err(|e| e.to_string())?;
+    std::fs::write(d.join(format!("{stem}.ptx")), &em.ptx).map_err(|e| e.to_string())
+}
+
+/// Record observations into the case files (one per device: a newer one replaces the older).
+fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usize, String> {
+    let mut n = 0;
+    for (file, obs) in recorded {
+        let mut cases = load_file(Path::new(file)).map_err(|e| e.to_string())?;
+        for c in cases.iter_mut() {
+            if let Some((_, o)) = obs.iter().find(|(name, _)| *name == c.name) {
+                c.observed.retain(|x| x.device != o.device);
+                c.observed.push(o.clone());
+                n += 1;
+            }
+        }
+        std::fs::write(file, to_yaml(&cases)).map_err(|e| format!("{file}: {e}"))?;
+    }
+    Ok(n)
+}
+
+pub fn run_cases(args: &RunArgs, dev: &DeviceInfo, todo: &[&Loaded], journal: &mut Journal, pb: &ProgressBar, info: &RunInfo) -> Result<Vec<CaseResult>, String> {
+    let mut out = Vec::new();
+    let mut cfg = SupervisorConfig::new(WorkerCommand::current_exe(args.device)?);
+    cfg.job_timeout = Duration::from_secs(args.job_timeout);
+    let mut sup = Supervisor::new(cfg);
+    let known = crate::report::KnownDivergences::load(&args.known)?;
+    let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
+    // (index into todo, reference result, execution, emitted)
+    let mut pending: Vec<(usize, CaseResult, Execution, Emitted)> = Vec::new();
+    let finish = |r: CaseResult, journal: &mut Journal, out: &mut Vec<CaseResult>| -> Result<(), String> {
         journal.append(&r)?;
         pb.inc(1);
+        if r.verdict.is_failure() {
+            pb.println(format!("{}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail));
+        }
         out.push(r);
+        Ok(())
+    };
+    for (i, l) in todo.iter().enumerate() {
+        let (r, ex) = evaluate(&l.file, &l.case);
+        let ex = match ex {
+            Ok(x) if !r.verdict.is_failure() => x,
+            _ => {
+                finish(r, journal, &mut out)?;
+                continue;
+            }
+        };
+        if !runs_on(l.case.target, dev.compute_capability) {
+            let mut r = r;
+            r.verdict = Verdict::NotRun;
+            r.detail = format!("needs {}", l.case.target);
+            finish(r, journal, &mut out)?;
+            continue;
+        }
+        match emit(&l.case) {
+            Ok(em) if em.assemblable() => pending.push((i, r, ex, em)),
+            Ok(em) => {
+                let mut r = r;
+                r.verdict = Verdict::NotRun;
+                r.detail = format!("needs PTX ISA {} (the driver takes at most 9.0)", em.version);
+                finish(r, journal, &mut out)?;
+            }
+            Err(e) => {
+                let mut r = r;
+                r.verdict = Verdict::HarnessError;
+                r.detail = format!("emit: {e}");
+                finish(r, journal, &mut out)?;
+            }
+        }
     }
+    for chunk in pending.chunks(args.batch.max(1)) {
+        let mut jobs = Vec::new();
+        let mut rest = Vec::new();
+        for (k, (i, r, ex, em)) in chunk.iter().enumerate() {
+            match job_of(k as u64, &todo[*i].case, em) {
+                Ok(j) => {
+                    jobs.push(j);
+                    rest.push((i, r, ex, em));
+                }
+                Err(e) => {
+                    let mut r = r.clone();
+                    r.verdict = Verdict::NotRun;
+                    r.detail = e;
+                    finish(r, journal, &mut out)?;
+                }
+            }
+        }
+        let results = sup.run(&jobs).map_err(|e| format!("GPU worker: {e:?}"))?;
+        for ((i, r, ex, em), jr) in rest.into_iter().zip(results) {
+            let l = todo[*i];
+            let mut r = r.clone();
+            r.wall_us = jr.wall_us;
+            let obs = classify(&l.case, ex, em, &jr, &mut r);
+            known.apply(&mut r);
+            let o = obs.as_ref().map(|o| observation(info, &r.verdict, o));
+            if r.verdict.is_failure() && r.verdict != crate::report::Verdict::HarnessError {
+                write_divergence(&args.out, &l.case, em, o.as_ref())?;
+            }
+            if let (true, Some(o)) = (args.record, o) {
+                recorded.entry(l.file.clone()).or_default().push((l.case.name.clone(), o));
+            }
+            finish(r, journal, &mut out)?;
+        }
+    }
+    if args.record {
+        let n = record(&recorded)?;
+        println!("recorded {n} hardware observations into the case files");
+    }
+    let _ = dev;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_runs_on_device() {
+        let h100 = (9, 0);
+        assert!(runs_on("sm_90a".parse().unwrap(), h100));
+        assert!(runs_on("sm_80".parse().unwrap(), h100));
+        assert!(!runs_on("sm_100a".parse().unwrap(), h100));
+        assert!(!runs_on("sm_100f".parse().unwrap(), h100));
+        assert!(runs_on("sm_100f".parse().unwrap(), (10, 3)));
+        assert!(!runs_on("sm_100a".parse().unwrap(), (10, 3)));
+    }
 }

@@ -36,6 +36,9 @@ pub struct RunArgs {
     /// Cases per worker batch on the GPU.
     #[arg(long, default_value_t = 64)]
     pub batch: usize,
+    /// Known divergences (named, explained), reported but not failing the run.
+    #[arg(long, default_value = "reports/known-divergences.yaml")]
+    pub known: PathBuf,
     /// Per-job watchdog (seconds) on the GPU.
     #[arg(long, default_value_t = 20)]
     pub job_timeout: u64,
