@@ -14,9 +14,9 @@ pub enum Verdict {
     Pass,
     /// Hardware differed from the reference.
     Diverge,
-    /// Hardware differed from the reference in a way recorded in `reports/known-divergences.yaml`
-    /// (a named, explained finding): reported, not a failure.
-    DivergeKnown,
+    /// A divergence, unexpected trap or unexpected timeout recorded in
+    /// `reports/known-divergences.yaml` (a named, explained finding): reported, not a failure.
+    Known,
     /// The GPU trapped where the reference said it might (UB the hardware traps on).
     TrapExpected,
     /// The GPU trapped on a case the reference found well defined.
@@ -42,7 +42,7 @@ impl Verdict {
         match self {
             Verdict::Pass => "pass",
             Verdict::Diverge => "diverge",
-            Verdict::DivergeKnown => "diverge (known)",
+            Verdict::Known => "known finding",
             Verdict::TrapExpected => "trap (expected)",
             Verdict::TrapUnexpected => "trap (unexpected)",
             Verdict::TimeoutExpected => "timeout (expected)",
@@ -63,8 +63,8 @@ impl Verdict {
     }
 }
 
-/// A named, explained divergence: cases whose name matches `case` (`*` wildcards) and that
-/// diverge are reported as [`Verdict::DivergeKnown`].
+/// A named, explained finding: cases whose name matches `case` (`*` wildcards) and that diverge,
+/// trap or time out unexpectedly are reported as [`Verdict::Known`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownDivergence {
@@ -92,12 +92,12 @@ impl KnownDivergences {
     pub fn matching(&self, case: &str) -> Option<&KnownDivergence> {
         self.known.iter().find(|k| crate::legality::glob(&k.case, case))
     }
-    /// Re-classify a divergence that is known.
+    /// Re-classify a failure that is a known finding.
     pub fn apply(&self, r: &mut CaseResult) {
-        if r.verdict == Verdict::Diverge {
+        if matches!(r.verdict, Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected) {
             if let Some(k) = self.matching(&r.case) {
-                r.verdict = Verdict::DivergeKnown;
-                r.detail = format!("[known: {}] {}", k.name, r.detail);
+                r.detail = format!("[known: {}] {}: {}", k.name, r.verdict.name(), r.detail);
+                r.verdict = Verdict::Known;
             }
         }
     }
@@ -366,6 +366,21 @@ mod tests {
         assert_eq!(d.first_mismatch(), Some(2));
         assert_eq!(s.failures(), 1);
         assert_eq!(s.totals["pass"], 1);
+    }
+
+    #[test]
+    fn known_findings_are_reclassified_by_name() {
+        let k = KnownDivergences { known: vec![KnownDivergence { name: "f32-no-ftz".into(), case: "reduce.*.f32*".into(), reason: "r".into() }] };
+        let mut s = sample();
+        let mut r = s.results.remove(1);
+        r.case = "reduce.global.add.f32".into();
+        k.apply(&mut r);
+        assert_eq!(r.verdict, Verdict::Known);
+        assert!(r.detail.starts_with("[known: f32-no-ftz] diverge"), "{}", r.detail);
+        let mut other = s.results.remove(0);
+        other.verdict = Verdict::Diverge;
+        k.apply(&mut other);
+        assert_eq!(other.verdict, Verdict::Diverge, "an unlisted case stays a failure");
     }
 
     #[test]

@@ -35,6 +35,8 @@
 //! - A-EXEC-HW: the expected hardware behaviour of a UB: address faults (misaligned, out of
 //!   range, outside the cluster / CTA window) may trap; a never-completing wait times out; other
 //!   UB is expected to complete (with unconstrained results).
+//! - A-EXEC-REDUCE-REMOTE: cp.reduce.async.bulk into .shared::cluster must target another CTA
+//!   (the copy's rule; the reduce page is silent; decided by H100 traps, see sem/exec/reduce.rs).
 //! - A-EXEC-UPDATE-FINAL: a reduction still in flight at the end leaves its destination bytes
 //!   {old, result computed from the final destination}.
 
@@ -73,6 +75,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-PREFETCH",
     "A-EXEC-HW",
     "A-EXEC-UPDATE-FINAL",
+    "A-EXEC-REDUCE-REMOTE",
 ];
 
 // ---------------------------------------------------------------------------------------------
