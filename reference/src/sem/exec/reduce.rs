@@ -22,6 +22,7 @@ impl Machine<'_> {
             RedDst::Cluster { .. } => self.shared(&r.dst, "dstMem")?,
             RedDst::Global => self.global(&r.dst, "dstMem")?,
         };
+        let (d, s) = self.bulk_ranges(&dst, &src, size)?;
         // A-EXEC-REDUCE-REMOTE: §9.7.9.25.4.2 states no "different CTA" rule for the .shared::cluster
         // destination (§9.7.9.25.4.1 does for the copy). Hardware decided: on an H100 every
         // reduction into the executing CTA's own shared memory traps with an illegal instruction
@@ -29,7 +30,6 @@ impl Machine<'_> {
         if matches!(r.dst_kind, RedDst::Cluster { .. }) && dst.cta() == Some(self.cta) {
             return ub(&rules::BULK_CLUSTER_DST_OWN_CTA, format!("reduction dstMem {} is in the executing CTA {}", r.dst, self.cta));
         }
-        let (d, s) = self.bulk_ranges(&dst, &src, size)?;
         let barrier = match &r.dst_kind {
             // The complete-tx goes to the mbarrier in the destination CTA (A-EXEC-MBAR-IN-DST).
             RedDst::Cluster { mbar } => {
