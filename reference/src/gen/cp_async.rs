@@ -57,7 +57,11 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
                             "`.cg` with cp-size 4/8"
                         }
                         1 => {
+                            // Without a fill operand: ptxas 13.0 reads a 4th immediate under
+                            // `.L2::cache_hint` as an (immediate) cache-policy, so `…, 4, 2` would
+                            // be legal to it (finding; the model reads it as src-size).
                             copy.hint = CacheHint { qualifier: true, policy: None };
+                            copy.fill = Fill::Full;
                             "`.L2::cache_hint` without cache-policy"
                         }
                         _ => {
