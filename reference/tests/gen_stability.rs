@@ -37,8 +37,8 @@ fn a_late_byte_changes_few_steps() {
     for seed in 0..300u64 {
         let b = bytes(seed, HEADER + 8 * BLOCK);
         let g = generate_bytes(&b, &cfg);
-        // A byte in the last episode's chunk.
-        let at = HEADER + 7 * BLOCK + (seed as usize % BLOCK);
+        // A byte among the first ones of the last episode's chunk (the ones every episode reads).
+        let at = HEADER + (g.episodes - 1) * BLOCK + (seed as usize % 8);
         let mut flipped = b.clone();
         flipped[at] ^= 1 << (seed % 8);
         let h = generate_bytes(&flipped, &cfg);
@@ -52,13 +52,14 @@ fn a_late_byte_changes_few_steps() {
         worst = worst.max(n);
         total += n;
     }
-    assert!(total > 0, "flipping bytes never changed anything: the last chunk is not read");
+    // Most flips of an early byte of the last episode's chunk change it.
+    assert!(total >= 300, "flips changed only {total} steps in 300 cases: the last chunk is barely read");
     eprintln!("locality: worst {worst} steps, mean {:.2}", total as f64 / 300.0);
 }
 
 #[test]
 fn a_header_byte_keeps_episodes_apart() {
-    // Flipping a byte of episode 2 of 8 changes episode 2, and later ones only in mbarrier
+    // Flipping a byte of episode 1 (of at least 4) changes episode 1, and later ones only in mbarrier
     // parities / init bookkeeping: most steps stay identical.
     let cfg = GenConfig { max_episodes: 8, ..GenConfig::legal() };
     let mut same = 0usize;
@@ -66,8 +67,12 @@ fn a_header_byte_keeps_episodes_apart() {
     for seed in 0..200u64 {
         let b = bytes(seed, HEADER + 8 * BLOCK);
         let mut f = b.clone();
-        f[HEADER + 2 * BLOCK + 5] ^= 0x10;
-        let (g, h) = (generate_bytes(&b, &cfg), generate_bytes(&f, &cfg));
+        let g = generate_bytes(&b, &cfg);
+        if g.episodes < 4 {
+            continue;
+        }
+        f[HEADER + BLOCK + 5] ^= 0x10;
+        let h = generate_bytes(&f, &cfg);
         all += g.case.program.len();
         same += g.case.program.len() - changed(&g.case.program, &h.case.program).min(g.case.program.len());
     }

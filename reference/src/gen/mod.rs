@@ -118,6 +118,8 @@ pub enum Deviation {
 pub struct Generated {
     pub case: Case,
     pub intent: Intent,
+    /// Episodes generated: chunk k (bytes `HEADER + k*BLOCK ..`) drove episode k.
+    pub episodes: usize,
 }
 
 /// Build one case from `u`. Never fails: missing bytes read as zero.
@@ -162,7 +164,7 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
         store::plain(&mut w, &mut Chunk::new(&[]));
     }
     let case = w.finish(&intent);
-    Ok(Generated { case, intent })
+    Ok(Generated { case, intent, episodes: n })
 }
 
 /// Convenience: generate from a byte slice.
@@ -178,7 +180,7 @@ pub fn generate_bytes(bytes: &[u8], cfg: &GenConfig) -> Generated {
 fn unreachable_generated() -> Generated {
     let mut w = World::new(&mut Chunk::new(&[]), &GenConfig::default(), Swarm::none());
     store::plain(&mut w, &mut Chunk::new(&[]));
-    Generated { case: w.finish(&Intent::WellDefined), intent: Intent::WellDefined }
+    Generated { case: w.finish(&Intent::WellDefined), intent: Intent::WellDefined, episodes: 0 }
 }
 
 /// Copy the next `out.len()` bytes (zeros once the input runs out).

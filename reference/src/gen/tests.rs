@@ -50,7 +50,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn strategy_cases_validate(c in strategy::case()) {
-        let g = Generated { case: c, intent: Intent::WellDefined };
+        let g = Generated { case: c, intent: Intent::WellDefined, episodes: 0 };
         prop_assert!(oracle::Oracle::check(&Validates, &g).is_ok());
     }
 }
