@@ -59,6 +59,8 @@ pub struct KernelBuilder {
     pub name: String,
     counts: [usize; 9],
     params: Vec<String>,
+    /// Module-scope declarations printed before the `.entry` (e.g. `.extern .shared`).
+    module_decls: Vec<String>,
     extra_decls: Vec<String>,
     body: Vec<String>,
 }
@@ -94,7 +96,7 @@ impl Kernel {
 
 impl KernelBuilder {
     pub fn new(version: PtxVersion, target: Target) -> Self {
-        KernelBuilder { version, target, name: "k".into(), counts: [0; 9], params: Vec::new(), extra_decls: Vec::new(), body: Vec::new() }
+        KernelBuilder { version, target, name: "k".into(), counts: [0; 9], params: Vec::new(), module_decls: Vec::new(), extra_decls: Vec::new(), body: Vec::new() }
     }
 
     /// Declare a fresh register of type `ty` and return its name.
@@ -156,6 +158,12 @@ impl KernelBuilder {
         (out, binds)
     }
 
+    /// A module-scope declaration printed before the `.entry` line (e.g.
+    /// `.extern .shared .align 1024 .b8 smem[];`, which PTX does not allow inside a function).
+    pub fn declare_module(&mut self, decl: impl Into<String>) {
+        self.module_decls.push(decl.into().replace('\n', " "));
+    }
+
     /// A kernel parameter, e.g. `.param .u64 out` (printed in the `.entry` signature).
     pub fn param(&mut self, decl: impl Into<String>) {
         self.params.push(decl.into().replace('\n', " "));
@@ -189,6 +197,12 @@ impl KernelBuilder {
     pub fn build_only(&self, keep: &[usize]) -> Kernel {
         let mut t = String::new();
         let _ = writeln!(t, ".version {}\n.target {}\n.address_size 64\n", self.version, self.target);
+        for d in &self.module_decls {
+            let _ = writeln!(t, "{d}");
+        }
+        if !self.module_decls.is_empty() {
+            t.push('\n');
+        }
         let _ = writeln!(t, ".visible .entry {}({})\n{{", self.name, self.params.join(", "));
         for (i, ty) in ALL_TYS.iter().enumerate() {
             if self.counts[i] > 0 {

@@ -24,13 +24,13 @@ enum Cmd {
     /// Static legality: the model's verdicts against ptxas for every variant and target.
     Legality(legality::LegalityArgs),
     /// Run the case corpus on the reference model and, where a GPU is present, on hardware.
-    Run(Later),
+    Run(ptxconform::run::RunArgs),
     /// Emit the PTX kernel of a case.
     Emit(Later),
     /// Explain a case's outcome step by step.
-    Explain(Later),
+    Explain(cli::explain::ExplainArgs),
     /// Coverage of variants and rows by the corpus.
-    Coverage(Later),
+    Coverage(cli::coverage::CoverageArgs),
     /// Throughput benchmarks.
     Bench(Later),
     /// Differential fuzzing.
@@ -51,10 +51,10 @@ fn main() {
     let r = match Cli::parse().cmd {
         Cmd::Syntax(a) => cli::syntax::main(&a),
         Cmd::Legality(a) => legality::main(&a),
-        Cmd::Run(_) => later("run", "GPU execution / corpus runner"),
+        Cmd::Run(a) => ptxconform::run::main(&a),
         Cmd::Emit(_) => later("emit", "PTX emitter"),
-        Cmd::Explain(_) => later("explain", "reference-model explain"),
-        Cmd::Coverage(_) => later("coverage", "coverage report"),
+        Cmd::Explain(a) => cli::explain::main(&a),
+        Cmd::Coverage(a) => cli::coverage::main(&a, Some(&|c| !ptxconform::run::reference::evaluate("", c).0.verdict.is_failure())),
         Cmd::Bench(_) => later("bench", "benchmark"),
         Cmd::Fuzz(_) => later("fuzz", "differential fuzzer"),
     };

@@ -1,3 +1,6 @@
 //! Subcommand implementations that are not a module of their own.
 
+pub mod coverage;
+pub mod emit;
+pub mod explain;
 pub mod syntax;

@@ -58,6 +58,7 @@ fn buf(size: u64, init: Vec<u8>) -> BufferSpec {
         align: 256,
         fill: 0,
         init,
+        patches: vec![],
     }
 }
 

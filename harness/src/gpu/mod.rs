@@ -42,7 +42,7 @@ mod device_tests;
 
 pub use driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
 pub use protocol::{
-    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
+    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome, Patch,
     ReadBack, TensorMapRequest,
 };
 pub use worker::{

@@ -40,6 +40,17 @@ pub struct BufferSpec {
     pub fill: u8,
     #[serde(default, with = "hex")]
     pub init: Vec<u8>,
+    /// Device addresses written into this buffer (u64, little-endian) once every buffer of the
+    /// job is allocated: how a parameter block holds pointers to the job's other buffers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches: Vec<Patch>,
+}
+
+/// Write the device address `address` at byte `offset` of the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Patch {
+    pub offset: u64,
+    pub address: Address,
 }
 
 fn default_align() -> u64 {
@@ -299,6 +310,7 @@ mod tests {
                 align: 128,
                 fill: 0xee,
                 init: vec![1, 2, 3],
+                patches: vec![],
             }],
             tensor_maps: vec![TensorMapRequest {
                 global: Address::Buffer {
@@ -390,7 +402,8 @@ mod tests {
                 size: 8,
                 align: 256,
                 fill: 0,
-                init: vec![]
+                init: vec![],
+                patches: vec![],
             }
         );
     }

@@ -209,6 +209,17 @@ fn run_on_device(
             .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         buffers.push(JobBuffer { mem, start, size });
     }
+    for (i, spec) in job.buffers.iter().enumerate() {
+        for p in &spec.patches {
+            if p.offset.checked_add(8).is_none_or(|end| end > spec.size) {
+                return Err(setup(format!("buffer {i}: patch at {} leaves the buffer", p.offset)));
+            }
+            let addr = resolve(&buffers, p.address)?;
+            let b = &mut buffers[i];
+            let at = b.start + p.offset as usize;
+            b.mem.write(at, &addr.to_le_bytes()).map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        }
+    }
 
     for (i, req) in job.tensor_maps.iter().enumerate() {
         let addr = resolve(&buffers, req.global)?;
@@ -888,6 +899,7 @@ mod tests {
                 align: 256,
                 fill: 0,
                 init: vec![0xab],
+                patches: vec![],
             }],
             tensor_maps: vec![],
             launch: Some(KernelLaunch {

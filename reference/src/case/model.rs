@@ -195,6 +195,10 @@ pub enum Param {
         #[serde(rename = "type")]
         ty: String,
     },
+    /// The `.shared::cluster` address of shared region / mbarrier `mapa` in the CTA of cluster
+    /// rank `cta`, as PTX `mapa` gives it (a 32-bit register). Must stay after `Typed`: the enum
+    /// is untagged and tried in order.
+    Mapa { mapa: String, cta: u32 },
 }
 
 /// Who executes a step: default CTA 0, thread 0. `cta: all` runs it in every CTA.

@@ -98,17 +98,40 @@ impl Names {
         for (k, p) in &case.params {
             n.params.insert(k.clone(), param_type(p).unwrap_or(RegTy::B32));
         }
+        // A Mapa param is the address of a shared place in another CTA: it validates as that place.
+        for (k, p) in &case.params {
+            if let Param::Mapa { mapa, .. } = p {
+                if let Some(d @ (Decl::Shared { .. } | Decl::Mbarrier)) = n.decls.get(mapa).copied() {
+                    n.decls.entry(k.clone()).or_insert(d);
+                }
+            }
+        }
         n
     }
-    fn parse_ctx(&self) -> ParseCtx {
+    pub fn parse_ctx(&self) -> ParseCtx {
         ParseCtx { decls: self.params.clone() }
     }
+}
+
+/// The parsed PTX statement of every `ptx:` step (index into `case.program`), with the case's
+/// params declared so type-disambiguated operands parse as the case means them.
+pub fn parse_steps(case: &Case) -> Vec<(usize, Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>)> {
+    let ctx = Names::of(case).parse_ctx();
+    case.program
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match &s.op {
+            crate::case::StepOp::Ptx(text) => Some((i, crate::ptx::Statement::parse_with(text, &ctx))),
+            _ => None,
+        })
+        .collect()
 }
 
 fn param_type(p: &Param) -> Option<RegTy> {
     match p {
         Param::Int(_) => Some(RegTy::B32),
         Param::Typed { ty, .. } => RegTy::from_ptx(ty),
+        Param::Mapa { .. } => Some(RegTy::B32),
     }
 }
 
@@ -453,12 +476,23 @@ fn params(c: &Case, o: &mut Out) {
         if !(is_identifier(name) || name.starts_with('%') && is_identifier(&name[1..])) || is_special(name) {
             o.err(path.clone(), format!("parameter name `{name}` is not a register identifier (or is a special register)"));
         }
+        if let Param::Mapa { mapa, cta } = prm {
+            let shared = c.memory.shared.iter().any(|r| &r.name == mapa) || c.memory.mbarriers.iter().any(|b| &b.name == mapa);
+            if !shared {
+                o.err(path.clone(), format!("mapa param `{name}`: `{mapa}` is not a shared region or mbarrier"));
+            }
+            if *cta >= c.launch.cluster_size() {
+                o.err(path, format!("mapa param `{name}`: cluster rank {cta} outside a cluster of {}", c.launch.cluster_size()));
+            }
+            continue;
+        }
         if decls.contains_key(name.as_str()) {
             o.err(path.clone(), format!("parameter `{name}` has the name of a declared {}", "region or object"));
         }
         let (value, ty) = match prm {
             Param::Int(v) => (*v, Some(RegTy::B32)),
             Param::Typed { value, ty } => (*value, RegTy::from_ptx(ty)),
+            Param::Mapa { .. } => continue, // checked above
         };
         let Some(ty) = ty else {
             let mut tp = path.clone();

@@ -74,7 +74,13 @@ impl fmt::Display for Instruction {
 
 type ParseFn = fn(&str, &Opcode, &Args, &ParseCtx) -> Result<Instruction, SyntaxError>;
 
-fn heads() -> Vec<(&'static str, ParseFn)> {
+/// Every family's heads with its parser, longest head first (built once).
+fn heads() -> &'static [(&'static str, ParseFn)] {
+    static HEADS: std::sync::OnceLock<Vec<(&'static str, ParseFn)>> = std::sync::OnceLock::new();
+    HEADS.get_or_init(build_heads)
+}
+
+fn build_heads() -> Vec<(&'static str, ParseFn)> {
     let mut v: Vec<(&'static str, ParseFn)> = Vec::new();
     for h in cp_async::CpAsyncOp::HEADS {
         v.push((h, |h, o, a, c| cp_async::CpAsyncOp::parse(h, o, a, c).map(Instruction::CpAsync)));
@@ -113,7 +119,7 @@ impl Instruction {
     }
 
     fn from_parts(op: &Opcode, args: &Args, ctx: &ParseCtx) -> Result<Instruction, SyntaxError> {
-        for (head, f) in heads() {
+        for &(head, f) in heads() {
             if op.has_head(head) {
                 return f(head, op, args, ctx);
             }

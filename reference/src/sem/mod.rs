@@ -33,10 +33,13 @@
 //! - kernel end: `mem.complete_all()` (returns updates still needing a result), then compare
 //!   with `mem.matches_region(region, observed)`; `reduce::same_value` for NaN-agnostic checks.
 
+pub mod exec;
 pub mod groups;
 pub mod mbarrier;
 pub mod memory;
 pub mod reduce;
+pub mod tcgen05;
+pub mod tensor;
 pub mod tracking;
 pub mod ub;
 

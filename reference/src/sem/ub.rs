@@ -112,9 +112,21 @@ rules! {
         ".shared::cta destination not in the executing CTA's shared memory");
     BULK_IGNORE_OOB_RANGE = ("bulk.ignore_oob_range", "9.7.9.25.4.1", false, Executor,
         "ignoreBytesLeft/ignoreBytesRight outside [0, 15]");
+    BULK_MULTICAST_OUTSIDE_CLUSTER = ("bulk.multicast_cta_outside_cluster", "9.7.9.25.4.1", true, Executor,
+        "ctaMask bit set for a CTA rank outside the cluster");
+    BULK_CLUSTER_DST_OWN_CTA = ("bulk.cluster_dst_is_executing_cta", "9.7.9.25.4.1", true, Executor,
+        ".shared::cluster destination of a .shared::cta source is in the executing CTA (must be a different CTA)");
+    // --- waits (§9.7.13.15.16) ---
+    WAIT_NEVER_COMPLETES = ("wait.never_completes", "9.7.13.15.16", true, Executor,
+        "a blocking wait on a phase that can never complete (nothing left that could complete it)");
+    // --- plain accesses racing async operations (§9.7.9.25.1) ---
+    ASYNC_DST_WRITTEN = ("async.dst_written_before_completion", "9.7.9.25.1", true, Executor,
+        "plain write to the destination of an asynchronous operation before it completed");
     // --- addresses (§6.4.1) ---
     ADDRESS_MISALIGNED = ("address.misaligned", "6.4.1", false, Executor,
         "memory operand not aligned as the instruction requires");
+    ADDRESS_OUT_OF_REGION = ("address.out_of_region", "6.4.1", true, Executor,
+        "access leaves the declared region (or state space) its address names");
 }
 
 /// Rules of one layer.

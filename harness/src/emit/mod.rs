@@ -1,0 +1,978 @@
+//! Emission of the GPU program of a YAML case.
+//!
+//! # Kernel ABI
+//!
+//! ```text
+//! .extern .shared .align 1024 .b8 smem[];                  // the per-CTA shared image
+//! .visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump,
+//!                                 .param .align 64 .b8 tmap0[128], ...)  // one per tensor map
+//! ```
+//! * `pblock` points to a device array of u64 ([`dump::pb`] names the header slots): header,
+//!   the base address of every global region, then the value of every register operand in
+//!   emission order (immediates of operand slots, `params` values, region offsets of address
+//!   operands, bytes of `store` steps). Operands are loaded from the block (`ld.global.bN` of the
+//!   low bytes; `setp.ne` for predicates), so ONE compiled kernel serves every case of the same
+//!   *shape*: cases that differ only in such values give identical PTX ([`Emitted::shape_key`]).
+//!   What stays in the text (the shape): opcodes and qualifiers, immediates that are no operand
+//!   slot (cp-size, wait_group N, …), `wait_parity` parities, which CTA/thread runs each step,
+//!   which region each address operand names, the number of stored bytes.
+//! * `dump` points to the observation buffer ([`DumpLayout`]), zero-filled by the host.
+//! * Shared memory is dynamic (`dyn_smem_bytes`); regions and mbarriers sit at
+//!   [`Layout`] offsets. The prologue copies the initial image (`Emitted::shared_init`, uploaded
+//!   by the host to the address in `pblock[pb::SHARED_INIT]`) into every CTA's shared memory.
+//! * Address operands: `.shared::cta`/`.shared::cluster` operands are 32-bit shared addresses
+//!   (smem base + offset); generic operands naming shared memory go through `cvta.shared`;
+//!   global ones are the region base from `pblock` + offset. A `Param::Mapa { mapa, cta }`
+//!   operand is `mapa.shared::cluster.u32` of the local address with the rank from `pblock`
+//!   (`mapa.u64` of the generic address for generic operands). A tensor map operand is the generic
+//!   address of its `.param` (`mov.u64 %rd, tmapN; cvta.param.u64 %rd, %rd;`, what nvcc emits
+//!   for the address of a `__grid_constant__` parameter).
+//!
+//! # CTA numbering and step order
+//!
+//! CTA number: with clusters, `cluster linear id * cluster size + %cluster_ctarank` (so in a
+//! one-cluster grid it is the cluster rank); without, the linear `%ctaid`. Assumption: this is
+//! the numbering `cta:` in a case means (the reference executor must agree). Steps run in listed
+//! order, each guarded by "this is CTA c and thread t". Between consecutive steps with different
+//! executors the kernel inserts `bar.sync 0` (same CTA set) or, in a clustered launch, a cluster
+//! barrier (`barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`) when the CTA sets
+//! differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`.
+//!
+//! `wait_parity` loops on `mbarrier.try_wait.parity` (`test_wait.parity` before sm_90) bounded
+//! by `%globaltimer` (budget `pblock[pb::TIMEOUT_NS]`); on timeout it sets the step's flag in
+//! the dump and goes on. The epilogue: `bar.sync 0` (+ cluster barrier), thread 0 records each
+//! mbarrier's `test_wait.parity` answers for parity 0 and 1, all threads copy the shared image
+//! to the dump, thread 0 sets the reached-end word, (+ a final cluster barrier so no CTA exits
+//! while a peer may still touch its shared memory).
+
+pub mod dump;
+
+pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
+
+use crate::kernel::KernelBuilder;
+use dump::pb;
+use ptxconform_reference::case::validate::{validate_case, Names, Severity};
+use ptxconform_reference::case::{Case, Ctas, Param, StepOp};
+use ptxconform_reference::layout::{Layout, Place};
+use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
+use ptxconform_reference::ptx::Statement;
+use ptxconform_reference::target::{PtxVersion, Target};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+
+/// Name of the kernel entry.
+pub const ENTRY: &str = "ptxconform_case";
+
+/// Launch dimensions of a case kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDims {
+    pub grid: [u32; 3],
+    pub cluster: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// A tensor map the host encodes and passes as kernel parameter `param` (`tmapN`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapParam {
+    pub param: String,
+    pub name: String,
+    /// Global region whose base is the tensor's global address.
+    pub global: String,
+    /// Global region index (the `pblock` slot `pb::HEADER + global_index` holds its base).
+    pub global_index: usize,
+    pub encode: BTreeMap<String, serde_json::Value>,
+}
+
+/// PTX lines (1-based, inclusive start, exclusive end) of one program step, guard included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepLines {
+    pub step: usize,
+    pub lines: Range<usize>,
+}
+
+/// The emitted program of a case and everything the host needs to run it.
+#[derive(Clone, Debug)]
+pub struct Emitted {
+    pub ptx: String,
+    /// FNV-1a hash of `ptx`: equal keys, one compiled module.
+    pub shape_key: u64,
+    pub entry: &'static str,
+    pub target: Target,
+    pub version: PtxVersion,
+    /// The parameter block; global-base and `SHARED_INIT` slots are 0 until the host sets them.
+    pub pblock: Vec<u64>,
+    /// Number of global regions (slots `pb::HEADER..pb::HEADER + globals`).
+    pub globals: usize,
+    pub dump_layout: DumpLayout,
+    pub dyn_smem_bytes: u64,
+    /// Initial bytes of every CTA's shared image (regions' `init`, zero elsewhere and in mbarriers).
+    pub shared_init: Vec<u8>,
+    pub launch: LaunchDims,
+    pub tensor_maps: Vec<TensorMapParam>,
+    pub step_map: Vec<StepLines>,
+}
+
+impl Emitted {
+    pub fn set_global_base(&mut self, region: usize, addr: u64) {
+        if region < self.globals {
+            self.pblock[pb::HEADER + region] = addr;
+        }
+    }
+    pub fn set_shared_init(&mut self, addr: u64) {
+        self.pblock[pb::SHARED_INIT] = addr;
+    }
+    pub fn set_timeout_ns(&mut self, ns: u64) {
+        self.pblock[pb::TIMEOUT_NS] = ns;
+    }
+    /// Whether the pinned ptxas / driver can take the program at all: a case whose instructions
+    /// need a newer PTX ISA than [`PtxVersion::MAX_SUPPORTED`] runs on the reference only.
+    pub fn assemblable(&self) -> bool {
+        self.version <= PtxVersion::MAX_SUPPORTED
+    }
+
+    /// The pblock as little-endian bytes, for upload.
+    pub fn pblock_bytes(&self) -> Vec<u8> {
+        self.pblock.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitError(pub String);
+
+impl std::fmt::Display for EmitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(m: impl Into<String>) -> Result<T, EmitError> {
+    Err(EmitError(m.into()))
+}
+
+/// FNV-1a, 64-bit (stable across builds, unlike `DefaultHasher`).
+pub fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// What a `params` name binds to.
+#[derive(Debug, PartialEq)]
+enum Bound {
+    Value(i64),
+    /// A `.shared::cluster` address of `region` in cluster CTA rank `cta` (`mapa`).
+    Mapa {
+        region: String,
+        cta: u32,
+    },
+}
+
+/// The binding of a param.
+fn bound(p: &Param) -> Result<Bound, String> {
+    Ok(match p {
+        Param::Int(v) => Bound::Value(*v),
+        Param::Typed { value, .. } => Bound::Value(*value),
+        Param::Mapa { mapa, cta } => Bound::Mapa {
+            region: mapa.clone(),
+            cta: *cta,
+        },
+    })
+}
+
+/// Who runs a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Who {
+    /// `None` = every CTA.
+    ctas: Option<BTreeSet<u32>>,
+    thread: u32,
+}
+
+fn who(cta: &Ctas, thread: u32) -> Who {
+    let ctas = match cta {
+        Ctas::One(n) => Some(BTreeSet::from([*n])),
+        Ctas::List(l) => Some(l.iter().copied().collect()),
+        Ctas::Named(_) => None,
+    };
+    Who { ctas, thread }
+}
+
+struct Em<'a> {
+    case: &'a Case,
+    layout: Layout,
+    kb: KernelBuilder,
+    pblock: Vec<u64>,
+    names: Names,
+    /// Registers standing for names that are neither params nor regions (values an earlier step
+    /// wrote, e.g. an mbarrier `state`), one per (name, type), shared by all steps.
+    named: HashMap<(String, RegTy), String>,
+    /// Fixed registers of the prologue.
+    pbr: String,
+    dumpr: String,
+    smem: String,
+    cta: String,
+    tid: String,
+    label: usize,
+    errors: Vec<String>,
+}
+
+/// Emit the GPU program of `case` (which must validate without errors).
+pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
+    let problems: Vec<String> = validate_case(case)
+        .into_iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(|p| p.message)
+        .collect();
+    if !problems.is_empty() {
+        return err(format!(
+            "case `{}` is invalid: {}",
+            case.name,
+            problems.join("; ")
+        ));
+    }
+    let layout = Layout::of(case).map_err(|e| EmitError(e.0))?;
+    let names = Names::of(case);
+    let ctx = ParseCtx {
+        decls: names.params.clone(),
+    };
+    let mut stmts = Vec::new();
+    for s in &case.program {
+        if let StepOp::Ptx(t) = &s.op {
+            stmts.push(Some(
+                Statement::parse_with(t, &ctx).map_err(|e| EmitError(format!("`{t}`: {e}")))?,
+            ));
+        } else {
+            stmts.push(None);
+        }
+    }
+    let version = version_of(case, &stmts)?;
+    let mut kb = KernelBuilder::new(version, case.target);
+    kb.name = ENTRY.into();
+    let (pbr, dumpr, smem, cta, tid) = (
+        kb.fresh(RegTy::B64),
+        kb.fresh(RegTy::B64),
+        kb.fresh(RegTy::B32),
+        kb.fresh(RegTy::B32),
+        kb.fresh(RegTy::B32),
+    );
+    let globals = case.memory.global.len();
+    let mut pblock = vec![0u64; pb::HEADER + globals];
+    let dump_layout = DumpLayout::new(
+        case.launch.ctas(),
+        layout.shared_bytes,
+        case.memory
+            .mbarriers
+            .iter()
+            .map(|m| m.name.clone())
+            .collect(),
+        case.program.len(),
+    );
+    pblock[pb::TIMEOUT_NS] = DEFAULT_TIMEOUT_NS;
+    pblock[pb::IMAGE_BYTES] = layout.shared_bytes;
+    pblock[pb::PARITY_AT] = dump_layout.parity_at;
+    pblock[pb::TIMEOUTS_AT] = dump_layout.timeouts_at;
+    pblock[pb::REACHED_AT] = dump_layout.reached_at;
+    let shared_init = shared_image(case, &layout)?;
+    let mut em = Em {
+        case,
+        layout,
+        kb,
+        pblock,
+        names,
+        named: HashMap::new(),
+        pbr,
+        dumpr,
+        smem,
+        cta,
+        tid,
+        label: 0,
+        errors: Vec::new(),
+    };
+    let tensor_maps = em.prologue()?;
+    let mut spans = Vec::new();
+    let mut prev: Option<Who> = None;
+    for (j, (step, st)) in case.program.iter().zip(stmts).enumerate() {
+        let w = who(&step.cta, step.thread);
+        let start = em.kb.body().len();
+        if let Some(p) = &prev {
+            if *p != w {
+                if p.ctas != w.ctas && em.clustered() {
+                    em.cluster_barrier();
+                } else {
+                    em.line("bar.sync 0;");
+                }
+            }
+        }
+        let skip = em.guard(&w);
+        match (&step.op, st) {
+            (StepOp::Ptx(_), Some(st)) => em.ptx_step(st),
+            (StepOp::WaitParity { mbar, parity }, _) => em.wait_step(j, mbar, *parity)?,
+            (StepOp::Store { at, bytes }, _) => em.store_step(at, bytes)?,
+            _ => return err("internal: step and statement out of step"),
+        }
+        em.line(format!("{skip}:"));
+        spans.push((j, start..em.kb.body().len()));
+        prev = Some(w);
+        if !em.errors.is_empty() {
+            return err(format!("step {j}: {}", em.errors.join("; ")));
+        }
+    }
+    em.epilogue();
+    let k = em.kb.build();
+    let step_map = spans
+        .into_iter()
+        .map(|(step, r)| {
+            let first = if r.start < k.lines.len() {
+                k.lines[r.start]
+            } else {
+                0
+            };
+            StepLines {
+                step,
+                lines: first..first + r.len(),
+            }
+        })
+        .collect();
+    let l = &case.launch;
+    Ok(Emitted {
+        shape_key: fnv1a(&k.text),
+        ptx: k.text,
+        entry: ENTRY,
+        target: case.target,
+        version,
+        pblock: em.pblock,
+        globals,
+        dyn_smem_bytes: em.layout.shared_bytes,
+        dump_layout,
+        shared_init,
+        launch: LaunchDims {
+            grid: l.grid,
+            cluster: l.cluster,
+            block: [l.threads, 1, 1],
+        },
+        tensor_maps,
+        step_map,
+    })
+}
+
+/// The case's `ptx_version`, else the least version the program's instructions and the
+/// emitter's own scaffolding (see [`scaffold_min_ptx`]) need on the target.
+fn version_of(case: &Case, stmts: &[Option<Statement>]) -> Result<PtxVersion, EmitError> {
+    if let Some(v) = &case.ptx_version {
+        return v.parse().map_err(EmitError);
+    }
+    let mut v = scaffold_min_ptx(case);
+    for s in stmts.iter().flatten() {
+        let need = s
+            .instr
+            .requirement()
+            .min_ptx_for(case.target)
+            .map_err(|why| {
+                EmitError(format!(
+                    "`{}` is not legal on {}: {why}",
+                    s.instr, case.target
+                ))
+            })?;
+        v = v.max(need);
+    }
+    Ok(v)
+}
+
+/// PTX ISA the harness's own instructions need: `fence.proxy.async` 8.0 (emitted on sm_90+),
+/// cluster barriers / `%cluster_ctarank` / `mapa` and `mbarrier.try_wait` 7.8, `cvta.param` 7.7,
+/// `mbarrier.test_wait` 7.1. With an explicit `ptx_version` below 8.0 the fence is left out.
+fn scaffold_min_ptx(case: &Case) -> PtxVersion {
+    let mut v = case.target.min_ptx();
+    let waits = case
+        .program
+        .iter()
+        .any(|s| matches!(s.op, StepOp::WaitParity { .. }));
+    if !case.memory.mbarriers.is_empty() || waits {
+        v = v.max(PtxVersion::new(7, 1));
+    }
+    if !case.memory.tensor_maps.is_empty() {
+        v = v.max(PtxVersion::new(7, 7));
+    }
+    if case.launch.cluster_size() > 1 || (waits && case.target.sm >= 90) {
+        v = v.max(PtxVersion::new(7, 8));
+    }
+    if case.target.sm >= 90 {
+        v = v.max(PtxVersion::new(8, 0));
+    }
+    v
+}
+
+fn shared_image(case: &Case, layout: &Layout) -> Result<Vec<u8>, EmitError> {
+    let mut img = vec![0u8; layout.shared_bytes as usize];
+    for r in &case.memory.shared {
+        let Some(Place::Shared { offset, size }) = layout.get(&r.name) else {
+            continue;
+        };
+        let bytes = r
+            .init
+            .materialize(size)
+            .map_err(|e| EmitError(format!("region `{}`: {}", r.name, e.message)))?;
+        img[offset as usize..(offset + size) as usize].copy_from_slice(&bytes);
+    }
+    Ok(img)
+}
+
+impl Em<'_> {
+    fn line(&mut self, l: impl Into<String>) {
+        self.kb.push_line(l);
+    }
+    fn label(&mut self, what: &str) -> String {
+        self.label += 1;
+        format!("$L_{what}_{}", self.label)
+    }
+    fn clustered(&self) -> bool {
+        self.case.launch.cluster_size() > 1
+    }
+    fn cluster_barrier(&mut self) {
+        self.line("barrier.cluster.arrive.release.aligned;");
+        self.line("barrier.cluster.wait.acquire.aligned;");
+    }
+
+    /// Append `value` to the pblock and return its byte offset.
+    fn slot(&mut self, value: u64) -> usize {
+        self.pblock.push(value);
+        (self.pblock.len() - 1) * 8
+    }
+    /// A fresh register of type `ty` loaded from pblock slot at byte offset `off`.
+    fn load_at(&mut self, ty: RegTy, off: usize) -> String {
+        let r = self.kb.fresh(ty);
+        let pbr = self.pbr.clone();
+        if ty == RegTy::Pred {
+            let t = self.kb.fresh(RegTy::B32);
+            self.line(format!("ld.global.b32 {t}, [{pbr}+{off}];"));
+            self.line(format!("setp.ne.b32 {r}, {t}, 0;"));
+        } else {
+            // Little-endian: the low `bits` of the u64 slot.
+            self.line(format!("ld.global.b{} {r}, [{pbr}+{off}];", ty.bits()));
+        }
+        r
+    }
+    /// A fresh register of type `ty` holding `value` (through the pblock).
+    fn load(&mut self, ty: RegTy, value: u64) -> String {
+        let off = self.slot(value);
+        self.load_at(ty, off)
+    }
+
+    /// Prologue: pointers, CTA number, thread index, initial shared image. Returns the tensor
+    /// map parameters (declared here).
+    fn prologue(&mut self) -> Result<Vec<TensorMapParam>, EmitError> {
+        self.kb
+            .declare_module(".extern .shared .align 1024 .b8 smem[];");
+        self.kb.param(".param .u64 pblock");
+        self.kb.param(".param .u64 dump");
+        let mut tms = Vec::new();
+        for (i, t) in self.case.memory.tensor_maps.iter().enumerate() {
+            let param = format!("tmap{i}");
+            self.kb.param(format!(".param .align 64 .b8 {param}[128]"));
+            let Some(Place::Global { index, .. }) = self.layout.get(&t.global) else {
+                return err(format!(
+                    "tensor map `{}`: `{}` is not a global region",
+                    t.name, t.global
+                ));
+            };
+            tms.push(TensorMapParam {
+                param,
+                name: t.name.clone(),
+                global: t.global.clone(),
+                global_index: index,
+                encode: t.encode.clone(),
+            });
+        }
+        let (pbr, dumpr, smem, cta, tid) = (
+            self.pbr.clone(),
+            self.dumpr.clone(),
+            self.smem.clone(),
+            self.cta.clone(),
+            self.tid.clone(),
+        );
+        self.line(format!("ld.param.u64 {pbr}, [pblock];"));
+        self.line(format!("cvta.to.global.u64 {pbr}, {pbr};"));
+        self.line(format!("ld.param.u64 {dumpr}, [dump];"));
+        self.line(format!("cvta.to.global.u64 {dumpr}, {dumpr};"));
+        self.line(format!("mov.u32 {smem}, smem;"));
+        self.line(format!("mov.u32 {tid}, %tid.x;"));
+        let l = &self.case.launch;
+        if self.clustered() {
+            // cluster linear id * cluster size + rank
+            let (x, y, z, n) = (
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+            );
+            self.line(format!("mov.u32 {x}, %clusterid.x;"));
+            self.line(format!("mov.u32 {y}, %clusterid.y;"));
+            self.line(format!("mov.u32 {z}, %clusterid.z;"));
+            self.line(format!("mov.u32 {n}, %nclusterid.y;"));
+            self.line(format!("mad.lo.u32 {y}, {z}, {n}, {y};"));
+            self.line(format!("mov.u32 {n}, %nclusterid.x;"));
+            self.line(format!("mad.lo.u32 {x}, {y}, {n}, {x};"));
+            self.line(format!("mov.u32 {n}, %cluster_ctarank;"));
+            self.line(format!("mad.lo.u32 {cta}, {x}, {}, {n};", l.cluster_size()));
+        } else {
+            let (x, y, z, n) = (
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+            );
+            self.line(format!("mov.u32 {x}, %ctaid.x;"));
+            self.line(format!("mov.u32 {y}, %ctaid.y;"));
+            self.line(format!("mov.u32 {z}, %ctaid.z;"));
+            self.line(format!("mov.u32 {n}, %nctaid.y;"));
+            self.line(format!("mad.lo.u32 {y}, {z}, {n}, {y};"));
+            self.line(format!("mov.u32 {n}, %nctaid.x;"));
+            self.line(format!("mad.lo.u32 {cta}, {y}, {n}, {x};"));
+        }
+        // Initial shared image: global -> shared, cooperatively, 4 bytes at a time.
+        let src = self.load_at(RegTy::B64, pb::SHARED_INIT * 8);
+        self.line(format!("cvta.to.global.u64 {src}, {src};"));
+        self.copy_image(&src, true);
+        if self.case.target.sm >= 90 && self.kb.version >= PtxVersion::new(8, 0) {
+            // §9.7.13.4 (fence.proxy.async: PTX 8.0, sm_90): the image was written through the generic proxy; async-proxy
+            // readers (bulk/tensor copies out of shared memory) need this fence to see it.
+            self.line("fence.proxy.async.shared::cta;");
+        }
+        self.line("bar.sync 0;");
+        if self.clustered() {
+            // A peer may address this CTA's shared memory in its first step.
+            self.cluster_barrier();
+        }
+        Ok(tms)
+    }
+
+    /// Copy the shared image from (`to_shared`) or to the global address in `g`, 4 bytes per
+    /// thread per iteration (the image size is a multiple of 16).
+    fn copy_image(&mut self, g: &str, to_shared: bool) {
+        let n = self.load_at(RegTy::B32, pb::IMAGE_BYTES * 8);
+        let (i, stride, v, sa) = (
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+        );
+        let (ga, p) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::Pred));
+        let (top, done) = (self.label("copy"), self.label("copied"));
+        let (tid, smem) = (self.tid.clone(), self.smem.clone());
+        self.line(format!("shl.b32 {i}, {tid}, 2;"));
+        self.line(format!("mov.u32 {stride}, %ntid.x;"));
+        self.line(format!("shl.b32 {stride}, {stride}, 2;"));
+        self.line(format!("{top}:"));
+        self.line(format!("setp.ge.u32 {p}, {i}, {n};"));
+        self.line(format!("@{p} bra {done};"));
+        self.line(format!("cvt.u64.u32 {ga}, {i};"));
+        self.line(format!("add.s64 {ga}, {ga}, {g};"));
+        self.line(format!("add.u32 {sa}, {smem}, {i};"));
+        if to_shared {
+            self.line(format!("ld.global.b32 {v}, [{ga}];"));
+            self.line(format!("st.shared.b32 [{sa}], {v};"));
+        } else {
+            self.line(format!("ld.shared.b32 {v}, [{sa}];"));
+            self.line(format!("st.global.b32 [{ga}], {v};"));
+        }
+        self.line(format!("add.u32 {i}, {i}, {stride};"));
+        self.line(format!("bra {top};"));
+        self.line(format!("{done}:"));
+    }
+
+    /// Branch over the step unless this is its CTA and thread; returns the skip label.
+    fn guard(&mut self, w: &Who) -> String {
+        let skip = self.label("skip");
+        let p = self.kb.fresh(RegTy::Pred);
+        let tid = self.tid.clone();
+        self.line(format!("setp.eq.u32 {p}, {tid}, {};", w.thread));
+        if let Some(set) = &w.ctas {
+            let cta = self.cta.clone();
+            let any = self.kb.fresh(RegTy::Pred);
+            for (k, c) in set.iter().enumerate() {
+                if k == 0 {
+                    self.line(format!("setp.eq.u32 {any}, {cta}, {c};"));
+                } else {
+                    self.line(format!("setp.eq.or.u32 {any}, {cta}, {c}, {any};"));
+                }
+            }
+            self.line(format!("and.pred {p}, {p}, {any};"));
+        }
+        self.line(format!("@!{p} bra {skip};"));
+        skip
+    }
+
+    /// The 32-bit shared address of shared `offset` (through the pblock).
+    fn shared_addr(&mut self, offset: u64) -> String {
+        let r = self.load(RegTy::B32, offset);
+        let smem = self.smem.clone();
+        self.line(format!("add.u32 {r}, {r}, {smem};"));
+        r
+    }
+    /// The global address of `offset` into global region `index`.
+    fn global_addr(&mut self, index: usize, offset: u64) -> String {
+        let base = self.load_at(RegTy::B64, (pb::HEADER + index) * 8);
+        let off = self.load(RegTy::B64, offset);
+        self.line(format!("add.s64 {base}, {base}, {off};"));
+        base
+    }
+    fn generic_of_shared(&mut self, s: &str) -> String {
+        let g = self.kb.fresh(RegTy::B64);
+        self.line(format!("cvt.u64.u32 {g}, {s};"));
+        self.line(format!("cvta.shared.u64 {g}, {g};"));
+        g
+    }
+    /// `mapa.shared::cluster` of `region` (plus `extra`) in cluster rank `cta`.
+    fn mapa(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
+        let off = match self.layout.get(region) {
+            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
+            _ => {
+                self.errors.push(format!(
+                    "mapa: `{region}` is not a shared region or mbarrier"
+                ));
+                return None;
+            }
+        };
+        let local = self.shared_addr(off);
+        let rank = self.load(RegTy::B32, cta as u64);
+        let r = self.kb.fresh(RegTy::B32);
+        self.line(format!("mapa.shared::cluster.u32 {r}, {local}, {rank};"));
+        Some(r)
+    }
+
+    /// The generic address of `region` (plus `extra`) in cluster rank `cta` (`mapa.u64`).
+    fn mapa_generic(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
+        let off = match self.layout.get(region) {
+            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
+            _ => {
+                self.errors.push(format!(
+                    "mapa: `{region}` is not a shared region or mbarrier"
+                ));
+                return None;
+            }
+        };
+        let local = self.shared_addr(off);
+        let g = self.generic_of_shared(&local);
+        let rank = self.load(RegTy::B32, cta as u64);
+        let r = self.kb.fresh(RegTy::B64);
+        self.line(format!("mapa.u64 {r}, {g}, {rank};"));
+        Some(r)
+    }
+
+    /// A register of `ty` for the value operand named `name` (a param, a special register or
+    /// a name an earlier step wrote).
+    fn named_value(&mut self, role: &str, ty: RegTy, name: &str) -> String {
+        if name == "_" || name.starts_with('%') && !self.case.params.contains_key(name) {
+            return name.to_string();
+        }
+        if let Some(p) = self.case.params.get(name) {
+            return match bound(p) {
+                Err(e) => {
+                    self.errors.push(format!("parameter `{name}`: {e}"));
+                    String::new()
+                }
+                Ok(Bound::Value(v)) => self.load(ty, v as u64),
+                Ok(Bound::Mapa { region, cta }) => {
+                    let r = self.mapa(&region, 0, cta).unwrap_or_default();
+                    if ty.bits() == 64 {
+                        let w = self.kb.fresh(ty);
+                        self.line(format!("cvt.u64.u32 {w}, {r};"));
+                        w
+                    } else {
+                        r
+                    }
+                }
+            };
+        }
+        let _ = role;
+        let key = (name.to_string(), ty);
+        if let Some(r) = self.named.get(&key) {
+            return r.clone();
+        }
+        let r = self.kb.fresh(ty);
+        self.named.insert(key, r.clone());
+        r
+    }
+
+    fn value(&mut self, role: &str, ty: RegTy, v: &mut Value) {
+        let r = match v {
+            Value::Imm(i) => self.load(ty, *i as u64),
+            Value::Reg(n) => {
+                let n = n.clone();
+                self.named_value(role, ty, &n)
+            }
+        };
+        *v = Value::Reg(r);
+    }
+
+    fn address(
+        &mut self,
+        role: &str,
+        space: Space,
+        addr: &mut ptxconform_reference::ptx::operand::Address,
+    ) {
+        let AddrBase::Name(name) = &addr.base else {
+            self.errors
+                .push(format!("the {role} operand is an absolute address"));
+            return;
+        };
+        let name = name.clone();
+        let Ok(extra) = u64::try_from(addr.offset) else {
+            self.errors
+                .push(format!("the {role} operand `{addr}` has a negative offset"));
+            return;
+        };
+        let reg = if let Some(p) = self.case.params.get(&name) {
+            match bound(p) {
+                // A remote address in any shared space is emitted as asked (using it outside
+                // `.shared::cluster` is the case's question, not the emitter's); generic
+                // operands get the generic form (`mapa.u64` of the local generic address).
+                Ok(Bound::Mapa { region, cta }) if space.is_shared() => {
+                    self.mapa(&region, extra, cta)
+                }
+                Ok(Bound::Mapa { region, cta }) if space == Space::Generic => {
+                    self.mapa_generic(&region, extra, cta)
+                }
+                _ => {
+                    self.errors.push(format!("the {role} operand names parameter `{name}`, which is no address of its space"));
+                    None
+                }
+            }
+        } else {
+            match (self.layout.get(&name), space) {
+                (Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }), s)
+                    if s.is_shared() =>
+                {
+                    Some(self.shared_addr(offset + extra))
+                }
+                (
+                    Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }),
+                    Space::Generic,
+                ) => {
+                    let s = self.shared_addr(offset + extra);
+                    Some(self.generic_of_shared(&s))
+                }
+                (Some(Place::Global { index, .. }), Space::Global | Space::Generic)
+                    if index != usize::MAX =>
+                {
+                    Some(self.global_addr(index, extra))
+                }
+                (None, Space::Tmem) if self.names.decls.contains_key(&name) => {
+                    // A Tensor Memory address lives in a register an earlier step set.
+                    let r = self.named_value(role, RegTy::B32, &name);
+                    (extra == 0).then_some(r).or_else(|| {
+                        self.errors.push(format!(
+                            "the {role} operand: offsets on Tensor Memory names are not supported"
+                        ));
+                        None
+                    })
+                }
+                (p, s) => {
+                    self.errors.push(format!(
+                        "the {role} operand `{name}` ({p:?}) cannot be addressed in {s:?}"
+                    ));
+                    None
+                }
+            }
+        };
+        if let Some(r) = reg {
+            addr.base = AddrBase::Name(r);
+            addr.offset = 0;
+        }
+    }
+
+    fn ptx_step(&mut self, mut st: Statement) {
+        if let Some(g) = &mut st.guard {
+            let p = g.pred.clone();
+            g.pred = self.named_value("guard", RegTy::Pred, &p);
+        }
+        st.instr.visit_operands(&mut |slot| match slot {
+            Slot::Addr { role, space, addr } => self.address(role, space, addr),
+            Slot::Value {
+                role, ty, value, ..
+            } => self.value(role, ty, value),
+            Slot::Tensor { role, tensor } => {
+                match self
+                    .case
+                    .memory
+                    .tensor_maps
+                    .iter()
+                    .position(|t| t.name == tensor.map)
+                {
+                    Some(i) => {
+                        let r = self.kb.fresh(RegTy::B64);
+                        self.line(format!("mov.u64 {r}, tmap{i};"));
+                        self.line(format!("cvta.param.u64 {r}, {r};"));
+                        tensor.map = r;
+                    }
+                    None => self.errors.push(format!(
+                        "the {role} operand `{}` is not a tensor map",
+                        tensor.map
+                    )),
+                }
+                for c in tensor.coords.iter_mut() {
+                    self.value("coordinate", RegTy::B32, c);
+                }
+            }
+            Slot::Vector { role, ty, values } => {
+                for v in values.iter_mut() {
+                    self.value(role, ty, v);
+                }
+            }
+        });
+        self.line(st.to_string());
+    }
+
+    fn wait_step(&mut self, step: usize, mbar: &str, parity: u32) -> Result<(), EmitError> {
+        let Some(Place::Mbarrier { offset }) = self.layout.get(mbar) else {
+            return err(format!("`{mbar}` is not an mbarrier"));
+        };
+        let a = self.shared_addr(offset);
+        let budget = self.load_at(RegTy::U64, pb::TIMEOUT_NS * 8);
+        let (t0, t1) = (self.kb.fresh(RegTy::U64), self.kb.fresh(RegTy::U64));
+        let (done, more) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::Pred));
+        let (top, out) = (self.label("wait"), self.label("waited"));
+        // §9.7.13.15.16: try_wait suspends for a system-dependent time; test_wait (sm_80) does not.
+        // `.shared` (= `.shared::cta`) rather than `.shared::cta`, which needs PTX 7.8.
+        let op = if self.case.target.sm >= 90 {
+            "try_wait"
+        } else {
+            "test_wait"
+        };
+        self.line(format!("mov.u64 {t0}, %globaltimer;"));
+        self.line(format!("{top}:"));
+        self.line(format!(
+            "mbarrier.{op}.parity.shared.b64 {done}, [{a}], {parity};"
+        ));
+        self.line(format!("@{done} bra {out};"));
+        self.line(format!("mov.u64 {t1}, %globaltimer;"));
+        self.line(format!("sub.u64 {t1}, {t1}, {t0};"));
+        self.line(format!("setp.lt.u64 {more}, {t1}, {budget};"));
+        self.line(format!("@{more} bra {top};"));
+        // Timed out: flag (step, cta) and go on.
+        let at = self.load_at(RegTy::B32, pb::TIMEOUTS_AT * 8);
+        let (cta, dumpr) = (self.cta.clone(), self.dumpr.clone());
+        let idx = self.kb.fresh(RegTy::B32);
+        let fa = self.kb.fresh(RegTy::B64);
+        let base = step as u64 * self.case.launch.ctas() as u64;
+        self.line(format!("add.u32 {idx}, {cta}, {base};"));
+        self.line(format!("shl.b32 {idx}, {idx}, 2;"));
+        self.line(format!("add.u32 {idx}, {idx}, {at};"));
+        self.line(format!("cvt.u64.u32 {fa}, {idx};"));
+        self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
+        self.line(format!("st.global.u32 [{fa}], 1;"));
+        self.line(format!("{out}:"));
+        Ok(())
+    }
+
+    fn store_step(&mut self, at: &str, bytes: &[u8]) -> Result<(), EmitError> {
+        let (addr, space) = match self.layout.get(at) {
+            Some(Place::Shared { offset, .. }) => (self.shared_addr(offset), "shared"),
+            Some(Place::Global { index, .. }) if index != usize::MAX => {
+                (self.global_addr(index, 0), "global")
+            }
+            _ => return err(format!("store: `{at}` is not a region")),
+        };
+        let v = self.kb.fresh(RegTy::B16);
+        let pbr = self.pbr.clone();
+        for (i, b) in bytes.iter().enumerate() {
+            let off = self.slot(*b as u64);
+            self.line(format!("ld.global.u8 {v}, [{pbr}+{off}];"));
+            self.line(format!("st.{space}.u8 [{addr}+{i}], {v};"));
+        }
+        Ok(())
+    }
+
+    fn epilogue(&mut self) {
+        self.line("bar.sync 0;");
+        if self.clustered() {
+            self.cluster_barrier();
+        }
+        let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
+        let not0 = self.kb.fresh(RegTy::Pred);
+        self.line(format!("setp.ne.u32 {not0}, {tid}, 0;"));
+        let mbars: Vec<u64> = self
+            .case
+            .memory
+            .mbarriers
+            .iter()
+            .filter_map(|m| match self.layout.get(&m.name) {
+                Some(Place::Mbarrier { offset }) => Some(offset),
+                _ => None,
+            })
+            .collect();
+        if !mbars.is_empty() {
+            let skip = self.label("parity");
+            self.line(format!("@{not0} bra {skip};"));
+            let at = self.load_at(RegTy::B32, pb::PARITY_AT * 8);
+            let (p0, p1, w, w1, idx) = (
+                self.kb.fresh(RegTy::Pred),
+                self.kb.fresh(RegTy::Pred),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+                self.kb.fresh(RegTy::B32),
+            );
+            let fa = self.kb.fresh(RegTy::B64);
+            let m_count = mbars.len();
+            for (m, off) in mbars.into_iter().enumerate() {
+                let a = self.shared_addr(off);
+                self.line(format!(
+                    "mbarrier.test_wait.parity.shared.b64 {p0}, [{a}], 0;"
+                ));
+                self.line(format!(
+                    "mbarrier.test_wait.parity.shared.b64 {p1}, [{a}], 1;"
+                ));
+                self.line(format!("selp.b32 {w}, 1, 0, {p0};"));
+                self.line(format!("selp.b32 {w1}, 2, 0, {p1};"));
+                self.line(format!("or.b32 {w}, {w}, {w1};"));
+                self.line(format!("mad.lo.u32 {idx}, {cta}, {m_count}, {m};"));
+                self.line(format!("mad.lo.u32 {idx}, {idx}, 4, {at};"));
+                self.line(format!("cvt.u64.u32 {fa}, {idx};"));
+                self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
+                self.line(format!("st.global.u32 [{fa}], {w};"));
+            }
+            self.line(format!("{skip}:"));
+        }
+        // The shared image of this CTA -> dump + cta * image_bytes.
+        let n = self.load_at(RegTy::B64, pb::IMAGE_BYTES * 8);
+        let (c64, g) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
+        self.line(format!("cvt.u64.u32 {c64}, {cta};"));
+        self.line(format!("mul.lo.u64 {g}, {c64}, {n};"));
+        self.line(format!("add.s64 {g}, {g}, {dumpr};"));
+        self.copy_image(&g, false);
+        let skip = self.label("reached");
+        self.line(format!("@{not0} bra {skip};"));
+        let at = self.load_at(RegTy::B64, pb::REACHED_AT * 8);
+        let fa = self.kb.fresh(RegTy::B64);
+        self.line(format!("mad.lo.u64 {fa}, {c64}, 4, {at};"));
+        self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
+        self.line(format!("st.global.u32 [{fa}], 1;"));
+        self.line(format!("{skip}:"));
+        if self.clustered() {
+            self.line("bar.sync 0;");
+            self.cluster_barrier();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_bind_to_values() {
+        assert_eq!(bound(&Param::Int(-3)), Ok(Bound::Value(-3)));
+        assert_eq!(
+            bound(&Param::Typed {
+                value: 7,
+                ty: "b64".into()
+            }),
+            Ok(Bound::Value(7))
+        );
+    }
+
+    #[test]
+    fn fnv_is_stable() {
+        assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

@@ -1,0 +1,192 @@
+//! `ptxconform run`: the main job. Loads the corpus, runs every case on the reference model and —
+//! where a GPU is present — on hardware, classifies each case, journals every result as it
+//! arrives (so `--resume` after a kill loses nothing), and writes the reports.
+
+pub mod gpu;
+pub mod reference;
+
+use crate::journal::{done_keys, key, Journal};
+use crate::report::{write_all, CaseResult, RunInfo, Summary, Verdict};
+use indicatif::{ProgressBar, ProgressStyle};
+use ptxconform_reference::case::{load_dir, load_file, Case};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Case files or directories (default: `cases/`; `planted/` folders are skipped unless named).
+    pub paths: Vec<PathBuf>,
+    /// Run the reference model only, even if a GPU is present.
+    #[arg(long)]
+    pub reference_only: bool,
+    /// Continue an interrupted run from its journal.
+    #[arg(long)]
+    pub resume: bool,
+    /// Report directory (journal, summary.json, junit.xml, report.html, divergences/).
+    #[arg(long, default_value = "reports/runs/latest")]
+    pub out: PathBuf,
+    /// Only cases whose name contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Record hardware observations into the case files (GPU runs).
+    #[arg(long)]
+    pub record: bool,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: i32,
+    /// Cases per worker batch on the GPU.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Per-job watchdog (seconds) on the GPU.
+    #[arg(long, default_value_t = 20)]
+    pub job_timeout: u64,
+}
+
+/// A loaded case with the file it came from.
+pub struct Loaded {
+    pub file: String,
+    pub case: Case,
+}
+
+fn walk(dir: &Path, skip_planted: bool, out: &mut Vec<(PathBuf, Result<Vec<Case>, String>)>) {
+    for (p, r) in load_dir(dir) {
+        if skip_planted && p.components().any(|c| c.as_os_str() == "planted") {
+            continue;
+        }
+        out.push((p, r.map_err(|e| e.to_string())));
+    }
+}
+
+/// Load cases from files and directories; files that fail to load are returned as errors and
+/// every other file's cases are kept.
+pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<(String, String)>) {
+    let defaults = [PathBuf::from("cases")];
+    let paths = if paths.is_empty() { &defaults[..] } else { paths };
+    let mut raw = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let inside_planted = p.components().any(|c| c.as_os_str() == "planted");
+            walk(p, !inside_planted, &mut raw);
+        } else {
+            raw.push((p.clone(), load_file(p).map_err(|e| e.to_string())));
+        }
+    }
+    let mut cases = Vec::new();
+    let mut errors = Vec::new();
+    for (p, r) in raw {
+        let file = p.display().to_string();
+        match r {
+            Ok(cs) => cases.extend(cs.into_iter().map(|case| Loaded { file: file.clone(), case })),
+            Err(e) => errors.push((file, e)),
+        }
+    }
+    (cases, errors)
+}
+
+fn progress(n: usize, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(n as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cases  {per_sec}  ETA {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+pub fn today() -> String {
+    // Days since the epoch to a civil date (no date crate needed for one line of metadata).
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let z = (secs / 86400) as i64 + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Run the corpus. Returns the exit code: 1 if any case failed (divergence, unexpected trap or
+/// timeout, reference failure, harness error), else 0.
+pub fn main(args: &RunArgs) -> Result<i32, String> {
+    let (mut cases, load_errors) = load_corpus(&args.paths);
+    if let Some(f) = &args.filter {
+        cases.retain(|c| c.case.name.contains(f.as_str()));
+    }
+    let gpu = if args.reference_only {
+        None
+    } else {
+        match crate::gpu::gpu_available() {
+            Ok(d) => Some(d),
+            Err(why) => {
+                println!("no GPU ({why}): running the reference-only checks");
+                None
+            }
+        }
+    };
+    let (mut journal, done) = Journal::open(&args.out.join("journal.jsonl"), args.resume)?;
+    let skip = done_keys(&done);
+    let mut results = done;
+    if args.resume && !results.is_empty() {
+        println!("resuming: {} results already in {}", results.len(), journal.path().display());
+    }
+    for (file, e) in &load_errors {
+        let r = CaseResult { case: "<file>".into(), file: file.clone(), family: "corpus".into(), verdict: Verdict::ReferenceFail, detail: e.clone(), diffs: vec![], wall_us: 0 };
+        eprintln!("{e}");
+        if !skip.contains(&key(&r.file, &r.case)) {
+            journal.append(&r)?;
+            results.push(r);
+        }
+    }
+    let todo: Vec<&Loaded> = cases.iter().filter(|c| !skip.contains(&key(&c.file, &c.case.name))).collect();
+    let pb = progress(todo.len(), std::env::var_os("CI").is_some());
+    let info = match &gpu {
+        None => RunInfo { device: "none (reference model only)".into(), driver: String::new(), date: today(), mode: "reference-only".into(), ptxconform: env!("CARGO_PKG_VERSION").into() },
+        Some(d) => RunInfo {
+            device: d.name.clone(),
+            driver: format!("CUDA {}.{}", d.driver_version / 1000, (d.driver_version % 1000) / 10),
+            date: today(),
+            mode: "reference + hardware".into(),
+            ptxconform: env!("CARGO_PKG_VERSION").into(),
+        },
+    };
+    match &gpu {
+        None => {
+            for l in &todo {
+                let (r, _) = reference::evaluate(&l.file, &l.case);
+                journal.append(&r)?;
+                pb.inc(1);
+                if r.verdict.is_failure() {
+                    pb.println(format!("{}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail));
+                }
+                results.push(r);
+            }
+        }
+        Some(dev) => {
+            let hw = gpu::run_cases(args, dev, &todo, &mut journal, &pb, &info)?;
+            results.extend(hw);
+        }
+    }
+    pb.finish_and_clear();
+    let summary = Summary::new(info, results);
+    write_all(&args.out, &summary)?;
+    print_summary(&summary, &args.out);
+    Ok(if summary.failures() > 0 { 1 } else { 0 })
+}
+
+pub fn print_summary(s: &Summary, out: &Path) {
+    println!("{} cases on {} ({})", s.results.len(), s.info.device, s.info.mode);
+    for (fam, counts) in &s.counts {
+        let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{v}: {n}")).collect();
+        println!("  {fam:<30} {}", parts.join(", "));
+    }
+    let parts: Vec<String> = s.totals.iter().map(|(v, n)| format!("{v}: {n}")).collect();
+    println!("  {:<30} {}", "total", parts.join(", "));
+    for r in s.results.iter().filter(|r| r.verdict.is_failure()) {
+        println!("FAIL {}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail);
+    }
+    println!("reports: {}/{{summary.json,junit.xml,report.html}}", out.display());
+}

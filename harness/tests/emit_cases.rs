@@ -1,0 +1,118 @@
+//! Every case of the corpus emits a kernel that ptxas assembles for the case's target.
+
+use ptxconform::emit::emit;
+use ptxconform::ptxas;
+use ptxconform_reference::case::load_dir;
+use std::path::Path;
+
+fn corpus() -> Vec<ptxconform_reference::case::Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let mut out = Vec::new();
+    for (path, r) in load_dir(&root) {
+        match r {
+            Ok(cases) => out.extend(cases),
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_emits_and_assembles() {
+    let cases = corpus();
+    assert!(cases.len() >= 4, "corpus not found: {} cases", cases.len());
+    let p = ptxas::for_tests();
+    let mut assembled = 0;
+    for c in &cases {
+        let e = emit(c).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        assert!(
+            e.ptx.contains(&format!(".target {}", c.target)),
+            "{}",
+            e.ptx
+        );
+        if !e.assemblable() {
+            eprintln!(
+                "{}: PTX ISA {} is newer than the pinned ptxas; reference only",
+                c.name, e.version
+            );
+            continue;
+        }
+        if let Some(p) = &p {
+            if let Err(errs) = p.assemble(&e.ptx, c.target) {
+                let numbered: String = e
+                    .ptx
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+                    .collect();
+                panic!(
+                    "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
+                    c.name
+                );
+            }
+            assembled += 1;
+        }
+    }
+    eprintln!("{} cases emitted, {assembled} assembled", cases.len());
+}
+
+#[test]
+#[ignore]
+fn show() {
+    for c in corpus() {
+        println!("==== {}\n{}", c.name, emit(&c).unwrap().ptx);
+    }
+}
+
+/// Emit and assemble every case under `$PTXCONFORM_EMIT_DIR` (a corpus outside this tree).
+#[test]
+#[ignore]
+fn external_dir_emits_and_assembles() {
+    let Some(dir) = std::env::var_os("PTXCONFORM_EMIT_DIR") else {
+        return;
+    };
+    let p = ptxas::for_tests();
+    let (mut ok, mut bad) = (0, 0);
+    for (path, r) in load_dir(Path::new(&dir)) {
+        let cases = match r {
+            Ok(c) => c,
+            Err(e) => {
+                println!("LOAD {}: {e}", path.display());
+                bad += 1;
+                continue;
+            }
+        };
+        for c in cases {
+            match emit(&c) {
+                Err(e) => {
+                    println!("EMIT {} {}: {e}", path.display(), c.name);
+                    bad += 1;
+                }
+                Ok(e) if std::env::var("PTXCONFORM_EMIT_SHOW").is_ok_and(|n| n == c.name) => {
+                    println!("{}", e.ptx)
+                }
+                Ok(e) if !e.assemblable() => {
+                    println!("SKIP {}: PTX ISA {} (reference only)", c.name, e.version)
+                }
+                Ok(e) => match p.as_ref().map(|p| p.assemble(&e.ptx, c.target)) {
+                    Some(Err(errs)) => {
+                        let lines: Vec<&str> = e.ptx.lines().collect();
+                        let at: Vec<String> = errs
+                            .iter()
+                            .map(|x| {
+                                format!(
+                                    "{x} `{}`",
+                                    x.line.and_then(|l| lines.get(l - 1)).unwrap_or(&"")
+                                )
+                            })
+                            .collect();
+                        println!("PTXAS {} {}: {at:?}", path.display(), c.name);
+                        bad += 1;
+                    }
+                    _ => ok += 1,
+                },
+            }
+        }
+    }
+    println!("{ok} ok, {bad} failed");
+}

@@ -1,0 +1,957 @@
+//! The reference executor: runs a [`Case`] step by step on the `sem` mechanisms and reports the
+//! outcome (defined, or the first classified undefined behaviour), a per-step trace and the final
+//! state of every region, mbarrier and async-group queue.
+//!
+//! One submodule per instruction family ([`cp_async`], [`bulk`], [`reduce`], [`mbarrier`],
+//! [`sync`]); this file holds what they share: operand resolution through [`Layout`], the register
+//! file, the UB checks on addresses, issuing / landing asynchronous writes, and the report types.
+//!
+//! Model positions where the spec is silent (named, see [`ASSUMPTIONS`]):
+//! - A-EXEC-ORDER: steps run in listed order; `cta: all` runs a step in every CTA in rank order
+//!   (the harness separates steps by barriers, so silicon sees the same order).
+//! - A-EXEC-EVENTUAL: an asynchronous write stays in flight ({old, new} per byte) until a mechanism
+//!   guarantees it: a cp.async / bulk wait_group (group mechanism) or a wait on the mbarrier that
+//!   tracks it. Nothing lands at the end of the program.
+//! - A-EXEC-WAIT-LANDS: every wait on mbarrier B (the `wait_parity` step, test_wait, try_wait) first
+//!   lands every copy tracked by B and the cp.async operations of pending
+//!   cp.async.mbarrier.arrive arrive-ons on B, then evaluates. This is the schedule in which the
+//!   probe succeeds whenever it can.
+//! - A-EXEC-PROBE: test_wait / try_wait are single probes (a False result is written to the
+//!   predicate, not UB); only the blocking `wait_parity` step classifies a phase that still cannot
+//!   complete as `wait.never_completes` (no later step can run to complete it).
+//! - A-EXEC-CTA-RANK: CTA index = cluster index × cluster size + %cluster_ctarank (linear order);
+//!   a Mapa param's `cta` and multicast ctaMask bits are cluster ranks in the executing CTA's cluster.
+//! - A-EXEC-MBAR-IN-DST: for .shared::cluster destinations the complete-tx lands on the mbarrier
+//!   at the `mbar` operand's CTA-relative offset in the destination CTA (each masked CTA for
+//!   multicast).
+//! - A-EXEC-GLOBAL-BASE: a global region's base address is aligned to its `align` plus
+//!   `misalign`; alignment checks use that address.
+//! - A-EXEC-REGION: an access leaving the named region it addresses is out of range
+//!   (`bulk.range_overflow` for bulk operations, `address.out_of_region` otherwise).
+//! - A-EXEC-GENERIC-SHARED: generic mbarrier addresses (no `.shared` qualifier) name the
+//!   executing CTA's shared memory.
+//! - A-EXEC-FENCE-NOOP: fences change no modelled state (steps are already sequential).
+//! - A-EXEC-PREFETCH: prefetches change no state and are not checked beyond resolving.
+//! - A-EXEC-HW: the expected hardware behaviour of a UB: address faults (misaligned, out of
+//!   range, outside the cluster / CTA window) may trap; a never-completing wait times out; other
+//!   UB is expected to complete (with unconstrained results).
+//! - A-EXEC-UPDATE-FINAL: a reduction still in flight at the end leaves its destination bytes
+//!   {old, result computed from the final destination}.
+
+mod bulk;
+mod cp_async;
+mod mbarrier;
+mod reduce;
+mod sync;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::ops::Range;
+
+use super::groups::{AsyncOp, GroupQueue, Release};
+use super::mbarrier::{Slot, StateToken};
+use super::memory::{Addr, Byte, MemError, Memory, ReadHoldId, RegionId, WriteId};
+use super::tracking::{self, SemError, TrackedCopy, Tracking};
+use super::ub::{self, Ub, UbRule};
+use crate::case::{Case, Ctas, Param, StepOp};
+use crate::layout::{Layout, Place, MBARRIER_BYTES};
+use crate::ptx::common::{RedOp, RedType};
+use crate::ptx::operand::{AddrBase, Address, ParseCtx, RegTy, Value};
+use crate::ptx::{Instruction, Statement};
+
+pub const ASSUMPTIONS: &[&str] = &[
+    "A-EXEC-ORDER",
+    "A-EXEC-EVENTUAL",
+    "A-EXEC-WAIT-LANDS",
+    "A-EXEC-PROBE",
+    "A-EXEC-CTA-RANK",
+    "A-EXEC-MBAR-IN-DST",
+    "A-EXEC-GLOBAL-BASE",
+    "A-EXEC-REGION",
+    "A-EXEC-GENERIC-SHARED",
+    "A-EXEC-FENCE-NOOP",
+    "A-EXEC-PREFETCH",
+    "A-EXEC-HW",
+    "A-EXEC-UPDATE-FINAL",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Report types
+// ---------------------------------------------------------------------------------------------
+
+/// Defined, or stopped at the first undefined behaviour (classified, never executed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Defined,
+    Undefined { ub: Ub, step: usize },
+}
+
+/// What silicon is expected to do (A-EXEC-HW).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExpectedHw {
+    Completes,
+    /// A wait whose phase can never complete spins until the harness times out.
+    Timeout,
+    /// An address fault (misaligned / out of range / outside the window) that typically traps.
+    MayTrap,
+}
+
+impl ExpectedHw {
+    pub fn of(outcome: &Outcome) -> ExpectedHw {
+        let Outcome::Undefined { ub: u, .. } = outcome else { return ExpectedHw::Completes };
+        let traps = [
+            &ub::ADDRESS_MISALIGNED,
+            &ub::ADDRESS_OUT_OF_REGION,
+            &ub::MBAR_MISALIGNED,
+            &ub::MBAR_ADDRESS_WINDOW,
+            &ub::BULK_RANGE_OVERFLOW,
+            &ub::BULK_DST_NOT_OWN_CTA,
+            &ub::BULK_MULTICAST_OUTSIDE_CLUSTER,
+            &ub::BULK_CLUSTER_DST_OWN_CTA,
+        ];
+        if u.rule == ub::WAIT_NEVER_COMPLETES.id {
+            ExpectedHw::Timeout
+        } else if traps.iter().any(|r| r.id == u.rule) {
+            ExpectedHw::MayTrap
+        } else {
+            ExpectedHw::Completes
+        }
+    }
+}
+
+/// Observable state of one mbarrier location. Uncertain parts are `None`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MbarState {
+    pub valid: bool,
+    /// None while copies tracked by it are in flight (a landing may complete the phase).
+    pub phase_parity: Option<u8>,
+    /// None while tracked copies or cp.async arrive-ons on it are pending.
+    pub pending: Option<u32>,
+    pub expected: u32,
+    pub tx_count: Option<i64>,
+}
+
+/// Async-group queue occupancy of one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupCounts {
+    pub cta: u32,
+    pub thread: u32,
+    /// Committed cp.async-groups not yet waited for, and uncommitted cp.async operations.
+    pub cp_async_groups: usize,
+    pub cp_async_uncommitted: usize,
+    /// Same for the bulk async-group.
+    pub bulk_groups: usize,
+    pub bulk_uncommitted: usize,
+}
+
+/// Final (or, after UB, last defined) state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinalState {
+    /// Global region name → bytes.
+    pub global: BTreeMap<String, Vec<Byte>>,
+    /// Per CTA: shared region name → bytes.
+    pub shared: Vec<BTreeMap<String, Vec<Byte>>>,
+    /// Per CTA: mbarrier name → state.
+    pub mbarriers: Vec<BTreeMap<String, MbarState>>,
+    /// Threads that used an async-group queue.
+    pub groups: Vec<GroupCounts>,
+}
+
+/// How a step touched bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TouchKind {
+    /// Read as an asynchronous source.
+    Read,
+    /// An asynchronous write issued (bytes {old, new} until it lands).
+    Issue,
+    /// An asynchronous write landed (bytes now its values).
+    Land,
+    /// A plain store.
+    Store,
+}
+
+/// A byte range of a named region touched by a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Touch {
+    pub region: String,
+    /// The CTA for shared regions.
+    pub cta: Option<u32>,
+    pub range: Range<u64>,
+    pub kind: TouchKind,
+    /// Are the touched bytes all known after the step?
+    pub exact: bool,
+}
+
+/// One executed step (one per CTA for `cta: all`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    pub step: usize,
+    pub cta: u32,
+    pub thread: u32,
+    pub text: String,
+    /// (cta, mbarrier name, state after the step) for every declared mbarrier.
+    pub mbarriers: Vec<(u32, String, MbarState)>,
+    pub touched: Vec<Touch>,
+}
+
+impl fmt::Display for TraceStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "#{} cta {} thread {}: {}", self.step, self.cta, self.thread, self.text)?;
+        for t in &self.touched {
+            let cta = t.cta.map(|c| format!("cta{c}:")).unwrap_or_default();
+            let ex = if t.exact { "exact" } else { "uncertain" };
+            writeln!(f, "    {:?} {cta}{}[{}..{}) {ex}", t.kind, t.region, t.range.start, t.range.end)?;
+        }
+        for (cta, name, m) in &self.mbarriers {
+            let opt = |v: Option<String>| v.unwrap_or_else(|| "?".into());
+            if m.valid {
+                writeln!(
+                    f,
+                    "    mbarrier cta{cta}:{name} parity {} pending {} expected {} tx {}",
+                    opt(m.phase_parity.map(|p| p.to_string())),
+                    opt(m.pending.map(|p| p.to_string())),
+                    m.expected,
+                    opt(m.tx_count.map(|p| p.to_string()))
+                )?;
+            } else {
+                writeln!(f, "    mbarrier cta{cta}:{name} invalid")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Execution {
+    pub outcome: Outcome,
+    pub expected_hw: ExpectedHw,
+    pub trace: Vec<TraceStep>,
+    pub final_state: FinalState,
+}
+
+/// A case-level error: the case cannot be executed as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecError {
+    pub step: Option<usize>,
+    pub kind: ErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Layout(String),
+    Init(String),
+    Launch(String),
+    Parse(String),
+    UnknownName(String),
+    /// An operand of the wrong kind (a number where an address is needed, a region of the wrong
+    /// state space, a state register where a value is needed, ...).
+    OperandKind(String),
+    UnboundRegister(String),
+    /// An instruction family the executor does not model (tensor, tcgen05).
+    Unsupported(String),
+    /// A bookkeeping failure of the mechanisms (a bug, not a property of the case).
+    Internal(String),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.step {
+            Some(s) => write!(f, "step {s}: {:?}", self.kind),
+            None => write!(f, "{:?}", self.kind),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+// ---------------------------------------------------------------------------------------------
+// Machine
+// ---------------------------------------------------------------------------------------------
+
+/// Why a step stopped: classified UB, or a case error.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    Ub(Ub),
+    Err(ErrorKind),
+}
+
+impl From<Ub> for Stop {
+    fn from(u: Ub) -> Stop {
+        Stop::Ub(u)
+    }
+}
+impl From<MemError> for Stop {
+    fn from(e: MemError) -> Stop {
+        Stop::Err(ErrorKind::Internal(e.to_string()))
+    }
+}
+impl From<SemError> for Stop {
+    fn from(e: SemError) -> Stop {
+        match e {
+            SemError::Ub(u) => Stop::Ub(u),
+            other => Stop::Err(ErrorKind::Internal(format!("{other:?}"))),
+        }
+    }
+}
+
+type R<T = ()> = Result<T, Stop>;
+
+fn ub<T>(rule: &UbRule, detail: impl Into<String>) -> R<T> {
+    Err(Stop::Ub(Ub::new(rule, detail)))
+}
+fn kind<T>(msg: impl Into<String>) -> R<T> {
+    Err(Stop::Err(ErrorKind::OperandKind(msg.into())))
+}
+
+/// A register value in a thread's register file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reg {
+    Int(i64),
+    Pred(bool),
+    State(StateToken),
+}
+
+/// A reduction in flight: what to compute when it lands.
+#[derive(Clone, Debug)]
+struct Update {
+    op: RedOp,
+    ty: RedType,
+    src: Vec<Byte>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Queues {
+    cp: GroupQueue,
+    bulk: GroupQueue,
+}
+
+/// Which memory an address operand names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Where {
+    Global { index: usize, misalign: u64 },
+    Shared { cta: u32 },
+}
+
+/// A resolved address operand: a named place plus a (possibly out-of-range) offset into it.
+#[derive(Clone, Debug)]
+pub(crate) struct Loc {
+    pub name: String,
+    pub at: Where,
+    /// Start of the place inside its region (the CTA's shared image for shared places).
+    pub start: u64,
+    pub size: u64,
+    /// Offset from the place's start, as written.
+    pub rel: i64,
+}
+
+impl Loc {
+    pub fn region(&self) -> RegionId {
+        match self.at {
+            Where::Global { index, .. } => RegionId::Global(index as u32),
+            Where::Shared { cta } => RegionId::Shared { cta },
+        }
+    }
+    pub fn cta(&self) -> Option<u32> {
+        match self.at {
+            Where::Shared { cta } => Some(cta),
+            Where::Global { .. } => None,
+        }
+    }
+    /// The same CTA-relative place in another CTA.
+    pub fn in_cta(&self, cta: u32) -> Loc {
+        Loc { at: Where::Shared { cta }, ..self.clone() }
+    }
+    /// The address as far as alignment is concerned (A-EXEC-GLOBAL-BASE).
+    fn align_addr(&self) -> i128 {
+        match self.at {
+            Where::Global { misalign, .. } => misalign as i128 + self.rel as i128,
+            Where::Shared { .. } => self.start as i128 + self.rel as i128,
+        }
+    }
+    /// The first byte, if `[rel, rel+len)` stays inside the place.
+    pub fn within(&self, len: u64) -> Option<Addr> {
+        let rel = u64::try_from(self.rel).ok()?;
+        (rel.checked_add(len)? <= self.size).then(|| Addr::new(self.region(), self.start + rel))
+    }
+    pub fn shifted(&self, by: i64) -> Loc {
+        Loc { rel: self.rel + by, ..self.clone() }
+    }
+}
+
+fn mbar_key(cta: u32, off: u64) -> u64 {
+    (u64::from(cta) << 32) | off
+}
+
+pub(crate) struct Machine<'c> {
+    case: &'c Case,
+    layout: Layout,
+    ctas: u32,
+    cluster: u32,
+    mem: Memory,
+    slots: BTreeMap<u64, Slot>,
+    tracking: Tracking,
+    /// cp.async.mbarrier.arrive arrive-ons not yet fired: (barrier key, tracked operations).
+    async_arrives: Vec<(u64, Vec<AsyncOp>)>,
+    updates: HashMap<WriteId, Update>,
+    queues: BTreeMap<(u32, u32), Queues>,
+    regs: BTreeMap<(u32, u32), BTreeMap<String, Reg>>,
+    // Context of the step being executed.
+    step: usize,
+    cta: u32,
+    thread: u32,
+    touched: Vec<Touch>,
+}
+
+/// Runs the case. Err only for case-level errors; UB is an [`Outcome`].
+pub fn execute(case: &Case) -> Result<Execution, ExecError> {
+    let mut m = Machine::new(case).map_err(|kind| ExecError { step: None, kind })?;
+    let ctx = parse_ctx(case);
+    let mut outcome = Outcome::Defined;
+    let mut trace = Vec::new();
+    'steps: for (i, step) in case.program.iter().enumerate() {
+        let err = |kind| ExecError { step: Some(i), kind };
+        let parsed = match &step.op {
+            StepOp::Ptx(text) => Some(Statement::parse_with(text, &ctx).map_err(|e| err(ErrorKind::Parse(e.to_string())))?),
+            _ => None,
+        };
+        let ctas: Vec<u32> = match &step.cta {
+            Ctas::One(c) => vec![*c],
+            Ctas::Named(_) => (0..m.ctas).collect(),
+            Ctas::List(l) => l.clone(),
+        };
+        for cta in ctas {
+            if cta >= m.ctas || step.thread >= case.launch.threads {
+                return Err(err(ErrorKind::Launch(format!("cta {cta} / thread {} outside the launch", step.thread))));
+            }
+            m.step = i;
+            m.cta = cta;
+            m.thread = step.thread;
+            m.touched.clear();
+            let (text, res) = match (&step.op, &parsed) {
+                (_, Some(st)) => (st.to_string(), m.statement(st)),
+                (StepOp::WaitParity { mbar, parity }, _) => {
+                    (format!("wait_parity [{mbar}], {parity}"), m.wait_parity_step(mbar, *parity))
+                }
+                (StepOp::Store { at, bytes }, _) => (format!("store [{at}], {} bytes", bytes.len()), m.store(at, bytes)),
+                (StepOp::Ptx(_), None) => unreachable!("parsed above"),
+            };
+            match res {
+                Ok(()) => trace.push(m.trace_step(text)),
+                Err(Stop::Ub(u)) => {
+                    trace.push(m.trace_step(text));
+                    outcome = Outcome::Undefined { ub: u, step: i };
+                    break 'steps;
+                }
+                Err(Stop::Err(k)) => return Err(err(k)),
+            }
+        }
+    }
+    let final_state = m.final_state().map_err(|kind| ExecError { step: None, kind })?;
+    Ok(Execution { expected_hw: ExpectedHw::of(&outcome), outcome, trace, final_state })
+}
+
+fn parse_ctx(case: &Case) -> ParseCtx {
+    let mut ctx = ParseCtx::default();
+    for (name, p) in &case.params {
+        let ty = match p {
+            Param::Int(_) | Param::Mapa { .. } => Some(RegTy::B32),
+            Param::Typed { ty, .. } => RegTy::from_ptx(ty),
+        };
+        if let Some(ty) = ty {
+            ctx.decls.insert(name.clone(), ty);
+        }
+    }
+    ctx
+}
+
+impl<'c> Machine<'c> {
+    fn new(case: &'c Case) -> Result<Machine<'c>, ErrorKind> {
+        let layout = Layout::of(case).map_err(|e| ErrorKind::Layout(e.0))?;
+        let ctas = case.launch.ctas();
+        let cluster = case.launch.cluster_size();
+        if ctas == 0 || cluster == 0 || !ctas.is_multiple_of(cluster) {
+            return Err(ErrorKind::Launch(format!("{ctas} CTAs do not form clusters of {cluster}")));
+        }
+        let mut mem = Memory::new();
+        for (i, r) in case.memory.global.iter().enumerate() {
+            let init = r.init.materialize(r.size).map_err(|e| ErrorKind::Init(format!("{}: {e:?}", r.name)))?;
+            mem.add_region(RegionId::Global(i as u32), init);
+        }
+        let mut image = vec![0u8; layout.shared_bytes as usize];
+        for r in &case.memory.shared {
+            let init = r.init.materialize(r.size).map_err(|e| ErrorKind::Init(format!("{}: {e:?}", r.name)))?;
+            if let Some(Place::Shared { offset, .. }) = layout.get(&r.name) {
+                image[offset as usize..(offset + r.size) as usize].copy_from_slice(&init);
+            }
+        }
+        let mut slots = BTreeMap::new();
+        for cta in 0..ctas {
+            mem.add_region(RegionId::Shared { cta }, image.clone());
+            for d in &case.memory.mbarriers {
+                if let Some(Place::Mbarrier { offset }) = layout.get(&d.name) {
+                    let k = mbar_key(cta, offset);
+                    slots.insert(k, Slot::new(k));
+                }
+            }
+        }
+        Ok(Machine {
+            case,
+            layout,
+            ctas,
+            cluster,
+            mem,
+            slots,
+            tracking: Tracking::new(),
+            async_arrives: Vec::new(),
+            updates: HashMap::new(),
+            queues: BTreeMap::new(),
+            regs: BTreeMap::new(),
+            step: 0,
+            cta: 0,
+            thread: 0,
+            touched: Vec::new(),
+        })
+    }
+
+    fn statement(&mut self, st: &Statement) -> R {
+        if let Some(g) = &st.guard {
+            if self.pred(&g.pred)? == g.negated {
+                return Ok(()); // guard false: not executed
+            }
+        }
+        match &st.instr {
+            Instruction::CpAsync(op) => self.cp_async(op),
+            Instruction::Bulk(op) => self.bulk(op),
+            Instruction::Mbarrier(op) => self.mbarrier(op),
+            Instruction::Sync(op) => self.sync(op),
+            Instruction::Tensor(_) | Instruction::Tcgen05(_) => {
+                Err(Stop::Err(ErrorKind::Unsupported(format!("{} is not modelled by the executor", st.instr.family()))))
+            }
+        }
+    }
+
+    // --- registers -----------------------------------------------------------------------------
+
+    fn reg(&self, name: &str) -> Option<Reg> {
+        self.regs.get(&(self.cta, self.thread)).and_then(|f| f.get(name)).copied()
+    }
+
+    pub(crate) fn set_reg(&mut self, name: &str, v: Reg) {
+        self.regs.entry((self.cta, self.thread)).or_default().insert(name.to_string(), v);
+    }
+
+    /// An integer operand: immediate, register written earlier by this thread, or a param.
+    pub(crate) fn value(&self, v: &Value) -> R<i64> {
+        let name = match v {
+            Value::Imm(i) => return Ok(*i),
+            Value::Reg(n) => n,
+        };
+        match self.reg(name) {
+            Some(Reg::Int(i)) => return Ok(i),
+            Some(Reg::Pred(b)) => return Ok(b as i64),
+            Some(Reg::State(_)) => return kind(format!("`{name}` holds an mbarrier state, not a number")),
+            None => {}
+        }
+        match self.case.params.get(name) {
+            Some(Param::Int(i)) | Some(Param::Typed { value: i, .. }) => Ok(*i),
+            Some(Param::Mapa { .. }) => kind(format!("`{name}` is a mapa address, not a number")),
+            None => Err(Stop::Err(ErrorKind::UnboundRegister(name.clone()))),
+        }
+    }
+
+    pub(crate) fn pred(&self, name: &str) -> R<bool> {
+        self.value(&Value::Reg(name.to_string())).map(|v| v != 0)
+    }
+
+    pub(crate) fn state(&self, v: &Value) -> R<StateToken> {
+        match v {
+            Value::Reg(n) => match self.reg(n) {
+                Some(Reg::State(s)) => Ok(s),
+                Some(_) => kind(format!("`{n}` does not hold an mbarrier state")),
+                None => Err(Stop::Err(ErrorKind::UnboundRegister(n.clone()))),
+            },
+            Value::Imm(_) => kind("an immediate where an mbarrier state register is needed"),
+        }
+    }
+
+    pub(crate) fn u32_operand(&self, v: &Value, what: &str) -> R<u32> {
+        let x = self.value(v)?;
+        u32::try_from(x).or_else(|_| kind(format!("{what} {x} is not a 32-bit unsigned value")))
+    }
+
+    // --- addresses -----------------------------------------------------------------------------
+
+    fn cluster_base(&self) -> u32 {
+        self.cta / self.cluster * self.cluster
+    }
+
+    /// CTA index of cluster rank `rank` in the executing CTA's cluster (A-EXEC-CTA-RANK).
+    pub(crate) fn rank_cta(&self, rank: u32) -> Option<u32> {
+        (rank < self.cluster).then(|| self.cluster_base() + rank)
+    }
+
+    fn place(&self, name: &str, cta: u32) -> R<Loc> {
+        let p = self.layout.get(name).ok_or_else(|| Stop::Err(ErrorKind::UnknownName(name.to_string())))?;
+        let (at, start) = match p {
+            Place::Global { index, .. } => {
+                let r = self.case.memory.global.get(index).ok_or_else(|| Stop::Err(ErrorKind::OperandKind(format!("`{name}` is not a byte region"))))?;
+                (Where::Global { index, misalign: r.misalign }, 0)
+            }
+            Place::Shared { offset, .. } => (Where::Shared { cta }, offset),
+            Place::Mbarrier { offset } => (Where::Shared { cta }, offset),
+        };
+        Ok(Loc { name: name.to_string(), at, start, size: p.size(), rel: 0 })
+    }
+
+    /// Resolves `[name+off]`: a declared place (shared places in the executing CTA) or a Mapa param.
+    pub(crate) fn resolve(&self, a: &Address) -> R<Loc> {
+        let name = match &a.base {
+            AddrBase::Name(n) => n,
+            AddrBase::Abs(x) => return kind(format!("absolute address 0x{x:x}: the model only places named regions")),
+        };
+        let loc = match self.case.params.get(name) {
+            Some(Param::Mapa { mapa, cta }) => {
+                let Some(c) = self.rank_cta(*cta) else {
+                    return kind(format!("mapa param `{name}`: cluster rank {cta} outside a cluster of {}", self.cluster));
+                };
+                let l = self.place(mapa, c)?;
+                if l.cta().is_none() {
+                    return kind(format!("mapa param `{name}` names global region `{mapa}`"));
+                }
+                l
+            }
+            Some(_) => return kind(format!("`{name}` holds a number, not an address the model can place")),
+            None => self.place(name, self.cta)?,
+        };
+        Ok(loc.shifted(a.offset))
+    }
+
+    /// Resolves an operand that must be global memory.
+    pub(crate) fn global(&self, a: &Address, role: &str) -> R<Loc> {
+        let l = self.resolve(a)?;
+        if l.cta().is_some() {
+            return kind(format!("{role} {a}: a shared place where .global memory is required"));
+        }
+        Ok(l)
+    }
+
+    /// Resolves an operand that must be shared memory (any CTA of the cluster).
+    pub(crate) fn shared(&self, a: &Address, role: &str) -> R<Loc> {
+        let l = self.resolve(a)?;
+        if l.cta().is_none() {
+            return kind(format!("{role} {a}: a global region where shared memory is required"));
+        }
+        Ok(l)
+    }
+
+    /// A `.shared::cta` operand: shared memory of the executing CTA.
+    pub(crate) fn shared_cta(&self, a: &Address, role: &str, rule: &UbRule) -> R<Loc> {
+        let l = self.shared(a, role)?;
+        if l.cta() != Some(self.cta) {
+            return ub(rule, format!("{role} {a} is in CTA {:?}, the executing CTA is {}", l.cta(), self.cta));
+        }
+        Ok(l)
+    }
+
+    pub(crate) fn check_align(&self, l: &Loc, align: u64, role: &str) -> R {
+        if l.align_addr().rem_euclid(align as i128) != 0 {
+            return ub(&ub::ADDRESS_MISALIGNED, format!("{role} [{}{:+}] not {align}-byte aligned", l.name, l.rel));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_range(&self, l: &Loc, len: u64, rule: &UbRule, role: &str) -> R<Addr> {
+        l.within(len).map_or_else(
+            || ub(rule, format!("{role} [{}{:+}, +{len}) leaves `{}` ({} bytes)", l.name, l.rel, l.name, l.size)),
+            Ok,
+        )
+    }
+
+    /// An mbarrier operand: `(cta, offset)` of an 8-byte aligned location in shared memory;
+    /// `cluster` allows other CTAs of the cluster.
+    pub(crate) fn mbar(&self, a: &Address, cluster: bool) -> R<(u32, u64)> {
+        let l = self.resolve(a)?;
+        let Some(cta) = l.cta() else {
+            return ub(&ub::MBAR_ADDRESS_WINDOW, format!("{a} is in global memory"));
+        };
+        if !cluster && cta != self.cta {
+            return ub(&ub::MBAR_ADDRESS_WINDOW, format!("{a} is in CTA {cta}, outside the executing CTA's .shared::cta window"));
+        }
+        if l.align_addr().rem_euclid(MBARRIER_BYTES as i128) != 0 {
+            return ub(&ub::MBAR_MISALIGNED, format!("{a} not 8-byte aligned"));
+        }
+        let at = self.check_range(&l, MBARRIER_BYTES, &ub::ADDRESS_OUT_OF_REGION, "mbarrier")?;
+        Ok((cta, at.offset))
+    }
+
+    pub(crate) fn slot(&mut self, (cta, off): (u32, u64)) -> &mut Slot {
+        let k = mbar_key(cta, off);
+        self.slots.entry(k).or_insert_with(|| Slot::new(k))
+    }
+
+    // --- touches -------------------------------------------------------------------------------
+
+    fn touch(&mut self, at: Addr, len: u64, kind: TouchKind) {
+        let exact = self.mem.read(at, len).map(|b| b.iter().all(|x| x.known().is_some())).unwrap_or(false);
+        let end = at.offset + len;
+        match at.region {
+            RegionId::Global(i) => {
+                let name = self.layout.globals.get(i as usize).cloned().unwrap_or_default();
+                self.touched.push(Touch { region: name, cta: None, range: at.offset..end, kind, exact });
+            }
+            RegionId::Shared { cta } => {
+                for (name, p) in &self.layout.places {
+                    let start = match p {
+                        Place::Shared { offset, .. } | Place::Mbarrier { offset } => *offset,
+                        Place::Global { .. } => continue,
+                    };
+                    let (lo, hi) = (at.offset.max(start), end.min(start + p.size()));
+                    if lo < hi {
+                        let t = Touch { region: name.clone(), cta: Some(cta), range: lo - start..hi - start, kind, exact };
+                        self.touched.push(t);
+                    }
+                }
+            }
+        }
+    }
+
+    // --- asynchronous operations ---------------------------------------------------------------
+
+    /// A valid mbarrier object overlapping `[at, at+len)`.
+    fn object_overlapping(&self, at: Addr, len: u64) -> Option<u64> {
+        let RegionId::Shared { cta } = at.region else { return None };
+        self.slots
+            .iter()
+            .filter(|(k, s)| (*k >> 32) as u32 == cta && s.object().is_some())
+            .map(|(k, _)| k & 0xffff_ffff)
+            .find(|off| *off < at.offset + len && at.offset < off + MBARRIER_BYTES)
+    }
+
+    /// Reads an asynchronous operation's source now (A-MEM-SOURCE-AT-ISSUE) and holds it.
+    pub(crate) fn read_source(&mut self, at: Addr, len: u64) -> R<(Vec<Byte>, ReadHoldId)> {
+        if let Some(w) = self.mem.in_flight_overlapping(at, len).first() {
+            return ub(&ub::ASYNC_DST_READ, format!("source overlaps asynchronous write {w:?} still in flight"));
+        }
+        let bytes = self.mem.read(at, len)?;
+        let hold = self.mem.hold_source(at, len)?;
+        self.touch(at, len, TouchKind::Read);
+        Ok((bytes, hold))
+    }
+
+    /// Checks shared by every write into memory: no unfinished source read of another operation,
+    /// no mbarrier object overwritten.
+    fn check_write(&self, at: Addr, len: u64) -> R {
+        if !self.mem.holds_overlapping(at, len).is_empty() {
+            return ub(&ub::ASYNC_SRC_MODIFIED, "write to the source of an asynchronous operation before it was read");
+        }
+        if let Some(off) = self.object_overlapping(at, len) {
+            return ub(&ub::MBAR_NON_MBARRIER_ACCESS, format!("write over the mbarrier object at shared offset {off}"));
+        }
+        Ok(())
+    }
+
+    /// Starts an asynchronous write of `bytes` at `at`.
+    pub(crate) fn begin_write(&mut self, at: Addr, bytes: Vec<Byte>) -> R<WriteId> {
+        let len = bytes.len() as u64;
+        self.check_write(at, len)?;
+        let w = self.mem.begin_async_write(at, bytes)?;
+        self.touch(at, len, TouchKind::Issue);
+        Ok(w)
+    }
+
+    /// Starts an asynchronous reduction of `src` into `at`.
+    pub(crate) fn begin_update(&mut self, at: Addr, op: RedOp, ty: RedType, src: Vec<Byte>) -> R<WriteId> {
+        let len = src.len() as u64;
+        self.check_write(at, len)?;
+        let w = self.mem.begin_async_update(at, len)?;
+        self.updates.insert(w, Update { op, ty, src });
+        self.touch(at, len, TouchKind::Issue);
+        Ok(w)
+    }
+
+    /// Registers a copy whose completion performs complete-tx(`tx`) on mbarrier `(cta, off)`.
+    pub(crate) fn track(&mut self, op: AsyncOp, barrier: (u32, u64), tx: u64) -> R {
+        let tx = u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
+        self.slot(barrier);
+        self.tracking.track_copy(TrackedCopy { op, barrier: mbar_key(barrier.0, barrier.1), tx_bytes: tx });
+        Ok(())
+    }
+
+    pub(crate) fn cp_queue(&mut self) -> &mut GroupQueue {
+        &mut self.queues.entry((self.cta, self.thread)).or_default().cp
+    }
+    pub(crate) fn bulk_queue(&mut self) -> &mut GroupQueue {
+        &mut self.queues.entry((self.cta, self.thread)).or_default().bulk
+    }
+
+    /// Lands one write: a reduction computes its result from the destination now.
+    fn land_write(&mut self, w: WriteId) -> R {
+        let Some((at, len)) = self.mem.target(w) else { return Ok(()) };
+        match self.updates.remove(&w) {
+            Some(u) => {
+                let cur = self.mem.read(at, len)?;
+                let res = super::reduce::apply_uncertain(u.op, u.ty, &cur, &u.src)
+                    .map_err(|e| Stop::Err(ErrorKind::Internal(format!("{e:?}"))))?;
+                self.mem.complete_update(w, res)?;
+            }
+            None => {
+                self.mem.complete(w)?;
+            }
+        }
+        self.touch(at, len, TouchKind::Land);
+        Ok(())
+    }
+
+    /// Applies a group wait's release (sources freed first, then writes landed).
+    pub(crate) fn apply_release(&mut self, rel: Release) -> R {
+        for r in rel.release_reads {
+            if self.mem.is_held(r) {
+                self.mem.release_source(r)?;
+            }
+        }
+        for w in rel.complete_writes {
+            self.land_write(w)?;
+        }
+        self.fire_arrives()
+    }
+
+    /// Fires cp.async.mbarrier.arrive arrive-ons whose operations all landed.
+    fn fire_arrives(&mut self) -> R {
+        self.tracking.fire_ready_arrives(&mut self.slots, &self.mem)?;
+        let mem = &self.mem;
+        self.async_arrives.retain(|(_, ops)| ops.iter().any(|o| o.write.is_some_and(|w| mem.is_in_flight(w))));
+        Ok(())
+    }
+
+    /// A-EXEC-WAIT-LANDS: lands everything that will signal mbarrier `(cta, off)`.
+    pub(crate) fn land_for_barrier(&mut self, b: (u32, u64)) -> R {
+        let key = mbar_key(b.0, b.1);
+        let ws: Vec<WriteId> = self.tracking.copies_for(key).filter_map(|c| c.op.write).collect();
+        for w in ws {
+            self.land_write(w)?;
+        }
+        self.tracking.land_copies(key, &mut self.slots, &mut self.mem)?;
+        let ops: Vec<AsyncOp> =
+            self.async_arrives.iter().filter(|(k, _)| *k == key).flat_map(|(_, ops)| ops.iter().copied()).collect();
+        for op in ops {
+            if let Some(w) = op.write {
+                self.land_write(w)?;
+            }
+            tracking::land(&op, &mut self.mem)?;
+        }
+        self.fire_arrives()
+    }
+
+    /// The blocking `wait_parity` step: lands what signals the barrier, then the phase with
+    /// `parity` must have completed, or nothing can complete it any more.
+    fn wait_parity_step(&mut self, mbar: &str, parity: u32) -> R {
+        let b = self.mbar(&Address::reg(mbar), false)?;
+        self.land_for_barrier(b)?;
+        if !self.slot(b).test_wait_parity(parity)? {
+            let m = self.slot(b).object().cloned();
+            let detail = m.map_or("no object".to_string(), |m| {
+                format!("phase {} (parity {}) pending {} tx-count {}", m.phase, m.phase & 1, m.pending, m.tx_count)
+            });
+            return ub(&ub::WAIT_NEVER_COMPLETES, format!("wait for parity {parity} on `{mbar}`: {detail}, nothing in flight can complete it"));
+        }
+        Ok(())
+    }
+
+    /// A plain store step.
+    fn store(&mut self, at: &str, bytes: &[u8]) -> R {
+        let (name, off) = match at.split_once('+') {
+            Some((n, o)) => (n.trim(), o.trim().parse::<i64>().or_else(|_| kind(format!("bad offset in `{at}`")))?),
+            None => (at.trim(), 0),
+        };
+        let l = self.resolve(&Address::reg_off(name, off))?;
+        let len = bytes.len() as u64;
+        let a = self.check_range(&l, len, &ub::ADDRESS_OUT_OF_REGION, "store")?;
+        self.check_write(a, len)?;
+        if !self.mem.in_flight_overlapping(a, len).is_empty() {
+            return ub(&ub::ASYNC_DST_WRITTEN, format!("store to [{at}] while an asynchronous write to it is in flight"));
+        }
+        self.mem.write_exact(a, bytes)?;
+        self.touch(a, len, TouchKind::Store);
+        Ok(())
+    }
+
+    // --- reports -------------------------------------------------------------------------------
+
+    fn mbar_state(&self, key: u64) -> MbarState {
+        let in_flight = self.tracking.copies_for(key).next().is_some();
+        let arrives = self.async_arrives.iter().any(|(k, _)| *k == key);
+        match self.slots.get(&key).and_then(Slot::object) {
+            None => MbarState { valid: false, phase_parity: None, pending: None, expected: 0, tx_count: None },
+            Some(m) => MbarState {
+                valid: true,
+                phase_parity: (!in_flight && !arrives).then_some((m.phase & 1) as u8),
+                pending: (!in_flight && !arrives).then_some(m.pending),
+                expected: m.expected,
+                tx_count: (!in_flight).then_some(i64::from(m.tx_count)),
+            },
+        }
+    }
+
+    fn declared_mbarriers(&self) -> Vec<(u32, String, u64)> {
+        let mut v = vec![];
+        for cta in 0..self.ctas {
+            for d in &self.case.memory.mbarriers {
+                if let Some(Place::Mbarrier { offset }) = self.layout.get(&d.name) {
+                    v.push((cta, d.name.clone(), mbar_key(cta, offset)));
+                }
+            }
+        }
+        v
+    }
+
+    fn trace_step(&mut self, text: String) -> TraceStep {
+        let mbarriers = self.declared_mbarriers().into_iter().map(|(c, n, k)| (c, n, self.mbar_state(k))).collect();
+        TraceStep { step: self.step, cta: self.cta, thread: self.thread, text, mbarriers, touched: std::mem::take(&mut self.touched) }
+    }
+
+    fn final_state(&self) -> Result<FinalState, ErrorKind> {
+        let internal = |e: MemError| ErrorKind::Internal(e.to_string());
+        // A-EXEC-UPDATE-FINAL: reductions in flight widen their destination.
+        let mut mem = self.mem.clone();
+        for (w, u) in &self.updates {
+            if let Some((at, len)) = mem.target(*w) {
+                let cur = mem.read(at, len).map_err(internal)?;
+                let res = super::reduce::apply_uncertain(u.op, u.ty, &cur, &u.src)
+                    .map_err(|e| ErrorKind::Internal(format!("{e:?}")))?;
+                let wide: Vec<Byte> = cur.iter().zip(&res).map(|(a, b)| a.union(*b)).collect();
+                mem.complete_update(*w, wide).map_err(internal)?;
+            }
+        }
+        let mut global = BTreeMap::new();
+        for (i, r) in self.case.memory.global.iter().enumerate() {
+            global.insert(r.name.clone(), mem.read(Addr::new(RegionId::Global(i as u32), 0), r.size).map_err(internal)?);
+        }
+        let mut shared = vec![];
+        let mut mbarriers = vec![BTreeMap::new(); self.ctas as usize];
+        for cta in 0..self.ctas {
+            let mut m = BTreeMap::new();
+            for r in &self.case.memory.shared {
+                if let Some(Place::Shared { offset, size }) = self.layout.get(&r.name) {
+                    m.insert(r.name.clone(), mem.read(Addr::new(RegionId::Shared { cta }, offset), size).map_err(internal)?);
+                }
+            }
+            shared.push(m);
+        }
+        for (cta, name, k) in self.declared_mbarriers() {
+            mbarriers[cta as usize].insert(name, self.mbar_state(k));
+        }
+        let groups = self
+            .queues
+            .iter()
+            .map(|((cta, thread), q)| GroupCounts {
+                cta: *cta,
+                thread: *thread,
+                cp_async_groups: q.cp.committed_groups(),
+                cp_async_uncommitted: q.cp.uncommitted().len(),
+                bulk_groups: q.bulk.committed_groups(),
+                bulk_uncommitted: q.bulk.uncommitted().len(),
+            })
+            .collect();
+        Ok(FinalState { global, shared, mbarriers, groups })
+    }
+}

@@ -1,0 +1,86 @@
+//! mbarrier instructions (§9.7.13.15) on the `sem::mbarrier` state machine. Waits land what
+//! signals the barrier first (A-EXEC-WAIT-LANDS) and are single probes (A-EXEC-PROBE).
+
+use super::{Machine, Reg, R};
+use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
+use crate::ptx::operand::{Address, Value};
+use crate::sem::mbarrier::{pending_count, Arrive};
+
+impl Machine<'_> {
+    /// `.shared::cluster` operands may name another CTA of the cluster; `.shared{::cta}` and
+    /// generic ones (A-EXEC-GENERIC-SHARED) the executing CTA only.
+    fn mbar_operand(&self, space: Option<MbarSpace>, addr: &Address) -> R<(u32, u64)> {
+        self.mbar(addr, space == Some(MbarSpace::SharedCluster))
+    }
+
+    fn out_reg(&mut self, v: &Value, r: Reg) {
+        if let Value::Reg(name) = v {
+            self.set_reg(name, r);
+        }
+    }
+
+    pub(super) fn mbarrier(&mut self, op: &MbarrierOp) -> R {
+        match op {
+            MbarrierOp::Init { space, addr, count } => {
+                let b = self.mbar_operand(*space, addr)?;
+                let n = self.u32_operand(count, "count")?;
+                // The object's bytes must not be in use by an asynchronous operation.
+                self.slot(b).init(n)?;
+                Ok(())
+            }
+            MbarrierOp::Inval { space, addr } => {
+                let b = self.mbar_operand(*space, addr)?;
+                Ok(self.slot(b).inval()?)
+            }
+            MbarrierOp::Tx { op, space, addr, tx_count, .. } => {
+                let b = self.mbar_operand(*space, addr)?;
+                let tx = self.u32_operand(tx_count, "txCount")?;
+                let s = self.slot(b);
+                match op {
+                    TxOp::ExpectTx => s.expect_tx(tx)?,
+                    TxOp::CompleteTx => s.complete_tx(tx)?,
+                };
+                Ok(())
+            }
+            MbarrierOp::Arrive { drop, mode, space, dest, addr, .. } => {
+                let b = self.mbar_operand(*space, addr)?;
+                let mut a = match mode {
+                    ArriveMode::Plain { count: None } => Arrive::one(),
+                    ArriveMode::Plain { count: Some(c) } => Arrive::count(self.u32_operand(c, "count")?),
+                    ArriveMode::ExpectTx { tx_count } => Arrive::expect_tx(self.u32_operand(tx_count, "txCount")?),
+                    ArriveMode::NoComplete { count } => Arrive::count(self.u32_operand(count, "count")?).no_complete(),
+                };
+                if *drop {
+                    a = a.dropping();
+                }
+                let done = self.slot(b).arrive(a)?;
+                if let Dest::State(v) = dest {
+                    self.out_reg(v, Reg::State(done.state));
+                }
+                Ok(())
+            }
+            MbarrierOp::Wait { space, wait_complete, addr, on, .. } => {
+                let b = self.mbar_operand(*space, addr)?;
+                self.land_for_barrier(b)?;
+                let ok = match on {
+                    WaitOn::State(v) => {
+                        let st = self.state(v)?;
+                        self.slot(b).test_wait(st)?
+                    }
+                    WaitOn::Parity(v) => {
+                        let p = self.u32_operand(v, "phaseParity")?;
+                        self.slot(b).test_wait_parity(p)?
+                    }
+                };
+                self.out_reg(wait_complete, Reg::Pred(ok));
+                Ok(())
+            }
+            MbarrierOp::PendingCount { count, state } => {
+                let st = self.state(state)?;
+                let n = pending_count(st)?;
+                self.out_reg(count, Reg::Int(i64::from(n)));
+                Ok(())
+            }
+        }
+    }
+}

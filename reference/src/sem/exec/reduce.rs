@@ -1,0 +1,46 @@
+//! cp.reduce.async.bulk (§9.7.9.25.4.2): issued like a bulk copy (operand checks shared with
+//! [`super::bulk`]), but the destination is updated with `sem::reduce` arithmetic when it lands
+//! (A-MEM-UPDATE-AT-LANDING).
+
+use super::{ub, ErrorKind, Machine, Stop, R};
+use crate::ptx::bulk::{BulkReduce, RedDst};
+use crate::sem::groups::AsyncOp;
+use crate::sem::reduce::{legal, ReduceForm};
+use crate::sem::ub as rules;
+
+impl Machine<'_> {
+    pub(super) fn bulk_reduce(&mut self, r: &BulkReduce) -> R {
+        let form = match r.dst_kind {
+            RedDst::Cluster { .. } => ReduceForm::BulkSharedCluster,
+            RedDst::Global => ReduceForm::BulkGlobal,
+        };
+        // A combination the table forbids is rejected by ptxas: the case cannot run.
+        legal(form, r.op, r.ty, r.noftz).map_err(|e| Stop::Err(ErrorKind::Unsupported(e.to_string())))?;
+        let size = self.bulk_size(&r.size)?;
+        let src = self.shared_cta(&r.src, "srcMem", &rules::ADDRESS_OUT_OF_REGION)?;
+        let dst = match r.dst_kind {
+            RedDst::Cluster { .. } => self.shared(&r.dst, "dstMem")?,
+            RedDst::Global => self.global(&r.dst, "dstMem")?,
+        };
+        let (d, s) = self.bulk_ranges(&dst, &src, size)?;
+        let barrier = match &r.dst_kind {
+            // The complete-tx goes to the mbarrier in the destination CTA (A-EXEC-MBAR-IN-DST).
+            RedDst::Cluster { mbar } => {
+                let (_, off) = self.mbar(mbar, true)?;
+                let cta = dst.cta().map_or_else(|| ub(&rules::ADDRESS_OUT_OF_REGION, "no destination CTA"), Ok)?;
+                Some((cta, off))
+            }
+            RedDst::Global => None,
+        };
+        let (bytes, hold) = self.read_source(s, size)?;
+        let w = self.begin_update(d, r.op, r.ty, bytes)?;
+        let op = AsyncOp { write: Some(w), read: Some(hold) };
+        match barrier {
+            Some(b) => self.track(op, b, size),
+            None => {
+                self.bulk_queue().issue(op);
+                Ok(())
+            }
+        }
+    }
+}

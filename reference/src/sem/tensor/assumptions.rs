@@ -1,0 +1,108 @@
+//! Positions this model takes where the documentation is silent or figure-only. Each is a
+//! question for hardware (listed in reports/tensor-open-questions.md); the code that depends on
+//! one names it.
+
+/// A named modelling assumption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Assumption {
+    /// OOB-NaN's bit pattern is not documented (§5.5.3.3 only says "a special NaN"). OBSERVED on
+    /// H100 (driver 13.0): the 16-bit pattern 0x7FF7 repeated: f16 and bf16 0x7FF7, f32
+    /// 0x7FF77FF7. ASSUMED for f64 (not probed): 0x7FF77FF77FF77FF7; for tf32 / f32.ftz the f32 one.
+    OobNanAllOnes,
+    /// complete-tx counts "amount of data copied in bytes". OBSERVED on H100: the box's element
+    /// bytes, OOB-filled elements included (16×8 f32 box, 4 columns and 6 rows OOB: expect-tx 512
+    /// completes, 528 does not) and swizzle row padding excluded (a 16×8 f32 box under 128B swizzle
+    /// spans 1024 bytes of shared memory and completes with 512). ASSUMED: sub-byte padding counts.
+    CompleteTxCountsWholeBox,
+    /// A tensor store whose box crosses the tensor's edge: §5.5 states no behaviour. OBSERVED on
+    /// H100: dimension 0 is clipped at the tensor's inner extent rounded up to 16 bytes (an f32
+    /// tensor of width 18 with stride 80 gets elements 18 and 19 — the row padding — written too);
+    /// the other dimensions at the element. ASSUMED: loads stay element-exact (OOB fill from
+    /// `globalDim[0]` on; not probed with an inner extent that is not a multiple of 16 bytes).
+    StoreClips16ByteGranules,
+    /// Data conversion in transit. OBSERVED on H100: tf32 loads round each value to tf32 (low 13
+    /// mantissa bits cleared; §5.5.1 says round to nearest even, which the model uses — the probe
+    /// values cannot tell RNE from truncation). ASSUMED: every other type, f32.ftz included, and
+    /// every store is bit-exact (no denormal flush).
+    BitExactTransit,
+    /// RESOLVED (kept for the record): an inner coordinate whose byte offset is not a multiple of
+    /// 16 traps on H100 (CUDA_ERROR_ILLEGAL_INSTRUCTION for an f32 tile load at x = 1), matching
+    /// §5.5.3.1; the model rejects it (copy rule `box-start-16b-aligned`).
+    UnalignedInnerCoordAccepted,
+    /// `elementStrides[0]`: the driver ignores it without interleave (spec/09), §5.5.3.2 says it
+    /// "must always be 1". Position: without interleave it is treated as 1; with interleave it
+    /// strides dimension 0 like any other dimension.
+    ElementStrideDim0,
+    /// im2col traversal order (figures only). Position: pixels advance W fastest, then H, then D,
+    /// then N; a spatial dimension wraps from past its box end (upper corner) back to the box
+    /// start (lower corner) stepping by its traversal stride, carrying into the next dimension;
+    /// past the last image N the pixels are OOB. Each pixel is one shared-memory row of
+    /// channelsPerPixel elements.
+    Im2colTraversal,
+    /// im2col bounding box extent: spatial dimension s spans base positions
+    /// `[lower[s], globalDim[s] − 1 + upper[s]]` (the CUTLASS convolution convention: corners −1/−1
+    /// give W positions for a 3-wide filter with padding 1). The §5.5.4 examples satisfy
+    /// "filter base within the box" under this reading only if their coordinate lists are read
+    /// outermost first ((7, 7, 4, 0) = N 7, H 7, W 4, C 0); read innermost first, C = 7 of f16 is
+    /// a 14-byte box start, which traps on H100.
+    Im2colBoxEnd,
+    /// im2col::w halo placement. Position: the wHalo halo pixels continue the W sequence of the
+    /// pixels just loaded (same traversal stride) and occupy the rows right after them; in
+    /// w::128 that is after each group of 32.
+    Im2colWHalo,
+    /// An im2col pixel is OOB when any of its coordinates is outside the tensor (the bounding
+    /// box only bounds the filter base positions, it does not clip the pixels).
+    Im2colOobIsTensorBound,
+    /// Shared-memory layout of a swizzled box whose inner dimension is narrower than the swizzle
+    /// span. OBSERVED on H100 for SWIZZLE_128B (16×f32 rows): every row starts a new 128-byte
+    /// line (pitch = span), the XOR pattern applies to that address, the rest of the line is not
+    /// written. ASSUMED the same for 32B / 64B (pitch 32 / 64), the 128B atomicity modes, gather4
+    /// rows and im2col pixels; with interleave rows stay dense.
+    SwizzleRowPitchIsSpan,
+    /// The swizzle XOR is a function of the absolute shared-memory address (so a `dstMem` that
+    /// is not pattern-aligned starts mid-pattern, matching the base-offset formulas).
+    SwizzleOnAbsoluteAddress,
+    /// 32B-atomicity + 8B flip: which lines flip (Figure 36 only). Position: odd 128-byte lines.
+    Flip8BOnOddLines,
+    /// 96B swizzle: Figure 31 only; the table text equals the 32B table. Position: bit 4 ^= bit 7.
+    Swizzle96BAsTable,
+    /// Sub-byte types are addressed in units: 16U4_ALIGN8B in bytes (2 values, dimension-0
+    /// coordinates even), 16U4_ALIGN16B / 16U6_ALIGN16B in 16-value groups (8 / 12 bytes in
+    /// global memory, 16 in shared memory, the rest of the 16 bytes padding).
+    SubByteUnits,
+    /// `.b6p2x16` store packing: value i (the low 6 bits of shared byte i) goes to bits
+    /// 6i..6i+5 of the 12-byte little-endian global group.
+    B6PackLsbFirst,
+    /// Interleaved layouts (16B/32B) are described by the map's dimensions and strides alone:
+    /// addressing and shared-memory layout are the same dense box as without interleave.
+    InterleaveIsDescriptive,
+}
+
+impl Assumption {
+    pub const ALL: [Assumption; 17] = [
+        Assumption::OobNanAllOnes,
+        Assumption::CompleteTxCountsWholeBox,
+        Assumption::StoreClips16ByteGranules,
+        Assumption::BitExactTransit,
+        Assumption::UnalignedInnerCoordAccepted,
+        Assumption::ElementStrideDim0,
+        Assumption::Im2colTraversal,
+        Assumption::Im2colBoxEnd,
+        Assumption::Im2colWHalo,
+        Assumption::Im2colOobIsTensorBound,
+        Assumption::SwizzleRowPitchIsSpan,
+        Assumption::SwizzleOnAbsoluteAddress,
+        Assumption::Flip8BOnOddLines,
+        Assumption::Swizzle96BAsTable,
+        Assumption::SubByteUnits,
+        Assumption::B6PackLsbFirst,
+        Assumption::InterleaveIsDescriptive,
+    ];
+}
+
+/// OOB-NaN for 16-bit floats (f16 and bf16 alike), observed on H100, see [`Assumption::OobNanAllOnes`].
+pub const OOB_NAN_F16: u16 = 0x7FF7;
+/// OOB-NaN for f32 (observed), f32.ftz, tf32, tf32.ftz (assumed).
+pub const OOB_NAN_F32: u32 = 0x7FF7_7FF7;
+/// OOB-NaN for f64 (assumed: the 16-bit pattern repeated).
+pub const OOB_NAN_F64: u64 = 0x7FF7_7FF7_7FF7_7FF7;
