@@ -167,22 +167,17 @@ pub mod exec {
         Stuck(String),
     }
 
-    /// Run `case` on the reference executor: `None` when this build has no executor.
-    ///
-    /// When `sem::exec` is merged, the body becomes (verified against the exec branch):
-    /// ```text
-    /// use crate::sem::exec;
-    /// Some(match exec::execute(case) {
-    ///     Ok(e) => Ok(match e.outcome {
-    ///         exec::Outcome::Defined => Outcome::Defined,
-    ///         exec::Outcome::Undefined { ub, .. } if ub.rule == crate::sem::ub::WAIT_NEVER_COMPLETES.id => Outcome::Stuck(ub.to_string()),
-    ///         exec::Outcome::Undefined { ub, .. } => Outcome::Undefined(ub.rule.to_string()),
-    ///     }),
-    ///     Err(e) => Err(e.to_string()),
-    /// })
-    /// ```
-    pub fn run(_case: &Case) -> Option<Result<Outcome, String>> {
-        None
+    /// Run `case` on the reference executor (`None` would mean a build without one).
+    pub fn run(case: &Case) -> Option<Result<Outcome, String>> {
+        use crate::sem::exec;
+        Some(match exec::execute(case) {
+            Ok(e) => Ok(match e.outcome {
+                exec::Outcome::Defined => Outcome::Defined,
+                exec::Outcome::Undefined { ub, .. } if ub.rule == crate::sem::ub::WAIT_NEVER_COMPLETES.id => Outcome::Stuck(ub.to_string()),
+                exec::Outcome::Undefined { ub, .. } => Outcome::Undefined(ub.rule.to_string()),
+            }),
+            Err(e) => Err(e.to_string()),
+        })
     }
 }
 
