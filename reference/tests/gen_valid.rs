@@ -53,6 +53,7 @@ fn legal_cases_validate_and_cover_the_space() {
         "cp.async.mbarrier.arrive.noinc",
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
         "cp.async.bulk.shared::cta.global",
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [remote",
         "cp.async.bulk.global.shared::cta.bulk_group.cp_mask",
         "L2::cache_hint",
         "cp.async.bulk.wait_group.read",
@@ -101,6 +102,7 @@ fn mixed_cases_carry_each_deviation() {
         "async.src_modified_before_completion",
         "mbarrier.not_initialized",
         "mbarrier.pending_count_range",
+        "bulk.cluster_dst_is_executing_cta",
     ] {
         assert!(rules.contains(r), "rule {r} never generated; got {rules:?}");
     }

@@ -3,9 +3,8 @@
 //! through a bulk async-group, with or without `.cp_mask`), cp.reduce.async.bulk (every redOp ×
 //! type the table allows, to global or to own shared), and cp.async.bulk.prefetch.
 //!
-//! Not generated: `.shared::cluster.shared::cta` copies. §9.7.9.25.4.1 requires the destination
-//! to be another CTA's shared memory, and case operands name the executing CTA's regions; it
-//! needs a remote-region operand form in the case schema first.
+//! `.shared::cluster.shared::cta` copies go to another CTA of the cluster (§9.7.9.25.4.1: "a
+//! different CTA"), addressed through `Mapa` parameters for both the buffer and its mbarrier.
 
 use super::bytes::Chunk;
 use super::world::{Who, World, GDST, GSRC, RDST, RSH, RSRC, SBUF};
@@ -166,11 +165,62 @@ fn store(w: &mut World, who: &Who, region: &str, len: i64) {
 }
 
 pub fn copy_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
-    if c.below(3) == 2 {
-        s2g(w, c, dev)
-    } else {
-        g2s(w, c, dev)
+    match c.below(4) {
+        2 => s2g(w, c, dev),
+        3 if w.cluster_size() > 1 => s2s(w, c, dev),
+        _ => g2s(w, c, dev),
     }
+}
+
+/// `.shared::cluster.shared::cta`: from the issuing CTA's `sbuf` into `sbuf` of another CTA of its
+/// cluster, completing on that CTA's mbarrier.
+fn s2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
+    let (cta, thread) = w.one(c);
+    let cs = w.cluster_size();
+    let own = cta % cs;
+    let rank = (own + 1 + c.below(cs - 1)) % cs;
+    let dest = w.in_cluster(cta, rank);
+    let b = c.below(w.bars.len() as u32) as usize;
+    let remote = w.param("remote", Param::Mapa { mapa: SBUF.into(), cta: rank });
+    let rbar = w.param("rbar", Param::Mapa { mapa: World::bar_name(b), cta: rank });
+    let (Value::Reg(remote), Value::Reg(rbar)) = (remote, rbar) else { return None };
+    let xs = xfers(w, c, false);
+    let bad = c.below(xs.len() as u32) as usize;
+    let per: Vec<i64> = xs.iter().map(|x| x.size).collect();
+    let issuer = w.who(&[cta], thread);
+    let mut intent = None;
+    let mut issue = |w: &mut World, c: &mut Chunk<'_>, i: usize| {
+        let x = xs[i];
+        let mut size = w.b32(c, x.size);
+        let mut h = CacheHint::default();
+        let mut dst = Address::reg_off(&remote, x.dst);
+        let mut racy = false;
+        if i == bad && intent.is_none() {
+            match dev {
+                Some(Deviation::Undefined) if c.bit() => {
+                    // §9.7.9.25.4.1: the destination must be another CTA's shared memory.
+                    dst = Address::reg_off(SBUF, x.dst);
+                    intent = Some(Intent::Undefined { rule: ub::BULK_CLUSTER_DST_OWN_CTA.id });
+                }
+                Some(Deviation::Illegal) if c.bit() => {
+                    // §9.7.9.25.4.1: `.L2::cache_hint` needs a `.global` side.
+                    h = CacheHint { qualifier: true, policy: Some(w.policy()) };
+                    intent = Some(Intent::Illegal { step: w.steps.len(), why: "`.L2::cache_hint` on shared→shared".into() });
+                }
+                Some(Deviation::Racy) => racy = true,
+                Some(d) => intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len()),
+                None => {}
+            }
+        }
+        let copy = BulkCopy { dir: CopyDir::CtaToCluster { mbar: Address::reg(&rbar) }, hint: h, dst, src: Address::reg_off(SBUF, x.src), size };
+        w.ptx(&issuer, Instruction::Bulk(BulkOp::Copy(copy)));
+        if racy {
+            store(w, &issuer, SBUF, x.src + 16);
+            intent = Some(Intent::Racy { rule: ub::ASYNC_SRC_MODIFIED.id });
+        }
+    };
+    through_mbarrier(w, c, b, &[dest], thread, &per, &mut issue);
+    intent
 }
 
 fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
