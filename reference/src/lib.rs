@@ -7,6 +7,7 @@
 //! - [`sem`]: semantics — memory with uncertain bytes, mbarriers, async-group queues, the executor.
 
 pub mod case;
+pub mod gen;
 pub mod layout;
 pub mod ptx;
 pub mod sem;

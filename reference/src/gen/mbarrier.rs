@@ -1,0 +1,142 @@
+//! mbarrier episodes (§9.7.13.15): one phase of an mbarrier completed by arrivals that add up to
+//! its expected count (plain, with a count, arrive_drop, .noComplete followed by a completing
+//! arrive), or by expect_tx / complete_tx with balanced byte counts, then waited on.
+
+use super::bytes::Chunk;
+use super::world::World;
+use super::{Deviation, Intent};
+use crate::ptx::common::{Scope, Sem};
+use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, Order, TxOp, WaitKind, WaitOn};
+use crate::ptx::operand::Value;
+use crate::ptx::Instruction;
+use crate::sem::ub;
+
+fn order(w: &World, c: &mut Chunk<'_>, sem: Sem) -> Order {
+    if w.swarm.features.order && c.bit() {
+        Order { sem: Some(sem), scope: Some(if c.bit() { Scope::Cluster } else { Scope::Cta }) }
+    } else {
+        Order::default()
+    }
+}
+
+fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, drop: bool, mode: ArriveMode) -> MbarrierOp {
+    let no_complete = matches!(mode, ArriveMode::NoComplete { .. });
+    MbarrierOp::Arrive {
+        drop,
+        order: if no_complete { Order::default() } else { order(w, c, Sem::Release) },
+        space: w.bar_space(),
+        // The state register or the sink; .noComplete keeps its state (for pending_count).
+        dest: if no_complete || c.bit() { Dest::State(Value::reg("state")) } else { Dest::Sink },
+        addr: World::bar_addr(b),
+        mode,
+    }
+}
+
+pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
+    let all = c.below(4) == 0 && w.ctas() > 1;
+    let (cta, thread) = w.one(c);
+    let ctas: Vec<u32> = if all { (0..w.ctas()).collect() } else { vec![cta] };
+    let who = w.who(&ctas, thread);
+    let b = c.below(w.bars.len() as u32) as usize;
+    let sm90 = w.target.sm >= 90;
+    let mbar = |op: MbarrierOp| Instruction::Mbarrier(op);
+    match dev {
+        Some(Deviation::Illegal) => {
+            // §9.7.13.15.8: init is not supported on `.shared::cluster`.
+            let step = w.ptx(&who, mbar(MbarrierOp::Init { space: Some(MbarSpace::SharedCluster), addr: World::bar_addr(b), count: Value::Imm(1) }));
+            return Some(Intent::Illegal { step, why: "mbarrier.init on .shared::cluster".into() });
+        }
+        Some(Deviation::Undefined) => {
+            if sm90 && c.bit() {
+                // §9.7.13.15.2: more arrivals than pending.
+                w.ensure_bar(b, &ctas, thread, 1);
+                let a = arrive(w, c, b, false, ArriveMode::Plain { count: Some(Value::Imm(2)) });
+                w.ptx(&who, mbar(a));
+                return Some(Intent::Undefined { rule: ub::MBAR_PENDING_RANGE.id });
+            }
+            // §9.7.13.15: arrive on a location that holds no valid mbarrier object.
+            let valid: Vec<u32> = ctas.iter().copied().filter(|&k| w.bars[b][k as usize].is_some()).collect();
+            if !valid.is_empty() {
+                let at = w.who(&valid, thread);
+                w.ptx(&at, mbar(MbarrierOp::Inval { space: w.bar_space(), addr: World::bar_addr(b) }));
+                for k in valid {
+                    w.bars[b][k as usize] = None;
+                }
+            }
+            let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+            w.ptx(&who, mbar(a));
+            return Some(Intent::Undefined { rule: ub::MBAR_NOT_INITIALIZED.id });
+        }
+        _ => {}
+    }
+    let mode = if sm90 { c.below(3) } else { 0 };
+    match mode {
+        1 => {
+            // expect_tx + complete_tx of the same byte count, then the one arrival.
+            w.ensure_bar(b, &ctas, thread, 1);
+            let tx = c.range(1, 1 << 12) as i64;
+            let txv = w.b32(c, tx);
+            let o = order(w, c, Sem::Relaxed);
+            w.ptx(&who, mbar(MbarrierOp::Tx { op: TxOp::ExpectTx, order: o, space: w.bar_space(), addr: World::bar_addr(b), tx_count: txv.clone() }));
+            let o = order(w, c, Sem::Relaxed);
+            w.ptx(&who, mbar(MbarrierOp::Tx { op: TxOp::CompleteTx, order: o, space: w.bar_space(), addr: World::bar_addr(b), tx_count: txv }));
+            let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+            w.ptx(&who, mbar(a));
+        }
+        _ => {
+            // Arrivals from random threads adding up to the expected count.
+            let count = c.range(1, 4);
+            w.ensure_bar(b, &ctas, thread, count);
+            let mut left = count;
+            let mut dropped = 0;
+            while left > 0 {
+                let t = c.below(w.launch.threads);
+                let at = w.who(&ctas, t);
+                let kind = c.below(4);
+                let a = match kind {
+                    // A count operand without .noComplete: sm_90, PTX 7.8.
+                    1 if sm90 && left > 1 => {
+                        let k = c.range(1, left);
+                        left -= k;
+                        let v = w.b32(c, k as i64);
+                        arrive(w, c, b, false, ArriveMode::Plain { count: Some(v) })
+                    }
+                    // arrive_drop: this phase's arrival, and one fewer expected from the next phase
+                    // on (kept at least 1, §9.7.13.15.2).
+                    2 if count - dropped > 1 => {
+                        left -= 1;
+                        dropped += 1;
+                        arrive(w, c, b, true, ArriveMode::Plain { count: None })
+                    }
+                    // .noComplete with fewer than the pending arrivals (it must not complete the phase).
+                    3 if left > 1 => {
+                        let k = c.range(1, left - 1);
+                        left -= k;
+                        let v = w.b32(c, k as i64);
+                        arrive(w, c, b, false, ArriveMode::NoComplete { count: v })
+                    }
+                    _ => {
+                        left -= 1;
+                        arrive(w, c, b, false, ArriveMode::Plain { count: None })
+                    }
+                };
+                w.ptx(&at, mbar(a));
+            }
+            for &k in &ctas {
+                if let Some(bar) = w.bars[b][k as usize].as_mut() {
+                    bar.count -= dropped;
+                }
+            }
+        }
+    }
+    w.wait_phase(b, &ctas, thread);
+    if c.bit() {
+        // A probe of the phase just completed: it has completed, so the wait returns True.
+        let parity = w.bars[b][ctas[0] as usize].map(|x| (x.phases + 1) % 2).unwrap_or(0);
+        let kind = if sm90 && c.bit() { WaitKind::Try { time_hint: None } } else { WaitKind::Test };
+        let o = order(w, c, Sem::Acquire);
+        let p = MbarrierOp::Wait { kind, order: o, space: w.bar_space(), wait_complete: Value::reg("done"), addr: World::bar_addr(b), on: WaitOn::Parity(Value::Imm(parity as i64)) };
+        w.ptx(&who, mbar(p));
+    }
+    None
+}

@@ -1,0 +1,216 @@
+//! Random cases from fuzzer bytes: always-valid generation in the manner of wasm-smith.
+//!
+//! [`generate`] reads an [`arbitrary::Unstructured`] and builds a schema-valid [`Case`] whose
+//! program is *legal* (every step assembles for the case's target, every asynchronous operation
+//! completes through its mechanism, mbarrier counts and tx bytes balance) unless the header asked
+//! for one deliberate deviation ([`Intent`]): a statically illegal instruction, a run-time
+//! undefined operation, or a race. Instructions are built through the typed model
+//! ([`crate::ptx`]) and printed with `Display`, so every `ptx:` step parses.
+//!
+//! Byte layout (for determinism and locality): a fixed-size header ([`HEADER`] bytes) chooses the
+//! target, launch, regions and the swarm ([`swarm::Swarm`]: which families, qualifiers and operand
+//! forms this program may use); then one fixed-size chunk ([`BLOCK`] bytes) per episode. An
+//! episode is a short, self-completing instruction sequence of one family (issue → commit/arrive →
+//! wait), so flipping a byte of chunk k changes episode k and at most the mbarrier parities of
+//! later ones. Missing bytes read as zero.
+//!
+//! Extension point: one module per family ([`cp_async`], [`bulk`], [`mbarrier`], [`store`]); a
+//! tensor-map or tcgen05 generator is a new module with an `episode` function and a
+//! [`swarm::Family`] bit.
+
+pub mod bulk;
+pub mod bytes;
+pub mod cp_async;
+pub mod mbarrier;
+pub mod oracle;
+pub mod store;
+pub mod strategy;
+pub mod swarm;
+pub mod world;
+
+use crate::case::model::{Case, Expect};
+use crate::target::Target;
+use arbitrary::Unstructured;
+use bytes::Chunk;
+use swarm::{Families, Family, Swarm};
+use world::World;
+
+/// Header bytes (target, launch, regions, swarm, deviation).
+pub const HEADER: usize = 32;
+/// Bytes per episode.
+pub const BLOCK: usize = 24;
+
+/// What the generator is allowed to produce. Defaults give small, fast programs.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// Targets to choose from (each program picks one).
+    pub targets: Vec<Target>,
+    /// Families the swarm may enable (each program enables a random non-empty subset).
+    pub families: Families,
+    /// Most episodes per program (each is 1..~12 steps).
+    pub max_episodes: usize,
+    /// Largest region (bytes, a multiple of 128, at least 128).
+    pub max_region_bytes: u64,
+    /// Most CTAs in the grid and in a cluster (clusters only on sm_90+).
+    pub max_ctas: u32,
+    pub max_cluster: u32,
+    /// Most threads per CTA (multiples of 32 are chosen).
+    pub max_threads: u32,
+    /// Out of 256: how many programs carry one statically illegal instruction ...
+    pub illegal_per_256: u8,
+    /// ... one run-time undefined operation (a rule of `sem::ub`) ...
+    pub undefined_per_256: u8,
+    /// ... or one race between an asynchronous operation and a plain access.
+    pub racy_per_256: u8,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig {
+            targets: vec![Target::SM_80, Target::SM_90, Target::SM_90A, Target::SM_100A, Target::SM_100F],
+            families: Families::ALL,
+            max_episodes: 8,
+            max_region_bytes: 512,
+            max_ctas: 4,
+            max_cluster: 4,
+            max_threads: 128,
+            illegal_per_256: 0,
+            undefined_per_256: 0,
+            racy_per_256: 0,
+        }
+    }
+}
+
+impl GenConfig {
+    /// Only legal, well-defined programs (the default).
+    pub fn legal() -> Self {
+        Self::default()
+    }
+    /// A mix: about 1/8 illegal, 1/8 undefined, 1/8 racy.
+    pub fn mixed() -> Self {
+        GenConfig { illegal_per_256: 32, undefined_per_256: 32, racy_per_256: 32, ..Self::default() }
+    }
+}
+
+/// What a generated program is meant to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Intent {
+    /// Legal and well defined: the reference must execute it without UB and every wait completes.
+    WellDefined,
+    /// One step is statically illegal for the target (its `Requirement` verdict is not `Legal`).
+    Illegal { step: usize, why: String },
+    /// One step is undefined at run time by this `sem::ub` rule id (earlier steps are well defined).
+    Undefined { rule: &'static str },
+    /// A plain access races with an in-flight asynchronous operation (a `sem::ub` rule id).
+    Racy { rule: &'static str },
+}
+
+/// The deviation a program asks its chosen episode for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deviation {
+    Illegal,
+    Undefined,
+    Racy,
+}
+
+/// A generated case with the intent it was built for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generated {
+    pub case: Case,
+    pub intent: Intent,
+    /// Episodes generated: chunk k (bytes `HEADER + k*BLOCK ..`) drove episode k.
+    pub episodes: usize,
+}
+
+/// Build one case from `u`. Never fails: missing bytes read as zero.
+pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<Generated> {
+    let mut head_bytes = [0u8; HEADER];
+    take(u, &mut head_bytes);
+    let mut head = Chunk::new(&head_bytes);
+    let deviation = {
+        let b = head.byte() as u32;
+        let (i, d, r) = (cfg.illegal_per_256 as u32, cfg.undefined_per_256 as u32, cfg.racy_per_256 as u32);
+        if b < i {
+            Some(Deviation::Illegal)
+        } else if b < i + d {
+            Some(Deviation::Undefined)
+        } else if b < i + d + r {
+            Some(Deviation::Racy)
+        } else {
+            None
+        }
+    };
+    let swarm = Swarm::draw(&mut head, cfg);
+    let mut w = World::new(&mut head, cfg, swarm);
+    // Episodes: as many as the input holds (so a longer input gives a longer program), capped.
+    let wanted = 1 + head.below(cfg.max_episodes.max(1) as u32) as usize;
+    let available = (u.len() / BLOCK).max(1);
+    let n = wanted.min(available);
+    let bad_at = head.below(n as u32) as usize;
+    let mut intent = Intent::WellDefined;
+    for k in 0..n {
+        let mut block = [0u8; BLOCK];
+        take(u, &mut block);
+        let mut c = Chunk::new(&block);
+        let dev = if k == bad_at { deviation } else { None };
+        let fam = w.swarm.pick(c.byte(), dev);
+        let got = episode(fam, &mut w, &mut c, dev);
+        if let Some(i) = got {
+            intent = i;
+        }
+    }
+    if w.steps.is_empty() {
+        // Every family emits steps, but keep the schema rule (a program has a step) unconditional.
+        store::plain(&mut w, &mut Chunk::new(&[]));
+    }
+    let case = w.finish(&intent);
+    Ok(Generated { case, intent, episodes: n })
+}
+
+/// Convenience: generate from a byte slice.
+pub fn generate_bytes(bytes: &[u8], cfg: &GenConfig) -> Generated {
+    let mut u = Unstructured::new(bytes);
+    // `generate` reads only fixed-size chunks with zero fill, so it cannot fail.
+    match generate(&mut u, cfg) {
+        Ok(g) => g,
+        Err(_) => unreachable_generated(),
+    }
+}
+
+fn unreachable_generated() -> Generated {
+    let mut w = World::new(&mut Chunk::new(&[]), &GenConfig::default(), Swarm::none());
+    store::plain(&mut w, &mut Chunk::new(&[]));
+    Generated { case: w.finish(&Intent::WellDefined), intent: Intent::WellDefined, episodes: 0 }
+}
+
+/// Copy the next `out.len()` bytes (zeros once the input runs out).
+fn take(u: &mut Unstructured<'_>, out: &mut [u8]) {
+    let n = out.len().min(u.len());
+    if let Ok(b) = u.bytes(n) {
+        out[..n].copy_from_slice(b);
+    }
+}
+
+/// Run one episode of `fam`; returns the intent if the episode deviated.
+fn episode(fam: Family, w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
+    match fam {
+        Family::CpAsync => cp_async::episode(w, c, dev),
+        Family::BulkCopy => bulk::copy_episode(w, c, dev),
+        Family::BulkReduce => bulk::reduce_episode(w, c, dev),
+        Family::BulkPrefetch => bulk::prefetch_episode(w, c, dev),
+        Family::Mbarrier => mbarrier::episode(w, c, dev),
+        Family::Store => store::episode(w, c, dev),
+    }
+}
+
+/// `Expect` for an intent (illegal programs assert nothing at run time).
+pub fn expect_for(intent: &Intent) -> Option<Expect> {
+    match intent {
+        Intent::WellDefined => Some(Expect::Pass),
+        Intent::Undefined { rule } | Intent::Racy { rule } => Some(Expect::Undefined((*rule).to_string())),
+        Intent::Illegal { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

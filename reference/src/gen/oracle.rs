@@ -1,0 +1,203 @@
+//! Oracles over generated cases (after wasmtime's `fuzzing::oracles`): small checks behind one
+//! trait, each returning a [`Violation`] instead of panicking, so fuzz targets and tests are a few
+//! lines of glue.
+
+use super::{Generated, Intent};
+use crate::case::model::{Case, StepOp};
+use crate::case::validate::{validate_case, Severity};
+use crate::ptx::operand::ParseCtx;
+use crate::ptx::Statement;
+use crate::target::{PtxVersion, Verdict};
+use std::fmt;
+
+/// An invariant that failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    pub oracle: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.oracle, self.message)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+fn fail(oracle: &'static str, message: impl Into<String>) -> Result<(), Violation> {
+    Err(Violation { oracle, message: message.into() })
+}
+
+pub trait Oracle {
+    fn name(&self) -> &'static str;
+    fn check(&self, g: &Generated) -> Result<(), Violation>;
+}
+
+/// The case validates (no error-severity problem) and every `ptx:` step parses and prints back
+/// to the same text.
+pub struct Validates;
+
+impl Oracle for Validates {
+    fn name(&self) -> &'static str {
+        "validates"
+    }
+    fn check(&self, g: &Generated) -> Result<(), Violation> {
+        let errs: Vec<String> = validate_case(&g.case)
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| format!("{:?}: {}", p.path, p.message))
+            .collect();
+        if !errs.is_empty() {
+            return fail(self.name(), errs.join("; "));
+        }
+        for (i, text) in ptx_steps(&g.case) {
+            match Statement::parse_with(text, &parse_ctx(&g.case)) {
+                Ok(st) if st.instr.to_string() == text => {}
+                Ok(st) => return fail(self.name(), format!("step {i}: `{text}` reprints as `{}`", st.instr)),
+                Err(e) => return fail(self.name(), format!("step {i}: `{text}` does not parse: {e}")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The model's static verdicts match the intent: every step legal for the target at the pinned
+/// PTX ISA unless the intent is `Illegal`, and then the named step is not.
+pub struct StaticLegality;
+
+impl Oracle for StaticLegality {
+    fn name(&self) -> &'static str {
+        "static_legality"
+    }
+    fn check(&self, g: &Generated) -> Result<(), Violation> {
+        let ctx = parse_ctx(&g.case);
+        for (i, text) in ptx_steps(&g.case) {
+            let Ok(st) = Statement::parse_with(text, &ctx) else { continue };
+            let v = st.instr.requirement().verdict(g.case.target, PtxVersion::MAX_SUPPORTED);
+            match (&g.intent, v) {
+                (Intent::Illegal { step, .. }, Verdict::Legal) if *step == i => {
+                    return fail(self.name(), format!("step {i} `{text}` meant illegal but the model finds it legal on {}", g.case.target))
+                }
+                (Intent::Illegal { step, .. }, _) if *step == i => {}
+                (_, Verdict::Legal) => {}
+                (_, v) => return fail(self.name(), format!("step {i} `{text}` on {}: {v:?}", g.case.target)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `to_yaml` then `load_str` gives back the same case.
+pub struct YamlRoundTrip;
+
+impl Oracle for YamlRoundTrip {
+    fn name(&self) -> &'static str {
+        "yaml_roundtrip"
+    }
+    fn check(&self, g: &Generated) -> Result<(), Violation> {
+        let text = crate::case::to_yaml(std::slice::from_ref(&g.case));
+        match crate::case::load_str(&text, "generated") {
+            Ok(back) if back.len() == 1 && back[0] == g.case => Ok(()),
+            Ok(back) => fail(self.name(), format!("round trip changed the case:\n{text}\n=> {back:?}")),
+            Err(e) => fail(self.name(), format!("generated YAML does not load: {e}\n{text}")),
+        }
+    }
+}
+
+/// The reference executor never panics, returns no executor error for generated cases, and
+/// classifies exactly as intended: well defined cases run to the end with every wait completed,
+/// undefined / racy ones are undefined by the intended rule.
+pub struct Reference;
+
+impl Oracle for Reference {
+    fn name(&self) -> &'static str {
+        "reference"
+    }
+    fn check(&self, g: &Generated) -> Result<(), Violation> {
+        if matches!(g.intent, Intent::Illegal { .. }) {
+            return Ok(());
+        }
+        check_reference_intent(&g.case, &g.intent)
+    }
+}
+
+/// [`Reference`] for a case whose intent is read from its `expect` field.
+pub fn check_reference(case: &Case) -> Result<(), Violation> {
+    let intent = match &case.expect {
+        Some(crate::case::model::Expect::Undefined(r)) => match crate::sem::ub::rule(r) {
+            Some(rule) => Intent::Undefined { rule: rule.id },
+            None => return fail("reference", format!("unknown rule {r}")),
+        },
+        _ => Intent::WellDefined,
+    };
+    check_reference_intent(case, &intent)
+}
+
+fn check_reference_intent(case: &Case, intent: &Intent) -> Result<(), Violation> {
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exec::run(case)));
+    let outcome = match run {
+        Err(p) => {
+            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            return fail("reference", format!("executor panicked: {msg}"));
+        }
+        Ok(None) => return Ok(()), // no executor in this build
+        Ok(Some(Err(e))) => return fail("reference", format!("executor error on a generated case: {e}")),
+        Ok(Some(Ok(o))) => o,
+    };
+    match (intent, outcome) {
+        (Intent::WellDefined, exec::Outcome::Defined) => Ok(()),
+        (Intent::Undefined { rule } | Intent::Racy { rule }, exec::Outcome::Undefined(got)) if got == *rule => Ok(()),
+        (want, got) => fail("reference", format!("intended {want:?}, executor says {got:?}")),
+    }
+}
+
+/// The one place that knows the executor's API (adapt it here when `sem::exec` changes).
+pub mod exec {
+    use crate::case::model::Case;
+
+    /// The executor's classification of a run, as the oracle needs it.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Outcome {
+        /// Ran to the end, every wait completed, no UB.
+        Defined,
+        /// Stopped at undefined behaviour by this rule id.
+        Undefined(String),
+        /// A wait that can never complete.
+        Stuck(String),
+    }
+
+    /// Run `case` on the reference executor (`None` would mean a build without one).
+    pub fn run(case: &Case) -> Option<Result<Outcome, String>> {
+        use crate::sem::exec;
+        Some(match exec::execute(case) {
+            Ok(e) => Ok(match e.outcome {
+                exec::Outcome::Defined => Outcome::Defined,
+                exec::Outcome::Undefined { ub, .. } if ub.rule == crate::sem::ub::WAIT_NEVER_COMPLETES.id => Outcome::Stuck(ub.to_string()),
+                exec::Outcome::Undefined { ub, .. } => Outcome::Undefined(ub.rule.to_string()),
+            }),
+            Err(e) => Err(e.to_string()),
+        })
+    }
+}
+
+/// The `ptx:` steps with their indices.
+pub fn ptx_steps(c: &Case) -> impl Iterator<Item = (usize, &str)> {
+    c.program.iter().enumerate().filter_map(|(i, s)| match &s.op {
+        StepOp::Ptx(t) => Some((i, t.as_str())),
+        _ => None,
+    })
+}
+
+/// The parse context of a case (its parameters' register types).
+pub fn parse_ctx(c: &Case) -> ParseCtx {
+    crate::case::validate::Names::of(c).params.into_iter().fold(ParseCtx::default(), |mut ctx, (k, v)| {
+        ctx.decls.insert(k, v);
+        ctx
+    })
+}
+
+/// Every oracle that needs no executor and no ptxas.
+pub fn static_oracles() -> Vec<Box<dyn Oracle>> {
+    vec![Box::new(Validates), Box::new(StaticLegality), Box::new(YamlRoundTrip)]
+}

@@ -1,0 +1,137 @@
+//! Swarm testing: each program enables a random subset of the families and operand forms the
+//! config allows, so that rare combinations are not drowned by common ones.
+
+use super::bytes::Chunk;
+use super::{Deviation, GenConfig};
+
+/// Generator families (one module each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    CpAsync,
+    BulkCopy,
+    BulkReduce,
+    BulkPrefetch,
+    Mbarrier,
+    Store,
+}
+
+impl Family {
+    pub const ALL: [Family; 6] = [Family::CpAsync, Family::BulkCopy, Family::BulkReduce, Family::BulkPrefetch, Family::Mbarrier, Family::Store];
+    fn bit(self) -> u8 {
+        1 << Self::ALL.iter().position(|f| *f == self).unwrap_or(0)
+    }
+    /// Least `sm` the family's episodes need.
+    pub fn min_sm(self) -> u32 {
+        match self {
+            Family::CpAsync | Family::Mbarrier | Family::Store => 80,
+            Family::BulkCopy | Family::BulkReduce | Family::BulkPrefetch => 90,
+        }
+    }
+    /// Which deviations the family's episodes can produce.
+    pub fn can(self, d: Deviation) -> bool {
+        match self {
+            Family::CpAsync | Family::BulkCopy => true,
+            Family::BulkReduce | Family::Mbarrier => d != Deviation::Racy,
+            Family::BulkPrefetch => d == Deviation::Illegal,
+            Family::Store => false,
+        }
+    }
+}
+
+/// A set of families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Families(pub u8);
+
+impl Families {
+    pub const ALL: Families = Families(0b11_1111);
+    pub const NONE: Families = Families(0);
+    pub fn of(fs: &[Family]) -> Families {
+        Families(fs.iter().fold(0, |a, f| a | f.bit()))
+    }
+    pub fn contains(self, f: Family) -> bool {
+        self.0 & f.bit() != 0
+    }
+    pub fn list(self) -> Vec<Family> {
+        Family::ALL.iter().copied().filter(|f| self.contains(*f)).collect()
+    }
+}
+
+/// Operand forms and qualifiers a program may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// Sizes, counts and masks from `params` registers instead of immediates.
+    pub reg_operands: bool,
+    /// `.L2::cache_hint` with a `cache-policy` register.
+    pub cache_hint: bool,
+    /// `.shared::cta` spelling (else `.shared` where both exist).
+    pub shared_cta: bool,
+    /// cp.async `.L2::{64,128,256}B` prefetch sizes.
+    pub prefetch_size: bool,
+    /// cp.async `src-size` / `ignore-src`.
+    pub fill: bool,
+    /// `.multicast::cluster` with a ctaMask.
+    pub multicast: bool,
+    /// `.cp_mask` with a byteMask (sm_100+).
+    pub cp_mask: bool,
+    /// `.sem.scope` qualifiers on mbarrier arrive / wait.
+    pub order: bool,
+}
+
+/// The families and features one program enables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Swarm {
+    pub families: Vec<Family>,
+    pub features: Features,
+}
+
+impl Swarm {
+    pub fn none() -> Swarm {
+        Swarm { families: vec![Family::Store], features: Features::default() }
+    }
+    /// Draw the swarm (two header bytes); the target restricts it later ([`Swarm::restrict`]).
+    pub fn draw(c: &mut Chunk<'_>, cfg: &GenConfig) -> Swarm {
+        let fam = Families(c.byte() & cfg.families.0);
+        let fam = if fam.0 == 0 { cfg.families } else { fam };
+        let f = c.byte();
+        let features = Features {
+            reg_operands: f & 1 != 0,
+            cache_hint: f & 2 != 0,
+            shared_cta: f & 4 != 0,
+            prefetch_size: f & 8 != 0,
+            fill: f & 16 != 0,
+            multicast: f & 32 != 0,
+            cp_mask: f & 64 != 0,
+            order: f & 128 != 0,
+        };
+        Swarm { families: fam.list(), features }
+    }
+    /// Drop what the target cannot run; never leaves the family list empty.
+    pub fn restrict(&mut self, sm: u32) {
+        self.families.retain(|f| f.min_sm() <= sm);
+        if self.families.is_empty() {
+            self.families.push(Family::Store);
+        }
+        if sm < 100 {
+            self.features.cp_mask = false;
+        }
+        if sm < 90 {
+            self.features.multicast = false;
+            self.features.order = false;
+        }
+    }
+    /// The family of an episode: from the byte, among those enabled; a deviating episode takes
+    /// the first enabled family that can deviate that way (from the byte on), if any.
+    pub fn pick(&self, b: u8, dev: Option<Deviation>) -> Family {
+        let n = self.families.len();
+        let start = b as usize % n.max(1);
+        if let Some(d) = dev {
+            for i in 0..n {
+                let f = self.families[(start + i) % n];
+                if f.can(d) {
+                    return f;
+                }
+            }
+        }
+        self.families.get(start).copied().unwrap_or(Family::Store)
+    }
+}
