@@ -356,9 +356,9 @@ pub fn reduce_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) 
     let who = w.who(&[cta], thread);
     let ty = w.red_ty;
     let cluster_ops = ops_for(Space::SharedCluster, ty);
-    // ASSUMPTION: a `.shared::cluster` destination may be the executing CTA's own shared memory
-    // (§9.7.9.25.4.2 states no "different CTA" rule for reductions, unlike cp.async.bulk).
-    let to_cluster = c.bit() && !cluster_ops.is_empty();
+    // A-EXEC-REDUCE-REMOTE: a reduction into the executing CTA's own `.shared::cluster` memory is
+    // undefined (H100 traps), so only an Undefined deviation generates one.
+    let to_cluster = matches!(dev, Some(Deviation::Undefined)) && c.bit() && !cluster_ops.is_empty();
     let dst_space = if to_cluster { Space::SharedCluster } else { Space::Global };
     let ops = if to_cluster { cluster_ops } else { ops_for(Space::Global, ty) };
     let xs = xfers(w, c, true);
@@ -371,6 +371,9 @@ pub fn reduce_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) 
         let mut size = w.b32(c, x.size);
         let mut h = if to_cluster { CacheHint::default() } else { hint(w, c) };
         let mut noftz = op == RedOp::Add && matches!(ty, RedType::F16 | RedType::Bf16);
+        if to_cluster && intent.is_none() {
+            intent = Some(Intent::Undefined { rule: ub::BULK_CLUSTER_DST_OWN_CTA.id });
+        }
         if i == bad && intent.is_none() {
             match dev {
                 Some(Deviation::Illegal) if c.bit() => {
