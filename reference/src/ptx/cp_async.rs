@@ -4,7 +4,6 @@
 
 pub mod cache_hint;
 #[cfg(test)]
-pub(crate) mod ptxas_dump;
 
 use super::lex::SyntaxError;
 use super::opcode::{join, Opcode};
@@ -582,17 +581,4 @@ mod tests {
         assert_eq!(seen, ["dst:SharedCta", "src:Global", "ignoreSrc:Pred:false", "policy:B64:false"]);
     }
 
-    /// `cargo test -p ptxconform-reference --lib cp_async::tests::dump_for_ptxas -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn dump_for_ptxas() {
-        let probes = ["[d], [s], 4, 4", "[d], [s], 4, 5", "[d], [s], 4, -1", "[d], [s], 16, 0", "[d], [s], 8, 3"]
-            .map(|a| parse(&format!("cp.async.ca.shared.global {a}")).unwrap());
-        for l in ptxas_dump::lines::<CpAsyncOp>(probes.to_vec()) {
-            println!("PTXAS\t{l}");
-        }
-        for l in ptxas_dump::boundary_lines::<CpAsyncOp>() {
-            println!("PTXAS\t{l}");
-        }
-    }
 }

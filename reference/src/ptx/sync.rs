@@ -606,29 +606,4 @@ mod tests {
         assert_eq!(parse("membar.proxy.async.global").unwrap().row(), "membar.proxy.async.global");
     }
 
-    /// `target<TAB>verdict<TAB>instruction` for the ptxas differential (see the report).
-    #[test]
-    #[ignore]
-    fn dump_verdicts() {
-        let targets = [Target::SM_80, Target::SM_90, Target::SM_90A, Target::SM_100A, Target::SM_100F];
-        for reg_form in SyncOp::variants() {
-            // Also the form with an immediate in every slot that is declared `imm_ok`.
-            let mut imm_form = reg_form.clone();
-            let mut any_imm = false;
-            imm_form.visit_operands(&mut |s| {
-                if let Slot::Value { value, imm_ok: true, .. } = s {
-                    *value = crate::ptx::operand::Value::Imm(1);
-                    any_imm = true;
-                }
-            });
-            let forms = if any_imm { vec![reg_form, imm_form] } else { vec![reg_form] };
-            for (x, t) in forms.iter().flat_map(|x| targets.iter().map(move |t| (x, *t))) {
-                let verdict = match x.requirement().verdict(t, PtxVersion::MAX_SUPPORTED) {
-                    Verdict::Legal => format!("legal from PTX {}", x.requirement().min_ptx_for(t).expect("legal")),
-                    other => format!("illegal ({other:?})"),
-                };
-                println!("{t}\t{verdict}\t{x};");
-            }
-        }
-    }
 }

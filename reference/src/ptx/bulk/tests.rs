@@ -1,6 +1,5 @@
 use super::*;
 use crate::ptx::common::{RedOp, RedType};
-use crate::ptx::cp_async::ptxas_dump;
 use crate::ptx::{Instruction, Statement};
 use crate::target::{Target, Verdict};
 
@@ -187,31 +186,4 @@ fn operand_slots() {
         ["dst:SharedCta", "src:Global", "size:B32:true", "ignoreBytesLeft:B32:true", "ignoreBytesRight:B32:true", "mbar:SharedCta"]
     );
     assert_eq!(roles("cp.async.bulk.wait_group.read 0"), Vec::<String>::new());
-}
-
-/// `cargo test -p ptxconform-reference --lib bulk::tests::dump_for_ptxas -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn dump_for_ptxas() {
-    let probes = [
-        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 20",
-        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 0",
-        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048560",
-        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048576",
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], -16, [m]",
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [d], [s], 32, [m], 3",
-        "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [d], [s], 32, 0xff",
-        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [d], [s], 24",
-        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [d], [s], 32, [m]",
-        "cp.async.bulk.prefetch.L2.global [s], 8",
-        "cp.async.bulk.prefetch.L2.global [s], 4096",
-        "cp.async.bulk.wait_group 3",
-    ]
-    .map(|s| parse(s).unwrap());
-    for l in ptxas_dump::lines::<BulkOp>(probes.to_vec()) {
-        println!("PTXAS\t{l}");
-    }
-    for l in ptxas_dump::boundary_lines::<BulkOp>() {
-        println!("PTXAS\t{l}");
-    }
 }

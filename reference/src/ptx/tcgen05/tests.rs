@@ -1,6 +1,6 @@
 use super::*;
 use crate::ptx::{Instruction, Statement};
-use crate::target::{Target, Verdict};
+use crate::target::Verdict;
 use std::collections::HashSet;
 
 fn parse(text: &str) -> Result<Tcgen05Op, SyntaxError> {
@@ -306,26 +306,5 @@ fn operands_visited_with_roles_and_types() {
                 assert!(n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && n.chars().all(|c| c.is_ascii_alphanumeric()), "{n}");
             }
         });
-    }
-}
-
-/// Lists `target<TAB>verdict<TAB>instruction` for every variant on the Blackwell targets (PTX 9.0,
-/// or `TCGEN05_PTX=8.8` etc.), for the throwaway ptxas comparison. `cargo test -p
-/// ptxconform-reference --lib ptx::tcgen05::tests::ptxas_listing -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn ptxas_listing() {
-    let ptx: PtxVersion = std::env::var("TCGEN05_PTX").ok().and_then(|v| v.parse().ok()).unwrap_or(PtxVersion::MAX_SUPPORTED);
-    let targets = ["sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f"];
-    for v in Tcgen05Op::variants() {
-        for t in targets {
-            let t: Target = t.parse().unwrap();
-            let verdict = match v.requirement().verdict(t, ptx) {
-                Verdict::Legal => "legal".to_string(),
-                Verdict::WrongTarget { why } => format!("illegal: {why}"),
-                Verdict::PtxTooOld { why, needs } => format!("ptx-too-old: {why} needs {needs}"),
-            };
-            println!("{t}\t{verdict}\t{v};");
-        }
     }
 }

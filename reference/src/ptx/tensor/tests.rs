@@ -299,26 +299,6 @@ fn operands_are_visited_with_roles_and_types() {
     assert_eq!(RegTy::U16.bits(), 16);
 }
 
-/// `cargo test -p ptxconform-reference --lib ptx::tensor::tests::dump_verdicts -- --ignored --nocapture`
-/// prints `target<TAB>verdict<TAB>instruction` for every variant, for the ptxas differential, at
-/// PTX ISA 9.0 or at the version in `TENSOR_DUMP_PTX` (e.g. `8.6`).
-#[test]
-#[ignore]
-fn dump_verdicts() {
-    let ptx: PtxVersion = std::env::var("TENSOR_DUMP_PTX").ok().and_then(|v| v.parse().ok()).unwrap_or(PtxVersion::MAX_SUPPORTED);
-    let targets: Vec<Target> = ["sm_80", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f", "sm_120a"].iter().map(|t| t.parse().unwrap()).collect();
-    for v in TensorOp::variants() {
-        for t in &targets {
-            let verdict = match v.requirement().verdict(*t, ptx) {
-                Verdict::Legal => "legal".to_string(),
-                Verdict::WrongTarget { why } => format!("illegal: {why}"),
-                Verdict::PtxTooOld { why, needs } => format!("illegal: {why} needs PTX {needs}"),
-            };
-            println!("{t}\t{verdict}\t{v}");
-        }
-    }
-}
-
 /// Text ptxas 13.0 rejects as malformed (not as a target rule) is a parse error here too.
 #[test]
 fn ptxas_syntax_rejections_are_parse_errors() {
