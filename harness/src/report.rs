@@ -224,6 +224,14 @@ pub fn junit(s: &Summary) -> String {
     x
 }
 
+fn expected_text(e: &ExpectedByte) -> String {
+    match e {
+        ExpectedByte::Known(k) => format!("{k:#04x}"),
+        ExpectedByte::OneOf(v) => format!("one of {}", v.iter().map(|b| format!("{b:#04x}")).collect::<Vec<_>>().join(",")),
+        ExpectedByte::Any => "any".into(),
+    }
+}
+
 /// An SVG grid of a region: one cell per byte, 32 per row; green = matches a known value, blue =
 /// matches an uncertain (allowed-set) value, red = differs. Hover shows expected and observed.
 pub fn diff_svg(d: &RegionDiff) -> String {
@@ -245,11 +253,7 @@ pub fn diff_svg(d: &RegionDiff) -> String {
         } else {
             "#1f77b4"
         };
-        let exp = match e {
-            ExpectedByte::Known(k) => format!("{k:#04x}"),
-            ExpectedByte::OneOf(v) => format!("one of {}", v.iter().map(|b| format!("{b:#04x}")).collect::<Vec<_>>().join(",")),
-            ExpectedByte::Any => "any".into(),
-        };
+        let exp = expected_text(e);
         let _ = write!(
             s,
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{color}\"><title>byte {i}: expected {exp}, observed {o:#04x}</title></rect>",
@@ -322,6 +326,11 @@ pub fn html(s: &Summary) -> String {
                     d.first_mismatch().map(|i| format!(", first at byte {i}")).unwrap_or_default(),
                     diff_svg(d)
                 );
+                h.push_str("<table><tr><th>byte</th><th>expected</th><th>observed</th></tr>");
+                for (i, (e, o)) in d.expected.iter().zip(&d.observed).enumerate().filter(|(_, (e, o))| !e.allows(**o)).take(8) {
+                    let _ = write!(h, "<tr><td>{i}</td><td>{}</td><td>{o:#04x}</td></tr>", esc(&expected_text(e)));
+                }
+                h.push_str("</table>");
             }
         }
     }
