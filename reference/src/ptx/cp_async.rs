@@ -3,7 +3,6 @@
 //! completion `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64` (§9.7.13.15.15).
 
 pub mod cache_hint;
-#[cfg(test)]
 
 use super::lex::SyntaxError;
 use super::opcode::{join, Opcode};
