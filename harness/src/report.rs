@@ -338,12 +338,41 @@ pub fn html(s: &Summary) -> String {
     h
 }
 
-/// Write summary.json, junit.xml and report.html into `dir`.
+/// A Markdown summary: where and when, then outcome counts per family.
+pub fn markdown(s: &Summary) -> String {
+    let mut m = format!(
+        "# ptxconform run\n\n- device: {}\n- driver: {}\n- date: {}\n- mode: {}\n- ptxconform: {}\n- cases: {}\n\n",
+        s.info.device,
+        s.info.driver,
+        s.info.date,
+        s.info.mode,
+        s.info.ptxconform,
+        s.results.len()
+    );
+    let verdicts: Vec<&String> = s.totals.keys().collect();
+    let _ = writeln!(m, "| family | {} |", verdicts.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(m, "|---|{}", "---:|".repeat(verdicts.len()));
+    for (fam, c) in s.counts.iter().chain(std::iter::once((&"**total**".to_string(), &s.totals))) {
+        let cells: Vec<String> = verdicts.iter().map(|v| c.get(*v).copied().unwrap_or(0).to_string()).collect();
+        let _ = writeln!(m, "| {fam} | {} |", cells.join(" | "));
+    }
+    let fails: Vec<&CaseResult> = s.results.iter().filter(|r| r.verdict.is_failure() || r.verdict == Verdict::Known).collect();
+    if !fails.is_empty() {
+        m.push_str("\n## Failures and known findings\n\n");
+        for r in fails {
+            let _ = writeln!(m, "- `{}` ({}): {} — {}", r.case, r.file, r.verdict.name(), r.detail);
+        }
+    }
+    m
+}
+
+/// Write summary.json, summary.md, junit.xml and report.html into `dir`.
 pub fn write_all(dir: &Path, s: &Summary) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let w = |name: &str, text: String| std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()));
     w("summary.json", serde_json::to_string_pretty(s).map_err(|e| e.to_string())?)?;
     w("junit.xml", junit(s))?;
+    w("summary.md", markdown(s))?;
     w("report.html", html(s))
 }
 
@@ -401,6 +430,9 @@ mod tests {
         assert!(x.contains("b&lt;x&gt;"));
         let h = html(&s);
         assert!(h.contains("<svg"));
+        let md = markdown(&s);
+        assert!(md.contains("| cp.async | 1 | 0 | 1 |"), "{md}");
+        assert!(md.contains("`b<x>` (f.yaml): diverge — byte 2"), "{md}");
         assert_eq!(h.matches("fill=\"#d62728\"").count(), 1, "one red byte");
         assert_eq!(h.matches("fill=\"#1f77b4\"").count(), 1, "one uncertain byte");
     }
