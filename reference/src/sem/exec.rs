@@ -12,10 +12,11 @@
 //! - A-EXEC-EVENTUAL: an asynchronous write stays in flight ({old, new} per byte) until a mechanism
 //!   guarantees it: a cp.async / bulk wait_group (group mechanism) or a wait on the mbarrier that
 //!   tracks it. Nothing lands at the end of the program.
-//! - A-EXEC-WAIT-LANDS: every wait on mbarrier B (the `wait_parity` step, test_wait, try_wait) first
-//!   lands every copy tracked by B and the cp.async operations of pending
-//!   cp.async.mbarrier.arrive arrive-ons on B, then evaluates. This is the schedule in which the
-//!   probe succeeds whenever it can.
+//! - A-EXEC-WAIT-LANDS: a wait on mbarrier B (the `wait_parity` step, test_wait, try_wait) that
+//!   already succeeds lands nothing: the phase completed without the copies still in flight, so
+//!   it guarantees nothing about them (they stay uncertain). Otherwise it first lands every copy
+//!   tracked by B and the cp.async operations of pending cp.async.mbarrier.arrive arrive-ons on B,
+//!   then evaluates: the schedule in which the probe succeeds whenever it can.
 //! - A-EXEC-PROBE: test_wait / try_wait are single probes (a False result is written to the
 //!   predicate, not UB); only the blocking `wait_parity` step classifies a phase that still cannot
 //!   complete as `wait.never_completes` (no later step can run to complete it).
@@ -849,6 +850,11 @@ impl<'c> Machine<'c> {
     /// `parity` must have completed, or nothing can complete it any more.
     fn wait_parity_step(&mut self, mbar: &str, parity: u32) -> R {
         let b = self.mbar(&Address::reg(mbar), false)?;
+        // A phase that completed without the copies still in flight guarantees nothing about them
+        // (A-EXEC-WAIT-LANDS): they stay uncertain.
+        if self.slot(b).test_wait_parity(parity)? {
+            return Ok(());
+        }
         self.land_for_barrier(b)?;
         if !self.slot(b).test_wait_parity(parity)? {
             let m = self.slot(b).object().cloned();

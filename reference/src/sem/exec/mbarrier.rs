@@ -61,16 +61,24 @@ impl Machine<'_> {
             }
             MbarrierOp::Wait { space, wait_complete, addr, on, .. } => {
                 let b = self.mbar_operand(*space, addr)?;
-                self.land_for_barrier(b)?;
-                let ok = match on {
-                    WaitOn::State(v) => {
-                        let st = self.state(v)?;
-                        self.slot(b).test_wait(st)?
-                    }
-                    WaitOn::Parity(v) => {
-                        let p = self.u32_operand(v, "phaseParity")?;
-                        self.slot(b).test_wait_parity(p)?
-                    }
+                let probe = |m: &mut Self| -> Result<bool, super::Stop> {
+                    Ok(match on {
+                        WaitOn::State(v) => {
+                            let st = m.state(v)?;
+                            m.slot(b).test_wait(st)?
+                        }
+                        WaitOn::Parity(v) => {
+                            let p = m.u32_operand(v, "phaseParity")?;
+                            m.slot(b).test_wait_parity(p)?
+                        }
+                    })
+                };
+                // A-EXEC-WAIT-LANDS: land what signals the barrier only if the wait needs it.
+                let ok = if probe(self)? {
+                    true
+                } else {
+                    self.land_for_barrier(b)?;
+                    probe(self)?
                 };
                 self.out_reg(wait_complete, Reg::Pred(ok));
                 Ok(())
