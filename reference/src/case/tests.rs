@@ -161,7 +161,7 @@ fn multiple_documents_and_non_mappings() {
 
 fn names() -> Names {
     let case = load_str(
-        "name: n\ntarget: sm_100a\nmemory:\n  global: [ { name: g, size: 64 } ]\n  shared: [ { name: s, size: 64 } ]\n  mbarriers: [ { name: bar } ]\n  tensor_maps: [ { name: tm, global: g, encode: {} } ]\n  tmem: [ { name: t, columns: 32 } ]\nparams: { pol: { value: 0, type: b64 }, n: 16 }\nprogram: [ { wait_parity: { mbar: bar, parity: 0 } } ]\n",
+        "name: n\ntarget: sm_100a\nmemory:\n  global: [ { name: g, size: 64 } ]\n  shared: [ { name: s, size: 64 } ]\n  mbarriers: [ { name: bar } ]\n  tensor_maps: [ { name: tm, global: g, map: { encode: tiled, tensor_data_type: uint8, global_dim: [64], box_dim: [16] } } ]\n  tmem: [ { name: t, columns: 32 } ]\nparams: { pol: { value: 0, type: b64 }, n: 16 }\nprogram: [ { wait_parity: { mbar: bar, parity: 0 } } ]\n",
         "n.yaml",
     )
     .unwrap();

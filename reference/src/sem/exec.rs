@@ -43,6 +43,7 @@ mod cp_async;
 mod mbarrier;
 mod reduce;
 mod sync;
+pub mod tensor;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -247,7 +248,7 @@ pub enum ErrorKind {
     /// state space, a state register where a value is needed, ...).
     OperandKind(String),
     UnboundRegister(String),
-    /// An instruction family the executor does not model (tensor, tcgen05).
+    /// An instruction family the executor does not model (tcgen05).
     Unsupported(String),
     /// A bookkeeping failure of the mechanisms (a bug, not a property of the case).
     Internal(String),
@@ -524,7 +525,8 @@ impl<'c> Machine<'c> {
             Instruction::Bulk(op) => self.bulk(op),
             Instruction::Mbarrier(op) => self.mbarrier(op),
             Instruction::Sync(op) => self.sync(op),
-            Instruction::Tensor(_) | Instruction::Tcgen05(_) => {
+            Instruction::Tensor(op) => self.tensor(op),
+            Instruction::Tcgen05(_) => {
                 Err(Stop::Err(ErrorKind::Unsupported(format!("{} is not modelled by the executor", st.instr.family()))))
             }
         }
