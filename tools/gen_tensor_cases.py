@@ -252,6 +252,122 @@ def gather4(ty, swizzle):
     return c
 
 
+def base_tiled():
+    return tiled_map("float32", [64, 3], [16, 2])
+
+
+def base_im2col(rank=3, ty="float32"):
+    dims = [8, 4, 3, 2, 2][:rank]
+    return im2col_map(ty, dims, [0] * (rank - 2), [0] * (rank - 2), 16 // TYPES.get(ty, (4,))[0] * 2 if ty in TYPES else 128, 4)
+
+
+def packed(ty="16u4_align16b", dims=(128, 2), box0=128, extra=None):
+    m = {"encode": "tiled", "tensor_data_type": ty, "global_dim": list(dims), "global_strides": [128] * (len(dims) - 1), "box_dim": [box0] + [1] * (len(dims) - 1)}
+    m.update(extra or {})
+    return m
+
+
+def wide(extra=None, rank=3):
+    m = im2col_map("float32", [32, 40, 2, 2, 2][:rank], 0, 0, 32, 8, "128b", wide="w")
+    m.update(extra or {})
+    return m
+
+
+def upd(m, **kw):
+    m = dict(m)
+    m.update(kw)
+    return m
+
+
+# rule id -> (target, map, region misalign). One case each; the first failing rule must be this one.
+REJECTIONS = [
+    ("fields-for-encode", "sm_90a", upd(base_tiled(), channels_per_pixel=8), 0),
+    ("array-lengths-match-rank", "sm_90a", upd(base_tiled(), box_dim=[16]), 0),
+    ("im2col-wide-needs-sm100", "sm_90a", wide(), 0),
+    ("packed-type-needs-sm100", "sm_90a", packed("16u4_align8b"), 0),
+    ("swizzle-atomicity-needs-sm100", "sm_90a", upd(base_tiled(), swizzle="128b_atom_32b"), 0),
+    ("rank-range", "sm_90a", tiled_map("uint8", [16, 2, 2, 2, 2, 2], [16, 1, 1, 1, 1, 1]), 0),
+    ("rank-interleave-min-3", "sm_90a", upd(base_tiled(), interleave="16b"), 0),
+    ("rank-im2col-3-to-5", "sm_90a", im2col_map("float32", [8, 4], [], [], 8, 4), 0),
+    ("global-address-align-16", "sm_90a", base_tiled(), 8),
+    ("global-address-align-32-interleave-32b", "sm_90a", tiled_map("float32", [8, 2, 2], [8, 1, 1], "32b", "32b"), 16),
+    ("global-address-align-32-packed16", "sm_100a", packed(), 16),
+    ("global-dim-range", "sm_90a", upd(base_tiled(), global_dim=[64, 0]), 0),
+    ("global-dim0-packed16-multiple-128", "sm_100a", packed(dims=(64, 2)), 0),
+    ("global-dim0-u4-align8b-multiple-2", "sm_100a", packed("16u4_align8b", dims=(63, 2), box0=32), 0),
+    ("global-stride-multiple-16", "sm_90a", upd(base_tiled(), global_strides=[264]), 0),
+    ("global-stride-below-2-40", "sm_90a", upd(base_tiled(), global_strides=[1 << 40]), 0),
+    ("global-stride-multiple-32-interleave-32b", "sm_90a", upd(tiled_map("float32", [8, 2, 2], [8, 1, 1], "32b", "32b"), global_strides=[48, 96]), 0),
+    ("global-stride-multiple-32-packed16", "sm_100a", upd(packed(), global_strides=[80]), 0),
+    ("global-stride-covers-previous", "sm_90a", upd(base_tiled(), global_strides=[128]), 0),
+    ("box-dim-range", "sm_90a", upd(base_tiled(), box_dim=[16, 0]), 0),
+    ("box-inner-bytes-multiple-of-16", "sm_90a", upd(base_tiled(), box_dim=[2, 2]), 0),
+    ("im2col-channel-bytes-multiple-of-16", "sm_90a", upd(base_im2col(), channels_per_pixel=2), 0),
+    ("box-dim0-packed16-is-128", "sm_100a", packed(box0=64), 0),
+    ("element-stride-range", "sm_90a", upd(base_tiled(), element_strides=[1, 9]), 0),
+    ("box-inner-within-swizzle-span", "sm_90a", upd(base_tiled(), swizzle="32b"), 0),
+    ("interleave-32b-needs-swizzle-32b", "sm_90a", tiled_map("float32", [8, 2, 2], [8, 1, 1], "none", "32b"), 0),
+    ("packed-u6-needs-interleave-none", "sm_100a", packed("16u6_align16b", dims=(128, 2, 2), extra={"interleave": "16b", "global_strides": [128, 256]}), 0),
+    ("packed16-swizzle-modes", "sm_100a", packed(extra={"swizzle": "64b"}), 0),
+    ("oob-nan-needs-float-type", "sm_90a", upd(tiled_map("uint32", [64, 3], [16, 2]), oob_fill="nan_request_zero_fma"), 0),
+    ("im2col-corner-range", "sm_90a", upd(base_im2col(4), pixel_box_lower_corner=[-129, 0], pixel_box_upper_corner=[0, 0]), 0),
+    ("im2col-box-nonzero-area", "sm_90a", upd(base_im2col(), pixel_box_upper_corner=[-4]), 0),
+    ("channels-per-pixel-range", "sm_90a", upd(base_im2col(), channels_per_pixel=0), 0),
+    ("channels-per-pixel-packed16-is-128", "sm_100a", {"encode": "im2col", "tensor_data_type": "16u4_align16b", "global_dim": [128, 4, 2], "global_strides": [128, 512], "pixel_box_lower_corner": [0], "pixel_box_upper_corner": [0], "channels_per_pixel": 64, "pixels_per_column": 4}, 0),
+    ("pixels-per-column-range", "sm_90a", upd(base_im2col(), pixels_per_column=0), 0),
+    ("im2col-wide-corner-range", "sm_100a", wide({"pixel_box_lower_corner_width": -200}, rank=4), 0),
+    ("im2col-wide-swizzle-modes", "sm_100a", wide({"swizzle": "32b", "channels_per_pixel": 8}), 0),
+    ("im2col-wide-interleave-none", "sm_100a", wide({"interleave": "16b"}), 0),
+]
+
+
+def rejection_case(rule, target, m, misalign):
+    rank = max(1, min(5, len(m["global_dim"])))
+    c = Case(f"tensor.reject.{rule}", target, f"validator rule {rule}")
+    size = 1 << 16
+    g = {"name": "src", "size": size}
+    if misalign:
+        g["misalign"] = misalign
+    c.glob.append(g)
+    c.shared.append({"name": "dst", "size": 1024, "align": 1024})
+    c.mbars.append({"name": "bar"})
+    c.maps.append({"name": "tm", "global": "src", "map": m})
+    c.program = ["mbarrier.init.shared::cta.b64 [bar], 1", f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [tm, {coords_text([0] * rank)}], [bar]"]
+    c.expect = {"undefined": f"tensormap.encode_rejected:{rule}"}
+    return c
+
+
+def copy_rule_cases():
+    """One case per copy rule of sem::tensor::access::copy_rule (UB `tensor.copy:<rule>`)."""
+    out = []
+
+    def load(rule, target, m, ins, dst="dst", gsize=1 << 14, store=False):
+        c = Case(f"tensor.copy_rule.{rule}", target, f"copy rule {rule}")
+        c.glob.append({"name": "src", "size": gsize})
+        c.shared.append({"name": "dst", "size": 1 << 16, "align": 1024})
+        c.mbars.append({"name": "bar"})
+        c.maps.append({"name": "tm", "global": "src", "map": m})
+        c.program = ["mbarrier.init.shared::cta.b64 [bar], 1", ins]
+        c.expect = {"undefined": f"tensor.copy:{rule}"}
+        out.append(c)
+
+    mb = "mbarrier::complete_tx::bytes"
+    load("coords-count", "sm_90a", tiled_map("float32", [64, 3, 2], [16, 2, 1]), f"cp.async.bulk.tensor.2d.shared::cluster.global.tile.{mb} [dst], [tm, {{0, 0}}], [bar]")
+    load("mode-matches-map", "sm_90a", base_im2col(), f"cp.async.bulk.tensor.3d.shared::cluster.global.tile.{mb} [dst], [tm, {{0, 0, 0}}], [bar]")
+    load("gather4-scatter4-shape", "sm_100a", base_tiled(), f"cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.{mb} [dst], [tm, {{0, 0, 1, 2, 0}}], [bar]")
+    load("im2col-offsets-range", "sm_90a", base_im2col(5), f"cp.async.bulk.tensor.5d.shared::cluster.global.im2col.{mb} [dst], [tm, {{0, 0, 0, 0, 0}}], [bar], {{32, 0, 0}}")
+    load("whalo-woffset-range", "sm_100a", wide(), f"cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.{mb} [dst], [tm, {{0, 0, 0}}], [bar], {{512, 0}}")
+    load("im2col-filter-base-in-box", "sm_90a", base_im2col(), f"cp.async.bulk.tensor.3d.shared::cluster.global.im2col.{mb} [dst], [tm, {{0, -1, 0}}], [bar], {{0}}")
+    load("packed-coord0-alignment", "sm_100a", packed("16u4_align8b", box0=32), f"cp.async.bulk.tensor.2d.shared::cluster.global.tile.{mb} [dst], [tm, {{1, 0}}], [bar]")
+    load("smem-alignment", "sm_100a", upd(base_tiled(), swizzle="128b_atom_64b"), f"cp.async.bulk.tensor.2d.shared::cluster.global.tile.{mb} [dst+32], [tm, {{0, 0}}], [bar]")
+    load("box-fits-shared-memory", "sm_90a", tiled_map("float32", [256, 256], [256, 256]), f"cp.async.bulk.tensor.2d.shared::cluster.global.tile.{mb} [dst], [tm, {{0, 0}}], [bar]", gsize=1 << 18)
+    load("box-start-16b-aligned", "sm_90a", base_tiled(), f"cp.async.bulk.tensor.2d.shared::cluster.global.tile.{mb} [dst], [tm, {{1, 0}}], [bar]")
+    load("flip-8b-load-not-im2col-w", "sm_100a", upd(base_tiled(), swizzle="128b_atom_32b_flip_8b"), "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tm, {0, 0}], [dst]")
+    load("store-coords-in-tensor", "sm_90a", base_tiled(), "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tm, {-16, 0}], [dst]")
+    load("packed-type-direction", "sm_100a", packed(), "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tm, {0, 0}], [dst]")
+    return out
+
+
 def write(fname, cases, header):
     with open(os.path.join(OUT, fname), "w") as f:
         f.write(f"# GENERATED by tools/gen_tensor_cases.py -- do not edit. {header}\n")
@@ -411,6 +527,9 @@ def main():
         c.program = [f"cp.async.bulk.prefetch.tensor.{rank}d.L2.global.im2col [tm, {coords_text([0] * rank)}], {coords_text([0] * (rank - 2))}"]
         cases.append(c)
     counts["prefetch"] = write("prefetch.yaml", cases, "cp.async.bulk.prefetch.tensor.")
+
+    counts["reject"] = write("reject.yaml", [rejection_case(*r) for r in REJECTIONS], "One case per validator rule (tensormap.encode_rejected:<rule>).")
+    counts["copy_rule"] = write("copy_rule.yaml", copy_rule_cases(), "One case per copy rule (tensor.copy:<rule>).")
 
     total = sum(counts.values())
     for k, v in counts.items():
