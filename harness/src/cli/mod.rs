@@ -3,3 +3,4 @@
 pub mod coverage;
 pub mod explain;
 pub mod syntax;
+pub mod tensormaps;
