@@ -416,3 +416,58 @@ impl Machine<'_> {
         Ok(())
     }
 }
+
+/// A tensor load of a case as `explain` draws it: the copy plan and its destination place.
+#[derive(Clone, Debug)]
+pub struct LoadPicture {
+    pub step: usize,
+    pub cta: u32,
+    pub text: String,
+    pub plan: CopyPlan,
+    /// The destination place's name, CTA-relative start and size (the plan's `smem` addresses
+    /// are CTA layout offsets, A-TENSOR-SMEM-VA).
+    pub dst: String,
+    pub dst_start: u64,
+    pub dst_size: u64,
+    pub map: ValidatedMap,
+}
+
+/// The plan of every tensor load of `case`, computed from the declarations alone (coordinates and
+/// im2colInfo must be immediates or params: registers written by earlier steps are not known
+/// without running the case). One entry per load step (first CTA the step runs in); Err says why
+/// a load cannot be planned (including its classified UB).
+pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String>> {
+    use crate::case::{Ctas, StepOp};
+    use crate::ptx::{Instruction, Statement};
+    let mut m = match Machine::new(case) {
+        Ok(m) => m,
+        Err(e) => return vec![Err(format!("{e:?}"))],
+    };
+    let ctx = super::parse_ctx(case);
+    let mut out = vec![];
+    for (i, step) in case.program.iter().enumerate() {
+        let StepOp::Ptx(text) = &step.op else { continue };
+        let Ok(st) = Statement::parse_with(text, &ctx) else { continue };
+        let Instruction::Tensor(TensorOp::Load(l)) = &st.instr else { continue };
+        m.cta = match &step.cta {
+            Ctas::One(c) => *c,
+            Ctas::List(v) => v.first().copied().unwrap_or(0),
+            Ctas::Named(_) => 0,
+        };
+        m.thread = step.thread;
+        let pic = (|| -> R<LoadPicture> {
+            let (map, _) = m.tensor_map(&l.tensor)?;
+            let coords = m.coords(&l.tensor)?;
+            let mode = m.load_mode(&l.mode)?;
+            let dst = m.shared(&l.dst_mem, "dstMem")?;
+            let smem = u64::try_from(dst.start as i64 + dst.rel).or_else(|_| ub(&rules::ADDRESS_OUT_OF_REGION, "dstMem before the shared window"))?;
+            let plan = tensor::load(&map, &mode, &coords, smem).map_err(copy_ub)?;
+            Ok(LoadPicture { step: i, cta: m.cta, text: st.to_string(), plan, dst: dst.name.clone(), dst_start: dst.start, dst_size: dst.size, map })
+        })();
+        out.push(pic.map_err(|s| match s {
+            Stop::Ub(u) => u.to_string(),
+            Stop::Err(k) => format!("{k:?}"),
+        }));
+    }
+    out
+}
