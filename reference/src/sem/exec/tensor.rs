@@ -471,3 +471,37 @@ pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_types_follow_the_tensor_table() {
+        assert_eq!(reduce_type(RedOp::Add, DataType::Int32), Some(RedType::S32));
+        assert_eq!(reduce_type(RedOp::And, DataType::Int32), Some(RedType::B32));
+        assert_eq!(reduce_type(RedOp::Max, DataType::Int64), Some(RedType::S64));
+        assert_eq!(reduce_type(RedOp::Add, DataType::Int64), None, ".add has no .s64");
+        assert_eq!(reduce_type(RedOp::Add, DataType::Float64), None, "no .f64 in the tensor table");
+        assert_eq!(reduce_type(RedOp::Inc, DataType::Int32), None, ".inc only .u32");
+        assert_eq!(reduce_type(RedOp::Min, DataType::Float32), None);
+        assert_eq!(reduce_type(RedOp::Add, DataType::Float32Ftz), Some(RedType::F32));
+        assert_eq!(reduce_type(RedOp::Add, DataType::Uint8), None);
+    }
+
+    #[test]
+    fn rule_ids_are_stable_and_prefixed() {
+        let a = encode_rejected_id("box-dim-range");
+        assert_eq!(a, "tensormap.encode_rejected:box-dim-range");
+        assert!(std::ptr::eq(a, encode_rejected_id("box-dim-range")), "made once");
+        assert_eq!(copy_rule_id("smem-alignment"), "tensor.copy:smem-alignment");
+    }
+
+    #[test]
+    fn runs_merge_adjacent_units_in_address_order() {
+        use crate::sem::tensor::access::{Direction, Fill};
+        let t = |smem: u64| Transfer { coords: vec![0], global: None, smem, global_bytes: 4, smem_bytes: 4, conv: Conv::Bytes };
+        let plan = CopyPlan { direction: Direction::Load, transfers: vec![t(20), t(0), t(4), t(16), t(64)], fill: Fill::Zero };
+        assert_eq!(smem_runs(&plan), vec![(0, vec![1, 2]), (16, vec![3, 0]), (64, vec![4])]);
+    }
+}
