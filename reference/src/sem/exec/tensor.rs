@@ -129,6 +129,9 @@ pub fn reduce_type(op: RedOp, ty: DataType) -> Option<RedType> {
     legal(ReduceForm::Tensor, op, t, false).ok().map(|_| t)
 }
 
+/// Per transfer its source bytes (None for OOB units), and the hold on the source span.
+type Units = (Vec<Option<Vec<Byte>>>, Option<ReadHoldId>);
+
 /// Contiguous runs of a plan's shared-memory side: (first address, transfer indices in order).
 fn smem_runs(plan: &CopyPlan) -> Vec<(u64, Vec<usize>)> {
     let mut idx: Vec<usize> = (0..plan.transfers.len()).collect();
@@ -258,7 +261,7 @@ impl Machine<'_> {
 
     /// Reads the in-bound source units of a plan from one region (A-TENSOR-SOURCE-SPAN):
     /// per transfer its bytes (None for OOB), and the hold.
-    fn read_units(&mut self, region: RegionId, addrs: &[Option<(u64, u64)>]) -> R<(Vec<Option<Vec<Byte>>>, Option<ReadHoldId>)> {
+    fn read_units(&mut self, region: RegionId, addrs: &[Option<(u64, u64)>]) -> R<Units> {
         let lo = addrs.iter().flatten().map(|a| a.0).min();
         let hi = addrs.iter().flatten().map(|a| a.0 + a.1).max();
         let (Some(lo), Some(hi)) = (lo, hi) else { return Ok((vec![None; addrs.len()], None)) };
@@ -334,7 +337,7 @@ impl Machine<'_> {
     }
 
     /// The plan of a shared::cta → global copy and its source units.
-    fn to_global(&mut self, t: &TensorRef, src: &crate::ptx::operand::Address, mode: StoreMode) -> R<(CopyPlan, usize, Vec<Option<Vec<Byte>>>, Option<ReadHoldId>)> {
+    fn plan_to_global(&mut self, t: &TensorRef, src: &crate::ptx::operand::Address, mode: StoreMode) -> R<(CopyPlan, usize, Units)> {
         let (map, gidx) = self.tensor_map(t)?;
         let coords = self.coords(t)?;
         let src = self.shared_cta(src, "srcMem", &rules::ADDRESS_OUT_OF_REGION)?;
@@ -354,7 +357,7 @@ impl Machine<'_> {
             addrs.push(a);
         }
         let (units, hold) = self.read_units(RegionId::Shared { cta: self.cta }, &addrs)?;
-        Ok((plan, gidx, units, hold))
+        Ok((plan, gidx, (units, hold)))
     }
 
     fn tensor_store(&mut self, s: &TensorStore) -> R {
@@ -363,7 +366,7 @@ impl Machine<'_> {
             syn::StoreMode::Scatter4 => StoreMode::Scatter4,
             syn::StoreMode::Im2colNoOffs => StoreMode::Im2colNoOffs,
         };
-        let (plan, gidx, units, hold) = self.to_global(&s.ops.tensor, &s.ops.src_mem, mode)?;
+        let (plan, gidx, (units, hold)) = self.plan_to_global(&s.ops.tensor, &s.ops.src_mem, mode)?;
         let mut ops = vec![];
         for (t, u) in plan.transfers.iter().zip(&units) {
             let (Some(g), Some(bytes)) = (t.global, u) else { continue };
@@ -399,7 +402,7 @@ impl Machine<'_> {
         let Some(ty) = reduce_type(r.op, map.ty) else {
             return Err(stop(REDUCE_TYPE_ILLEGAL, "9.7.9.25.5.3", format!(".{} with a {:?} tensor map", r.op.ptx(), map.ty)));
         };
-        let (plan, gidx, units, hold) = self.to_global(&r.ops.tensor, &r.ops.src_mem, mode)?;
+        let (plan, gidx, (units, hold)) = self.plan_to_global(&r.ops.tensor, &r.ops.src_mem, mode)?;
         let mut ops = vec![];
         for (t, u) in plan.transfers.iter().zip(&units) {
             let (Some(g), Some(bytes)) = (t.global, u) else { continue };
