@@ -168,3 +168,16 @@ fn tile_loads_match_apply_load() {
     }
     assert!(checked >= 400, "only {checked} tile loads compared");
 }
+
+/// Before its mbarrier wait a tensor load's destination is {old, new} per byte and the phase is
+/// unknown; after a store's bulk wait_group the tensor bytes are exact (covered above).
+#[test]
+fn load_destination_is_uncertain_until_the_wait() {
+    let (path, c) = corpus().into_iter().find(|(_, c)| c.name == "tensor.load.uncertain_before_wait").expect("the case exists");
+    let x = execute(&c).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(x.outcome, Outcome::Defined);
+    let dst = &x.final_state.shared[0]["dst"];
+    assert!(dst.iter().all(|b| b.known().is_none() && b.allows(0) && b.allows(7)), "{dst:?}");
+    let bar = &x.final_state.mbarriers[0]["bar"];
+    assert_eq!((bar.phase_parity, bar.tx_count), (None, None), "{bar:?}");
+}

@@ -3,7 +3,7 @@
 //! state of every region, mbarrier and async-group queue.
 //!
 //! One submodule per instruction family ([`cp_async`], [`bulk`], [`reduce`], [`mbarrier`],
-//! [`sync`]); this file holds what they share: operand resolution through [`Layout`], the register
+//! [`sync`], [`tensor`]); this file holds what they share: operand resolution through [`Layout`], the register
 //! file, the UB checks on addresses, issuing / landing asynchronous writes, and the report types.
 //!
 //! Model positions where the spec is silent (named, see [`ASSUMPTIONS`]):
