@@ -109,6 +109,9 @@ fn every_rule_has_a_case() {
         }
     }
     assert!(missing.is_empty(), "rules without a case: {missing:?}");
+    for r in &expected {
+        assert!(ptxconform_reference::sem::ub::rule(r).is_some(), "`{r}` is not a catalogue rule");
+    }
     assert!(expected.contains("tensor.reduce_type_illegal") && expected.contains("tensor.mbar_cta_group"));
 }
 

@@ -34,6 +34,9 @@
 //!   `int32` → `.s32`/`.b32`, `uint64` → `.u64`/`.b64`, `int64` → `.s64`/`.b64`, `float32` and
 //!   `float32_ftz` → `.f32`, `float16`, `bfloat16`); a pair outside the §9.7.9.25.5.3 table is UB
 //!   `tensor.reduce_type_illegal` (ptxas cannot see the map's type).
+//!
+//! The four tensor UB rules are catalogue entries of [`crate::sem::ub`] (`tensormap.encode_rejected`
+//! and `tensor.copy` as families whose ids carry the model's rule id after a colon).
 //! - A-TENSOR-PREFETCH: a prefetch validates its map and changes no state.
 
 use super::{kind, ub, Loc, Machine, Stop, R};
@@ -64,13 +67,9 @@ pub const ASSUMPTIONS: &[&str] = &[
 ];
 
 /// Prefix of the UB ids of encode rejections (`tensormap.encode_rejected:<rule>`).
-pub const ENCODE_REJECTED: &str = "tensormap.encode_rejected";
+pub const ENCODE_REJECTED: &str = rules::TENSORMAP_ENCODE_REJECTED.id;
 /// Prefix of the UB ids of copy-rule violations (`tensor.copy:<rule>`).
-pub const COPY_RULE: &str = "tensor.copy";
-/// A-TENSOR-REDUCE-TYPE.
-pub const REDUCE_TYPE_ILLEGAL: &str = "tensor.reduce_type_illegal";
-/// A-TENSOR-CTA-GROUP: the mbarrier is not where `.cta_group` allows it.
-pub const MBAR_CTA_GROUP: &str = "tensor.mbar_cta_group";
+pub const COPY_RULE: &str = rules::TENSOR_COPY_RULE.id;
 
 /// The nominal address of global region `index` before its misalign (A-TENSOR-GLOBAL-VA).
 pub fn region_address(index: usize) -> u64 {
@@ -100,7 +99,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
 }
 
 fn copy_ub(e: CopyError) -> Stop {
-    stop(copy_rule_id(e.rule), "9.7.9.25.5", e.message)
+    stop(copy_rule_id(e.rule), rules::TENSOR_COPY_RULE.section, e.message)
 }
 
 fn encode_ub(e: EncodeReject, driver: Result<(), EncodeReject>) -> Stop {
@@ -108,7 +107,7 @@ fn encode_ub(e: EncodeReject, driver: Result<(), EncodeReject>) -> Stop {
         Ok(()) => "driver 13.0 predicted to accept it".to_string(),
         Err(r) => format!("driver predicted to reject it ({})", r.rule),
     };
-    stop(encode_rejected_id(e.rule), "5.5.2", format!("{e}; {d}"))
+    stop(encode_rejected_id(e.rule), rules::TENSORMAP_ENCODE_REJECTED.section, format!("{e}; {d}"))
 }
 
 /// A-TENSOR-REDUCE-TYPE.
@@ -293,7 +292,7 @@ impl Machine<'_> {
         if l.multicast.is_none() {
             let ok = mbar_cta == dst_cta || (pair && rank(mbar_cta) == rank(dst_cta) ^ 1 && mbar_cta / cluster == dst_cta / cluster);
             if !ok {
-                return Err(stop(MBAR_CTA_GROUP, "9.7.9.25.5.2", format!("mbar in CTA {mbar_cta}, destination in CTA {dst_cta} ({:?})", l.cta_group)));
+                return Err(Stop::Ub(Ub::new(&rules::TENSOR_MBAR_CTA_GROUP, format!("mbar in CTA {mbar_cta}, destination in CTA {dst_cta} ({:?})", l.cta_group))));
             }
         }
         let signal = |c: u32| -> Option<u32> {
@@ -400,7 +399,7 @@ impl Machine<'_> {
         };
         let (map, _) = self.tensor_map(&r.ops.tensor)?;
         let Some(ty) = reduce_type(r.op, map.ty) else {
-            return Err(stop(REDUCE_TYPE_ILLEGAL, "9.7.9.25.5.3", format!(".{} with a {:?} tensor map", r.op.ptx(), map.ty)));
+            return ub(&rules::TENSOR_REDUCE_TYPE_ILLEGAL, format!(".{} with a {:?} tensor map", r.op.ptx(), map.ty));
         };
         let (plan, gidx, (units, hold)) = self.plan_to_global(&r.ops.tensor, &r.ops.src_mem, mode)?;
         let mut ops = vec![];
