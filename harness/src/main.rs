@@ -31,6 +31,8 @@ enum Cmd {
     Explain(cli::explain::ExplainArgs),
     /// Coverage of variants and rows by the corpus.
     Coverage(cli::coverage::CoverageArgs),
+    /// Compare the tensor-map model's driver prediction with cuTensorMapEncode* (GPU optional).
+    Tensormaps(cli::tensormaps::TensormapsArgs),
     /// Throughput benchmarks.
     Bench(Later),
     /// Differential fuzzing.
@@ -55,6 +57,7 @@ fn main() {
         Cmd::Emit(a) => cli::emit::main(&a),
         Cmd::Explain(a) => cli::explain::main(&a),
         Cmd::Coverage(a) => cli::coverage::main(&a, Some(&|c| !ptxconform::run::reference::evaluate("", c).0.verdict.is_failure())),
+        Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
         Cmd::Bench(_) => later("bench", "benchmark"),
         Cmd::Fuzz(_) => later("fuzz", "differential fuzzer"),
     };

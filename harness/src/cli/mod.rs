@@ -4,3 +4,4 @@ pub mod coverage;
 pub mod emit;
 pub mod explain;
 pub mod syntax;
+pub mod tensormaps;

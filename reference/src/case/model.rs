@@ -166,15 +166,27 @@ pub struct MbarrierDecl {
     pub name: String,
 }
 
-/// A tensor map given by its `cuTensorMapEncode*` parameters (see `sem::tensormap`).
+/// A tensor map given by its `cuTensorMapEncode*` parameters (see `sem::tensor::tensormap`):
+///
+/// ```yaml
+/// tensor_maps:
+///   - name: tm
+///     global: src                     # the global region holding the tensor
+///     map: { encode: tiled, tensor_data_type: float32, global_dim: [64, 8], global_strides: [256],
+///            box_dim: [16, 4], swizzle: 128b }
+/// ```
+///
+/// `map.global_address` must be left out: the executor puts the region's address there (so the
+/// region's `align` / `misalign` decide the address rules). A map the validator rejects is a
+/// classified outcome of the first instruction that uses it (`tensormap.encode_rejected:<rule>`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TensorMapDecl {
     pub name: String,
     /// The global region holding the tensor.
     pub global: String,
-    /// Encode parameters, kept as a free-form mapping here and validated by the tensor-map model.
-    pub encode: BTreeMap<String, serde_json::Value>,
+    /// The encode parameters (typed: unknown fields and bad enum values are load errors).
+    pub map: crate::sem::tensor::TensorMapParams,
 }
 
 /// A Tensor Memory allocation (`tcgen05.alloc`), in columns.

@@ -50,7 +50,10 @@ pub fn memory() -> impl Strategy<Value = Memory> {
         vec(region(), 0..3),
         vec(region(), 0..3),
         vec(ident().prop_map(|name| MbarrierDecl { name }), 0..2),
-        vec((ident(), ident(), btree_map(ident(), json(), 0..3)).prop_map(|(name, global, encode)| TensorMapDecl { name, global, encode }), 0..2),
+        vec((ident(), ident(), 1..64u64, prop_oneof![Just(16u32), Just(32)]).prop_map(|(name, global, d, b)| {
+            let map = crate::sem::tensor::TensorMapParams::tiled(crate::sem::tensor::tensormap::DataType::Uint8, vec![d * 16], vec![b]);
+            TensorMapDecl { name, global, map }
+        }), 0..2),
         vec((ident(), any::<u32>()).prop_map(|(name, columns)| TmemDecl { name, columns }), 0..2),
     )
         .prop_map(|(global, shared, mbarriers, tensor_maps, tmem)| Memory { global, shared, mbarriers, tensor_maps, tmem })

@@ -161,7 +161,7 @@ fn multiple_documents_and_non_mappings() {
 
 fn names() -> Names {
     let case = load_str(
-        "name: n\ntarget: sm_100a\nmemory:\n  global: [ { name: g, size: 64 } ]\n  shared: [ { name: s, size: 64 } ]\n  mbarriers: [ { name: bar } ]\n  tensor_maps: [ { name: tm, global: g, encode: {} } ]\n  tmem: [ { name: t, columns: 32 } ]\nparams: { pol: { value: 0, type: b64 }, n: 16 }\nprogram: [ { wait_parity: { mbar: bar, parity: 0 } } ]\n",
+        "name: n\ntarget: sm_100a\nmemory:\n  global: [ { name: g, size: 64 } ]\n  shared: [ { name: s, size: 64 } ]\n  mbarriers: [ { name: bar } ]\n  tensor_maps: [ { name: tm, global: g, map: { encode: tiled, tensor_data_type: uint8, global_dim: [64], box_dim: [16] } } ]\n  tmem: [ { name: t, columns: 32 } ]\nparams: { pol: { value: 0, type: b64 }, n: 16 }\nprogram: [ { wait_parity: { mbar: bar, parity: 0 } } ]\n",
         "n.yaml",
     )
     .unwrap();
@@ -415,4 +415,18 @@ fn cta_forms_and_io_errors() {
     assert_eq!(err(&bad), "t.yaml:11:14: program[1].cta[1]: CTA 2 is outside the grid of 2 CTAs");
     let e = load_file(Path::new("/nonexistent/x.yaml")).unwrap_err();
     assert_eq!((e.file.as_str(), e.line, e.col, e.path.as_str()), ("/nonexistent/x.yaml", 1, 1, "io"));
+}
+
+#[test]
+fn tensor_map_params_are_typed_and_located() {
+    let base = "name: n\ntarget: sm_90a\nmemory:\n  global: [ { name: g, size: 64 } ]\n  tensor_maps:\n    - name: tm\n      global: g\n      map: { encode: tiled, tensor_data_type: uint8, global_dim: [64], box_dim: [16]XX }\nprogram: [ { ptx: fence.proxy.async } ]\n";
+    if let Err(e) = load_str(&base.replace("XX", ""), "t.yaml") {
+        panic!("{e}");
+    }
+    let bogus = err(&base.replace("XX", ", bogus: 1"));
+    assert!(bogus.starts_with("t.yaml:8:") && bogus.contains("bogus"), "{bogus}");
+    let bad_swizzle = err(&base.replace("XX", ", swizzle: 16b"));
+    assert!(bad_swizzle.starts_with("t.yaml:8:") && bad_swizzle.contains("16b"), "{bad_swizzle}");
+    let addr = err(&base.replace("XX", ", global_address: 4096"));
+    assert!(addr.contains("global_address") && addr.starts_with("t.yaml:8:"), "{addr}");
 }

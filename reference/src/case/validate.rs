@@ -459,6 +459,10 @@ fn memory(c: &Case, o: &mut Out) {
         if !m.global.iter().any(|r| r.name == t.global) {
             o.err(pik(&["memory", "tensor_maps"], i, "global"), format!("`{}` is not a global region", t.global));
         }
+        // The executor supplies globalAddress from the region (its align / misalign).
+        if t.map.global_address != 0 {
+            o.err(pik(&["memory", "tensor_maps"], i, "map"), "`map.global_address` is set by the executor from the `global` region; leave it out".to_string());
+        }
     }
     for (i, t) in m.tmem.iter().enumerate() {
         declare(o, &t.name, pi(&["memory", "tmem"], i));

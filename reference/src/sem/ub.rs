@@ -127,6 +127,16 @@ rules! {
         "memory operand not aligned as the instruction requires");
     ADDRESS_OUT_OF_REGION = ("address.out_of_region", "6.4.1", true, Executor,
         "access leaves the declared region (or state space) its address names");
+    // --- tensor copies (§9.7.9.25.5; sem::exec::tensor). The first two are families: a case's
+    // rule id is `family:<rule>` with the tensor model's rule id ([`rule`] resolves it). ---
+    TENSORMAP_ENCODE_REJECTED = ("tensormap.encode_rejected", "5.5.2", true, Executor,
+        "the tensor map breaks a cuTensorMapEncode* / tensor-map rule (id suffix: the validator's rule)");
+    TENSOR_COPY_RULE = ("tensor.copy", "9.7.9.25.5.2", true, Executor,
+        "a tensor copy breaks a per-copy rule of its map and mode (id suffix: the copy rule)");
+    TENSOR_REDUCE_TYPE_ILLEGAL = ("tensor.reduce_type_illegal", "9.7.9.25.5.3", true, Executor,
+        "cp.reduce.async.bulk.tensor .redOp not allowed for the tensor map's element type");
+    TENSOR_MBAR_CTA_GROUP = ("tensor.mbar_cta_group", "9.7.9.25.5.2", true, Executor,
+        "tensor load mbarrier outside the destination CTA (.cta_group::1) or its CTA pair (.cta_group::2)");
 }
 
 /// Rules of one layer.
@@ -134,9 +144,12 @@ pub fn of_layer(layer: Layer) -> impl Iterator<Item = &'static UbRule> {
     CATALOGUE.iter().filter(move |r| r.layer == layer)
 }
 
-/// Look a rule up by id.
+/// Look a rule up by id; `family:detail` ids (the tensor families) resolve to their family.
 pub fn rule(id: &str) -> Option<&'static UbRule> {
-    CATALOGUE.iter().find(|r| r.id == id)
+    CATALOGUE.iter().find(|r| r.id == id).or_else(|| {
+        let (family, detail) = id.split_once(':')?;
+        [&TENSORMAP_ENCODE_REJECTED, &TENSOR_COPY_RULE].into_iter().find(|r| r.id == family && !detail.is_empty())
+    })
 }
 
 #[cfg(test)]
@@ -153,6 +166,9 @@ mod tests {
         }
         assert_eq!(rule("mbarrier.tx_count_range"), Some(&MBAR_TX_RANGE));
         assert_eq!(rule("nope"), None);
+        assert_eq!(rule("tensor.copy:smem-alignment"), Some(&TENSOR_COPY_RULE));
+        assert_eq!(rule("tensor.copy:"), None);
+        assert_eq!(rule("address.misaligned:x"), None, "only the tensor families take a suffix");
     }
 
     #[test]

@@ -52,7 +52,7 @@ impl Machine<'_> {
 
     /// Destination CTAs of a .shared::cluster destination: the operand's CTA, or with
     /// `.multicast::cluster` every CTA whose cluster rank bit is set in ctaMask.
-    fn cluster_destinations(&self, dst: &Loc, mask: Option<&Value>) -> R<Vec<u32>> {
+    pub(super) fn cluster_destinations(&self, dst: &Loc, mask: Option<&Value>) -> R<Vec<u32>> {
         let Some(m) = mask else { return Ok(dst.cta().into_iter().collect()) };
         let m = self.value(m)?;
         let m = u16::try_from(m).or_else(|_| kind(format!("ctaMask {m} is not a 16-bit value")))?;
