@@ -302,7 +302,7 @@ memory:
   global: [ { name: g, size: 4096 } ]
   shared: [ { name: dst, size: 1024, align: 1024 } ]
   mbarriers: [ { name: bar } ]
-  tensor_maps: [ { name: tm, global: g, encode: { rank: 2 } } ]
+  tensor_maps: [ { name: tm, global: g, map: { encode: tiled, tensor_data_type: uint8, global_dim: [64, 64], global_strides: [64], box_dim: [16, 8] } } ]
 params: { x: 0, y: 8, p: { value: 1, type: pred } }
 program:
   - ptx: mbarrier.init.shared::cta.b64 [bar], 1

@@ -57,7 +57,7 @@ use ptxconform_reference::layout::{Layout, Place};
 use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
 use ptxconform_reference::ptx::Statement;
 use ptxconform_reference::target::{PtxVersion, Target};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 /// Name of the kernel entry.
@@ -80,7 +80,8 @@ pub struct TensorMapParam {
     pub global: String,
     /// Global region index (the `pblock` slot `pb::HEADER + global_index` holds its base).
     pub global_index: usize,
-    pub encode: BTreeMap<String, serde_json::Value>,
+    /// The encode parameters (`globalAddress` is the region's base, set by the host).
+    pub map: ptxconform_reference::sem::tensor::TensorMapParams,
 }
 
 /// PTX lines (1-based, inclusive start, exclusive end) of one program step, guard included.
@@ -479,7 +480,7 @@ impl Em<'_> {
                 name: t.name.clone(),
                 global: t.global.clone(),
                 global_index: index,
-                encode: t.encode.clone(),
+                map: t.map.clone(),
             });
         }
         let (pbr, dumpr, smem, cta, tid) = (
