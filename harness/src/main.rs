@@ -33,8 +33,8 @@ enum Cmd {
     Coverage(cli::coverage::CoverageArgs),
     /// Throughput benchmarks.
     Bench(Later),
-    /// Differential fuzzing.
-    Fuzz(Later),
+    /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
+    Fuzz(ptxconform::fuzz::FuzzArgs),
 }
 
 fn later(what: &str, issue: &str) -> Result<i32, String> {
@@ -56,7 +56,7 @@ fn main() {
         Cmd::Explain(a) => cli::explain::main(&a),
         Cmd::Coverage(a) => cli::coverage::main(&a, Some(&|c| !ptxconform::run::reference::evaluate("", c).0.verdict.is_failure())),
         Cmd::Bench(_) => later("bench", "benchmark"),
-        Cmd::Fuzz(_) => later("fuzz", "differential fuzzer"),
+        Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),

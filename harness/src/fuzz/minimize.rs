@@ -1,0 +1,359 @@
+//! Delta debugging over a case. Each round proposes smaller variants of the current case — drop a
+//! chunk of steps (halves down to single steps, as ddmin's complement phase), fewer CTAs, cluster
+//! → 1, one warp, smaller region sizes and immediates (multiples of 16 stay multiples of 16; one
+//! value replaced everywhere at once so a copy size and its `expect_tx` byte count shrink
+//! together), fewer declarations, init patterns → fill, dropped qualifiers (multicast → unicast,
+//! no cache hint) — keeps those the caller's `admissible` accepts (for hardware failures: the
+//! case validates and the reference finds it well defined, which is what keeps mbarrier init and
+//! tx bookkeeping consistent), tests them in batches, and moves to the first that still fails the
+//! same way. Every move strictly lowers [`cost`], so it terminates.
+
+use ptxconform_reference::case::{AllCtas, Case, Ctas, Init, Param, StepOp};
+
+/// Lexicographic size of a case: what the minimizer lowers.
+pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
+    let regions = c.memory.global.iter().chain(&c.memory.shared);
+    let init = |i: &Init| match i {
+        Init::Fill(0) => 0,
+        Init::Fill(_) => 1,
+        Init::Bytes(_) => 2,
+        Init::Pattern(_) | Init::Values(_) => 3,
+    };
+    let mut numbers: u64 = 0;
+    let mut text = 0;
+    for s in &c.program {
+        if let StepOp::Ptx(t) = &s.op {
+            numbers += tokens(t).iter().map(|(_, _, v)| *v).sum::<u64>();
+            text += t.len();
+        }
+        if let StepOp::Store { bytes, .. } = &s.op {
+            text += bytes.len();
+        }
+        numbers += s.thread as u64;
+    }
+    for p in c.params.values() {
+        numbers += match p {
+            Param::Int(v) | Param::Typed { value: v, .. } => v.unsigned_abs(),
+            Param::Mapa { cta, .. } => *cta as u64,
+        };
+    }
+    (
+        c.program.len(),
+        c.launch.ctas(),
+        c.launch.cluster_size(),
+        c.launch.threads,
+        regions.clone().map(|r| r.size).sum(),
+        c.memory.global.len() + c.memory.shared.len() + c.memory.mbarriers.len() + c.params.len(),
+        numbers,
+        regions.map(|r| init(&r.init)).sum(),
+        text,
+    )
+}
+
+/// Unsigned integer literals of a PTX line that stand alone (not part of a name like `bar0` or
+/// a qualifier like `.L2::128B`): (start, end, value).
+fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
+    let b = t.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':' || c == b'$' || c == b'%';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() && (i == 0 || !ident(b[i - 1])) {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric()) {
+                j += 1;
+            }
+            let lit = &t[i..j];
+            let v = if let Some(h) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) { u64::from_str_radix(h, 16).ok() } else { lit.parse().ok() };
+            if let (Some(v), false) = (v, j < b.len() && ident(b[j])) {
+                out.push((i, j, v));
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Smaller values to try for `v`: multiples of 16 stay multiples of 16.
+fn smaller(v: u64) -> Vec<u64> {
+    let mut c: Vec<u64> = if v % 16 == 0 { vec![0, 16, v / 32 * 16, v - 16] } else { vec![0, 1, v / 2, v - 1] };
+    c.retain(|x| *x < v);
+    c.sort_unstable();
+    c.dedup();
+    c
+}
+
+fn with_steps(c: &Case, keep: impl Fn(usize) -> bool) -> Case {
+    let mut n = c.clone();
+    n.program = c.program.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, s)| s.clone()).collect();
+    n
+}
+
+/// Drop chunks of steps: halves, quarters, ... single steps.
+fn drop_steps(c: &Case, out: &mut Vec<Case>) {
+    let n = c.program.len();
+    let mut size = n / 2;
+    let mut sizes = Vec::new();
+    while size >= 1 {
+        sizes.push(size);
+        size /= 2;
+    }
+    if n == 1 {
+        return;
+    }
+    for size in sizes {
+        for start in (0..n).step_by(size) {
+            out.push(with_steps(c, |i| i < start || i >= start + size));
+        }
+    }
+}
+
+/// Fewer CTAs (steps of CTAs that no longer exist go), cluster → 1, one warp, thread 0.
+fn launch(c: &Case, out: &mut Vec<Case>) {
+    let (n, cs) = (c.launch.ctas(), c.launch.cluster_size());
+    let mut shapes = vec![(1, 1), (cs, cs), (n / 2 / cs.max(1) * cs, cs)];
+    if cs > 1 {
+        shapes.push((n, 1));
+        shapes.push((cs / 2, cs / 2));
+    }
+    for (grid, cluster) in shapes {
+        if grid == 0 || cluster == 0 || grid % cluster != 0 || (grid, cluster) == (n, cs) || grid > n {
+            continue;
+        }
+        let mut m = c.clone();
+        m.launch.grid = [grid, 1, 1];
+        m.launch.cluster = [cluster, 1, 1];
+        m.program.retain_mut(|s| match &mut s.cta {
+            Ctas::One(k) => *k < grid,
+            Ctas::Named(AllCtas::All) => true,
+            Ctas::List(l) => {
+                l.retain(|k| *k < grid);
+                if l.len() == 1 {
+                    s.cta = Ctas::One(l[0]);
+                }
+                !matches!(&s.cta, Ctas::List(l) if l.is_empty())
+            }
+        });
+        if !m.program.is_empty() {
+            out.push(m);
+        }
+    }
+    if c.launch.threads > 32 && c.program.iter().all(|s| s.thread < 32) {
+        let mut m = c.clone();
+        m.launch.threads = 32;
+        out.push(m);
+    }
+    if c.program.iter().any(|s| s.thread != 0) {
+        let mut m = c.clone();
+        m.program.iter_mut().for_each(|s| s.thread = 0);
+        out.push(m);
+    }
+}
+
+/// Replace one numeric value: everywhere at once (keeps sizes and their tx counts equal), then
+/// each occurrence alone.
+fn numbers(c: &Case, out: &mut Vec<Case>) {
+    let mut values: Vec<u64> = Vec::new();
+    for s in &c.program {
+        if let StepOp::Ptx(t) = &s.op {
+            values.extend(tokens(t).iter().map(|x| x.2));
+        }
+    }
+    for p in c.params.values() {
+        if let Param::Int(v) | Param::Typed { value: v, .. } = p {
+            if *v > 0 {
+                values.push(*v as u64);
+            }
+        }
+    }
+    values.sort_unstable();
+    values.dedup();
+    values.reverse();
+    let replace_text = |t: &str, from: u64, to: u64, only: Option<usize>| -> String {
+        let mut s = String::new();
+        let mut last = 0;
+        for (k, (a, b, _)) in tokens(t).into_iter().filter(|x| x.2 == from).enumerate() {
+            if only.is_none_or(|o| o == k) {
+                s.push_str(&t[last..a]);
+                s.push_str(&to.to_string());
+                last = b;
+            }
+        }
+        s.push_str(&t[last..]);
+        s
+    };
+    for v in values {
+        for to in smaller(v) {
+            let mut m = c.clone();
+            for s in m.program.iter_mut() {
+                if let StepOp::Ptx(t) = &mut s.op {
+                    *t = replace_text(t, v, to, None);
+                }
+            }
+            for p in m.params.values_mut() {
+                if let Param::Int(x) | Param::Typed { value: x, .. } = p {
+                    if *x == v as i64 {
+                        *x = to as i64;
+                    }
+                }
+            }
+            out.push(m);
+            for (i, s) in c.program.iter().enumerate() {
+                let StepOp::Ptx(t) = &s.op else { continue };
+                let n = tokens(t).iter().filter(|x| x.2 == v).count();
+                for k in 0..n {
+                    let mut m = c.clone();
+                    m.program[i].op = StepOp::Ptx(replace_text(t, v, to, Some(k)));
+                    out.push(m);
+                }
+            }
+        }
+    }
+}
+
+/// Smaller regions (all at once, then each), fewer declarations, simpler initial contents.
+fn memory(c: &Case, out: &mut Vec<Case>) {
+    let shrink = |s: u64| -> Vec<u64> { smaller(s).into_iter().filter(|x| *x >= 16).map(|x| x.div_ceil(16) * 16).collect() };
+    let n_global = c.memory.global.len();
+    let all: Vec<u64> = c.memory.global.iter().chain(&c.memory.shared).map(|r| r.size).collect();
+    if let Some(&max) = all.iter().max() {
+        for to in shrink(max) {
+            let mut m = c.clone();
+            m.memory.global.iter_mut().chain(m.memory.shared.iter_mut()).for_each(|r| r.size = r.size.min(to));
+            out.push(m);
+        }
+    }
+    for i in 0..all.len() {
+        for to in shrink(all[i]) {
+            let mut m = c.clone();
+            let r = if i < n_global { &mut m.memory.global[i] } else { &mut m.memory.shared[i - n_global] };
+            r.size = to;
+            out.push(m);
+        }
+        let mut m = c.clone();
+        if i < n_global {
+            m.memory.global.remove(i);
+        } else {
+            m.memory.shared.remove(i - n_global);
+        }
+        out.push(m);
+        for to in [Init::Fill(0), Init::Fill(0x5a)] {
+            let mut m = c.clone();
+            let r = if i < n_global { &mut m.memory.global[i] } else { &mut m.memory.shared[i - n_global] };
+            if r.init != to {
+                r.init = to;
+                out.push(m);
+            }
+        }
+    }
+    for i in 0..c.memory.mbarriers.len() {
+        let mut m = c.clone();
+        m.memory.mbarriers.remove(i);
+        out.push(m);
+    }
+    for k in c.params.keys() {
+        let mut m = c.clone();
+        m.params.remove(k);
+        out.push(m);
+    }
+    if !c.check.is_empty() {
+        let mut m = c.clone();
+        m.check.clear();
+        out.push(m);
+    }
+}
+
+/// Drop one opcode qualifier; dropping `.multicast::cluster` or `.L2::cache_hint` also drops
+/// the operand it adds (the ctaMask after the mbarrier, the trailing cache policy).
+fn qualifiers(c: &Case, out: &mut Vec<Case>) {
+    for (i, s) in c.program.iter().enumerate() {
+        let StepOp::Ptx(t) = &s.op else { continue };
+        let (op, args) = t.split_once(' ').unwrap_or((t, ""));
+        let quals: Vec<&str> = op.split('.').collect();
+        for q in 1..quals.len() {
+            let new_op: Vec<&str> = quals.iter().enumerate().filter(|(k, _)| *k != q).map(|(_, x)| *x).collect();
+            let mut args = args.to_string();
+            let drop_operand = |a: &str, after: usize| -> Option<String> {
+                let rest = &a[after..];
+                let start = rest.find(',')?;
+                let end = rest[start + 1..].find(',').map(|e| start + 1 + e).unwrap_or(rest.len());
+                Some(format!("{}{}{}", &a[..after], &rest[..start], &rest[end..]))
+            };
+            match quals[q] {
+                "multicast::cluster" => match args.rfind(']').and_then(|p| drop_operand(&args, p + 1)) {
+                    Some(a) => args = a,
+                    None => continue,
+                },
+                "L2::cache_hint" => match args.rfind(',') {
+                    Some(p) => args.truncate(p),
+                    None => continue,
+                },
+                _ => {}
+            }
+            let mut m = c.clone();
+            m.program[i].op = StepOp::Ptx(format!("{} {}", new_op.join("."), args).trim_end().to_string());
+            out.push(m);
+        }
+    }
+}
+
+/// Every candidate variant of `c`, most promising (largest cut) first.
+pub fn candidates(c: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    drop_steps(c, &mut out);
+    launch(c, &mut out);
+    qualifiers(c, &mut out);
+    memory(c, &mut out);
+    numbers(c, &mut out);
+    out
+}
+
+/// The result of a minimization.
+pub struct Minimized<E> {
+    pub case: Case,
+    /// The evidence of the last successful test (`None` if no variant reproduced).
+    pub evidence: Option<E>,
+    /// Test rounds (batches) used.
+    pub rounds: usize,
+    /// Candidates tested.
+    pub tested: usize,
+}
+
+/// Minimize `case`. `admissible` filters candidates on the CPU; `test` runs a batch (at most
+/// `batch` cases) and says, per case, whether it still fails the same way (with evidence).
+pub fn minimize<E>(
+    case: &Case,
+    admissible: &dyn Fn(&Case) -> bool,
+    test: &mut dyn FnMut(&[Case]) -> Result<Vec<Option<E>>, String>,
+    batch: usize,
+    max_rounds: usize,
+) -> Result<Minimized<E>, String> {
+    let mut cur = case.clone();
+    let mut evidence = None;
+    let (mut rounds, mut tested) = (0, 0);
+    'outer: while rounds < max_rounds {
+        let c0 = cost(&cur);
+        let mut seen = std::collections::HashSet::new();
+        let cands: Vec<Case> = candidates(&cur)
+            .into_iter()
+            .filter(|m| cost(m) < c0 && seen.insert(ptxconform_reference::case::to_yaml(std::slice::from_ref(m))) && admissible(m))
+            .collect();
+        for chunk in cands.chunks(batch.max(1)) {
+            if rounds >= max_rounds {
+                break 'outer;
+            }
+            rounds += 1;
+            tested += chunk.len();
+            let got = test(chunk)?;
+            if let Some((k, e)) = got.into_iter().enumerate().find_map(|(k, e)| e.map(|e| (k, e))) {
+                cur = chunk[k].clone();
+                evidence = Some(e);
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    Ok(Minimized { case: cur, evidence, rounds, tested })
+}
