@@ -30,6 +30,9 @@ pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
             text += bytes.len();
         }
         numbers += s.thread as u64;
+        if let Ctas::One(k) = s.cta {
+            numbers += k as u64;
+        }
     }
     for p in c.params.values() {
         numbers += match p {
@@ -78,7 +81,7 @@ fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
 
 /// Smaller values to try for `v`: multiples of 16 stay multiples of 16.
 fn smaller(v: u64) -> Vec<u64> {
-    let mut c: Vec<u64> = if v % 16 == 0 { vec![0, 16, v / 32 * 16, v - 16] } else { vec![0, 1, v / 2, v - 1] };
+    let mut c: Vec<u64> = if v % 16 == 0 { vec![0, 16, v / 32 * 16, v.saturating_sub(16)] } else { vec![0, 1, v / 2, v - 1] };
     c.retain(|x| *x < v);
     c.sort_unstable();
     c.dedup();
@@ -143,6 +146,12 @@ fn launch(c: &Case, out: &mut Vec<Case>) {
     if c.launch.threads > 32 && c.program.iter().all(|s| s.thread < 32) {
         let mut m = c.clone();
         m.launch.threads = 32;
+        out.push(m);
+    }
+    // Everything in CTA 0 (then the grid can shrink to what is left).
+    if c.program.iter().any(|s| matches!(s.cta, Ctas::One(k) if k != 0)) {
+        let mut m = c.clone();
+        m.program.iter_mut().for_each(|s| if let Ctas::One(k) = &mut s.cta { *k = 0 });
         out.push(m);
     }
     if c.program.iter().any(|s| s.thread != 0) {
