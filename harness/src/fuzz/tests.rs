@@ -119,6 +119,9 @@ fn planted_divergence_is_minimized_and_saved() {
     let report = dir.join("out/divergences").join(format!("{}.yaml", m.name));
     assert!(load_file(&report).is_ok(), "{}", report.display());
     assert!(dir.join("out/campaign.json").exists());
+    // `run` picks the regressions folder up like any folder under cases/.
+    let (loaded, errors) = crate::run::load_corpus(&[dir.join("regressions")]);
+    assert!(errors.is_empty() && loaded.len() == 1 && loaded[0].case.name == m.name);
     std::fs::remove_dir_all(dir).ok();
 }
 
