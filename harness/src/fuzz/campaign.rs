@@ -7,7 +7,7 @@
 //! saved signature). Program k of seed S is generated from [`program_bytes`]`(S, k)`, so a
 //! resumed campaign generates exactly the programs an uninterrupted one would.
 
-use super::minimize::{minimize, Minimized};
+use super::minimize::{minimize, Budget, Minimized};
 use super::{FuzzArgs, Hardware, HwOutcome, Signature};
 use crate::report::{CaseResult, KnownDivergences, Verdict};
 use crate::run::gpu::write_divergence;
@@ -22,6 +22,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// Seconds a minimization may run past the campaign's `--seconds` deadline.
+pub const MINIMIZE_GRACE_S: u64 = 30;
 
 /// Where and how a campaign writes.
 #[derive(Clone, Debug)]
@@ -162,6 +165,8 @@ pub struct Campaign<'h> {
     /// Raw signature of an unminimized failure -> signature its minimization ended at.
     raw_seen: BTreeMap<String, String>,
     resumed_findings: usize,
+    /// Minimizations stop here (the campaign's deadline plus a grace period).
+    minimize_until: Option<Instant>,
 }
 
 impl<'h> Campaign<'h> {
@@ -202,7 +207,7 @@ impl<'h> Campaign<'h> {
             }
         }
         let resumed_findings = stats.findings.len();
-        Ok(Campaign { cfg, opts, hw, stats, journal, raw_seen: BTreeMap::new(), resumed_findings })
+        Ok(Campaign { cfg, opts, hw, stats, journal, raw_seen: BTreeMap::new(), resumed_findings, minimize_until: None })
     }
 
     /// Findings that were already in the journal when the campaign opened.
@@ -248,6 +253,8 @@ impl<'h> Campaign<'h> {
         let base_seconds = self.stats.seconds;
         let (p0, g0) = (self.stats.programs, self.stats.gpu_cases);
         let deadline = stop.seconds.map(|s| t0 + Duration::from_secs(s));
+        // A divergence found near the end still gets a short minimization.
+        self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
         let mut last_print = Instant::now();
         let mut pending: Vec<(u64, Case)> = Vec::new();
         let done = |c: &Campaign<'_>| {
@@ -324,7 +331,7 @@ impl<'h> Campaign<'h> {
             };
             let admissible = |c: &Case| v.oracle == "validates" || validates(c);
             let mut test = |cs: &[Case]| Ok(cs.iter().map(still).collect());
-            minimize(&g.case, &admissible, &mut test, 64, 10_000)?
+            minimize(&g.case, &admissible, &mut test, Budget { batch: 64, rounds: 10_000, until: self.minimize_until })?
         };
         self.stats.minimize_rounds += m.rounds as u64;
         self.stats.minimize_cases += m.tested as u64;
@@ -379,7 +386,7 @@ impl<'h> Campaign<'h> {
             let outs = hw.run(cs)?;
             Ok(outs.into_iter().map(|o| (o.result.verdict.is_failure() && Signature::of(&o.result).same_failure(&sig)).then_some(o)).collect())
         };
-        let m = minimize(case, &admissible, &mut test, self.opts.batch, self.opts.minimize_rounds)?;
+        let m = minimize(case, &admissible, &mut test, Budget { batch: self.opts.batch, rounds: self.opts.minimize_rounds, until: self.minimize_until })?;
         self.stats.minimize_rounds += m.rounds as u64;
         self.stats.minimize_cases += m.tested as u64;
         let out = m.evidence.unwrap_or(out);

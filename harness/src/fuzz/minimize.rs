@@ -234,8 +234,8 @@ fn memory(c: &Case, out: &mut Vec<Case>) {
             out.push(m);
         }
     }
-    for i in 0..all.len() {
-        for to in shrink(all[i]) {
+    for (i, &size) in all.iter().enumerate() {
+        for to in shrink(size) {
             let mut m = c.clone();
             let r = if i < n_global { &mut m.memory.global[i] } else { &mut m.memory.shared[i - n_global] };
             r.size = to;
@@ -330,15 +330,28 @@ pub struct Minimized<E> {
     pub tested: usize,
 }
 
+/// A batch test: per case, the evidence that it still fails the same way.
+pub type Test<'a, E> = dyn FnMut(&[Case]) -> Result<Vec<Option<E>>, String> + 'a;
+
+/// Limits of one minimization: test rounds, and a wall-clock deadline (the smallest case so far
+/// is returned when either runs out).
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub batch: usize,
+    pub rounds: usize,
+    pub until: Option<std::time::Instant>,
+}
+
 /// Minimize `case`. `admissible` filters candidates on the CPU; `test` runs a batch (at most
-/// `batch` cases) and says, per case, whether it still fails the same way (with evidence).
+/// `budget.batch` cases) and says, per case, whether it still fails the same way (with evidence).
 pub fn minimize<E>(
     case: &Case,
     admissible: &dyn Fn(&Case) -> bool,
-    test: &mut dyn FnMut(&[Case]) -> Result<Vec<Option<E>>, String>,
-    batch: usize,
-    max_rounds: usize,
+    test: &mut Test<'_, E>,
+    budget: Budget,
 ) -> Result<Minimized<E>, String> {
+    let (batch, max_rounds) = (budget.batch, budget.rounds);
+    let out_of_time = || budget.until.is_some_and(|t| std::time::Instant::now() >= t);
     let mut cur = case.clone();
     let mut evidence = None;
     let (mut rounds, mut tested) = (0, 0);
@@ -350,7 +363,7 @@ pub fn minimize<E>(
             .filter(|m| cost(m) < c0 && seen.insert(ptxconform_reference::case::to_yaml(std::slice::from_ref(m))) && admissible(m))
             .collect();
         for chunk in cands.chunks(batch.max(1)) {
-            if rounds >= max_rounds {
+            if rounds >= max_rounds || out_of_time() {
                 break 'outer;
             }
             rounds += 1;

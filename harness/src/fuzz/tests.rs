@@ -3,7 +3,7 @@
 //! the seed sequence.
 
 use super::campaign::{Campaign, Options, Stop};
-use super::minimize::{cost, minimize};
+use super::minimize::{cost, minimize, Budget};
 use super::*;
 use ptxconform_reference::case::to_yaml;
 use std::path::Path;
@@ -191,7 +191,7 @@ fn minimizer_batches_and_respects_admissibility() {
         assert!(cs.len() <= 8);
         Ok(cs.iter().map(|c| has_cp_async_16(c).then_some(())).collect())
     };
-    let m = minimize(&g.case, &admissible, &mut test, 8, 500).unwrap();
+    let m = minimize(&g.case, &admissible, &mut test, Budget { batch: 8, rounds: 500, until: None }).unwrap();
     assert!(m.case.program.len() <= 3 && m.case.program.len() < g.case.program.len(), "{:?}", m.case.program);
     assert!(cost(&m.case) < cost(&g.case));
     assert!(admissible(&m.case));
