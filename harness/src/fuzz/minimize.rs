@@ -308,10 +308,117 @@ fn qualifiers(c: &Case, out: &mut Vec<Case>) {
     }
 }
 
+/// Where a numeric operand lives: an immediate (step, byte range in its text) or a parameter.
+#[derive(Clone, Debug)]
+enum Loc {
+    Imm(usize, usize, usize),
+    Param(String),
+}
+
+/// Top-level operands of a PTX line (commas inside brackets or braces do not split).
+fn operands(t: &str) -> Vec<(usize, &str)> {
+    let Some(sp) = t.find(' ') else { return vec![] };
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, sp + 1);
+    for (i, ch) in t.char_indices().skip(sp + 1) {
+        match ch {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push((start, &t[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push((start, &t[start..]));
+    out.into_iter().map(|(k, o)| (k + (o.len() - o.trim_start().len()), o.trim())).collect()
+}
+
+/// The value and location of operand `o` (at byte `at` of step `step`).
+fn value_of(c: &Case, step: usize, at: usize, o: &str) -> Option<(Loc, u64)> {
+    if let Ok(v) = o.parse::<u64>() {
+        return Some((Loc::Imm(step, at, at + o.len()), v));
+    }
+    match c.params.get(o)? {
+        Param::Int(v) | Param::Typed { value: v, .. } if *v >= 0 => Some((Loc::Param(o.to_string()), *v as u64)),
+        _ => None,
+    }
+}
+
+fn set(c: &mut Case, l: &Loc, v: u64) {
+    match l {
+        Loc::Imm(step, a, b) => {
+            if let StepOp::Ptx(t) = &mut c.program[*step].op {
+                *t = format!("{}{v}{}", &t[..*a], &t[*b..]);
+            }
+        }
+        Loc::Param(n) => {
+            if let Some(Param::Int(x) | Param::Typed { value: x, .. }) = c.params.get_mut(n) {
+                *x = v as i64;
+            }
+        }
+    }
+}
+
+/// Byte counts announced to mbarriers (`expect_tx` operands), with the mbarrier operand text.
+fn tx_counts(c: &Case) -> Vec<(String, Loc, u64)> {
+    let mut out = Vec::new();
+    for (i, s) in c.program.iter().enumerate() {
+        let StepOp::Ptx(t) = &s.op else { continue };
+        if !t.starts_with("mbarrier.") || !t.contains("expect_tx") {
+            continue;
+        }
+        let ops = operands(t);
+        let bar = ops.iter().find(|(_, o)| o.starts_with('[')).map(|(_, o)| o.to_string()).unwrap_or_default();
+        if let Some((at, o)) = ops.last() {
+            if let Some((l, v)) = value_of(c, i, *at, o) {
+                out.push((bar, l, v));
+            }
+        }
+    }
+    out
+}
+
+/// Bulk copies completing on an mbarrier (`[dst], [src], size, [mbar], ...`): drop one, or shrink
+/// its size, taking the same byte count off an `expect_tx` on that mbarrier so the phase still
+/// balances.
+fn tx_copies(c: &Case, out: &mut Vec<Case>) {
+    let txs = tx_counts(c);
+    for (i, s) in c.program.iter().enumerate() {
+        let StepOp::Ptx(t) = &s.op else { continue };
+        if !t.contains("complete_tx") || !t.starts_with("cp.") {
+            continue;
+        }
+        let ops = operands(t);
+        let (Some((at, size)), Some((_, bar))) = (ops.get(2), ops.get(3)) else { continue };
+        let Some((sl, sv)) = value_of(c, i, *at, size) else { continue };
+        for (tbar, tl, tv) in txs.iter().filter(|(b, _, _)| b == bar) {
+            if *tv >= sv {
+                let mut m = c.clone();
+                set(&mut m, tl, tv - sv);
+                m.program.remove(i);
+                out.push(m);
+            }
+            for to in smaller(sv).into_iter().filter(|x| *x > 0) {
+                if *tv >= sv - to {
+                    let mut m = c.clone();
+                    // The size first: both may be immediates of different steps, never the same text.
+                    set(&mut m, &sl, to);
+                    set(&mut m, tl, tv - (sv - to));
+                    let _ = tbar;
+                    out.push(m);
+                }
+            }
+        }
+    }
+}
+
 /// Every candidate variant of `c`, most promising (largest cut) first.
 pub fn candidates(c: &Case) -> Vec<Case> {
     let mut out = Vec::new();
     drop_steps(c, &mut out);
+    tx_copies(c, &mut out);
     launch(c, &mut out);
     qualifiers(c, &mut out);
     memory(c, &mut out);

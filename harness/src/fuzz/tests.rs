@@ -26,13 +26,16 @@ fn has_cp_async_16(c: &Case) -> bool {
 /// Fake hardware: matches the reference, except that a case running a 16-byte cp.async comes
 /// back with one byte of `sbuf` flipped (when `flip`). Records the names of the cases it ran.
 struct Fake {
-    flip: bool,
+    flip: fn(&Case) -> bool,
     ran: Vec<String>,
     batches: usize,
 }
 
 impl Fake {
     fn new(flip: bool) -> Fake {
+        Fake::on(if flip { has_cp_async_16 } else { |_| false })
+    }
+    fn on(flip: fn(&Case) -> bool) -> Fake {
         Fake { flip, ran: vec![], batches: 0 }
     }
 }
@@ -56,7 +59,7 @@ impl Hardware for Fake {
                     return HwOutcome { result: r, observation: None, ptx: None };
                 }
                 r.verdict = Verdict::Pass;
-                if self.flip && has_cp_async_16(c) {
+                if (self.flip)(c) {
                     for (name, exp) in expected_regions(c, &ex) {
                         let Some(i) = exp.iter().position(ExpectedByte::is_known) else { continue };
                         if !name.starts_with("sbuf@") {
@@ -219,4 +222,34 @@ fn signatures() {
     assert!(v.key().starts_with("cp.async/reference_fail/reference: intended") && !v.key().chars().any(|c| c.is_ascii_digit()), "{}", v.key());
     assert_eq!(parse_families("cp_async, bulk-copy,Mbarrier").unwrap(), Families::of(&[Family::CpAsync, Family::BulkCopy, Family::Mbarrier]));
     assert!(parse_families("tensor").is_err());
+}
+
+/// Does the case run a multicast bulk copy?
+fn has_multicast(c: &Case) -> bool {
+    c.program.iter().any(|s| matches!(&s.op, StepOp::Ptx(t) if t.starts_with("cp.async.bulk") && t.contains(".multicast::cluster")))
+}
+
+fn has_bulk_g2s(c: &Case) -> bool {
+    c.program.iter().any(|s| matches!(&s.op, StepOp::Ptx(t) if t.starts_with("cp.async.bulk.shared::cluster.global")))
+}
+
+#[test]
+fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
+    let cfg = GenConfig { targets: vec![Target::SM_90A], families: Families::of(&[Family::BulkCopy, Family::Mbarrier, Family::Store]), ..GenConfig::legal() };
+    for (what, pred, most) in [("g2s", has_bulk_g2s as fn(&Case) -> bool, 5), ("multicast", has_multicast, 5)] {
+        let dir = tmp(what);
+        let mut hw = Fake::on(pred);
+        let mut c = Campaign::open(cfg.clone(), opts(&dir, KnownDivergences::default(), false), Some(&mut hw)).unwrap();
+        let stats = c.run(&Stop { seconds: None, programs: Some(60) }, false).unwrap();
+        assert!(!stats.findings.is_empty(), "{what}: {stats:?}");
+        for file in stats.findings.values() {
+            let m = &load_file(Path::new(file)).unwrap()[0];
+            eprintln!("{what}: {}", to_yaml(std::slice::from_ref(m)));
+            assert!(pred(m), "{what}");
+            assert_eq!(evaluate("", m).0.verdict, Verdict::ReferencePass);
+            // init, expect_tx (+ arrive), the copy, the wait (per destination CTA for multicast)
+            assert!(m.program.len() <= most + m.launch.ctas() as usize - 1, "{what}: {} steps", m.program.len());
+        }
+        if std::env::var_os("KEEP").is_none() { std::fs::remove_dir_all(dir).ok(); }
+    }
 }
