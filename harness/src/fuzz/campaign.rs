@@ -318,7 +318,7 @@ impl<'h> Campaign<'h> {
         self.checkpoint(base_seconds + e)?;
         self.write_figures()?;
         if print {
-            println!("{}", self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0));
+            println!("done {}", self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0));
             for (sig, file) in &self.stats.findings {
                 println!("finding {sig}: {file}");
             }
