@@ -1,5 +1,6 @@
 pub mod cli;
 pub mod emit;
+pub mod fuzz;
 pub mod gpu;
 pub mod journal;
 pub mod kernel;

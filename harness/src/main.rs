@@ -35,8 +35,8 @@ enum Cmd {
     Tensormaps(cli::tensormaps::TensormapsArgs),
     /// Throughput benchmarks.
     Bench(Later),
-    /// Differential fuzzing.
-    Fuzz(Later),
+    /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
+    Fuzz(ptxconform::fuzz::FuzzArgs),
 }
 
 fn later(what: &str, issue: &str) -> Result<i32, String> {
@@ -59,7 +59,7 @@ fn main() {
         Cmd::Coverage(a) => cli::coverage::main(&a, Some(&|c| !ptxconform::run::reference::evaluate("", c).0.verdict.is_failure())),
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
         Cmd::Bench(_) => later("bench", "benchmark"),
-        Cmd::Fuzz(_) => later("fuzz", "differential fuzzer"),
+        Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),

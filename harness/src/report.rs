@@ -64,12 +64,17 @@ impl Verdict {
 }
 
 /// A named, explained finding: cases whose name matches `case` (`*` wildcards) and that diverge,
-/// trap or time out unexpectedly are reported as [`Verdict::Known`].
+/// trap or time out unexpectedly are reported as [`Verdict::Known`]. `signature` (a glob over
+/// `fuzz` divergence signatures, `family/verdict/where`, e.g. `cp.reduce.async.bulk/diverge/rdst`)
+/// matches generated programs, whose names say nothing.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownDivergence {
     pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub case: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
     pub reason: String,
 }
 
@@ -90,7 +95,11 @@ impl KnownDivergences {
     }
     /// The known divergence a diverging case falls under, if any.
     pub fn matching(&self, case: &str) -> Option<&KnownDivergence> {
-        self.known.iter().find(|k| crate::legality::glob(&k.case, case))
+        self.known.iter().find(|k| !k.case.is_empty() && crate::legality::glob(&k.case, case))
+    }
+    /// The known divergence a fuzz divergence signature falls under, if any.
+    pub fn matching_signature(&self, signature: &str) -> Option<&KnownDivergence> {
+        self.known.iter().find(|k| k.signature.as_deref().is_some_and(|g| crate::legality::glob(g, signature)))
     }
     /// Re-classify a failure that is a known finding.
     pub fn apply(&self, r: &mut CaseResult) {
@@ -408,7 +417,7 @@ mod tests {
 
     #[test]
     fn known_findings_are_reclassified_by_name() {
-        let k = KnownDivergences { known: vec![KnownDivergence { name: "f32-no-ftz".into(), case: "reduce.*.f32*".into(), reason: "r".into() }] };
+        let k = KnownDivergences { known: vec![KnownDivergence { name: "f32-no-ftz".into(), case: "reduce.*.f32*".into(), signature: None, reason: "r".into() }] };
         let mut s = sample();
         let mut r = s.results.remove(1);
         r.case = "reduce.global.add.f32".into();

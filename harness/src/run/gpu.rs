@@ -225,7 +225,7 @@ fn ref_summary(ex: &Execution) -> String {
 }
 
 /// The observation recorded into a case file.
-fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observation {
+pub fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observation {
     Observation {
         device: info.device.clone(),
         driver: info.driver.clone(),
@@ -245,7 +245,7 @@ fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observation
 
 /// Write a divergence report: the case with the hardware observation (itself a runnable case)
 /// and its PTX.
-fn write_divergence(dir: &Path, case: &Case, em: &Emitted, obs: Option<&Observation>) -> Result<(), String> {
+pub fn write_divergence(dir: &Path, case: &Case, ptx: &str, obs: Option<&Observation>) -> Result<(), String> {
     let d = dir.join("divergences");
     std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
     let mut c = case.clone();
@@ -254,7 +254,7 @@ fn write_divergence(dir: &Path, case: &Case, em: &Emitted, obs: Option<&Observat
     }
     let stem: String = case.name.chars().map(|ch| if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.' { ch } else { '_' }).collect();
     std::fs::write(d.join(format!("{stem}.yaml")), to_yaml(&[c])).map_err(|e| e.to_string())?;
-    std::fs::write(d.join(format!("{stem}.ptx")), &em.ptx).map_err(|e| e.to_string())
+    std::fs::write(d.join(format!("{stem}.ptx")), ptx).map_err(|e| e.to_string())
 }
 
 /// Record observations into the case files (one per device: a newer one replaces the older).
@@ -274,95 +274,117 @@ fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usi
     Ok(n)
 }
 
-pub fn run_cases(args: &RunArgs, dev: &DeviceInfo, todo: &[&Loaded], journal: &mut Journal, pb: &ProgressBar, info: &RunInfo) -> Result<Vec<CaseResult>, String> {
-    let mut out = Vec::new();
-    let mut cfg = SupervisorConfig::new(WorkerCommand::current_exe(args.device)?);
-    cfg.job_timeout = Duration::from_secs(args.job_timeout);
-    let mut sup = Supervisor::new(cfg);
-    let known = crate::report::KnownDivergences::load(&args.known)?;
-    let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
-    // (index into todo, reference result, execution, emitted)
-    let mut pending: Vec<(usize, CaseResult, Execution, Emitted)> = Vec::new();
-    let finish = |r: CaseResult, journal: &mut Journal, out: &mut Vec<CaseResult>| -> Result<(), String> {
-        journal.append(&r)?;
-        pb.inc(1);
-        if r.verdict.is_failure() {
-            pb.println(format!("{}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail));
-        }
-        out.push(r);
-        Ok(())
+/// A case prepared for hardware: either already decided (reference failure, not runnable on this
+/// device, emit error) or ready to run with its reference execution and emitted program.
+pub enum Prepared {
+    Done(CaseResult),
+    Ready { result: CaseResult, ex: Box<Execution>, em: Box<Emitted> },
+}
+
+/// Evaluate `case` on the reference and emit it for a device of compute capability `cc`.
+pub fn prepare(file: &str, case: &Case, cc: (i32, i32)) -> Prepared {
+    let (r, ex) = evaluate(file, case);
+    let ex = match ex {
+        Ok(x) if !r.verdict.is_failure() => x,
+        _ => return Prepared::Done(r),
     };
-    for (i, l) in todo.iter().enumerate() {
-        let (r, ex) = evaluate(&l.file, &l.case);
-        let ex = match ex {
-            Ok(x) if !r.verdict.is_failure() => x,
-            _ => {
-                finish(r, journal, &mut out)?;
-                continue;
-            }
-        };
-        if !runs_on(l.case.target, dev.compute_capability) {
-            let mut r = r;
+    let mut r = r;
+    if !runs_on(case.target, cc) {
+        r.verdict = Verdict::NotRun;
+        r.detail = format!("needs {}", case.target);
+        return Prepared::Done(r);
+    }
+    match emit(case) {
+        Ok(em) if em.assemblable() => Prepared::Ready { result: r, ex: Box::new(ex), em: Box::new(em) },
+        Ok(em) => {
             r.verdict = Verdict::NotRun;
-            r.detail = format!("needs {}", l.case.target);
-            finish(r, journal, &mut out)?;
-            continue;
+            r.detail = format!("needs PTX ISA {} (the driver takes at most 9.0)", em.version);
+            Prepared::Done(r)
         }
-        match emit(&l.case) {
-            Ok(em) if em.assemblable() => pending.push((i, r, ex, em)),
-            Ok(em) => {
-                let mut r = r;
-                r.verdict = Verdict::NotRun;
-                r.detail = format!("needs PTX ISA {} (the driver takes at most 9.0)", em.version);
-                finish(r, journal, &mut out)?;
-            }
-            Err(e) => {
-                let mut r = r;
-                r.verdict = Verdict::HarnessError;
-                r.detail = format!("emit: {e}");
-                finish(r, journal, &mut out)?;
-            }
+        Err(e) => {
+            r.verdict = Verdict::HarnessError;
+            r.detail = format!("emit: {e}");
+            Prepared::Done(r)
         }
     }
-    for chunk in pending.chunks(args.batch.max(1)) {
-        let mut jobs = Vec::new();
-        let mut rest = Vec::new();
-        for (k, (i, r, ex, em)) in chunk.iter().enumerate() {
-            match job_of(k as u64, &todo[*i].case, em) {
+}
+
+/// The classified hardware result of one case, with what a divergence report needs.
+pub struct HwResult {
+    pub result: CaseResult,
+    pub observed: Option<Observed>,
+    pub em: Option<Box<Emitted>>,
+}
+
+/// Run `cases` (file, case) as one worker batch and classify each against the reference (known
+/// divergences are not applied here). One result per case, in order.
+pub fn run_batch(sup: &mut Supervisor, cc: (i32, i32), cases: &[(&str, &Case)]) -> Result<Vec<HwResult>, String> {
+    let mut out: Vec<Option<HwResult>> = Vec::new();
+    let mut jobs = Vec::new();
+    let mut ready = Vec::new();
+    for (k, (file, case)) in cases.iter().enumerate() {
+        out.push(None);
+        match prepare(file, case, cc) {
+            Prepared::Done(r) => out[k] = Some(HwResult { result: r, observed: None, em: None }),
+            Prepared::Ready { mut result, ex, em } => match job_of(k as u64, case, &em) {
                 Ok(j) => {
                     jobs.push(j);
-                    rest.push((i, r, ex, em));
+                    ready.push((k, result, ex, em));
                 }
                 Err(e) => {
-                    let mut r = r.clone();
-                    r.verdict = Verdict::NotRun;
-                    r.detail = e;
-                    finish(r, journal, &mut out)?;
+                    result.verdict = Verdict::NotRun;
+                    result.detail = e;
+                    out[k] = Some(HwResult { result, observed: None, em: Some(em) });
                 }
-            }
+            },
         }
-        let results = sup.run(&jobs).map_err(|e| format!("GPU worker: {e:?}"))?;
-        for ((i, r, ex, em), jr) in rest.into_iter().zip(results) {
-            let l = todo[*i];
-            let mut r = r.clone();
-            r.wall_us = jr.wall_us;
-            let obs = classify(&l.case, ex, em, &jr, &mut r);
+    }
+    let results = if jobs.is_empty() { vec![] } else { sup.run(&jobs).map_err(|e| format!("GPU worker: {e:?}"))? };
+    for ((k, mut r, ex, em), jr) in ready.into_iter().zip(results) {
+        r.wall_us = jr.wall_us;
+        let observed = classify(cases[k].1, &ex, &em, &jr, &mut r);
+        out[k] = Some(HwResult { result: r, observed, em: Some(em) });
+    }
+    out.into_iter().map(|o| o.ok_or_else(|| "worker returned fewer results than jobs".to_string())).collect()
+}
+
+/// A supervisor for device `device` with a per-job watchdog.
+pub fn supervisor(device: i32, job_timeout: u64, confirm_failures: bool) -> Result<Supervisor, String> {
+    let mut cfg = SupervisorConfig::new(WorkerCommand::current_exe(device)?);
+    cfg.job_timeout = Duration::from_secs(job_timeout);
+    cfg.confirm_failures = confirm_failures;
+    Ok(Supervisor::new(cfg))
+}
+
+pub fn run_cases(args: &RunArgs, dev: &DeviceInfo, todo: &[&Loaded], journal: &mut Journal, pb: &ProgressBar, info: &RunInfo) -> Result<Vec<CaseResult>, String> {
+    let mut out = Vec::new();
+    let mut sup = supervisor(args.device, args.job_timeout, true)?;
+    let known = crate::report::KnownDivergences::load(&args.known)?;
+    let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
+    for chunk in todo.chunks(args.batch.max(1)) {
+        let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
+        for (l, hw) in chunk.iter().zip(run_batch(&mut sup, dev.compute_capability, &batch)?) {
+            let mut r = hw.result;
             known.apply(&mut r);
-            let o = obs.as_ref().map(|o| observation(info, &r.verdict, o));
-            if r.verdict.is_failure() && r.verdict != crate::report::Verdict::HarnessError {
-                write_divergence(&args.out, &l.case, em, o.as_ref())?;
+            let o = hw.observed.as_ref().map(|o| observation(info, &r.verdict, o));
+            if let (true, Some(em)) = (r.verdict.is_failure() && r.verdict != Verdict::HarnessError, &hw.em) {
+                write_divergence(&args.out, &l.case, &em.ptx, o.as_ref())?;
             }
             if let (true, Some(o)) = (args.record, o) {
                 recorded.entry(l.file.clone()).or_default().push((l.case.name.clone(), o));
             }
-            finish(r, journal, &mut out)?;
+            journal.append(&r)?;
+            pb.inc(1);
+            if r.verdict.is_failure() {
+                pb.println(format!("{}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail));
+            }
+            out.push(r);
         }
     }
     if args.record {
         let n = record(&recorded)?;
         println!("recorded {n} hardware observations into the case files");
     }
-    let _ = dev;
     Ok(out)
 }
 

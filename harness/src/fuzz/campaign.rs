@@ -1,0 +1,474 @@
+//! The campaign loop: seed sequence → generated programs → CPU oracles → (batched) hardware →
+//! signatures → minimization → regression cases; figures every few seconds and a journal that
+//! `--resume` continues from.
+//!
+//! Journal (`OUT/journal.jsonl`, one JSON object a line, appended and flushed): `progress` lines
+//! after every batch (the next program index and the cumulative figures) and `finding` lines (a
+//! saved signature). Program k of seed S is generated from [`program_bytes`]`(S, k)`, so a
+//! resumed campaign generates exactly the programs an uninterrupted one would.
+
+use super::minimize::{minimize, Budget, Minimized};
+use super::{FuzzArgs, Hardware, HwOutcome, Signature};
+use crate::report::{CaseResult, KnownDivergences, Verdict};
+use crate::run::gpu::write_divergence;
+use crate::run::reference::{evaluate, family_of};
+use ptxconform_reference::case::validate::{validate_case, Severity};
+use ptxconform_reference::case::{to_yaml, Case};
+use ptxconform_reference::gen::oracle::{static_oracles, Oracle, Reference, Violation};
+use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Seconds a minimization may run past the campaign's `--seconds` deadline.
+pub const MINIMIZE_GRACE_S: u64 = 30;
+
+/// Where and how a campaign writes.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    pub out: PathBuf,
+    pub regressions: PathBuf,
+    pub known: KnownDivergences,
+    pub resume: bool,
+    pub batch: usize,
+    pub minimize_rounds: usize,
+}
+
+impl Options {
+    pub fn from_args(a: &FuzzArgs) -> Options {
+        Options {
+            seed: a.seed,
+            out: a.out.clone(),
+            regressions: a.regressions.clone(),
+            known: KnownDivergences::load(&a.known).unwrap_or_else(|e| {
+                eprintln!("warning: {e}; no known divergences");
+                KnownDivergences::default()
+            }),
+            resume: a.resume,
+            batch: a.batch.max(1),
+            minimize_rounds: a.minimize_rounds,
+        }
+    }
+}
+
+/// When to stop (whichever comes first; neither: after 60 s).
+#[derive(Clone, Debug, Default)]
+pub struct Stop {
+    pub seconds: Option<u64>,
+    pub programs: Option<u64>,
+}
+
+impl Stop {
+    pub fn from_args(a: &FuzzArgs) -> Stop {
+        let seconds = if a.seconds.is_none() && a.cases.is_none() { Some(60) } else { a.seconds };
+        Stop { seconds, programs: a.cases }
+    }
+}
+
+/// Cumulative figures (also `OUT/campaign.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub seed: u64,
+    /// Programs generated (the next program index).
+    pub programs: u64,
+    /// Generated cases run on hardware.
+    pub gpu_cases: u64,
+    /// Seconds spent, over all resumed runs.
+    pub seconds: f64,
+    /// Hardware verdicts by name.
+    pub verdicts: BTreeMap<String, u64>,
+    /// Programs by intent (well defined / illegal / undefined / racy).
+    pub intents: BTreeMap<String, u64>,
+    /// CPU oracle violations (each counted; new ones minimized and saved).
+    pub violations: u64,
+    /// Hardware failures not covered by a known divergence (each counted).
+    pub divergences: u64,
+    /// Failures suppressed as known divergences.
+    pub known: u64,
+    /// Failures whose signature was already found.
+    pub duplicates: u64,
+    /// Minimized regression cases written.
+    pub minimized_written: u64,
+    /// Minimization test rounds and candidate cases (hardware or CPU).
+    pub minimize_rounds: u64,
+    pub minimize_cases: u64,
+    /// Signature -> regression file, of every finding saved.
+    pub findings: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Line {
+    Progress(Stats),
+    Finding { signature: String, file: String, program: u64 },
+}
+
+/// Input bytes of program `k` of campaign `seed` (splitmix64 stream; enough for the header and
+/// every episode the config allows).
+pub fn program_bytes(seed: u64, k: u64, cfg: &GenConfig) -> Vec<u8> {
+    let n = HEADER + BLOCK * cfg.max_episodes.max(1);
+    let mut x = seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0x243f_6a88_85a3_08d3;
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+fn intent_name(i: &Intent) -> &'static str {
+    match i {
+        Intent::WellDefined => "well defined",
+        Intent::Illegal { .. } => "illegal",
+        Intent::Undefined { .. } => "undefined",
+        Intent::Racy { .. } => "racy",
+    }
+}
+
+/// Every CPU oracle over a generated program; the first violation.
+pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
+    for o in static_oracles().iter().map(|o| o.as_ref()).chain([&Reference as &dyn Oracle]) {
+        o.check(g)?;
+    }
+    Ok(())
+}
+
+/// Intent of a (minimized) case, read back from its `expect`.
+fn intent_of(c: &Case) -> Intent {
+    match &c.expect {
+        Some(ptxconform_reference::case::Expect::Undefined(r)) => match ptxconform_reference::sem::ub::rule(r) {
+            Some(rule) => Intent::Undefined { rule: rule.id },
+            None => Intent::WellDefined,
+        },
+        _ => Intent::WellDefined,
+    }
+}
+
+fn validates(c: &Case) -> bool {
+    !validate_case(c).iter().any(|p| p.severity == Severity::Error)
+}
+
+/// A hardware minimization candidate: validates, the reference finds it well defined, and every
+/// asynchronous operation it starts has completed by the end (no group left un-waited, every
+/// issued asynchronous write landed, every copy writes something, mbarriers are valid where used
+/// and end with tx-count 0). The reference tolerates some of these (an operation in flight at
+/// exit, a complete_tx without its expect_tx, a multicast ctaMask of 0), but such a variant would
+/// test something else on silicon.
+pub fn settled(c: &Case) -> bool {
+    let (r, ex) = evaluate("", c);
+    let Ok(ex) = ex else { return false };
+    if r.verdict != Verdict::ReferencePass {
+        return false;
+    }
+    use ptxconform_reference::sem::exec::TouchKind;
+    let count = |k: TouchKind| ex.trace.iter().flat_map(|t| &t.touched).filter(|t| t.kind == k && !t.range.is_empty()).count();
+    let groups_done = ex.final_state.groups.iter().all(|g| g.cp_async_groups + g.cp_async_uncommitted + g.bulk_groups + g.bulk_uncommitted == 0);
+    // A copy that moves no byte (size 0), or an mbarrier used while not a valid object, is
+    // something else on silicon even where the model lets it pass.
+    let real = ex.trace.iter().all(|t| {
+        let copy_moves = !(t.text.starts_with("cp.") && t.text.matches('[').count() >= 2) || t.touched.iter().any(|x| x.kind == TouchKind::Issue && !x.range.is_empty());
+        let bars_valid = t.text.contains("mbarrier.inval")
+            || c.memory.mbarriers.iter().filter(|m| t.text.contains(&format!("[{}]", m.name))).all(|m| t.mbarriers.iter().any(|(k, n, st)| *k == t.cta && *n == m.name && st.valid));
+        copy_moves && bars_valid
+    });
+    // tx bookkeeping balanced: every valid mbarrier ends with a known tx-count of 0.
+    let balanced = ex.final_state.mbarriers.iter().flat_map(|m| m.values()).all(|m| !m.valid || m.tx_count == Some(0));
+    real && balanced && groups_done && count(TouchKind::Issue) == count(TouchKind::Land)
+}
+
+pub struct Campaign<'h> {
+    cfg: GenConfig,
+    opts: Options,
+    hw: Option<&'h mut dyn Hardware>,
+    pub stats: Stats,
+    journal: File,
+    /// Raw signature of an unminimized failure -> signature its minimization ended at.
+    raw_seen: BTreeMap<String, String>,
+    resumed_findings: usize,
+    /// Minimizations stop here (the campaign's deadline plus a grace period).
+    minimize_until: Option<Instant>,
+}
+
+impl<'h> Campaign<'h> {
+    /// Open the campaign in `opts.out` (resuming its journal with `opts.resume`).
+    pub fn open(mut cfg: GenConfig, opts: Options, hw: Option<&'h mut dyn Hardware>) -> Result<Campaign<'h>, String> {
+        std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+        let path = opts.out.join("journal.jsonl");
+        let mut stats = Stats { seed: opts.seed, ..Stats::default() };
+        if opts.resume && path.exists() {
+            let f = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut findings = BTreeMap::new();
+            for line in BufReader::new(f).lines().map_while(Result::ok) {
+                match serde_json::from_str::<Line>(&line) {
+                    Ok(Line::Progress(s)) => stats = s,
+                    Ok(Line::Finding { signature, file, .. }) => {
+                        findings.insert(signature, file);
+                    }
+                    Err(_) => {} // a torn last line of a killed run
+                }
+            }
+            // Findings saved after the last progress line still count as found.
+            stats.findings.extend(findings);
+            if stats.seed != opts.seed {
+                println!("resuming the journal's seed {} (not --seed {})", stats.seed, opts.seed);
+            }
+            println!("resuming at program {} ({} findings so far)", stats.programs, stats.findings.len());
+        }
+        let journal = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !opts.resume {
+            journal.set_len(0).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        if let Some(h) = hw.as_deref() {
+            // Generate only what this device runs.
+            let before = cfg.targets.clone();
+            cfg.targets.retain(|t| h.runs(*t));
+            if cfg.targets.is_empty() {
+                return Err(format!("none of the generator's targets {before:?} runs on {}", h.info().device));
+            }
+        }
+        let resumed_findings = stats.findings.len();
+        Ok(Campaign { cfg, opts, hw, stats, journal, raw_seen: BTreeMap::new(), resumed_findings, minimize_until: None })
+    }
+
+    /// Findings that were already in the journal when the campaign opened.
+    pub fn resumed_failures(&self) -> u64 {
+        self.resumed_findings as u64
+    }
+
+    /// Findings saved by this invocation.
+    pub fn new_findings(&self) -> usize {
+        self.stats.findings.len() - self.resumed_findings
+    }
+
+    fn log(&mut self, l: &Line) -> Result<(), String> {
+        let s = serde_json::to_string(l).map_err(|e| e.to_string())?;
+        writeln!(self.journal, "{s}").and_then(|_| self.journal.flush()).map_err(|e| e.to_string())
+    }
+
+    fn write_figures(&self) -> Result<(), String> {
+        let p = self.opts.out.join("campaign.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&self.stats).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", p.display()))
+    }
+
+    fn figures_line(&self, elapsed: f64, programs: u64, gpu: u64) -> String {
+        let v: Vec<String> = self.stats.verdicts.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        format!(
+            "[{elapsed:6.1}s] programs {} ({:.0}/s), GPU cases {} ({:.0}/s), violations {}, divergences {} (known {}, duplicates {}), minimized written {}{}",
+            self.stats.programs,
+            programs as f64 / elapsed.max(1e-9),
+            self.stats.gpu_cases,
+            gpu as f64 / elapsed.max(1e-9),
+            self.stats.violations,
+            self.stats.divergences,
+            self.stats.known,
+            self.stats.duplicates,
+            self.stats.minimized_written,
+            if v.is_empty() { String::new() } else { format!("; verdicts {}", v.join(", ")) }
+        )
+    }
+
+    /// Run until `stop`. Prints figures every 5 seconds (with `print`) and at the end.
+    pub fn run(&mut self, stop: &Stop, print: bool) -> Result<Stats, String> {
+        let t0 = Instant::now();
+        let base_seconds = self.stats.seconds;
+        let (p0, g0) = (self.stats.programs, self.stats.gpu_cases);
+        let deadline = stop.seconds.map(|s| t0 + Duration::from_secs(s));
+        // A divergence found near the end still gets a short minimization.
+        self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
+        let mut last_print = Instant::now();
+        let mut pending: Vec<(u64, Case)> = Vec::new();
+        let done = |c: &Campaign<'_>| {
+            deadline.is_some_and(|d| Instant::now() >= d) || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
+        };
+        while !done(self) {
+            let k = self.stats.programs;
+            let g = generate_bytes(&program_bytes(self.stats.seed, k, &self.cfg), &self.cfg);
+            self.stats.programs += 1;
+            *self.stats.intents.entry(intent_name(&g.intent).into()).or_default() += 1;
+            if let Err(v) = cpu_oracles(&g) {
+                self.violation(k, &g, &v)?;
+            } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
+                pending.push((k, g.case));
+            }
+            if pending.len() >= self.opts.batch {
+                self.hardware(std::mem::take(&mut pending))?;
+            }
+            if pending.is_empty() && (self.hw.is_some() || self.stats.programs % 64 == 0) {
+                self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
+            }
+            if print && last_print.elapsed() >= Duration::from_secs(5) {
+                last_print = Instant::now();
+                let e = t0.elapsed().as_secs_f64();
+                println!("{}", self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0));
+                self.write_figures()?;
+            }
+        }
+        if !pending.is_empty() {
+            self.hardware(pending)?;
+        }
+        let e = t0.elapsed().as_secs_f64();
+        self.checkpoint(base_seconds + e)?;
+        self.write_figures()?;
+        if print {
+            println!("done {}", self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0));
+            for (sig, file) in &self.stats.findings {
+                println!("finding {sig}: {file}");
+            }
+            println!("campaign: {}/campaign.json; resume with --resume --out {}", self.opts.out.display(), self.opts.out.display());
+        }
+        Ok(self.stats.clone())
+    }
+
+    fn checkpoint(&mut self, seconds: f64) -> Result<(), String> {
+        self.stats.seconds = seconds;
+        let s = self.stats.clone();
+        self.log(&Line::Progress(s))
+    }
+
+    /// A CPU oracle violation: minimize (on the CPU) unless its signature is known or found.
+    fn violation(&mut self, k: u64, g: &Generated, v: &Violation) -> Result<(), String> {
+        self.stats.violations += 1;
+        let family = family_of(&g.case);
+        let sig = Signature::of_violation(&family, v.oracle, &v.message);
+        if self.opts.known.matching_signature(&sig.key()).is_some() {
+            self.stats.known += 1;
+            return Ok(());
+        }
+        if self.stats.findings.contains_key(&sig.key()) || self.raw_seen.contains_key(&sig.key()) {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        // Illegal intents name a step index, which dropping steps would shift: saved as generated.
+        let m = if matches!(g.intent, Intent::Illegal { .. }) {
+            Minimized { case: g.case.clone(), evidence: Some(v.clone()), rounds: 0, tested: 0 }
+        } else {
+            let still = |c: &Case| -> Option<Violation> {
+                let g = Generated { case: c.clone(), intent: intent_of(c), episodes: 0 };
+                match cpu_oracles(&g) {
+                    Err(w) if Signature::of_violation(&family_of(c), w.oracle, &w.message).same_failure(&sig) => Some(w),
+                    _ => None,
+                }
+            };
+            let admissible = |c: &Case| v.oracle == "validates" || validates(c);
+            let mut test = |cs: &[Case]| Ok(cs.iter().map(still).collect());
+            minimize(&g.case, &admissible, &mut test, Budget { batch: 64, rounds: 10_000, until: self.minimize_until })?
+        };
+        self.stats.minimize_rounds += m.rounds as u64;
+        self.stats.minimize_cases += m.tested as u64;
+        let v = m.evidence.clone().unwrap_or_else(|| v.clone());
+        let min_sig = Signature::of_violation(&family_of(&m.case), v.oracle, &v.message);
+        self.raw_seen.insert(sig.key(), min_sig.key());
+        if self.stats.findings.contains_key(&min_sig.key()) {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let what = format!("CPU oracle violation {v}");
+        self.save(k, &m.case, &min_sig, &what, None)
+    }
+
+    /// Run a batch on hardware; handle its failures.
+    fn hardware(&mut self, batch: Vec<(u64, Case)>) -> Result<(), String> {
+        let Some(hw) = self.hw.as_deref_mut() else { return Ok(()) };
+        let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
+        let outs = hw.run(&cases)?;
+        self.stats.gpu_cases += cases.len() as u64;
+        for ((k, case), out) in batch.into_iter().zip(outs) {
+            *self.stats.verdicts.entry(out.result.verdict.name().into()).or_default() += 1;
+            if out.result.verdict.is_failure() {
+                self.divergence(k, &case, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn is_known(&self, case: &Case, sig: &Signature) -> bool {
+        self.opts.known.matching_signature(&sig.key()).is_some() || self.opts.known.matching(&case.name).is_some()
+    }
+
+    /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.
+    fn divergence(&mut self, k: u64, case: &Case, out: HwOutcome) -> Result<(), String> {
+        let sig = Signature::of(&out.result);
+        if self.is_known(case, &sig) {
+            self.stats.known += 1;
+            return Ok(());
+        }
+        self.stats.divergences += 1;
+        if self.stats.findings.contains_key(&sig.key()) || self.raw_seen.get(&sig.key()).is_some_and(|m| self.stats.findings.contains_key(m) || m == "known") {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let Some(hw) = self.hw.as_deref_mut() else { return Ok(()) };
+        // Candidates must validate and be well defined on the reference: that keeps mbarrier
+        // inits and tx counts consistent (an unbalanced phase never completes, which the
+        // reference reports as undefined).
+        let admissible = |c: &Case| validates(c) && settled(c);
+        let mut test = |cs: &[Case]| -> Result<Vec<Option<HwOutcome>>, String> {
+            let outs = hw.run(cs)?;
+            Ok(outs.into_iter().map(|o| (o.result.verdict.is_failure() && Signature::of(&o.result).same_failure(&sig)).then_some(o)).collect())
+        };
+        let m = minimize(case, &admissible, &mut test, Budget { batch: self.opts.batch, rounds: self.opts.minimize_rounds, until: self.minimize_until })?;
+        self.stats.minimize_rounds += m.rounds as u64;
+        self.stats.minimize_cases += m.tested as u64;
+        let out = m.evidence.unwrap_or(out);
+        let min_sig = Signature::of(&out.result);
+        if self.is_known(&m.case, &min_sig) {
+            self.raw_seen.insert(sig.key(), "known".into());
+            self.stats.divergences -= 1;
+            self.stats.known += 1;
+            return Ok(());
+        }
+        self.raw_seen.insert(sig.key(), min_sig.key());
+        if self.stats.findings.contains_key(&min_sig.key()) {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let what = format!("{}: {}", out.result.verdict.name(), out.result.detail);
+        self.save(k, &m.case, &min_sig, &what, Some(&out))
+    }
+
+    /// Write `regress.<hash>.yaml` into the regressions folder, the divergence report (case with
+    /// the observation, and its PTX) into `OUT/divergences/`, and journal the finding.
+    fn save(&mut self, k: u64, case: &Case, sig: &Signature, what: &str, out: Option<&HwOutcome>) -> Result<(), String> {
+        let name = format!("regress.{}", sig.hash());
+        let mut c = case.clone();
+        c.name = name.clone();
+        c.description = format!(
+            "Minimized by `ptxconform fuzz` (seed {}, program {k}, config targets {}): {} — {}",
+            self.stats.seed,
+            self.cfg.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(","),
+            sig.key(),
+            what.chars().take(400).collect::<String>()
+        );
+        if let Some(o) = out.and_then(|o| o.observation.clone()) {
+            c.observed = vec![o];
+        }
+        std::fs::create_dir_all(&self.opts.regressions).map_err(|e| format!("{}: {e}", self.opts.regressions.display()))?;
+        let file = self.opts.regressions.join(format!("{name}.yaml"));
+        std::fs::write(&file, to_yaml(std::slice::from_ref(&c))).map_err(|e| format!("{}: {e}", file.display()))?;
+        if let Some(o) = out {
+            let mut report = c.clone();
+            report.observed.clear();
+            write_divergence(&self.opts.out, &report, o.ptx.as_deref().unwrap_or(""), o.observation.as_ref())?;
+            let p = self.opts.out.join("divergences").join(format!("{name}.result.json"));
+            std::fs::write(&p, serde_json::to_string_pretty(&o.result).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        }
+        let file_s = file.display().to_string();
+        println!("NEW {} -> {file_s} ({} steps)", sig.key(), c.program.len());
+        self.stats.minimized_written += 1;
+        self.stats.findings.insert(sig.key(), file_s.clone());
+        self.log(&Line::Finding { signature: sig.key(), file: file_s, program: k })
+    }
+}
+
+/// A case result as a hardware fake would report it (tests).
+pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
+    CaseResult { case: case.name.clone(), file: "fuzz".into(), family: family_of(case), verdict, detail: detail.into(), diffs: vec![], wall_us: 0 }
+}

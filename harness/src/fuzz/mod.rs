@@ -1,0 +1,241 @@
+//! `ptxconform fuzz`: the differential fuzzing campaign. Generated programs
+//! (`ptxconform_reference::gen`) go through the static and reference oracles on the CPU and — where
+//! a GPU is present — through the same hardware path as `run` ([`crate::run::gpu::run_batch`]).
+//! Every new failure is minimized ([`minimize`]) and saved as a regression case.
+//!
+//! A failure is identified by its [`Signature`] (family / verdict / where), not by the case name
+//! (generated names are hashes): duplicates of a signature already found are counted, not saved
+//! again, and `reports/known-divergences.yaml` entries with a `signature` glob suppress them.
+
+pub mod campaign;
+pub mod minimize;
+
+use crate::report::{CaseResult, RunInfo, Verdict};
+use crate::gpu::Supervisor;
+use crate::run::gpu::{observation, run_batch};
+use ptxconform_reference::case::{Case, Observation};
+use ptxconform_reference::gen::swarm::{Families, Family};
+use ptxconform_reference::gen::GenConfig;
+use ptxconform_reference::target::Target;
+use std::path::PathBuf;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigKind {
+    /// Legal, well-defined programs only.
+    Legal,
+    /// About 1/8 each illegal, undefined and racy programs.
+    Mixed,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct FuzzArgs {
+    /// Stop after this many seconds (default 60 when --cases is not given either).
+    #[arg(long)]
+    pub seconds: Option<u64>,
+    /// Stop after this many generated programs.
+    #[arg(long)]
+    pub cases: Option<u64>,
+    /// Campaign seed: program k is generated from bytes derived from (seed, k).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Families the swarm may enable, comma separated: cp_async, bulk_copy, bulk_reduce,
+    /// bulk_prefetch, mbarrier, store (default: all).
+    #[arg(long)]
+    pub families: Option<String>,
+    /// Generator configuration.
+    #[arg(long, value_enum, default_value = "legal")]
+    pub config: ConfigKind,
+    /// CPU oracles only, even if a GPU is present.
+    #[arg(long)]
+    pub reference_only: bool,
+    /// Campaign directory (journal.jsonl, campaign.json, divergences/).
+    #[arg(long, default_value = "reports/fuzz/latest")]
+    pub out: PathBuf,
+    /// Continue the seed sequence (and the figures) from the campaign journal in --out.
+    #[arg(long)]
+    pub resume: bool,
+    /// Programs per GPU worker batch.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Where minimized regression cases are written.
+    #[arg(long, default_value = "cases/regressions")]
+    pub regressions: PathBuf,
+    /// Known divergences (suppressed by `signature` or `case` glob).
+    #[arg(long, default_value = "reports/known-divergences.yaml")]
+    pub known: PathBuf,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: i32,
+    /// Per-job watchdog (seconds) on the GPU.
+    #[arg(long, default_value_t = 10)]
+    pub job_timeout: u64,
+    /// Most test rounds (GPU batches) one minimization may use.
+    #[arg(long, default_value_t = 40)]
+    pub minimize_rounds: usize,
+}
+
+/// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).
+pub fn parse_families(list: &str) -> Result<Families, String> {
+    let norm = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+    let mut fs = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let f = Family::ALL.iter().find(|f| norm(&format!("{f:?}")) == norm(name)).ok_or_else(|| {
+            let all: Vec<String> = Family::ALL.iter().map(|f| format!("{f:?}")).collect();
+            format!("unknown family `{name}` (one of {})", all.join(", "))
+        })?;
+        fs.push(*f);
+    }
+    if fs.is_empty() {
+        return Err("--families names no family".into());
+    }
+    Ok(Families::of(&fs))
+}
+
+/// The generator config of a campaign.
+pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
+    let mut cfg = match args.config {
+        ConfigKind::Legal => GenConfig::legal(),
+        ConfigKind::Mixed => GenConfig::mixed(),
+    };
+    if let Some(l) = &args.families {
+        cfg.families = parse_families(l)?;
+    }
+    Ok(cfg)
+}
+
+/// What a hardware run of one case gave: its classified result, the observation to record and
+/// the PTX that ran (for divergence reports).
+#[derive(Clone, Debug)]
+pub struct HwOutcome {
+    pub result: CaseResult,
+    pub observation: Option<Observation>,
+    pub ptx: Option<String>,
+}
+
+/// "Run these cases, give verdicts": the GPU, or a fake in tests.
+pub trait Hardware {
+    /// The device, in words.
+    fn info(&self) -> RunInfo;
+    /// Can this device run programs built for `t`?
+    fn runs(&self, t: Target) -> bool;
+    /// One outcome per case, in order (known divergences not applied).
+    fn run(&mut self, cases: &[Case]) -> Result<Vec<HwOutcome>, String>;
+}
+
+/// The GPU through the isolating supervisor, exactly as `run` drives it.
+pub struct Gpu {
+    sup: Supervisor,
+    cc: (i32, i32),
+    info: RunInfo,
+}
+
+impl Gpu {
+    pub fn new(dev: &crate::gpu::DeviceInfo, device: i32, job_timeout: u64) -> Result<Gpu, String> {
+        // No confirmation re-run of traps: a fuzzer expects some, and the minimizer re-runs them anyway.
+        let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
+        let info = RunInfo {
+            device: dev.name.clone(),
+            driver: format!("CUDA {}.{}", dev.driver_version / 1000, (dev.driver_version % 1000) / 10),
+            date: crate::run::today(),
+            mode: "fuzz: reference + hardware".into(),
+            ptxconform: env!("CARGO_PKG_VERSION").into(),
+        };
+        Ok(Gpu { sup, cc: dev.compute_capability, info })
+    }
+}
+
+impl Hardware for Gpu {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, t: Target) -> bool {
+        crate::run::gpu::runs_on(t, self.cc)
+    }
+    fn run(&mut self, cases: &[Case]) -> Result<Vec<HwOutcome>, String> {
+        let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("fuzz", c)).collect();
+        let rs = run_batch(&mut self.sup, self.cc, &batch)?;
+        Ok(rs
+            .into_iter()
+            .map(|h| HwOutcome {
+                observation: h.observed.as_ref().map(|o| observation(&self.info, &h.result.verdict, o)),
+                ptx: h.em.map(|e| e.ptx.clone()),
+                result: h.result,
+            })
+            .collect())
+    }
+}
+
+/// What identifies a failure across programs: the case's family, the verdict, and where it
+/// showed (the first differing region without its `@ctaN`, the trap kind, the oracle and the
+/// start of its message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub family: String,
+    pub verdict: Verdict,
+    pub at: String,
+}
+
+fn verdict_key(v: &Verdict) -> String {
+    serde_json::to_value(v).ok().and_then(|x| x.as_str().map(str::to_string)).unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// Digits to `#`, cut at the first quoted fragment, at most 60 characters: stable across
+/// programs that fail the same way.
+fn normalize(s: &str) -> String {
+    s.split(['`', '\n']).next().unwrap_or("").chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).take(60).collect::<String>().trim().to_string()
+}
+
+impl Signature {
+    /// The signature of a failing hardware result.
+    pub fn of(r: &CaseResult) -> Signature {
+        let at = if let Some(d) = r.diffs.first() {
+            d.region.split('@').next().unwrap_or(&d.region).to_string()
+        } else {
+            match r.verdict {
+                // "trap IllegalInstruction (CUDA error 715); reference: …" -> "trap IllegalInstruction"
+                Verdict::TrapUnexpected => normalize(r.detail.split(" (").next().unwrap_or("")),
+                Verdict::TimeoutUnexpected => "timeout".into(),
+                _ => normalize(r.detail.split([';', ':']).next().unwrap_or("")),
+            }
+        };
+        Signature { family: r.family.clone(), verdict: r.verdict.clone(), at }
+    }
+    /// The signature of a CPU oracle violation.
+    pub fn of_violation(family: &str, oracle: &str, message: &str) -> Signature {
+        Signature { family: family.to_string(), verdict: Verdict::ReferenceFail, at: format!("{oracle}: {}", normalize(message)) }
+    }
+    /// `family/verdict/at`, the text `signature` globs match.
+    pub fn key(&self) -> String {
+        format!("{}/{}/{}", self.family, verdict_key(&self.verdict), self.at)
+    }
+    /// The same failure for minimization: the family may change as steps go (it names the first
+    /// copy instruction), the verdict and where it shows may not.
+    pub fn same_failure(&self, other: &Signature) -> bool {
+        self.verdict == other.verdict && self.at == other.at
+    }
+    pub fn hash(&self) -> String {
+        format!("{:016x}", crate::emit::fnv1a(&self.key()))
+    }
+}
+
+pub fn main(args: &FuzzArgs) -> Result<i32, String> {
+    let cfg = gen_config(args)?;
+    let mut gpu = None;
+    if args.reference_only {
+        println!("--reference-only: CPU oracles only");
+    } else {
+        match crate::gpu::device_info(args.device) {
+            Ok(d) => gpu = Some(Gpu::new(&d, args.device, args.job_timeout)?),
+            Err(why) => println!("no GPU ({why}): fuzzing the CPU oracles only"),
+        }
+    }
+    let hw = gpu.as_mut().map(|g| g as &mut dyn Hardware);
+    let opts = campaign::Options::from_args(args);
+    let mut c = campaign::Campaign::open(cfg, opts, hw)?;
+    let stop = campaign::Stop::from_args(args);
+    c.run(&stop, true)?;
+    Ok(if c.new_findings() > 0 { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests;
