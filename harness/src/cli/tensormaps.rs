@@ -135,6 +135,11 @@ pub fn model_rows(maps: &[TensorMapParams], target: Target) -> Vec<Row> {
 
 /// The encode request of one map (global address = offset into buffer 0).
 pub fn request(p: &TensorMapParams) -> TensorMapRequest {
+    request_at(p, Address::Buffer { index: 0, offset: p.driver_args().global_address })
+}
+
+/// The encode request of one map whose tensor starts at `global`.
+pub fn request_at(p: &TensorMapParams, global: Address) -> TensorMapRequest {
     let a = p.driver_args();
     let common = EncodeCommon {
         data_type: a.tensor_data_type,
@@ -165,7 +170,7 @@ pub fn request(p: &TensorMapParams) -> TensorMapRequest {
             mode: a.mode,
         },
     };
-    TensorMapRequest { global: Address::Buffer { index: 0, offset: a.global_address }, encode, store: None }
+    TensorMapRequest { global, encode, store: None }
 }
 
 /// Encode-only jobs of `chunk` maps each.

@@ -68,18 +68,26 @@ pub fn job_of(id: u64, case: &Case, em: &Emitted) -> Result<Job, String> {
         init.extend(r.init.materialize(r.size).map_err(|e| format!("global `{}`: {e}", r.name))?);
         buffers.push(BufferSpec { size, align, fill: CANARY_BYTE, init, patches: vec![] });
     }
-    if !em.tensor_maps.is_empty() {
-        return Err("tensor-map encoding for case kernels is not wired into run yet".into());
-    }
+    // Tensor maps are encoded by the driver in the worker, with the tensor at its region's base,
+    // and passed by value as the kernel's `tmapN` parameters (in emission order).
+    let tensor_maps: Vec<_> = em
+        .tensor_maps
+        .iter()
+        .map(|t| {
+            let (start, _, _) = global_geometry(case, t.global_index);
+            crate::cli::tensormaps::request_at(&t.map, Address::Buffer { index: FIRST_GLOBAL + t.global_index, offset: start })
+        })
+        .collect();
     let dims = LaunchDims {
         grid: em.launch.grid,
         block: em.launch.block,
         cluster: (em.launch.cluster != [1, 1, 1]).then_some(em.launch.cluster),
         dynamic_smem: u32::try_from(em.dyn_smem_bytes).map_err(|_| "shared image too large")?,
     };
-    let params = vec![KernelParam::Pointer(Address::Buffer { index: PBLOCK, offset: 0 }), KernelParam::Pointer(Address::Buffer { index: DUMP, offset: 0 })];
+    let mut params = vec![KernelParam::Pointer(Address::Buffer { index: PBLOCK, offset: 0 }), KernelParam::Pointer(Address::Buffer { index: DUMP, offset: 0 })];
+    params.extend((0..tensor_maps.len()).map(KernelParam::TensorMap));
     let read_back = std::iter::once(DUMP).chain((0..case.memory.global.len()).map(|i| FIRST_GLOBAL + i)).collect();
-    Ok(Job { id, buffers, tensor_maps: vec![], launch: Some(KernelLaunch { ptx: em.ptx.clone(), kernel: em.entry.to_string(), dims, params }), read_back })
+    Ok(Job { id, buffers, tensor_maps, launch: Some(KernelLaunch { ptx: em.ptx.clone(), kernel: em.entry.to_string(), dims, params }), read_back })
 }
 
 /// What the hardware showed, by report region name (`name` for global, `name@ctaN` for shared).
@@ -152,6 +160,12 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
         }
         Outcome::Timeout { after_ms } => {
             trap_or_timeout(base, ex.expected_hw, format!("timeout: watchdog after {after_ms} ms"));
+            return None;
+        }
+        Outcome::Setup { message } if undefined && message.contains("tensor map") => {
+            // The driver refused a map the reference classified as an encode rejection.
+            base.verdict = Verdict::ReferenceUndefined;
+            base.detail = format!("driver: {message}; reference: {}", ref_summary(ex));
             return None;
         }
         other => {
