@@ -45,7 +45,7 @@ const SPECIAL: &[&str] = &[
 /// Assumption (until `Slot` records direction): operand roles that are written by the
 /// instruction (the harness declares a scratch register for them) or carry a value an earlier
 /// step wrote, so they need no `params` binding. `_` is PTX's sink.
-const OUTPUT_ROLES: &[&str] = &["state", "waitComplete"];
+const OUTPUT_ROLES: &[&str] = &["state", "waitComplete", "ldDst"];
 
 /// What a name declared in `memory` denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -185,6 +185,11 @@ rules! {
         "tcgen05 instructions of one kernel with different .cta_group");
 }
 
+/// Rules no case program can reach, so the corpus cannot cover them: `tcgen05.alloc.placement`
+/// checks a *device-reported* allocation address (the reference places allocations itself), and
+/// `tcgen05.cp.shape_multicast` is rejected by the syntax model before execution.
+pub const NOT_PROGRAM_REACHABLE: &[&str] = &[TCGEN05_ALLOC_PLACEMENT.id, TCGEN05_CP_SHAPE_MULTICAST.id];
+
 /// Rules of one layer.
 pub fn of_layer(layer: Layer) -> impl Iterator<Item = &'static UbRule> {
     CATALOGUE.iter().filter(move |r| r.layer == layer)

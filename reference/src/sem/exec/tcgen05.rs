@@ -39,7 +39,7 @@ use crate::sem::mbarrier::Arrive;
 use crate::sem::tcgen05::commit::{AsyncKind, Tracker};
 use crate::sem::tcgen05::cp::{self, CpForm, OutOfWindow, PeerSource, SmemView};
 use crate::sem::tcgen05::desc::SmemDesc;
-use crate::sem::tcgen05::tmem::{Cell, TAddr, Tmem, LANES};
+use crate::sem::tcgen05::tmem::{warp_uniform, Cell, TAddr, Tmem, LANES};
 use crate::sem::ub as rules;
 
 /// A Tensor Memory cell of one CTA: (cta, lane, column).
@@ -88,8 +88,9 @@ impl Machine<'_> {
             Tcgen05Op::Dealloc(d) => {
                 self.tc_group(d.cta)?;
                 let taddr = self.tc_u32(&d.taddr, 0, "taddr")?;
-                let n = self.u32_operand(&d.ncols, "nCols")?;
-                Ok(self.tc_tmem(self.cta).dealloc(taddr, n)?)
+                let n = self.tc_warp_u32(&d.ncols, "nCols")?;
+                let cta = self.cta;
+                Ok(self.tc_tmem(cta).dealloc(taddr, n)?)
             }
             Tcgen05Op::Relinquish(r) => {
                 self.tc_group(r.cta)?;
@@ -124,6 +125,24 @@ impl Machine<'_> {
         }
     }
 
+    /// A warp-collective operand (§9.7.16.7.1: every thread must supply the same value): evaluated
+    /// per thread of the executing warp (`%laneid` / `%tid.x` differ per thread), then
+    /// `tmem::warp_uniform`.
+    fn tc_warp_u32(&self, v: &Value, what: &str) -> R<u32> {
+        let warp = self.thread / 32;
+        let threads = (self.case.launch.threads - warp * 32).min(32);
+        let mut vals = Vec::new();
+        for i in 0..threads {
+            let x = match v {
+                Value::Reg(n) if n == "%laneid" => i64::from(i),
+                Value::Reg(n) if n == "%tid.x" => i64::from(warp * 32 + i),
+                _ => self.value(v)?,
+            };
+            vals.push(u32::try_from(x).or_else(|_| kind(format!("{what} {x} is not a 32-bit value")))?);
+        }
+        Ok(warp_uniform(&vals, what)?)
+    }
+
     fn tc_u32(&self, v: &Value, offset: i64, what: &str) -> R<u32> {
         let x = self.value(v)? + offset;
         u32::try_from(x).or_else(|_| kind(format!("{what} {x:#x} is not a 32-bit value")))
@@ -137,7 +156,7 @@ impl Machine<'_> {
 
     fn tc_alloc(&mut self, a: &Alloc) -> R {
         self.tc_group(a.cta)?;
-        let n = self.u32_operand(&a.ncols, "nCols")?;
+        let n = self.tc_warp_u32(&a.ncols, "nCols")?;
         let dst = self.shared_cta(&a.dst, "dst", &rules::ADDRESS_OUT_OF_REGION)?;
         self.check_align(&dst, TMEM_WORD_BYTES, "dst")?;
         let at = self.check_range(&dst, TMEM_WORD_BYTES, &rules::ADDRESS_OUT_OF_REGION, "dst")?;
