@@ -64,7 +64,7 @@ def yaml_case(c):
     return "\n".join(out)
 
 
-def cp_case(name, descr, shape, mc, decomp, group, swz="none", rows=128, chunks=1, dvalue=None, taddr="acc"):
+def cp_case(name, descr, shape, mc, decomp, group, swz="none", rows=128, chunks=1, dvalue=None, taddr="acc", commit=None, wait_cta=None, extra=()):
     d, size = layout_desc(swz, rows, chunks)
     if dvalue is not None:
         d = dvalue
@@ -72,10 +72,10 @@ def cp_case(name, descr, shape, mc, decomp, group, swz="none", rows=128, chunks=
     two = group == 2
     everyone = "cta: all, " if two else ""
     issuer = "cta: 0, " if two else ""
-    commit = (f"tcgen05.commit.cta_group::{group}.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], mask;"
+    commit = commit or (f"tcgen05.commit.cta_group::{group}.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], mask;"
               if two else f"tcgen05.commit.cta_group::{group}.mbarrier::arrive::one.shared::cluster.b64 [bar];")
     params = {"sdesc": f"{{ value: {i64(d)}, type: b64 }}"}
-    if two:
+    if two or "mask" in commit:
         params["mask"] = "{ value: 3, type: b16 }"
     return {
         "name": name,
@@ -86,13 +86,14 @@ def cp_case(name, descr, shape, mc, decomp, group, swz="none", rows=128, chunks=
             "mbarriers": ["{ name: bar }"],
             "tmem": ["{ name: acc, columns: 32 }"],
         },
-        "params": params,
+        "params": {k: (v if k != "mask" or two else "{ value: 1, type: b16 }") for k, v in params.items()},
         "program": [
             f"{{ {everyone}ptx: 'mbarrier.init.shared::cta.b64 [bar], 1;' }}",
             f"{{ {everyone}ptx: 'tcgen05.alloc.cta_group::{group}.sync.aligned.shared::cta.b32 [acc], 32;' }}",
             f"{{ {issuer}ptx: '{q} [{taddr}], sdesc;' }}",
             f"{{ {issuer}ptx: '{commit}' }}",
-            f"{{ {everyone}wait_parity: {{ mbar: bar, parity: 0 }} }}",
+            f"{{ {wait_cta or everyone}wait_parity: {{ mbar: bar, parity: 0 }} }}",
+            *extra,
         ],
         "check": ["acc"],
         "expect": "pass",
@@ -121,6 +122,19 @@ def cp_cases():
                          "128x256b", None, None, 1, swz="128B", rows=128, chunks=2, dvalue=d | (3 << 49)))
     cases.append(cp_case("tcgen05.cp.4x256b.lane64_col8", "tcgen05.cp .4x256b into lane 64, column 8 of the allocation",
                          "4x256b", None, None, 1, rows=4, chunks=2, taddr="acc+0x400008"))
+    # The other commit forms (generic / .shared::cluster, multicast or not, both cta_groups).
+    C = "tcgen05.commit.cta_group::{g}.mbarrier::arrive::one{sp}{mc}.b64 [bar]{m};"
+    for g, sp, mcast in ((1, "", False), (1, "", True), (1, ".shared::cluster", True), (2, "", False), (2, ".shared::cluster", False), (2, "", True)):
+        text = C.format(g=g, sp=sp, mc=".multicast::cluster" if mcast else "", m=", mask" if mcast else "")
+        n = f"tcgen05.cp.commit.cta{g}" + (".shared_cluster" if sp else ".generic") + (".multicast" if mcast else "")
+        cases.append(cp_case(n, f"tcgen05.cp .128x128b completed through `{text}`", "128x128b", None, None, g, rows=128, chunks=1,
+                             commit=text, wait_cta="cta: 0, " if g == 2 and not mcast else None))
+    ld = "tcgen05.ld.sync.aligned.32x32b.x4.b32 {x0, x1, x2, x3}"
+    cases.append(cp_case("tcgen05.cp.then_ld", "copy, commit, wait, fence::after_thread_sync, then warp 0 loads its lanes (tcgen05.ld + wait::ld, wait::st)",
+                         "128x256b", None, None, 1, rows=128, chunks=2,
+                         extra=("{ ptx: 'tcgen05.fence::after_thread_sync;' }", f"{{ ptx: '{ld}, [acc];' }}",
+                                "{ ptx: 'tcgen05.wait::ld.sync.aligned;' }", "{ ptx: 'tcgen05.wait::st.sync.aligned;' }",
+                                "{ ptx: 'tcgen05.fence::before_thread_sync;' }")))
     return cases
 
 
@@ -145,6 +159,8 @@ def alloc_cases():
         base("tcgen05.alloc.two_allocations", "two allocations (64 then 32 columns, non-increasing) placed first-fit, both freed",
              [f"{{ ptx: '{A1} [acc], 64;' }}", f"{{ ptx: '{A1} [acc2], 32;' }}", f"{{ ptx: '{D1} acc2, 32;' }}", f"{{ ptx: '{D1} acc, 64;' }}"], "pass",
              tmem=("{ name: acc, columns: 64 }", "{ name: acc2, columns: 32 }")),
+        base("tcgen05.alloc.generic_dst", "alloc with a generic destination address (no .shared::cta), then dealloc",
+             ["{ ptx: 'tcgen05.alloc.cta_group::1.sync.aligned.b32 [acc], 32;' }", f"{{ ptx: '{D1} acc, 32;' }}"], "pass"),
         base("tcgen05.alloc.full_512", "allocate all 512 columns, then free them",
              [f"{{ ptx: '{A1} [acc], 512;' }}", f"{{ ptx: '{D1} acc, 512;' }}"], "pass", tmem=("{ name: acc, columns: 512 }",)),
         base("tcgen05.alloc.checked_unwritten", "a checked allocation nothing writes: every cell may hold any value",

@@ -189,7 +189,7 @@ pub fn check_slot(slot: Slot<'_>, names: &Names, out: &mut Vec<OperandProblem>) 
                 (_, None) => false,
                 (Space::Global, Some(d)) => matches!(d, Decl::Global { .. }),
                 (Space::Tmem, Some(d)) => d == Decl::Tmem,
-                (Space::Generic, Some(d)) => matches!(d, Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier),
+                (Space::Generic, Some(d)) => matches!(d, Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem),
                 // A Tensor Memory allocation's name is also its address word in shared memory
                 // (the `tcgen05.alloc` destination, A-EXEC-TCGEN05-WORD).
                 (s, Some(d)) if s.is_shared() => matches!(d, Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem),
