@@ -45,7 +45,7 @@ fn every_tcgen05_case_validates_and_meets_its_expectation() {
         };
         let ok = match (&c.expect, &x.outcome) {
             (None | Some(Expect::Pass), Outcome::Defined) => true,
-            (Some(Expect::Undefined(r)), Outcome::Undefined { ub, .. }) => &ub.rule == r,
+            (Some(Expect::Undefined(r)), Outcome::Undefined { ub, .. }) => ub.rule == *r,
             _ => false,
         };
         if !ok {
@@ -72,7 +72,7 @@ fn corpus_covers_every_form_and_reachable_rule() {
             for dc in ["", ".b8x16.b4x16_p64", ".b8x16.b6x16_p32"] {
                 let form = format!("tcgen05.cp.{g}.{}{dc}", shape.trim());
                 assert!(
-                    texts.iter().any(|t| t.contains(&form) && (dc.is_empty() == !t.contains(".b8x16"))),
+                    texts.iter().any(|t| t.contains(&form) && (dc.is_empty() != t.contains(".b8x16"))),
                     "no case for {form}"
                 );
             }

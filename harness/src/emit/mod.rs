@@ -1078,7 +1078,6 @@ impl Em<'_> {
             return;
         }
         let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
-        let k_count = checked.len() as u32;
         let per_cta: u32 = checked.iter().map(|(_, c)| 128 * c).sum();
         self.line("tcgen05.fence::after_thread_sync;");
         let (lb, lane, ta, tc, col, v, idx) = (
@@ -1091,7 +1090,7 @@ impl Em<'_> {
             self.kb.fresh(RegTy::B32),
         );
         let (p, fa) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::B64));
-        let at = self.load(RegTy::B32, self.pblock_tmem_at());
+        let at = self.load(RegTy::B32, self.tmem_at);
         let mut before = 0u32;
         for (offset, cols) in checked.iter().copied() {
             let skip = self.label("tmem_read");
@@ -1125,7 +1124,6 @@ impl Em<'_> {
             self.line(format!("{skip}:"));
             before += 128 * cols;
         }
-        let _ = k_count;
         self.line("tcgen05.fence::before_thread_sync;");
         self.line("bar.sync 0;");
         let skip = self.label("tmem_free");
@@ -1139,10 +1137,6 @@ impl Em<'_> {
         }
         self.line(format!("{skip}:"));
         self.line("bar.sync 0;");
-    }
-
-    fn pblock_tmem_at(&self) -> u64 {
-        self.tmem_at
     }
 }
 
