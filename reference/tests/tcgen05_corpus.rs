@@ -250,3 +250,23 @@ proptest! {
         }
     }
 }
+
+/// A-EXEC-TCGEN05-COMPLETE: copied cells are unconfirmed (any value) until a wait on the
+/// mbarrier of a commit covering the copy; the alloc writes the address word.
+#[test]
+fn copies_are_observable_only_after_a_wait_on_their_commit() {
+    let c = corpus().into_iter().find(|c| c.name == "tcgen05.cp.128x128b.cta1").expect("case");
+    let known = |c: &Case| {
+        let x = execute(c).unwrap();
+        assert_eq!(x.outcome, Outcome::Defined, "{}", c.name);
+        x.final_state.tmem[0]["acc"].iter().filter(|v| matches!(v, Cell::Known(_))).count()
+    };
+    assert_eq!(known(&c), 128 * 4, "128 lanes x 4 columns copied");
+    let mut no_wait = c.clone();
+    no_wait.program.pop(); // the wait_parity step
+    assert_eq!(known(&no_wait), 0);
+    let mut no_commit = c.clone();
+    no_commit.program.remove(3); // the commit: the wait then never completes
+    let x = execute(&no_commit).unwrap();
+    assert!(matches!(&x.outcome, Outcome::Undefined { ub, .. } if ub.rule == "wait.never_completes"), "{:?}", x.outcome);
+}
