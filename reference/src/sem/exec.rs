@@ -445,7 +445,7 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
             let (text, res) = match (&step.op, &parsed) {
                 (_, Some(st)) => (st.to_string(), m.statement(st)),
                 (StepOp::WaitParity { mbar, parity }, _) => {
-                    (format!("wait_parity [{mbar}], {parity}"), m.wait_parity_step(mbar, *parity))
+                    (format!("wait_parity [{mbar}], {parity}"), m.wait_parity_confirming(mbar, *parity))
                 }
                 (StepOp::Store { at, bytes }, _) => (format!("store [{at}], {} bytes", bytes.len()), m.store(at, bytes)),
                 (StepOp::Ptx(_), None) => unreachable!("parsed above"),
@@ -881,7 +881,6 @@ impl<'c> Machine<'c> {
             });
             return ub(&ub::WAIT_NEVER_COMPLETES, format!("wait for parity {parity} on `{mbar}`: {detail}, nothing in flight can complete it"));
         }
-        self.tc_confirm(mbar_key(b.0, b.1));
         Ok(())
     }
 

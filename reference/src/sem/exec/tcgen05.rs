@@ -241,8 +241,19 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// The `wait_parity` step; once it returns, the copies that commits on the barrier covered
+    /// are complete (the commit arrives only after them).
+    pub(super) fn wait_parity_confirming(&mut self, mbar: &str, parity: u32) -> R {
+        self.wait_parity_step(mbar, parity)?;
+        if self.tc.used {
+            let b = self.mbar(&crate::ptx::operand::Address::reg(mbar), false)?;
+            self.tc_confirm(super::mbar_key(b.0, b.1));
+        }
+        Ok(())
+    }
+
     /// A `wait_parity` step on mbarrier `key` completed: the copies commits on it covered are done.
-    pub(super) fn tc_confirm(&mut self, key: u64) {
+    fn tc_confirm(&mut self, key: u64) {
         for (id, opn) in self.tc.committed.remove(&key).unwrap_or_default() {
             if self.tc.unconfirmed.get(&id) == Some(&opn) {
                 self.tc.unconfirmed.remove(&id);
