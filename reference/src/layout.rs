@@ -13,6 +13,8 @@ pub const CANARY: u64 = 256;
 pub const CANARY_BYTE: u8 = 0xCD;
 /// Size and alignment of an mbarrier object (§9.7.13.15.1: 8 bytes, 8-byte aligned).
 pub const MBARRIER_BYTES: u64 = 8;
+/// The shared word holding a Tensor Memory address (`tcgen05.alloc` writes a `.b32`, §9.7.16.7.1).
+pub const TMEM_WORD_BYTES: u64 = 4;
 
 /// What a name refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,7 +63,7 @@ fn align_up(v: u64, a: u64) -> u64 {
 
 impl Layout {
     /// Shared regions first in declaration order (each at its alignment plus `misalign`), then
-    /// mbarriers, 8-byte aligned.
+    /// mbarriers, 8-byte aligned, then one 4-byte word per `memory.tmem` allocation.
     pub fn of(case: &Case) -> Result<Layout, LayoutError> {
         let mut places = BTreeMap::new();
         let mut insert = |name: &str, p: Place| -> Result<(), LayoutError> {
@@ -89,6 +91,14 @@ impl Layout {
             at = align_up(at, MBARRIER_BYTES);
             insert(&m.name, Place::Mbarrier { offset: at })?;
             at += MBARRIER_BYTES;
+        }
+        // A-EXEC-TCGEN05-WORD: a Tensor Memory allocation `t` is named by the shared word that
+        // `tcgen05.alloc [t], n` writes its address into (§9.7.16.7.1); as a taddr operand the
+        // name stands for the value of that word.
+        for t in &case.memory.tmem {
+            at = align_up(at, TMEM_WORD_BYTES);
+            insert(&t.name, Place::Shared { offset: at, size: TMEM_WORD_BYTES })?;
+            at += TMEM_WORD_BYTES;
         }
         for t in &case.memory.tensor_maps {
             insert(&t.name, Place::Global { index: usize::MAX, size: 128 }).map_err(|e| LayoutError(e.0))?;

@@ -81,7 +81,7 @@ fn ub_cases_name_catalogue_rules() {
             );
         }
     }
-    for r in ub::CATALOGUE {
+    for r in ub::CATALOGUE.iter().filter(|r| !ub::NOT_PROGRAM_REACHABLE.contains(&r.id)) {
         assert!(covered.contains(r.id), "UB rule `{}` (§{}) has no corpus case", r.id, r.section);
     }
 }

@@ -32,6 +32,9 @@ pub const DEFAULT_TIMEOUT_NS: u64 = 200_000_000;
 ///                                                          phase complete; bit 1: parity 1
 /// [ timeout flag u32 per (step, cta) ]                     1 = that wait_parity step timed out
 /// [ reached-end word u32 per cta ]                         1 = the CTA finished the epilogue
+/// [ Tensor Memory u32 per (cta, checked tmem, lane, col) ]  lane-major 128 x columns cells of
+///                                                          each checked allocation (tcgen05.ld
+///                                                          .32x32b, warp w reads lanes 32w..)
 /// ```
 /// CTA numbers are those of [`super::Emitted`]'s module doc (cluster-major when clustered).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +49,10 @@ pub struct DumpLayout {
     pub parity_at: u64,
     pub timeouts_at: u64,
     pub reached_at: u64,
+    /// Checked Tensor Memory allocations (name, columns) in declaration order, and where their
+    /// cells start ([`DumpLayout::with_tmem`]).
+    pub tmem: Vec<(String, u32)>,
+    pub tmem_at: u64,
     pub total_bytes: u64,
 }
 
@@ -59,6 +66,8 @@ pub struct DumpView {
     /// `timeouts[step][cta]`.
     pub timeouts: Vec<Vec<bool>>,
     pub reached_end: Vec<bool>,
+    /// `tmem[cta][k]`: cells of checked allocation `k`, lane-major (`lane * columns + column`).
+    pub tmem: Vec<Vec<Vec<u32>>>,
 }
 
 impl DumpLayout {
@@ -76,8 +85,26 @@ impl DumpLayout {
             parity_at,
             timeouts_at,
             reached_at,
+            tmem: Vec::new(),
+            tmem_at: total_bytes,
             total_bytes,
         }
+    }
+
+    /// Appends the Tensor Memory section for checked allocations `(name, columns)`.
+    pub fn with_tmem(mut self, tmem: Vec<(String, u32)>) -> Self {
+        self.tmem_at = (self.reached_at + self.ctas as u64 * 4).div_ceil(16) * 16;
+        let cells: u64 = tmem.iter().map(|(_, c)| 128 * *c as u64).sum();
+        self.total_bytes = self.tmem_at + self.ctas as u64 * cells * 4;
+        self.tmem = tmem;
+        self
+    }
+    /// Byte offset of cell (lane, column) of checked allocation `k` in `cta`.
+    pub fn tmem_cell(&self, cta: u32, k: usize, lane: u32, column: u32) -> usize {
+        let per_cta: u64 = self.tmem.iter().map(|(_, c)| 128 * *c as u64).sum();
+        let before: u64 = self.tmem[..k].iter().map(|(_, c)| 128 * *c as u64).sum();
+        let cols = self.tmem[k].1 as u64;
+        (self.tmem_at + (cta as u64 * per_cta + before + lane as u64 * cols + column as u64) * 4) as usize
     }
     pub fn image(&self, cta: u32) -> Range<usize> {
         let s = (cta as u64 * self.image_bytes) as usize;
@@ -129,7 +156,18 @@ impl DumpLayout {
                         .collect()
                 })
                 .collect(),
-            reached_end: ctas.map(|c| word(self.reached(c)) == 1).collect(),
+            reached_end: ctas.clone().map(|c| word(self.reached(c)) == 1).collect(),
+            tmem: ctas
+                .map(|c| {
+                    self.tmem
+                        .iter()
+                        .enumerate()
+                        .map(|(k, (_, cols))| {
+                            (0..128 * cols).map(|i| word(self.tmem_cell(c, k, i / cols, i % cols))).collect()
+                        })
+                        .collect()
+                })
+                .collect(),
         })
     }
 }

@@ -45,6 +45,19 @@
 //! to the dump, thread 0 sets the reached-end word, (+ a final cluster barrier so no CTA exits
 //! while a peer may still touch its shared memory).
 
+//!
+//! # Tensor Memory (tcgen05, sm_100a)
+//!
+//! A `memory.tmem` allocation `t` is a 4-byte word of the shared image ([`Layout`]):
+//! `tcgen05.alloc [t], n` writes the Tensor Memory address there, and `t` used as a taddr or
+//! register operand is `ld.shared.b32` of that word at that point (A-EXEC-TCGEN05-WORD). A tcgen05
+//! `.sync.aligned` step (alloc, dealloc, relinquish, ld, st, wait) runs on the whole warp of its
+//! `thread`. A tcgen05.cp descriptor is written relative to the shared image; the emitter adds
+//! `smem >> 4` to its start-address field (A-EXEC-TCGEN05-DESC-RELATIVE). Epilogue: for each
+//! checked allocation, threads 0..127 (warp w: lanes 32w..32w+31) read every column with
+//! `tcgen05.ld.sync.aligned.32x32b.x1.b32` into the dump's Tensor Memory section, then warp 0
+//! deallocates it (A-EXEC-TCGEN05-EPILOGUE); such cases need 128 threads.
+
 pub mod dump;
 
 pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
@@ -55,10 +68,18 @@ use ptxconform_reference::case::validate::{validate_case, Names, Severity};
 use ptxconform_reference::case::{Case, Ctas, Param, StepOp};
 use ptxconform_reference::layout::{Layout, Place};
 use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
-use ptxconform_reference::ptx::Statement;
+use ptxconform_reference::ptx::common::CtaGroup;
+use ptxconform_reference::ptx::tcgen05::Tcgen05Op;
+use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::target::{PtxVersion, Target};
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
+
+/// Corpus cases whose programs ptxas (CUDA 13.0) refuses although the manual only calls them
+/// undefined: mixing `.cta_group::1` and `::2` in one kernel ("uses single CTA(.cta_group::1) and
+/// CTA pair granularity(.cta_group::2) and that is not allowed"; §9.7.16.9.2 says "must").
+/// A finding: they run on the reference only.
+pub const STATICALLY_REJECTED: &[&str] = &["tcgen05.ub.cta_group_mixed"];
 
 /// Name of the kernel entry.
 pub const ENTRY: &str = "ptxconform_case";
@@ -186,6 +207,32 @@ struct Who {
     /// `None` = every CTA.
     ctas: Option<BTreeSet<u32>>,
     thread: u32,
+    /// A warp-collective (tcgen05 `.sync.aligned`) step: the whole warp of `thread` runs it.
+    warp: bool,
+}
+
+/// tcgen05 instructions that every thread of a warp must execute (`.sync.aligned`).
+fn warp_collective(st: &Statement) -> bool {
+    matches!(st.instr, Instruction::Tcgen05(_)) && st.instr.to_string().contains(".sync.aligned")
+}
+
+/// The kernel's `.cta_group` (the first tcgen05 instruction naming one; `::1` without any).
+fn cta_group_of(stmts: &[Option<Statement>]) -> CtaGroup {
+    stmts
+        .iter()
+        .flatten()
+        .find_map(|s| match &s.instr {
+            Instruction::Tcgen05(op) => match op {
+                Tcgen05Op::Alloc(a) => Some(a.cta),
+                Tcgen05Op::Dealloc(d) => Some(d.cta),
+                Tcgen05Op::Relinquish(r) => Some(r.cta),
+                Tcgen05Op::Cp(c) => Some(c.cta),
+                Tcgen05Op::Commit(c) => Some(c.cta),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or(CtaGroup::One)
 }
 
 fn who(cta: &Ctas, thread: u32) -> Who {
@@ -194,7 +241,7 @@ fn who(cta: &Ctas, thread: u32) -> Who {
         Ctas::List(l) => Some(l.iter().copied().collect()),
         Ctas::Named(_) => None,
     };
-    Who { ctas, thread }
+    Who { ctas, thread, warp: false }
 }
 
 struct Em<'a> {
@@ -206,6 +253,10 @@ struct Em<'a> {
     /// Registers standing for names that are neither params nor regions (values an earlier step
     /// wrote, e.g. an mbarrier `state`), one per (name, type), shared by all steps.
     named: HashMap<(String, RegTy), String>,
+    /// The kernel's `.cta_group` (for the epilogue's dealloc).
+    cta_group: CtaGroup,
+    /// Dump offset of the Tensor Memory section.
+    tmem_at: u64,
     /// Fixed registers of the prologue.
     pbr: String,
     dumpr: String,
@@ -257,6 +308,16 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     );
     let globals = case.memory.global.len();
     let mut pblock = vec![0u64; pb::HEADER + globals];
+    let checked_tmem: Vec<(String, u32)> = case
+        .memory
+        .tmem
+        .iter()
+        .filter(|t| case.check.contains(&t.name))
+        .map(|t| (t.name.clone(), t.columns))
+        .collect();
+    if !checked_tmem.is_empty() && case.launch.threads < 128 {
+        return err("checking Tensor Memory needs 128 threads (one warp per lane quarter)");
+    }
     let dump_layout = DumpLayout::new(
         case.launch.ctas(),
         layout.shared_bytes,
@@ -266,7 +327,9 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
             .map(|m| m.name.clone())
             .collect(),
         case.program.len(),
-    );
+    )
+    .with_tmem(checked_tmem);
+    let cta_group = cta_group_of(&stmts);
     pblock[pb::TIMEOUT_NS] = DEFAULT_TIMEOUT_NS;
     pblock[pb::IMAGE_BYTES] = layout.shared_bytes;
     pblock[pb::PARITY_AT] = dump_layout.parity_at;
@@ -280,6 +343,8 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         pblock,
         names,
         named: HashMap::new(),
+        cta_group,
+        tmem_at: dump_layout.tmem_at,
         pbr,
         dumpr,
         smem,
@@ -292,7 +357,8 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     let mut spans = Vec::new();
     let mut prev: Option<Who> = None;
     for (j, (step, st)) in case.program.iter().zip(stmts).enumerate() {
-        let w = who(&step.cta, step.thread);
+        let mut w = who(&step.cta, step.thread);
+        w.warp = st.as_ref().is_some_and(warp_collective);
         let start = em.kb.body().len();
         if let Some(p) = &prev {
             if *p != w {
@@ -585,7 +651,13 @@ impl Em<'_> {
         let skip = self.label("skip");
         let p = self.kb.fresh(RegTy::Pred);
         let tid = self.tid.clone();
-        self.line(format!("setp.eq.u32 {p}, {tid}, {};", w.thread));
+        if w.warp {
+            let t = self.kb.fresh(RegTy::B32);
+            self.line(format!("shr.u32 {t}, {tid}, 5;"));
+            self.line(format!("setp.eq.u32 {p}, {t}, {};", w.thread / 32));
+        } else {
+            self.line(format!("setp.eq.u32 {p}, {tid}, {};", w.thread));
+        }
         if let Some(set) = &w.ctas {
             let cta = self.cta.clone();
             let any = self.kb.fresh(RegTy::Pred);
@@ -663,6 +735,12 @@ impl Em<'_> {
     /// a name an earlier step wrote).
     fn named_value(&mut self, role: &str, ty: RegTy, name: &str) -> String {
         if name == "_" || name.starts_with('%') && !self.case.params.contains_key(name) {
+            if name.starts_with('%') && ty != RegTy::Pred && ty.bits() == 32 {
+                // Some instructions (tcgen05.alloc/dealloc) take no special register operand.
+                let r = self.kb.fresh(RegTy::B32);
+                self.line(format!("mov.u32 {r}, {name};"));
+                return r;
+            }
             return name.to_string();
         }
         if let Some(p) = self.case.params.get(name) {
@@ -685,6 +763,21 @@ impl Em<'_> {
             };
         }
         let _ = role;
+        if let (Some(Place::Shared { offset, .. }), true) = (
+            self.layout.get(name),
+            self.case.memory.tmem.iter().any(|t| t.name == name),
+        ) {
+            // A-EXEC-TCGEN05-WORD: the Tensor Memory address alloc wrote into the word.
+            let a = self.shared_addr(offset);
+            let r = self.kb.fresh(RegTy::B32);
+            self.line(format!("ld.shared.b32 {r}, [{a}];"));
+            if ty.bits() == 64 {
+                let w = self.kb.fresh(ty);
+                self.line(format!("cvt.u64.u32 {w}, {r};"));
+                return w;
+            }
+            return r;
+        }
         let key = (name.to_string(), ty);
         if let Some(r) = self.named.get(&key) {
             return r.clone();
@@ -820,6 +913,17 @@ impl Em<'_> {
                 }
             }
         });
+        if let Instruction::Tcgen05(Tcgen05Op::Cp(cp)) = &mut st.instr {
+            // A-EXEC-TCGEN05-DESC-RELATIVE: start address += the image's shared address >> 4.
+            if let Value::Reg(d) = &cp.sdesc {
+                let (b, r) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
+                let (s32, smem) = (self.kb.fresh(RegTy::B32), self.smem.clone());
+                self.line(format!("shr.u32 {s32}, {smem}, 4;"));
+                self.line(format!("cvt.u64.u32 {b}, {s32};"));
+                self.line(format!("add.s64 {r}, {d}, {b};"));
+                cp.sdesc = Value::Reg(r);
+            }
+        }
         self.line(st.to_string());
     }
 
@@ -933,6 +1037,7 @@ impl Em<'_> {
             }
             self.line(format!("{skip}:"));
         }
+        self.tmem_epilogue();
         // The shared image of this CTA -> dump + cta * image_bytes.
         let n = self.load_at(RegTy::B64, pb::IMAGE_BYTES * 8);
         let (c64, g) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
@@ -952,6 +1057,87 @@ impl Em<'_> {
             self.line("bar.sync 0;");
             self.cluster_barrier();
         }
+    }
+}
+
+impl Em<'_> {
+    /// A-EXEC-TCGEN05-EPILOGUE: every checked allocation → dump (32x32b, warp w reads lanes
+    /// 32w..32w+31, one column per load), then warp 0 deallocates it. Ends with `bar.sync 0`.
+    fn tmem_epilogue(&mut self) {
+        let checked: Vec<(u64, u32)> = self
+            .case
+            .memory
+            .tmem
+            .iter()
+            .filter(|t| self.case.check.contains(&t.name))
+            .filter_map(|t| match self.layout.get(&t.name) {
+                Some(Place::Shared { offset, .. }) => Some((offset, t.columns)),
+                _ => None,
+            })
+            .collect();
+        if checked.is_empty() {
+            return;
+        }
+        let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
+        let per_cta: u32 = checked.iter().map(|(_, c)| 128 * c).sum();
+        self.line("tcgen05.fence::after_thread_sync;");
+        let (lb, lane, ta, tc, col, v, idx) = (
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+        );
+        let (p, fa) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::B64));
+        let at = self.load(RegTy::B32, self.tmem_at);
+        let mut before = 0u32;
+        for (offset, cols) in checked.iter().copied() {
+            let skip = self.label("tmem_read");
+            self.line(format!("setp.ge.u32 {p}, {tid}, 128;"));
+            self.line(format!("@{p} bra {skip};"));
+            self.line(format!("and.b32 {lane}, {tid}, 31;"));
+            self.line(format!("and.b32 {lb}, {tid}, 96;"));
+            let w = self.shared_addr(offset);
+            self.line(format!("ld.shared.b32 {ta}, [{w}];"));
+            self.line(format!("shl.b32 {tc}, {lb}, 16;"));
+            self.line(format!("add.u32 {ta}, {ta}, {tc};"));
+            // idx = at + ((cta * per_cta + before) + (lb + lane) * cols) * 4
+            self.line(format!("add.u32 {idx}, {lb}, {lane};"));
+            self.line(format!("mul.lo.u32 {idx}, {idx}, {cols};"));
+            self.line(format!("add.u32 {idx}, {idx}, {before};"));
+            self.line(format!("mad.lo.u32 {idx}, {cta}, {per_cta}, {idx};"));
+            self.line(format!("mad.lo.u32 {idx}, {idx}, 4, {at};"));
+            self.line(format!("mov.u32 {col}, 0;"));
+            let top = self.label("tmem_col");
+            self.line(format!("{top}:"));
+            self.line(format!("add.u32 {tc}, {ta}, {col};"));
+            self.line(format!("tcgen05.ld.sync.aligned.32x32b.x1.b32 {{{v}}}, [{tc}];"));
+            self.line("tcgen05.wait::ld.sync.aligned;");
+            self.line(format!("cvt.u64.u32 {fa}, {idx};"));
+            self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
+            self.line(format!("st.global.b32 [{fa}], {v};"));
+            self.line(format!("add.u32 {idx}, {idx}, 4;"));
+            self.line(format!("add.u32 {col}, {col}, 1;"));
+            self.line(format!("setp.lt.u32 {p}, {col}, {cols};"));
+            self.line(format!("@{p} bra {top};"));
+            self.line(format!("{skip}:"));
+            before += 128 * cols;
+        }
+        self.line("tcgen05.fence::before_thread_sync;");
+        self.line("bar.sync 0;");
+        let skip = self.label("tmem_free");
+        self.line(format!("setp.ge.u32 {p}, {tid}, 32;"));
+        self.line(format!("@{p} bra {skip};"));
+        let g = self.cta_group.ptx();
+        for (offset, cols) in checked {
+            let w = self.shared_addr(offset);
+            self.line(format!("ld.shared.b32 {ta}, [{w}];"));
+            self.line(format!("tcgen05.dealloc.{g}.sync.aligned.b32 {ta}, {cols};"));
+        }
+        self.line(format!("{skip}:"));
+        self.line("bar.sync 0;");
     }
 }
 

@@ -98,6 +98,8 @@ pub struct Observed {
     pub not_reached: Vec<u32>,
     /// (mbarrier@cta, parity-0 complete, parity-1 complete)
     pub parity: Vec<(String, bool, bool)>,
+    /// Checked Tensor Memory by `name@ctaN`: cells lane-major (128 lanes × declared columns).
+    pub tmem: BTreeMap<String, Vec<u32>>,
 }
 
 pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, String> {
@@ -136,7 +138,13 @@ pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, Str
     }
     let timeouts = view.timeouts.iter().enumerate().filter(|(_, cs)| cs.iter().any(|&t| t)).map(|(s, _)| s).collect();
     let not_reached = view.reached_end.iter().enumerate().filter(|(_, &r)| !r).map(|(c, _)| c as u32).collect();
-    Ok(Observed { regions, canaries_ok: bad_canaries, timeouts, not_reached, parity })
+    let mut tmem = BTreeMap::new();
+    for (cta, ks) in view.tmem.iter().enumerate() {
+        for (k, cells) in ks.iter().enumerate() {
+            tmem.insert(shared_key(&em.dump_layout.tmem[k].0, cta), cells.clone());
+        }
+    }
+    Ok(Observed { regions, canaries_ok: bad_canaries, timeouts, not_reached, parity, tmem })
 }
 
 /// Compare one hardware result with the reference's execution.
@@ -204,6 +212,16 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
             if let Some(i) = d.first_mismatch() {
                 problems.push(format!("{name} byte {i}: observed {:#04x}", d.observed[i]));
                 base.diffs.push(d);
+            }
+        }
+    }
+    for (cta, ts) in ex.final_state.tmem.iter().enumerate() {
+        for (name, cells) in ts {
+            let key = shared_key(name, cta);
+            let Some(o) = obs.tmem.get(&key) else { continue };
+            let cols = cells.len() / 128;
+            if let Some(i) = cells.iter().zip(o).position(|(c, v)| !c.accepts(*v)) {
+                problems.push(format!("Tensor Memory {key} lane {} column {}: observed {:#010x}, expected {:?}", i / cols.max(1), i % cols.max(1), o[i], cells[i]));
             }
         }
     }

@@ -97,7 +97,7 @@ fn undefined_region() {
     let t = GOOD.replace("{ at: out,", "{ at: outt,");
     assert_eq!(err(&t), "t.yaml:8:18: program[0].store.at: `outt` is not a declared region");
     let t = GOOD.replace("check: [out]", "check: [out, nothing]");
-    assert_eq!(err(&t), "t.yaml:10:14: check[1]: `nothing` is not a declared region or mbarrier");
+    assert_eq!(err(&t), "t.yaml:10:14: check[1]: `nothing` is not a declared region, mbarrier or Tensor Memory allocation");
     let t = GOOD.replace("mbar: bar,", "mbar: out,");
     assert_eq!(err(&t), "t.yaml:9:26: program[1].wait_parity.mbar: `out` is not a declared mbarrier");
 }

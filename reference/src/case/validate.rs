@@ -45,7 +45,7 @@ const SPECIAL: &[&str] = &[
 /// Assumption (until `Slot` records direction): operand roles that are written by the
 /// instruction (the harness declares a scratch register for them) or carry a value an earlier
 /// step wrote, so they need no `params` binding. `_` is PTX's sink.
-const OUTPUT_ROLES: &[&str] = &["state", "waitComplete"];
+const OUTPUT_ROLES: &[&str] = &["state", "waitComplete", "ldDst"];
 
 /// What a name declared in `memory` denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,8 +189,10 @@ pub fn check_slot(slot: Slot<'_>, names: &Names, out: &mut Vec<OperandProblem>) 
                 (_, None) => false,
                 (Space::Global, Some(d)) => matches!(d, Decl::Global { .. }),
                 (Space::Tmem, Some(d)) => d == Decl::Tmem,
-                (Space::Generic, Some(d)) => matches!(d, Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier),
-                (s, Some(d)) if s.is_shared() => matches!(d, Decl::Shared { .. } | Decl::Mbarrier),
+                (Space::Generic, Some(d)) => matches!(d, Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem),
+                // A Tensor Memory allocation's name is also its address word in shared memory
+                // (the `tcgen05.alloc` destination, A-EXEC-TCGEN05-WORD).
+                (s, Some(d)) if s.is_shared() => matches!(d, Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem),
                 _ => false,
             };
             if fits {
@@ -348,9 +350,9 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     program(c, &names, &mut o);
     for (k, n) in c.check.iter().enumerate() {
         match names.decls.get(n) {
-            Some(Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier) => {}
-            Some(d) => o.err(pi(&["check"], k), format!("`{n}` is {}; `check` lists regions and mbarriers", d.describe())),
-            None => o.err(pi(&["check"], k), format!("`{n}` is not a declared region or mbarrier")),
+            Some(Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem) => {}
+            Some(d) => o.err(pi(&["check"], k), format!("`{n}` is {}; `check` lists regions, mbarriers and Tensor Memory allocations", d.describe())),
+            None => o.err(pi(&["check"], k), format!("`{n}` is not a declared region, mbarrier or Tensor Memory allocation")),
         }
     }
     o.problems

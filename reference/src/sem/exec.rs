@@ -46,6 +46,7 @@ mod cp_async;
 mod mbarrier;
 mod reduce;
 mod sync;
+mod tcgen05;
 pub mod tensor;
 
 use std::collections::{BTreeMap, HashMap};
@@ -78,6 +79,13 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-HW",
     "A-EXEC-UPDATE-FINAL",
     "A-EXEC-REDUCE-REMOTE",
+    "A-EXEC-TCGEN05-WORD",
+    "A-EXEC-TCGEN05-DESC-RELATIVE",
+    "A-EXEC-TCGEN05-COMPLETE",
+    "A-EXEC-TCGEN05-PEER",
+    "A-EXEC-TCGEN05-EPILOGUE",
+    "A-EXEC-TCGEN05-ALLOC-BLOCKS",
+    "A-EXEC-TCGEN05-LD",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +170,9 @@ pub struct FinalState {
     pub mbarriers: Vec<BTreeMap<String, MbarState>>,
     /// Threads that used an async-group queue.
     pub groups: Vec<GroupCounts>,
+    /// Per CTA: checked Tensor Memory allocation name → cells, lane-major (128 lanes × the
+    /// declared columns); `Unwritten` accepts any value (see `exec/tcgen05.rs`).
+    pub tmem: Vec<BTreeMap<String, Vec<super::tcgen05::tmem::Cell>>>,
 }
 
 /// How a step touched bytes.
@@ -402,6 +413,7 @@ pub(crate) struct Machine<'c> {
     updates: HashMap<WriteId, Update>,
     queues: BTreeMap<(u32, u32), Queues>,
     regs: BTreeMap<(u32, u32), BTreeMap<String, Reg>>,
+    tc: tcgen05::State,
     // Context of the step being executed.
     step: usize,
     cta: u32,
@@ -437,7 +449,7 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
             let (text, res) = match (&step.op, &parsed) {
                 (_, Some(st)) => (st.to_string(), m.statement(st)),
                 (StepOp::WaitParity { mbar, parity }, _) => {
-                    (format!("wait_parity [{mbar}], {parity}"), m.wait_parity_step(mbar, *parity))
+                    (format!("wait_parity [{mbar}], {parity}"), m.wait_parity_confirming(mbar, *parity))
                 }
                 (StepOp::Store { at, bytes }, _) => (format!("store [{at}], {} bytes", bytes.len()), m.store(at, bytes)),
                 (StepOp::Ptx(_), None) => unreachable!("parsed above"),
@@ -451,6 +463,13 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
                 }
                 Err(Stop::Err(k)) => return Err(err(k)),
             }
+        }
+    }
+    if outcome == Outcome::Defined {
+        match m.tc_exit() {
+            Ok(()) => {}
+            Err(Stop::Ub(u)) => outcome = Outcome::Undefined { ub: u, step: case.program.len() },
+            Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
         }
     }
     let final_state = m.final_state().map_err(|kind| ExecError { step: None, kind })?;
@@ -513,6 +532,7 @@ impl<'c> Machine<'c> {
             updates: HashMap::new(),
             queues: BTreeMap::new(),
             regs: BTreeMap::new(),
+            tc: tcgen05::State::default(),
             step: 0,
             cta: 0,
             thread: 0,
@@ -532,9 +552,7 @@ impl<'c> Machine<'c> {
             Instruction::Mbarrier(op) => self.mbarrier(op),
             Instruction::Sync(op) => self.sync(op),
             Instruction::Tensor(op) => self.tensor(op),
-            Instruction::Tcgen05(_) => {
-                Err(Stop::Err(ErrorKind::Unsupported(format!("{} is not modelled by the executor", st.instr.family()))))
-            }
+            Instruction::Tcgen05(op) => self.tcgen05(op),
         }
     }
 
@@ -559,6 +577,9 @@ impl<'c> Machine<'c> {
             Some(Reg::Pred(b)) => return Ok(b as i64),
             Some(Reg::State(_)) => return kind(format!("`{name}` holds an mbarrier state, not a number")),
             None => {}
+        }
+        if let Some(w) = self.tc_word(name) {
+            return w;
         }
         match self.case.params.get(name) {
             Some(Param::Int(i)) | Some(Param::Typed { value: i, .. }) => Ok(*i),
@@ -965,6 +986,6 @@ impl<'c> Machine<'c> {
                 bulk_uncommitted: q.bulk.uncommitted().len(),
             })
             .collect();
-        Ok(FinalState { global, shared, mbarriers, groups })
+        Ok(FinalState { global, shared, mbarriers, groups, tmem: self.tc_final() })
     }
 }

@@ -25,6 +25,9 @@ pub enum Layer {
     /// Needs addresses, instruction operands or memory queries: the executor's job
     /// (the `sem::memory` queries `in_flight_overlapping` / `holds_overlapping` support it).
     Executor,
+    /// Returned by the `sem::tcgen05` mechanisms (Tensor Memory, descriptors, tcgen05.cp, commit)
+    /// or by the executor's tcgen05 steps.
+    Tcgen05,
 }
 
 /// A classified occurrence of undefined behaviour.
@@ -137,7 +140,65 @@ rules! {
         "cp.reduce.async.bulk.tensor .redOp not allowed for the tensor map's element type");
     TENSOR_MBAR_CTA_GROUP = ("tensor.mbar_cta_group", "9.7.9.25.5.2", true, Executor,
         "tensor load mbarrier outside the destination CTA (.cta_group::1) or its CTA pair (.cta_group::2)");
+    // --- Tensor Memory and tcgen05 (§9.7.16), detected by sem::tcgen05 or the executor ---
+    TCGEN05_ALLOC_NCOLS = ("tcgen05.alloc.ncols_invalid", "9.7.16.7.1", true, Tcgen05,
+        "nCols of alloc/dealloc not a power of 2 within [32, 512]");
+    TCGEN05_ALLOC_NCOLS_INCREASING = ("tcgen05.alloc.ncols_increasing", "9.7.16.7.1", true, Tcgen05,
+        "an allocation larger than the CTA's previous one (nCols must not increase)");
+    TCGEN05_ALLOC_AFTER_RELINQUISH = ("tcgen05.alloc.after_relinquish", "9.7.16.7.1", true, Tcgen05,
+        "tcgen05.alloc after the CTA executed tcgen05.relinquish_alloc_permit (\"illegal\")");
+    TCGEN05_ALLOC_PLACEMENT = ("tcgen05.alloc.placement", "9.7.16.1.2", true, Tcgen05,
+        "device-reported allocation is not a free, 32-column-aligned run at lane 0 (model consistency)");
+    TCGEN05_ALLOC_LEAK = ("tcgen05.alloc.not_deallocated_at_exit", "9.7.16.7.1", true, Tcgen05,
+        "Tensor Memory still allocated when the kernel exits");
+    TCGEN05_DEALLOC_NOT_ALLOCATED = ("tcgen05.dealloc.not_allocated", "9.7.16.7.1", true, Tcgen05,
+        "dealloc taddr does not start a live allocation (double dealloc, never allocated)");
+    TCGEN05_DEALLOC_NCOLS_MISMATCH = ("tcgen05.dealloc.ncols_mismatch", "9.7.16.7.1", true, Tcgen05,
+        "dealloc nCols differs from the allocation's (partial dealloc; model position)");
+    TCGEN05_WARP_OPERAND_NOT_UNIFORM = ("tcgen05.warp_operand_not_uniform", "9.7.16.7.1", false, Tcgen05,
+        "threads of the warp disagree on nCols (alloc/dealloc) or taddr (ld/st)");
+    TCGEN05_TMEM_OUT_OF_RANGE = ("tcgen05.tmem.out_of_range", "9.7.16.1", true, Tcgen05,
+        "Tensor Memory cell outside 128 lanes x 512 columns");
+    TCGEN05_TMEM_UNALLOCATED = ("tcgen05.tmem.unallocated", "9.7.16.1.2", true, Tcgen05,
+        "access to a Tensor Memory column that is not allocated (model position)");
+    TCGEN05_LDST_LANE_ACCESS = ("tcgen05.ldst.lane_access", "9.7.16.8.1", true, Tcgen05,
+        "tcgen05.ld/st by warp w touches lanes outside 32*(w%4) .. +31");
+    TCGEN05_DESC_FIXED_46_48 = ("tcgen05.desc.fixed_46_48", "9.7.16.4.1", true, Tcgen05,
+        "descriptor bits 46-48 are not the fixed constant 0b001");
+    TCGEN05_DESC_FIXED_53_60 = ("tcgen05.desc.fixed_53_60", "9.7.16.4.1", true, Tcgen05,
+        "descriptor bits 53-60 are not the fixed constant 0");
+    TCGEN05_DESC_RESERVED = ("tcgen05.desc.reserved_bits", "9.7.16.4.1", true, Tcgen05,
+        "descriptor reserved bits 14-15 / 30-31 set (model position)");
+    TCGEN05_DESC_SWIZZLE_INVALID = ("tcgen05.desc.swizzle_invalid", "9.7.16.4.1", true, Tcgen05,
+        "descriptor swizzle mode 3, 5 or 7");
+    TCGEN05_DESC_START_MISALIGNED = ("tcgen05.desc.start_misaligned", "9.7.16.4.1", true, Tcgen05,
+        "start address not 32-byte aligned with 128B/32B-atom swizzling (model position)");
+    TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE = ("tcgen05.desc.lbo_absolute_swizzle", "9.7.16.3.1.2.1", true, Tcgen05,
+        "absolute leading-dimension mode without 128B (16B-atom) swizzling");
+    TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET = ("tcgen05.desc.lbo_absolute_base_offset", "9.7.16.3.1.2.1", true, Tcgen05,
+        "absolute leading-dimension mode with a non-zero base offset");
+    TCGEN05_DESC_LBO_ABSOLUTE_TARGET = ("tcgen05.desc.lbo_absolute_target", "9.7.16.4.1.1", true, Tcgen05,
+        "absolute leading-dimension mode on a target other than sm_103a");
+    TCGEN05_CP_SHAPE_MULTICAST = ("tcgen05.cp.shape_multicast", "9.7.16.9.2", true, Tcgen05,
+        "cp shape with a .multicast it does not take (statically rejected by the syntax model)");
+    TCGEN05_CP_MULTICAST_LANE = ("tcgen05.cp.multicast_lane", "9.7.16.9.2", true, Tcgen05,
+        "multicast cp (.64x128b/.32x128b) with taddr lane not 0 (model position)");
+    TCGEN05_CP_LANE_RANGE = ("tcgen05.cp.lane_range", "9.7.16.9.2", true, Tcgen05,
+        "cp destination lanes reach beyond lane 127");
+    TCGEN05_CP_COLUMN_RANGE = ("tcgen05.cp.column_range", "9.7.16.9.2", true, Tcgen05,
+        "cp destination columns reach beyond column 511");
+    TCGEN05_CP_SMEM_RANGE = ("tcgen05.cp.smem_range", "9.7.16.4.1", true, Tcgen05,
+        "cp source bytes outside the shared-memory window");
+    TCGEN05_CP_PEER_INACTIVE = ("tcgen05.cp.peer_inactive", "9.7.16.5", true, Tcgen05,
+        "cta_group::2 operation while the peer CTA is not active");
+    TCGEN05_CTA_GROUP_MIXED = ("tcgen05.cta_group_mixed", "9.7.16.9.2", true, Tcgen05,
+        "tcgen05 instructions of one kernel with different .cta_group");
 }
+
+/// Rules no case program can reach, so the corpus cannot cover them: `tcgen05.alloc.placement`
+/// checks a *device-reported* allocation address (the reference places allocations itself), and
+/// `tcgen05.cp.shape_multicast` is rejected by the syntax model before execution.
+pub const NOT_PROGRAM_REACHABLE: &[&str] = &[TCGEN05_ALLOC_PLACEMENT.id, TCGEN05_CP_SHAPE_MULTICAST.id];
 
 /// Rules of one layer.
 pub fn of_layer(layer: Layer) -> impl Iterator<Item = &'static UbRule> {
@@ -169,6 +230,16 @@ mod tests {
         assert_eq!(rule("tensor.copy:smem-alignment"), Some(&TENSOR_COPY_RULE));
         assert_eq!(rule("tensor.copy:"), None);
         assert_eq!(rule("address.misaligned:x"), None, "only the tensor families take a suffix");
+    }
+
+    #[test]
+    fn tcgen05_layer_is_the_tcgen05_rules() {
+        let t: Vec<_> = of_layer(Layer::Tcgen05).collect();
+        assert_eq!(t.len(), 26);
+        for r in &t {
+            assert!(r.id.starts_with("tcgen05.") && r.section.starts_with("9.7.16"), "{}", r.id);
+        }
+        assert!(CATALOGUE.iter().filter(|r| r.id.starts_with("tcgen05.")).all(|r| r.layer == Layer::Tcgen05));
     }
 
     #[test]

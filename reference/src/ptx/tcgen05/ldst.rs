@@ -167,6 +167,11 @@ fn vector_slot(values: &mut Vec<Value>) -> Slot<'_> {
     Slot::Vector { role: "r", ty: RegTy::B32, values }
 }
 
+/// The destination registers of tcgen05.ld{.red}: written, not read (role `ldDst`).
+fn dst_slot(values: &mut Vec<Value>) -> Slot<'_> {
+    Slot::Vector { role: "ldDst", ty: RegTy::B32, values }
+}
+
 /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};`
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ld {
@@ -202,7 +207,7 @@ impl Ld {
         format!("tcgen05.ld.sync.aligned.{}{}.b32", self.access.quals(), if self.pack { ".pack::16b" } else { "" })
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        f(vector_slot(&mut self.dst));
+        f(dst_slot(&mut self.dst));
         f(self.taddr.slot());
     }
 }
@@ -334,7 +339,7 @@ impl LdRed {
         r
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        f(vector_slot(&mut self.dst));
+        f(dst_slot(&mut self.dst));
         f(Slot::Value { role: "redval", ty: RegTy::B32, value: &mut self.redval, imm_ok: false });
         f(self.taddr.slot());
     }

@@ -261,7 +261,7 @@ fn operands_visited_with_roles_and_types() {
             Slot::Tensor { role, .. } => role.to_string(),
         })
     });
-    assert_eq!(seen, ["r:B32:2", "redval:B32:false", "taddr:B32:false"]);
+    assert_eq!(seen, ["ldDst:B32:2", "redval:B32:false", "taddr:B32:false"]);
 
     let mut seen = Vec::new();
     for text in [

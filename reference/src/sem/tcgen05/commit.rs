@@ -14,8 +14,8 @@
 //! ([`Tracker::complete`], any order: "may execute and complete in a different order than they
 //! were issued"), and applies the returned [`CommitArrive`] events to its mbarrier model.
 
-use super::rules::CTA_GROUP_MIXED;
-use super::Ub;
+use crate::sem::ub::TCGEN05_CTA_GROUP_MIXED;
+use crate::sem::ub::Ub;
 use crate::ptx::common::CtaGroup;
 use std::collections::BTreeSet;
 
@@ -109,7 +109,7 @@ impl Tracker {
     /// executor may share one `Tracker` per kernel to check it kernel-wide.
     fn same_cta_group(&mut self, cta: CtaGroup) -> Result<(), Ub> {
         match self.cta {
-            Some(c) if c != cta => Err(Ub::new(&CTA_GROUP_MIXED, format!("{} after {} in the same kernel", cta.ptx(), c.ptx()),
+            Some(c) if c != cta => Err(Ub::new(&TCGEN05_CTA_GROUP_MIXED, format!("{} after {} in the same kernel", cta.ptx(), c.ptx()),
             )),
             _ => {
                 self.cta = Some(cta);

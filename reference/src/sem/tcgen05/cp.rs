@@ -37,8 +37,8 @@
 
 use super::desc::SmemDesc;
 use super::tmem::{Cell, CellWrite, TAddr, Tmem, COLUMNS, LANES};
-use super::rules::{CP_COLUMN_RANGE, CP_LANE_RANGE, CP_MULTICAST_LANE, CP_PEER_INACTIVE, CP_SHAPE_MULTICAST, CP_SMEM_RANGE};
-use super::Ub;
+use crate::sem::ub::{TCGEN05_CP_COLUMN_RANGE, TCGEN05_CP_LANE_RANGE, TCGEN05_CP_MULTICAST_LANE, TCGEN05_CP_PEER_INACTIVE, TCGEN05_CP_SHAPE_MULTICAST, TCGEN05_CP_SMEM_RANGE};
+use crate::sem::ub::Ub;
 use crate::ptx::common::CtaGroup;
 use crate::ptx::tcgen05::{Cp, CpShape, Multicast, SrcFmt};
 
@@ -133,7 +133,7 @@ impl CpForm {
         if ok {
             Ok(())
         } else {
-            Err(Ub::new(&CP_SHAPE_MULTICAST, format!("shape .{} with multicast {:?}", self.shape.ptx(), self.multicast)))
+            Err(Ub::new(&TCGEN05_CP_SHAPE_MULTICAST, format!("shape .{} with multicast {:?}", self.shape.ptx(), self.multicast)))
         }
     }
     /// The lanes receiving source row `row`, given taddr's lane.
@@ -179,15 +179,15 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     let t = TAddr::from_u32(taddr);
     if form.multicast.is_some() && t.lane != 0 {
         // Assumption::MulticastLaneZero
-        return Err(Ub::new(&CP_MULTICAST_LANE, format!("multicast copy to lane {}: must start at lane 0", t.lane)));
+        return Err(Ub::new(&TCGEN05_CP_MULTICAST_LANE, format!("multicast copy to lane {}: must start at lane 0", t.lane)));
     }
     let last_lane = form.multicast.map(|_| LANES - 1).unwrap_or(t.lane + form.rows() - 1);
     if last_lane >= LANES {
-        return Err(Ub::new(&CP_LANE_RANGE, format!(".{} at lane {} reaches lane {last_lane}", form.shape.ptx(), t.lane)));
+        return Err(Ub::new(&TCGEN05_CP_LANE_RANGE, format!(".{} at lane {} reaches lane {last_lane}", form.shape.ptx(), t.lane)));
     }
     let last_col = t.column + 4 * form.chunks() - 1;
     if last_col >= COLUMNS {
-        return Err(Ub::new(&CP_COLUMN_RANGE, format!(".{} at column {} reaches column {last_col}", form.shape.ptx(), t.column)));
+        return Err(Ub::new(&TCGEN05_CP_COLUMN_RANGE, format!(".{} at column {} reaches column {last_col}", form.shape.ptx(), t.column)));
     }
     let dests: &[Dest] = match form.cta {
         CtaGroup::One => &[Dest::Own],
@@ -197,7 +197,7 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     for row in 0..form.rows() {
         for chunk in 0..form.chunks() {
             let chunk_addr = desc.kmajor_chunk_addr(row, chunk).ok_or_else(|| {
-                Ub::new(&CP_SMEM_RANGE, format!("source chunk ({row}, {chunk}) leaves the address space"))
+                Ub::new(&TCGEN05_CP_SMEM_RANGE, format!("source chunk ({row}, {chunk}) leaves the address space"))
             })?;
             for lane in form.lanes_of_row(t.lane, row) {
                 for word in 0..4 {
@@ -233,7 +233,7 @@ fn read_chunk(smem: &dyn SmemView, addr: u32) -> Result<[Option<u8>; 16], Ub> {
     let mut b = [None; 16];
     for (i, slot) in b.iter_mut().enumerate() {
         *slot = smem.byte(addr + i as u32).map_err(|OutOfWindow| {
-            Ub::new(&CP_SMEM_RANGE, format!("source byte {:#x} is outside the shared-memory window", addr + i as u32))
+            Ub::new(&TCGEN05_CP_SMEM_RANGE, format!("source byte {:#x} is outside the shared-memory window", addr + i as u32))
         })?;
     }
     Ok(b)
@@ -317,7 +317,7 @@ pub fn cp_effect(
     for p in placements(form, taddr, &desc)? {
         let smem = match (p.dest, peer_source) {
             (Dest::Peer, PeerSource::OwnSmem) => peer_smem.ok_or_else(|| {
-                Ub::new(&CP_PEER_INACTIVE, "cta_group::2 copy without a peer CTA's shared memory")
+                Ub::new(&TCGEN05_CP_PEER_INACTIVE, "cta_group::2 copy without a peer CTA's shared memory")
             })?,
             _ => own_smem,
         };
@@ -365,7 +365,7 @@ pub fn apply_cp(own: &mut Tmem, peer: Option<&mut Tmem>, form: CpForm, eff: &CpE
     if form.cta == CtaGroup::Two {
         let peer = peer.ok_or_else(|| {
             // §9.7.16.5 Table 46: "the peer CTA should be active and should not have exited".
-            Ub::new(&CP_PEER_INACTIVE, "cta_group::2 copy while the peer CTA is not active")
+            Ub::new(&TCGEN05_CP_PEER_INACTIVE, "cta_group::2 copy while the peer CTA is not active")
         })?;
         for w in &eff.peer {
             peer.check_cell(w.lane, w.column)?;

@@ -16,8 +16,8 @@
 //! | 53-60 | fixed 0 (the manual prints "0xb00000000", read as `0b00000000`) |
 //! | 61-63 | swizzle: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B; 3, 5, 7 invalid |
 
-use super::rules::{DESC_FIXED_46_48, DESC_FIXED_53_60, DESC_LBO_ABSOLUTE_BASE_OFFSET, DESC_LBO_ABSOLUTE_SWIZZLE, DESC_LBO_ABSOLUTE_TARGET, DESC_RESERVED, DESC_START_MISALIGNED, DESC_SWIZZLE_INVALID};
-use super::Ub;
+use crate::sem::ub::{TCGEN05_DESC_FIXED_46_48, TCGEN05_DESC_FIXED_53_60, TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET, TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE, TCGEN05_DESC_LBO_ABSOLUTE_TARGET, TCGEN05_DESC_RESERVED, TCGEN05_DESC_START_MISALIGNED, TCGEN05_DESC_SWIZZLE_INVALID};
+use crate::sem::ub::Ub;
 use crate::target::{Target, TargetClass};
 
 
@@ -194,18 +194,18 @@ impl SmemDesc {
     pub fn decode(x: u64) -> Result<SmemDesc, Ub> {
         let r = RawDesc::decode(x);
         if r.fixed_46 != 0b001 {
-            return Err(Ub::new(&DESC_FIXED_46_48, format!("bits 46-48 are {:#05b}, must be the fixed constant 0b001", r.fixed_46)));
+            return Err(Ub::new(&TCGEN05_DESC_FIXED_46_48, format!("bits 46-48 are {:#05b}, must be the fixed constant 0b001", r.fixed_46)));
         }
         // Assumption::FixedBits53To60AreZero
         if r.fixed_53 != 0 {
-            return Err(Ub::new(&DESC_FIXED_53_60, format!("bits 53-60 are {:#x}, must be the fixed constant 0", r.fixed_53)));
+            return Err(Ub::new(&TCGEN05_DESC_FIXED_53_60, format!("bits 53-60 are {:#x}, must be the fixed constant 0", r.fixed_53)));
         }
         // Assumption::ReservedBitsMustBeZero
         if r.reserved_14 != 0 || r.reserved_30 != 0 {
-            return Err(Ub::new(&DESC_RESERVED, "reserved bits 14-15 / 30-31 are set"));
+            return Err(Ub::new(&TCGEN05_DESC_RESERVED, "reserved bits 14-15 / 30-31 are set"));
         }
         let swizzle = Swizzle::from_code(r.swizzle).ok_or_else(|| {
-            Ub::new(&DESC_SWIZZLE_INVALID, format!("swizzle mode {} is invalid (3, 5 and 7 are)", r.swizzle))
+            Ub::new(&TCGEN05_DESC_SWIZZLE_INVALID, format!("swizzle mode {} is invalid (3, 5 and 7 are)", r.swizzle))
         })?;
         let lbo_mode = if r.lbo_mode { LboMode::Absolute } else { LboMode::Relative };
         let d = SmemDesc {
@@ -224,16 +224,16 @@ impl SmemDesc {
     pub fn check(&self) -> Result<(), Ub> {
         // Assumption::Swizzle128B32BStartAligned32
         if self.swizzle == Swizzle::B128Atom32 && !self.start.is_multiple_of(32) {
-            return Err(Ub::new(&DESC_START_MISALIGNED, format!("start address {:#x} is not 32-byte aligned, as 128B swizzling with 32B atomicity needs", self.start),
+            return Err(Ub::new(&TCGEN05_DESC_START_MISALIGNED, format!("start address {:#x} is not 32-byte aligned, as 128B swizzling with 32B atomicity needs", self.start),
             ));
         }
         if self.lbo_mode == LboMode::Absolute {
             // §9.7.16.3.1.2.1: only 128B swizzle (16B atomicity); base offset must be 0.
             if self.swizzle != Swizzle::B128 {
-                return Err(Ub::new(&DESC_LBO_ABSOLUTE_SWIZZLE, "absolute leading-dimension mode needs 128B swizzling (16B atomicity)"));
+                return Err(Ub::new(&TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE, "absolute leading-dimension mode needs 128B swizzling (16B atomicity)"));
             }
             if self.base_offset != 0 {
-                return Err(Ub::new(&DESC_LBO_ABSOLUTE_BASE_OFFSET, "absolute leading-dimension mode needs base offset 0"));
+                return Err(Ub::new(&TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET, "absolute leading-dimension mode needs base offset 0"));
             }
         }
         Ok(())
@@ -244,7 +244,7 @@ impl SmemDesc {
     /// not look inside descriptor values, even immediate ones.
     pub fn check_target(&self, t: Target) -> Result<(), Ub> {
         if self.lbo_mode == LboMode::Absolute && !TargetClass::Arch(103).contains(t) {
-            return Err(Ub::new(&DESC_LBO_ABSOLUTE_TARGET, format!("absolute leading-dimension mode on sm_{}: supported on sm_103a only", t.sm),
+            return Err(Ub::new(&TCGEN05_DESC_LBO_ABSOLUTE_TARGET, format!("absolute leading-dimension mode on sm_{}: supported on sm_103a only", t.sm),
             ));
         }
         Ok(())

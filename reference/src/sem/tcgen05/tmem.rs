@@ -1,8 +1,8 @@
 //! One CTA's Tensor Memory (§9.7.16.1): 128 lanes × 512 columns of 32-bit cells, dynamically
 //! allocated in columns (§9.7.16.1.2, §9.7.16.7.1), cells undefined until written.
 
-use super::rules::{ALLOC_AFTER_RELINQUISH, ALLOC_LEAK, ALLOC_NCOLS, ALLOC_NCOLS_INCREASING, ALLOC_PLACEMENT, DEALLOC_NCOLS_MISMATCH, DEALLOC_NOT_ALLOCATED, LDST_LANE_ACCESS, TMEM_OUT_OF_RANGE, TMEM_UNALLOCATED, WARP_OPERAND_NOT_UNIFORM};
-use super::Ub;
+use crate::sem::ub::{TCGEN05_ALLOC_AFTER_RELINQUISH, TCGEN05_ALLOC_LEAK, TCGEN05_ALLOC_NCOLS, TCGEN05_ALLOC_NCOLS_INCREASING, TCGEN05_ALLOC_PLACEMENT, TCGEN05_DEALLOC_NCOLS_MISMATCH, TCGEN05_DEALLOC_NOT_ALLOCATED, TCGEN05_LDST_LANE_ACCESS, TCGEN05_TMEM_OUT_OF_RANGE, TCGEN05_TMEM_UNALLOCATED, TCGEN05_WARP_OPERAND_NOT_UNIFORM};
+use crate::sem::ub::Ub;
 
 /// §9.7.16.1: 128 rows (lanes) per CTA on sm_100a/sm_100f.
 pub const LANES: u32 = 128;
@@ -89,10 +89,10 @@ pub fn accessible_lanes(warp_id: u32) -> std::ops::Range<u32> {
 /// tcgen05.ld/st, §9.7.16.8.3/4). `values` holds one value per active thread.
 pub fn warp_uniform(values: &[u32], operand: &str) -> Result<u32, Ub> {
     match values.split_first() {
-        None => Err(Ub::new(&WARP_OPERAND_NOT_UNIFORM, format!("no thread supplied {operand}"))),
+        None => Err(Ub::new(&TCGEN05_WARP_OPERAND_NOT_UNIFORM, format!("no thread supplied {operand}"))),
         Some((&v, rest)) => match rest.iter().find(|&&x| x != v) {
             None => Ok(v),
-            Some(&x) => Err(Ub::new(&WARP_OPERAND_NOT_UNIFORM, format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
+            Some(&x) => Err(Ub::new(&TCGEN05_WARP_OPERAND_NOT_UNIFORM, format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
             )),
         },
     }
@@ -132,7 +132,7 @@ impl Tmem {
     /// §9.7.16.1.2, §9.7.16.7.1: nCols a power of two in [32, 512].
     fn check_ncols(ncols: u32, what: &str) -> Result<(), Ub> {
         if !(ALLOC_UNIT..=COLUMNS).contains(&ncols) || !ncols.is_power_of_two() {
-            return Err(Ub::new(&ALLOC_NCOLS, format!("{what} nCols = {ncols}: must be a power of 2 within [32, 512]"),
+            return Err(Ub::new(&TCGEN05_ALLOC_NCOLS, format!("{what} nCols = {ncols}: must be a power of 2 within [32, 512]"),
             ));
         }
         Ok(())
@@ -148,12 +148,12 @@ impl Tmem {
         // §9.7.16.7.1: "it is illegal for a CTA to perform tcgen05.alloc after any of its
         // constituent threads execute tcgen05.relinquish_alloc_permit".
         if self.relinquished {
-            return Err(Ub::new(&ALLOC_AFTER_RELINQUISH, "tcgen05.alloc after tcgen05.relinquish_alloc_permit"));
+            return Err(Ub::new(&TCGEN05_ALLOC_AFTER_RELINQUISH, "tcgen05.alloc after tcgen05.relinquish_alloc_permit"));
         }
         // §9.7.16.7.1: "The number of columns allocated should not increase between any two allocations".
         if let Some(prev) = self.last_ncols {
             if ncols > prev {
-                return Err(Ub::new(&ALLOC_NCOLS_INCREASING, format!("tcgen05.alloc of {ncols} columns after an allocation of {prev}: nCols must not increase"),
+                return Err(Ub::new(&TCGEN05_ALLOC_NCOLS_INCREASING, format!("tcgen05.alloc of {ncols} columns after an allocation of {prev}: nCols must not increase"),
                 ));
             }
         }
@@ -181,7 +181,7 @@ impl Tmem {
         self.check_alloc(ncols)?;
         let a = TAddr::from_u32(taddr);
         if a.lane != 0 || a.column + ncols > COLUMNS || !a.column.is_multiple_of(ALLOC_UNIT) || !self.is_free(a.column, ncols) {
-            return Err(Ub::new(&ALLOC_PLACEMENT, format!("reported allocation {taddr:#x} of {ncols} columns is not a free, unit-aligned run at lane 0"),
+            return Err(Ub::new(&TCGEN05_ALLOC_PLACEMENT, format!("reported allocation {taddr:#x} of {ncols} columns is not a free, unit-aligned run at lane 0"),
             ));
         }
         self.take(a.column, ncols);
@@ -206,12 +206,12 @@ impl Tmem {
         let a = TAddr::from_u32(taddr);
         // §9.7.16.7.1: "The operand taddr must point to a previous Tensor Memory allocation."
         let i = self.allocs.iter().position(|&(s, _)| a.lane == 0 && s == a.column).ok_or_else(|| {
-            Ub::new(&DEALLOC_NOT_ALLOCATED, format!("tcgen05.dealloc of {taddr:#x}: no live allocation starts there (double dealloc or never allocated)"),
+            Ub::new(&TCGEN05_DEALLOC_NOT_ALLOCATED, format!("tcgen05.dealloc of {taddr:#x}: no live allocation starts there (double dealloc or never allocated)"),
             )
         })?;
         let (_, n) = self.allocs[i];
         if n != ncols {
-            return Err(Ub::new(&DEALLOC_NCOLS_MISMATCH, format!("tcgen05.dealloc of {ncols} columns at {taddr:#x}, which was allocated with {n}"),
+            return Err(Ub::new(&TCGEN05_DEALLOC_NCOLS_MISMATCH, format!("tcgen05.dealloc of {ncols} columns at {taddr:#x}, which was allocated with {n}"),
             ));
         }
         self.allocs.remove(i);
@@ -228,7 +228,7 @@ impl Tmem {
     pub fn check_exit(&self) -> Result<(), Ub> {
         match self.allocs.first() {
             None => Ok(()),
-            Some(&(s, n)) => Err(Ub::new(&ALLOC_LEAK, format!("kernel exits with {} live allocation(s), first {n} columns at column {s}", self.allocs.len()),
+            Some(&(s, n)) => Err(Ub::new(&TCGEN05_ALLOC_LEAK, format!("kernel exits with {} live allocation(s), first {n} columns at column {s}", self.allocs.len()),
             )),
         }
     }
@@ -240,12 +240,12 @@ impl Tmem {
     /// Checks that a cell may be touched by any Tensor Memory access (range, allocation).
     pub fn check_cell(&self, lane: u32, column: u32) -> Result<(), Ub> {
         if lane >= LANES || column >= COLUMNS {
-            return Err(Ub::new(&TMEM_OUT_OF_RANGE, format!("Tensor Memory cell (lane {lane}, column {column}) outside 128 lanes × 512 columns"),
+            return Err(Ub::new(&TCGEN05_TMEM_OUT_OF_RANGE, format!("Tensor Memory cell (lane {lane}, column {column}) outside 128 lanes × 512 columns"),
             ));
         }
         // Assumption::AccessUnallocatedIsUb
         if !self.is_allocated(column) {
-            return Err(Ub::new(&TMEM_UNALLOCATED, format!("column {column} (lane {lane}) is not allocated")));
+            return Err(Ub::new(&TCGEN05_TMEM_UNALLOCATED, format!("column {column} (lane {lane}) is not allocated")));
         }
         Ok(())
     }
@@ -255,7 +255,7 @@ impl Tmem {
     pub fn check_warp_access(&self, warp_id: u32, lanes: std::ops::Range<u32>, columns: std::ops::Range<u32>) -> Result<(), Ub> {
         let ok = accessible_lanes(warp_id);
         if lanes.start < ok.start || lanes.end > ok.end {
-            return Err(Ub::new(&LDST_LANE_ACCESS, format!(
+            return Err(Ub::new(&TCGEN05_LDST_LANE_ACCESS, format!(
                     "warp {} of its warpgroup may access lanes {}..={} only, not {}..={}",
                     warp_id % 4,
                     ok.start,
