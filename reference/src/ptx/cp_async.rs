@@ -420,12 +420,7 @@ mod tests {
     use crate::ptx::{Instruction, Statement};
     use crate::target::{Target, Verdict};
 
-    fn parse(s: &str) -> Result<CpAsyncOp, SyntaxError> {
-        match Statement::parse(s)?.instr {
-            Instruction::CpAsync(x) => Ok(x),
-            other => panic!("{s} parsed as another family: {other:?}"),
-        }
-    }
+    family_parser!(CpAsync, CpAsyncOp);
 
     fn legal(x: &CpAsyncOp, t: Target) -> bool {
         x.requirement().verdict(t, PtxVersion::MAX_SUPPORTED) == Verdict::Legal

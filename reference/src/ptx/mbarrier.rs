@@ -569,15 +569,9 @@ impl Family for MbarrierOp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptx::{Instruction, Statement};
     use crate::target::{Target, Verdict};
 
-    fn parse(text: &str) -> Result<MbarrierOp, SyntaxError> {
-        match Statement::parse(text)?.instr {
-            Instruction::Mbarrier(m) => Ok(m),
-            other => panic!("`{text}` parsed as another family: {other:?}"),
-        }
-    }
+    family_parser!(Mbarrier, MbarrierOp);
 
     #[test]
     fn every_variant_round_trips() {

@@ -2,6 +2,20 @@
 //! one module per instruction family, each able to parse PTX text, print it canonically, enumerate
 //! its whole variant space, and state its static legality (targets and PTX ISA versions).
 
+/// Test helper for the family modules: `parse(text)` that parses a statement and takes the op of
+/// family `$variant` (panicking if the text is another family's).
+#[cfg(test)]
+macro_rules! family_parser {
+    ($variant:ident, $ty:ty) => {
+        fn parse(text: &str) -> Result<$ty, crate::ptx::lex::SyntaxError> {
+            match crate::ptx::Statement::parse(text)?.instr {
+                crate::ptx::Instruction::$variant(x) => Ok(x),
+                other => panic!("`{text}` parsed as another family: {other:?}"),
+            }
+        }
+    };
+}
+
 pub mod lex;
 pub mod opcode;
 pub mod operand;

@@ -474,15 +474,9 @@ impl Family for SyncOp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptx::{Instruction, Statement};
     use crate::target::{Target, Verdict};
 
-    fn parse(text: &str) -> Result<SyncOp, SyntaxError> {
-        match Statement::parse(text)?.instr {
-            Instruction::Sync(s) => Ok(s),
-            other => panic!("`{text}` parsed as another family: {other:?}"),
-        }
-    }
+    family_parser!(Sync, SyncOp);
 
     #[test]
     fn every_variant_round_trips() {

@@ -1,14 +1,8 @@
 use super::*;
 use crate::ptx::common::{RedOp, RedType};
-use crate::ptx::{Instruction, Statement};
 use crate::target::{Target, Verdict};
 
-fn parse(s: &str) -> Result<BulkOp, SyntaxError> {
-    match Statement::parse(s)?.instr {
-        Instruction::Bulk(x) => Ok(x),
-        other => panic!("{s} parsed as another family: {other:?}"),
-    }
-}
+family_parser!(Bulk, BulkOp);
 
 fn legal(x: &BulkOp, t: Target) -> bool {
     x.requirement().verdict(t, PtxVersion::MAX_SUPPORTED) == Verdict::Legal
