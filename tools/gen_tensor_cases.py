@@ -168,6 +168,49 @@ def tile_load(ty, rank, swizzle, interleave="none", es=None, oob_coords=None, oo
     return load_case(name, target, ty, m, coords, tx, smem, g, dst=dst)
 
 
+GRANULE = {"16b": 16, "32b": 32}
+
+
+def interleave_box_bytes(box, es, interleave):
+    """complete-tx bytes of an interleaved tile box, computed here from the observed rule
+    (reports/findings.md H9): dimension 0 counts G-byte granules (G = 16 / 32) whatever the
+    type, and dimension rank-2 is not traversed."""
+    g = GRANULE[interleave]
+    n = 1
+    for k, (b, e) in enumerate(zip(box, es)):
+        n *= 1 if k == len(box) - 2 else ceil_div(b, e)
+    return n * g
+
+
+def interleave_map(ty, rank, interleave, swizzle, box0=None, es=None, oob="none"):
+    """An interleaved tiled map: dimension 0 of dims / box / coordinates in granules."""
+    elem = TYPES[ty][0]
+    g = GRANULE[interleave]
+    box0 = box0 or max(1, 32 // elem)
+    dims = [box0 + 2, 3, 4, 3, 2][:rank]
+    strides, s = [], dims[0] * g
+    for d in dims[1:]:
+        strides.append(s)
+        s *= d
+    box = [box0, 2, 3, 2, 2][:rank]
+    return tiled_map(ty, dims, box, swizzle, interleave, es, oob, strides=strides), g
+
+
+def interleave_load(ty, rank, swizzle, interleave, coords=None, es=None, oob="none", tag=""):
+    m, g = interleave_map(ty, rank, interleave, swizzle, es=es, oob=oob)
+    tx = interleave_box_bytes(m["box_dim"], es or [1] * rank, interleave)
+    name = f"tensor.load.tile.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}"
+    glob = m["global_strides"][-1] * m["global_dim"][-1]
+    return load_case(name, "sm_90a", ty, m, coords or [0] * rank, tx, tx, glob)
+
+
+def interleave_store(ty, rank, interleave, swizzle, coords=None, tag=""):
+    m, g = interleave_map(ty, rank, interleave, swizzle)
+    smem = interleave_box_bytes(m["box_dim"], [1] * rank, interleave)
+    glob = m["global_strides"][-1] * m["global_dim"][-1]
+    return store_case(f"tensor.store.tile.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}", "sm_90a", m, coords or [0] * rank, smem, glob)
+
+
 def store_case(name, target, m, coords, smem_bytes, global_bytes, mode_q="tile", expect="pass", red=None):
     c = Case(name, target)
     c.glob.append({"name": "out", "size": global_bytes, "init": {"pattern": 3}})
@@ -429,14 +472,30 @@ def main():
         cases.append(tile_load("uint16", rank, "none", es=[1] + [2] * (rank - 1), tag=".es2"))
     counts["load_tile"] = write("load_tile.yaml", cases, "Tile loads: rank x swizzle x element type.")
 
-    # Interleave (rank >= 3): 16B with every swizzle, 32B with the 32B swizzle it requires.
+    # Interleave (rank >= 3): 16B with every swizzle, 32B with the 32B swizzle it requires;
+    # inner coordinates, dimension-0 bounds and traversal strides count granules (H9).
     cases = []
     for rank in range(3, 6):
         for ty in ["uint8", "float16", "float32", "float64"]:
             for sw in ["none", "32b", "64b", "128b"]:
-                cases.append(tile_load(ty, rank, sw, interleave="16b"))
-            cases.append(tile_load(ty, rank, "32b", interleave="32b"))
+                cases.append(interleave_load(ty, rank, sw, "16b"))
+            cases.append(interleave_load(ty, rank, "32b", "32b"))
+        for il, sw in [("16b", "none"), ("32b", "32b")]:
+            cases.append(interleave_load("float32", rank, sw, il, coords=[1] * rank, tag=".at1"))
+            # dimension 0 runs past the tensor's last granule; dimension 1 starts before 0
+            cases.append(interleave_load("float32", rank, sw, il, coords=[6, -1] + [0] * (rank - 2), tag=".oob"))
+            cases.append(interleave_load("float32", rank, sw, il, coords=[6, -1] + [0] * (rank - 2), oob="nan_request_zero_fma", tag=".oob_nan"))
+    for il, sw in [("16b", "none"), ("32b", "32b")]:
+        cases.append(interleave_load("uint16", 3, sw, il, es=[2, 1, 2], tag=".es2"))
+        cases.append(interleave_load("tfloat32", 3, sw, il, tag=".tf32"))
+        cases.append(interleave_load("float16", 4, sw, il, coords=[0, 0, 0, 2], oob="nan_request_zero_fma", tag=".oob_nan"))
     counts["load_interleave"] = write("load_interleave.yaml", cases, "Interleaved tile loads.")
+    cases = []
+    for rank in range(3, 6):
+        for il, sw in [("16b", "none"), ("16b", "128b"), ("32b", "32b")]:
+            cases.append(interleave_store("float32", rank, il, sw))
+            cases.append(interleave_store("uint8", rank, il, sw, coords=[1] * rank, tag=".at1"))
+    counts["store_interleave"] = write("store_interleave.yaml", cases, "Interleaved tile stores (position: the load's granule layout, InterleaveGranuleUnits).")
 
     # 128B atomicity sub-modes (sm_100a).
     cases = []

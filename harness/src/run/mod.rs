@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Case files or directories (default: `cases/`; `planted/` folders are skipped unless named).
+    /// Case files or directories (default: `cases/`; `planted/` and `probes/` folders are skipped unless named).
     pub paths: Vec<PathBuf>,
     /// Run the reference model only, even if a GPU is present.
     #[arg(long)]
@@ -50,9 +50,17 @@ pub struct Loaded {
     pub case: Case,
 }
 
-fn walk(dir: &Path, skip_planted: bool, out: &mut Vec<(PathBuf, Result<Vec<Case>, String>)>) {
+/// Folders a directory walk skips unless named (or walked from inside): planted faults and
+/// layout probes are not conformance cases.
+const OPT_IN: [&str; 2] = ["planted", "probes"];
+
+fn opt_in(p: &Path) -> bool {
+    p.components().any(|c| OPT_IN.iter().any(|o| c.as_os_str() == *o))
+}
+
+fn walk(dir: &Path, skip_opt_in: bool, out: &mut Vec<(PathBuf, Result<Vec<Case>, String>)>) {
     for (p, r) in load_dir(dir) {
-        if skip_planted && p.components().any(|c| c.as_os_str() == "planted") {
+        if skip_opt_in && opt_in(&p) {
             continue;
         }
         out.push((p, r.map_err(|e| e.to_string())));
@@ -67,8 +75,7 @@ pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<(String, String)>) {
     let mut raw = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let inside_planted = p.components().any(|c| c.as_os_str() == "planted");
-            walk(p, !inside_planted, &mut raw);
+            walk(p, !opt_in(p), &mut raw);
         } else {
             raw.push((p.clone(), load_file(p).map_err(|e| e.to_string())));
         }

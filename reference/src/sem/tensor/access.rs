@@ -28,6 +28,21 @@ impl Unit {
             t => Unit { values: 1, global_bytes: t.bits() / 8, smem_bytes: t.bits() / 8 },
         }
     }
+
+    /// The unit of a layout: with interleave a whole granule whatever the type
+    /// ([`Assumption::InterleaveGranuleUnits`]), otherwise [`Unit::of`] the type.
+    pub fn of_layout(ty: DataType, interleave: Interleave) -> Unit {
+        let _ = Assumption::InterleaveGranuleUnits;
+        match interleave.granule() {
+            Some(g) => Unit { values: 1, global_bytes: g, smem_bytes: g },
+            None => Unit::of(ty),
+        }
+    }
+
+    /// The unit a validated map addresses.
+    pub fn of_map(map: &ValidatedMap) -> Unit {
+        Unit::of_layout(map.ty, map.interleave)
+    }
 }
 
 /// A load mode of cp.async.bulk.tensor global→shared with its im2colInfo operands.
@@ -241,7 +256,8 @@ pub fn row_pitch(map: &ValidatedMap, inner_bytes: u64) -> u64 {
 /// dimension-0 start coordinate must be a multiple of 16 bytes. Observed on H100: a tile load
 /// at x = 1 of an f32 tensor traps (CUDA_ERROR_ILLEGAL_INSTRUCTION); x = −4 works.
 pub(crate) fn box_start_aligned(map: &ValidatedMap, c0: i64) -> Result<(), CopyError> {
-    let bits = c0.unsigned_abs().saturating_mul(map.ty.bits());
+    // With interleave the coordinate counts 16/32-byte granules: always aligned.
+    let bits = if interleaved(map) { 0 } else { c0.unsigned_abs().saturating_mul(map.ty.bits()) };
     need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || format!("dimension-0 coordinate {c0} of {:?} is not a multiple of 16 bytes", map.ty))
 }
 
@@ -317,9 +333,9 @@ pub(crate) fn packed_coord0(map: &ValidatedMap, c0: i64) -> Result<(), CopyError
 }
 
 fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) -> CopyPlan {
-    let unit = Unit::of(map.ty);
+    let unit = Unit::of_map(map);
     let pat = Pattern::from(map.swizzle);
-    let _ = (Assumption::SwizzleOnAbsoluteAddress, Assumption::InterleaveIsDescriptive);
+    let _ = Assumption::SwizzleOnAbsoluteAddress;
     let conv = match (dir, map.ty) {
         (Direction::Store, DataType::U6Align16B) => Conv::PackB6P2,
         // Only loads were probed; stores are assumed bit-exact (Assumption::BitExactTransit).
@@ -336,9 +352,13 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
             (bytes / unit.global_bytes * unit.values) as i64
         }
     };
+    // The swizzle permutes 16-byte chunks, so a unit wider than 16 bytes (a 32B interleave
+    // granule) moves as 16-byte pieces, each placed by its own address.
+    let pieces = unit.smem_bytes.div_ceil(16).max(1);
+    let piece = unit.smem_bytes / pieces;
     let transfers = slots
         .into_iter()
-        .map(|s| {
+        .flat_map(|s| {
             let inside = s.coords.iter().zip(&map.global_dim).enumerate().all(|(i, (&c, &d))| {
                 let (w, limit) = if i == 0 { (unit.values as i64, dim0_limit) } else { (1, d as i64) };
                 c >= 0 && c + w <= limit
@@ -352,7 +372,11 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
                 }
                 a
             });
-            Transfer { coords: s.coords, global, smem: pat.apply(smem_base + s.offset), global_bytes: unit.global_bytes, smem_bytes: unit.smem_bytes, conv }
+            (0..pieces).map(move |k| {
+                let (global_bytes, smem_bytes) = if pieces == 1 { (unit.global_bytes, unit.smem_bytes) } else { (piece, piece) };
+                let global = global.map(|g| g.wrapping_add(k * piece));
+                Transfer { coords: s.coords.clone(), global, smem: pat.apply(smem_base + s.offset + k * piece), global_bytes, smem_bytes, conv }
+            })
         })
         .collect();
     CopyPlan { direction: dir, transfers, fill: Fill::of(map) }

@@ -73,13 +73,26 @@ pub enum Assumption {
     /// `.b6p2x16` store packing: value i (the low 6 bits of shared byte i) goes to bits
     /// 6i..6i+5 of the 12-byte little-endian global group.
     B6PackLsbFirst,
-    /// Interleaved layouts (16B/32B) are described by the map's dimensions and strides alone:
-    /// addressing and shared-memory layout are the same dense box as without interleave.
+    /// REFUTED (kept for the record): "interleave changes only validation, the layout is the
+    /// dense box". 43 traps, 4 hangs and 13 wrong tiles on H100 (finding H9); replaced by
+    /// [`Assumption::InterleaveGranuleUnits`] and [`Assumption::InterleaveDropsDimRankMinus2`].
     InterleaveIsDescriptive,
+    /// OBSERVED on H200 (probes cases/probes/interleave*.yaml, 356 copies): with interleave
+    /// 16B / 32B, dimension 0 counts whole 16 / 32-byte granules whatever the data type:
+    /// `globalDim[0]` (bounds), `boxDim[0]`, the dimension-0 coordinate and `elementStrides[0]`
+    /// are in granules, a granule's global address is `base + x0·G + Σ x_i·globalStrides[i-1]`,
+    /// and shared-memory rows are `ceil(boxDim[0]/elementStrides[0])·G` bytes, dense (no span
+    /// padding under a swizzle; the XOR applies to the address). complete-tx counts those bytes.
+    /// ASSUMED (not probed): stores and im2col maps use the same units.
+    InterleaveGranuleUnits,
+    /// OBSERVED on H200 (same probes): an interleaved box does not traverse dimension rank−2
+    /// (its coordinate is used, its box extent is taken as 1): 3D boxes iterate dimensions 0
+    /// and 2, 4D boxes 0, 1 and 3, 5D boxes 0, 1, 2 and 4.
+    InterleaveDropsDimRankMinus2,
 }
 
 impl Assumption {
-    pub const ALL: [Assumption; 17] = [
+    pub const ALL: [Assumption; 19] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
         Assumption::StoreClips16ByteGranules,
@@ -97,6 +110,8 @@ impl Assumption {
         Assumption::SubByteUnits,
         Assumption::B6PackLsbFirst,
         Assumption::InterleaveIsDescriptive,
+        Assumption::InterleaveGranuleUnits,
+        Assumption::InterleaveDropsDimRankMinus2,
     ];
 }
 

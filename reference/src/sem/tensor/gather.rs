@@ -16,7 +16,7 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
         packed_coord0(map, coords[0] as i64)?;
     }
     box_start_aligned(map, coords[0] as i64)?;
-    let unit = Unit::of(map.ty);
+    let unit = Unit::of_map(map);
     let per_row = box_dim[0] as u64 / unit.values;
     let pitch = row_pitch(map, per_row * unit.smem_bytes);
     box_fits(4 * per_row, unit)?;

@@ -53,7 +53,7 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
         })?;
     }
     let mut n = coords[r - 1] as i64;
-    let unit = Unit::of(map.ty);
+    let unit = Unit::of_map(map);
     let cpp_units = *channels_per_pixel as u64 / unit.values;
     box_start_aligned(map, coords[0] as i64)?;
     let pitch = row_pitch(map, cpp_units * unit.smem_bytes);
@@ -102,7 +102,7 @@ pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u1
     need(w0 <= hi, copy_rule::FILTER_IN_BOX, || format!("first W {w0} right of the box end {hi} (lower corner {})", *lower_w as i64 + off))?;
     let _ = (Assumption::Im2colWHalo, Assumption::Im2colOobIsTensorBound);
     let stride = map.element_strides[1] as i64;
-    let unit = Unit::of(map.ty);
+    let unit = Unit::of_map(map);
     let cpp_units = *channels_per_pixel as u64 / unit.values;
     box_start_aligned(map, coords[0] as i64)?;
     let pitch = row_pitch(map, cpp_units * unit.smem_bytes);

@@ -105,6 +105,17 @@ pub enum Interleave {
 }
 
 impl Interleave {
+    /// Bytes of one interleave granule (the C slice of NC/8HWC8 / NC/16HWC16, §5.5.6).
+    pub fn granule(self) -> Option<u64> {
+        match self {
+            Interleave::None => None,
+            Interleave::B16 => Some(16),
+            Interleave::B32 => Some(32),
+        }
+    }
+}
+
+impl Interleave {
     pub const ALL: [Interleave; 3] = [Interleave::None, Interleave::B16, Interleave::B32];
     pub fn cu_value(self) -> u32 {
         self as u32
@@ -756,7 +767,7 @@ fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<Valida
         }
     };
 
-    let unit = super::access::Unit::of(ty);
+    let unit = super::access::Unit::of_layout(ty, p.interleave);
     let mut byte_strides = vec![unit.global_bytes];
     byte_strides.extend(p.global_strides.iter().copied());
     let mut element_strides = es;

@@ -317,18 +317,42 @@ fn copy_rules() {
 }
 
 #[test]
-fn interleaved_dim0_stride() {
-    // NC/8HWC8-style: dimension 0 is the 8-channel slice (16 bytes); elementStrides[0] applies.
+fn interleaved_dim0_counts_granules() {
+    // H9 (observed on H200): with interleave, dimension 0 counts 16-byte granules whatever the
+    // type, elementStrides[0] strides granules, and dimension rank-2 is not traversed.
     let p = with(TensorMapParams::tiled(DataType::Float16, vec![8, 10, 10, 4], vec![8, 4, 2, 1]), |p| {
         p.interleave = Interleave::B16;
+        p.global_strides = vec![128, 1280, 12800];
         p.element_strides = Some(vec![2, 1, 1, 1]);
     });
     let m = vmap(p, SM90);
-    assert_eq!(box_counts(&m), vec![4, 4, 2, 1]);
-    let plan = access::load(&m, &LoadMode::Tile, &[0, 0, 0, 0], 0).unwrap();
+    assert_eq!(box_counts(&m), vec![4, 4, 1, 1]);
+    let plan = access::load(&m, &LoadMode::Tile, &[1, 1, 3, 0], 0).unwrap();
     let c0: Vec<i64> = plan.transfers[..4].iter().map(|t| t.coords[0]).collect();
-    assert_eq!(c0, [0, 2, 4, 6]);
-    assert_eq!(plan.complete_tx_bytes(), 4 * 4 * 2 * 2);
+    assert_eq!(c0, [1, 3, 5, 7]);
+    // granule 1 of row (1, 3): 16 + 128 + 3·1280; rows are dense 4·16 bytes in shared memory
+    assert_eq!(plan.transfers[0].global, Some(16 + 128 + 3 * 1280));
+    assert_eq!(plan.transfers[4].smem, 64);
+    assert_eq!(plan.complete_tx_bytes(), 4 * 4 * 16);
+    // globalDim[0] = 8 bounds granules: from x0 = 3 granules 3, 5, 7 are in, 9 is out
+    let edge = access::load(&m, &LoadMode::Tile, &[3, 0, 0, 0], 0).unwrap();
+    assert_eq!(edge.transfers[..4].iter().map(|t| t.global.is_some()).collect::<Vec<_>>(), [true, true, true, false]);
+}
+
+#[test]
+fn interleaved_32b_granules_swizzle_as_16_byte_pieces() {
+    // A 32-byte granule under SWIZZLE_32B: its two 16-byte halves are placed by their own
+    // addresses (observed: the second row's halves swap).
+    let p = with(TensorMapParams::tiled(DataType::Float32, vec![8, 4, 4], vec![4, 1, 2]), |p| {
+        p.interleave = Interleave::B32;
+        p.swizzle = Swizzle::B32;
+        p.global_strides = vec![256, 1024];
+    });
+    let m = vmap(p, SM90);
+    let plan = access::load(&m, &LoadMode::Tile, &[0, 0, 0], 0).unwrap();
+    assert_eq!(plan.complete_tx_bytes(), 2 * 4 * 32);
+    let second_row: Vec<(Option<u64>, u64)> = plan.transfers.iter().filter(|t| t.coords[2] == 1).take(2).map(|t| (t.global, t.smem)).collect();
+    assert_eq!(second_row, [(Some(1024), 144), (Some(1040), 128)]);
 }
 
 #[test]
@@ -515,7 +539,7 @@ fn prop_tile_load_store_round_trip() {
         let store = access::store(m, StoreMode::Tile, &coords, 1024).unwrap();
         let mut dst = vec![0u8; n];
         access::apply_store(&store, &smem, 1024, &mut dst, 0).unwrap();
-        let written: HashSet<u64> = store.transfers.iter().filter_map(|t| t.global).flat_map(|g| g..g + Unit::of(m.ty).global_bytes).collect();
+        let written: HashSet<u64> = store.transfers.iter().filter_map(|t| t.global).flat_map(|g| g..g + Unit::of_map(&m).global_bytes).collect();
         for i in 0..n as u64 {
             let want = if written.contains(&i) { src[i as usize] } else { 0 };
             assert_eq!(dst[i as usize], want, "byte {i} of {:?} at {coords:?}", m.params);
@@ -563,7 +587,7 @@ fn prop_swizzled_load_is_permuted_unswizzled_load() {
             assert_eq!(a.transfers.len(), b.transfers.len());
             let pat = Pattern::from(m.swizzle);
             // Unswizzled rows are dense; swizzled rows start on span-sized lines (SwizzleRowPitchIsSpan).
-            let inner = box_counts(&m)[0] * Unit::of(m.ty).smem_bytes;
+            let inner = box_counts(&m)[0] * Unit::of_map(&m).smem_bytes;
             let span = access::row_pitch(&m, inner);
             for (x, y) in a.transfers.iter().zip(&b.transfers) {
                 assert_eq!((&x.coords, x.global), (&y.coords, y.global));
@@ -584,7 +608,7 @@ fn prop_complete_tx_matches_box_bytes() {
     let mut n = 0;
     for p in param_sweep(4, 800) {
         let Ok(m) = validate(&p, SM100) else { continue };
-        let unit = Unit::of(m.ty);
+        let unit = Unit::of_map(&m);
         let (mode, want) = match &m.geometry {
             Geometry::Tiled { .. } => (LoadMode::Tile, box_counts(&m).iter().product::<u64>() * unit.smem_bytes),
             Geometry::Im2col { corners: Im2colBox::Full { .. }, channels_per_pixel, pixels_per_column } => {

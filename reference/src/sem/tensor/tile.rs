@@ -1,20 +1,26 @@
 //! Tiled mode (§5.5.3): the bounding box at `tensorCoords`, traversal strides, dense
 //! row-major layout in shared memory (dimension 0 innermost).
 
-use super::access::{box_fits, box_start_aligned, copy_rule, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
+use super::access::{box_fits, box_start_aligned, copy_rule, interleaved, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, ValidatedMap};
 
 /// Elements the box holds along each dimension: `ceil(boxDim[i] / elementStrides[i])` (spec/09),
-/// dimension 0 counted in units.
+/// dimension 0 counted in units. An interleaved box holds one position of dimension rank−2
+/// ([`Assumption::InterleaveDropsDimRankMinus2`], observed).
 pub fn box_counts(map: &ValidatedMap) -> Vec<u64> {
     let Geometry::Tiled { box_dim } = &map.geometry else { return vec![] };
-    let unit = Unit::of(map.ty);
+    let unit = Unit::of_map(map);
+    let dropped = interleaved(map).then(|| map.rank.wrapping_sub(2));
     box_dim
         .iter()
         .zip(&map.element_strides)
         .enumerate()
-        .map(|(i, (&b, &e))| if i == 0 && unit.values > 1 { b as u64 / unit.values } else { (b as u64).div_ceil(e as u64) })
+        .map(|(i, (&b, &e))| match i {
+            _ if Some(i) == dropped => 1,
+            0 if unit.values > 1 => b as u64 / unit.values,
+            _ => (b as u64).div_ceil(e as u64),
+        })
         .collect()
 }
 
@@ -27,7 +33,7 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
     }
     box_start_aligned(map, coords[0] as i64)?;
     let _ = Assumption::ElementStrideDim0;
-    let unit = Unit::of(map.ty);
+    let unit = Unit::of_map(map);
     let counts = box_counts(map);
     let total = counts.iter().try_fold(1u64, |a, &n| a.checked_mul(n)).unwrap_or(u64::MAX);
     box_fits(total, unit)?;
