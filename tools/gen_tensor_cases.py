@@ -211,6 +211,26 @@ def interleave_store(ty, rank, interleave, swizzle, coords=None, tag=""):
     return store_case(f"tensor.store.tile.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}", "sm_90a", m, coords or [0] * rank, smem, glob)
 
 
+def im2col_interleave_load(ty, rank, interleave, swizzle, tag="", coords=None):
+    """Position (not yet probed): channels count granules like a tile's dimension 0."""
+    elem = TYPES[ty][0]
+    g = GRANULE[interleave]
+    cpp = 16 // elem
+    dims = [cpp + 2, 5, 3, 2, 2][:rank]
+    dims[-1] = 2  # N
+    strides, st = [], dims[0] * g
+    for d in dims[1:]:
+        strides.append(st)
+        st *= d
+    spatial = rank - 2
+    m = im2col_map(ty, dims, [0] * spatial, [0] * spatial, cpp, 6, swizzle)
+    m["global_strides"] = strides
+    m["interleave"] = interleave
+    tx = 6 * cpp * g
+    c = coords or [0] * rank
+    return load_case(f"tensor.load.im2col.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}", "sm_90a", ty, m, c, tx, tx, strides[-1] * dims[-1], mode_q="im2col", info=[0] * spatial)
+
+
 def store_case(name, target, m, coords, smem_bytes, global_bytes, mode_q="tile", expect="pass", red=None):
     c = Case(name, target)
     c.glob.append({"name": "out", "size": global_bytes, "init": {"pattern": 3}})
@@ -495,6 +515,12 @@ def main():
         for il, sw in [("16b", "none"), ("16b", "128b"), ("32b", "32b")]:
             cases.append(interleave_store("float32", rank, il, sw))
             cases.append(interleave_store("uint8", rank, il, sw, coords=[1] * rank, tag=".at1"))
+    cases = []
+    for rank in range(3, 6):
+        for il, sw in [("16b", "none"), ("16b", "64b"), ("32b", "32b")]:
+            cases.append(im2col_interleave_load("float32", rank, il, sw))
+            cases.append(im2col_interleave_load("uint8", rank, il, sw, coords=[1, 1] + [0] * (rank - 2), tag=".at1"))
+    counts["load_im2col_interleave"] = write("load_im2col_interleave.yaml", cases, "Interleaved im2col loads (position: channels count granules).")
     counts["store_interleave"] = write("store_interleave.yaml", cases, "Interleaved tile stores (position: the load's granule layout, InterleaveGranuleUnits).")
 
     # 128B atomicity sub-modes (sm_100a).
