@@ -592,4 +592,25 @@ mod tests {
         }
         assert!(tc > 50, "{tc}");
     }
+
+    /// `GEN_TCGEN05_DUMP=dir cargo test ... dump_for_ptxas -- --ignored`: writes generated cases
+    /// (well defined, undefined, illegal; tcgen05 alone and with every family) as YAML files for
+    /// an emit + ptxas check outside the crate (the reference has no ptxas driver).
+    #[test]
+    #[ignore]
+    fn dump_for_ptxas() {
+        let Ok(dir) = std::env::var("GEN_TCGEN05_DUMP") else { return };
+        let all = GenConfig { targets: vec![Target::SM_100A, Target::SM_100F], ..GenConfig::mixed() };
+        for (tag, c) in [("legal", cfg(0, 0)), ("undefined", cfg(0, 255)), ("illegal", cfg(255, 0)), ("mixed", all)] {
+            for seed in 0..150 {
+                let g = generate_bytes(&bytes(seed, 6), &c);
+                let kind = match g.intent {
+                    Intent::Illegal { .. } => "illegal",
+                    _ => "ok",
+                };
+                let path = format!("{dir}/{tag}-{seed:03}-{kind}.yaml");
+                std::fs::write(path, crate::case::load::to_yaml(std::slice::from_ref(&g.case))).unwrap_or_default();
+            }
+        }
+    }
 }
