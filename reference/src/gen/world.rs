@@ -52,6 +52,10 @@ pub struct World {
     pub steps: Vec<Step>,
     /// `bars[b][cta]`: the state of mbarrier `bar{b}` in each CTA.
     pub bars: Vec<Vec<Option<Bar>>>,
+    /// Names the case checks at the end (`check:`).
+    pub check: Vec<String>,
+    /// Tensor Memory bookkeeping of the tcgen05 episodes.
+    pub tc: super::tcgen05::TcState,
 }
 
 /// Small typed values for a reduce region: integers that fit every type, halves for floats.
@@ -121,6 +125,8 @@ impl World {
             params: BTreeMap::new(),
             steps: Vec::new(),
             bars: vec![vec![None; n as usize]; n_bars],
+            check: Vec::new(),
+            tc: Default::default(),
         }
     }
 
@@ -275,7 +281,7 @@ impl World {
             memory: self.memory,
             params: self.params,
             program: self.steps,
-            check: Vec::new(),
+            check: self.check,
             expect: expect_for(intent),
             observed: Vec::new(),
         }
