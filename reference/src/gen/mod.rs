@@ -26,6 +26,7 @@ pub mod oracle;
 pub mod store;
 pub mod strategy;
 pub mod swarm;
+pub mod tensor;
 pub mod world;
 
 use crate::case::model::{Case, Expect};
@@ -200,6 +201,7 @@ fn episode(fam: Family, w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>
         Family::BulkPrefetch => bulk::prefetch_episode(w, c, dev),
         Family::Mbarrier => mbarrier::episode(w, c, dev),
         Family::Store => store::episode(w, c, dev),
+        Family::Tensor => tensor::episode(w, c, dev),
     }
 }
 

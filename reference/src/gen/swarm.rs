@@ -13,10 +13,11 @@ pub enum Family {
     BulkPrefetch,
     Mbarrier,
     Store,
+    Tensor,
 }
 
 impl Family {
-    pub const ALL: [Family; 6] = [Family::CpAsync, Family::BulkCopy, Family::BulkReduce, Family::BulkPrefetch, Family::Mbarrier, Family::Store];
+    pub const ALL: [Family; 7] = [Family::CpAsync, Family::BulkCopy, Family::BulkReduce, Family::BulkPrefetch, Family::Mbarrier, Family::Store, Family::Tensor];
     fn bit(self) -> u8 {
         1 << Self::ALL.iter().position(|f| *f == self).unwrap_or(0)
     }
@@ -24,14 +25,14 @@ impl Family {
     pub fn min_sm(self) -> u32 {
         match self {
             Family::CpAsync | Family::Mbarrier | Family::Store => 80,
-            Family::BulkCopy | Family::BulkReduce | Family::BulkPrefetch => 90,
+            Family::BulkCopy | Family::BulkReduce | Family::BulkPrefetch | Family::Tensor => 90,
         }
     }
     /// Which deviations the family's episodes can produce.
     pub fn can(self, d: Deviation) -> bool {
         match self {
             Family::CpAsync | Family::BulkCopy => true,
-            Family::BulkReduce | Family::Mbarrier => d != Deviation::Racy,
+            Family::BulkReduce | Family::Mbarrier | Family::Tensor => d != Deviation::Racy,
             Family::BulkPrefetch => d == Deviation::Illegal,
             Family::Store => false,
         }
@@ -43,7 +44,7 @@ impl Family {
 pub struct Families(pub u8);
 
 impl Families {
-    pub const ALL: Families = Families(0b11_1111);
+    pub const ALL: Families = Families(0b111_1111);
     pub const NONE: Families = Families(0);
     pub fn of(fs: &[Family]) -> Families {
         Families(fs.iter().fold(0, |a, f| a | f.bit()))
