@@ -133,12 +133,16 @@ fn intent_name(i: &Intent) -> &'static str {
     }
 }
 
-/// Every CPU oracle over a generated program; the first violation.
+/// Every CPU oracle over a generated program (the static ones, the reference, and ptxas when it
+/// is installed); the first violation.
 pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
     for o in static_oracles().iter().map(|o| o.as_ref()).chain([&Reference as &dyn Oracle]) {
         o.check(g)?;
     }
-    Ok(())
+    match super::ptxas_oracle::ptxas() {
+        Some(p) => super::ptxas_oracle::check_ptxas(p, g),
+        None => Ok(()),
+    }
 }
 
 /// Intent of a (minimized) case, read back from its `expect`.

@@ -9,6 +9,7 @@
 
 pub mod campaign;
 pub mod minimize;
+pub mod ptxas_oracle;
 
 use crate::report::{CaseResult, RunInfo, Verdict};
 use crate::gpu::Supervisor;
@@ -39,7 +40,7 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Families the swarm may enable, comma separated: cp_async, bulk_copy, bulk_reduce,
-    /// bulk_prefetch, mbarrier, store (default: all).
+    /// bulk_prefetch, mbarrier, store, tcgen05, tensor (default: all).
     #[arg(long)]
     pub families: Option<String>,
     /// Generator configuration.
@@ -228,6 +229,10 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
             Ok(d) => gpu = Some(Gpu::new(&d, args.device, args.job_timeout)?),
             Err(why) => println!("no GPU ({why}): fuzzing the CPU oracles only"),
         }
+    }
+    match ptxas_oracle::ptxas() {
+        Some(p) => println!("ptxas oracle: {}", p.path.display()),
+        None => println!("ptxas not found ($PTXAS, PATH, $CUDA_HOME/bin, pip nvidia-cuda-nvcc): ptxas oracle skipped"),
     }
     let hw = gpu.as_mut().map(|g| g as &mut dyn Hardware);
     let opts = campaign::Options::from_args(args);

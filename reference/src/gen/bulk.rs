@@ -125,7 +125,7 @@ fn expect_tx(w: &World, c: &mut Chunk<'_>, b: usize, tx: Value) -> Instruction {
 /// Announce `tx` bytes on mbarrier `b` in `dests` and run `issue`, then arrive so the phase can
 /// complete when the bytes land, then wait. Styles: arrive.expect_tx first; expect_tx first and a
 /// plain arrive after; one expect_tx per transfer (`per`) and a plain arrive after.
-fn through_mbarrier(w: &mut World, c: &mut Chunk<'_>, b: usize, dests: &[u32], thread: u32, per: &[i64], issue: &mut dyn FnMut(&mut World, &mut Chunk<'_>, usize)) {
+pub(super) fn through_mbarrier(w: &mut World, c: &mut Chunk<'_>, b: usize, dests: &[u32], thread: u32, per: &[i64], issue: &mut dyn FnMut(&mut World, &mut Chunk<'_>, usize)) {
     let total: i64 = per.iter().sum();
     w.ensure_bar(b, dests, thread, 1);
     let at = w.who(dests, thread);

@@ -27,6 +27,7 @@ pub mod store;
 pub mod strategy;
 pub mod swarm;
 pub mod tcgen05;
+pub mod tensor;
 pub mod world;
 
 use crate::case::model::{Case, Expect};
@@ -202,6 +203,7 @@ fn episode(fam: Family, w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>
         Family::Mbarrier => mbarrier::episode(w, c, dev),
         Family::Store => store::episode(w, c, dev),
         Family::Tcgen05 => tcgen05::episode(w, c, dev),
+        Family::Tensor => tensor::episode(w, c, dev),
     }
 }
 

@@ -14,10 +14,20 @@ pub enum Family {
     Mbarrier,
     Store,
     Tcgen05,
+    Tensor,
 }
 
 impl Family {
-    pub const ALL: [Family; 7] = [Family::CpAsync, Family::BulkCopy, Family::BulkReduce, Family::BulkPrefetch, Family::Mbarrier, Family::Store, Family::Tcgen05];
+    pub const ALL: [Family; 8] = [
+        Family::CpAsync,
+        Family::BulkCopy,
+        Family::BulkReduce,
+        Family::BulkPrefetch,
+        Family::Mbarrier,
+        Family::Store,
+        Family::Tcgen05,
+        Family::Tensor,
+    ];
     fn bit(self) -> u8 {
         1 << Self::ALL.iter().position(|f| *f == self).unwrap_or(0)
     }
@@ -25,7 +35,7 @@ impl Family {
     pub fn min_sm(self) -> u32 {
         match self {
             Family::CpAsync | Family::Mbarrier | Family::Store => 80,
-            Family::BulkCopy | Family::BulkReduce | Family::BulkPrefetch => 90,
+            Family::BulkCopy | Family::BulkReduce | Family::BulkPrefetch | Family::Tensor => 90,
             // sm_100a / sm_100f (the episode checks the target class itself).
             Family::Tcgen05 => 100,
         }
@@ -34,7 +44,7 @@ impl Family {
     pub fn can(self, d: Deviation) -> bool {
         match self {
             Family::CpAsync | Family::BulkCopy => true,
-            Family::BulkReduce | Family::Mbarrier | Family::Tcgen05 => d != Deviation::Racy,
+            Family::BulkReduce | Family::Mbarrier | Family::Tcgen05 | Family::Tensor => d != Deviation::Racy,
             Family::BulkPrefetch => d == Deviation::Illegal,
             Family::Store => false,
         }
@@ -46,7 +56,7 @@ impl Family {
 pub struct Families(pub u8);
 
 impl Families {
-    pub const ALL: Families = Families(0b111_1111);
+    pub const ALL: Families = Families(0b1111_1111);
     pub const NONE: Families = Families(0);
     pub fn of(fs: &[Family]) -> Families {
         Families(fs.iter().fold(0, |a, f| a | f.bit()))

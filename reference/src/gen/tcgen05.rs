@@ -4,7 +4,7 @@
 //! `tcgen05.relinquish_alloc_permit`) or a *checked* allocation that the harness epilogue reads and
 //! frees (A-EXEC-TCGEN05-EPILOGUE in `sem::exec::tcgen05`).
 //!
-//! Each episode gets its own `memory.tmem` word `tm{k}` and its own 1024-byte-aligned shared
+//! Each episode gets its own `memory.tmem` word `tmem{k}` and its own 1024-byte-aligned shared
 //! source region `tsrc{k}` with a pattern; the descriptor is relative to the shared image
 //! (A-EXEC-TCGEN05-DESC-RELATIVE), so the region's image offset is computed the way
 //! `crate::layout` places shared regions (declaration order, each at its alignment).
@@ -34,7 +34,7 @@ use crate::target::{PtxVersion, Verdict};
 
 /// Source region and Tensor Memory word names of episode `k`.
 pub const TSRC: &str = "tsrc";
-pub const TMEM: &str = "tm";
+pub const TMEM: &str = "tmem";
 
 /// The Tensor Memory state of one CTA as the generator tracks it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

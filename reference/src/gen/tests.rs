@@ -54,3 +54,143 @@ proptest! {
         prop_assert!(oracle::Oracle::check(&Validates, &g).is_ok());
     }
 }
+
+mod tensor_family {
+    use super::super::oracle::{static_oracles, Oracle, Reference};
+    use super::super::swarm::{Families, Family};
+    use super::super::*;
+    use crate::case::init::SplitMix64;
+    use crate::case::model::StepOp;
+    use crate::sem::tensor::tensormap::{EncodeKind, Interleave, OobFill, Swizzle};
+    use std::collections::BTreeSet;
+
+    fn cfg(illegal: u8, undefined: u8) -> GenConfig {
+        GenConfig {
+            targets: vec![Target::SM_90, Target::SM_90A, Target::SM_100A, Target::SM_100F],
+            families: Families::of(&[Family::Tensor, Family::Store]),
+            illegal_per_256: illegal,
+            undefined_per_256: undefined,
+            ..GenConfig::default()
+        }
+    }
+
+    /// `n` generated programs from seed `seed`, every one checked by the static oracles and the
+    /// reference (well defined unless a deviation was asked for, then by the intended rule).
+    fn checked(cfg: &GenConfig, seed: u64, n: usize) -> Vec<Generated> {
+        let mut rng = SplitMix64(seed);
+        let oracles: Vec<Box<dyn Oracle>> = static_oracles().into_iter().chain([Box::new(Reference) as Box<dyn Oracle>]).collect();
+        (0..n)
+            .map(|_| {
+                let bytes: Vec<u8> = (0..HEADER + 6 * BLOCK).map(|_| rng.next().unwrap_or(0) as u8).collect();
+                let g = generate_bytes(&bytes, cfg);
+                for o in &oracles {
+                    if let Err(v) = o.check(&g) {
+                        panic!("{v}\n{}", crate::case::to_yaml(std::slice::from_ref(&g.case)));
+                    }
+                }
+                g
+            })
+            .collect()
+    }
+
+    fn ptx_texts(gs: &[Generated]) -> Vec<String> {
+        gs.iter()
+            .flat_map(|g| g.case.program.iter())
+            .filter_map(|s| match &s.op {
+                StepOp::Ptx(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tensor_programs_validate_and_run_well_defined() {
+        let gs = checked(&cfg(0, 0), 11, 300);
+        assert!(gs.iter().all(|g| g.intent == Intent::WellDefined));
+        let t = ptx_texts(&gs);
+        let tensor_steps = t.iter().filter(|x| x.contains(".tensor")).count();
+        assert!(tensor_steps > 300, "only {tensor_steps} tensor steps");
+        // Every map a program declares is used by its episode.
+        for g in &gs {
+            for m in &g.case.memory.tensor_maps {
+                assert!(g.case.program.iter().any(|s| matches!(&s.op, StepOp::Ptx(x) if x.contains(&format!("[{}, ", m.name)))), "{} unused", m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn tensor_swarm_covers_the_forms() {
+        let gs = checked(&cfg(0, 0), 12, 400);
+        let t = ptx_texts(&gs);
+        let has = |s: &str| t.iter().any(|x| x.contains(s));
+        for needle in [
+            ".shared::cluster.global.mbarrier",
+            ".shared::cluster.global.tile.mbarrier",
+            ".shared::cta.global",
+            ".global.shared::cta.bulk_group",
+            ".global.shared::cta.tile.bulk_group",
+            "cp.reduce.async.bulk.tensor",
+            "cp.async.bulk.prefetch.tensor",
+            ".multicast::cluster",
+            ".im2col.mbarrier",
+            ".im2col_no_offs",
+            ".tile::gather4",
+            ".tile::scatter4",
+            ".cta_group::1",
+            ".cta_group::2",
+            ".L2::cache_hint",
+            "cp.async.bulk.commit_group",
+            "cp.async.bulk.wait_group.read",
+            "mbarrier.arrive.expect_tx",
+            ".1d.", ".2d.", ".3d.", ".4d.", ".5d.",
+        ] {
+            assert!(has(needle), "no generated step contains `{needle}`");
+        }
+        // Negative and out-of-bound coordinates.
+        assert!(t.iter().any(|x| x.contains(".tensor") && x.contains(", -")), "no negative coordinate");
+        let maps: Vec<_> = gs.iter().flat_map(|g| g.case.memory.tensor_maps.iter().map(|m| m.map.clone())).collect();
+        let swz: BTreeSet<String> = maps.iter().map(|m| format!("{:?}", m.swizzle)).collect();
+        for s in [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128] {
+            assert!(swz.contains(&format!("{s:?}")), "swizzle {s:?} missing: {swz:?}");
+        }
+        for il in [Interleave::B16, Interleave::B32] {
+            assert!(maps.iter().any(|m| m.interleave == il), "interleave {il:?} missing");
+        }
+        assert!(maps.iter().any(|m| m.oob_fill == OobFill::NanRequestZeroFma));
+        assert!(maps.iter().any(|m| m.element_strides.as_ref().is_some_and(|e| e.iter().any(|&x| x > 1))));
+        assert!(maps.iter().any(|m| m.encode == EncodeKind::Im2col));
+        let types: BTreeSet<String> = maps.iter().map(|m| format!("{:?}", m.tensor_data_type)).collect();
+        assert!(types.len() >= 10, "{types:?}");
+        let ranks: BTreeSet<usize> = maps.iter().filter(|m| m.encode == EncodeKind::Tiled).map(|m| m.global_dim.len()).collect();
+        assert_eq!(ranks.len(), 5, "{ranks:?}");
+        // Blackwell-only forms stay on Blackwell targets.
+        for g in &gs {
+            if g.case.target.sm < 100 {
+                for (_, x) in super::super::oracle::ptx_steps(&g.case) {
+                    assert!(!x.contains("gather4") && !x.contains("scatter4") && !x.contains("cta_group"), "{x} on {}", g.case.target);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tensor_deviations_are_classified() {
+        let gs = checked(&cfg(100, 120), 13, 300);
+        let mut rules = BTreeSet::new();
+        let mut illegal = 0;
+        for g in &gs {
+            match &g.intent {
+                Intent::Illegal { step, .. } => {
+                    illegal += 1;
+                    assert!(matches!(&g.case.program[*step].op, StepOp::Ptx(x) if x.contains(".tensor")), "{g:?}");
+                }
+                Intent::Undefined { rule } => {
+                    rules.insert(rule.split(':').next().unwrap_or("").to_string());
+                }
+                _ => {}
+            }
+        }
+        assert!(illegal > 20, "{illegal}");
+        assert!(rules.contains("tensor.copy") && rules.contains("tensormap.encode_rejected"), "{rules:?}");
+    }
+}

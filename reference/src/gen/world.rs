@@ -115,6 +115,9 @@ impl World {
             memory.global.push(region(RDST, vals(head)));
             memory.shared.push(region(RSH, vals(head)));
         }
+        if swarm.families.contains(&super::swarm::Family::Tensor) {
+            super::tensor::add_regions(&mut memory, seed, fill);
+        }
         World {
             target,
             launch: Launch { grid: [n, 1, 1], cluster: [cs, 1, 1], threads },
