@@ -212,7 +212,8 @@ def interleave_store(ty, rank, interleave, swizzle, coords=None, tag=""):
 
 
 def im2col_interleave_load(ty, rank, interleave, swizzle, tag="", coords=None):
-    """Position (not yet probed): channels count granules like a tile's dimension 0."""
+    """Observed on H200 (Im2colInterleaveStepsDim0): pixel k is granule c0 + k of dimension 0,
+    one G-byte row each, so complete-tx = pixelsPerColumn x G."""
     elem = TYPES[ty][0]
     g = GRANULE[interleave]
     cpp = 16 // elem
@@ -226,7 +227,7 @@ def im2col_interleave_load(ty, rank, interleave, swizzle, tag="", coords=None):
     m = im2col_map(ty, dims, [0] * spatial, [0] * spatial, cpp, 6, swizzle)
     m["global_strides"] = strides
     m["interleave"] = interleave
-    tx = 6 * cpp * g
+    tx = 6 * g
     c = coords or [0] * rank
     return load_case(f"tensor.load.im2col.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}", "sm_90a", ty, m, c, tx, tx, strides[-1] * dims[-1], mode_q="im2col", info=[0] * spatial)
 
@@ -520,7 +521,7 @@ def main():
         for il, sw in [("16b", "none"), ("16b", "64b"), ("32b", "32b")]:
             cases.append(im2col_interleave_load("float32", rank, il, sw))
             cases.append(im2col_interleave_load("uint8", rank, il, sw, coords=[1, 1] + [0] * (rank - 2), tag=".at1"))
-    counts["load_im2col_interleave"] = write("load_im2col_interleave.yaml", cases, "Interleaved im2col loads (position: channels count granules).")
+    counts["load_im2col_interleave"] = write("load_im2col_interleave.yaml", cases, "Interleaved im2col loads (observed: pixel k is granule c0 + k of dimension 0).")
     counts["store_interleave"] = write("store_interleave.yaml", cases, "Interleaved tile stores (position: the load's granule layout, InterleaveGranuleUnits).")
 
     # 128B atomicity sub-modes (sm_100a).

@@ -83,16 +83,25 @@ pub enum Assumption {
     /// are in granules, a granule's global address is `base + x0·G + Σ x_i·globalStrides[i-1]`,
     /// and shared-memory rows are `ceil(boxDim[0]/elementStrides[0])·G` bytes, dense (no span
     /// padding under a swizzle; the XOR applies to the address). complete-tx counts those bytes.
-    /// ASSUMED (not probed): stores and im2col maps use the same units.
+    /// OBSERVED for tile stores too (18 corpus stores pass on H200); im2col maps: see
+    /// [`Assumption::Im2colInterleaveStepsDim0`].
     InterleaveGranuleUnits,
     /// OBSERVED on H200 (same probes): an interleaved box does not traverse dimension rank−2
     /// (its coordinate is used, its box extent is taken as 1): 3D boxes iterate dimensions 0
     /// and 2, 4D boxes 0, 1 and 3, 5D boxes 0, 1, 2 and 4.
     InterleaveDropsDimRankMinus2,
+    /// OBSERVED on H200 (cases/tensor/gen/load_im2col_interleave.yaml, 18 loads, rank 3–5, 16B /
+    /// 32B, channels of 16 bytes): an interleaved im2col load moves `pixelsPerColumn` granules,
+    /// pixel k being granule `c0 + k` of dimension 0 at the filter base (W, H, D, N do not
+    /// advance; globalStrides[0] plays no part), one G-byte shared row each; complete-tx counts
+    /// those bytes. The position that channels count granules like a tile's dimension 0 (each
+    /// pixel `channelsPerPixel` granules, pixels along W) was refuted by all 18 timing out.
+    /// Open: channels wider than a granule, pixels past globalDim[0].
+    Im2colInterleaveStepsDim0,
 }
 
 impl Assumption {
-    pub const ALL: [Assumption; 19] = [
+    pub const ALL: [Assumption; 20] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
         Assumption::StoreClips16ByteGranules,
@@ -112,6 +121,7 @@ impl Assumption {
         Assumption::InterleaveIsDescriptive,
         Assumption::InterleaveGranuleUnits,
         Assumption::InterleaveDropsDimRankMinus2,
+        Assumption::Im2colInterleaveStepsDim0,
     ];
 }
 

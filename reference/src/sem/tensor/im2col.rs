@@ -5,7 +5,7 @@
 //! im2col offsets are indexed W first. The traversal order is [`Assumption::Im2colTraversal`],
 //! halo placement [`Assumption::Im2colWHalo`], OOB [`Assumption::Im2colOobIsTensorBound`].
 
-use super::access::{box_fits, box_start_aligned, copy_rule, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
+use super::access::{box_fits, box_start_aligned, copy_rule, interleaved, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, Im2colBox, ValidatedMap, WideMode};
 
@@ -54,8 +54,21 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     }
     let mut n = coords[r - 1] as i64;
     let unit = Unit::of_map(map);
-    let cpp_units = *channels_per_pixel as u64 / unit.values;
     box_start_aligned(map, coords[0] as i64)?;
+    if interleaved(map) {
+        // Observed (H200, 18 loads, Assumption::Im2colInterleaveStepsDim0): pixel k is the one
+        // granule c0 + k of dimension 0 at the filter base; W, H, D, N do not advance.
+        let _ = Assumption::Im2colInterleaveStepsDim0;
+        box_fits(*pixels_per_column as u64, unit)?;
+        let mut rest: Vec<i64> = (0..spatial).map(|s| pos[s] + offsets[s] as i64).collect();
+        rest.push(n);
+        let mut out = Vec::new();
+        for k in 0..*pixels_per_column as u64 {
+            pixel(&mut out, unit, unit.smem_bytes, k, 1, coords[0] as i64 + k as i64, &rest);
+        }
+        return Ok(out);
+    }
+    let cpp_units = *channels_per_pixel as u64 / unit.values;
     let pitch = row_pitch(map, cpp_units * unit.smem_bytes);
     box_fits(*pixels_per_column as u64 * pitch / unit.smem_bytes, unit)?;
     let mut out = Vec::new();
