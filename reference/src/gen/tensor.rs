@@ -290,7 +290,7 @@ fn draw_load(g: &mut SplitMix, w: &World, shape: Shape) -> Option<Load> {
         }
     };
     let map = accepted(&params, w)?;
-    let off = 16 * g.below(4) * g.below(2);
+    let off = tensor::SMEM_ALIGN_BYTES * g.below(4) * g.below(2);
     let plan = tensor::load(&map, &plan_mode, &coords, off).ok()?;
     fits(&plan).then(|| Load { dim: dim_of(params.global_dim.len()), params, map, mode, plan_mode, coords, off })
 }
@@ -523,7 +523,7 @@ fn to_global(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32, reduce: boo
             Shape::Gather4 => StoreMode::Scatter4,
             Shape::Tile => StoreMode::Tile,
         };
-        let off = 16 * g.below(4) * g.below(2);
+        let off = tensor::SMEM_ALIGN_BYTES * g.below(4) * g.below(2);
         let Ok(plan) = tensor::store(&map, plan_mode, &coords, off) else { continue };
         if !fits(&plan) {
             continue;

@@ -110,12 +110,14 @@ fn encode_ub(e: EncodeReject, driver: Result<(), EncodeReject>) -> Stop {
     stop(encode_rejected_id(e.rule), rules::TENSORMAP_ENCODE_REJECTED.section, format!("{e}; {d}"))
 }
 
-/// A-TENSOR-REDUCE-TYPE.
+/// A-TENSOR-REDUCE-TYPE. `.b64` is the UINT64 map only: `.and/.or/.xor` on an INT64 map trap on
+/// H100 and H200 while UINT64 passes (finding H8; §9.7.9.25.5.3 does not say which map type is
+/// `.b64`), so INT64 bitwise reductions are the type-rule violation.
 pub fn reduce_type(op: RedOp, ty: DataType) -> Option<RedType> {
     let bitwise = matches!(op, RedOp::And | RedOp::Or | RedOp::Xor);
     let t = match (ty, bitwise) {
         (DataType::Uint32, true) | (DataType::Int32, true) => RedType::B32,
-        (DataType::Uint64, true) | (DataType::Int64, true) => RedType::B64,
+        (DataType::Uint64, true) => RedType::B64,
         (DataType::Uint32, false) => RedType::U32,
         (DataType::Int32, false) => RedType::S32,
         (DataType::Uint64, false) => RedType::U64,
@@ -483,6 +485,8 @@ mod tests {
         assert_eq!(reduce_type(RedOp::Add, DataType::Int32), Some(RedType::S32));
         assert_eq!(reduce_type(RedOp::And, DataType::Int32), Some(RedType::B32));
         assert_eq!(reduce_type(RedOp::Max, DataType::Int64), Some(RedType::S64));
+        assert_eq!(reduce_type(RedOp::Xor, DataType::Uint64), Some(RedType::B64));
+        assert_eq!(reduce_type(RedOp::Xor, DataType::Int64), None, "INT64 bitwise traps (H8)");
         assert_eq!(reduce_type(RedOp::Add, DataType::Int64), None, ".add has no .s64");
         assert_eq!(reduce_type(RedOp::Add, DataType::Float64), None, "no .f64 in the tensor table");
         assert_eq!(reduce_type(RedOp::Inc, DataType::Int32), None, ".inc only .u32");

@@ -211,7 +211,7 @@ pub mod copy_rule {
     pub const PACKED_DIRECTION: &str = "packed-type-direction";
     /// 32B atomicity + 8B flip: loads only, not the im2col::w modes (§9.7.9.25.5.1).
     pub const FLIP_8B: &str = "flip-8b-load-not-im2col-w";
-    /// Shared-memory address aligned to 16 (the box), 32 / 64 for the 32B / 64B atomicity (§5.5.3.1, §5.5.7).
+    /// Shared-memory address aligned to [`SMEM_ALIGN_BYTES`](super::SMEM_ALIGN_BYTES) (observed; the text says 16, 32 / 64 for the 32B / 64B atomicity, §5.5.3.1, §5.5.7).
     pub const SMEM_ALIGN: &str = "smem-alignment";
     /// The box must fit in one CTA's shared memory ([`SMEM_MAX_BYTES`](super::SMEM_MAX_BYTES)); also keeps
     /// the plan's size bounded (a 256^5 box is a valid map).
@@ -234,6 +234,12 @@ pub mod copy_rule {
         BOX_START_ALIGNED,
     ];
 }
+
+/// Alignment a tensor copy's shared-memory address needs. Observed on H200 (finding H10,
+/// cases/probes/smem_align.yaml): loads and stores trap (MisalignedAddress) at 16, 32 and 64
+/// bytes past a 1024-byte boundary and work at 128, 256 and 512, with every swizzle mode and
+/// without. §5.5.3.1 states 16 bytes and the 128B atomicity modes 32 / 64, all below this.
+pub const SMEM_ALIGN_BYTES: u64 = 128;
 
 /// The most shared memory one CTA can have on sm_90 / sm_100 (227 KiB of opt-in dynamic shared
 /// memory); a copy whose box is larger cannot have a valid destination.
@@ -311,9 +317,8 @@ pub fn complete_tx_bytes(map: &ValidatedMap, mode: &LoadMode, coords: &[i32], ds
 }
 
 fn common_checks(map: &ValidatedMap, dir: Direction, smem: u64) -> Result<(), CopyError> {
-    let pat = Pattern::from(map.swizzle);
-    let align = pat.smem_alignment();
-    need(smem % align == 0, copy_rule::SMEM_ALIGN, || format!("shared address {smem:#x} not {align}-byte aligned for {:?}", map.swizzle))?;
+    let align = SMEM_ALIGN_BYTES;
+    need(smem % align == 0, copy_rule::SMEM_ALIGN, || format!("shared address {smem:#x} not {align}-byte aligned"))?;
     if dir == Direction::Store {
         need(map.ty != DataType::U4Align16B, copy_rule::PACKED_DIRECTION, || "16U4_ALIGN16B (.b4x16_p64) cannot be stored".into())?;
     } else {
