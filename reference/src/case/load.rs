@@ -96,20 +96,26 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
     // second YAML parse) only when there is a problem to locate. serde-saphyr's `from_str` reads
     // the whole stream and fails on a second document or a syntax error anywhere, so its success
     // means the located pass would have found this one document with this root.
+    let mut first = None;
     if let Some(multi) = collection_root(text) {
-        if let Ok(cases) = deserialize(text, multi) {
-            let problems = validate::validate_file(&cases);
-            if problems.is_empty() {
-                return Checked { cases, ..Checked::default() };
-            }
-            if let Ok(docs) = loc::parse(text) {
-                if let [root] = docs.as_slice() {
-                    return with_problems(cases, &problems, multi, root, text, origin);
+        match deserialize(text, multi) {
+            Ok(cases) => {
+                let problems = validate::validate_file(&cases);
+                if problems.is_empty() {
+                    return Checked { cases, ..Checked::default() };
                 }
+                if let Ok(docs) = loc::parse(text) {
+                    if let [root] = docs.as_slice() {
+                        return with_problems(cases, &problems, multi, root, text, origin);
+                    }
+                }
+                first = Some((multi, Ok(cases)));
             }
+            // The located pass reuses the error rather than deserializing again.
+            Err(e) => first = Some((multi, Err(e))),
         }
     }
-    check_located(text, origin)
+    located_pass(text, origin, first)
 }
 
 /// Whether the first document's root is a sequence (`Some(true)`) or a mapping (`Some(false)`),
@@ -136,7 +142,13 @@ fn deserialize(text: &str, multi: bool) -> Result<Vec<Case>, serde_saphyr::Error
 }
 
 /// [`check_str`] with the located node tree built first (every problem gets a position).
+#[cfg(test)]
 pub(super) fn check_located(text: &str, origin: &str) -> Checked {
+    located_pass(text, origin, None)
+}
+
+/// The located pass; `first` is a deserialization of `text` already tried (sequence root or not).
+fn located_pass(text: &str, origin: &str, mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>) -> Checked {
     let mut out = Checked::default();
     let docs = match loc::parse(text) {
         Ok(d) => d,
@@ -166,9 +178,13 @@ pub(super) fn check_located(text: &str, origin: &str) -> Checked {
             return out;
         }
     };
+    let mut deserialized = |multi: bool| match first.take() {
+        Some((m, r)) if m == multi => r,
+        _ => deserialize(text, multi),
+    };
     let (cases, multi) = match &root.kind {
-        Kind::Map(_) => (deserialize(text, false), false),
-        Kind::Seq(_) => (deserialize(text, true), true),
+        Kind::Map(_) => (deserialized(false), false),
+        Kind::Seq(_) => (deserialized(true), true),
         Kind::Scalar(s, _) if s.is_empty() || s == "~" || s == "null" => return out,
         _ => {
             out.errors.push(located(origin, root.at, "case", "expected a case (a mapping) or a sequence of cases"));
