@@ -19,6 +19,7 @@ use super::loc::{self, Kind, Node, Seg};
 use super::model::Case;
 use super::validate::{self, Problem, Severity};
 use crate::ptx::lex::Pos;
+use serde_saphyr::granit_parser::{Event, Parser};
 
 /// Everything known about one file: the cases that deserialized, and every located problem.
 /// `errors` non-empty means the file must not be run; `notes` are advisory (e.g. a non-portable
@@ -91,6 +92,63 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> Case
 /// Load, deserialize and validate every case of one YAML text, collecting every problem.
 /// `origin` names the text in messages (usually its path).
 pub fn check_str(text: &str, origin: &str) -> Checked {
+    // Most texts are well-formed cases: deserialize first and build the located node tree (a
+    // second YAML parse) only when there is a problem to locate. serde-saphyr's `from_str` reads
+    // the whole stream and fails on a second document or a syntax error anywhere, so its success
+    // means the located pass would have found this one document with this root.
+    let mut first = None;
+    if let Some(multi) = collection_root(text) {
+        match deserialize(text, multi) {
+            Ok(cases) => {
+                let problems = validate::validate_file(&cases);
+                if problems.is_empty() {
+                    return Checked { cases, ..Checked::default() };
+                }
+                if let Ok(docs) = loc::parse(text) {
+                    if let [root] = docs.as_slice() {
+                        return with_problems(cases, &problems, multi, root, text, origin);
+                    }
+                }
+                first = Some((multi, Ok(cases)));
+            }
+            // The located pass reuses the error rather than deserializing again.
+            Err(e) => first = Some((multi, Err(e))),
+        }
+    }
+    located_pass(text, origin, first)
+}
+
+/// Whether the first document's root is a sequence (`Some(true)`) or a mapping (`Some(false)`),
+/// from the first events only; `None` for anything else (a scalar, an empty stream, an early
+/// syntax error), which the located pass handles.
+fn collection_root(text: &str) -> Option<bool> {
+    for ev in Parser::new_from_str(text) {
+        match ev.ok()?.0 {
+            Event::StreamStart | Event::DocumentStart(..) | Event::Comment(..) => {}
+            Event::MappingStart(..) => return Some(false),
+            Event::SequenceStart(..) => return Some(true),
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn deserialize(text: &str, multi: bool) -> Result<Vec<Case>, serde_saphyr::Error> {
+    if multi {
+        serde_saphyr::from_str::<Vec<Case>>(text)
+    } else {
+        serde_saphyr::from_str::<Case>(text).map(|c| vec![c])
+    }
+}
+
+/// [`check_str`] with the located node tree built first (every problem gets a position).
+#[cfg(test)]
+pub(super) fn check_located(text: &str, origin: &str) -> Checked {
+    located_pass(text, origin, None)
+}
+
+/// The located pass; `first` is a deserialization of `text` already tried (sequence root or not).
+fn located_pass(text: &str, origin: &str, mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>) -> Checked {
     let mut out = Checked::default();
     let docs = match loc::parse(text) {
         Ok(d) => d,
@@ -120,9 +178,13 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
             return out;
         }
     };
+    let mut deserialized = |multi: bool| match first.take() {
+        Some((m, r)) if m == multi => r,
+        _ => deserialize(text, multi),
+    };
     let (cases, multi) = match &root.kind {
-        Kind::Map(_) => (serde_saphyr::from_str::<Case>(text).map(|c| vec![c]), false),
-        Kind::Seq(_) => (serde_saphyr::from_str::<Vec<Case>>(text), true),
+        Kind::Map(_) => (deserialized(false), false),
+        Kind::Seq(_) => (deserialized(true), true),
         Kind::Scalar(s, _) if s.is_empty() || s == "~" || s == "null" => return out,
         _ => {
             out.errors.push(located(origin, root.at, "case", "expected a case (a mapping) or a sequence of cases"));
@@ -136,12 +198,19 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
             return out;
         }
     };
-    for p in validate::validate_file(&cases) {
-        let (errs, prefix) = (&mut out, if multi { vec![Seg::Idx(p.case)] } else { Vec::new() });
-        let e = locate_problem(&p, root, &prefix, text, origin);
+    let problems = validate::validate_file(&cases);
+    with_problems(cases, &problems, multi, root, text, origin)
+}
+
+/// The deserialized cases with their validation problems located in the tree under `root`.
+fn with_problems(cases: Vec<Case>, problems: &[Problem], multi: bool, root: &Node, text: &str, origin: &str) -> Checked {
+    let mut out = Checked::default();
+    for p in problems {
+        let prefix = if multi { vec![Seg::Idx(p.case)] } else { Vec::new() };
+        let e = locate_problem(p, root, &prefix, text, origin);
         match p.severity {
-            Severity::Error => errs.errors.push(e),
-            Severity::Note => errs.notes.push(e),
+            Severity::Error => out.errors.push(e),
+            Severity::Note => out.notes.push(e),
         }
     }
     out.errors.sort_by_key(|e| (e.line, e.col));

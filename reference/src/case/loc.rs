@@ -5,7 +5,7 @@
 
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, ScanError};
 
-use crate::ptx::lex::{locate, Pos};
+use crate::ptx::lex::{locate, LineIndex, Pos};
 
 /// One YAML node with its source extent (`start..end` in bytes of the text).
 #[derive(Clone, Debug)]
@@ -73,9 +73,9 @@ fn byte_of(text: &str, m: &serde_saphyr::granit_parser::Marker) -> usize {
     b
 }
 
-fn node(text: &str, start: usize, end: usize, kind: Kind) -> Node {
+fn node(lines: &LineIndex, start: usize, end: usize, kind: Kind) -> Node {
     let end = end.max(start);
-    Node { at: locate(text, start), end_at: locate(text, end), start, end, kind }
+    Node { at: lines.locate(start), end_at: lines.locate(end), start, end, kind }
 }
 
 fn attach(stack: &mut [Frame], docs: &mut Vec<Node>, n: Node) {
@@ -93,19 +93,20 @@ fn attach(stack: &mut [Frame], docs: &mut Vec<Node>, n: Node) {
 pub(crate) fn parse(text: &str) -> Result<Vec<Node>, ScanError> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut docs = Vec::new();
+    let lines = LineIndex::new(text);
     for ev in Parser::new_from_str(text) {
         let (ev, span) = ev?;
         let s = byte_of(text, &span.start);
         let e = byte_of(text, &span.end);
         match ev {
-            Event::Scalar(v, style, _, _) => attach(&mut stack, &mut docs, node(text, s, e, Kind::Scalar(v.into_owned(), style))),
-            Event::Alias(_) => attach(&mut stack, &mut docs, node(text, s, e, Kind::Alias)),
+            Event::Scalar(v, style, _, _) => attach(&mut stack, &mut docs, node(&lines, s, e, Kind::Scalar(v.into_owned(), style))),
+            Event::Alias(_) => attach(&mut stack, &mut docs, node(&lines, s, e, Kind::Alias)),
             Event::SequenceStart(..) => stack.push(Frame::Seq(s, Vec::new())),
             Event::MappingStart(..) => stack.push(Frame::Map(s, Vec::new(), None)),
             Event::SequenceEnd | Event::MappingEnd => {
                 let n = match stack.pop() {
-                    Some(Frame::Seq(start, items)) => node(text, start, e, Kind::Seq(items)),
-                    Some(Frame::Map(start, pairs, _)) => node(text, start, e, Kind::Map(pairs)),
+                    Some(Frame::Seq(start, items)) => node(&lines, start, e, Kind::Seq(items)),
+                    Some(Frame::Map(start, pairs, _)) => node(&lines, start, e, Kind::Map(pairs)),
                     None => continue,
                 };
                 attach(&mut stack, &mut docs, n);

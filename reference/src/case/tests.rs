@@ -364,6 +364,22 @@ mod props {
             t.push_str(&base[end..]);
             let _ = check_str(&t, "m.yaml");
         }
+
+        /// `check_str`'s deserialize-first path gives exactly what the located pass gives, for
+        /// mutated cases (mostly invalid) and for sequences of (mostly invalid) cases.
+        #[test]
+        fn fast_path_agrees_with_located_pass(pos in 0usize..400, ins in "[\\[\\]{}:,\\- \\n'\"a-z0-9|>&*!#]{0,6}", del in 0usize..6, cases in vec(case(), 1..3)) {
+            let base = super::GOOD;
+            let p = pos.min(base.len());
+            let end = (p + del).min(base.len());
+            let mutated = format!("{}{}{}", &base[..p], ins, &base[end..]);
+            for t in [base.to_string(), mutated, to_yaml(&cases), to_yaml(&cases[..1]).replacen("- ", "  ", 1)] {
+                let (fast, located) = (check_str(&t, "f.yaml"), super::super::load::check_located(&t, "f.yaml"));
+                prop_assert_eq!(&fast.cases, &located.cases, "{}", t);
+                prop_assert_eq!(&fast.errors, &located.errors, "{}", t);
+                prop_assert_eq!(&fast.notes, &located.notes, "{}", t);
+            }
+        }
     }
 }
 

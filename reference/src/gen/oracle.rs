@@ -51,8 +51,9 @@ impl Oracle for Validates {
         if !errs.is_empty() {
             return fail(self.name(), errs.join("; "));
         }
+        let ctx = parse_ctx(&g.case);
         for (i, text) in ptx_steps(&g.case) {
-            match Statement::parse_with(text, &parse_ctx(&g.case)) {
+            match Statement::parse_with(text, &ctx) {
                 Ok(st) if st.instr.to_string() == text => {}
                 Ok(st) => return fail(self.name(), format!("step {i}: `{text}` reprints as `{}`", st.instr)),
                 Err(e) => return fail(self.name(), format!("step {i}: `{text}` does not parse: {e}")),

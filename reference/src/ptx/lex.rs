@@ -73,6 +73,29 @@ pub fn locate(source: &str, offset: usize) -> Pos {
     Pos { line, col: before[line_start..].chars().count() + 1 }
 }
 
+/// [`locate`] for many offsets into one text: the line starts are found once, so each lookup is
+/// a binary search plus a column count (the YAML locator places every node of a case file).
+pub struct LineIndex<'a> {
+    source: &'a str,
+    /// Byte offset of the start of every line (the first is 0).
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(source: &'a str) -> Self {
+        let starts = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        LineIndex { source, starts }
+    }
+    /// Same as `locate(source, offset)`.
+    pub fn locate(&self, offset: usize) -> Pos {
+        let offset = offset.min(self.source.len());
+        // Lines starting at or before `offset` (a line starts just past each newline before it).
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let line_start = self.starts[line - 1];
+        Pos { line, col: self.source[line_start..offset].chars().count() + 1 }
+    }
+}
+
 /// Blank out `//` and `/* */` comments (same length, newlines kept).
 pub fn strip_comments(src: &str) -> String {
     let b = src.as_bytes();
@@ -246,6 +269,16 @@ mod tests {
         assert_eq!(st[2].text.trim(), "baz");
         let y = st[1].text.find('y').unwrap();
         assert_eq!(st[1].locate(y), Pos { line: 4, col: 4 });
+    }
+
+    #[test]
+    fn line_index_agrees_with_locate() {
+        for src in ["", "a", "\n", "ab\n\ncé\nd\n", "x\ny", "\u{e9}\u{e9}\n\u{e9}"] {
+            let ix = LineIndex::new(src);
+            for off in (0..=src.len() + 2).filter(|&o| o > src.len() || src.is_char_boundary(o)) {
+                assert_eq!(ix.locate(off), locate(src, off), "{src:?} at {off}");
+            }
+        }
     }
 
     #[test]

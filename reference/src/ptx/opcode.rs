@@ -54,8 +54,9 @@ impl Opcode {
 
     /// Does the opcode start with these dotted segments?
     pub fn has_head(&self, head: &str) -> bool {
-        let parts: Vec<&str> = head.split('.').collect();
-        parts.len() <= self.toks.len() && parts.iter().zip(&self.toks).all(|(p, t)| *p == t.text)
+        // Without collecting: the parser tries every family's heads for every instruction.
+        let mut toks = self.toks.iter();
+        head.split('.').all(|p| toks.next().is_some_and(|t| p == t.text))
     }
 
     /// The qualifiers after `head` (which must match, see [`Opcode::has_head`]).
