@@ -35,6 +35,8 @@ use crate::target::{PtxVersion, Verdict};
 /// Source region and Tensor Memory word names of episode `k`.
 pub const TSRC: &str = "tsrc";
 pub const TMEM: &str = "tmem";
+/// Shared bytes kept free after a source region for later mbarriers and TMEM address words.
+const SHARED_SLACK: u64 = 4096;
 
 /// The Tensor Memory state of one CTA as the generator tracks it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -261,6 +263,11 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     let base = next_shared_offset(w, 1024);
     let desc = layout(&mut r, base, rows, chunks);
     let size = extent(&desc, base, rows, chunks);
+    // The CTA's shared memory must still hold this source, the mbarriers and words declared
+    // after it (found by the yaml_roundtrip fuzz target: eight episodes overflowed 227 KB).
+    if base + size + SHARED_SLACK > crate::case::validate::MAX_SHARED_BYTES {
+        return fallback(w, r);
+    }
     let seed = u64::from(r.byte()) << 8 | u64::from(r.byte());
     let src = format!("{TSRC}{k}");
     w.memory.shared.push(Region { name: src, size, align: 1024, misalign: 0, init: Init::Pattern(seed) });
