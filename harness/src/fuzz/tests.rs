@@ -221,7 +221,8 @@ fn signatures() {
     let v = Signature::of_violation("cp.async", "reference", "intended WellDefined, executor says Undefined(\"x\") at step 12");
     assert!(v.key().starts_with("cp.async/reference_fail/reference: intended") && !v.key().chars().any(|c| c.is_ascii_digit()), "{}", v.key());
     assert_eq!(parse_families("cp_async, bulk-copy,Mbarrier").unwrap(), Families::of(&[Family::CpAsync, Family::BulkCopy, Family::Mbarrier]));
-    assert!(parse_families("tensor").is_err());
+    assert_eq!(parse_families("tensor,tcgen05").unwrap(), Families::of(&[Family::Tensor, Family::Tcgen05]));
+    assert!(parse_families("tma").is_err());
 }
 
 /// Does the case run a multicast bulk copy?
