@@ -14,7 +14,7 @@ use crate::run::gpu::write_divergence;
 use crate::run::reference::{evaluate, family_of};
 use ptxconform_reference::case::validate::{validate_case, Severity};
 use ptxconform_reference::case::{to_yaml, Case};
-use ptxconform_reference::gen::oracle::{static_oracles, Oracle, Reference, Violation};
+use ptxconform_reference::gen::oracle::{check_cpu, Violation};
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -136,9 +136,7 @@ fn intent_name(i: &Intent) -> &'static str {
 /// Every CPU oracle over a generated program (the static ones, the reference, and ptxas when it
 /// is installed); the first violation.
 pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
-    for o in static_oracles().iter().map(|o| o.as_ref()).chain([&Reference as &dyn Oracle]) {
-        o.check(g)?;
-    }
+    check_cpu(g)?;
     match super::ptxas_oracle::ptxas() {
         Some(p) => super::ptxas_oracle::check_ptxas(p, g),
         None => Ok(()),

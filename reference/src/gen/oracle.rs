@@ -202,3 +202,11 @@ pub fn parse_ctx(c: &Case) -> ParseCtx {
 pub fn static_oracles() -> Vec<Box<dyn Oracle>> {
     vec![Box::new(Validates), Box::new(StaticLegality), Box::new(YamlRoundTrip)]
 }
+
+/// The static oracles, then the reference executor: the first violation.
+pub fn check_cpu(g: &Generated) -> Result<(), Violation> {
+    for o in static_oracles().iter().map(|o| o.as_ref()).chain([&Reference as &dyn Oracle]) {
+        o.check(g)?;
+    }
+    Ok(())
+}

@@ -445,7 +445,7 @@ fn fallback(w: &mut World, r: Bits<'_, '_>) -> Option<Intent> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::oracle::{static_oracles, Oracle, Reference};
+    use super::super::oracle::check_cpu;
     use super::super::swarm::{Families, Family};
     use super::super::{generate_bytes, GenConfig, Generated, Intent, HEADER};
     use super::*;
@@ -475,12 +475,17 @@ mod tests {
         }
     }
 
-    fn check_all(g: &Generated) {
-        for o in static_oracles().iter().chain([Box::new(Reference) as Box<dyn Oracle>].iter()) {
-            if let Err(v) = o.check(g) {
-                panic!("{v}\n{}", crate::case::load::to_yaml(std::slice::from_ref(&g.case)));
-            }
-        }
+    /// Programs of seeds `0..n` with `episodes` chunks each, every one through the CPU oracles.
+    fn checked(n: u64, episodes: usize, cfg: &GenConfig) -> Vec<Generated> {
+        (0..n)
+            .map(|seed| {
+                let g = generate_bytes(&bytes(seed, episodes), cfg);
+                if let Err(v) = check_cpu(&g) {
+                    panic!("{v}\n{}", crate::case::load::to_yaml(std::slice::from_ref(&g.case)));
+                }
+                g
+            })
+            .collect()
     }
 
     fn tc_ops(g: &Generated) -> Vec<Tcgen05Op> {
@@ -499,15 +504,9 @@ mod tests {
 
     #[test]
     fn well_defined_programs_validate_print_parse_and_run() {
-        let mut with_cp = 0;
-        for seed in 0..300 {
-            let g = generate_bytes(&bytes(seed, 6), &cfg(0, 0));
-            assert_eq!(g.intent, Intent::WellDefined);
-            check_all(&g);
-            if tc_ops(&g).iter().any(|o| matches!(o, Tcgen05Op::Cp(_))) {
-                with_cp += 1;
-            }
-        }
+        let gs = checked(300, 6, &cfg(0, 0));
+        assert!(gs.iter().all(|g| g.intent == Intent::WellDefined));
+        let with_cp = gs.iter().filter(|g| tc_ops(g).iter().any(|o| matches!(o, Tcgen05Op::Cp(_)))).count();
         assert!(with_cp > 250, "{with_cp}");
     }
 
@@ -546,14 +545,13 @@ mod tests {
 
     #[test]
     fn undefined_programs_hit_their_rule() {
-        let mut rules = BTreeSet::new();
-        for seed in 0..600 {
-            let g = generate_bytes(&bytes(seed, 4), &cfg(0, 255));
-            check_all(&g);
-            if let Intent::Undefined { rule } = g.intent {
-                rules.insert(rule);
-            }
-        }
+        let rules: BTreeSet<&str> = checked(600, 4, &cfg(0, 255))
+            .into_iter()
+            .filter_map(|g| match g.intent {
+                Intent::Undefined { rule } => Some(rule),
+                _ => None,
+            })
+            .collect();
         let want = [
             ub::TCGEN05_DESC_SWIZZLE_INVALID.id,
             ub::TCGEN05_DESC_FIXED_46_48.id,
@@ -577,9 +575,7 @@ mod tests {
     #[test]
     fn illegal_programs_name_an_illegal_tcgen05_step() {
         let mut whys = BTreeSet::new();
-        for seed in 0..300 {
-            let g = generate_bytes(&bytes(seed, 4), &cfg(255, 0));
-            check_all(&g);
+        for g in checked(300, 4, &cfg(255, 0)) {
             if let Intent::Illegal { step, why } = &g.intent {
                 assert!(matches!(&g.case.program[*step].op, StepOp::Ptx(t) if t.starts_with("tcgen05.")), "{g:?}");
                 whys.insert(why.clone());
@@ -591,33 +587,7 @@ mod tests {
     #[test]
     fn mixed_with_every_family() {
         let cfg = GenConfig { targets: vec![Target::SM_100A, Target::SM_100F], ..GenConfig::mixed() };
-        let mut tc = 0;
-        for seed in 0..300 {
-            let g = generate_bytes(&bytes(seed, 6), &cfg);
-            check_all(&g);
-            tc += usize::from(!tc_ops(&g).is_empty());
-        }
+        let tc = checked(300, 6, &cfg).iter().filter(|g| !tc_ops(g).is_empty()).count();
         assert!(tc > 50, "{tc}");
-    }
-
-    /// `GEN_TCGEN05_DUMP=dir cargo test ... dump_for_ptxas -- --ignored`: writes generated cases
-    /// (well defined, undefined, illegal; tcgen05 alone and with every family) as YAML files for
-    /// an emit + ptxas check outside the crate (the reference has no ptxas driver).
-    #[test]
-    #[ignore]
-    fn dump_for_ptxas() {
-        let Ok(dir) = std::env::var("GEN_TCGEN05_DUMP") else { return };
-        let all = GenConfig { targets: vec![Target::SM_100A, Target::SM_100F], ..GenConfig::mixed() };
-        for (tag, c) in [("legal", cfg(0, 0)), ("undefined", cfg(0, 255)), ("illegal", cfg(255, 0)), ("mixed", all)] {
-            for seed in 0..150 {
-                let g = generate_bytes(&bytes(seed, 6), &c);
-                let kind = match g.intent {
-                    Intent::Illegal { .. } => "illegal",
-                    _ => "ok",
-                };
-                let path = format!("{dir}/{tag}-{seed:03}-{kind}.yaml");
-                std::fs::write(path, crate::case::load::to_yaml(std::slice::from_ref(&g.case))).unwrap_or_default();
-            }
-        }
     }
 }
