@@ -31,9 +31,10 @@
 //!   offset in each destination CTA (`::1`) or, with `::2`, to the CTA of each destination's pair
 //!   whose rank parity is that of the CTA holding `mbar`.
 //! - A-TENSOR-REDUCE-TYPE: the reduction's element type is the map's (`uint32` → `.u32`/`.b32`,
-//!   `int32` → `.s32`/`.b32`, `uint64` → `.u64`/`.b64`, `int64` → `.s64`/`.b64`, `float32` and
+//!   `int32` → `.s32`/`.b32`, `uint64` → `.u64`/`.b64`, `int64` → `.s64` only, `float32` and
 //!   `float32_ftz` → `.f32`, `float16`, `bfloat16`); a pair outside the §9.7.9.25.5.3 table is UB
-//!   `tensor.reduce_type_illegal` (ptxas cannot see the map's type).
+//!   `tensor.reduce_type_illegal` (ptxas cannot see the map's type). `int64` is not `.b64`: the
+//!   hardware decided (H100 and H200 trap on INT64 `.and/.or/.xor`, finding H8).
 //!
 //! The four tensor UB rules are catalogue entries of [`crate::sem::ub`] (`tensormap.encode_rejected`
 //! and `tensor.copy` as families whose ids carry the model's rule id after a colon).

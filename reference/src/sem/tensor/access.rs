@@ -211,7 +211,7 @@ pub mod copy_rule {
     pub const PACKED_DIRECTION: &str = "packed-type-direction";
     /// 32B atomicity + 8B flip: loads only, not the im2col::w modes (§9.7.9.25.5.1).
     pub const FLIP_8B: &str = "flip-8b-load-not-im2col-w";
-    /// Shared-memory address aligned to [`SMEM_ALIGN_BYTES`](super::SMEM_ALIGN_BYTES) (observed; the text says 16, 32 / 64 for the 32B / 64B atomicity, §5.5.3.1, §5.5.7).
+    /// Shared-memory address aligned to [`SMEM_ALIGN_BYTES`](super::SMEM_ALIGN_BYTES) (§5.5.3.1, §5.5.7 say 16, 32 / 64; 128 observed, see `Assumption::SharedAlign128`).
     pub const SMEM_ALIGN: &str = "smem-alignment";
     /// The box must fit in one CTA's shared memory ([`SMEM_MAX_BYTES`](super::SMEM_MAX_BYTES)); also keeps
     /// the plan's size bounded (a 256^5 box is a valid map).
@@ -235,10 +235,8 @@ pub mod copy_rule {
     ];
 }
 
-/// Alignment a tensor copy's shared-memory address needs. Observed on H200 (finding H10,
-/// cases/probes/smem_align.yaml): loads and stores trap (MisalignedAddress) at 16, 32 and 64
-/// bytes past a 1024-byte boundary and work at 128, 256 and 512, with every swizzle mode and
-/// without. §5.5.3.1 states 16 bytes and the 128B atomicity modes 32 / 64, all below this.
+/// Alignment a tensor copy's shared-memory address needs ([`Assumption::SharedAlign128`],
+/// observed; above the 16 / 32 / 64 bytes of §5.5.3.1 and §5.5.7).
 pub const SMEM_ALIGN_BYTES: u64 = 128;
 
 /// The most shared memory one CTA can have on sm_90 / sm_100 (227 KiB of opt-in dynamic shared
@@ -262,7 +260,7 @@ pub fn row_pitch(map: &ValidatedMap, inner_bytes: u64) -> u64 {
 /// dimension-0 start coordinate must be a multiple of 16 bytes. Observed on H100: a tile load
 /// at x = 1 of an f32 tensor traps (CUDA_ERROR_ILLEGAL_INSTRUCTION); x = −4 works.
 pub(crate) fn box_start_aligned(map: &ValidatedMap, c0: i64) -> Result<(), CopyError> {
-    // With interleave the coordinate counts 16/32-byte granules: always aligned.
+    // With interleave the coordinate counts 16/32-byte granules (Assumption::InterleaveGranuleUnits): always aligned.
     let bits = if interleaved(map) { 0 } else { c0.unsigned_abs().saturating_mul(map.ty.bits()) };
     need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || format!("dimension-0 coordinate {c0} of {:?} is not a multiple of 16 bytes", map.ty))
 }
@@ -317,6 +315,7 @@ pub fn complete_tx_bytes(map: &ValidatedMap, mode: &LoadMode, coords: &[i32], ds
 }
 
 fn common_checks(map: &ValidatedMap, dir: Direction, smem: u64) -> Result<(), CopyError> {
+    let _ = Assumption::SharedAlign128;
     let align = SMEM_ALIGN_BYTES;
     need(smem % align == 0, copy_rule::SMEM_ALIGN, || format!("shared address {smem:#x} not {align}-byte aligned"))?;
     if dir == Direction::Store {

@@ -98,10 +98,16 @@ pub enum Assumption {
     /// pixel `channelsPerPixel` granules, pixels along W) was refuted by all 18 timing out.
     /// Open: channels wider than a granule, pixels past globalDim[0].
     Im2colInterleaveStepsDim0,
+    /// The shared-memory address of a tensor copy. §5.5.3.1 asks 16 bytes (32 / 64 for the 128B
+    /// atomicity modes, §5.5.7). OBSERVED on H200 (finding H10, cases/probes/smem_align.yaml):
+    /// loads and stores trap (MisalignedAddress) at 16, 32 and 64 bytes past a 1024-byte
+    /// boundary and work at 128, 256 and 512, with every swizzle mode and without; the model
+    /// requires [`super::SMEM_ALIGN_BYTES`] = 128. ASSUMED the same on sm_100.
+    SharedAlign128,
 }
 
 impl Assumption {
-    pub const ALL: [Assumption; 20] = [
+    pub const ALL: [Assumption; 21] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
         Assumption::StoreClips16ByteGranules,
@@ -122,6 +128,7 @@ impl Assumption {
         Assumption::InterleaveGranuleUnits,
         Assumption::InterleaveDropsDimRankMinus2,
         Assumption::Im2colInterleaveStepsDim0,
+        Assumption::SharedAlign128,
     ];
 }
 
