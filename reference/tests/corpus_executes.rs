@@ -14,11 +14,6 @@ fn every_corpus_case_meets_its_expectation() {
     let mut ran = 0;
     for (path, result) in load_dir(&dir) {
         let rel = path.strip_prefix(&dir).unwrap_or(&path).display().to_string();
-        // Layout probes are experiments (their waits are meant not to complete), not conformance
-        // cases; `ptxconform run` skips them too unless named.
-        if rel.starts_with("probes") {
-            continue;
-        }
         let cases = match result {
             Ok(c) => c,
             Err(e) => {
