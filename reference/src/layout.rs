@@ -61,6 +61,17 @@ fn align_up(v: u64, a: u64) -> u64 {
     v.div_ceil(a) * a
 }
 
+/// Where a shared region goes after `at` bytes: its alignment, plus `misalign`.
+fn shared_offset(at: u64, r: &Region) -> u64 {
+    align_up(at, r.align) + r.misalign
+}
+
+/// Bytes the shared regions take, placed as [`Layout::of`] places them (valid regions: `align`
+/// a power of two, see `check_region`).
+pub fn shared_regions_end(regions: &[Region]) -> u64 {
+    regions.iter().fold(0, |at, r| shared_offset(at, r) + r.size)
+}
+
 impl Layout {
     /// Shared regions first in declaration order (each at its alignment plus `misalign`), then
     /// mbarriers, 8-byte aligned, then one 4-byte word per `memory.tmem` allocation.
@@ -82,7 +93,7 @@ impl Layout {
         let mut base_align = 16u64;
         for r in &case.memory.shared {
             check_region(r)?;
-            at = align_up(at, r.align) + r.misalign;
+            at = shared_offset(at, r);
             base_align = base_align.max(r.align);
             insert(&r.name, Place::Shared { offset: at, size: r.size })?;
             at += r.size;

@@ -126,8 +126,7 @@ fn legal(w: &World, i: &Instruction) -> bool {
 
 /// Image offset the next shared region of alignment `align` gets (`crate::layout` order).
 fn next_shared_offset(w: &World, align: u64) -> u64 {
-    let end = w.memory.shared.iter().fold(0u64, |at, r| at.div_ceil(r.align) * r.align + r.misalign + r.size);
-    end.div_ceil(align) * align
+    crate::layout::shared_regions_end(&w.memory.shared).div_ceil(align) * align
 }
 
 /// A valid K-major source layout for `rows` × `chunks` 16-byte chunks starting `soff` bytes into a

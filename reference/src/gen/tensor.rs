@@ -17,8 +17,8 @@
 //! [`SplitMix`] from eight chunk bytes: the episode still depends on its chunk only.
 //!
 //! Positions (ASSUMPTIONS of this generator, to keep GPU runs free of untested territory):
-//! interleave and elementStrides only on loads and prefetches (stores with them are not probed,
-//! `Assumption::InterleaveGranuleUnits`); reductions only on integer maps (arbitrary region bytes
+//! interleave and elementStrides only on loads and prefetches (stores with interleave have since
+//! been observed, `Assumption::InterleaveGranuleUnits`, but are not drawn yet); reductions only on integer maps (arbitrary region bytes
 //! are no float values worth reducing: NaN payloads); `.cta_group` only with a `.shared::cluster`
 //! destination, its mbarrier in the destination CTA, `::2` only in even clusters and without
 //! multicast; gather4 / multicast never together.
@@ -61,7 +61,8 @@ pub fn add_regions(memory: &mut Memory, seed: u64, fill: u8) {
     memory.shared.push(Region { size: SMEM_BYTES, ..region(TBUF, 1024, Init::Fill(fill ^ 0x5a)) });
 }
 
-/// Every non-packed data type class (packed types need sm_100 and 128-element boxes).
+/// One data type per non-packed class (the `.ftz` twins move as their base type; packed types need
+/// sm_100 and 128-element boxes). A subset of `DataType::ALL`, not a copy of it.
 const TYPES: [DataType; 11] = [
     DataType::Uint8,
     DataType::Uint16,
