@@ -105,6 +105,7 @@ pub enum Interleave {
 }
 
 impl Interleave {
+    pub const ALL: [Interleave; 3] = [Interleave::None, Interleave::B16, Interleave::B32];
     /// Bytes of one interleave granule (the C slice of NC/8HWC8 / NC/16HWC16, §5.5.6).
     pub fn granule(self) -> Option<u64> {
         match self {
@@ -113,10 +114,6 @@ impl Interleave {
             Interleave::B32 => Some(32),
         }
     }
-}
-
-impl Interleave {
-    pub const ALL: [Interleave; 3] = [Interleave::None, Interleave::B16, Interleave::B32];
     pub fn cu_value(self) -> u32 {
         self as u32
     }
