@@ -182,22 +182,25 @@ def interleave_box_bytes(box, es, interleave):
     return n * g
 
 
-def interleave_map(ty, rank, interleave, swizzle, box0=None, es=None, oob="none"):
-    """An interleaved tiled map: dimension 0 of dims / box / coordinates in granules."""
-    elem = TYPES[ty][0]
-    g = GRANULE[interleave]
-    box0 = box0 or max(1, 32 // elem)
-    dims = [box0 + 2, 3, 4, 3, 2][:rank]
-    strides, s = [], dims[0] * g
+def granule_strides(dims, interleave):
+    """Dense byte strides of a tensor whose dimension 0 counts interleave granules."""
+    strides, s = [], dims[0] * GRANULE[interleave]
     for d in dims[1:]:
         strides.append(s)
         s *= d
+    return strides
+
+
+def interleave_map(ty, rank, interleave, swizzle, es=None, oob="none"):
+    """An interleaved tiled map: dimension 0 of dims / box / coordinates in granules."""
+    box0 = max(1, 32 // TYPES[ty][0])
+    dims = [box0 + 2, 3, 4, 3, 2][:rank]
     box = [box0, 2, 3, 2, 2][:rank]
-    return tiled_map(ty, dims, box, swizzle, interleave, es, oob, strides=strides), g
+    return tiled_map(ty, dims, box, swizzle, interleave, es, oob, strides=granule_strides(dims, interleave))
 
 
 def interleave_load(ty, rank, swizzle, interleave, coords=None, es=None, oob="none", tag=""):
-    m, g = interleave_map(ty, rank, interleave, swizzle, es=es, oob=oob)
+    m = interleave_map(ty, rank, interleave, swizzle, es=es, oob=oob)
     tx = interleave_box_bytes(m["box_dim"], es or [1] * rank, interleave)
     name = f"tensor.load.tile.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}"
     glob = m["global_strides"][-1] * m["global_dim"][-1]
@@ -205,7 +208,7 @@ def interleave_load(ty, rank, swizzle, interleave, coords=None, es=None, oob="no
 
 
 def interleave_store(ty, rank, interleave, swizzle, coords=None, tag=""):
-    m, g = interleave_map(ty, rank, interleave, swizzle)
+    m = interleave_map(ty, rank, interleave, swizzle)
     smem = interleave_box_bytes(m["box_dim"], [1] * rank, interleave)
     glob = m["global_strides"][-1] * m["global_dim"][-1]
     return store_case(f"tensor.store.tile.{rank}d.{ty}.sw_{swizzle}.il_{interleave}{tag}", "sm_90a", m, coords or [0] * rank, smem, glob)
@@ -219,10 +222,7 @@ def im2col_interleave_load(ty, rank, interleave, swizzle, tag="", coords=None):
     cpp = 16 // elem
     dims = [cpp + 2, 5, 3, 2, 2][:rank]
     dims[-1] = 2  # N
-    strides, st = [], dims[0] * g
-    for d in dims[1:]:
-        strides.append(st)
-        st *= d
+    strides = granule_strides(dims, interleave)
     spatial = rank - 2
     m = im2col_map(ty, dims, [0] * spatial, [0] * spatial, cpp, 6, swizzle)
     m["global_strides"] = strides
