@@ -4,7 +4,9 @@ use libfuzzer_sys::fuzz_target;
 use ptxconform_reference::gen::generate_bytes;
 
 fuzz_target!(|data: &[u8]| {
-    let Some(p) = ptxconform_fuzz::ptxas() else { return };
+    let Some(p) = ptxconform_fuzz::ptxas() else {
+        return;
+    };
     let g = generate_bytes(data, ptxconform_fuzz::config());
     if let Err(v) = ptxconform_fuzz::check_ptxas(p, &g) {
         panic!("{v}");

@@ -3,7 +3,10 @@
 // executor never panics and classifies it as intended. (The YAML round trip, the costliest check,
 // has its own target, `yaml_roundtrip`, over the same generator.)
 use libfuzzer_sys::fuzz_target;
-use ptxconform_reference::gen::{generate_bytes, oracle::{Oracle, Reference, StaticLegality, Validates}};
+use ptxconform_reference::gen::{
+    generate_bytes,
+    oracle::{Oracle, Reference, StaticLegality, Validates},
+};
 
 fuzz_target!(|data: &[u8]| {
     let g = generate_bytes(data, ptxconform_fuzz::config());

@@ -1,7 +1,10 @@
 #![no_main]
 // Generated case → to_yaml → load → the same case.
 use libfuzzer_sys::fuzz_target;
-use ptxconform_reference::gen::{generate_bytes, oracle::{Oracle, YamlRoundTrip}};
+use ptxconform_reference::gen::{
+    generate_bytes,
+    oracle::{Oracle, YamlRoundTrip},
+};
 
 fuzz_target!(|data: &[u8]| {
     let g = generate_bytes(data, ptxconform_fuzz::config());

@@ -10,4 +10,3 @@ pub fn config() -> &'static GenConfig {
     static C: OnceLock<GenConfig> = OnceLock::new();
     C.get_or_init(GenConfig::mixed)
 }
-

@@ -9,12 +9,19 @@ use std::path::PathBuf;
 #[test]
 fn ptxas_target_corpus() {
     let Some(p) = ptxconform_fuzz::ptxas() else {
-        assert!(std::env::var_os("PTXCONFORM_REQUIRE_PTXAS").is_none(), "ptxas required but not found");
+        assert!(
+            std::env::var_os("PTXCONFORM_REQUIRE_PTXAS").is_none(),
+            "ptxas required but not found"
+        );
         println!("ptxas not found: corpus replay skipped");
         return;
     };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/ptxas");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
     files.sort();
     assert!(!files.is_empty());
     for f in files {

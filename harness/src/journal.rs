@@ -49,14 +49,23 @@ impl Journal {
             .open(path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         if !resume {
-            file.set_len(0).map_err(|e| format!("{}: {e}", path.display()))?;
+            file.set_len(0)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        Ok((Journal { path: path.to_path_buf(), file }, done))
+        Ok((
+            Journal {
+                path: path.to_path_buf(),
+                file,
+            },
+            done,
+        ))
     }
 
     pub fn append(&mut self, r: &CaseResult) -> Result<(), String> {
         let line = serde_json::to_string(r).map_err(|e| e.to_string())?;
-        writeln!(self.file, "{line}").and_then(|_| self.file.flush()).map_err(|e| format!("{}: {e}", self.path.display()))
+        writeln!(self.file, "{line}")
+            .and_then(|_| self.file.flush())
+            .map_err(|e| format!("{}: {e}", self.path.display()))
     }
 
     pub fn path(&self) -> &Path {
@@ -75,7 +84,15 @@ mod tests {
     use crate::report::Verdict;
 
     fn r(name: &str) -> CaseResult {
-        CaseResult { case: name.into(), file: "f.yaml".into(), family: "x".into(), verdict: Verdict::Pass, detail: String::new(), diffs: vec![], wall_us: 0 }
+        CaseResult {
+            case: name.into(),
+            file: "f.yaml".into(),
+            family: "x".into(),
+            verdict: Verdict::Pass,
+            detail: String::new(),
+            diffs: vec![],
+            wall_us: 0,
+        }
     }
 
     #[test]
@@ -92,7 +109,10 @@ mod tests {
         write!(f, "{{\"case\":\"c\",\"fi").unwrap();
         drop(f);
         let (mut j, done) = Journal::open(&p, true).unwrap();
-        assert_eq!(done.iter().map(|d| d.case.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(
+            done.iter().map(|d| d.case.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
         j.append(&r("c")).unwrap();
         drop(j);
         let (_, done) = Journal::open(&p, true).unwrap();

@@ -24,8 +24,17 @@ fn prefix(ty: RegTy) -> &'static str {
     }
 }
 
-const ALL_TYS: [RegTy; 9] =
-    [RegTy::Pred, RegTy::B16, RegTy::B32, RegTy::B64, RegTy::U16, RegTy::U32, RegTy::U64, RegTy::S32, RegTy::S64];
+const ALL_TYS: [RegTy; 9] = [
+    RegTy::Pred,
+    RegTy::B16,
+    RegTy::B32,
+    RegTy::B64,
+    RegTy::U16,
+    RegTy::U32,
+    RegTy::U64,
+    RegTy::S32,
+    RegTy::S64,
+];
 
 /// Register type holding an address in `space`. Shared-memory addresses are 32-bit (the form
 /// `cvta.to.shared.u32` produces; ptxas 13.0 accepts `.b32` registers for `.shared::cta` and
@@ -96,7 +105,16 @@ impl Kernel {
 
 impl KernelBuilder {
     pub fn new(version: PtxVersion, target: Target) -> Self {
-        KernelBuilder { version, target, name: "k".into(), counts: [0; 9], params: Vec::new(), module_decls: Vec::new(), extra_decls: Vec::new(), body: Vec::new() }
+        KernelBuilder {
+            version,
+            target,
+            name: "k".into(),
+            counts: [0; 9],
+            params: Vec::new(),
+            module_decls: Vec::new(),
+            extra_decls: Vec::new(),
+            body: Vec::new(),
+        }
     }
 
     /// Declare a fresh register of type `ty` and return its name.
@@ -127,30 +145,65 @@ impl KernelBuilder {
             Slot::Addr { role, space, addr } => {
                 let ty = addr_reg_ty(space);
                 let reg = self.fresh(ty);
-                binds.push(Binding { role, ty, reg: reg.clone(), space: Some(space), index: None });
+                binds.push(Binding {
+                    role,
+                    ty,
+                    reg: reg.clone(),
+                    space: Some(space),
+                    index: None,
+                });
                 addr.base = AddrBase::Name(reg);
             }
-            Slot::Value { role, ty, value, imm_ok } => {
+            Slot::Value {
+                role,
+                ty,
+                value,
+                imm_ok,
+            } => {
                 if !(imm_ok && matches!(value, Value::Imm(_))) {
                     let reg = self.fresh(ty);
-                    binds.push(Binding { role, ty, reg: reg.clone(), space: None, index: None });
+                    binds.push(Binding {
+                        role,
+                        ty,
+                        reg: reg.clone(),
+                        space: None,
+                        index: None,
+                    });
                     *value = Value::Reg(reg);
                 }
             }
             Slot::Tensor { role, tensor } => {
                 let reg = self.fresh(RegTy::B64);
-                binds.push(Binding { role, ty: RegTy::B64, reg: reg.clone(), space: None, index: None });
+                binds.push(Binding {
+                    role,
+                    ty: RegTy::B64,
+                    reg: reg.clone(),
+                    space: None,
+                    index: None,
+                });
                 tensor.map = reg;
                 for (i, c) in tensor.coords.iter_mut().enumerate() {
                     let reg = self.fresh(RegTy::B32);
-                    binds.push(Binding { role: "coordinate", ty: RegTy::B32, reg: reg.clone(), space: None, index: Some(i) });
+                    binds.push(Binding {
+                        role: "coordinate",
+                        ty: RegTy::B32,
+                        reg: reg.clone(),
+                        space: None,
+                        index: Some(i),
+                    });
                     *c = Value::Reg(reg);
                 }
             }
             Slot::Vector { role, ty, values } => {
                 for (i, v) in values.iter_mut().enumerate() {
                     let reg = self.fresh(ty);
-                    binds.push(Binding { role, ty, reg: reg.clone(), space: None, index: Some(i) });
+                    binds.push(Binding {
+                        role,
+                        ty,
+                        reg: reg.clone(),
+                        space: None,
+                        index: Some(i),
+                    });
                     *v = Value::Reg(reg);
                 }
             }
@@ -196,14 +249,23 @@ impl KernelBuilder {
     /// registers stay declared, so any subset assembles as far as declarations go.
     pub fn build_only(&self, keep: &[usize]) -> Kernel {
         let mut t = String::new();
-        let _ = writeln!(t, ".version {}\n.target {}\n.address_size 64\n", self.version, self.target);
+        let _ = writeln!(
+            t,
+            ".version {}\n.target {}\n.address_size 64\n",
+            self.version, self.target
+        );
         for d in &self.module_decls {
             let _ = writeln!(t, "{d}");
         }
         if !self.module_decls.is_empty() {
             t.push('\n');
         }
-        let _ = writeln!(t, ".visible .entry {}({})\n{{", self.name, self.params.join(", "));
+        let _ = writeln!(
+            t,
+            ".visible .entry {}({})\n{{",
+            self.name,
+            self.params.join(", ")
+        );
         for (i, ty) in ALL_TYS.iter().enumerate() {
             if self.counts[i] > 0 {
                 let _ = writeln!(t, ".reg {} {}<{}>;", ty.ptx(), prefix(*ty), self.counts[i]);
@@ -233,7 +295,12 @@ mod tests {
 
     fn bulk_copy_kernel(target: Target) -> (KernelBuilder, usize) {
         let mut kb = KernelBuilder::new(PtxVersion::MAX_SUPPORTED, target);
-        let (d, s, n, m) = (kb.fresh(RegTy::B32), kb.fresh(RegTy::B64), kb.fresh(RegTy::B32), kb.fresh(RegTy::B32));
+        let (d, s, n, m) = (
+            kb.fresh(RegTy::B32),
+            kb.fresh(RegTy::B64),
+            kb.fresh(RegTy::B32),
+            kb.fresh(RegTy::B32),
+        );
         let i = kb.push_line(format!(
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{s}], {n}, [{m}];"
         ));
@@ -245,17 +312,29 @@ mod tests {
         let (mut kb, _) = bulk_copy_kernel(Target::SM_90A);
         kb.push_line("bar.sync 0;");
         let k = kb.build();
-        assert!(k.text.starts_with(".version 9.0\n.target sm_90a\n.address_size 64\n"));
-        assert!(k.text.contains(".reg .b32 %r<3>;\n.reg .b64 %rd<1>;\n"), "{}", k.text);
+        assert!(k
+            .text
+            .starts_with(".version 9.0\n.target sm_90a\n.address_size 64\n"));
+        assert!(
+            k.text.contains(".reg .b32 %r<3>;\n.reg .b64 %rd<1>;\n"),
+            "{}",
+            k.text
+        );
         let lines: Vec<&str> = k.text.lines().collect();
         assert_eq!(k.lines.len(), 2);
         assert!(lines[k.lines[0] - 1].starts_with("cp.async.bulk.shared::cluster"));
         assert_eq!(lines[k.lines[1] - 1], "bar.sync 0;");
         kb.param(".param .u64 out");
         kb.param(".param .u32 n");
-        assert!(kb.build().text.contains(".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"));
+        assert!(kb
+            .build()
+            .text
+            .contains(".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"));
         let only = kb.build_only(&[1]);
-        assert_eq!(only.text.lines().nth(only.lines[0] - 1), Some("bar.sync 0;"));
+        assert_eq!(
+            only.text.lines().nth(only.lines[0] - 1),
+            Some("bar.sync 0;")
+        );
         assert_eq!(only.body_index_at(only.lines[0]), Some(0));
     }
 
@@ -266,15 +345,24 @@ mod tests {
         for v in Instruction::all_variants() {
             let mut kb = KernelBuilder::new(PtxVersion::MAX_SUPPORTED, Target::SM_100A);
             let (mut inst, binds) = kb.instantiate_bound(&v);
-            assert!(binds.iter().all(|b| b.reg.starts_with(prefix(b.ty))), "{v}: {binds:?}");
+            assert!(
+                binds.iter().all(|b| b.reg.starts_with(prefix(b.ty))),
+                "{v}: {binds:?}"
+            );
             let declared = kb.build().text;
             let mut seen = std::collections::HashSet::new();
             inst.visit_operands(&mut |slot| {
                 let mut check = |name: &str| {
                     assert!(seen.insert(name.to_string()), "{v}: register {name} reused");
-                    assert!(binds.iter().any(|b| b.reg == name), "{v}: {name} has no binding");
+                    assert!(
+                        binds.iter().any(|b| b.reg == name),
+                        "{v}: {name} has no binding"
+                    );
                     let p = name.trim_end_matches(|c: char| c.is_ascii_digit());
-                    assert!(declared.contains(&format!(" {p}<")), "{v}: {name} not declared");
+                    assert!(
+                        declared.contains(&format!(" {p}<")),
+                        "{v}: {name} not declared"
+                    );
                 };
                 match slot {
                     Slot::Addr { addr, .. } => match &addr.base {
@@ -287,10 +375,15 @@ mod tests {
                     },
                     Slot::Tensor { tensor, .. } => {
                         check(&tensor.map);
-                        tensor.coords.iter().for_each(|c| check(c.as_reg().expect("coordinate register")));
+                        tensor
+                            .coords
+                            .iter()
+                            .for_each(|c| check(c.as_reg().expect("coordinate register")));
                     }
                     Slot::Vector { values, .. } => {
-                        values.iter().for_each(|c| check(c.as_reg().expect("vector register")));
+                        values
+                            .iter()
+                            .for_each(|c| check(c.as_reg().expect("vector register")));
                     }
                 }
             });

@@ -91,20 +91,40 @@ pub fn plan(variants: &[Instruction], targets: &[Target]) -> Vec<Check> {
         for &t in targets {
             let model = req.verdict(t, max);
             let legal = model == Verdict::Legal;
-            out.push(Check { variant: i, target: t, ptx: max, kind: CheckKind::Target, model });
+            out.push(Check {
+                variant: i,
+                target: t,
+                ptx: max,
+                kind: CheckKind::Target,
+                model,
+            });
             if !legal {
                 continue;
             }
-            let Ok(min) = req.min_ptx_for(t) else { continue };
+            let Ok(min) = req.min_ptx_for(t) else {
+                continue;
+            };
             if min <= t.min_ptx() {
                 continue;
             }
             if min < max {
-                out.push(Check { variant: i, target: t, ptx: min, kind: CheckKind::AtMin, model: Verdict::Legal });
+                out.push(Check {
+                    variant: i,
+                    target: t,
+                    ptx: min,
+                    kind: CheckKind::AtMin,
+                    model: Verdict::Legal,
+                });
             }
             if let Some(below) = min.previous() {
                 let model = req.verdict(t, below);
-                out.push(Check { variant: i, target: t, ptx: below, kind: CheckKind::BelowMin, model });
+                out.push(Check {
+                    variant: i,
+                    target: t,
+                    ptx: below,
+                    kind: CheckKind::BelowMin,
+                    model,
+                });
             }
         }
     }
@@ -123,7 +143,9 @@ pub fn judge_lines(ptxas: &Ptxas, kb: &KernelBuilder) -> Vec<Option<String>> {
             continue;
         }
         let k = kb.build_only(&set);
-        let Err(errs) = ptxas.assemble(&k.text, kb.target) else { continue };
+        let Err(errs) = ptxas.assemble(&k.text, kb.target) else {
+            continue;
+        };
         let mut flagged: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for e in &errs {
             if let Some(j) = e.line.and_then(|l| k.body_index_at(l)) {
@@ -132,7 +154,12 @@ pub fn judge_lines(ptxas: &Ptxas, kb: &KernelBuilder) -> Vec<Option<String>> {
         }
         if flagged.is_empty() {
             if set.len() == 1 {
-                verdict[set[0]] = Some(errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "));
+                verdict[set[0]] = Some(
+                    errs.iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                );
             } else {
                 let (a, b) = set.split_at(set.len() / 2);
                 stack.push(a.to_vec());
@@ -140,7 +167,11 @@ pub fn judge_lines(ptxas: &Ptxas, kb: &KernelBuilder) -> Vec<Option<String>> {
             }
             continue;
         }
-        let rest: Vec<usize> = set.iter().copied().filter(|i| !flagged.contains_key(i)).collect();
+        let rest: Vec<usize> = set
+            .iter()
+            .copied()
+            .filter(|i| !flagged.contains_key(i))
+            .collect();
         for (i, msgs) in flagged {
             verdict[i] = Some(msgs.join("; "));
         }
@@ -150,14 +181,23 @@ pub fn judge_lines(ptxas: &Ptxas, kb: &KernelBuilder) -> Vec<Option<String>> {
 }
 
 /// Assemble every check; returns ptxas' answer per check (`None`: accepted).
-pub fn assemble_checks(ptxas: &Ptxas, variants: &[Instruction], checks: &[Check], batch: usize) -> Vec<Option<String>> {
+pub fn assemble_checks(
+    ptxas: &Ptxas,
+    variants: &[Instruction],
+    checks: &[Check],
+    batch: usize,
+) -> Vec<Option<String>> {
     let mut groups: BTreeMap<(Target, PtxVersion), Vec<usize>> = BTreeMap::new();
     for (i, c) in checks.iter().enumerate() {
         groups.entry((c.target, c.ptx)).or_default().push(i);
     }
     let jobs: Vec<(Target, PtxVersion, Vec<usize>)> = groups
         .into_iter()
-        .flat_map(|((t, v), idx)| idx.chunks(batch.max(1)).map(|c| (t, v, c.to_vec())).collect::<Vec<_>>())
+        .flat_map(|((t, v), idx)| {
+            idx.chunks(batch.max(1))
+                .map(|c| (t, v, c.to_vec()))
+                .collect::<Vec<_>>()
+        })
         .collect();
     let results: Vec<Vec<(usize, Option<String>)>> = jobs
         .par_iter()
@@ -243,10 +283,24 @@ impl Exception {
             parts.push(format!("text={t}"));
         }
         if !self.targets.is_empty() {
-            parts.push(format!("targets={}", self.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",")));
+            parts.push(format!(
+                "targets={}",
+                self.targets
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
         }
         if !self.checks.is_empty() {
-            parts.push(format!("checks={}", self.checks.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")));
+            parts.push(format!(
+                "checks={}",
+                self.checks
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
         }
         parts.join(" ")
     }
@@ -265,13 +319,19 @@ pub fn load_exceptions(path: &Path) -> Result<ExceptionFile, String> {
 }
 
 pub fn parse_exceptions(text: &str) -> Result<ExceptionFile, String> {
-    if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
         return Ok(ExceptionFile::default());
     }
     let f: ExceptionFile = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
     for (i, e) in f.exceptions.iter().enumerate() {
         if e.row.is_none() && e.text.is_none() {
-            return Err(format!("exception {} names neither `row` nor `text`", i + 1));
+            return Err(format!(
+                "exception {} names neither `row` nor `text`",
+                i + 1
+            ));
         }
     }
     Ok(f)
@@ -354,7 +414,10 @@ fn verdict_parts(v: &Verdict) -> (String, Option<String>) {
     match v {
         Verdict::Legal => ("legal".into(), None),
         Verdict::WrongTarget { why } => ("wrong_target".into(), Some(why.clone())),
-        Verdict::PtxTooOld { why, needs } => ("ptx_too_old".into(), Some(format!("{why} (needs PTX {needs})"))),
+        Verdict::PtxTooOld { why, needs } => (
+            "ptx_too_old".into(),
+            Some(format!("{why} (needs PTX {needs})")),
+        ),
     }
 }
 
@@ -365,10 +428,20 @@ pub fn compare(
     answers: &[Option<String>],
     exceptions: &ExceptionFile,
 ) -> (Vec<Figures>, Vec<Disagreement>, Vec<Stale>) {
-    let texts: Vec<String> = variants.iter().map(|v| KernelBuilder::new(PtxVersion::MAX_SUPPORTED, Target::SM_80).instantiate(v).to_string()).collect();
+    let texts: Vec<String> = variants
+        .iter()
+        .map(|v| {
+            KernelBuilder::new(PtxVersion::MAX_SUPPORTED, Target::SM_80)
+                .instantiate(v)
+                .to_string()
+        })
+        .collect();
     let mut fams: BTreeMap<&'static str, Figures> = BTreeMap::new();
     for v in variants {
-        let f = fams.entry(v.family()).or_insert_with(|| Figures { family: v.family().into(), ..Default::default() });
+        let f = fams.entry(v.family()).or_insert_with(|| Figures {
+            family: v.family().into(),
+            ..Default::default()
+        });
         f.variants += 1;
     }
     let mut used = vec![false; exceptions.exceptions.len()];
@@ -376,7 +449,11 @@ pub fn compare(
     for (c, a) in checks.iter().zip(answers) {
         let v = &variants[c.variant];
         let f = fams.get_mut(v.family()).expect("family tallied above");
-        let t = if c.kind == CheckKind::Target { &mut f.targets } else { &mut f.boundary };
+        let t = if c.kind == CheckKind::Target {
+            &mut f.targets
+        } else {
+            &mut f.boundary
+        };
         t.assembled += 1;
         if c.expect_ok() == a.is_none() {
             t.agreed += 1;
@@ -407,7 +484,16 @@ pub fn compare(
         }
         dis.push(d);
     }
-    let stale = exceptions.exceptions.iter().zip(&used).filter(|(_, u)| !**u).map(|(e, _)| Stale { exception: e.label(), note: e.note.clone() }).collect();
+    let stale = exceptions
+        .exceptions
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(e, _)| Stale {
+            exception: e.label(),
+            note: e.note.clone(),
+        })
+        .collect();
     (fams.into_values().collect(), dis, stale)
 }
 
@@ -422,13 +508,23 @@ fn default_exceptions_path() -> PathBuf {
 /// Run the whole differential.
 pub fn run_report(ptxas: &Ptxas, args: &LegalityArgs) -> Result<Report, String> {
     let start = Instant::now();
-    let ex_path = args.exceptions.clone().unwrap_or_else(default_exceptions_path);
-    let exceptions = if ex_path.exists() || args.exceptions.is_some() { load_exceptions(&ex_path)? } else { ExceptionFile::default() };
+    let ex_path = args
+        .exceptions
+        .clone()
+        .unwrap_or_else(default_exceptions_path);
+    let exceptions = if ex_path.exists() || args.exceptions.is_some() {
+        load_exceptions(&ex_path)?
+    } else {
+        ExceptionFile::default()
+    };
     let variants = Instruction::all_variants();
     let checks = plan(&variants, &args.targets);
     let answers = assemble_checks(ptxas, &variants, &checks, args.batch);
     let (families, disagreements, stale) = compare(&variants, &checks, &answers, &exceptions);
-    let mut total = Figures { family: "total".into(), ..Default::default() };
+    let mut total = Figures {
+        family: "total".into(),
+        ..Default::default()
+    };
     for f in &families {
         total.variants += f.variants;
         total.targets.add(&f.targets);
@@ -450,14 +546,23 @@ pub fn run_report(ptxas: &Ptxas, args: &LegalityArgs) -> Result<Report, String> 
 /// with `verbose`).
 pub fn print_report(r: &Report, verbose: bool) {
     let ts: Vec<String> = r.targets.iter().map(|t| t.to_string()).collect();
-    println!("ptxas: {}   targets: {}   PTX {}", r.ptxas, ts.join(","), r.max_ptx);
+    println!(
+        "ptxas: {}   targets: {}   PTX {}",
+        r.ptxas,
+        ts.join(","),
+        r.max_ptx
+    );
     let mut per_exception: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &r.disagreements {
         if let (Some(ex), false) = (&d.exception, verbose) {
             *per_exception.entry(ex.as_str()).or_default() += 1;
             continue;
         }
-        let tag = if d.listed.is_some() { "listed     " } else { "UNEXPLAINED" };
+        let tag = if d.listed.is_some() {
+            "listed     "
+        } else {
+            "UNEXPLAINED"
+        };
         println!(
             "{tag} {} @ {} PTX {} [{}]: model {}{} / ptxas {}",
             d.instruction,
@@ -465,7 +570,10 @@ pub fn print_report(r: &Report, verbose: bool) {
             d.ptx,
             d.check.name(),
             d.model,
-            d.model_reason.as_deref().map(|w| format!(" ({w})")).unwrap_or_default(),
+            d.model_reason
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default(),
             d.ptxas
         );
     }
@@ -477,14 +585,35 @@ pub fn print_report(r: &Report, verbose: bool) {
     }
     println!(
         "{:<28} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
-        "family", "variants", "pairs", "agreed", "disagree", "listed", "unexplained", "boundary", "agreed", "disagree", "listed", "unexplained"
+        "family",
+        "variants",
+        "pairs",
+        "agreed",
+        "disagree",
+        "listed",
+        "unexplained",
+        "boundary",
+        "agreed",
+        "disagree",
+        "listed",
+        "unexplained"
     );
     for f in r.families.iter().chain(std::iter::once(&r.total)) {
         let (a, b) = (&f.targets, &f.boundary);
         println!(
             "{:<28} {:>8} | {:>9} {:>7} {:>8} {:>6} {:>11} | {:>8} {:>7} {:>8} {:>6} {:>11}",
-            f.family, f.variants, a.assembled, a.agreed, a.disagreements, a.listed, a.unexplained, b.assembled, b.agreed,
-            b.disagreements, b.listed, b.unexplained
+            f.family,
+            f.variants,
+            a.assembled,
+            a.agreed,
+            a.disagreements,
+            a.listed,
+            a.unexplained,
+            b.assembled,
+            b.agreed,
+            b.disagreements,
+            b.listed,
+            b.unexplained
         );
     }
     println!("{:.1}s", r.seconds);
@@ -494,7 +623,10 @@ pub fn print_report(r: &Report, verbose: bool) {
 /// `--strict`, any disagreement or stale exception).
 pub fn main(args: &LegalityArgs) -> Result<i32, String> {
     if let Some(n) = args.jobs {
-        rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .map_err(|e| e.to_string())?;
     }
     if args.targets.is_empty() {
         return Err("no targets given".into());
@@ -511,7 +643,8 @@ pub fn main(args: &LegalityArgs) -> Result<i32, String> {
         t.add(&r.total.boundary);
         t
     };
-    let fail = t.unexplained > 0 || (args.strict && (t.disagreements > 0 || !r.stale_exceptions.is_empty()));
+    let fail = t.unexplained > 0
+        || (args.strict && (t.disagreements > 0 || !r.stale_exceptions.is_empty()));
     Ok(if fail { 1 } else { 0 })
 }
 
@@ -534,8 +667,12 @@ mod tests {
                 3 => kb.push_line(format!("bogus.op [{a}], {b};")),
                 // a parse error (ptxas stops at the first one: a fatal error on its line)
                 5 => kb.push_line(format!("cp.async.bulk.prefetch.L2.global [{b}, {a};")),
-                7 => kb.push_line(format!("cp.async.bulk.shared::cluster.global.foo [{a}], [{b}], {a}, [{a}];")),
-                10 => kb.push_line(format!("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{a}], 32;")),
+                7 => kb.push_line(format!(
+                    "cp.async.bulk.shared::cluster.global.foo [{a}], [{b}], {a}, [{a}];"
+                )),
+                10 => kb.push_line(format!(
+                    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{a}], 32;"
+                )),
                 _ => kb.push_line(format!("cp.async.bulk.prefetch.L2.global [{b}], {a};")),
             };
             if matches!(i, 3 | 5 | 7 | 10) {
@@ -543,7 +680,12 @@ mod tests {
             }
         }
         let v = judge_lines(&p, &kb);
-        let flagged: BTreeSet<usize> = v.iter().enumerate().filter(|(_, m)| m.is_some()).map(|(i, _)| i).collect();
+        let flagged: BTreeSet<usize> = v
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.is_some())
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(flagged, bad, "{v:?}");
         assert!(v[7].as_deref().unwrap().contains(".foo"), "{:?}", v[7]);
     }
@@ -560,7 +702,12 @@ mod tests {
         kb.push_line("call nosuchfn;");
         kb.push_line("bar.sync 0;");
         let v = judge_lines(&p, &kb);
-        let flagged: Vec<usize> = v.iter().enumerate().filter(|(_, m)| m.is_some()).map(|(i, _)| i).collect();
+        let flagged: Vec<usize> = v
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.is_some())
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(flagged, vec![5], "{v:?}");
     }
 
@@ -596,9 +743,16 @@ mod tests {
         assert!(f.exceptions[0].matches(&d));
         d.target = Target::SM_90A;
         assert!(!f.exceptions[0].matches(&d));
-        assert!(parse_exceptions("exceptions:\n  - reason: assembler_quirk\n    note: x\n").is_err());
-        assert!(parse_exceptions("exceptions:\n  - row: x\n    reason: typo\n    note: x\n").is_err());
-        assert!(parse_exceptions("# nothing yet\n").unwrap().exceptions.is_empty());
+        assert!(
+            parse_exceptions("exceptions:\n  - reason: assembler_quirk\n    note: x\n").is_err()
+        );
+        assert!(
+            parse_exceptions("exceptions:\n  - row: x\n    reason: typo\n    note: x\n").is_err()
+        );
+        assert!(parse_exceptions("# nothing yet\n")
+            .unwrap()
+            .exceptions
+            .is_empty());
     }
 
     #[test]
@@ -611,10 +765,16 @@ mod tests {
         let variants = Instruction::all_variants();
         let targets = [Target::SM_80, Target::SM_90A, Target::SM_100A];
         let checks = plan(&variants, &targets);
-        let pairs = checks.iter().filter(|c| c.kind == CheckKind::Target).count();
+        let pairs = checks
+            .iter()
+            .filter(|c| c.kind == CheckKind::Target)
+            .count();
         assert_eq!(pairs, variants.len() * targets.len());
         for c in checks.iter().filter(|c| c.kind != CheckKind::Target) {
-            let min = variants[c.variant].requirement().min_ptx_for(c.target).unwrap();
+            let min = variants[c.variant]
+                .requirement()
+                .min_ptx_for(c.target)
+                .unwrap();
             assert!(min > c.target.min_ptx());
             match c.kind {
                 CheckKind::AtMin => assert!(c.expect_ok() && c.ptx == min),

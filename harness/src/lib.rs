@@ -5,6 +5,6 @@ pub mod gpu;
 pub mod journal;
 pub mod kernel;
 pub mod legality;
+pub mod ptxas;
 pub mod report;
 pub mod run;
-pub mod ptxas;

@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand};
 use ptxconform::{cli, legality};
 
 #[derive(Parser)]
-#[command(name = "ptxconform", version, about = "Differential conformance suite and fuzzer for PTX asynchronous copies")]
+#[command(
+    name = "ptxconform",
+    version,
+    about = "Differential conformance suite and fuzzer for PTX asynchronous copies"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -56,7 +60,15 @@ fn main() {
         Cmd::Run(a) => ptxconform::run::main(&a),
         Cmd::Emit(a) => cli::emit::main(&a),
         Cmd::Explain(a) => cli::explain::main(&a),
-        Cmd::Coverage(a) => cli::coverage::main(&a, Some(&|c| !ptxconform::run::reference::evaluate("", c).0.verdict.is_failure())),
+        Cmd::Coverage(a) => cli::coverage::main(
+            &a,
+            Some(&|c| {
+                !ptxconform::run::reference::evaluate("", c)
+                    .0
+                    .verdict
+                    .is_failure()
+            }),
+        ),
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
         Cmd::Bench(_) => later("bench", "benchmark"),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),

@@ -53,7 +53,10 @@ pub fn parse_errors(stderr: &str) -> Vec<PtxasError> {
         } else if let Some(rest) = l.strip_prefix("ptxas fatal") {
             let msg = rest.trim_start().trim_start_matches(':').trim();
             if !msg.starts_with("Ptx assembly aborted due to errors") {
-                out.push(PtxasError { line: None, message: msg.to_string() });
+                out.push(PtxasError {
+                    line: None,
+                    message: msg.to_string(),
+                });
             }
         }
     }
@@ -71,7 +74,10 @@ fn parse_located(l: &str) -> Option<PtxasError> {
     if !matches!(kind.trim(), "error" | "fatal") {
         return None;
     }
-    Some(PtxasError { line: Some(line), message: msg.trim().to_string() })
+    Some(PtxasError {
+        line: Some(line),
+        message: msg.trim().to_string(),
+    })
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -110,15 +116,24 @@ impl Ptxas {
             .unwrap_or("unknown version")
             .trim()
             .to_string();
-        Ok(Ptxas { path: path.to_path_buf(), version })
+        Ok(Ptxas {
+            path: path.to_path_buf(),
+            version,
+        })
     }
 
     /// Assemble `ptx` for `target` (`-arch` is set to the same target as the text's `.target`).
     pub fn assemble(&self, ptx: &str, target: Target) -> Result<(), Vec<PtxasError>> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let file = std::env::temp_dir().join(format!("ptxconform-{}-{n}.ptx", std::process::id()));
-        let fail = |m: String| vec![PtxasError { line: None, message: m }];
-        std::fs::write(&file, ptx).map_err(|e| fail(format!("cannot write {}: {e}", file.display())))?;
+        let fail = |m: String| {
+            vec![PtxasError {
+                line: None,
+                message: m,
+            }]
+        };
+        std::fs::write(&file, ptx)
+            .map_err(|e| fail(format!("cannot write {}: {e}", file.display())))?;
         let out = Command::new(&self.path)
             .arg(format!("-arch={target}"))
             .arg(&file)
@@ -141,7 +156,9 @@ impl Ptxas {
 
     /// Assemble many texts in parallel (rayon), results in input order.
     pub fn assemble_all(&self, jobs: &[(String, Target)]) -> Vec<Result<(), Vec<PtxasError>>> {
-        jobs.par_iter().map(|(t, target)| self.assemble(t, *target)).collect()
+        jobs.par_iter()
+            .map(|(t, target)| self.assemble(t, *target))
+            .collect()
     }
 }
 
@@ -164,7 +181,11 @@ pub fn candidates_from(
         v.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
     }
     v.extend(cuda_home.map(|h| PathBuf::from(h).join("bin/ptxas")));
-    v.extend(site_dirs.into_iter().map(|d| d.join("nvidia/cu13/bin/ptxas")));
+    v.extend(
+        site_dirs
+            .into_iter()
+            .map(|d| d.join("nvidia/cu13/bin/ptxas")),
+    );
     v
 }
 
@@ -179,7 +200,12 @@ fn python_dirs() -> Vec<PathBuf> {
     for py in ["python3", "python"] {
         if let Ok(out) = Command::new(py).arg("-c").arg(script).output() {
             if out.status.success() {
-                dirs.extend(String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.is_empty()).map(PathBuf::from));
+                dirs.extend(
+                    String::from_utf8_lossy(&out.stdout)
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(PathBuf::from),
+                );
                 break;
             }
         }
@@ -236,8 +262,20 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
     fn parses_canned_errors() {
         let e = parse_errors(CANNED);
         assert_eq!(e.len(), 4, "{e:?}");
-        assert_eq!(e[3], PtxasError { line: Some(20), message: "Parsing error near '[': syntax error".into() });
-        assert_eq!(e[0], PtxasError { line: Some(13), message: "Unknown modifier '.foo'".into() });
+        assert_eq!(
+            e[3],
+            PtxasError {
+                line: Some(20),
+                message: "Parsing error near '[': syntax error".into()
+            }
+        );
+        assert_eq!(
+            e[0],
+            PtxasError {
+                line: Some(13),
+                message: "Unknown modifier '.foo'".into()
+            }
+        );
         assert_eq!(e[2].line, Some(14));
         assert!(e[2].message.starts_with("Illegal modifier '.cta_group::1'"));
     }
@@ -245,7 +283,13 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
     #[test]
     fn unlocated_fatal_kept() {
         let e = parse_errors("ptxas fatal   : Unresolved extern function 'f'\n");
-        assert_eq!(e, vec![PtxasError { line: None, message: "Unresolved extern function 'f'".into() }]);
+        assert_eq!(
+            e,
+            vec![PtxasError {
+                line: None,
+                message: "Unresolved extern function 'f'".into()
+            }]
+        );
         assert!(parse_errors("ptxas info    : 0 bytes gmem\n").is_empty());
     }
 
@@ -257,10 +301,20 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
             Some("/cuda".into()),
             vec!["/sp".into()],
         );
-        let want: Vec<PathBuf> =
-            ["/opt/x/ptxas", "/a/ptxas", "/b/ptxas", "/cuda/bin/ptxas", "/sp/nvidia/cu13/bin/ptxas"].map(PathBuf::from).into();
+        let want: Vec<PathBuf> = [
+            "/opt/x/ptxas",
+            "/a/ptxas",
+            "/b/ptxas",
+            "/cuda/bin/ptxas",
+            "/sp/nvidia/cu13/bin/ptxas",
+        ]
+        .map(PathBuf::from)
+        .into();
         assert_eq!(c, want);
-        assert_eq!(candidates_from(None, None, None, vec![]), Vec::<PathBuf>::new());
+        assert_eq!(
+            candidates_from(None, None, None, vec![]),
+            Vec::<PathBuf>::new()
+        );
     }
 
     #[test]
@@ -269,7 +323,11 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
         let dir = std::env::temp_dir().join(format!("ptxconform-fake-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let fake = dir.join("ptxas");
-        std::fs::write(&fake, "#!/bin/sh\necho 'ptxas: fake'\necho 'Cuda compilation tools, release 99.9, V99.9.1'\n").unwrap();
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho 'ptxas: fake'\necho 'Cuda compilation tools, release 99.9, V99.9.1'\n",
+        )
+        .unwrap();
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
         let p = Ptxas::find_in(&[dir.join("missing/ptxas"), fake.clone()]).unwrap();
         assert_eq!(p.path, fake);
@@ -282,7 +340,8 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
     fn finds_and_runs_ptxas() {
         let Some(p) = for_tests() else { return };
         assert!(p.version.contains("release"), "{}", p.version);
-        let good = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
+        let good =
+            ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
         assert_eq!(p.assemble(good, Target::SM_90A), Ok(()));
         let bad = good.replace("ret;", "bogus.instr;\nret;");
         let e = p.assemble(&bad, Target::SM_90A).unwrap_err();

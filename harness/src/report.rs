@@ -58,7 +58,11 @@ impl Verdict {
     pub fn is_failure(&self) -> bool {
         matches!(
             self,
-            Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected | Verdict::ReferenceFail | Verdict::HarnessError
+            Verdict::Diverge
+                | Verdict::TrapUnexpected
+                | Verdict::TimeoutUnexpected
+                | Verdict::ReferenceFail
+                | Verdict::HarnessError
         )
     }
 }
@@ -95,15 +99,24 @@ impl KnownDivergences {
     }
     /// The known divergence a diverging case falls under, if any.
     pub fn matching(&self, case: &str) -> Option<&KnownDivergence> {
-        self.known.iter().find(|k| !k.case.is_empty() && crate::legality::glob(&k.case, case))
+        self.known
+            .iter()
+            .find(|k| !k.case.is_empty() && crate::legality::glob(&k.case, case))
     }
     /// The known divergence a fuzz divergence signature falls under, if any.
     pub fn matching_signature(&self, signature: &str) -> Option<&KnownDivergence> {
-        self.known.iter().find(|k| k.signature.as_deref().is_some_and(|g| crate::legality::glob(g, signature)))
+        self.known.iter().find(|k| {
+            k.signature
+                .as_deref()
+                .is_some_and(|g| crate::legality::glob(g, signature))
+        })
     }
     /// Re-classify a failure that is a known finding.
     pub fn apply(&self, r: &mut CaseResult) {
-        if matches!(r.verdict, Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected) {
+        if matches!(
+            r.verdict,
+            Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected
+        ) {
             if let Some(k) = self.matching(&r.case) {
                 r.detail = format!("[known: {}] {}: {}", k.name, r.verdict.name(), r.detail);
                 r.verdict = Verdict::Known;
@@ -144,10 +157,17 @@ pub struct RegionDiff {
 
 impl RegionDiff {
     pub fn first_mismatch(&self) -> Option<usize> {
-        self.expected.iter().zip(&self.observed).position(|(e, o)| !e.allows(*o))
+        self.expected
+            .iter()
+            .zip(&self.observed)
+            .position(|(e, o)| !e.allows(*o))
     }
     pub fn mismatches(&self) -> usize {
-        self.expected.iter().zip(&self.observed).filter(|(e, o)| !e.allows(**o)).count()
+        self.expected
+            .iter()
+            .zip(&self.observed)
+            .filter(|(e, o)| !e.allows(**o))
+            .count()
     }
 }
 
@@ -190,18 +210,33 @@ impl Summary {
         let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut totals: BTreeMap<String, usize> = BTreeMap::new();
         for r in &results {
-            *counts.entry(r.family.clone()).or_default().entry(r.verdict.name().to_string()).or_default() += 1;
+            *counts
+                .entry(r.family.clone())
+                .or_default()
+                .entry(r.verdict.name().to_string())
+                .or_default() += 1;
             *totals.entry(r.verdict.name().to_string()).or_default() += 1;
         }
-        Summary { info, counts, totals, results }
+        Summary {
+            info,
+            counts,
+            totals,
+            results,
+        }
     }
     pub fn failures(&self) -> usize {
-        self.results.iter().filter(|r| r.verdict.is_failure()).count()
+        self.results
+            .iter()
+            .filter(|r| r.verdict.is_failure())
+            .count()
     }
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// JUnit XML: one testsuite per family, one testcase per case; failures for failing verdicts,
@@ -211,18 +246,39 @@ pub fn junit(s: &Summary) -> String {
     for r in &s.results {
         by_fam.entry(&r.family).or_default().push(r);
     }
-    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxconform\">\n");
+    let mut x = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxconform\">\n",
+    );
     for (fam, rs) in by_fam {
         let fails = rs.iter().filter(|r| r.verdict.is_failure()).count();
         let skipped = rs.iter().filter(|r| r.verdict == Verdict::NotRun).count();
-        let _ = writeln!(x, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" skipped=\"{skipped}\">", esc(fam), rs.len());
+        let _ = writeln!(
+            x,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" skipped=\"{skipped}\">",
+            esc(fam),
+            rs.len()
+        );
         for r in rs {
             let t = r.wall_us as f64 / 1e6;
-            let _ = write!(x, "    <testcase classname=\"{}\" name=\"{}\" time=\"{t:.6}\"", esc(&r.file), esc(&r.case));
+            let _ = write!(
+                x,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{t:.6}\"",
+                esc(&r.file),
+                esc(&r.case)
+            );
             if r.verdict.is_failure() {
-                let _ = writeln!(x, ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>", esc(r.verdict.name()), esc(&r.detail));
+                let _ = writeln!(
+                    x,
+                    ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                    esc(r.verdict.name()),
+                    esc(&r.detail)
+                );
             } else if r.verdict == Verdict::NotRun {
-                let _ = writeln!(x, ">\n      <skipped message=\"{}\"/>\n    </testcase>", esc(&r.detail));
+                let _ = writeln!(
+                    x,
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    esc(&r.detail)
+                );
             } else {
                 let _ = writeln!(x, "/>");
             }
@@ -236,7 +292,13 @@ pub fn junit(s: &Summary) -> String {
 fn expected_text(e: &ExpectedByte) -> String {
     match e {
         ExpectedByte::Known(k) => format!("{k:#04x}"),
-        ExpectedByte::OneOf(v) => format!("one of {}", v.iter().map(|b| format!("{b:#04x}")).collect::<Vec<_>>().join(",")),
+        ExpectedByte::OneOf(v) => format!(
+            "one of {}",
+            v.iter()
+                .map(|b| format!("{b:#04x}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         ExpectedByte::Any => "any".into(),
     }
 }
@@ -251,7 +313,12 @@ pub fn diff_svg(d: &RegionDiff) -> String {
     let (w, h) = (COLS * CELL + 60, rows * CELL + 4);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-size=\"9\" font-family=\"monospace\">");
     for row in 0..rows {
-        let _ = write!(s, "<text x=\"0\" y=\"{}\">{:#06x}</text>", row * CELL + 10, row * COLS);
+        let _ = write!(
+            s,
+            "<text x=\"0\" y=\"{}\">{:#06x}</text>",
+            row * CELL + 10,
+            row * COLS
+        );
     }
     for i in 0..n {
         let (e, o) = (&d.expected[i], d.observed[i]);
@@ -293,7 +360,11 @@ pub fn html(s: &Summary) -> String {
         let _ = write!(h, "<th>{}</th>", esc(v));
     }
     h.push_str("</tr>");
-    for (fam, c) in s.counts.iter().chain(std::iter::once((&"total".to_string(), &s.totals))) {
+    for (fam, c) in s
+        .counts
+        .iter()
+        .chain(std::iter::once((&"total".to_string(), &s.totals)))
+    {
         let _ = write!(h, "<tr><td>{}</td>", esc(fam));
         for v in &verdicts {
             let _ = write!(h, "<td>{}</td>", c.get(*v).copied().unwrap_or(0));
@@ -306,9 +377,17 @@ pub fn html(s: &Summary) -> String {
         by_fam.entry(&r.family).or_default().push(r);
     }
     for (fam, rs) in by_fam {
-        let _ = write!(h, "<h2>{}</h2><table><tr><th>case</th><th>verdict</th><th>detail</th></tr>", esc(fam));
+        let _ = write!(
+            h,
+            "<h2>{}</h2><table><tr><th>case</th><th>verdict</th><th>detail</th></tr>",
+            esc(fam)
+        );
         for r in rs {
-            let cls = if r.verdict.is_failure() { " class=\"fail\"" } else { "" };
+            let cls = if r.verdict.is_failure() {
+                " class=\"fail\""
+            } else {
+                ""
+            };
             let _ = write!(
                 h,
                 "<tr><td><a href=\"#{}\">{}</a></td><td{cls}>{}</td><td style=\"text-align:left\">{}</td></tr>",
@@ -324,7 +403,14 @@ pub fn html(s: &Summary) -> String {
     if !divergent.is_empty() {
         h.push_str("<h2>Divergences</h2><p class=\"legend\">bytes:<span style=\"background:#2ca02c\"></span>match<span style=\"background:#1f77b4\"></span>allowed (uncertain)<span style=\"background:#d62728\"></span>differs</p>");
         for r in divergent {
-            let _ = write!(h, "<h3 id=\"{}\">{} — {}</h3><p>{}</p>", esc(&r.case), esc(&r.case), esc(r.verdict.name()), esc(&r.detail));
+            let _ = write!(
+                h,
+                "<h3 id=\"{}\">{} — {}</h3><p>{}</p>",
+                esc(&r.case),
+                esc(&r.case),
+                esc(r.verdict.name()),
+                esc(&r.detail)
+            );
             for d in &r.diffs {
                 let _ = write!(
                     h,
@@ -332,12 +418,25 @@ pub fn html(s: &Summary) -> String {
                     esc(&d.region),
                     d.mismatches(),
                     d.expected.len(),
-                    d.first_mismatch().map(|i| format!(", first at byte {i}")).unwrap_or_default(),
+                    d.first_mismatch()
+                        .map(|i| format!(", first at byte {i}"))
+                        .unwrap_or_default(),
                     diff_svg(d)
                 );
                 h.push_str("<table><tr><th>byte</th><th>expected</th><th>observed</th></tr>");
-                for (i, (e, o)) in d.expected.iter().zip(&d.observed).enumerate().filter(|(_, (e, o))| !e.allows(**o)).take(8) {
-                    let _ = write!(h, "<tr><td>{i}</td><td>{}</td><td>{o:#04x}</td></tr>", esc(&expected_text(e)));
+                for (i, (e, o)) in d
+                    .expected
+                    .iter()
+                    .zip(&d.observed)
+                    .enumerate()
+                    .filter(|(_, (e, o))| !e.allows(**o))
+                    .take(8)
+                {
+                    let _ = write!(
+                        h,
+                        "<tr><td>{i}</td><td>{}</td><td>{o:#04x}</td></tr>",
+                        esc(&expected_text(e))
+                    );
                 }
                 h.push_str("</table>");
             }
@@ -359,17 +458,43 @@ pub fn markdown(s: &Summary) -> String {
         s.results.len()
     );
     let verdicts: Vec<&String> = s.totals.keys().collect();
-    let _ = writeln!(m, "| family | {} |", verdicts.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(
+        m,
+        "| family | {} |",
+        verdicts
+            .iter()
+            .map(|v| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
     let _ = writeln!(m, "|---|{}", "---:|".repeat(verdicts.len()));
-    for (fam, c) in s.counts.iter().chain(std::iter::once((&"**total**".to_string(), &s.totals))) {
-        let cells: Vec<String> = verdicts.iter().map(|v| c.get(*v).copied().unwrap_or(0).to_string()).collect();
+    for (fam, c) in s
+        .counts
+        .iter()
+        .chain(std::iter::once((&"**total**".to_string(), &s.totals)))
+    {
+        let cells: Vec<String> = verdicts
+            .iter()
+            .map(|v| c.get(*v).copied().unwrap_or(0).to_string())
+            .collect();
         let _ = writeln!(m, "| {fam} | {} |", cells.join(" | "));
     }
-    let fails: Vec<&CaseResult> = s.results.iter().filter(|r| r.verdict.is_failure() || r.verdict == Verdict::Known).collect();
+    let fails: Vec<&CaseResult> = s
+        .results
+        .iter()
+        .filter(|r| r.verdict.is_failure() || r.verdict == Verdict::Known)
+        .collect();
     if !fails.is_empty() {
         m.push_str("\n## Failures and known findings\n\n");
         for r in fails {
-            let _ = writeln!(m, "- `{}` ({}): {} — {}", r.case, r.file, r.verdict.name(), r.detail);
+            let _ = writeln!(
+                m,
+                "- `{}` ({}): {} — {}",
+                r.case,
+                r.file,
+                r.verdict.name(),
+                r.detail
+            );
         }
     }
     m
@@ -378,8 +503,14 @@ pub fn markdown(s: &Summary) -> String {
 /// Write summary.json, summary.md, junit.xml and report.html into `dir`.
 pub fn write_all(dir: &Path, s: &Summary) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let w = |name: &str, text: String| std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()));
-    w("summary.json", serde_json::to_string_pretty(s).map_err(|e| e.to_string())?)?;
+    let w = |name: &str, text: String| {
+        std::fs::write(dir.join(name), text)
+            .map_err(|e| format!("{}: {e}", dir.join(name).display()))
+    };
+    w(
+        "summary.json",
+        serde_json::to_string_pretty(s).map_err(|e| e.to_string())?,
+    )?;
     w("junit.xml", junit(s))?;
     w("summary.md", markdown(s))?;
     w("report.html", html(s))
@@ -392,15 +523,46 @@ mod tests {
     fn sample() -> Summary {
         let diff = RegionDiff {
             region: "buf@cta0".into(),
-            expected: vec![ExpectedByte::Known(1), ExpectedByte::OneOf(vec![0, 2]), ExpectedByte::Known(3)],
+            expected: vec![
+                ExpectedByte::Known(1),
+                ExpectedByte::OneOf(vec![0, 2]),
+                ExpectedByte::Known(3),
+            ],
             observed: vec![1, 2, 9],
         };
         Summary::new(
-            RunInfo { device: "test".into(), ..Default::default() },
+            RunInfo {
+                device: "test".into(),
+                ..Default::default()
+            },
             vec![
-                CaseResult { case: "a".into(), file: "f.yaml".into(), family: "cp.async".into(), verdict: Verdict::Pass, detail: String::new(), diffs: vec![], wall_us: 5 },
-                CaseResult { case: "b<x>".into(), file: "f.yaml".into(), family: "cp.async".into(), verdict: Verdict::Diverge, detail: "byte 2".into(), diffs: vec![diff], wall_us: 7 },
-                CaseResult { case: "c".into(), file: "g.yaml".into(), family: "tcgen05.cp".into(), verdict: Verdict::NotRun, detail: "needs sm_100a".into(), diffs: vec![], wall_us: 0 },
+                CaseResult {
+                    case: "a".into(),
+                    file: "f.yaml".into(),
+                    family: "cp.async".into(),
+                    verdict: Verdict::Pass,
+                    detail: String::new(),
+                    diffs: vec![],
+                    wall_us: 5,
+                },
+                CaseResult {
+                    case: "b<x>".into(),
+                    file: "f.yaml".into(),
+                    family: "cp.async".into(),
+                    verdict: Verdict::Diverge,
+                    detail: "byte 2".into(),
+                    diffs: vec![diff],
+                    wall_us: 7,
+                },
+                CaseResult {
+                    case: "c".into(),
+                    file: "g.yaml".into(),
+                    family: "tcgen05.cp".into(),
+                    verdict: Verdict::NotRun,
+                    detail: "needs sm_100a".into(),
+                    diffs: vec![],
+                    wall_us: 0,
+                },
             ],
         )
     }
@@ -417,24 +579,42 @@ mod tests {
 
     #[test]
     fn known_findings_are_reclassified_by_name() {
-        let k = KnownDivergences { known: vec![KnownDivergence { name: "f32-no-ftz".into(), case: "reduce.*.f32*".into(), signature: None, reason: "r".into() }] };
+        let k = KnownDivergences {
+            known: vec![KnownDivergence {
+                name: "f32-no-ftz".into(),
+                case: "reduce.*.f32*".into(),
+                signature: None,
+                reason: "r".into(),
+            }],
+        };
         let mut s = sample();
         let mut r = s.results.remove(1);
         r.case = "reduce.global.add.f32".into();
         k.apply(&mut r);
         assert_eq!(r.verdict, Verdict::Known);
-        assert!(r.detail.starts_with("[known: f32-no-ftz] diverge"), "{}", r.detail);
+        assert!(
+            r.detail.starts_with("[known: f32-no-ftz] diverge"),
+            "{}",
+            r.detail
+        );
         let mut other = s.results.remove(0);
         other.verdict = Verdict::Diverge;
         k.apply(&mut other);
-        assert_eq!(other.verdict, Verdict::Diverge, "an unlisted case stays a failure");
+        assert_eq!(
+            other.verdict,
+            Verdict::Diverge,
+            "an unlisted case stays a failure"
+        );
     }
 
     #[test]
     fn junit_and_html() {
         let s = sample();
         let x = junit(&s);
-        assert!(x.contains("<testsuite name=\"cp.async\" tests=\"2\" failures=\"1\" skipped=\"0\">"), "{x}");
+        assert!(
+            x.contains("<testsuite name=\"cp.async\" tests=\"2\" failures=\"1\" skipped=\"0\">"),
+            "{x}"
+        );
         assert!(x.contains("<skipped message=\"needs sm_100a\"/>"));
         assert!(x.contains("b&lt;x&gt;"));
         let h = html(&s);
@@ -443,6 +623,10 @@ mod tests {
         assert!(md.contains("| cp.async | 1 | 0 | 1 |"), "{md}");
         assert!(md.contains("`b<x>` (f.yaml): diverge — byte 2"), "{md}");
         assert_eq!(h.matches("fill=\"#d62728\"").count(), 1, "one red byte");
-        assert_eq!(h.matches("fill=\"#1f77b4\"").count(), 1, "one uncertain byte");
+        assert_eq!(
+            h.matches("fill=\"#1f77b4\"").count(),
+            1,
+            "one uncertain byte"
+        );
     }
 }

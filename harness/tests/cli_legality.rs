@@ -18,7 +18,11 @@ fn json_figures_add_up() {
     let dir = std::env::temp_dir().join(format!("ptxconform-leg-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (json, ex) = (dir.join("l.json"), dir.join("ex.yaml"));
-    std::fs::write(&ex, "exceptions:\n  - row: no.such.row\n    reason: assembler_quirk\n    note: never matches\n").unwrap();
+    std::fs::write(
+        &ex,
+        "exceptions:\n  - row: no.such.row\n    reason: assembler_quirk\n    note: never matches\n",
+    )
+    .unwrap();
     let out = bin()
         .args(["legality", "--targets", "sm_90a", "--jobs", "2", "--json"])
         .arg(&json)
@@ -27,25 +31,52 @@ fn json_figures_add_up() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let total = &v["total"];
     let n = |t: &serde_json::Value, k: &str| t[k].as_u64().unwrap();
     for part in ["targets", "boundary"] {
         let t = &total[part];
-        assert_eq!(n(t, "agreed") + n(t, "disagreements"), n(t, "assembled"), "{part}");
-        assert_eq!(n(t, "listed") + n(t, "unexplained"), n(t, "disagreements"), "{part}");
+        assert_eq!(
+            n(t, "agreed") + n(t, "disagreements"),
+            n(t, "assembled"),
+            "{part}"
+        );
+        assert_eq!(
+            n(t, "listed") + n(t, "unexplained"),
+            n(t, "disagreements"),
+            "{part}"
+        );
     }
-    assert_eq!(n(&total["targets"], "assembled"), n(total, "variants"), "one pair per variant on one target");
+    assert_eq!(
+        n(&total["targets"], "assembled"),
+        n(total, "variants"),
+        "one pair per variant on one target"
+    );
     let unexplained = n(&total["targets"], "unexplained") + n(&total["boundary"], "unexplained");
-    assert_eq!(v["disagreements"].as_array().unwrap().len() as u64, unexplained, "nothing is listed");
-    assert_eq!(out.status.code(), Some(if unexplained > 0 { 1 } else { 0 }), "{stdout}");
-    assert!(stdout.contains("stale exception (no longer occurs): row=no.such.row"), "{stdout}");
+    assert_eq!(
+        v["disagreements"].as_array().unwrap().len() as u64,
+        unexplained,
+        "nothing is listed"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(if unexplained > 0 { 1 } else { 0 }),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("stale exception (no longer occurs): row=no.such.row"),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_target_is_an_error() {
-    let out = bin().args(["legality", "--targets", "sm80"]).output().unwrap();
+    let out = bin()
+        .args(["legality", "--targets", "sm80"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sm80"));
 }

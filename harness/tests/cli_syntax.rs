@@ -12,7 +12,11 @@ fn bad_line_in_file_is_located() {
     let dir = std::env::temp_dir().join(format!("ptxconform-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.ptx");
-    std::fs::write(&f, ".reg .b64 %rd<4>;\n\n    cp.async.bulk.nonsense [%rd1], [%rd2, 16;\n").unwrap();
+    std::fs::write(
+        &f,
+        ".reg .b64 %rd<4>;\n\n    cp.async.bulk.nonsense [%rd1], [%rd2, 16;\n",
+    )
+    .unwrap();
     let out = bin().arg("syntax").arg(&f).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -24,12 +28,26 @@ fn bad_line_in_file_is_located() {
 
 #[test]
 fn stdin_is_read_and_named() {
-    let mut child = bin().arg("syntax").stdin(Stdio::piped()).stderr(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(b"  foo.bar %r1;\n").unwrap();
+    let mut child = bin()
+        .arg("syntax")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"  foo.bar %r1;\n")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("<stdin>:1:3: error: expected "), "stderr: {err}");
+    assert!(
+        err.starts_with("<stdin>:1:3: error: expected "),
+        "stderr: {err}"
+    );
 }
 
 #[test]
@@ -42,7 +60,13 @@ fn placeholders_exit_2() {
 #[test]
 fn good_line_printed_canonically() {
     // Extra spaces and a comment go; the instruction comes back in canonical form.
-    let mut child = bin().arg("syntax").stdin(Stdio::piped()).stderr(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .arg("syntax")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     child
         .stdin
         .take()
@@ -50,7 +74,12 @@ fn good_line_printed_canonically() {
         .write_all(b"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes  [d] ,[m, {x,y}], [b]; // c\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [d], [m, {x, y}], [b];\n"

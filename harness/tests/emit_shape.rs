@@ -212,9 +212,8 @@ program:
     // the bounded wait
     let w = body(3);
     assert!(
-        w.iter().any(
-            |l| l.starts_with("mbarrier.try_wait.parity.shared.b64") && l.ends_with(", 0;")
-        ),
+        w.iter()
+            .any(|l| l.starts_with("mbarrier.try_wait.parity.shared.b64") && l.ends_with(", 0;")),
         "{w:?}"
     );
     assert!(w.iter().any(|l| l.contains("%globaltimer")));

@@ -19,26 +19,57 @@ fn tcgen05_cases_emit_and_assemble_for_sm_100a() {
     for c in &cases {
         let e = emit(c).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         assert!(e.ptx.contains(".target sm_100a"), "{}", c.name);
-        if c.check.iter().any(|n| c.memory.tmem.iter().any(|t| &t.name == n)) {
-            assert!(e.ptx.contains("tcgen05.ld.sync.aligned.32x32b.x1.b32"), "{}: no Tensor Memory readback", c.name);
+        if c.check
+            .iter()
+            .any(|n| c.memory.tmem.iter().any(|t| &t.name == n))
+        {
+            assert!(
+                e.ptx.contains("tcgen05.ld.sync.aligned.32x32b.x1.b32"),
+                "{}: no Tensor Memory readback",
+                c.name
+            );
             assert_eq!(e.dump_layout.tmem.len(), 1, "{}", c.name);
-            assert!(e.dump_layout.total_bytes >= e.dump_layout.tmem_at + 128 * 32 * 4, "{}", c.name);
+            assert!(
+                e.dump_layout.total_bytes >= e.dump_layout.tmem_at + 128 * 32 * 4,
+                "{}",
+                c.name
+            );
         }
-        assert!(e.assemblable(), "{}: PTX {} is newer than the pinned ptxas", c.name, e.version);
+        assert!(
+            e.assemblable(),
+            "{}: PTX {} is newer than the pinned ptxas",
+            c.name,
+            e.version
+        );
         if let Some(p) = &p {
             let res = p.assemble(&e.ptx, c.target);
             if STATICALLY_REJECTED.contains(&c.name.as_str()) {
                 // Finding: ptxas 13.0 rejects the program the manual only calls undefined.
                 let errs = res.expect_err(&c.name);
-                assert!(format!("{errs:?}").contains("cta_group"), "{}: {errs:?}", c.name);
+                assert!(
+                    format!("{errs:?}").contains("cta_group"),
+                    "{}: {errs:?}",
+                    c.name
+                );
                 continue;
             }
             if let Err(errs) = res {
-                let numbered: String = e.ptx.lines().enumerate().map(|(i, l)| format!("{:4} {l}\n", i + 1)).collect();
-                panic!("{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}", c.name);
+                let numbered: String = e
+                    .ptx
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+                    .collect();
+                panic!(
+                    "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
+                    c.name
+                );
             }
             assembled += 1;
         }
     }
-    eprintln!("{} tcgen05 cases emitted, {assembled} assembled", cases.len());
+    eprintln!(
+        "{} tcgen05 cases emitted, {assembled} assembled",
+        cases.len()
+    );
 }

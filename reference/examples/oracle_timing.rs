@@ -4,7 +4,9 @@
 //! `cargo run --release -p ptxconform-reference --example oracle_timing -- [N] [MAX_LEN] [ROUNDS]`
 
 use ptxconform_reference::case::{load_str, to_yaml, validate::validate_case};
-use ptxconform_reference::gen::oracle::{Oracle, Reference, StaticLegality, Validates, YamlRoundTrip};
+use ptxconform_reference::gen::oracle::{
+    Oracle, Reference, StaticLegality, Validates, YamlRoundTrip,
+};
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated};
 use std::time::{Duration, Instant};
 
@@ -38,14 +40,30 @@ fn main() {
         .collect();
 
     if std::env::var_os("SHOW").is_some() {
-        print!("{}", to_yaml(std::slice::from_ref(&generate_bytes(&inputs[1], &cfg).case)));
+        print!(
+            "{}",
+            to_yaml(std::slice::from_ref(&generate_bytes(&inputs[1], &cfg).case))
+        );
         return;
     }
     // Best of several rounds per phase: the machine is shared, the minimum is the least disturbed.
-    let oracles: [(&str, &dyn Oracle); 4] =
-        [("validates", &Validates), ("static_legality", &StaticLegality), ("yaml_roundtrip", &YamlRoundTrip), ("reference", &Reference)];
+    let oracles: [(&str, &dyn Oracle); 4] = [
+        ("validates", &Validates),
+        ("static_legality", &StaticLegality),
+        ("yaml_roundtrip", &YamlRoundTrip),
+        ("reference", &Reference),
+    ];
     const PHASES: usize = 8;
-    let names = ["generate", "validates", "static_legality", "yaml_roundtrip", "reference", "  validate_case", "  to_yaml", "  load_str"];
+    let names = [
+        "generate",
+        "validates",
+        "static_legality",
+        "yaml_roundtrip",
+        "reference",
+        "  validate_case",
+        "  to_yaml",
+        "  load_str",
+    ];
     let mut best = [Duration::MAX; PHASES];
     let (mut steps, mut yaml_bytes, mut fails) = (0usize, 0usize, 0usize);
     for round in 0..rounds {
@@ -76,5 +94,10 @@ fn main() {
         println!("{:<22}{:>10.1} us/case", name, per(d));
     }
     let sum: Duration = best[..5].iter().sum();
-    println!("{:<22}{:>10.1} us/case (generate + oracles) => {:.0} cases/s uninstrumented", "total", per(sum), n as f64 / sum.as_secs_f64());
+    println!(
+        "{:<22}{:>10.1} us/case (generate + oracles) => {:.0} cases/s uninstrumented",
+        "total",
+        per(sum),
+        n as f64 / sum.as_secs_f64()
+    );
 }

@@ -69,7 +69,9 @@ fn shared_offset(at: u64, r: &Region) -> u64 {
 /// Bytes the shared regions take, placed as [`Layout::of`] places them (valid regions: `align`
 /// a power of two, see `check_region`).
 pub fn shared_regions_end(regions: &[Region]) -> u64 {
-    regions.iter().fold(0, |at, r| shared_offset(at, r) + r.size)
+    regions
+        .iter()
+        .fold(0, |at, r| shared_offset(at, r) + r.size)
 }
 
 impl Layout {
@@ -86,7 +88,13 @@ impl Layout {
         let mut globals = Vec::new();
         for (i, r) in case.memory.global.iter().enumerate() {
             check_region(r)?;
-            insert(&r.name, Place::Global { index: i, size: r.size })?;
+            insert(
+                &r.name,
+                Place::Global {
+                    index: i,
+                    size: r.size,
+                },
+            )?;
             globals.push(r.name.clone());
         }
         let mut at = 0u64;
@@ -95,7 +103,13 @@ impl Layout {
             check_region(r)?;
             at = shared_offset(at, r);
             base_align = base_align.max(r.align);
-            insert(&r.name, Place::Shared { offset: at, size: r.size })?;
+            insert(
+                &r.name,
+                Place::Shared {
+                    offset: at,
+                    size: r.size,
+                },
+            )?;
             at += r.size;
         }
         for m in &case.memory.mbarriers {
@@ -108,13 +122,31 @@ impl Layout {
         // name stands for the value of that word.
         for t in &case.memory.tmem {
             at = align_up(at, TMEM_WORD_BYTES);
-            insert(&t.name, Place::Shared { offset: at, size: TMEM_WORD_BYTES })?;
+            insert(
+                &t.name,
+                Place::Shared {
+                    offset: at,
+                    size: TMEM_WORD_BYTES,
+                },
+            )?;
             at += TMEM_WORD_BYTES;
         }
         for t in &case.memory.tensor_maps {
-            insert(&t.name, Place::Global { index: usize::MAX, size: 128 }).map_err(|e| LayoutError(e.0))?;
+            insert(
+                &t.name,
+                Place::Global {
+                    index: usize::MAX,
+                    size: 128,
+                },
+            )
+            .map_err(|e| LayoutError(e.0))?;
         }
-        Ok(Layout { places, globals, shared_bytes: align_up(at.max(16), 16), shared_base_align: base_align })
+        Ok(Layout {
+            places,
+            globals,
+            shared_bytes: align_up(at.max(16), 16),
+            shared_base_align: base_align,
+        })
     }
 
     pub fn get(&self, name: &str) -> Option<Place> {
@@ -127,10 +159,16 @@ fn check_region(r: &Region) -> Result<(), LayoutError> {
         return Err(LayoutError(format!("region `{}` has size 0", r.name)));
     }
     if !r.align.is_power_of_two() {
-        return Err(LayoutError(format!("region `{}`: align {} is not a power of two", r.name, r.align)));
+        return Err(LayoutError(format!(
+            "region `{}`: align {} is not a power of two",
+            r.name, r.align
+        )));
     }
     if r.size > (1 << 32) {
-        return Err(LayoutError(format!("region `{}`: size {} is larger than 4 GiB", r.name, r.size)));
+        return Err(LayoutError(format!(
+            "region `{}`: size {} is larger than 4 GiB",
+            r.name, r.size
+        )));
     }
     Ok(())
 }

@@ -42,10 +42,14 @@ impl fmt::Display for PtxVersion {
 impl FromStr for PtxVersion {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let (a, b) = s.split_once('.').ok_or_else(|| format!("PTX version `{s}` is not MAJOR.MINOR"))?;
+        let (a, b) = s
+            .split_once('.')
+            .ok_or_else(|| format!("PTX version `{s}` is not MAJOR.MINOR"))?;
         Ok(PtxVersion::new(
-            a.parse().map_err(|_| format!("bad PTX major version in `{s}`"))?,
-            b.parse().map_err(|_| format!("bad PTX minor version in `{s}`"))?,
+            a.parse()
+                .map_err(|_| format!("bad PTX major version in `{s}`"))?,
+            b.parse()
+                .map_err(|_| format!("bad PTX minor version in `{s}`"))?,
         ))
     }
 }
@@ -114,7 +118,9 @@ impl Target {
             (89, _) => PtxVersion::new(7, 8),
             (90, Suffix::None) => PtxVersion::new(7, 8),
             (90, _) => PtxVersion::new(8, 0),
-            (100 | 103, Suffix::Family) | (110 | 120 | 121, Suffix::Family) => PtxVersion::new(8, 8),
+            (100 | 103, Suffix::Family) | (110 | 120 | 121, Suffix::Family) => {
+                PtxVersion::new(8, 8)
+            }
             (100, _) => PtxVersion::new(8, 6),
             (103, _) => PtxVersion::new(8, 8),
             (110, _) => PtxVersion::new(9, 0),
@@ -138,13 +144,18 @@ impl fmt::Display for Target {
 impl FromStr for Target {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let rest = s.trim().strip_prefix("sm_").ok_or_else(|| format!("target `{s}` does not start with sm_"))?;
+        let rest = s
+            .trim()
+            .strip_prefix("sm_")
+            .ok_or_else(|| format!("target `{s}` does not start with sm_"))?;
         let (digits, suffix) = match rest.as_bytes().last() {
             Some(b'a') => (&rest[..rest.len() - 1], Suffix::Arch),
             Some(b'f') => (&rest[..rest.len() - 1], Suffix::Family),
             _ => (rest, Suffix::None),
         };
-        let sm: u32 = digits.parse().map_err(|_| format!("target `{s}`: `{digits}` is not a number"))?;
+        let sm: u32 = digits
+            .parse()
+            .map_err(|_| format!("target `{s}`: `{digits}` is not a number"))?;
         Ok(Target::new(sm, suffix))
     }
 }
@@ -214,7 +225,10 @@ pub struct Support {
 
 impl Support {
     pub fn new(why: impl Into<String>, any: Vec<Since>) -> Self {
-        Support { why: why.into(), any }
+        Support {
+            why: why.into(),
+            any,
+        }
     }
     /// A qualifier rule no target accepts (e.g. "`.tile::gather4` only with `.2d`"): the variant is
     /// well-formed text but illegal everywhere.
@@ -223,7 +237,13 @@ impl Support {
     }
     /// "Requires sm_XX or higher" + "Introduced in PTX ISA version M.N".
     pub fn at_least(why: impl Into<String>, sm: u32, ptx: PtxVersion) -> Self {
-        Support::new(why, vec![Since { class: TargetClass::AtLeast(sm), ptx }])
+        Support::new(
+            why,
+            vec![Since {
+                class: TargetClass::AtLeast(sm),
+                ptx,
+            }],
+        )
     }
     /// The recurring Blackwell pattern of the Target ISA Notes: `sm_100a` (from `arch_ptx`),
     /// `sm_101a`→`sm_110a` (PTX 9.0 renamed it), and the `sm_100f` / `sm_110f` families from PTX 8.8.
@@ -233,16 +253,32 @@ impl Support {
         Support::new(
             why,
             vec![
-                Since { class: TargetClass::Arch(100), ptx: arch_ptx },
-                Since { class: TargetClass::Arch(110), ptx: v90.max(arch_ptx) },
-                Since { class: TargetClass::Family(100), ptx: v88.max(arch_ptx) },
-                Since { class: TargetClass::Family(110), ptx: v90.max(arch_ptx) },
+                Since {
+                    class: TargetClass::Arch(100),
+                    ptx: arch_ptx,
+                },
+                Since {
+                    class: TargetClass::Arch(110),
+                    ptx: v90.max(arch_ptx),
+                },
+                Since {
+                    class: TargetClass::Family(100),
+                    ptx: v88.max(arch_ptx),
+                },
+                Since {
+                    class: TargetClass::Family(110),
+                    ptx: v90.max(arch_ptx),
+                },
             ],
         )
     }
     /// Earliest PTX version at which `t` is admitted, if any alternative admits it.
     pub fn min_ptx_for(&self, t: Target) -> Option<PtxVersion> {
-        self.any.iter().filter(|s| s.class.contains(t)).map(|s| s.ptx).min()
+        self.any
+            .iter()
+            .filter(|s| s.class.contains(t))
+            .map(|s| s.ptx)
+            .min()
     }
 }
 
@@ -257,9 +293,14 @@ pub struct Requirement {
 pub enum Verdict {
     Legal,
     /// Illegal on this target at any PTX version; `why` is the first restriction that fails.
-    WrongTarget { why: String },
+    WrongTarget {
+        why: String,
+    },
     /// Legal on this target from `needs` on, but the program's PTX version is older.
-    PtxTooOld { why: String, needs: PtxVersion },
+    PtxTooOld {
+        why: String,
+        needs: PtxVersion,
+    },
 }
 
 impl Requirement {
@@ -333,11 +374,27 @@ mod tests {
     #[test]
     fn verdicts() {
         let r = Requirement::new()
-            .and(Support::at_least("cp.async.bulk", 90, PtxVersion::new(8, 0)))
-            .and(Support::blackwell_arch_or_family(".cta_group", PtxVersion::new(8, 6)));
-        assert!(matches!(r.verdict(Target::SM_90A, PtxVersion::MAX_SUPPORTED), Verdict::WrongTarget { .. }));
-        assert_eq!(r.verdict(Target::SM_100A, PtxVersion::new(8, 6)), Verdict::Legal);
-        assert!(matches!(r.verdict(Target::SM_100F, PtxVersion::new(8, 6)), Verdict::PtxTooOld { .. }));
+            .and(Support::at_least(
+                "cp.async.bulk",
+                90,
+                PtxVersion::new(8, 0),
+            ))
+            .and(Support::blackwell_arch_or_family(
+                ".cta_group",
+                PtxVersion::new(8, 6),
+            ));
+        assert!(matches!(
+            r.verdict(Target::SM_90A, PtxVersion::MAX_SUPPORTED),
+            Verdict::WrongTarget { .. }
+        ));
+        assert_eq!(
+            r.verdict(Target::SM_100A, PtxVersion::new(8, 6)),
+            Verdict::Legal
+        );
+        assert!(matches!(
+            r.verdict(Target::SM_100F, PtxVersion::new(8, 6)),
+            Verdict::PtxTooOld { .. }
+        ));
         assert_eq!(r.min_ptx_for(Target::SM_100F), Ok(PtxVersion::new(8, 8)));
     }
 }

@@ -13,7 +13,11 @@ fn every_corpus_case_meets_its_expectation() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for (path, result) in load_dir(&dir) {
-        let rel = path.strip_prefix(&dir).unwrap_or(&path).display().to_string();
+        let rel = path
+            .strip_prefix(&dir)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
         let cases = match result {
             Ok(c) => c,
             Err(e) => {
@@ -32,21 +36,33 @@ fn every_corpus_case_meets_its_expectation() {
             };
             let got = match &exec.outcome {
                 Outcome::Defined => "defined".to_string(),
-                Outcome::Undefined { ub, step } => format!("undefined `{}` at step {step} ({})", ub.rule, ub.detail),
+                Outcome::Undefined { ub, step } => {
+                    format!("undefined `{}` at step {step} ({})", ub.rule, ub.detail)
+                }
             };
             let ok = match (&c.expect, &exec.outcome) {
                 (None | Some(Expect::Pass), Outcome::Defined) => true,
                 (Some(Expect::Undefined(rule)), Outcome::Undefined { ub, .. }) => ub.rule == rule,
-                (Some(Expect::Timeout), Outcome::Undefined { ub, .. }) => ub.rule == "wait.never_completes",
+                (Some(Expect::Timeout), Outcome::Undefined { ub, .. }) => {
+                    ub.rule == "wait.never_completes"
+                }
                 // A trap is the hardware face of an address UB: any classification will do.
                 (Some(Expect::Trap), Outcome::Undefined { .. }) => true,
                 _ => false,
             };
             if !ok {
-                failures.push(format!("{rel} `{}`: expected {:?}, got {got}", c.name, c.expect));
+                failures.push(format!(
+                    "{rel} `{}`: expected {:?}, got {got}",
+                    c.name, c.expect
+                ));
             }
         }
     }
     assert!(ran >= 300, "only {ran} corpus cases ran");
-    assert!(failures.is_empty(), "{} of {ran} corpus cases fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} corpus cases fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -21,13 +21,22 @@ fn load_all() -> Vec<(String, Case)> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for (path, result) in load_dir(&dir) {
-        let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(&dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
         match result {
             Ok(cases) => out.extend(cases.into_iter().map(|c| (rel.clone(), c))),
             Err(e) => errors.push(format!("{e}")),
         }
     }
-    assert!(errors.is_empty(), "{} corpus file(s) do not validate:\n{}", errors.len(), errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "{} corpus file(s) do not validate:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
     out
 }
 
@@ -38,11 +47,18 @@ fn dir_of(file: &str) -> &str {
 #[test]
 fn every_corpus_file_validates() {
     let all = load_all();
-    let corpus = all.iter().filter(|(f, _)| CORPUS_DIRS.contains(&dir_of(f))).count();
+    let corpus = all
+        .iter()
+        .filter(|(f, _)| CORPUS_DIRS.contains(&dir_of(f)))
+        .count();
     assert!(corpus >= 300, "corpus unexpectedly small: {corpus} cases");
     let mut names = BTreeSet::new();
     for (file, c) in &all {
-        assert!(names.insert(c.name.clone()), "case name `{}` (in {file}) is used twice in the corpus", c.name);
+        assert!(
+            names.insert(c.name.clone()),
+            "case name `{}` (in {file}) is used twice in the corpus",
+            c.name
+        );
     }
 }
 
@@ -53,8 +69,16 @@ fn names_follow_their_directory() {
         if !CORPUS_DIRS.contains(&dir) {
             continue;
         }
-        assert!(c.name.starts_with(&format!("{dir}.")), "case `{}` in {file} does not carry its directory's prefix", c.name);
-        assert!(!c.description.trim().is_empty(), "case `{}` in {file} has no description", c.name);
+        assert!(
+            c.name.starts_with(&format!("{dir}.")),
+            "case `{}` in {file} does not carry its directory's prefix",
+            c.name
+        );
+        assert!(
+            !c.description.trim().is_empty(),
+            "case `{}` in {file} has no description",
+            c.name
+        );
     }
 }
 
@@ -64,7 +88,12 @@ fn ub_cases_name_catalogue_rules() {
     for (file, c) in load_all() {
         match &c.expect {
             Some(Expect::Undefined(rule)) => {
-                let Some(r) = ub::rule(rule) else { panic!("case `{}` in {file} expects unknown UB rule `{rule}`", c.name) };
+                let Some(r) = ub::rule(rule) else {
+                    panic!(
+                        "case `{}` in {file} expects unknown UB rule `{rule}`",
+                        c.name
+                    )
+                };
                 // Family ids (`tensor.copy:<rule>`) cover their family's catalogue entry.
                 covered.insert(r.id.to_string());
             }
@@ -81,7 +110,15 @@ fn ub_cases_name_catalogue_rules() {
             );
         }
     }
-    for r in ub::CATALOGUE.iter().filter(|r| !ub::NOT_PROGRAM_REACHABLE.contains(&r.id)) {
-        assert!(covered.contains(r.id), "UB rule `{}` (§{}) has no corpus case", r.id, r.section);
+    for r in ub::CATALOGUE
+        .iter()
+        .filter(|r| !ub::NOT_PROGRAM_REACHABLE.contains(&r.id))
+    {
+        assert!(
+            covered.contains(r.id),
+            "UB rule `{}` (§{}) has no corpus case",
+            r.id,
+            r.section
+        );
     }
 }

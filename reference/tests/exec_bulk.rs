@@ -31,7 +31,10 @@ fn shared_to_global_bulk_group() {
 fn read_wait_frees_source_only() {
     let x = defined(&prog(1, "", &format!(
         "  - ptx: {TO_GLOBAL} [out], [buf], 16\n  - ptx: cp.async.bulk.commit_group\n  - ptx: cp.async.bulk.wait_group.read 0\n  - store: {{ at: buf, bytes: [5] }}\n")));
-    assert_eq!(global(&x, "out")[0], Byte::Known(0x11).union(Byte::Known(0xAA)));
+    assert_eq!(
+        global(&x, "out")[0],
+        Byte::Known(0x11).union(Byte::Known(0xAA))
+    );
     // without the .read wait the store is UB
     let (r, step) = undefined(&prog(1, "", &format!("  - ptx: {TO_GLOBAL} [out], [buf], 16\n  - ptx: cp.async.bulk.commit_group\n  - store: {{ at: buf, bytes: [5] }}\n")));
     assert_eq!((r, step), ("async.src_modified_before_completion", 2));
@@ -56,19 +59,42 @@ fn ignore_oob_bytes_are_indeterminate() {
     let x = defined(&y);
     let b = shared(&x, 0, "buf");
     assert!(b[24..32].iter().all(|v| *v == Byte::ANY));
-    assert!(b[..24].iter().all(|v| *v == Byte::Known(0xAA).union(Byte::Known(0x11))));
-    assert_eq!(undefined(&y.replace("0, 8, [bar]", "0, 7, [bar]")).0, "bulk.range_overflow");
+    assert!(b[..24]
+        .iter()
+        .all(|v| *v == Byte::Known(0xAA).union(Byte::Known(0x11))));
+    assert_eq!(
+        undefined(&y.replace("0, 8, [bar]", "0, 7, [bar]")).0,
+        "bulk.range_overflow"
+    );
     assert_eq!(undefined(&prog(1, "", "  - ptx: cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob [buf], [src], 16, 16, 0, [bar]\n")).0, "bulk.ignore_oob_range");
 }
 
 #[test]
 fn classified_ub() {
-    let p = |b: &str| prog(2, "params: { n: 24, far: { mapa: buf, cta: 1 }, me: { mapa: buf, cta: 0 } }\n", b);
+    let p = |b: &str| {
+        prog(
+            2,
+            "params: { n: 24, far: { mapa: buf, cta: 1 }, me: { mapa: buf, cta: 0 } }\n",
+            b,
+        )
+    };
     let g2s = "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes";
-    assert_eq!(undefined(&p(&format!("  - ptx: {g2s} [buf], [src], n, [bar]\n"))).0, "bulk.size_not_multiple_of_16");
-    assert_eq!(undefined(&p(&format!("  - ptx: {g2s} [buf+8], [src], 16, [bar]\n"))).0, "address.misaligned");
-    assert_eq!(undefined(&p(&format!("  - ptx: {g2s} [buf], [src+48], 32, [bar]\n"))).0, "bulk.range_overflow");
-    assert_eq!(undefined(&p(&format!("  - ptx: {g2s} [far], [src], 16, [bar]\n"))).0, "bulk.dst_not_executing_cta");
+    assert_eq!(
+        undefined(&p(&format!("  - ptx: {g2s} [buf], [src], n, [bar]\n"))).0,
+        "bulk.size_not_multiple_of_16"
+    );
+    assert_eq!(
+        undefined(&p(&format!("  - ptx: {g2s} [buf+8], [src], 16, [bar]\n"))).0,
+        "address.misaligned"
+    );
+    assert_eq!(
+        undefined(&p(&format!("  - ptx: {g2s} [buf], [src+48], 32, [bar]\n"))).0,
+        "bulk.range_overflow"
+    );
+    assert_eq!(
+        undefined(&p(&format!("  - ptx: {g2s} [far], [src], 16, [bar]\n"))).0,
+        "bulk.dst_not_executing_cta"
+    );
     assert_eq!(
         undefined(&p("  - ptx: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [me], [buf], 16, [bar]\n")).0,
         "bulk.cluster_dst_is_executing_cta"
@@ -84,9 +110,15 @@ fn classified_ub() {
 #[test]
 fn cta_to_cluster_writes_the_remote_cta() {
     let x = defined(&prog(2, "params: { far: { mapa: buf, cta: 1 } }\n", "  - store: { at: buf, bytes: [9] }\n  - ptx: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [far], [buf], 16, [bar]\n"));
-    assert_eq!(shared(&x, 1, "buf")[0], Byte::Known(0xAA).union(Byte::Known(9)));
+    assert_eq!(
+        shared(&x, 1, "buf")[0],
+        Byte::Known(0xAA).union(Byte::Known(9))
+    );
     assert_eq!(shared(&x, 0, "buf")[0], Byte::Known(9));
-    assert_eq!(x.final_state.mbarriers[1]["bar"].phase_parity, None, "copy tracked by CTA 1's barrier is in flight");
+    assert_eq!(
+        x.final_state.mbarriers[1]["bar"].phase_parity, None,
+        "copy tracked by CTA 1's barrier is in flight"
+    );
 }
 
 proptest! {
@@ -148,9 +180,21 @@ proptest! {
 fn mapa_params_pass_the_case_loader() {
     let y = prog(2, "params: { far: { mapa: buf, cta: 1 } }\n", "  - ptx: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [far], [buf], 16, [bar]\n");
     let cases = ptxconform_reference::case::load_str(&y, "t").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(cases[0].params["far"], ptxconform_reference::case::Param::Mapa { mapa: "buf".into(), cta: 1 });
+    assert_eq!(
+        cases[0].params["far"],
+        ptxconform_reference::case::Param::Mapa {
+            mapa: "buf".into(),
+            cta: 1
+        }
+    );
     let bad = y.replace("cta: 1 }", "cta: 2 }");
-    assert!(ptxconform_reference::case::load_str(&bad, "t").is_err(), "rank outside the cluster");
+    assert!(
+        ptxconform_reference::case::load_str(&bad, "t").is_err(),
+        "rank outside the cluster"
+    );
     let bad = y.replace("mapa: buf", "mapa: src");
-    assert!(ptxconform_reference::case::load_str(&bad, "t").is_err(), "mapa of a global region");
+    assert!(
+        ptxconform_reference::case::load_str(&bad, "t").is_err(),
+        "mapa of a global region"
+    );
 }

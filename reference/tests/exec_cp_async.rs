@@ -14,14 +14,23 @@ fn prog(body: &str, params: &str) -> String {
 
 #[test]
 fn copy_then_wait_all_lands_exactly() {
-    let x = defined(&prog("  - ptx: cp.async.ca.shared.global [buf+4], [src+8], 4\n  - ptx: cp.async.wait_all\n", ""));
+    let x = defined(&prog(
+        "  - ptx: cp.async.ca.shared.global [buf+4], [src+8], 4\n  - ptx: cp.async.wait_all\n",
+        "",
+    ));
     let s = pattern(7, 64);
     let b = known(shared(&x, 0, "buf")).unwrap();
     assert_eq!(&b[4..8], &s[8..12]);
     assert!(b[..4].iter().chain(&b[8..]).all(|v| *v == 0xAA));
     assert_eq!(x.final_state.groups[0].cp_async_groups, 0);
-    assert!(x.trace[0].touched.iter().any(|t| t.kind == TouchKind::Issue && t.region == "buf" && t.range == (4..8) && !t.exact));
-    assert!(x.trace[1].touched.iter().any(|t| t.kind == TouchKind::Land && t.exact));
+    assert!(x.trace[0]
+        .touched
+        .iter()
+        .any(|t| t.kind == TouchKind::Issue && t.region == "buf" && t.range == (4..8) && !t.exact));
+    assert!(x.trace[1]
+        .touched
+        .iter()
+        .any(|t| t.kind == TouchKind::Land && t.exact));
 }
 
 #[test]
@@ -54,10 +63,28 @@ fn src_size_zero_fills_and_ignore_src() {
 #[test]
 fn classified_ub() {
     let p = |body: &str| prog(body, "");
-    assert_eq!(undefined(&p("  - ptx: cp.async.ca.shared.global [buf+2], [src], 4\n")), ("address.misaligned", 0));
-    assert_eq!(undefined(&p("  - ptx: cp.async.ca.shared.global [buf], [src+4], 8\n")), ("address.misaligned", 0));
-    assert_eq!(undefined(&p("  - ptx: cp.async.ca.shared.global [buf], [src], 8, 9\n")).0, "cp.async.src_size_gt_cp_size");
-    assert_eq!(undefined(&p("  - ptx: cp.async.cg.shared.global [buf+64], [src], 16\n")).0, "address.out_of_region");
+    assert_eq!(
+        undefined(&p("  - ptx: cp.async.ca.shared.global [buf+2], [src], 4\n")),
+        ("address.misaligned", 0)
+    );
+    assert_eq!(
+        undefined(&p("  - ptx: cp.async.ca.shared.global [buf], [src+4], 8\n")),
+        ("address.misaligned", 0)
+    );
+    assert_eq!(
+        undefined(&p(
+            "  - ptx: cp.async.ca.shared.global [buf], [src], 8, 9\n"
+        ))
+        .0,
+        "cp.async.src_size_gt_cp_size"
+    );
+    assert_eq!(
+        undefined(&p(
+            "  - ptx: cp.async.cg.shared.global [buf+64], [src], 16\n"
+        ))
+        .0,
+        "address.out_of_region"
+    );
     assert_eq!(
         undefined(&p("  - ptx: cp.async.ca.shared.global [buf], [src], 8\n  - ptx: cp.async.ca.shared.global [buf+4], [src+8], 4\n")),
         ("cp.async.same_dst_in_group", 1)

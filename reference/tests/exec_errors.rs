@@ -15,13 +15,30 @@ fn err(body: &str) -> (Option<usize>, ErrorKind) {
 
 #[test]
 fn case_errors_name_the_step() {
-    assert!(matches!(err("  - ptx: cp.async.ca.shared.global [nope], [src], 4\n"), (Some(1), ErrorKind::UnknownName(n)) if n == "nope"));
-    assert!(matches!(err("  - ptx: cp.async.ca.shared.global [buf], [src], 4, 5, 6, 7\n"), (Some(1), ErrorKind::Parse(_))));
+    assert!(
+        matches!(err("  - ptx: cp.async.ca.shared.global [nope], [src], 4\n"), (Some(1), ErrorKind::UnknownName(n)) if n == "nope")
+    );
+    assert!(matches!(
+        err("  - ptx: cp.async.ca.shared.global [buf], [src], 4, 5, 6, 7\n"),
+        (Some(1), ErrorKind::Parse(_))
+    ));
     // a shared region where .global is required; a number where an address is required
-    assert!(matches!(err("  - ptx: cp.async.ca.shared.global [buf], [buf], 4\n"), (Some(1), ErrorKind::OperandKind(_))));
-    assert!(matches!(err("  - ptx: cp.async.ca.shared.global [n], [src], 4\n"), (Some(1), ErrorKind::OperandKind(_))));
-    assert!(matches!(err("  - ptx: cp.async.ca.shared.global [buf], [src], 4, unbound\n"), (Some(1), ErrorKind::UnboundRegister(_))));
-    assert!(matches!(err("  - { cta: 3, ptx: cp.async.commit_group }\n"), (Some(1), ErrorKind::Launch(_))));
+    assert!(matches!(
+        err("  - ptx: cp.async.ca.shared.global [buf], [buf], 4\n"),
+        (Some(1), ErrorKind::OperandKind(_))
+    ));
+    assert!(matches!(
+        err("  - ptx: cp.async.ca.shared.global [n], [src], 4\n"),
+        (Some(1), ErrorKind::OperandKind(_))
+    ));
+    assert!(matches!(
+        err("  - ptx: cp.async.ca.shared.global [buf], [src], 4, unbound\n"),
+        (Some(1), ErrorKind::UnboundRegister(_))
+    ));
+    assert!(matches!(
+        err("  - { cta: 3, ptx: cp.async.commit_group }\n"),
+        (Some(1), ErrorKind::Launch(_))
+    ));
 }
 
 #[test]
@@ -30,7 +47,10 @@ fn guarded_step_and_trace_text() {
     // The guard is false: the misaligned copy does not execute.
     assert!(x.trace[1].touched.is_empty());
     let text = x.trace[2].to_string();
-    assert!(text.contains("#2 cta 0 thread 0: cp.async.ca.shared.global [buf], [src], 4"), "{text}");
+    assert!(
+        text.contains("#2 cta 0 thread 0: cp.async.ca.shared.global [buf], [src], 4"),
+        "{text}"
+    );
     assert!(text.contains("Issue cta0:buf[0..4) uncertain"), "{text}");
     assert!(text.contains("Read src[0..4) exact"), "{text}");
 }

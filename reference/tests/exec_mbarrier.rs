@@ -19,7 +19,10 @@ const G2S: &str = "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes
 fn arrive_state_and_test_wait() {
     let x = defined(&prog(1, "", "  - ptx: mbarrier.init.shared::cta.b64 [bar], 2\n  - ptx: mbarrier.arrive.shared::cta.b64 st, [bar]\n  - ptx: mbarrier.test_wait.shared::cta.b64 p, [bar], st\n  - ptx: mbarrier.arrive.shared::cta.b64 st2, [bar]\n  - ptx: mbarrier.test_wait.shared::cta.b64 q, [bar], st\n"));
     let b = x.final_state.mbarriers[0]["bar"];
-    assert_eq!((b.valid, b.phase_parity, b.pending, b.expected, b.tx_count), (true, Some(1), Some(2), 2, Some(0)));
+    assert_eq!(
+        (b.valid, b.phase_parity, b.pending, b.expected, b.tx_count),
+        (true, Some(1), Some(2), 2, Some(0))
+    );
     assert_eq!(x.trace[2].mbarriers[0].2.pending, Some(1));
 }
 
@@ -33,10 +36,42 @@ fn pending_count_reads_no_complete_state() {
 
 #[test]
 fn mechanism_ub_is_classified() {
-    assert_eq!(undefined(&prog(1, "", "  - ptx: mbarrier.arrive.shared::cta.b64 _, [bar]\n")).0, "mbarrier.not_initialized");
-    assert_eq!(undefined(&prog(1, "", "  - ptx: mbarrier.init.shared::cta.b64 [bar], 0\n")).0, "mbarrier.init_count_range");
-    assert_eq!(undefined(&prog(1, "", "  - ptx: mbarrier.init.shared::cta.b64 [buf+4], 1\n")).0, "mbarrier.misaligned");
-    assert_eq!(undefined(&prog(1, "", "  - ptx: mbarrier.init.shared::cta.b64 [bar], 1\n  - store: { at: bar, bytes: [0] }\n")).0, "mbarrier.non_mbarrier_access");
+    assert_eq!(
+        undefined(&prog(
+            1,
+            "",
+            "  - ptx: mbarrier.arrive.shared::cta.b64 _, [bar]\n"
+        ))
+        .0,
+        "mbarrier.not_initialized"
+    );
+    assert_eq!(
+        undefined(&prog(
+            1,
+            "",
+            "  - ptx: mbarrier.init.shared::cta.b64 [bar], 0\n"
+        ))
+        .0,
+        "mbarrier.init_count_range"
+    );
+    assert_eq!(
+        undefined(&prog(
+            1,
+            "",
+            "  - ptx: mbarrier.init.shared::cta.b64 [buf+4], 1\n"
+        ))
+        .0,
+        "mbarrier.misaligned"
+    );
+    assert_eq!(
+        undefined(&prog(
+            1,
+            "",
+            "  - ptx: mbarrier.init.shared::cta.b64 [bar], 1\n  - store: { at: bar, bytes: [0] }\n"
+        ))
+        .0,
+        "mbarrier.non_mbarrier_access"
+    );
     let x = run(&prog(1, "", "  - ptx: mbarrier.init.shared::cta.b64 [bar], 1\n  - wait_parity: { mbar: bar, parity: 0 }\n"));
     assert_eq!(x.expected_hw, ExpectedHw::Timeout);
 }
@@ -52,7 +87,11 @@ fn cp_async_arrive_increments_then_fires() {
     // Without .noinc the pending count is incremented at issue; the arrive-on fires when the copy lands.
     let x = defined(&prog(1, "", "  - ptx: mbarrier.init.shared.b64 [bar], 1\n  - ptx: cp.async.cg.shared.global [buf], [src], 16\n  - ptx: cp.async.mbarrier.arrive.shared.b64 [bar]\n  - ptx: mbarrier.arrive.shared.b64 _, [bar]\n"));
     let b = x.final_state.mbarriers[0]["bar"];
-    assert_eq!((b.phase_parity, b.pending), (None, None), "arrive-on still pending");
+    assert_eq!(
+        (b.phase_parity, b.pending),
+        (None, None),
+        "arrive-on still pending"
+    );
     let x = defined(&prog(1, "", "  - ptx: mbarrier.init.shared.b64 [bar], 1\n  - ptx: cp.async.cg.shared.global [buf], [src], 16\n  - ptx: cp.async.mbarrier.arrive.shared.b64 [bar]\n  - ptx: mbarrier.arrive.shared.b64 _, [bar]\n  - wait_parity: { mbar: bar, parity: 0 }\n"));
     assert_eq!(known(&shared(&x, 0, "buf")[..16]).unwrap(), pattern(4, 16));
     assert_eq!(x.final_state.mbarriers[0]["bar"].phase_parity, Some(1));

@@ -27,15 +27,36 @@ fn scalar32(op: &str, ty: &str, d: u32, x: u32) -> u32 {
         ("or", _) => d | x,
         ("xor", _) => d ^ x,
         // atom.inc / atom.dec (§9.7.13.5)
-        ("inc", _) => if d >= x { 0 } else { d + 1 },
-        ("dec", _) => if d == 0 || d > x { x } else { d - 1 },
+        ("inc", _) => {
+            if d >= x {
+                0
+            } else {
+                d + 1
+            }
+        }
+        ("dec", _) => {
+            if d == 0 || d > x {
+                x
+            } else {
+                d - 1
+            }
+        }
         _ => unreachable!(),
     }
 }
 
 const OPS32: &[(&str, &str)] = &[
-    ("add", "u32"), ("add", "s32"), ("min", "u32"), ("max", "u32"), ("min", "s32"), ("max", "s32"),
-    ("and", "b32"), ("or", "b32"), ("xor", "b32"), ("inc", "u32"), ("dec", "u32"),
+    ("add", "u32"),
+    ("add", "s32"),
+    ("min", "u32"),
+    ("max", "u32"),
+    ("min", "s32"),
+    ("max", "s32"),
+    ("and", "b32"),
+    ("or", "b32"),
+    ("xor", "b32"),
+    ("inc", "u32"),
+    ("dec", "u32"),
 ];
 
 proptest! {
@@ -83,6 +104,9 @@ fn f32_add_on_global() {
 
 #[test]
 fn illegal_combination_is_a_case_error() {
-    let c = case(&prog("add", "f32", &[0; 32], &[0; 32], true).replace(".global.shared::cta.bulk_group.add.f32", ".global.shared::cta.bulk_group.inc.b64"));
+    let c = case(&prog("add", "f32", &[0; 32], &[0; 32], true).replace(
+        ".global.shared::cta.bulk_group.add.f32",
+        ".global.shared::cta.bulk_group.inc.b64",
+    ));
     assert!(ptxconform_reference::sem::exec::execute(&c).is_err());
 }

@@ -9,7 +9,10 @@ use std::path::Path;
 
 fn smoke() -> Vec<(String, Case)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/exec-smoke");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("cases/exec-smoke").map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("cases/exec-smoke")
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     files
         .into_iter()
@@ -33,13 +36,22 @@ fn smoke_cases_meet_their_expectation() {
                 assert_eq!(x.outcome, Outcome::Defined, "{path}");
                 assert_eq!(x.expected_hw, ExpectedHw::Completes);
                 for name in &c.check {
-                    if let Some(b) = x.final_state.global.get(name).or_else(|| x.final_state.shared[0].get(name)) {
+                    if let Some(b) = x
+                        .final_state
+                        .global
+                        .get(name)
+                        .or_else(|| x.final_state.shared[0].get(name))
+                    {
                         assert!(known(b).is_some(), "{path}: {name} not exactly known");
                     }
                 }
             }
             Expect::Undefined(rule) => {
-                assert!(matches!(&x.outcome, Outcome::Undefined { ub, .. } if ub.rule == rule), "{path}: {:?}", x.outcome)
+                assert!(
+                    matches!(&x.outcome, Outcome::Undefined { ub, .. } if ub.rule == rule),
+                    "{path}: {:?}",
+                    x.outcome
+                )
             }
             Expect::Timeout => assert_eq!(x.expected_hw, ExpectedHw::Timeout, "{path}"),
             Expect::Trap => assert_eq!(x.expected_hw, ExpectedHw::MayTrap, "{path}"),
@@ -48,32 +60,58 @@ fn smoke_cases_meet_their_expectation() {
 }
 
 fn get(name: &str) -> Case {
-    smoke().into_iter().find(|(_, c)| c.name == name).map(|(_, c)| c).unwrap_or_else(|| panic!("{name}"))
+    smoke()
+        .into_iter()
+        .find(|(_, c)| c.name == name)
+        .map(|(_, c)| c)
+        .unwrap_or_else(|| panic!("{name}"))
 }
 
 #[test]
 fn smoke_values() {
     let x = execute(&get("exec-smoke.bulk.g2s_complete_tx")).unwrap();
-    assert_eq!(known(&x.final_state.shared[0]["dst"]).unwrap(), pattern(11, 128));
+    assert_eq!(
+        known(&x.final_state.shared[0]["dst"]).unwrap(),
+        pattern(11, 128)
+    );
     let bar = x.final_state.mbarriers[0]["bar"];
-    assert_eq!((bar.phase_parity, bar.pending, bar.tx_count), (Some(1), Some(1), Some(0)));
+    assert_eq!(
+        (bar.phase_parity, bar.pending, bar.tx_count),
+        (Some(1), Some(1), Some(0))
+    );
 
     let x = execute(&get("exec-smoke.reduce.add_u32")).unwrap();
     let acc = known(&x.final_state.global["acc"]).unwrap();
-    let words: Vec<u32> = acc.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let words: Vec<u32> = acc
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(words, vec![11, 22, 33, 44, 55, 66, 77, 1]);
 
     let x = execute(&get("exec-smoke.bulk.multicast")).unwrap();
     let s = pattern(9, 32);
     for cta in 0..4 {
         let d = known(&x.final_state.shared[cta]["dst"]).unwrap();
-        assert_eq!(d, if cta == 0 || cta == 2 { s.clone() } else { vec![0xAA; 32] }, "cta {cta}");
+        assert_eq!(
+            d,
+            if cta == 0 || cta == 2 {
+                s.clone()
+            } else {
+                vec![0xAA; 32]
+            },
+            "cta {cta}"
+        );
     }
 
     let x = execute(&get("exec-smoke.mbarrier.cp_async_arrive")).unwrap();
-    assert_eq!(known(&x.final_state.shared[0]["buf"]).unwrap(), pattern(1, 16));
+    assert_eq!(
+        known(&x.final_state.shared[0]["buf"]).unwrap(),
+        pattern(1, 16)
+    );
 
     let x = execute(&get("exec-smoke.wait.never_completes")).unwrap();
-    let Outcome::Undefined { ub, step } = x.outcome else { panic!() };
+    let Outcome::Undefined { ub, step } = x.outcome else {
+        panic!()
+    };
     assert_eq!((ub.rule, step), ("wait.never_completes", 3));
 }

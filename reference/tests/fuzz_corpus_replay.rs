@@ -8,15 +8,25 @@ use std::path::PathBuf;
 
 /// The files of one target's corpus (libFuzzer's temporary files skipped).
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .filter(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
         .collect();
     files.sort();
     assert!(!files.is_empty(), "empty corpus {}", dir.display());
-    files.into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+    files
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect()
 }
 
 /// The config of the generated-case targets (`ptxconform_fuzz::config`).

@@ -16,7 +16,10 @@ fn generated_cases_run_as_intended_on_the_reference() {
             let bytes: Vec<u8> = (0..len).map(|_| rng.next().unwrap_or(0) as u8).collect();
             let g = generate_bytes(&bytes, &cfg);
             if let Err(v) = Reference.check(&g) {
-                panic!("{v}\n{}", ptxconform_reference::case::to_yaml(std::slice::from_ref(&g.case)));
+                panic!(
+                    "{v}\n{}",
+                    ptxconform_reference::case::to_yaml(std::slice::from_ref(&g.case))
+                );
             }
             match run(&g.case) {
                 Some(Ok(Outcome::Defined)) => defined += 1,
@@ -26,7 +29,10 @@ fn generated_cases_run_as_intended_on_the_reference() {
         }
     }
     // The executor really ran: most cases are well defined, the mixed config's deviations are not.
-    assert!(defined > 700 && undefined > 50, "defined {defined}, undefined {undefined}");
+    assert!(
+        defined > 700 && undefined > 50,
+        "defined {defined}, undefined {undefined}"
+    );
 }
 
 #[test]
@@ -35,7 +41,10 @@ fn example_cases_pass_the_reference_oracle() {
     for (path, cases) in ptxconform_reference::case::load_dir(&dir) {
         for c in cases.unwrap_or_default() {
             // Only cases that claim to be well defined or undefined by a known rule.
-            if matches!(c.expect, None | Some(ptxconform_reference::case::Expect::Pass)) {
+            if matches!(
+                c.expect,
+                None | Some(ptxconform_reference::case::Expect::Pass)
+            ) {
                 check_reference(&c).unwrap_or_else(|v| panic!("{}: {v}", path.display()));
             }
         }

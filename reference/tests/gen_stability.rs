@@ -21,7 +21,12 @@ fn same_bytes_same_case() {
 /// Steps outside the longest common prefix and suffix.
 fn changed(a: &[Step], b: &[Step]) -> usize {
     let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let s = a[p..].iter().rev().zip(b[p..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let s = a[p..]
+        .iter()
+        .rev()
+        .zip(b[p..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
     a.len().max(b.len()) - p - s
 }
 
@@ -37,7 +42,10 @@ fn program(c: &Case) -> &[Step] {
 
 #[test]
 fn a_late_byte_changes_few_steps() {
-    let cfg = GenConfig { max_episodes: 8, ..GenConfig::legal() };
+    let cfg = GenConfig {
+        max_episodes: 8,
+        ..GenConfig::legal()
+    };
     let mut worst = 0;
     let mut total = 0;
     for seed in 0..300u64 {
@@ -52,29 +60,60 @@ fn a_late_byte_changes_few_steps() {
         // Tensor and tcgen05 episodes declare their own map / shared source / TMEM word: only the
         // flipped (last) episode's declaration of each kind may differ, earlier ones must stay.
         let (gm, hm) = (&g.case.memory, &h.case.memory);
-        assert!(last_may_differ(&gm.global, &hm.global), "seed {seed}: earlier global regions changed");
-        assert!(last_may_differ(&gm.shared, &hm.shared), "seed {seed}: earlier shared regions changed");
-        assert!(last_may_differ(&gm.mbarriers, &hm.mbarriers), "seed {seed}: earlier mbarriers changed");
-        assert!(last_may_differ(&gm.tensor_maps, &hm.tensor_maps), "seed {seed}: earlier tensor maps changed");
-        assert!(last_may_differ(&gm.tmem, &hm.tmem), "seed {seed}: earlier TMEM declarations changed");
+        assert!(
+            last_may_differ(&gm.global, &hm.global),
+            "seed {seed}: earlier global regions changed"
+        );
+        assert!(
+            last_may_differ(&gm.shared, &hm.shared),
+            "seed {seed}: earlier shared regions changed"
+        );
+        assert!(
+            last_may_differ(&gm.mbarriers, &hm.mbarriers),
+            "seed {seed}: earlier mbarriers changed"
+        );
+        assert!(
+            last_may_differ(&gm.tensor_maps, &hm.tensor_maps),
+            "seed {seed}: earlier tensor maps changed"
+        );
+        assert!(
+            last_may_differ(&gm.tmem, &hm.tmem),
+            "seed {seed}: earlier TMEM declarations changed"
+        );
         let n = changed(program(&g.case), program(&h.case));
         // Only the last episode (at most ~20 steps) may differ: everything before it is shared.
-        let prefix = program(&g.case).iter().zip(program(&h.case)).take_while(|(x, y)| x == y).count();
+        let prefix = program(&g.case)
+            .iter()
+            .zip(program(&h.case))
+            .take_while(|(x, y)| x == y)
+            .count();
         assert!(n <= 24, "seed {seed}: {n} steps changed");
-        assert!(prefix + 24 >= program(&g.case).len().min(program(&h.case).len()), "seed {seed}: early steps changed");
+        assert!(
+            prefix + 24 >= program(&g.case).len().min(program(&h.case).len()),
+            "seed {seed}: early steps changed"
+        );
         worst = worst.max(n);
         total += n;
     }
     // Most flips of an early byte of the last episode's chunk change it.
-    assert!(total >= 300, "flips changed only {total} steps in 300 cases: the last chunk is barely read");
-    eprintln!("locality: worst {worst} steps, mean {:.2}", total as f64 / 300.0);
+    assert!(
+        total >= 300,
+        "flips changed only {total} steps in 300 cases: the last chunk is barely read"
+    );
+    eprintln!(
+        "locality: worst {worst} steps, mean {:.2}",
+        total as f64 / 300.0
+    );
 }
 
 #[test]
 fn a_header_byte_keeps_episodes_apart() {
     // Flipping a byte of episode 1 (of at least 4) changes episode 1, and later ones only in mbarrier
     // parities / init bookkeeping: most steps stay identical.
-    let cfg = GenConfig { max_episodes: 8, ..GenConfig::legal() };
+    let cfg = GenConfig {
+        max_episodes: 8,
+        ..GenConfig::legal()
+    };
     let mut same = 0usize;
     let mut all = 0usize;
     for seed in 0..200u64 {
@@ -87,7 +126,8 @@ fn a_header_byte_keeps_episodes_apart() {
         f[HEADER + BLOCK + 5] ^= 0x10;
         let h = generate_bytes(&f, &cfg);
         all += g.case.program.len();
-        same += g.case.program.len() - changed(&g.case.program, &h.case.program).min(g.case.program.len());
+        same += g.case.program.len()
+            - changed(&g.case.program, &h.case.program).min(g.case.program.len());
     }
     assert!(same * 10 >= all * 7, "only {same} of {all} steps unchanged");
 }

@@ -1,8 +1,8 @@
 //! 2000 generated cases per config validate, print-parse, are statically legal as intended and
 //! round-trip through YAML; the swarm reaches every family and the interesting operand forms.
 
-use ptxconform_reference::case::model::StepOp;
 use ptxconform_reference::case::init::SplitMix64;
+use ptxconform_reference::case::model::StepOp;
 use ptxconform_reference::gen::oracle::static_oracles;
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
 use std::collections::BTreeSet;
@@ -22,7 +22,10 @@ fn check_all(cfg: &GenConfig, seed: u64) -> Vec<Generated> {
         let g = generate_bytes(&bytes, cfg);
         for o in &oracles {
             if let Err(v) = o.check(&g) {
-                panic!("{v}\ninput {bytes:?}\ncase {}", ptxconform_reference::case::to_yaml(std::slice::from_ref(&g.case)));
+                panic!(
+                    "{v}\ninput {bytes:?}\ncase {}",
+                    ptxconform_reference::case::to_yaml(std::slice::from_ref(&g.case))
+                );
             }
         }
         out.push(g);
@@ -75,7 +78,11 @@ fn legal_cases_validate_and_cover_the_space() {
     let targets: BTreeSet<String> = gs.iter().map(|g| g.case.target.to_string()).collect();
     assert!(targets.len() >= 5, "{targets:?}");
     assert!(gs.iter().any(|g| g.case.launch.cluster[0] > 1));
-    assert!(gs.iter().any(|g| g.case.program.iter().any(|s| matches!(s.op, StepOp::Store { .. }))));
+    assert!(gs.iter().any(|g| g
+        .case
+        .program
+        .iter()
+        .any(|s| matches!(s.op, StepOp::Store { .. }))));
     assert!(gs.iter().any(|g| !g.case.params.is_empty()));
 }
 
@@ -93,7 +100,10 @@ fn mixed_cases_carry_each_deviation() {
             Intent::WellDefined => fine += 1,
         }
     }
-    assert!(illegal > 100 && fine > 1000, "illegal {illegal}, well defined {fine}");
+    assert!(
+        illegal > 100 && fine > 1000,
+        "illegal {illegal}, well defined {fine}"
+    );
     for r in [
         "cp.async.src_size_gt_cp_size",
         "cp.async.same_dst_in_group",

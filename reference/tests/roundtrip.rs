@@ -15,7 +15,9 @@ fn variants() -> &'static [Instruction] {
 /// an immediate where the syntax allows one, and addresses get offsets.
 fn randomize(instr: &mut Instruction, mut seed: u64) {
     let mut next = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         seed >> 33
     };
     instr.visit_operands(&mut |slot| match slot {
@@ -31,7 +33,9 @@ fn randomize(instr: &mut Instruction, mut seed: u64) {
                 _ => -((next() % 8) as i64 * 8),
             };
         }
-        Slot::Value { ty, value, imm_ok, .. } => {
+        Slot::Value {
+            ty, value, imm_ok, ..
+        } => {
             *value = if ty == RegTy::Pred {
                 Value::Reg(format!("%p{}", next() % 10))
             } else if imm_ok && next() % 2 == 0 {
@@ -67,15 +71,25 @@ fn variant_space_is_not_empty() {
     let mut families: Vec<&str> = v.iter().map(|i| i.family()).collect();
     families.sort();
     families.dedup();
-    println!("{} variants in {} coverage families: {:?}", v.len(), families.len(), families);
-    assert!(v.len() > 1000, "variant space unexpectedly small: {}", v.len());
+    println!(
+        "{} variants in {} coverage families: {:?}",
+        v.len(),
+        families.len(),
+        families
+    );
+    assert!(
+        v.len() > 1000,
+        "variant space unexpectedly small: {}",
+        v.len()
+    );
 }
 
 #[test]
 fn every_variant_round_trips_with_placeholder_operands() {
     for v in variants() {
         let text = v.to_string();
-        let back = Instruction::parse(&text).unwrap_or_else(|e| panic!("`{text}` does not parse: {e}"));
+        let back =
+            Instruction::parse(&text).unwrap_or_else(|e| panic!("`{text}` does not parse: {e}"));
         assert_eq!(&back, v, "`{text}` parses to a different variant");
         assert_eq!(back.to_string(), text);
     }

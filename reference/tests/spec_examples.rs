@@ -10,15 +10,24 @@ const EXAMPLES: &str = include_str!("data/spec_examples.tsv");
 const EXCEPTIONS: &str = include_str!("data/spec_examples_exceptions.tsv");
 
 fn rows(text: &str) -> impl Iterator<Item = Vec<&str>> {
-    text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).map(|l| l.split('\t').collect())
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').collect())
 }
 
 #[test]
 fn every_spec_example_parses_or_is_a_listed_exception() {
     let mut exceptions: HashMap<&str, (&str, &str)> = HashMap::new();
     for r in rows(EXCEPTIONS) {
-        assert!(r.len() >= 4, "exception row needs STATEMENT, KIND, EXPECTED-ERROR, REASON: {r:?}");
-        assert!(matches!(r[1], "manual_error" | "out_of_scope"), "unknown exception kind {}", r[1]);
+        assert!(
+            r.len() >= 4,
+            "exception row needs STATEMENT, KIND, EXPECTED-ERROR, REASON: {r:?}"
+        );
+        assert!(
+            matches!(r[1], "manual_error" | "out_of_scope"),
+            "unknown exception kind {}",
+            r[1]
+        );
         exceptions.insert(r[0], (r[1], r[2]));
     }
     let (mut parsed, mut excepted, mut failures) = (0, 0, Vec::new());
@@ -35,8 +44,12 @@ fn every_spec_example_parses_or_is_a_listed_exception() {
                 excepted += 1;
             }
             (Parsed::Error(pos, e), _) => failures.push(format!("{origin}: `{stmt}`: {pos}: {e}")),
-            (Parsed::Instr(..), Some(_)) => failures.push(format!("{origin}: `{stmt}` is listed as an exception but parses")),
-            (Parsed::Directive(_), _) => failures.push(format!("{origin}: `{stmt}` read as a directive")),
+            (Parsed::Instr(..), Some(_)) => failures.push(format!(
+                "{origin}: `{stmt}` is listed as an exception but parses"
+            )),
+            (Parsed::Directive(_), _) => {
+                failures.push(format!("{origin}: `{stmt}` read as a directive"))
+            }
         }
     }
     for k in exceptions.keys() {
@@ -45,6 +58,11 @@ fn every_spec_example_parses_or_is_a_listed_exception() {
         }
     }
     println!("{parsed} examples parse, {excepted} are listed exceptions");
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(parsed >= 140, "only {parsed} examples parsed");
 }

@@ -31,7 +31,11 @@ fn every_tcgen05_case_validates_and_meets_its_expectation() {
     let mut failures = Vec::new();
     for c in &cases {
         assert_eq!(c.target, sm100a, "{}", c.name);
-        let errs: Vec<_> = validate_case(c).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect();
+        let errs: Vec<_> = validate_case(c)
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| p.message)
+            .collect();
         if !errs.is_empty() {
             failures.push(format!("{}: invalid: {errs:?}", c.name));
             continue;
@@ -49,37 +53,65 @@ fn every_tcgen05_case_validates_and_meets_its_expectation() {
             _ => false,
         };
         if !ok {
-            failures.push(format!("{}: expected {:?}, got {:?}", c.name, c.expect, x.outcome));
+            failures.push(format!(
+                "{}: expected {:?}, got {:?}",
+                c.name, c.expect, x.outcome
+            ));
         }
         // A defined copy case observes its checked allocation, and the copy wrote known cells.
         if ok && c.name.starts_with("tcgen05.cp.") {
             let cells = &x.final_state.tmem[0]["acc"];
             assert_eq!(cells.len(), 128 * 32, "{}", c.name);
-            assert!(cells.iter().any(|v| matches!(v, Cell::Known(_))), "{}: nothing known", c.name);
+            assert!(
+                cells.iter().any(|v| matches!(v, Cell::Known(_))),
+                "{}: nothing known",
+                c.name
+            );
         }
     }
-    assert!(failures.is_empty(), "{} tcgen05 cases fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} tcgen05 cases fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn corpus_covers_every_form_and_reachable_rule() {
     let cases = corpus();
-    let texts: Vec<String> =
-        cases.iter().flat_map(|c| c.program.iter().map(|s| format!("{:?}", s.op))).collect();
+    let texts: Vec<String> = cases
+        .iter()
+        .flat_map(|c| c.program.iter().map(|s| format!("{:?}", s.op)))
+        .collect();
     let has = |s: &str| texts.iter().any(|t| t.contains(s));
-    for shape in ["128x256b ", "4x256b ", "128x128b ", "64x128b.warpx2::02_13", "64x128b.warpx2::01_23", "32x128b.warpx4"] {
+    for shape in [
+        "128x256b ",
+        "4x256b ",
+        "128x128b ",
+        "64x128b.warpx2::02_13",
+        "64x128b.warpx2::01_23",
+        "32x128b.warpx4",
+    ] {
         for g in ["cta_group::1", "cta_group::2"] {
             for dc in ["", ".b8x16.b4x16_p64", ".b8x16.b6x16_p32"] {
                 let form = format!("tcgen05.cp.{g}.{}{dc}", shape.trim());
                 assert!(
-                    texts.iter().any(|t| t.contains(&form) && (dc.is_empty() != t.contains(".b8x16"))),
+                    texts
+                        .iter()
+                        .any(|t| t.contains(&form) && (dc.is_empty() != t.contains(".b8x16"))),
                     "no case for {form}"
                 );
             }
         }
     }
     for swz in ["128B_base32b", "128B", "64B", "32B"] {
-        assert!(cases.iter().any(|c| c.name.starts_with(&format!("tcgen05.cp.swizzle_{swz}."))), "swizzle {swz}");
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.name.starts_with(&format!("tcgen05.cp.swizzle_{swz}."))),
+            "swizzle {swz}"
+        );
     }
     assert!(has("tcgen05.alloc") && has("tcgen05.dealloc") && has("relinquish_alloc_permit"));
     let covered: BTreeSet<String> = cases
@@ -114,7 +146,13 @@ const FORMS: [(&str, &str, u32, u32); 6] = [
     ("32x128b", ".warpx4", 32, 1),
 ];
 /// (descriptor code, row bytes, xor bits, unit shift)
-const SWIZZLES: [(u64, u32, u32, u32); 5] = [(0, 16, 0, 4), (1, 128, 2, 5), (2, 128, 3, 4), (4, 64, 2, 4), (6, 32, 1, 4)];
+const SWIZZLES: [(u64, u32, u32, u32); 5] = [
+    (0, 16, 0, 4),
+    (1, 128, 2, 5),
+    (2, 128, 3, 4),
+    (4, 64, 2, 4),
+    (6, 32, 1, 4),
+];
 
 /// Source byte address of chunk `ch` of row `r` (K-major canonical layout, then the swizzle XOR
 /// with the row phase corrected by the base offset).
@@ -139,7 +177,9 @@ fn expand(chunk: &[u8], decomp: usize) -> Vec<u8> {
     for (i, b) in chunk.iter().enumerate() {
         v |= (*b as u128) << (8 * i);
     }
-    (0..16).map(|i| (((v >> (n * i)) & ((1 << n) - 1)) as u8) << 2).collect()
+    (0..16)
+        .map(|i| (((v >> (n * i)) & ((1 << n) - 1)) as u8) << 2)
+        .collect()
 }
 
 fn lanes_of(mc: &str, lane0: u32, r: u32) -> Vec<u32> {
@@ -169,21 +209,34 @@ struct Pick {
 }
 
 fn pick() -> impl Strategy<Value = Pick> {
-    (0..6usize, 1..=2u32, 0..3usize, 0..5usize, 0..8u32, 0..64u32, 1..32u32, 8..64u32, 0..125u32, 0..25u32, any::<u64>()).prop_map(
-        |(form, group, decomp, swz, base, start16, lbo16, sbo16, lane, col, seed)| Pick {
-            form,
-            group,
-            decomp,
-            swz,
-            base,
-            start16,
-            lbo16,
-            sbo16,
-            lane,
-            col,
-            seed,
-        },
+    (
+        0..6usize,
+        1..=2u32,
+        0..3usize,
+        0..5usize,
+        0..8u32,
+        0..64u32,
+        1..32u32,
+        8..64u32,
+        0..125u32,
+        0..25u32,
+        any::<u64>(),
     )
+        .prop_map(
+            |(form, group, decomp, swz, base, start16, lbo16, sbo16, lane, col, seed)| Pick {
+                form,
+                group,
+                decomp,
+                swz,
+                base,
+                start16,
+                lbo16,
+                sbo16,
+                lane,
+                col,
+                seed,
+            },
+        )
 }
 
 fn bytes_of(seed: u64) -> Vec<u8> {
@@ -255,11 +308,17 @@ proptest! {
 /// mbarrier of a commit covering the copy; the alloc writes the address word.
 #[test]
 fn copies_are_observable_only_after_a_wait_on_their_commit() {
-    let c = corpus().into_iter().find(|c| c.name == "tcgen05.cp.128x128b.cta1").expect("case");
+    let c = corpus()
+        .into_iter()
+        .find(|c| c.name == "tcgen05.cp.128x128b.cta1")
+        .expect("case");
     let known = |c: &Case| {
         let x = execute(c).unwrap();
         assert_eq!(x.outcome, Outcome::Defined, "{}", c.name);
-        x.final_state.tmem[0]["acc"].iter().filter(|v| matches!(v, Cell::Known(_))).count()
+        x.final_state.tmem[0]["acc"]
+            .iter()
+            .filter(|v| matches!(v, Cell::Known(_)))
+            .count()
     };
     assert_eq!(known(&c), 128 * 4, "128 lanes x 4 columns copied");
     let mut no_wait = c.clone();
@@ -268,5 +327,9 @@ fn copies_are_observable_only_after_a_wait_on_their_commit() {
     let mut no_commit = c.clone();
     no_commit.program.remove(3); // the commit: the wait then never completes
     let x = execute(&no_commit).unwrap();
-    assert!(matches!(&x.outcome, Outcome::Undefined { ub, .. } if ub.rule == "wait.never_completes"), "{:?}", x.outcome);
+    assert!(
+        matches!(&x.outcome, Outcome::Undefined { ub, .. } if ub.rule == "wait.never_completes"),
+        "{:?}",
+        x.outcome
+    );
 }

@@ -9,7 +9,10 @@ use ptxconform_reference::sem::exec::{execute, ExpectedHw, Outcome};
 use std::path::{Path, PathBuf};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -22,7 +25,10 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn corpus() -> Vec<(String, Case)> {
     let mut files = vec![];
-    yaml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/tensor"), &mut files);
+    yaml_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/tensor"),
+        &mut files,
+    );
     files
         .iter()
         .flat_map(|p| {
@@ -44,24 +50,39 @@ fn failure(c: &Case) -> Option<String> {
                 return Some(format!("hardware expected to {:?}", x.expected_hw));
             }
             for name in &c.check {
-                let bytes = x.final_state.global.get(name).or_else(|| x.final_state.shared[0].get(name));
+                let bytes = x
+                    .final_state
+                    .global
+                    .get(name)
+                    .or_else(|| x.final_state.shared[0].get(name));
                 if let Some(b) = bytes {
                     if let Some(i) = b.iter().position(|b| b.known().is_none()) {
                         return Some(format!("{name} byte {i} not exactly known"));
                     }
                 }
                 if let Some(m) = x.final_state.mbarriers[0].get(name) {
-                    if m.phase_parity != Some(1) && c.program.iter().any(|s| matches!(s.op, ptxconform_reference::case::StepOp::WaitParity { .. })) {
+                    if m.phase_parity != Some(1)
+                        && c.program.iter().any(|s| {
+                            matches!(s.op, ptxconform_reference::case::StepOp::WaitParity { .. })
+                        })
+                    {
                         return Some(format!("mbarrier {name}: {m:?}"));
                     }
                 }
             }
             None
         }
-        (Expect::Pass, Outcome::Undefined { ub, step }) => Some(format!("UB at step {step}: {} — {}", ub.rule, ub.detail)),
+        (Expect::Pass, Outcome::Undefined { ub, step }) => {
+            Some(format!("UB at step {step}: {} — {}", ub.rule, ub.detail))
+        }
         (Expect::Undefined(r), Outcome::Undefined { ub, .. }) if ub.rule == r => None,
-        (Expect::Undefined(r), Outcome::Undefined { ub, step }) => Some(format!("expected {r}, got {} at step {step} — {}", ub.rule, ub.detail)),
-        (Expect::Undefined(r), Outcome::Defined) => Some(format!("expected {r}, model says defined")),
+        (Expect::Undefined(r), Outcome::Undefined { ub, step }) => Some(format!(
+            "expected {r}, got {} at step {step} — {}",
+            ub.rule, ub.detail
+        )),
+        (Expect::Undefined(r), Outcome::Defined) => {
+            Some(format!("expected {r}, model says defined"))
+        }
         (Expect::Trap, _) if x.expected_hw == ExpectedHw::MayTrap => None,
         (Expect::Timeout, _) if x.expected_hw == ExpectedHw::Timeout => None,
         (e, o) => Some(format!("expected {e:?}, got {o:?} / {:?}", x.expected_hw)),
@@ -75,12 +96,22 @@ fn every_tensor_case_meets_its_expectation() {
     let mut names = std::collections::BTreeSet::new();
     let mut bad = vec![];
     for (path, c) in &cases {
-        assert!(names.insert(c.name.clone()), "{path}: duplicate case name {}", c.name);
+        assert!(
+            names.insert(c.name.clone()),
+            "{path}: duplicate case name {}",
+            c.name
+        );
         if let Some(why) = failure(c) {
             bad.push(format!("{path}: {}: {why}", c.name));
         }
     }
-    assert!(bad.is_empty(), "{} of {} cases fail:\n{}", bad.len(), cases.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {} cases fail:\n{}",
+        bad.len(),
+        cases.len(),
+        bad.join("\n")
+    );
 }
 
 /// One case per validator rule and per copy rule. `device-sm90` cannot be reached by a case: every
@@ -110,9 +141,15 @@ fn every_rule_has_a_case() {
     }
     assert!(missing.is_empty(), "rules without a case: {missing:?}");
     for r in &expected {
-        assert!(ptxconform_reference::sem::ub::rule(r).is_some(), "`{r}` is not a catalogue rule");
+        assert!(
+            ptxconform_reference::sem::ub::rule(r).is_some(),
+            "`{r}` is not a catalogue rule"
+        );
     }
-    assert!(expected.contains("tensor.reduce_type_illegal") && expected.contains("tensor.mbar_cta_group"));
+    assert!(
+        expected.contains("tensor.reduce_type_illegal")
+            && expected.contains("tensor.mbar_cta_group")
+    );
 }
 
 /// The executor against the pure plan: for every single-CTA, well-defined tile load of the
@@ -126,32 +163,56 @@ fn tile_loads_match_apply_load() {
     use ptxconform_reference::sem::tensor::{apply_load, load, validate, LoadMode};
     let mut checked = 0;
     for (path, c) in corpus() {
-        if c.launch.ctas() != 1 || c.expect != Some(Expect::Pass) || c.memory.tensor_maps.len() != 1 {
+        if c.launch.ctas() != 1 || c.expect != Some(Expect::Pass) || c.memory.tensor_maps.len() != 1
+        {
             continue;
         }
         let loads: Vec<&str> = c
             .program
             .iter()
             .filter_map(|s| match &s.op {
-                StepOp::Ptx(t) if t.starts_with("cp.async.bulk.tensor") && t.contains(".global.tile.mbarrier") => Some(t.as_str()),
+                StepOp::Ptx(t)
+                    if t.starts_with("cp.async.bulk.tensor")
+                        && t.contains(".global.tile.mbarrier") =>
+                {
+                    Some(t.as_str())
+                }
                 _ => None,
             })
             .collect();
-        let waits = c.program.iter().filter(|s| matches!(s.op, StepOp::WaitParity { .. })).count();
+        let waits = c
+            .program
+            .iter()
+            .filter(|s| matches!(s.op, StepOp::WaitParity { .. }))
+            .count();
         if loads.len() != 1 || waits != 1 || c.program.len() != 4 {
             continue;
         }
         let text = loads[0];
-        let coords: Vec<i32> = text.split('{').nth(1).and_then(|s| s.split('}').next()).unwrap().split(',').map(|x| x.trim().parse().unwrap()).collect();
+        let coords: Vec<i32> = text
+            .split('{')
+            .nth(1)
+            .and_then(|s| s.split('}').next())
+            .unwrap()
+            .split(',')
+            .map(|x| x.trim().parse().unwrap())
+            .collect();
         let decl = &c.memory.tensor_maps[0];
-        let gi = c.memory.global.iter().position(|r| r.name == decl.global).unwrap();
+        let gi = c
+            .memory
+            .global
+            .iter()
+            .position(|r| r.name == decl.global)
+            .unwrap();
         let g = &c.memory.global[gi];
         let mut p = decl.map.clone();
         p.global_address = region_address(gi) + g.misalign;
         let map = validate(&p, c.target).unwrap();
         let layout = Layout::of(&c).unwrap();
         let dst_name = text.split('[').nth(1).unwrap().split(']').next().unwrap();
-        let Some(Place::Shared { offset, size }) = layout.get(dst_name) else { panic!("{path}: {dst_name}") };
+        let Some(Place::Shared { offset, size }) = layout.get(dst_name) else {
+            panic!("{path}: {dst_name}")
+        };
         if !c.check.iter().any(|n| n == dst_name) {
             continue; // e.g. padded sub-byte units: the destination is partly indeterminate
         }
@@ -160,13 +221,22 @@ fn tile_loads_match_apply_load() {
         let mut smem = vec![0u8; layout.shared_bytes as usize];
         for r in &c.memory.shared {
             if let Some(Place::Shared { offset, size }) = layout.get(&r.name) {
-                smem[offset as usize..(offset + size) as usize].copy_from_slice(&r.init.materialize(size).unwrap());
+                smem[offset as usize..(offset + size) as usize]
+                    .copy_from_slice(&r.init.materialize(size).unwrap());
             }
         }
         apply_load(&plan, &global, p.global_address, &mut smem, 0).unwrap();
         let x = execute(&c).unwrap();
-        let got: Vec<u8> = x.final_state.shared[0][dst_name].iter().map(|b| b.known().unwrap()).collect();
-        assert_eq!(got, smem[offset as usize..(offset + size) as usize], "{path}: {}", c.name);
+        let got: Vec<u8> = x.final_state.shared[0][dst_name]
+            .iter()
+            .map(|b| b.known().unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            smem[offset as usize..(offset + size) as usize],
+            "{path}: {}",
+            c.name
+        );
         checked += 1;
     }
     assert!(checked >= 400, "only {checked} tile loads compared");
@@ -176,11 +246,18 @@ fn tile_loads_match_apply_load() {
 /// unknown; after a store's bulk wait_group the tensor bytes are exact (covered above).
 #[test]
 fn load_destination_is_uncertain_until_the_wait() {
-    let (path, c) = corpus().into_iter().find(|(_, c)| c.name == "tensor.load.uncertain_before_wait").expect("the case exists");
+    let (path, c) = corpus()
+        .into_iter()
+        .find(|(_, c)| c.name == "tensor.load.uncertain_before_wait")
+        .expect("the case exists");
     let x = execute(&c).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert_eq!(x.outcome, Outcome::Defined);
     let dst = &x.final_state.shared[0]["dst"];
-    assert!(dst.iter().all(|b| b.known().is_none() && b.allows(0) && b.allows(7)), "{dst:?}");
+    assert!(
+        dst.iter()
+            .all(|b| b.known().is_none() && b.allows(0) && b.allows(7)),
+        "{dst:?}"
+    );
     let bar = &x.final_state.mbarriers[0]["bar"];
     assert_eq!((bar.phase_parity, bar.tx_count), (None, None), "{bar:?}");
 }

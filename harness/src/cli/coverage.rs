@@ -89,7 +89,11 @@ pub struct Coverage {
 fn rows_of_corpus(cases: &[Case]) -> BTreeMap<String, Vec<usize>> {
     let mut by_row: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (ci, c) in cases.iter().enumerate() {
-        let rows: BTreeSet<String> = parse_steps(c).into_iter().filter_map(|(_, s)| s.ok()).map(|s| s.instr.row()).collect();
+        let rows: BTreeSet<String> = parse_steps(c)
+            .into_iter()
+            .filter_map(|(_, s)| s.ok())
+            .map(|s| s.instr.row())
+            .collect();
         for r in rows {
             by_row.entry(r).or_default().push(ci);
         }
@@ -97,16 +101,27 @@ fn rows_of_corpus(cases: &[Case]) -> BTreeMap<String, Vec<usize>> {
     by_row
 }
 
-fn hardware_of(cases: &[&Case], legal_on_hopper: bool, legal_elsewhere: Option<&Target>) -> Hardware {
+fn hardware_of(
+    cases: &[&Case],
+    legal_on_hopper: bool,
+    legal_elsewhere: Option<&Target>,
+) -> Hardware {
     if cases.is_empty() {
         return Hardware::NoCase;
     }
-    if cases.iter().any(|c| c.observed.iter().any(|o| o.outcome == "pass")) {
+    if cases
+        .iter()
+        .any(|c| c.observed.iter().any(|o| o.outcome == "pass"))
+    {
         return Hardware::Confirmed;
     }
     // The GPUs lent to this project are Hopper (sm_90a); rows needing a newer target wait for one.
     if !legal_on_hopper && cases.iter().all(|c| c.target.sm > 90) {
-        return Hardware::NeedsTarget(legal_elsewhere.map(|t| t.to_string()).unwrap_or_else(|| "a newer GPU".into()));
+        return Hardware::NeedsTarget(
+            legal_elsewhere
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "a newer GPU".into()),
+        );
     }
     Hardware::Pending
 }
@@ -146,7 +161,9 @@ pub fn build(
             r.reference_ok = Some(idx.iter().filter(|&&i| ref_ok[i] == Some(true)).count());
         }
         let hopper = r.legal.get("sm_90a").copied().unwrap_or(false);
-        let elsewhere = targets.iter().find(|t| r.legal.get(&t.to_string()).copied().unwrap_or(false));
+        let elsewhere = targets
+            .iter()
+            .find(|t| r.legal.get(&t.to_string()).copied().unwrap_or(false));
         let cs: Vec<&Case> = idx.iter().map(|&i| &cases[i]).collect();
         r.hardware = hardware_of(&cs, hopper, elsewhere);
         if let Some(p) = ptxas_rows {
@@ -155,7 +172,12 @@ pub fn build(
     }
     let mut fams: BTreeMap<String, FamilySummary> = BTreeMap::new();
     for r in rows.values() {
-        let f = fams.entry(r.family.clone()).or_insert_with(|| FamilySummary { family: r.family.clone(), ..Default::default() });
+        let f = fams
+            .entry(r.family.clone())
+            .or_insert_with(|| FamilySummary {
+                family: r.family.clone(),
+                ..Default::default()
+            });
         f.rows += 1;
         if !r.legal.values().any(|&l| l) {
             continue;
@@ -171,7 +193,12 @@ pub fn build(
             Hardware::NoCase => {}
         }
     }
-    Coverage { targets: targets.to_vec(), families: fams.into_values().collect(), rows: rows.into_values().collect(), load_errors: Vec::new() }
+    Coverage {
+        targets: targets.to_vec(),
+        families: fams.into_values().collect(),
+        rows: rows.into_values().collect(),
+        load_errors: Vec::new(),
+    }
 }
 
 /// Row -> worst ptxas status over the differential's disagreements.
@@ -188,7 +215,11 @@ fn ptxas_status(ptxas: &Ptxas, targets: &[Target]) -> Result<BTreeMap<String, St
     let rep = legality::run_report(ptxas, &args)?;
     let mut m: BTreeMap<String, String> = BTreeMap::new();
     for d in rep.disagreements {
-        let s = if d.listed.is_some() { "listed" } else { "disagree" };
+        let s = if d.listed.is_some() {
+            "listed"
+        } else {
+            "disagree"
+        };
         let e = m.entry(d.row).or_insert_with(|| s.to_string());
         if s == "disagree" {
             *e = s.to_string();
@@ -208,25 +239,57 @@ fn mark(b: bool) -> &'static str {
 pub fn print(c: &Coverage, rows: bool) {
     if rows {
         let ts: Vec<String> = c.targets.iter().map(|t| format!("{t:>8}")).collect();
-        println!("{:<90} {} {:>8} {:>6} {:>5} hardware", "row", ts.join(" "), "ptxas", "cases", "ref");
+        println!(
+            "{:<90} {} {:>8} {:>6} {:>5} hardware",
+            "row",
+            ts.join(" "),
+            "ptxas",
+            "cases",
+            "ref"
+        );
         for r in &c.rows {
-            let l: Vec<String> = c.targets.iter().map(|t| format!("{:>8}", mark(r.legal[&t.to_string()]))).collect();
+            let l: Vec<String> = c
+                .targets
+                .iter()
+                .map(|t| format!("{:>8}", mark(r.legal[&t.to_string()])))
+                .collect();
             let hw = match &r.hardware {
                 Hardware::Confirmed => "✓".to_string(),
                 Hardware::Pending => "pending".to_string(),
                 Hardware::NeedsTarget(t) => format!("needs {t}"),
                 Hardware::NoCase => "-".to_string(),
             };
-            let rf = r.reference_ok.map(|n| if n > 0 { "✓" } else { "✗" }).unwrap_or("?");
-            println!("{:<90} {} {:>8} {:>6} {:>5} {hw}", r.row, l.join(" "), r.ptxas, r.cases.len(), if r.cases.is_empty() { "-" } else { rf });
+            let rf = r
+                .reference_ok
+                .map(|n| if n > 0 { "✓" } else { "✗" })
+                .unwrap_or("?");
+            println!(
+                "{:<90} {} {:>8} {:>6} {:>5} {hw}",
+                r.row,
+                l.join(" "),
+                r.ptxas,
+                r.cases.len(),
+                if r.cases.is_empty() { "-" } else { rf }
+            );
         }
         println!();
     }
     println!(
         "{:<30} {:>6} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>12}",
-        "family", "rows", "legal-rows", "with-cases", "reference✓", "ptxas✓", "hardware✓", "hw-pending", "needs-target"
+        "family",
+        "rows",
+        "legal-rows",
+        "with-cases",
+        "reference✓",
+        "ptxas✓",
+        "hardware✓",
+        "hw-pending",
+        "needs-target"
     );
-    let mut total = FamilySummary { family: "total".into(), ..Default::default() };
+    let mut total = FamilySummary {
+        family: "total".into(),
+        ..Default::default()
+    };
     for f in &c.families {
         total.rows += f.rows;
         total.legal_rows += f.legal_rows;
@@ -240,7 +303,15 @@ pub fn print(c: &Coverage, rows: bool) {
     for f in c.families.iter().chain(std::iter::once(&total)) {
         println!(
             "{:<30} {:>6} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>12}",
-            f.family, f.rows, f.legal_rows, f.with_cases, f.reference_ok, f.ptxas_agree, f.hardware_confirmed, f.hardware_pending, f.needs_target
+            f.family,
+            f.rows,
+            f.legal_rows,
+            f.with_cases,
+            f.reference_ok,
+            f.ptxas_agree,
+            f.hardware_confirmed,
+            f.hardware_pending,
+            f.needs_target
         );
     }
     for e in &c.load_errors {
@@ -282,7 +353,11 @@ pub fn main(args: &CoverageArgs, reference: Option<&dyn Fn(&Case) -> bool>) -> R
     }
     print(&c, args.rows);
     if let Some(p) = &args.json {
-        std::fs::write(p, serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::write(
+            p,
+            serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(0)
 }
@@ -316,17 +391,33 @@ mod tests {
         let cases = load_str(yaml, "t.yaml").unwrap();
         let targets = [Target::SM_80, Target::SM_90A, Target::SM_100A];
         let c = build(&targets, &cases, None, Some(&|c: &Case| c.name == "a"));
-        let ca = c.rows.iter().find(|r| r.row == "cp.async.ca.shared.global cp-size=4").expect("row of case a");
+        let ca = c
+            .rows
+            .iter()
+            .find(|r| r.row == "cp.async.ca.shared.global cp-size=4")
+            .expect("row of case a");
         assert_eq!(ca.cases, vec!["a".to_string()]);
         assert_eq!(ca.hardware, Hardware::Confirmed);
         assert_eq!(ca.reference_ok, Some(1));
-        let cg = c.rows.iter().find(|r| r.cases == vec!["b".to_string()]).expect("row of case b");
+        let cg = c
+            .rows
+            .iter()
+            .find(|r| r.cases == vec!["b".to_string()])
+            .expect("row of case b");
         assert_eq!(cg.hardware, Hardware::Pending);
         assert_eq!(cg.reference_ok, Some(0));
-        let tc = c.rows.iter().find(|r| r.family == "tcgen05.cp" && r.legal["sm_100a"]).unwrap();
+        let tc = c
+            .rows
+            .iter()
+            .find(|r| r.family == "tcgen05.cp" && r.legal["sm_100a"])
+            .unwrap();
         assert!(!tc.legal["sm_90a"]);
         assert_eq!(tc.hardware, Hardware::NoCase);
-        let fam = c.families.iter().find(|f| f.family == "async-group").unwrap();
+        let fam = c
+            .families
+            .iter()
+            .find(|f| f.family == "async-group")
+            .unwrap();
         assert_eq!(fam.with_cases, 1, "commit_group is covered by case a");
     }
 }

@@ -19,7 +19,9 @@ pub fn check(name: &str, src: &str) -> (Vec<String>, Vec<String>) {
         match p {
             Parsed::Instr(_, s) => out.push(s.to_string()),
             Parsed::Directive(_) => {}
-            Parsed::Error(pos, e) => errs.push(format!("{name}:{}:{}: error: {e}", pos.line, pos.col)),
+            Parsed::Error(pos, e) => {
+                errs.push(format!("{name}:{}:{}: error: {e}", pos.line, pos.col))
+            }
         }
     }
     (out, errs)
@@ -28,10 +30,15 @@ pub fn check(name: &str, src: &str) -> (Vec<String>, Vec<String>) {
 /// Exit code 1 if any statement failed to parse.
 pub fn main(args: &SyntaxArgs) -> Result<i32, String> {
     let (name, src) = match &args.file {
-        Some(f) => (f.display().to_string(), std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?),
+        Some(f) => (
+            f.display().to_string(),
+            std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+        ),
         None => {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| format!("<stdin>: {e}"))?;
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("<stdin>: {e}"))?;
             ("<stdin>".to_string(), s)
         }
     };
@@ -53,6 +60,10 @@ mod tests {
     fn error_is_located() {
         let (_, errs) = check("f.ptx", "// header\n  bogus.op [a], b;\n");
         assert_eq!(errs.len(), 1);
-        assert!(errs[0].starts_with("f.ptx:2:3: error: expected "), "{}", errs[0]);
+        assert!(
+            errs[0].starts_with("f.ptx:2:3: error: expected "),
+            "{}",
+            errs[0]
+        );
     }
 }

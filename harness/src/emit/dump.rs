@@ -104,7 +104,8 @@ impl DumpLayout {
         let per_cta: u64 = self.tmem.iter().map(|(_, c)| 128 * *c as u64).sum();
         let before: u64 = self.tmem[..k].iter().map(|(_, c)| 128 * *c as u64).sum();
         let cols = self.tmem[k].1 as u64;
-        (self.tmem_at + (cta as u64 * per_cta + before + lane as u64 * cols + column as u64) * 4) as usize
+        (self.tmem_at + (cta as u64 * per_cta + before + lane as u64 * cols + column as u64) * 4)
+            as usize
     }
     pub fn image(&self, cta: u32) -> Range<usize> {
         let s = (cta as u64 * self.image_bytes) as usize;
@@ -163,7 +164,9 @@ impl DumpLayout {
                         .iter()
                         .enumerate()
                         .map(|(k, (_, cols))| {
-                            (0..128 * cols).map(|i| word(self.tmem_cell(c, k, i / cols, i % cols))).collect()
+                            (0..128 * cols)
+                                .map(|i| word(self.tmem_cell(c, k, i / cols, i % cols)))
+                                .collect()
                         })
                         .collect()
                 })

@@ -67,8 +67,8 @@ use dump::pb;
 use ptxconform_reference::case::validate::{validate_case, Names, Severity};
 use ptxconform_reference::case::{Case, Ctas, Param, StepOp};
 use ptxconform_reference::layout::{Layout, Place};
-use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
 use ptxconform_reference::ptx::common::CtaGroup;
+use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
 use ptxconform_reference::ptx::tcgen05::Tcgen05Op;
 use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::target::{PtxVersion, Target};
@@ -241,7 +241,11 @@ fn who(cta: &Ctas, thread: u32) -> Who {
         Ctas::List(l) => Some(l.iter().copied().collect()),
         Ctas::Named(_) => None,
     };
-    Who { ctas, thread, warp: false }
+    Who {
+        ctas,
+        thread,
+        warp: false,
+    }
 }
 
 struct Em<'a> {
@@ -1113,7 +1117,9 @@ impl Em<'_> {
             let top = self.label("tmem_col");
             self.line(format!("{top}:"));
             self.line(format!("add.u32 {tc}, {ta}, {col};"));
-            self.line(format!("tcgen05.ld.sync.aligned.32x32b.x1.b32 {{{v}}}, [{tc}];"));
+            self.line(format!(
+                "tcgen05.ld.sync.aligned.32x32b.x1.b32 {{{v}}}, [{tc}];"
+            ));
             self.line("tcgen05.wait::ld.sync.aligned;");
             self.line(format!("cvt.u64.u32 {fa}, {idx};"));
             self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
@@ -1134,7 +1140,9 @@ impl Em<'_> {
         for (offset, cols) in checked {
             let w = self.shared_addr(offset);
             self.line(format!("ld.shared.b32 {ta}, [{w}];"));
-            self.line(format!("tcgen05.dealloc.{g}.sync.aligned.b32 {ta}, {cols};"));
+            self.line(format!(
+                "tcgen05.dealloc.{g}.sync.aligned.b32 {ta}, {cols};"
+            ));
         }
         self.line(format!("{skip}:"));
         self.line("bar.sync 0;");

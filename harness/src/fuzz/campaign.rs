@@ -64,8 +64,15 @@ pub struct Stop {
 
 impl Stop {
     pub fn from_args(a: &FuzzArgs) -> Stop {
-        let seconds = if a.seconds.is_none() && a.cases.is_none() { Some(60) } else { a.seconds };
-        Stop { seconds, programs: a.cases }
+        let seconds = if a.seconds.is_none() && a.cases.is_none() {
+            Some(60)
+        } else {
+            a.seconds
+        };
+        Stop {
+            seconds,
+            programs: a.cases,
+        }
     }
 }
 
@@ -104,14 +111,19 @@ pub struct Stats {
 #[serde(rename_all = "snake_case")]
 enum Line {
     Progress(Stats),
-    Finding { signature: String, file: String, program: u64 },
+    Finding {
+        signature: String,
+        file: String,
+        program: u64,
+    },
 }
 
 /// Input bytes of program `k` of campaign `seed` (splitmix64 stream; enough for the header and
 /// every episode the config allows).
 pub fn program_bytes(seed: u64, k: u64, cfg: &GenConfig) -> Vec<u8> {
     let n = HEADER + BLOCK * cfg.max_episodes.max(1);
-    let mut x = seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0x243f_6a88_85a3_08d3;
+    let mut x =
+        seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0x243f_6a88_85a3_08d3;
     let mut out = Vec::with_capacity(n + 8);
     while out.len() < n {
         x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -146,16 +158,20 @@ pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
 /// Intent of a (minimized) case, read back from its `expect`.
 fn intent_of(c: &Case) -> Intent {
     match &c.expect {
-        Some(ptxconform_reference::case::Expect::Undefined(r)) => match ptxconform_reference::sem::ub::rule(r) {
-            Some(rule) => Intent::Undefined { rule: rule.id },
-            None => Intent::WellDefined,
-        },
+        Some(ptxconform_reference::case::Expect::Undefined(r)) => {
+            match ptxconform_reference::sem::ub::rule(r) {
+                Some(rule) => Intent::Undefined { rule: rule.id },
+                None => Intent::WellDefined,
+            }
+        }
         _ => Intent::WellDefined,
     }
 }
 
 fn validates(c: &Case) -> bool {
-    !validate_case(c).iter().any(|p| p.severity == Severity::Error)
+    !validate_case(c)
+        .iter()
+        .any(|p| p.severity == Severity::Error)
 }
 
 /// A hardware minimization candidate: validates, the reference finds it well defined, and every
@@ -171,18 +187,42 @@ pub fn settled(c: &Case) -> bool {
         return false;
     }
     use ptxconform_reference::sem::exec::TouchKind;
-    let count = |k: TouchKind| ex.trace.iter().flat_map(|t| &t.touched).filter(|t| t.kind == k && !t.range.is_empty()).count();
-    let groups_done = ex.final_state.groups.iter().all(|g| g.cp_async_groups + g.cp_async_uncommitted + g.bulk_groups + g.bulk_uncommitted == 0);
+    let count = |k: TouchKind| {
+        ex.trace
+            .iter()
+            .flat_map(|t| &t.touched)
+            .filter(|t| t.kind == k && !t.range.is_empty())
+            .count()
+    };
+    let groups_done = ex.final_state.groups.iter().all(|g| {
+        g.cp_async_groups + g.cp_async_uncommitted + g.bulk_groups + g.bulk_uncommitted == 0
+    });
     // A copy that moves no byte (size 0), or an mbarrier used while not a valid object, is
     // something else on silicon even where the model lets it pass.
     let real = ex.trace.iter().all(|t| {
-        let copy_moves = !(t.text.starts_with("cp.") && t.text.matches('[').count() >= 2) || t.touched.iter().any(|x| x.kind == TouchKind::Issue && !x.range.is_empty());
+        let copy_moves = !(t.text.starts_with("cp.") && t.text.matches('[').count() >= 2)
+            || t.touched
+                .iter()
+                .any(|x| x.kind == TouchKind::Issue && !x.range.is_empty());
         let bars_valid = t.text.contains("mbarrier.inval")
-            || c.memory.mbarriers.iter().filter(|m| t.text.contains(&format!("[{}]", m.name))).all(|m| t.mbarriers.iter().any(|(k, n, st)| *k == t.cta && *n == m.name && st.valid));
+            || c.memory
+                .mbarriers
+                .iter()
+                .filter(|m| t.text.contains(&format!("[{}]", m.name)))
+                .all(|m| {
+                    t.mbarriers
+                        .iter()
+                        .any(|(k, n, st)| *k == t.cta && *n == m.name && st.valid)
+                });
         copy_moves && bars_valid
     });
     // tx bookkeeping balanced: every valid mbarrier ends with a known tx-count of 0.
-    let balanced = ex.final_state.mbarriers.iter().flat_map(|m| m.values()).all(|m| !m.valid || m.tx_count == Some(0));
+    let balanced = ex
+        .final_state
+        .mbarriers
+        .iter()
+        .flat_map(|m| m.values())
+        .all(|m| !m.valid || m.tx_count == Some(0));
     real && balanced && groups_done && count(TouchKind::Issue) == count(TouchKind::Land)
 }
 
@@ -201,17 +241,26 @@ pub struct Campaign<'h> {
 
 impl<'h> Campaign<'h> {
     /// Open the campaign in `opts.out` (resuming its journal with `opts.resume`).
-    pub fn open(mut cfg: GenConfig, opts: Options, hw: Option<&'h mut dyn Hardware>) -> Result<Campaign<'h>, String> {
+    pub fn open(
+        mut cfg: GenConfig,
+        opts: Options,
+        hw: Option<&'h mut dyn Hardware>,
+    ) -> Result<Campaign<'h>, String> {
         std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
         let path = opts.out.join("journal.jsonl");
-        let mut stats = Stats { seed: opts.seed, ..Stats::default() };
+        let mut stats = Stats {
+            seed: opts.seed,
+            ..Stats::default()
+        };
         if opts.resume && path.exists() {
             let f = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let mut findings = BTreeMap::new();
             for line in BufReader::new(f).lines().map_while(Result::ok) {
                 match serde_json::from_str::<Line>(&line) {
                     Ok(Line::Progress(s)) => stats = s,
-                    Ok(Line::Finding { signature, file, .. }) => {
+                    Ok(Line::Finding {
+                        signature, file, ..
+                    }) => {
                         findings.insert(signature, file);
                     }
                     Err(_) => {} // a torn last line of a killed run
@@ -220,24 +269,49 @@ impl<'h> Campaign<'h> {
             // Findings saved after the last progress line still count as found.
             stats.findings.extend(findings);
             if stats.seed != opts.seed {
-                println!("resuming the journal's seed {} (not --seed {})", stats.seed, opts.seed);
+                println!(
+                    "resuming the journal's seed {} (not --seed {})",
+                    stats.seed, opts.seed
+                );
             }
-            println!("resuming at program {} ({} findings so far)", stats.programs, stats.findings.len());
+            println!(
+                "resuming at program {} ({} findings so far)",
+                stats.programs,
+                stats.findings.len()
+            );
         }
-        let journal = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let journal = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if !opts.resume {
-            journal.set_len(0).map_err(|e| format!("{}: {e}", path.display()))?;
+            journal
+                .set_len(0)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         }
         if let Some(h) = hw.as_deref() {
             // Generate only what this device runs.
             let before = cfg.targets.clone();
             cfg.targets.retain(|t| h.runs(*t));
             if cfg.targets.is_empty() {
-                return Err(format!("none of the generator's targets {before:?} runs on {}", h.info().device));
+                return Err(format!(
+                    "none of the generator's targets {before:?} runs on {}",
+                    h.info().device
+                ));
             }
         }
         let resumed_findings = stats.findings.len();
-        Ok(Campaign { cfg, opts, hw, stats, journal, raw_seen: BTreeMap::new(), resumed_findings, minimize_until: None })
+        Ok(Campaign {
+            cfg,
+            opts,
+            hw,
+            stats,
+            journal,
+            raw_seen: BTreeMap::new(),
+            resumed_findings,
+            minimize_until: None,
+        })
     }
 
     /// Findings that were already in the journal when the campaign opened.
@@ -252,16 +326,27 @@ impl<'h> Campaign<'h> {
 
     fn log(&mut self, l: &Line) -> Result<(), String> {
         let s = serde_json::to_string(l).map_err(|e| e.to_string())?;
-        writeln!(self.journal, "{s}").and_then(|_| self.journal.flush()).map_err(|e| e.to_string())
+        writeln!(self.journal, "{s}")
+            .and_then(|_| self.journal.flush())
+            .map_err(|e| e.to_string())
     }
 
     fn write_figures(&self) -> Result<(), String> {
         let p = self.opts.out.join("campaign.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&self.stats).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", p.display()))
+        std::fs::write(
+            &p,
+            serde_json::to_string_pretty(&self.stats).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| format!("{}: {e}", p.display()))
     }
 
     fn figures_line(&self, elapsed: f64, programs: u64, gpu: u64) -> String {
-        let v: Vec<String> = self.stats.verdicts.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        let v: Vec<String> = self
+            .stats
+            .verdicts
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
         format!(
             "[{elapsed:6.1}s] programs {} ({:.0}/s), GPU cases {} ({:.0}/s), violations {}, divergences {} (known {}, duplicates {}), minimized written {}{}",
             self.stats.programs,
@@ -288,13 +373,18 @@ impl<'h> Campaign<'h> {
         let mut last_print = Instant::now();
         let mut pending: Vec<(u64, Case)> = Vec::new();
         let done = |c: &Campaign<'_>| {
-            deadline.is_some_and(|d| Instant::now() >= d) || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
+            deadline.is_some_and(|d| Instant::now() >= d)
+                || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
         };
         while !done(self) {
             let k = self.stats.programs;
             let g = generate_bytes(&program_bytes(self.stats.seed, k, &self.cfg), &self.cfg);
             self.stats.programs += 1;
-            *self.stats.intents.entry(intent_name(&g.intent).into()).or_default() += 1;
+            *self
+                .stats
+                .intents
+                .entry(intent_name(&g.intent).into())
+                .or_default() += 1;
             if let Err(v) = cpu_oracles(&g) {
                 self.violation(k, &g, &v)?;
             } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
@@ -309,7 +399,10 @@ impl<'h> Campaign<'h> {
             if print && last_print.elapsed() >= Duration::from_secs(5) {
                 last_print = Instant::now();
                 let e = t0.elapsed().as_secs_f64();
-                println!("{}", self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0));
+                println!(
+                    "{}",
+                    self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
+                );
                 self.write_figures()?;
             }
         }
@@ -320,11 +413,18 @@ impl<'h> Campaign<'h> {
         self.checkpoint(base_seconds + e)?;
         self.write_figures()?;
         if print {
-            println!("done {}", self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0));
+            println!(
+                "done {}",
+                self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
+            );
             for (sig, file) in &self.stats.findings {
                 println!("finding {sig}: {file}");
             }
-            println!("campaign: {}/campaign.json; resume with --resume --out {}", self.opts.out.display(), self.opts.out.display());
+            println!(
+                "campaign: {}/campaign.json; resume with --resume --out {}",
+                self.opts.out.display(),
+                self.opts.out.display()
+            );
         }
         Ok(self.stats.clone())
     }
@@ -350,18 +450,41 @@ impl<'h> Campaign<'h> {
         }
         // Illegal intents name a step index, which dropping steps would shift: saved as generated.
         let m = if matches!(g.intent, Intent::Illegal { .. }) {
-            Minimized { case: g.case.clone(), evidence: Some(v.clone()), rounds: 0, tested: 0 }
+            Minimized {
+                case: g.case.clone(),
+                evidence: Some(v.clone()),
+                rounds: 0,
+                tested: 0,
+            }
         } else {
             let still = |c: &Case| -> Option<Violation> {
-                let g = Generated { case: c.clone(), intent: intent_of(c), episodes: 0 };
+                let g = Generated {
+                    case: c.clone(),
+                    intent: intent_of(c),
+                    episodes: 0,
+                };
                 match cpu_oracles(&g) {
-                    Err(w) if Signature::of_violation(&family_of(c), w.oracle, &w.message).same_failure(&sig) => Some(w),
+                    Err(w)
+                        if Signature::of_violation(&family_of(c), w.oracle, &w.message)
+                            .same_failure(&sig) =>
+                    {
+                        Some(w)
+                    }
                     _ => None,
                 }
             };
             let admissible = |c: &Case| v.oracle == "validates" || validates(c);
             let mut test = |cs: &[Case]| Ok(cs.iter().map(still).collect());
-            minimize(&g.case, &admissible, &mut test, Budget { batch: 64, rounds: 10_000, until: self.minimize_until })?
+            minimize(
+                &g.case,
+                &admissible,
+                &mut test,
+                Budget {
+                    batch: 64,
+                    rounds: 10_000,
+                    until: self.minimize_until,
+                },
+            )?
         };
         self.stats.minimize_rounds += m.rounds as u64;
         self.stats.minimize_cases += m.tested as u64;
@@ -378,12 +501,18 @@ impl<'h> Campaign<'h> {
 
     /// Run a batch on hardware; handle its failures.
     fn hardware(&mut self, batch: Vec<(u64, Case)>) -> Result<(), String> {
-        let Some(hw) = self.hw.as_deref_mut() else { return Ok(()) };
+        let Some(hw) = self.hw.as_deref_mut() else {
+            return Ok(());
+        };
         let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
         let outs = hw.run(&cases)?;
         self.stats.gpu_cases += cases.len() as u64;
         for ((k, case), out) in batch.into_iter().zip(outs) {
-            *self.stats.verdicts.entry(out.result.verdict.name().into()).or_default() += 1;
+            *self
+                .stats
+                .verdicts
+                .entry(out.result.verdict.name().into())
+                .or_default() += 1;
             if out.result.verdict.is_failure() {
                 self.divergence(k, &case, out)?;
             }
@@ -392,7 +521,8 @@ impl<'h> Campaign<'h> {
     }
 
     fn is_known(&self, case: &Case, sig: &Signature) -> bool {
-        self.opts.known.matching_signature(&sig.key()).is_some() || self.opts.known.matching(&case.name).is_some()
+        self.opts.known.matching_signature(&sig.key()).is_some()
+            || self.opts.known.matching(&case.name).is_some()
     }
 
     /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.
@@ -403,20 +533,42 @@ impl<'h> Campaign<'h> {
             return Ok(());
         }
         self.stats.divergences += 1;
-        if self.stats.findings.contains_key(&sig.key()) || self.raw_seen.get(&sig.key()).is_some_and(|m| self.stats.findings.contains_key(m) || m == "known") {
+        if self.stats.findings.contains_key(&sig.key())
+            || self
+                .raw_seen
+                .get(&sig.key())
+                .is_some_and(|m| self.stats.findings.contains_key(m) || m == "known")
+        {
             self.stats.duplicates += 1;
             return Ok(());
         }
-        let Some(hw) = self.hw.as_deref_mut() else { return Ok(()) };
+        let Some(hw) = self.hw.as_deref_mut() else {
+            return Ok(());
+        };
         // Candidates must validate and be well defined on the reference: that keeps mbarrier
         // inits and tx counts consistent (an unbalanced phase never completes, which the
         // reference reports as undefined).
         let admissible = |c: &Case| validates(c) && settled(c);
         let mut test = |cs: &[Case]| -> Result<Vec<Option<HwOutcome>>, String> {
             let outs = hw.run(cs)?;
-            Ok(outs.into_iter().map(|o| (o.result.verdict.is_failure() && Signature::of(&o.result).same_failure(&sig)).then_some(o)).collect())
+            Ok(outs
+                .into_iter()
+                .map(|o| {
+                    (o.result.verdict.is_failure() && Signature::of(&o.result).same_failure(&sig))
+                        .then_some(o)
+                })
+                .collect())
         };
-        let m = minimize(case, &admissible, &mut test, Budget { batch: self.opts.batch, rounds: self.opts.minimize_rounds, until: self.minimize_until })?;
+        let m = minimize(
+            case,
+            &admissible,
+            &mut test,
+            Budget {
+                batch: self.opts.batch,
+                rounds: self.opts.minimize_rounds,
+                until: self.minimize_until,
+            },
+        )?;
         self.stats.minimize_rounds += m.rounds as u64;
         self.stats.minimize_cases += m.tested as u64;
         let out = m.evidence.unwrap_or(out);
@@ -438,39 +590,78 @@ impl<'h> Campaign<'h> {
 
     /// Write `regress.<hash>.yaml` into the regressions folder, the divergence report (case with
     /// the observation, and its PTX) into `OUT/divergences/`, and journal the finding.
-    fn save(&mut self, k: u64, case: &Case, sig: &Signature, what: &str, out: Option<&HwOutcome>) -> Result<(), String> {
+    fn save(
+        &mut self,
+        k: u64,
+        case: &Case,
+        sig: &Signature,
+        what: &str,
+        out: Option<&HwOutcome>,
+    ) -> Result<(), String> {
         let name = format!("regress.{}", sig.hash());
         let mut c = case.clone();
         c.name = name.clone();
         c.description = format!(
             "Minimized by `ptxconform fuzz` (seed {}, program {k}, config targets {}): {} — {}",
             self.stats.seed,
-            self.cfg.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(","),
+            self.cfg
+                .targets
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
             sig.key(),
             what.chars().take(400).collect::<String>()
         );
         if let Some(o) = out.and_then(|o| o.observation.clone()) {
             c.observed = vec![o];
         }
-        std::fs::create_dir_all(&self.opts.regressions).map_err(|e| format!("{}: {e}", self.opts.regressions.display()))?;
+        std::fs::create_dir_all(&self.opts.regressions)
+            .map_err(|e| format!("{}: {e}", self.opts.regressions.display()))?;
         let file = self.opts.regressions.join(format!("{name}.yaml"));
-        std::fs::write(&file, to_yaml(std::slice::from_ref(&c))).map_err(|e| format!("{}: {e}", file.display()))?;
+        std::fs::write(&file, to_yaml(std::slice::from_ref(&c)))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         if let Some(o) = out {
             let mut report = c.clone();
             report.observed.clear();
-            write_divergence(&self.opts.out, &report, o.ptx.as_deref().unwrap_or(""), o.observation.as_ref())?;
-            let p = self.opts.out.join("divergences").join(format!("{name}.result.json"));
-            std::fs::write(&p, serde_json::to_string_pretty(&o.result).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            write_divergence(
+                &self.opts.out,
+                &report,
+                o.ptx.as_deref().unwrap_or(""),
+                o.observation.as_ref(),
+            )?;
+            let p = self
+                .opts
+                .out
+                .join("divergences")
+                .join(format!("{name}.result.json"));
+            std::fs::write(
+                &p,
+                serde_json::to_string_pretty(&o.result).map_err(|e| e.to_string())?,
+            )
+            .map_err(|e| e.to_string())?;
         }
         let file_s = file.display().to_string();
         println!("NEW {} -> {file_s} ({} steps)", sig.key(), c.program.len());
         self.stats.minimized_written += 1;
         self.stats.findings.insert(sig.key(), file_s.clone());
-        self.log(&Line::Finding { signature: sig.key(), file: file_s, program: k })
+        self.log(&Line::Finding {
+            signature: sig.key(),
+            file: file_s,
+            program: k,
+        })
     }
 }
 
 /// A case result as a hardware fake would report it (tests).
 pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
-    CaseResult { case: case.name.clone(), file: "fuzz".into(), family: family_of(case), verdict, detail: detail.into(), diffs: vec![], wall_us: 0 }
+    CaseResult {
+        case: case.name.clone(),
+        file: "fuzz".into(),
+        family: family_of(case),
+        verdict,
+        detail: detail.into(),
+        diffs: vec![],
+        wall_us: 0,
+    }
 }

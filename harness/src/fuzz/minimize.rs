@@ -57,7 +57,9 @@ pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
 /// a qualifier like `.L2::128B`): (start, end, value).
 fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
     let b = t.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':' || c == b'$' || c == b'%';
+    let ident = |c: u8| {
+        c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':' || c == b'$' || c == b'%'
+    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
@@ -67,7 +69,11 @@ fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
                 j += 1;
             }
             let lit = &t[i..j];
-            let v = if let Some(h) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) { u64::from_str_radix(h, 16).ok() } else { lit.parse().ok() };
+            let v = if let Some(h) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) {
+                u64::from_str_radix(h, 16).ok()
+            } else {
+                lit.parse().ok()
+            };
             if let (Some(v), false) = (v, j < b.len() && ident(b[j])) {
                 out.push((i, j, v));
             }
@@ -81,7 +87,11 @@ fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
 
 /// Smaller values to try for `v`: multiples of 16 stay multiples of 16.
 fn smaller(v: u64) -> Vec<u64> {
-    let mut c: Vec<u64> = if v % 16 == 0 { vec![0, 16, v / 32 * 16, v.saturating_sub(16)] } else { vec![0, 1, v / 2, v - 1] };
+    let mut c: Vec<u64> = if v % 16 == 0 {
+        vec![0, 16, v / 32 * 16, v.saturating_sub(16)]
+    } else {
+        vec![0, 1, v / 2, v - 1]
+    };
     c.retain(|x| *x < v);
     c.sort_unstable();
     c.dedup();
@@ -90,7 +100,13 @@ fn smaller(v: u64) -> Vec<u64> {
 
 fn with_steps(c: &Case, keep: impl Fn(usize) -> bool) -> Case {
     let mut n = c.clone();
-    n.program = c.program.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, s)| s.clone()).collect();
+    n.program = c
+        .program
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(*i))
+        .map(|(_, s)| s.clone())
+        .collect();
     n
 }
 
@@ -122,7 +138,12 @@ fn launch(c: &Case, out: &mut Vec<Case>) {
         shapes.push((cs / 2, cs / 2));
     }
     for (grid, cluster) in shapes {
-        if grid == 0 || cluster == 0 || grid % cluster != 0 || (grid, cluster) == (n, cs) || grid > n {
+        if grid == 0
+            || cluster == 0
+            || grid % cluster != 0
+            || (grid, cluster) == (n, cs)
+            || grid > n
+        {
             continue;
         }
         let mut m = c.clone();
@@ -149,9 +170,16 @@ fn launch(c: &Case, out: &mut Vec<Case>) {
         out.push(m);
     }
     // Everything in CTA 0 (then the grid can shrink to what is left).
-    if c.program.iter().any(|s| matches!(s.cta, Ctas::One(k) if k != 0)) {
+    if c.program
+        .iter()
+        .any(|s| matches!(s.cta, Ctas::One(k) if k != 0))
+    {
         let mut m = c.clone();
-        m.program.iter_mut().for_each(|s| if let Ctas::One(k) = &mut s.cta { *k = 0 });
+        m.program.iter_mut().for_each(|s| {
+            if let Ctas::One(k) = &mut s.cta {
+                *k = 0
+            }
+        });
         out.push(m);
     }
     if c.program.iter().any(|s| s.thread != 0) {
@@ -224,20 +252,40 @@ fn numbers(c: &Case, out: &mut Vec<Case>) {
 
 /// Smaller regions (all at once, then each), fewer declarations, simpler initial contents.
 fn memory(c: &Case, out: &mut Vec<Case>) {
-    let shrink = |s: u64| -> Vec<u64> { smaller(s).into_iter().filter(|x| *x >= 16).map(|x| x.div_ceil(16) * 16).collect() };
+    let shrink = |s: u64| -> Vec<u64> {
+        smaller(s)
+            .into_iter()
+            .filter(|x| *x >= 16)
+            .map(|x| x.div_ceil(16) * 16)
+            .collect()
+    };
     let n_global = c.memory.global.len();
-    let all: Vec<u64> = c.memory.global.iter().chain(&c.memory.shared).map(|r| r.size).collect();
+    let all: Vec<u64> = c
+        .memory
+        .global
+        .iter()
+        .chain(&c.memory.shared)
+        .map(|r| r.size)
+        .collect();
     if let Some(&max) = all.iter().max() {
         for to in shrink(max) {
             let mut m = c.clone();
-            m.memory.global.iter_mut().chain(m.memory.shared.iter_mut()).for_each(|r| r.size = r.size.min(to));
+            m.memory
+                .global
+                .iter_mut()
+                .chain(m.memory.shared.iter_mut())
+                .for_each(|r| r.size = r.size.min(to));
             out.push(m);
         }
     }
     for (i, &size) in all.iter().enumerate() {
         for to in shrink(size) {
             let mut m = c.clone();
-            let r = if i < n_global { &mut m.memory.global[i] } else { &mut m.memory.shared[i - n_global] };
+            let r = if i < n_global {
+                &mut m.memory.global[i]
+            } else {
+                &mut m.memory.shared[i - n_global]
+            };
             r.size = to;
             out.push(m);
         }
@@ -250,7 +298,11 @@ fn memory(c: &Case, out: &mut Vec<Case>) {
         out.push(m);
         for to in [Init::Fill(0), Init::Fill(0x5a)] {
             let mut m = c.clone();
-            let r = if i < n_global { &mut m.memory.global[i] } else { &mut m.memory.shared[i - n_global] };
+            let r = if i < n_global {
+                &mut m.memory.global[i]
+            } else {
+                &mut m.memory.shared[i - n_global]
+            };
             if r.init != to {
                 r.init = to;
                 out.push(m);
@@ -282,19 +334,29 @@ fn qualifiers(c: &Case, out: &mut Vec<Case>) {
         let (op, args) = t.split_once(' ').unwrap_or((t, ""));
         let quals: Vec<&str> = op.split('.').collect();
         for q in 1..quals.len() {
-            let new_op: Vec<&str> = quals.iter().enumerate().filter(|(k, _)| *k != q).map(|(_, x)| *x).collect();
+            let new_op: Vec<&str> = quals
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != q)
+                .map(|(_, x)| *x)
+                .collect();
             let mut args = args.to_string();
             let drop_operand = |a: &str, after: usize| -> Option<String> {
                 let rest = &a[after..];
                 let start = rest.find(',')?;
-                let end = rest[start + 1..].find(',').map(|e| start + 1 + e).unwrap_or(rest.len());
+                let end = rest[start + 1..]
+                    .find(',')
+                    .map(|e| start + 1 + e)
+                    .unwrap_or(rest.len());
                 Some(format!("{}{}{}", &a[..after], &rest[..start], &rest[end..]))
             };
             match quals[q] {
-                "multicast::cluster" => match args.rfind(']').and_then(|p| drop_operand(&args, p + 1)) {
-                    Some(a) => args = a,
-                    None => continue,
-                },
+                "multicast::cluster" => {
+                    match args.rfind(']').and_then(|p| drop_operand(&args, p + 1)) {
+                        Some(a) => args = a,
+                        None => continue,
+                    }
+                }
                 "L2::cache_hint" => match args.rfind(',') {
                     Some(p) => args.truncate(p),
                     None => continue,
@@ -302,7 +364,11 @@ fn qualifiers(c: &Case, out: &mut Vec<Case>) {
                 _ => {}
             }
             let mut m = c.clone();
-            m.program[i].op = StepOp::Ptx(format!("{} {}", new_op.join("."), args).trim_end().to_string());
+            m.program[i].op = StepOp::Ptx(
+                format!("{} {}", new_op.join("."), args)
+                    .trim_end()
+                    .to_string(),
+            );
             out.push(m);
         }
     }
@@ -332,7 +398,9 @@ fn operands(t: &str) -> Vec<(usize, &str)> {
         }
     }
     out.push((start, &t[start..]));
-    out.into_iter().map(|(k, o)| (k + (o.len() - o.trim_start().len()), o.trim())).collect()
+    out.into_iter()
+        .map(|(k, o)| (k + (o.len() - o.trim_start().len()), o.trim()))
+        .collect()
 }
 
 /// The value and location of operand `o` (at byte `at` of step `step`).
@@ -341,7 +409,9 @@ fn value_of(c: &Case, step: usize, at: usize, o: &str) -> Option<(Loc, u64)> {
         return Some((Loc::Imm(step, at, at + o.len()), v));
     }
     match c.params.get(o)? {
-        Param::Int(v) | Param::Typed { value: v, .. } if *v >= 0 => Some((Loc::Param(o.to_string()), *v as u64)),
+        Param::Int(v) | Param::Typed { value: v, .. } if *v >= 0 => {
+            Some((Loc::Param(o.to_string()), *v as u64))
+        }
         _ => None,
     }
 }
@@ -370,7 +440,11 @@ fn tx_counts(c: &Case) -> Vec<(String, Loc, u64)> {
             continue;
         }
         let ops = operands(t);
-        let bar = ops.iter().find(|(_, o)| o.starts_with('[')).map(|(_, o)| o.to_string()).unwrap_or_default();
+        let bar = ops
+            .iter()
+            .find(|(_, o)| o.starts_with('['))
+            .map(|(_, o)| o.to_string())
+            .unwrap_or_default();
         if let Some((at, o)) = ops.last() {
             if let Some((l, v)) = value_of(c, i, *at, o) {
                 out.push((bar, l, v));
@@ -391,8 +465,12 @@ fn tx_copies(c: &Case, out: &mut Vec<Case>) {
             continue;
         }
         let ops = operands(t);
-        let (Some((at, size)), Some((_, bar))) = (ops.get(2), ops.get(3)) else { continue };
-        let Some((sl, sv)) = value_of(c, i, *at, size) else { continue };
+        let (Some((at, size)), Some((_, bar))) = (ops.get(2), ops.get(3)) else {
+            continue;
+        };
+        let Some((sl, sv)) = value_of(c, i, *at, size) else {
+            continue;
+        };
         for (tbar, tl, tv) in txs.iter().filter(|(b, _, _)| b == bar) {
             if *tv >= sv {
                 let mut m = c.clone();
@@ -467,7 +545,11 @@ pub fn minimize<E>(
         let mut seen = std::collections::HashSet::new();
         let cands: Vec<Case> = candidates(&cur)
             .into_iter()
-            .filter(|m| cost(m) < c0 && seen.insert(ptxconform_reference::case::to_yaml(std::slice::from_ref(m))) && admissible(m))
+            .filter(|m| {
+                cost(m) < c0
+                    && seen.insert(ptxconform_reference::case::to_yaml(std::slice::from_ref(m)))
+                    && admissible(m)
+            })
             .collect();
         for chunk in cands.chunks(batch.max(1)) {
             if rounds >= max_rounds || out_of_time() {
@@ -476,7 +558,11 @@ pub fn minimize<E>(
             rounds += 1;
             tested += chunk.len();
             let got = test(chunk)?;
-            if let Some((k, e)) = got.into_iter().enumerate().find_map(|(k, e)| e.map(|e| (k, e))) {
+            if let Some((k, e)) = got
+                .into_iter()
+                .enumerate()
+                .find_map(|(k, e)| e.map(|e| (k, e)))
+            {
                 cur = chunk[k].clone();
                 evidence = Some(e);
                 continue 'outer;
@@ -484,5 +570,10 @@ pub fn minimize<E>(
         }
         break;
     }
-    Ok(Minimized { case: cur, evidence, rounds, tested })
+    Ok(Minimized {
+        case: cur,
+        evidence,
+        rounds,
+        tested,
+    })
 }

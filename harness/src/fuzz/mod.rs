@@ -11,8 +11,8 @@ pub mod campaign;
 pub mod minimize;
 pub mod ptxas_oracle;
 
-use crate::report::{CaseResult, RunInfo, Verdict};
 use crate::gpu::Supervisor;
+use crate::report::{CaseResult, RunInfo, Verdict};
 use crate::run::gpu::{observation, run_batch};
 use ptxconform_reference::case::{Case, Observation};
 use ptxconform_reference::gen::swarm::{Families, Family};
@@ -77,13 +77,21 @@ pub struct FuzzArgs {
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).
 pub fn parse_families(list: &str) -> Result<Families, String> {
-    let norm = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+    let norm = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
     let mut fs = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let f = Family::ALL.iter().find(|f| norm(&format!("{f:?}")) == norm(name)).ok_or_else(|| {
-            let all: Vec<String> = Family::ALL.iter().map(|f| format!("{f:?}")).collect();
-            format!("unknown family `{name}` (one of {})", all.join(", "))
-        })?;
+        let f = Family::ALL
+            .iter()
+            .find(|f| norm(&format!("{f:?}")) == norm(name))
+            .ok_or_else(|| {
+                let all: Vec<String> = Family::ALL.iter().map(|f| format!("{f:?}")).collect();
+                format!("unknown family `{name}` (one of {})", all.join(", "))
+            })?;
         fs.push(*f);
     }
     if fs.is_empty() {
@@ -136,12 +144,20 @@ impl Gpu {
         let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
         let info = RunInfo {
             device: dev.name.clone(),
-            driver: format!("CUDA {}.{}", dev.driver_version / 1000, (dev.driver_version % 1000) / 10),
+            driver: format!(
+                "CUDA {}.{}",
+                dev.driver_version / 1000,
+                (dev.driver_version % 1000) / 10
+            ),
             date: crate::run::today(),
             mode: "fuzz: reference + hardware".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
         };
-        Ok(Gpu { sup, cc: dev.compute_capability, info })
+        Ok(Gpu {
+            sup,
+            cc: dev.compute_capability,
+            info,
+        })
     }
 }
 
@@ -158,7 +174,10 @@ impl Hardware for Gpu {
         Ok(rs
             .into_iter()
             .map(|h| HwOutcome {
-                observation: h.observed.as_ref().map(|o| observation(&self.info, &h.result.verdict, o)),
+                observation: h
+                    .observed
+                    .as_ref()
+                    .map(|o| observation(&self.info, &h.result.verdict, o)),
                 ptx: h.em.map(|e| e.ptx.clone()),
                 result: h.result,
             })
@@ -177,13 +196,24 @@ pub struct Signature {
 }
 
 fn verdict_key(v: &Verdict) -> String {
-    serde_json::to_value(v).ok().and_then(|x| x.as_str().map(str::to_string)).unwrap_or_else(|| format!("{v:?}"))
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{v:?}"))
 }
 
 /// Digits to `#`, cut at the first quoted fragment, at most 60 characters: stable across
 /// programs that fail the same way.
 fn normalize(s: &str) -> String {
-    s.split(['`', '\n']).next().unwrap_or("").chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).take(60).collect::<String>().trim().to_string()
+    s.split(['`', '\n'])
+        .next()
+        .unwrap_or("")
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .take(60)
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 impl Signature {
@@ -199,11 +229,19 @@ impl Signature {
                 _ => normalize(r.detail.split([';', ':']).next().unwrap_or("")),
             }
         };
-        Signature { family: r.family.clone(), verdict: r.verdict.clone(), at }
+        Signature {
+            family: r.family.clone(),
+            verdict: r.verdict.clone(),
+            at,
+        }
     }
     /// The signature of a CPU oracle violation.
     pub fn of_violation(family: &str, oracle: &str, message: &str) -> Signature {
-        Signature { family: family.to_string(), verdict: Verdict::ReferenceFail, at: format!("{oracle}: {}", normalize(message)) }
+        Signature {
+            family: family.to_string(),
+            verdict: Verdict::ReferenceFail,
+            at: format!("{oracle}: {}", normalize(message)),
+        }
     }
     /// `family/verdict/at`, the text `signature` globs match.
     pub fn key(&self) -> String {

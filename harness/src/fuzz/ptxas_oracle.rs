@@ -14,7 +14,10 @@ use std::sync::OnceLock;
 /// Known model/ptxas disagreements (the legality differential's exceptions file).
 fn exceptions() -> &'static ExceptionFile {
     static E: OnceLock<ExceptionFile> = OnceLock::new();
-    E.get_or_init(|| parse_exceptions(include_str!("../../../reports/legality/exceptions.yaml")).unwrap_or_default())
+    E.get_or_init(|| {
+        parse_exceptions(include_str!("../../../reports/legality/exceptions.yaml"))
+            .unwrap_or_default()
+    })
 }
 
 /// The pinned ptxas, found once (`None`: not installed; the target then checks nothing).
@@ -33,14 +36,20 @@ pub fn check_ptxas(p: &Ptxas, g: &Generated) -> Result<(), Violation> {
     let mut lines = Vec::new();
     for (i, text) in ptx_steps(&g.case) {
         let Ok(st) = Statement::parse_with(text, &ctx) else {
-            return Err(Violation { oracle: "ptxas", message: format!("step {i} does not parse: {text}") });
+            return Err(Violation {
+                oracle: "ptxas",
+                message: format!("step {i} does not parse: {text}"),
+            });
         };
         kb.push_instruction(&st.instr);
         lines.push((i, text.to_string(), st.instr));
     }
     let verdicts = judge_lines(p, &kb);
     for ((i, text, instr), got) in lines.iter().zip(verdicts) {
-        let legal = instr.requirement().verdict(target, PtxVersion::MAX_SUPPORTED) == Verdict::Legal;
+        let legal = instr
+            .requirement()
+            .verdict(target, PtxVersion::MAX_SUPPORTED)
+            == Verdict::Legal;
         if legal == got.is_none() {
             continue;
         }
@@ -57,12 +66,18 @@ pub fn check_ptxas(p: &Ptxas, g: &Generated) -> Result<(), Violation> {
                 if legal { "legal" } else { "illegal" },
                 got.as_deref().unwrap_or("accepts it")
             );
-            return Err(Violation { oracle: "ptxas", message: msg });
+            return Err(Violation {
+                oracle: "ptxas",
+                message: msg,
+            });
         }
     }
     if let Intent::Illegal { step, why } = &g.intent {
         if !lines.iter().any(|(i, _, _)| i == step) {
-            return Err(Violation { oracle: "ptxas", message: format!("illegal step {step} ({why}) is not a ptx step") });
+            return Err(Violation {
+                oracle: "ptxas",
+                message: format!("illegal step {step} ({why}) is not a ptx step"),
+            });
         }
     }
     Ok(())

@@ -5,14 +5,14 @@
 use super::campaign::{Campaign, Options, Stop};
 use super::minimize::{cost, minimize, Budget};
 use super::*;
-use ptxconform_reference::case::to_yaml;
-use std::path::Path;
 use crate::report::{ExpectedByte, KnownDivergence, KnownDivergences, RegionDiff};
 use crate::run::reference::{evaluate, expected_regions};
+use ptxconform_reference::case::to_yaml;
 use ptxconform_reference::case::{load_file, StepOp};
 use ptxconform_reference::gen::oracle::parse_ctx;
 use ptxconform_reference::ptx::cp_async::{CpAsyncOp, CpSize};
 use ptxconform_reference::ptx::{Instruction, Statement};
+use std::path::Path;
 
 /// Does the case run a 16-byte cp.async?
 fn has_cp_async_16(c: &Case) -> bool {
@@ -36,13 +36,20 @@ impl Fake {
         Fake::on(if flip { has_cp_async_16 } else { |_| false })
     }
     fn on(flip: fn(&Case) -> bool) -> Fake {
-        Fake { flip, ran: vec![], batches: 0 }
+        Fake {
+            flip,
+            ran: vec![],
+            batches: 0,
+        }
     }
 }
 
 impl Hardware for Fake {
     fn info(&self) -> RunInfo {
-        RunInfo { device: "fake".into(), ..RunInfo::default() }
+        RunInfo {
+            device: "fake".into(),
+            ..RunInfo::default()
+        }
     }
     fn runs(&self, _: Target) -> bool {
         true
@@ -54,26 +61,55 @@ impl Hardware for Fake {
             .map(|c| {
                 self.ran.push(c.name.clone());
                 let (mut r, ex) = evaluate("fuzz", c);
-                let Ok(ex) = ex else { return HwOutcome { result: r, observation: None, ptx: None } };
+                let Ok(ex) = ex else {
+                    return HwOutcome {
+                        result: r,
+                        observation: None,
+                        ptx: None,
+                    };
+                };
                 if r.verdict.is_failure() {
-                    return HwOutcome { result: r, observation: None, ptx: None };
+                    return HwOutcome {
+                        result: r,
+                        observation: None,
+                        ptx: None,
+                    };
                 }
                 r.verdict = Verdict::Pass;
                 if (self.flip)(c) {
                     for (name, exp) in expected_regions(c, &ex) {
-                        let Some(i) = exp.iter().position(ExpectedByte::is_known) else { continue };
+                        let Some(i) = exp.iter().position(ExpectedByte::is_known) else {
+                            continue;
+                        };
                         if !name.starts_with("sbuf@") {
                             continue;
                         }
-                        let mut observed: Vec<u8> = exp.iter().map(|e| if let ExpectedByte::Known(v) = e { *v } else { 0 }).collect();
+                        let mut observed: Vec<u8> = exp
+                            .iter()
+                            .map(|e| {
+                                if let ExpectedByte::Known(v) = e {
+                                    *v
+                                } else {
+                                    0
+                                }
+                            })
+                            .collect();
                         observed[i] ^= 0xff;
                         r.verdict = Verdict::Diverge;
                         r.detail = format!("{name} byte {i}: observed {:#04x}", observed[i]);
-                        r.diffs = vec![RegionDiff { region: name, expected: exp, observed }];
+                        r.diffs = vec![RegionDiff {
+                            region: name,
+                            expected: exp,
+                            observed,
+                        }];
                         break;
                     }
                 }
-                HwOutcome { result: r, observation: None, ptx: Some("// fake".into()) }
+                HwOutcome {
+                    result: r,
+                    observation: None,
+                    ptx: Some("// fake".into()),
+                }
             })
             .collect())
     }
@@ -86,25 +122,57 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
-    Options { seed: 7, out: dir.join("out"), regressions: dir.join("regressions"), known, resume, batch: 16, minimize_rounds: 60 }
+    Options {
+        seed: 7,
+        out: dir.join("out"),
+        regressions: dir.join("regressions"),
+        known,
+        resume,
+        batch: 16,
+        minimize_rounds: 60,
+    }
 }
 
 fn cfg() -> GenConfig {
-    GenConfig { targets: vec![Target::SM_90A], families: Families::of(&[Family::CpAsync, Family::Mbarrier, Family::Store]), ..GenConfig::legal() }
+    GenConfig {
+        targets: vec![Target::SM_90A],
+        families: Families::of(&[Family::CpAsync, Family::Mbarrier, Family::Store]),
+        ..GenConfig::legal()
+    }
 }
-
-
 
 #[test]
 fn planted_divergence_is_minimized_and_saved() {
     let dir = tmp("planted");
     let mut hw = Fake::new(true);
-    let mut c = Campaign::open(cfg(), opts(&dir, KnownDivergences::default(), false), Some(&mut hw)).unwrap();
-    let stats = c.run(&Stop { seconds: None, programs: Some(40) }, false).unwrap();
+    let mut c = Campaign::open(
+        cfg(),
+        opts(&dir, KnownDivergences::default(), false),
+        Some(&mut hw),
+    )
+    .unwrap();
+    let stats = c
+        .run(
+            &Stop {
+                seconds: None,
+                programs: Some(40),
+            },
+            false,
+        )
+        .unwrap();
     assert_eq!(stats.programs, 40);
     assert!(stats.divergences > 1, "{stats:?}");
-    assert_eq!(stats.findings.len(), 1, "one planted fault, one signature: {:?}", stats.findings);
-    assert_eq!(stats.duplicates, stats.divergences - 1, "later hits are duplicates");
+    assert_eq!(
+        stats.findings.len(),
+        1,
+        "one planted fault, one signature: {:?}",
+        stats.findings
+    );
+    assert_eq!(
+        stats.duplicates,
+        stats.divergences - 1,
+        "later hits are duplicates"
+    );
     let (sig, file) = stats.findings.iter().next().unwrap();
     assert!(sig.ends_with("/diverge/sbuf"), "{sig}");
     let cases = load_file(Path::new(file)).unwrap();
@@ -112,13 +180,27 @@ fn planted_divergence_is_minimized_and_saved() {
     let m = &cases[0];
     assert!(m.name.starts_with("regress."), "{}", m.name);
     assert!(m.description.contains("seed 7"), "{}", m.description);
-    assert!(m.program.len() <= 3, "minimized to {} steps:\n{}", m.program.len(), to_yaml(&cases));
+    assert!(
+        m.program.len() <= 3,
+        "minimized to {} steps:\n{}",
+        m.program.len(),
+        to_yaml(&cases)
+    );
     assert!(has_cp_async_16(m));
     assert!(validate_errors(m).is_empty(), "{:?}", validate_errors(m));
-    assert_eq!(evaluate("", m).0.verdict, Verdict::ReferencePass, "the regression passes reference-only runs");
+    assert_eq!(
+        evaluate("", m).0.verdict,
+        Verdict::ReferencePass,
+        "the regression passes reference-only runs"
+    );
     assert_eq!(m.launch.ctas(), 1);
     // It still reproduces on the fake, and the divergence report was written as `run` writes it.
-    assert_eq!(Fake::new(true).run(std::slice::from_ref(m)).unwrap()[0].result.verdict, Verdict::Diverge);
+    assert_eq!(
+        Fake::new(true).run(std::slice::from_ref(m)).unwrap()[0]
+            .result
+            .verdict,
+        Verdict::Diverge
+    );
     let report = dir.join("out/divergences").join(format!("{}.yaml", m.name));
     assert!(load_file(&report).is_ok(), "{}", report.display());
     assert!(dir.join("out/campaign.json").exists());
@@ -130,16 +212,35 @@ fn planted_divergence_is_minimized_and_saved() {
 
 fn validate_errors(c: &Case) -> Vec<String> {
     use ptxconform_reference::case::validate::{validate_case, Severity};
-    validate_case(c).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect()
+    validate_case(c)
+        .into_iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(|p| p.message)
+        .collect()
 }
 
 #[test]
 fn known_signature_suppresses() {
     let dir = tmp("known");
-    let known = KnownDivergences { known: vec![KnownDivergence { name: "flip".into(), case: String::new(), signature: Some("*/diverge/sbuf".into()), reason: "planted".into() }] };
+    let known = KnownDivergences {
+        known: vec![KnownDivergence {
+            name: "flip".into(),
+            case: String::new(),
+            signature: Some("*/diverge/sbuf".into()),
+            reason: "planted".into(),
+        }],
+    };
     let mut hw = Fake::new(true);
     let mut c = Campaign::open(cfg(), opts(&dir, known, false), Some(&mut hw)).unwrap();
-    let stats = c.run(&Stop { seconds: None, programs: Some(40) }, false).unwrap();
+    let stats = c
+        .run(
+            &Stop {
+                seconds: None,
+                programs: Some(40),
+            },
+            false,
+        )
+        .unwrap();
     assert!(stats.known > 1, "{stats:?}");
     assert_eq!(stats.divergences, 0);
     assert!(stats.findings.is_empty());
@@ -151,19 +252,74 @@ fn known_signature_suppresses() {
 fn resume_continues_the_seed_sequence() {
     let (a, b) = (tmp("resume-a"), tmp("resume-b"));
     let mut whole = Fake::new(false);
-    Campaign::open(cfg(), opts(&a, KnownDivergences::default(), false), Some(&mut whole)).unwrap().run(&Stop { seconds: None, programs: Some(20) }, false).unwrap();
+    Campaign::open(
+        cfg(),
+        opts(&a, KnownDivergences::default(), false),
+        Some(&mut whole),
+    )
+    .unwrap()
+    .run(
+        &Stop {
+            seconds: None,
+            programs: Some(20),
+        },
+        false,
+    )
+    .unwrap();
     let mut first = Fake::new(false);
-    let s1 = Campaign::open(cfg(), opts(&b, KnownDivergences::default(), false), Some(&mut first)).unwrap().run(&Stop { seconds: None, programs: Some(10) }, false).unwrap();
+    let s1 = Campaign::open(
+        cfg(),
+        opts(&b, KnownDivergences::default(), false),
+        Some(&mut first),
+    )
+    .unwrap()
+    .run(
+        &Stop {
+            seconds: None,
+            programs: Some(10),
+        },
+        false,
+    )
+    .unwrap();
     assert_eq!(s1.programs, 10);
     let mut second = Fake::new(false);
-    let s2 = Campaign::open(cfg(), opts(&b, KnownDivergences::default(), true), Some(&mut second)).unwrap().run(&Stop { seconds: None, programs: Some(10) }, false).unwrap();
+    let s2 = Campaign::open(
+        cfg(),
+        opts(&b, KnownDivergences::default(), true),
+        Some(&mut second),
+    )
+    .unwrap()
+    .run(
+        &Stop {
+            seconds: None,
+            programs: Some(10),
+        },
+        false,
+    )
+    .unwrap();
     assert_eq!(s2.programs, 20);
     assert_eq!(s2.gpu_cases, whole.ran.len() as u64);
     let split: Vec<String> = first.ran.iter().chain(&second.ran).cloned().collect();
-    assert_eq!(split, whole.ran, "resumed run generates the programs an uninterrupted one does");
+    assert_eq!(
+        split, whole.ran,
+        "resumed run generates the programs an uninterrupted one does"
+    );
     // Without --resume the sequence starts over.
     let mut again = Fake::new(false);
-    Campaign::open(cfg(), opts(&b, KnownDivergences::default(), false), Some(&mut again)).unwrap().run(&Stop { seconds: None, programs: Some(10) }, false).unwrap();
+    Campaign::open(
+        cfg(),
+        opts(&b, KnownDivergences::default(), false),
+        Some(&mut again),
+    )
+    .unwrap()
+    .run(
+        &Stop {
+            seconds: None,
+            programs: Some(10),
+        },
+        false,
+    )
+    .unwrap();
     assert_eq!(again.ran, first.ran);
     std::fs::remove_dir_all(a).ok();
     std::fs::remove_dir_all(b).ok();
@@ -172,11 +328,28 @@ fn resume_continues_the_seed_sequence() {
 #[test]
 fn reference_only_campaign_counts_programs() {
     let dir = tmp("cpu");
-    let mut c = Campaign::open(GenConfig::mixed(), opts(&dir, KnownDivergences::default(), false), None).unwrap();
-    let s = c.run(&Stop { seconds: None, programs: Some(50) }, false).unwrap();
+    let mut c = Campaign::open(
+        GenConfig::mixed(),
+        opts(&dir, KnownDivergences::default(), false),
+        None,
+    )
+    .unwrap();
+    let s = c
+        .run(
+            &Stop {
+                seconds: None,
+                programs: Some(50),
+            },
+            false,
+        )
+        .unwrap();
     assert_eq!((s.programs, s.gpu_cases), (50, 0));
     assert_eq!(s.intents.values().sum::<u64>(), 50);
-    assert_eq!(s.violations, 0, "the generator's oracles hold: {:?}", s.findings);
+    assert_eq!(
+        s.violations, 0,
+        "the generator's oracles hold: {:?}",
+        s.findings
+    );
     std::fs::remove_dir_all(dir).ok();
 }
 
@@ -184,18 +357,42 @@ fn reference_only_campaign_counts_programs() {
 fn minimizer_batches_and_respects_admissibility() {
     // Keep any case with a 16-byte cp.async; only well-defined, validating candidates count.
     let g = (0..200u64)
-        .map(|k| ptxconform_reference::gen::generate_bytes(&super::campaign::program_bytes(3, k, &cfg()), &cfg()))
+        .map(|k| {
+            ptxconform_reference::gen::generate_bytes(
+                &super::campaign::program_bytes(3, k, &cfg()),
+                &cfg(),
+            )
+        })
         .find(|g| has_cp_async_16(&g.case) && g.case.program.len() > 6)
         .expect("a program with a 16-byte cp.async");
-    let admissible = |c: &Case| validate_errors(c).is_empty() && evaluate("", c).0.verdict == Verdict::ReferencePass;
+    let admissible = |c: &Case| {
+        validate_errors(c).is_empty() && evaluate("", c).0.verdict == Verdict::ReferencePass
+    };
     let mut batches = 0;
     let mut test = |cs: &[Case]| -> Result<Vec<Option<()>>, String> {
         batches += 1;
         assert!(cs.len() <= 8);
-        Ok(cs.iter().map(|c| has_cp_async_16(c).then_some(())).collect())
+        Ok(cs
+            .iter()
+            .map(|c| has_cp_async_16(c).then_some(()))
+            .collect())
     };
-    let m = minimize(&g.case, &admissible, &mut test, Budget { batch: 8, rounds: 500, until: None }).unwrap();
-    assert!(m.case.program.len() <= 3 && m.case.program.len() < g.case.program.len(), "{:?}", m.case.program);
+    let m = minimize(
+        &g.case,
+        &admissible,
+        &mut test,
+        Budget {
+            batch: 8,
+            rounds: 500,
+            until: None,
+        },
+    )
+    .unwrap();
+    assert!(
+        m.case.program.len() <= 3 && m.case.program.len() < g.case.program.len(),
+        "{:?}",
+        m.case.program
+    );
     assert!(cost(&m.case) < cost(&g.case));
     assert!(admissible(&m.case));
     assert_eq!(batches, m.rounds);
@@ -209,19 +406,50 @@ fn signatures() {
         family: "cp.async.bulk".into(),
         verdict: Verdict::Diverge,
         detail: "d".into(),
-        diffs: vec![RegionDiff { region: "sbuf@cta3".into(), expected: vec![], observed: vec![] }],
+        diffs: vec![RegionDiff {
+            region: "sbuf@cta3".into(),
+            expected: vec![],
+            observed: vec![],
+        }],
         wall_us: 0,
     };
     let s = Signature::of(&r);
     assert_eq!(s.key(), "cp.async.bulk/diverge/sbuf");
-    let t = CaseResult { verdict: Verdict::TrapUnexpected, detail: "trap IllegalInstruction (CUDA error 715); reference: x".into(), diffs: vec![], ..r.clone() };
-    assert_eq!(Signature::of(&t).key(), "cp.async.bulk/trap_unexpected/trap IllegalInstruction");
-    let other_family = Signature { family: "cp.async".into(), ..s.clone() };
+    let t = CaseResult {
+        verdict: Verdict::TrapUnexpected,
+        detail: "trap IllegalInstruction (CUDA error 715); reference: x".into(),
+        diffs: vec![],
+        ..r.clone()
+    };
+    assert_eq!(
+        Signature::of(&t).key(),
+        "cp.async.bulk/trap_unexpected/trap IllegalInstruction"
+    );
+    let other_family = Signature {
+        family: "cp.async".into(),
+        ..s.clone()
+    };
     assert!(s.same_failure(&other_family) && s.hash() != other_family.hash());
-    let v = Signature::of_violation("cp.async", "reference", "intended WellDefined, executor says Undefined(\"x\") at step 12");
-    assert!(v.key().starts_with("cp.async/reference_fail/reference: intended") && !v.key().chars().any(|c| c.is_ascii_digit()), "{}", v.key());
-    assert_eq!(parse_families("cp_async, bulk-copy,Mbarrier").unwrap(), Families::of(&[Family::CpAsync, Family::BulkCopy, Family::Mbarrier]));
-    assert_eq!(parse_families("tensor,tcgen05").unwrap(), Families::of(&[Family::Tensor, Family::Tcgen05]));
+    let v = Signature::of_violation(
+        "cp.async",
+        "reference",
+        "intended WellDefined, executor says Undefined(\"x\") at step 12",
+    );
+    assert!(
+        v.key()
+            .starts_with("cp.async/reference_fail/reference: intended")
+            && !v.key().chars().any(|c| c.is_ascii_digit()),
+        "{}",
+        v.key()
+    );
+    assert_eq!(
+        parse_families("cp_async, bulk-copy,Mbarrier").unwrap(),
+        Families::of(&[Family::CpAsync, Family::BulkCopy, Family::Mbarrier])
+    );
+    assert_eq!(
+        parse_families("tensor,tcgen05").unwrap(),
+        Families::of(&[Family::Tensor, Family::Tcgen05])
+    );
     assert!(parse_families("tma").is_err());
 }
 
@@ -236,12 +464,32 @@ fn has_bulk_g2s(c: &Case) -> bool {
 
 #[test]
 fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
-    let cfg = GenConfig { targets: vec![Target::SM_90A], families: Families::of(&[Family::BulkCopy, Family::Mbarrier, Family::Store]), ..GenConfig::legal() };
-    for (what, pred, most) in [("g2s", has_bulk_g2s as fn(&Case) -> bool, 5), ("multicast", has_multicast, 5)] {
+    let cfg = GenConfig {
+        targets: vec![Target::SM_90A],
+        families: Families::of(&[Family::BulkCopy, Family::Mbarrier, Family::Store]),
+        ..GenConfig::legal()
+    };
+    for (what, pred, most) in [
+        ("g2s", has_bulk_g2s as fn(&Case) -> bool, 5),
+        ("multicast", has_multicast, 5),
+    ] {
         let dir = tmp(what);
         let mut hw = Fake::on(pred);
-        let mut c = Campaign::open(cfg.clone(), opts(&dir, KnownDivergences::default(), false), Some(&mut hw)).unwrap();
-        let stats = c.run(&Stop { seconds: None, programs: Some(60) }, false).unwrap();
+        let mut c = Campaign::open(
+            cfg.clone(),
+            opts(&dir, KnownDivergences::default(), false),
+            Some(&mut hw),
+        )
+        .unwrap();
+        let stats = c
+            .run(
+                &Stop {
+                    seconds: None,
+                    programs: Some(60),
+                },
+                false,
+            )
+            .unwrap();
         assert!(!stats.findings.is_empty(), "{what}: {stats:?}");
         for file in stats.findings.values() {
             let m = &load_file(Path::new(file)).unwrap()[0];
@@ -249,8 +497,14 @@ fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
             assert!(pred(m), "{what}");
             assert_eq!(evaluate("", m).0.verdict, Verdict::ReferencePass);
             // init, expect_tx (+ arrive), the copy, the wait (per destination CTA for multicast)
-            assert!(m.program.len() <= most + m.launch.ctas() as usize - 1, "{what}: {} steps", m.program.len());
+            assert!(
+                m.program.len() <= most + m.launch.ctas() as usize - 1,
+                "{what}: {} steps",
+                m.program.len()
+            );
         }
-        if std::env::var_os("KEEP").is_none() { std::fs::remove_dir_all(dir).ok(); }
+        if std::env::var_os("KEEP").is_none() {
+            std::fs::remove_dir_all(dir).ok();
+        }
     }
 }

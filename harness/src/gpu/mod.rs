@@ -42,8 +42,8 @@ mod device_tests;
 
 pub use driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
 pub use protocol::{
-    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome, Patch,
-    ReadBack, TensorMapRequest,
+    Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
+    Patch, ReadBack, TensorMapRequest,
 };
 pub use worker::{
     worker_main, Executor, Supervisor, SupervisorConfig, SupervisorError, WorkerCommand,

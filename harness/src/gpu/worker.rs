@@ -212,12 +212,17 @@ fn run_on_device(
     for (i, spec) in job.buffers.iter().enumerate() {
         for p in &spec.patches {
             if p.offset.checked_add(8).is_none_or(|end| end > spec.size) {
-                return Err(setup(format!("buffer {i}: patch at {} leaves the buffer", p.offset)));
+                return Err(setup(format!(
+                    "buffer {i}: patch at {} leaves the buffer",
+                    p.offset
+                )));
             }
             let addr = resolve(&buffers, p.address)?;
             let b = &mut buffers[i];
             let at = b.start + p.offset as usize;
-            b.mem.write(at, &addr.to_le_bytes()).map_err(|e| setup(format!("buffer {i}: {e}")))?;
+            b.mem
+                .write(at, &addr.to_le_bytes())
+                .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         }
     }
 

@@ -6,8 +6,8 @@ use super::reference::{evaluate, expected_regions, shared_key, to_hex};
 use super::{Loaded, RunArgs};
 use crate::emit::{emit, Emitted};
 use crate::gpu::{
-    Address, BufferSpec, DeviceInfo, Job, JobResult, KernelLaunch, KernelParam, LaunchDims, Outcome, Patch, Supervisor,
-    SupervisorConfig, WorkerCommand,
+    Address, BufferSpec, DeviceInfo, Job, JobResult, KernelLaunch, KernelParam, LaunchDims,
+    Outcome, Patch, Supervisor, SupervisorConfig, WorkerCommand,
 };
 use crate::journal::Journal;
 use crate::report::{CaseResult, RegionDiff, RunInfo, Verdict};
@@ -53,20 +53,60 @@ pub fn job_of(id: u64, case: &Case, em: &Emitted) -> Result<Job, String> {
     let mut patches = Vec::new();
     for i in 0..em.globals {
         let (start, _, _) = global_geometry(case, i);
-        patches.push(Patch { offset: ((crate::emit::dump::pb::HEADER + i) * 8) as u64, address: Address::Buffer { index: FIRST_GLOBAL + i, offset: start } });
+        patches.push(Patch {
+            offset: ((crate::emit::dump::pb::HEADER + i) * 8) as u64,
+            address: Address::Buffer {
+                index: FIRST_GLOBAL + i,
+                offset: start,
+            },
+        });
     }
-    patches.push(Patch { offset: (crate::emit::dump::pb::SHARED_INIT * 8) as u64, address: Address::Buffer { index: SHARED_INIT, offset: 0 } });
+    patches.push(Patch {
+        offset: (crate::emit::dump::pb::SHARED_INIT * 8) as u64,
+        address: Address::Buffer {
+            index: SHARED_INIT,
+            offset: 0,
+        },
+    });
     let pb = em.pblock_bytes();
     let mut buffers = vec![
-        BufferSpec { size: pb.len() as u64, align: 256, fill: 0, init: pb, patches },
-        BufferSpec { size: em.dump_layout.total_bytes.max(16), align: 256, fill: 0, init: vec![], patches: vec![] },
-        BufferSpec { size: (em.shared_init.len() as u64).max(16), align: 256, fill: 0, init: em.shared_init.clone(), patches: vec![] },
+        BufferSpec {
+            size: pb.len() as u64,
+            align: 256,
+            fill: 0,
+            init: pb,
+            patches,
+        },
+        BufferSpec {
+            size: em.dump_layout.total_bytes.max(16),
+            align: 256,
+            fill: 0,
+            init: vec![],
+            patches: vec![],
+        },
+        BufferSpec {
+            size: (em.shared_init.len() as u64).max(16),
+            align: 256,
+            fill: 0,
+            init: em.shared_init.clone(),
+            patches: vec![],
+        },
     ];
     for (i, r) in case.memory.global.iter().enumerate() {
         let (start, size, align) = global_geometry(case, i);
         let mut init = vec![CANARY_BYTE; start as usize];
-        init.extend(r.init.materialize(r.size).map_err(|e| format!("global `{}`: {e}", r.name))?);
-        buffers.push(BufferSpec { size, align, fill: CANARY_BYTE, init, patches: vec![] });
+        init.extend(
+            r.init
+                .materialize(r.size)
+                .map_err(|e| format!("global `{}`: {e}", r.name))?,
+        );
+        buffers.push(BufferSpec {
+            size,
+            align,
+            fill: CANARY_BYTE,
+            init,
+            patches: vec![],
+        });
     }
     // Tensor maps are encoded by the driver in the worker, with the tensor at its region's base,
     // and passed by value as the kernel's `tmapN` parameters (in emission order).
@@ -75,7 +115,13 @@ pub fn job_of(id: u64, case: &Case, em: &Emitted) -> Result<Job, String> {
         .iter()
         .map(|t| {
             let (start, _, _) = global_geometry(case, t.global_index);
-            crate::cli::tensormaps::request_at(&t.map, Address::Buffer { index: FIRST_GLOBAL + t.global_index, offset: start })
+            crate::cli::tensormaps::request_at(
+                &t.map,
+                Address::Buffer {
+                    index: FIRST_GLOBAL + t.global_index,
+                    offset: start,
+                },
+            )
         })
         .collect();
     let dims = LaunchDims {
@@ -84,10 +130,32 @@ pub fn job_of(id: u64, case: &Case, em: &Emitted) -> Result<Job, String> {
         cluster: (em.launch.cluster != [1, 1, 1]).then_some(em.launch.cluster),
         dynamic_smem: u32::try_from(em.dyn_smem_bytes).map_err(|_| "shared image too large")?,
     };
-    let mut params = vec![KernelParam::Pointer(Address::Buffer { index: PBLOCK, offset: 0 }), KernelParam::Pointer(Address::Buffer { index: DUMP, offset: 0 })];
+    let mut params = vec![
+        KernelParam::Pointer(Address::Buffer {
+            index: PBLOCK,
+            offset: 0,
+        }),
+        KernelParam::Pointer(Address::Buffer {
+            index: DUMP,
+            offset: 0,
+        }),
+    ];
     params.extend((0..tensor_maps.len()).map(KernelParam::TensorMap));
-    let read_back = std::iter::once(DUMP).chain((0..case.memory.global.len()).map(|i| FIRST_GLOBAL + i)).collect();
-    Ok(Job { id, buffers, tensor_maps, launch: Some(KernelLaunch { ptx: em.ptx.clone(), kernel: em.entry.to_string(), dims, params }), read_back })
+    let read_back = std::iter::once(DUMP)
+        .chain((0..case.memory.global.len()).map(|i| FIRST_GLOBAL + i))
+        .collect();
+    Ok(Job {
+        id,
+        buffers,
+        tensor_maps,
+        launch: Some(KernelLaunch {
+            ptx: em.ptx.clone(),
+            kernel: em.entry.to_string(),
+            dims,
+            params,
+        }),
+        read_back,
+    })
 }
 
 /// What the hardware showed, by report region name (`name` for global, `name@ctaN` for shared).
@@ -103,7 +171,13 @@ pub struct Observed {
 }
 
 pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, String> {
-    let get = |i: usize| r.read_back.iter().find(|b| b.index == i).map(|b| b.data.as_slice()).ok_or_else(|| format!("buffer {i} not read back"));
+    let get = |i: usize| {
+        r.read_back
+            .iter()
+            .find(|b| b.index == i)
+            .map(|b| b.data.as_slice())
+            .ok_or_else(|| format!("buffer {i} not read back"))
+    };
     let view = em.dump_layout.decode(get(DUMP)?)?;
     let layout = Layout::of(case).map_err(|e| e.to_string())?;
     let mut regions = BTreeMap::new();
@@ -115,7 +189,11 @@ pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, Str
         if data.len() < size as usize {
             return Err(format!("global `{}` read back short", g.name));
         }
-        if data[..s].iter().chain(&data[e..]).any(|&b| b != CANARY_BYTE) {
+        if data[..s]
+            .iter()
+            .chain(&data[e..])
+            .any(|&b| b != CANARY_BYTE)
+        {
             bad_canaries.push(g.name.clone());
         }
         regions.insert(g.name.clone(), data[s..e].to_vec());
@@ -136,19 +214,44 @@ pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, Str
             parity.push((shared_key(&em.dump_layout.mbarriers[m], cta), *p0, *p1));
         }
     }
-    let timeouts = view.timeouts.iter().enumerate().filter(|(_, cs)| cs.iter().any(|&t| t)).map(|(s, _)| s).collect();
-    let not_reached = view.reached_end.iter().enumerate().filter(|(_, &r)| !r).map(|(c, _)| c as u32).collect();
+    let timeouts = view
+        .timeouts
+        .iter()
+        .enumerate()
+        .filter(|(_, cs)| cs.iter().any(|&t| t))
+        .map(|(s, _)| s)
+        .collect();
+    let not_reached = view
+        .reached_end
+        .iter()
+        .enumerate()
+        .filter(|(_, &r)| !r)
+        .map(|(c, _)| c as u32)
+        .collect();
     let mut tmem = BTreeMap::new();
     for (cta, ks) in view.tmem.iter().enumerate() {
         for (k, cells) in ks.iter().enumerate() {
             tmem.insert(shared_key(&em.dump_layout.tmem[k].0, cta), cells.clone());
         }
     }
-    Ok(Observed { regions, canaries_ok: bad_canaries, timeouts, not_reached, parity, tmem })
+    Ok(Observed {
+        regions,
+        canaries_ok: bad_canaries,
+        timeouts,
+        not_reached,
+        parity,
+        tmem,
+    })
 }
 
 /// Compare one hardware result with the reference's execution.
-pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base: &mut CaseResult) -> Option<Observed> {
+pub fn classify(
+    case: &Case,
+    ex: &Execution,
+    em: &Emitted,
+    jr: &JobResult,
+    base: &mut CaseResult,
+) -> Option<Observed> {
     let undefined = matches!(ex.outcome, RefOutcome::Undefined { .. });
     let trap_or_timeout = |base: &mut CaseResult, expected: ExpectedHw, what: String| {
         base.verdict = match (expected, what.starts_with("trap")) {
@@ -163,11 +266,19 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
     match &jr.outcome {
         Outcome::Ok => {}
         Outcome::Trap { kind, code } => {
-            trap_or_timeout(base, ex.expected_hw, format!("trap {kind:?} (CUDA error {code})"));
+            trap_or_timeout(
+                base,
+                ex.expected_hw,
+                format!("trap {kind:?} (CUDA error {code})"),
+            );
             return None;
         }
         Outcome::Timeout { after_ms } => {
-            trap_or_timeout(base, ex.expected_hw, format!("timeout: watchdog after {after_ms} ms"));
+            trap_or_timeout(
+                base,
+                ex.expected_hw,
+                format!("timeout: watchdog after {after_ms} ms"),
+            );
             return None;
         }
         Outcome::Setup { message } if undefined && message.contains("tensor map") => {
@@ -191,7 +302,11 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
         }
     };
     if !obs.timeouts.is_empty() {
-        trap_or_timeout(base, ex.expected_hw, format!("timeout in wait step(s) {:?}", obs.timeouts));
+        trap_or_timeout(
+            base,
+            ex.expected_hw,
+            format!("timeout in wait step(s) {:?}", obs.timeouts),
+        );
         return Some(obs);
     }
     if undefined {
@@ -201,14 +316,21 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
     }
     let mut problems = Vec::new();
     if !obs.canaries_ok.is_empty() {
-        problems.push(format!("canary bytes overwritten around {:?}", obs.canaries_ok));
+        problems.push(format!(
+            "canary bytes overwritten around {:?}",
+            obs.canaries_ok
+        ));
     }
     if !obs.not_reached.is_empty() {
         problems.push(format!("CTAs {:?} did not reach the end", obs.not_reached));
     }
     for (name, exp) in expected_regions(case, ex) {
         if let Some(o) = obs.regions.get(&name) {
-            let d = RegionDiff { region: name.clone(), expected: exp, observed: o.clone() };
+            let d = RegionDiff {
+                region: name.clone(),
+                expected: exp,
+                observed: o.clone(),
+            };
             if let Some(i) = d.first_mismatch() {
                 problems.push(format!("{name} byte {i}: observed {:#04x}", d.observed[i]));
                 base.diffs.push(d);
@@ -218,17 +340,27 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
     for (cta, ts) in ex.final_state.tmem.iter().enumerate() {
         for (name, cells) in ts {
             let key = shared_key(name, cta);
-            let Some(o) = obs.tmem.get(&key) else { continue };
+            let Some(o) = obs.tmem.get(&key) else {
+                continue;
+            };
             let cols = cells.len() / 128;
             if let Some(i) = cells.iter().zip(o).position(|(c, v)| !c.accepts(*v)) {
-                problems.push(format!("Tensor Memory {key} lane {} column {}: observed {:#010x}, expected {:?}", i / cols.max(1), i % cols.max(1), o[i], cells[i]));
+                problems.push(format!(
+                    "Tensor Memory {key} lane {} column {}: observed {:#010x}, expected {:?}",
+                    i / cols.max(1),
+                    i % cols.max(1),
+                    o[i],
+                    cells[i]
+                ));
             }
         }
     }
     for (cta, ms) in ex.final_state.mbarriers.iter().enumerate() {
         for (name, st) in ms {
             let key = shared_key(name, cta);
-            let Some(&(_, p0, p1)) = obs.parity.iter().find(|(k, _, _)| *k == key) else { continue };
+            let Some(&(_, p0, p1)) = obs.parity.iter().find(|(k, _, _)| *k == key) else {
+                continue;
+            };
             if let (true, Some(cur)) = (st.valid, st.phase_parity) {
                 // test_wait.parity(p) is true when the phase of parity p (the current or the
                 // immediately preceding one) has completed, i.e. when p != the current parity.
@@ -252,7 +384,10 @@ pub fn classify(case: &Case, ex: &Execution, em: &Emitted, jr: &JobResult, base:
 fn ref_summary(ex: &Execution) -> String {
     match &ex.outcome {
         RefOutcome::Defined => format!("well defined, expects {:?}", ex.expected_hw),
-        RefOutcome::Undefined { ub, step } => format!("UB {} at step {step}, expects {:?}", ub.rule, ex.expected_hw),
+        RefOutcome::Undefined { ub, step } => format!(
+            "UB {} at step {step}, expects {:?}",
+            ub.rule, ex.expected_hw
+        ),
     }
 }
 
@@ -270,21 +405,44 @@ pub fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observa
             _ => "other",
         }
         .to_string(),
-        regions: obs.regions.iter().map(|(k, v)| (k.clone(), to_hex(v))).collect(),
-        mbarriers: obs.parity.iter().map(|(k, a, b)| (k.clone(), format!("parity0_done={a} parity1_done={b}"))).collect(),
+        regions: obs
+            .regions
+            .iter()
+            .map(|(k, v)| (k.clone(), to_hex(v)))
+            .collect(),
+        mbarriers: obs
+            .parity
+            .iter()
+            .map(|(k, a, b)| (k.clone(), format!("parity0_done={a} parity1_done={b}")))
+            .collect(),
     }
 }
 
 /// Write a divergence report: the case with the hardware observation (itself a runnable case)
 /// and its PTX.
-pub fn write_divergence(dir: &Path, case: &Case, ptx: &str, obs: Option<&Observation>) -> Result<(), String> {
+pub fn write_divergence(
+    dir: &Path,
+    case: &Case,
+    ptx: &str,
+    obs: Option<&Observation>,
+) -> Result<(), String> {
     let d = dir.join("divergences");
     std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
     let mut c = case.clone();
     if let Some(o) = obs {
         c.observed = vec![o.clone()];
     }
-    let stem: String = case.name.chars().map(|ch| if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.' { ch } else { '_' }).collect();
+    let stem: String = case
+        .name
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect();
     std::fs::write(d.join(format!("{stem}.yaml")), to_yaml(&[c])).map_err(|e| e.to_string())?;
     std::fs::write(d.join(format!("{stem}.ptx")), ptx).map_err(|e| e.to_string())
 }
@@ -310,7 +468,11 @@ fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usi
 /// device, emit error) or ready to run with its reference execution and emitted program.
 pub enum Prepared {
     Done(CaseResult),
-    Ready { result: CaseResult, ex: Box<Execution>, em: Box<Emitted> },
+    Ready {
+        result: CaseResult,
+        ex: Box<Execution>,
+        em: Box<Emitted>,
+    },
 }
 
 /// Evaluate `case` on the reference and emit it for a device of compute capability `cc`.
@@ -327,10 +489,17 @@ pub fn prepare(file: &str, case: &Case, cc: (i32, i32)) -> Prepared {
         return Prepared::Done(r);
     }
     match emit(case) {
-        Ok(em) if em.assemblable() => Prepared::Ready { result: r, ex: Box::new(ex), em: Box::new(em) },
+        Ok(em) if em.assemblable() => Prepared::Ready {
+            result: r,
+            ex: Box::new(ex),
+            em: Box::new(em),
+        },
         Ok(em) => {
             r.verdict = Verdict::NotRun;
-            r.detail = format!("needs PTX ISA {} (the driver takes at most 9.0)", em.version);
+            r.detail = format!(
+                "needs PTX ISA {} (the driver takes at most 9.0)",
+                em.version
+            );
             Prepared::Done(r)
         }
         Err(e) => {
@@ -350,14 +519,24 @@ pub struct HwResult {
 
 /// Run `cases` (file, case) as one worker batch and classify each against the reference (known
 /// divergences are not applied here). One result per case, in order.
-pub fn run_batch(sup: &mut Supervisor, cc: (i32, i32), cases: &[(&str, &Case)]) -> Result<Vec<HwResult>, String> {
+pub fn run_batch(
+    sup: &mut Supervisor,
+    cc: (i32, i32),
+    cases: &[(&str, &Case)],
+) -> Result<Vec<HwResult>, String> {
     let mut out: Vec<Option<HwResult>> = Vec::new();
     let mut jobs = Vec::new();
     let mut ready = Vec::new();
     for (k, (file, case)) in cases.iter().enumerate() {
         out.push(None);
         match prepare(file, case, cc) {
-            Prepared::Done(r) => out[k] = Some(HwResult { result: r, observed: None, em: None }),
+            Prepared::Done(r) => {
+                out[k] = Some(HwResult {
+                    result: r,
+                    observed: None,
+                    em: None,
+                })
+            }
             Prepared::Ready { mut result, ex, em } => match job_of(k as u64, case, &em) {
                 Ok(j) => {
                     jobs.push(j);
@@ -366,49 +545,92 @@ pub fn run_batch(sup: &mut Supervisor, cc: (i32, i32), cases: &[(&str, &Case)]) 
                 Err(e) => {
                     result.verdict = Verdict::NotRun;
                     result.detail = e;
-                    out[k] = Some(HwResult { result, observed: None, em: Some(em) });
+                    out[k] = Some(HwResult {
+                        result,
+                        observed: None,
+                        em: Some(em),
+                    });
                 }
             },
         }
     }
-    let results = if jobs.is_empty() { vec![] } else { sup.run(&jobs).map_err(|e| format!("GPU worker: {e:?}"))? };
+    let results = if jobs.is_empty() {
+        vec![]
+    } else {
+        sup.run(&jobs).map_err(|e| format!("GPU worker: {e:?}"))?
+    };
     for ((k, mut r, ex, em), jr) in ready.into_iter().zip(results) {
         r.wall_us = jr.wall_us;
         let observed = classify(cases[k].1, &ex, &em, &jr, &mut r);
-        out[k] = Some(HwResult { result: r, observed, em: Some(em) });
+        out[k] = Some(HwResult {
+            result: r,
+            observed,
+            em: Some(em),
+        });
     }
-    out.into_iter().map(|o| o.ok_or_else(|| "worker returned fewer results than jobs".to_string())).collect()
+    out.into_iter()
+        .map(|o| o.ok_or_else(|| "worker returned fewer results than jobs".to_string()))
+        .collect()
 }
 
 /// A supervisor for device `device` with a per-job watchdog.
-pub fn supervisor(device: i32, job_timeout: u64, confirm_failures: bool) -> Result<Supervisor, String> {
+pub fn supervisor(
+    device: i32,
+    job_timeout: u64,
+    confirm_failures: bool,
+) -> Result<Supervisor, String> {
     let mut cfg = SupervisorConfig::new(WorkerCommand::current_exe(device)?);
     cfg.job_timeout = Duration::from_secs(job_timeout);
     cfg.confirm_failures = confirm_failures;
     Ok(Supervisor::new(cfg))
 }
 
-pub fn run_cases(args: &RunArgs, dev: &DeviceInfo, todo: &[&Loaded], journal: &mut Journal, pb: &ProgressBar, info: &RunInfo) -> Result<Vec<CaseResult>, String> {
+pub fn run_cases(
+    args: &RunArgs,
+    dev: &DeviceInfo,
+    todo: &[&Loaded],
+    journal: &mut Journal,
+    pb: &ProgressBar,
+    info: &RunInfo,
+) -> Result<Vec<CaseResult>, String> {
     let mut out = Vec::new();
     let mut sup = supervisor(args.device, args.job_timeout, true)?;
     let known = crate::report::KnownDivergences::load(&args.known)?;
     let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
-        for (l, hw) in chunk.iter().zip(run_batch(&mut sup, dev.compute_capability, &batch)?) {
+        for (l, hw) in chunk
+            .iter()
+            .zip(run_batch(&mut sup, dev.compute_capability, &batch)?)
+        {
             let mut r = hw.result;
             known.apply(&mut r);
-            let o = hw.observed.as_ref().map(|o| observation(info, &r.verdict, o));
-            if let (true, Some(em)) = (r.verdict.is_failure() && r.verdict != Verdict::HarnessError, &hw.em) {
+            let o = hw
+                .observed
+                .as_ref()
+                .map(|o| observation(info, &r.verdict, o));
+            if let (true, Some(em)) = (
+                r.verdict.is_failure() && r.verdict != Verdict::HarnessError,
+                &hw.em,
+            ) {
                 write_divergence(&args.out, &l.case, &em.ptx, o.as_ref())?;
             }
             if let (true, Some(o)) = (args.record, o) {
-                recorded.entry(l.file.clone()).or_default().push((l.case.name.clone(), o));
+                recorded
+                    .entry(l.file.clone())
+                    .or_default()
+                    .push((l.case.name.clone(), o));
             }
             journal.append(&r)?;
             pb.inc(1);
             if r.verdict.is_failure() {
-                pb.println(format!("{}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail));
+                pb.println(format!(
+                    "{}: {}: {} — {}",
+                    r.file,
+                    r.case,
+                    r.verdict.name(),
+                    r.detail
+                ));
             }
             out.push(r);
         }

@@ -55,7 +55,8 @@ pub struct Loaded {
 const OPT_IN: [&str; 2] = ["planted", "probes"];
 
 fn opt_in(p: &Path) -> bool {
-    p.components().any(|c| OPT_IN.iter().any(|o| c.as_os_str() == *o))
+    p.components()
+        .any(|c| OPT_IN.iter().any(|o| c.as_os_str() == *o))
 }
 
 fn walk(dir: &Path, skip_opt_in: bool, out: &mut Vec<(PathBuf, Result<Vec<Case>, String>)>) {
@@ -71,7 +72,11 @@ fn walk(dir: &Path, skip_opt_in: bool, out: &mut Vec<(PathBuf, Result<Vec<Case>,
 /// every other file's cases are kept.
 pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<(String, String)>) {
     let defaults = [PathBuf::from("cases")];
-    let paths = if paths.is_empty() { &defaults[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &defaults[..]
+    } else {
+        paths
+    };
     let mut raw = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -85,7 +90,10 @@ pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<(String, String)>) {
     for (p, r) in raw {
         let file = p.display().to_string();
         match r {
-            Ok(cs) => cases.extend(cs.into_iter().map(|case| Loaded { file: file.clone(), case })),
+            Ok(cs) => cases.extend(cs.into_iter().map(|case| Loaded {
+                file: file.clone(),
+                case,
+            })),
             Err(e) => errors.push((file, e)),
         }
     }
@@ -98,15 +106,20 @@ fn progress(n: usize, quiet: bool) -> ProgressBar {
     }
     let pb = ProgressBar::new(n as u64);
     pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cases  {per_sec}  ETA {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cases  {per_sec}  ETA {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     pb
 }
 
 pub fn today() -> String {
     // Days since the epoch to a civil date (no date crate needed for one line of metadata).
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let z = (secs / 86400) as i64 + 719468;
     let era = z.div_euclid(146097);
     let doe = z - era * 146097;
@@ -141,23 +154,48 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     let skip = done_keys(&done);
     let mut results = done;
     if args.resume && !results.is_empty() {
-        println!("resuming: {} results already in {}", results.len(), journal.path().display());
+        println!(
+            "resuming: {} results already in {}",
+            results.len(),
+            journal.path().display()
+        );
     }
     for (file, e) in &load_errors {
-        let r = CaseResult { case: "<file>".into(), file: file.clone(), family: "corpus".into(), verdict: Verdict::ReferenceFail, detail: e.clone(), diffs: vec![], wall_us: 0 };
+        let r = CaseResult {
+            case: "<file>".into(),
+            file: file.clone(),
+            family: "corpus".into(),
+            verdict: Verdict::ReferenceFail,
+            detail: e.clone(),
+            diffs: vec![],
+            wall_us: 0,
+        };
         eprintln!("{e}");
         if !skip.contains(&key(&r.file, &r.case)) {
             journal.append(&r)?;
             results.push(r);
         }
     }
-    let todo: Vec<&Loaded> = cases.iter().filter(|c| !skip.contains(&key(&c.file, &c.case.name))).collect();
+    let todo: Vec<&Loaded> = cases
+        .iter()
+        .filter(|c| !skip.contains(&key(&c.file, &c.case.name)))
+        .collect();
     let pb = progress(todo.len(), std::env::var_os("CI").is_some());
     let info = match &gpu {
-        None => RunInfo { device: "none (reference model only)".into(), driver: String::new(), date: today(), mode: "reference-only".into(), ptxconform: env!("CARGO_PKG_VERSION").into() },
+        None => RunInfo {
+            device: "none (reference model only)".into(),
+            driver: String::new(),
+            date: today(),
+            mode: "reference-only".into(),
+            ptxconform: env!("CARGO_PKG_VERSION").into(),
+        },
         Some(d) => RunInfo {
             device: d.name.clone(),
-            driver: format!("CUDA {}.{}", d.driver_version / 1000, (d.driver_version % 1000) / 10),
+            driver: format!(
+                "CUDA {}.{}",
+                d.driver_version / 1000,
+                (d.driver_version % 1000) / 10
+            ),
             date: today(),
             mode: "reference + hardware".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
@@ -170,7 +208,13 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
                 journal.append(&r)?;
                 pb.inc(1);
                 if r.verdict.is_failure() {
-                    pb.println(format!("{}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail));
+                    pb.println(format!(
+                        "{}: {}: {} — {}",
+                        r.file,
+                        r.case,
+                        r.verdict.name(),
+                        r.detail
+                    ));
                 }
                 results.push(r);
             }
@@ -188,7 +232,12 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
 }
 
 pub fn print_summary(s: &Summary, out: &Path) {
-    println!("{} cases on {} ({})", s.results.len(), s.info.device, s.info.mode);
+    println!(
+        "{} cases on {} ({})",
+        s.results.len(),
+        s.info.device,
+        s.info.mode
+    );
     for (fam, counts) in &s.counts {
         let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{v}: {n}")).collect();
         println!("  {fam:<30} {}", parts.join(", "));
@@ -196,7 +245,16 @@ pub fn print_summary(s: &Summary, out: &Path) {
     let parts: Vec<String> = s.totals.iter().map(|(v, n)| format!("{v}: {n}")).collect();
     println!("  {:<30} {}", "total", parts.join(", "));
     for r in s.results.iter().filter(|r| r.verdict.is_failure()) {
-        println!("FAIL {}: {}: {} — {}", r.file, r.case, r.verdict.name(), r.detail);
+        println!(
+            "FAIL {}: {}: {} — {}",
+            r.file,
+            r.case,
+            r.verdict.name(),
+            r.detail
+        );
     }
-    println!("reports: {}/{{summary.json,junit.xml,report.html}}", out.display());
+    println!(
+        "reports: {}/{{summary.json,junit.xml,report.html}}",
+        out.display()
+    );
 }

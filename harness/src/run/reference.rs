@@ -16,7 +16,11 @@ pub fn family_of(case: &Case) -> String {
         .map(|s| s.instr.family())
         .collect();
     let copy = |f: &&&str| f.starts_with("cp.") || f.starts_with("tcgen05");
-    fams.iter().find(copy).or(fams.first()).map(|s| s.to_string()).unwrap_or_else(|| "other".into())
+    fams.iter()
+        .find(copy)
+        .or(fams.first())
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "other".into())
 }
 
 pub fn expected_byte(b: &Byte) -> ExpectedByte {
@@ -45,7 +49,10 @@ pub fn expected_regions(case: &Case, ex: &Execution) -> Vec<(String, Vec<Expecte
     for (cta, regions) in ex.final_state.shared.iter().enumerate() {
         for (name, bytes) in regions {
             if checked(name) {
-                out.push((shared_key(name, cta), bytes.iter().map(expected_byte).collect()));
+                out.push((
+                    shared_key(name, cta),
+                    bytes.iter().map(expected_byte).collect(),
+                ));
             }
         }
     }
@@ -61,29 +68,56 @@ pub fn check_expect(case: &Case, ex: &Execution) -> Result<(), String> {
     match (&case.expect, ub) {
         (None, _) => Ok(()),
         (Some(Expect::Pass), None) => Ok(()),
-        (Some(Expect::Pass), Some((u, s))) => Err(format!("expected well defined, model says undefined at step {s}: {} ({})", u.rule, u.detail)),
+        (Some(Expect::Pass), Some((u, s))) => Err(format!(
+            "expected well defined, model says undefined at step {s}: {} ({})",
+            u.rule, u.detail
+        )),
         (Some(Expect::Undefined(rule)), Some((u, _))) if u.rule == rule => Ok(()),
-        (Some(Expect::Undefined(rule)), Some((u, s))) => Err(format!("expected UB `{rule}`, model found `{}` at step {s}", u.rule)),
-        (Some(Expect::Undefined(rule)), None) => Err(format!("expected UB `{rule}`, model found the case well defined")),
+        (Some(Expect::Undefined(rule)), Some((u, s))) => Err(format!(
+            "expected UB `{rule}`, model found `{}` at step {s}",
+            u.rule
+        )),
+        (Some(Expect::Undefined(rule)), None) => Err(format!(
+            "expected UB `{rule}`, model found the case well defined"
+        )),
         (Some(Expect::Timeout), _) if ex.expected_hw == ExpectedHw::Timeout => Ok(()),
-        (Some(Expect::Timeout), _) => Err(format!("expected a timeout, model expects {:?}", ex.expected_hw)),
+        (Some(Expect::Timeout), _) => Err(format!(
+            "expected a timeout, model expects {:?}",
+            ex.expected_hw
+        )),
         (Some(Expect::Trap), _) if ex.expected_hw == ExpectedHw::MayTrap => Ok(()),
-        (Some(Expect::Trap), _) => Err(format!("expected a trap, model expects {:?}", ex.expected_hw)),
+        (Some(Expect::Trap), _) => Err(format!(
+            "expected a trap, model expects {:?}",
+            ex.expected_hw
+        )),
     }
 }
 
 /// Compare recorded observed regions (hex) with the model's expectation; diffs of the regions
 /// that disagree.
-pub fn replay(expected: &[(String, Vec<ExpectedByte>)], obs: &Observation) -> Result<Vec<RegionDiff>, String> {
+pub fn replay(
+    expected: &[(String, Vec<ExpectedByte>)],
+    obs: &Observation,
+) -> Result<Vec<RegionDiff>, String> {
     let mut diffs = Vec::new();
     for (name, hex) in &obs.regions {
         // Observations hold every region; only the checked ones are compared.
-        let Some((_, exp)) = expected.iter().find(|(n, _)| n == name) else { continue };
+        let Some((_, exp)) = expected.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
         let observed = from_hex(hex).map_err(|e| format!("recorded region `{name}`: {e}"))?;
         if observed.len() != exp.len() {
-            return Err(format!("recorded region `{name}` has {} bytes, the case declares {}", observed.len(), exp.len()));
+            return Err(format!(
+                "recorded region `{name}` has {} bytes, the case declares {}",
+                observed.len(),
+                exp.len()
+            ));
         }
-        let d = RegionDiff { region: name.clone(), expected: exp.clone(), observed };
+        let d = RegionDiff {
+            region: name.clone(),
+            expected: exp.clone(),
+            observed,
+        };
         if d.mismatches() > 0 {
             diffs.push(d);
         }
@@ -100,14 +134,25 @@ pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
     if s.len() % 2 != 0 {
         return Err("odd number of hex digits".into());
     }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("bad hex at {i}"))).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("bad hex at {i}")))
+        .collect()
 }
 
 /// The reference-only result of a case (no GPU): the model runs it, `expect` holds, and every
 /// recorded hardware observation still agrees with the model.
 pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecError>) {
     let family = family_of(case);
-    let mut r = CaseResult { case: case.name.clone(), file: file.to_string(), family, verdict: Verdict::ReferencePass, detail: String::new(), diffs: vec![], wall_us: 0 };
+    let mut r = CaseResult {
+        case: case.name.clone(),
+        file: file.to_string(),
+        family,
+        verdict: Verdict::ReferencePass,
+        detail: String::new(),
+        diffs: vec![],
+        wall_us: 0,
+    };
     let t = std::time::Instant::now();
     let ex = execute(case);
     r.wall_us = t.elapsed().as_micros() as u64;
@@ -123,7 +168,10 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
             } else {
                 if let Outcome::Undefined { ub, step } = &x.outcome {
                     r.verdict = Verdict::ReferenceUndefined;
-                    r.detail = format!("UB at step {step}: {} ({}) — {}", ub.rule, ub.section, ub.detail);
+                    r.detail = format!(
+                        "UB at step {step}: {} ({}) — {}",
+                        ub.rule, ub.section, ub.detail
+                    );
                 }
                 let expected = expected_regions(case, x);
                 for obs in &case.observed {
@@ -179,10 +227,19 @@ check: [buf]
         assert_eq!(r.verdict, Verdict::ReferencePass, "{}", r.detail);
         // A recorded observation that matches the model keeps it passing...
         let good = format!("01020304{}", "aa".repeat(12));
-        c.observed.push(Observation { device: "H100".into(), driver: "580".into(), date: "d".into(), outcome: "pass".into(), regions: [("buf@cta0".to_string(), good)].into(), mbarriers: Default::default() });
+        c.observed.push(Observation {
+            device: "H100".into(),
+            driver: "580".into(),
+            date: "d".into(),
+            outcome: "pass".into(),
+            regions: [("buf@cta0".to_string(), good)].into(),
+            mbarriers: Default::default(),
+        });
         assert_eq!(evaluate("t.yaml", &c).0.verdict, Verdict::ReferencePass);
         // ...one that disagrees is drift, reported with the first differing byte.
-        c.observed[0].regions.insert("buf@cta0".into(), format!("01020305{}", "aa".repeat(12)));
+        c.observed[0]
+            .regions
+            .insert("buf@cta0".into(), format!("01020305{}", "aa".repeat(12)));
         let (r, _) = evaluate("t.yaml", &c);
         assert_eq!(r.verdict, Verdict::ReferenceFail);
         assert!(r.detail.contains("byte 3"), "{}", r.detail);

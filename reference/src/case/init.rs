@@ -37,7 +37,10 @@ impl fmt::Display for InitError {
 impl std::error::Error for InitError {}
 
 fn err(element: Option<usize>, message: impl Into<String>) -> InitError {
-    InitError { element, message: message.into() }
+    InitError {
+        element,
+        message: message.into(),
+    }
 }
 
 /// The splitmix64 generator (Steele, Lea, Flood 2014), as specified in the module docs.
@@ -128,7 +131,11 @@ impl ElemType {
                     (0.0, 2f64.powi(bits as i32))
                 };
                 if x < lo || x >= hi {
-                    return Err(format!("{x} is out of range for {}{}", if signed { "s" } else { "u" }, bits));
+                    return Err(format!(
+                        "{x} is out of range for {}{}",
+                        if signed { "s" } else { "u" },
+                        bits
+                    ));
                 }
                 if signed {
                     (x as i64) as u64
@@ -156,7 +163,11 @@ pub fn round_float(x: f64, e: u32, m: u32) -> u64 {
     let b = x.abs().to_bits();
     let (ef, frac) = ((b >> 52) as i32, b & ((1u64 << 52) - 1));
     // |x| = mant · 2^exp exactly.
-    let (mant, exp) = if ef == 0 { (frac, -1074) } else { (frac | (1 << 52), ef - 1075) };
+    let (mant, exp) = if ef == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1 << 52), ef - 1075)
+    };
     if mant == 0 {
         return sign;
     }
@@ -199,13 +210,17 @@ impl Init {
     /// Can this init fill a region of `size` bytes? (Validation: no allocation.)
     pub fn check(&self, size: u64) -> Result<(), InitError> {
         if size > MAX_REGION_BYTES {
-            return Err(err(None, format!("region size {size} exceeds the {MAX_REGION_BYTES}-byte limit")));
+            return Err(err(
+                None,
+                format!("region size {size} exceeds the {MAX_REGION_BYTES}-byte limit"),
+            ));
         }
         match self {
             Init::Fill(_) | Init::Pattern(_) => Ok(()),
-            Init::Bytes(bytes) if bytes.len() as u64 > size => {
-                Err(err(Some(size as usize), format!("{} bytes do not fit in a {size}-byte region", bytes.len())))
-            }
+            Init::Bytes(bytes) if bytes.len() as u64 > size => Err(err(
+                Some(size as usize),
+                format!("{} bytes do not fit in a {size}-byte region", bytes.len()),
+            )),
             Init::Bytes(_) => Ok(()),
             Init::Values(tv) => tv.check(size).map(|_| ()),
         }
@@ -241,12 +256,25 @@ impl TypedValues {
     /// The element type, once the type is known, the data fit and every value is encodable.
     fn check(&self, size: u64) -> Result<ElemType, InitError> {
         let ty = ElemType::parse(&self.ty).ok_or_else(|| {
-            err(None, format!("unknown element type `{}` (f16 bf16 f32 f64 u8..u64 s8..s64 b8..b64)", self.ty))
+            err(
+                None,
+                format!(
+                    "unknown element type `{}` (f16 bf16 f32 f64 u8..u64 s8..s64 b8..b64)",
+                    self.ty
+                ),
+            )
         })?;
         let need = (self.data.len() as u64).saturating_mul(ty.bytes() as u64);
         if need > size {
             let first_out = (size / ty.bytes() as u64) as usize;
-            return Err(err(Some(first_out), format!("{} {} values ({need} bytes) do not fit in a {size}-byte region", self.data.len(), self.ty)));
+            return Err(err(
+                Some(first_out),
+                format!(
+                    "{} {} values ({need} bytes) do not fit in a {size}-byte region",
+                    self.data.len(),
+                    self.ty
+                ),
+            ));
         }
         for (i, x) in self.data.iter().enumerate() {
             ty.encode(*x).map_err(|m| err(Some(i), m))?;
@@ -271,9 +299,19 @@ mod tests {
     fn splitmix_reference_outputs() {
         // Published splitmix64 outputs for seed 0.
         let v: Vec<u64> = SplitMix64(0).take(3).collect();
-        assert_eq!(v, vec![0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]);
+        assert_eq!(
+            v,
+            vec![
+                0xE220_A839_7B1D_CDAF,
+                0x6E78_9E6A_A1B9_65F4,
+                0x06C4_5D18_8009_454F
+            ]
+        );
         let p = pattern(0, 10);
-        assert_eq!(p, vec![0xAF, 0xCD, 0x1D, 0x7B, 0x39, 0xA8, 0x20, 0xE2, 0xF4, 0x65]);
+        assert_eq!(
+            p,
+            vec![0xAF, 0xCD, 0x1D, 0x7B, 0x39, 0xA8, 0x20, 0xE2, 0xF4, 0x65]
+        );
         assert_ne!(pattern(1, 16), pattern(0, 16));
     }
 
@@ -331,17 +369,43 @@ mod tests {
     #[test]
     fn materialize_kinds() {
         assert_eq!(Init::Fill(0xAA).materialize(3).unwrap(), vec![0xAA; 3]);
-        assert_eq!(Init::Bytes(vec![1, 2]).materialize(4).unwrap(), vec![1, 2, 0, 0]);
+        assert_eq!(
+            Init::Bytes(vec![1, 2]).materialize(4).unwrap(),
+            vec![1, 2, 0, 0]
+        );
         let e = Init::Bytes(vec![1, 2, 3]).materialize(2).unwrap_err();
         assert_eq!(e.message, "3 bytes do not fit in a 2-byte region");
-        let v = |ty: &str, data: Vec<f64>| Init::Values(TypedValues { ty: ty.into(), data });
-        assert_eq!(v("f32", vec![1.0, -0.0]).materialize(8).unwrap(), vec![0, 0, 0x80, 0x3F, 0, 0, 0, 0x80]);
+        let v = |ty: &str, data: Vec<f64>| {
+            Init::Values(TypedValues {
+                ty: ty.into(),
+                data,
+            })
+        };
+        assert_eq!(
+            v("f32", vec![1.0, -0.0]).materialize(8).unwrap(),
+            vec![0, 0, 0x80, 0x3F, 0, 0, 0, 0x80]
+        );
         assert_eq!(v("u16", vec![258.0]).materialize(3).unwrap(), vec![2, 1, 0]);
-        assert_eq!(v("s8", vec![-1.0, -128.0]).materialize(2).unwrap(), vec![0xFF, 0x80]);
-        assert_eq!(v("bf16", vec![1.0]).materialize(2).unwrap(), vec![0x80, 0x3F]);
-        assert_eq!(v("f16", vec![1.0]).materialize(2).unwrap(), vec![0x00, 0x3C]);
-        assert_eq!(v("f64", vec![1.0]).materialize(8).unwrap(), 1f64.to_le_bytes().to_vec());
-        assert_eq!(v("u64", vec![2f64.powi(63)]).materialize(8).unwrap(), (1u64 << 63).to_le_bytes().to_vec());
+        assert_eq!(
+            v("s8", vec![-1.0, -128.0]).materialize(2).unwrap(),
+            vec![0xFF, 0x80]
+        );
+        assert_eq!(
+            v("bf16", vec![1.0]).materialize(2).unwrap(),
+            vec![0x80, 0x3F]
+        );
+        assert_eq!(
+            v("f16", vec![1.0]).materialize(2).unwrap(),
+            vec![0x00, 0x3C]
+        );
+        assert_eq!(
+            v("f64", vec![1.0]).materialize(8).unwrap(),
+            1f64.to_le_bytes().to_vec()
+        );
+        assert_eq!(
+            v("u64", vec![2f64.powi(63)]).materialize(8).unwrap(),
+            (1u64 << 63).to_le_bytes().to_vec()
+        );
         let e = v("s8", vec![1.0, 128.0]).materialize(2).unwrap_err();
         assert_eq!(e.to_string(), "element 1: 128 is out of range for s8");
         let e = v("u8", vec![1.5]).materialize(2).unwrap_err();
@@ -349,7 +413,11 @@ mod tests {
         assert!(v("u64", vec![2f64.powi(64)]).materialize(8).is_err());
         assert!(v("u8", vec![-1.0]).materialize(1).is_err());
         assert!(v("f32", vec![1.0, 2.0]).materialize(4).is_err());
-        assert!(v("f8", vec![1.0]).materialize(4).unwrap_err().message.contains("unknown element type"));
+        assert!(v("f8", vec![1.0])
+            .materialize(4)
+            .unwrap_err()
+            .message
+            .contains("unknown element type"));
         assert!(Init::Fill(0).materialize(MAX_REGION_BYTES + 1).is_err());
     }
 }

@@ -32,7 +32,13 @@ pub struct Checked {
 }
 
 fn located(file: &str, at: Pos, path: &str, message: impl Into<String>) -> CaseError {
-    CaseError { file: file.to_string(), line: at.line.max(1), col: at.col.max(1), path: path.to_string(), message: message.into() }
+    CaseError {
+        file: file.to_string(),
+        line: at.line.max(1),
+        col: at.col.max(1),
+        path: path.to_string(),
+        message: message.into(),
+    }
 }
 
 /// serde-saphyr appends " at line L, column C" to its messages; we print the position up front.
@@ -47,16 +53,28 @@ fn strip_location_suffix(msg: &str) -> &str {
 /// YAML should hold instead.
 fn friendlier(msg: &str) -> &str {
     match msg {
-        "data did not match any variant of untagged enum Ctas" => "expected a CTA index, `all`, or a list of CTA indices",
-        "data did not match any variant of untagged enum Param" => "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`",
-        "no variant of enum StepOp found in flattened data" => "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)",
+        "data did not match any variant of untagged enum Ctas" => {
+            "expected a CTA index, `all`, or a list of CTA indices"
+        }
+        "data did not match any variant of untagged enum Param" => {
+            "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`"
+        }
+        "no variant of enum StepOp found in flattened data" => {
+            "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"
+        }
         m => m,
     }
 }
 
 fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> CaseError {
     let e = e.without_snippet();
-    let at = e.location().map(|l| Pos { line: l.line() as usize, col: l.column() as usize }).unwrap_or(Pos { line: 1, col: 1 });
+    let at = e
+        .location()
+        .map(|l| Pos {
+            line: l.line() as usize,
+            col: l.column() as usize,
+        })
+        .unwrap_or(Pos { line: 1, col: 1 });
     let text = e.to_string();
     let msg = friendlier(strip_location_suffix(&text));
     let mut at = at;
@@ -71,7 +89,10 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> Case
             }
             // Under `flatten` serde locates an unknown field at its mapping; point at the key.
             // (or, for a flattened enum's variant, at the variant's key): point at the key.
-            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+            if let Some(name) = msg
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split('`').next())
+            {
                 let here = r.find(&path);
                 if let Some((rel, k)) = here.key_below(name) {
                     at = k.at;
@@ -102,7 +123,10 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
             Ok(cases) => {
                 let problems = validate::validate_file(&cases);
                 if problems.is_empty() {
-                    return Checked { cases, ..Checked::default() };
+                    return Checked {
+                        cases,
+                        ..Checked::default()
+                    };
                 }
                 if let Ok(docs) = loc::parse(text) {
                     if let [root] = docs.as_slice() {
@@ -148,7 +172,11 @@ pub(super) fn check_located(text: &str, origin: &str) -> Checked {
 }
 
 /// The located pass; `first` is a deserialization of `text` already tried (sequence root or not).
-fn located_pass(text: &str, origin: &str, mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>) -> Checked {
+fn located_pass(
+    text: &str,
+    origin: &str,
+    mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>,
+) -> Checked {
     let mut out = Checked::default();
     let docs = match loc::parse(text) {
         Ok(d) => d,
@@ -158,7 +186,15 @@ fn located_pass(text: &str, origin: &str, mut first: Option<(bool, Result<Vec<Ca
                 Err(e) => serde_error(&e, None, origin),
                 Ok(_) => {
                     let m = scan.marker();
-                    located(origin, Pos { line: m.line(), col: m.col() + 1 }, "yaml", scan.info())
+                    located(
+                        origin,
+                        Pos {
+                            line: m.line(),
+                            col: m.col() + 1,
+                        },
+                        "yaml",
+                        scan.info(),
+                    )
                 }
             };
             out.errors.push(e);
@@ -187,7 +223,12 @@ fn located_pass(text: &str, origin: &str, mut first: Option<(bool, Result<Vec<Ca
         Kind::Seq(_) => (deserialized(true), true),
         Kind::Scalar(s, _) if s.is_empty() || s == "~" || s == "null" => return out,
         _ => {
-            out.errors.push(located(origin, root.at, "case", "expected a case (a mapping) or a sequence of cases"));
+            out.errors.push(located(
+                origin,
+                root.at,
+                "case",
+                "expected a case (a mapping) or a sequence of cases",
+            ));
             return out;
         }
     };
@@ -203,10 +244,21 @@ fn located_pass(text: &str, origin: &str, mut first: Option<(bool, Result<Vec<Ca
 }
 
 /// The deserialized cases with their validation problems located in the tree under `root`.
-fn with_problems(cases: Vec<Case>, problems: &[Problem], multi: bool, root: &Node, text: &str, origin: &str) -> Checked {
+fn with_problems(
+    cases: Vec<Case>,
+    problems: &[Problem],
+    multi: bool,
+    root: &Node,
+    text: &str,
+    origin: &str,
+) -> Checked {
     let mut out = Checked::default();
     for p in problems {
-        let prefix = if multi { vec![Seg::Idx(p.case)] } else { Vec::new() };
+        let prefix = if multi {
+            vec![Seg::Idx(p.case)]
+        } else {
+            Vec::new()
+        };
         let e = locate_problem(p, root, &prefix, text, origin);
         match p.severity {
             Severity::Error => out.errors.push(e),
@@ -227,7 +279,11 @@ fn locate_problem(p: &Problem, root: &Node, prefix: &[Seg], text: &str, origin: 
         Some(off) => node.inner_pos(text, off),
         None => node.at,
     };
-    let path = if full.is_empty() { "case".to_string() } else { loc::path_string(&full) };
+    let path = if full.is_empty() {
+        "case".to_string()
+    } else {
+        loc::path_string(&full)
+    };
     located(origin, at, &path, p.message.clone())
 }
 
@@ -249,7 +305,12 @@ pub fn load_bytes(bytes: &[u8], origin: &str) -> Result<Vec<Case>, CaseError> {
             let good = &bytes[..e.valid_up_to()];
             // Safe: the prefix up to valid_up_to is valid UTF-8.
             let at = crate::ptx::lex::locate(std::str::from_utf8(good).unwrap_or(""), good.len());
-            Err(located(origin, at, "utf-8", format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()])))
+            Err(located(
+                origin,
+                at,
+                "utf-8",
+                format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()]),
+            ))
         }
     }
 }
@@ -257,7 +318,8 @@ pub fn load_bytes(bytes: &[u8], origin: &str) -> Result<Vec<Case>, CaseError> {
 /// Load one case file.
 pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
     let origin = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| located(&origin, Pos { line: 1, col: 1 }, "io", e.to_string()))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| located(&origin, Pos { line: 1, col: 1 }, "io", e.to_string()))?;
     load_bytes(&bytes, &origin)
 }
 
@@ -276,12 +338,24 @@ pub fn load_dir(dir: &Path) -> Vec<(PathBuf, Result<Vec<Case>, CaseError>)> {
     out
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, errs: &mut Vec<(PathBuf, Result<Vec<Case>, CaseError>)>) {
+fn walk(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    errs: &mut Vec<(PathBuf, Result<Vec<Case>, CaseError>)>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
             let origin = dir.display().to_string();
-            errs.push((dir.to_path_buf(), Err(located(&origin, Pos { line: 1, col: 1 }, "io", e.to_string()))));
+            errs.push((
+                dir.to_path_buf(),
+                Err(located(
+                    &origin,
+                    Pos { line: 1, col: 1 },
+                    "io",
+                    e.to_string(),
+                )),
+            ));
             return;
         }
     };

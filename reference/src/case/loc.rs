@@ -64,7 +64,11 @@ fn byte_of(text: &str, m: &serde_saphyr::granit_parser::Marker) -> usize {
     let b = match m.byte_offset() {
         Some(b) => b,
         // Only string input is parsed here, which carries byte offsets; fall back to chars.
-        None => text.char_indices().nth(m.index()).map(|(b, _)| b).unwrap_or(text.len()),
+        None => text
+            .char_indices()
+            .nth(m.index())
+            .map(|(b, _)| b)
+            .unwrap_or(text.len()),
     };
     let mut b = b.min(text.len());
     while !text.is_char_boundary(b) {
@@ -75,7 +79,13 @@ fn byte_of(text: &str, m: &serde_saphyr::granit_parser::Marker) -> usize {
 
 fn node(lines: &LineIndex, start: usize, end: usize, kind: Kind) -> Node {
     let end = end.max(start);
-    Node { at: lines.locate(start), end_at: lines.locate(end), start, end, kind }
+    Node {
+        at: lines.locate(start),
+        end_at: lines.locate(end),
+        start,
+        end,
+        kind,
+    }
 }
 
 fn attach(stack: &mut [Frame], docs: &mut Vec<Node>, n: Node) {
@@ -99,7 +109,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<Node>, ScanError> {
         let s = byte_of(text, &span.start);
         let e = byte_of(text, &span.end);
         match ev {
-            Event::Scalar(v, style, _, _) => attach(&mut stack, &mut docs, node(&lines, s, e, Kind::Scalar(v.into_owned(), style))),
+            Event::Scalar(v, style, _, _) => attach(
+                &mut stack,
+                &mut docs,
+                node(&lines, s, e, Kind::Scalar(v.into_owned(), style)),
+            ),
             Event::Alias(_) => attach(&mut stack, &mut docs, node(&lines, s, e, Kind::Alias)),
             Event::SequenceStart(..) => stack.push(Frame::Seq(s, Vec::new())),
             Event::MappingStart(..) => stack.push(Frame::Map(s, Vec::new(), None)),
@@ -120,14 +134,19 @@ pub(crate) fn parse(text: &str) -> Result<Vec<Node>, ScanError> {
 impl Node {
     pub fn get(&self, k: &str) -> Option<&Node> {
         match &self.kind {
-            Kind::Map(pairs) => pairs.iter().find(|(kn, _)| matches!(&kn.kind, Kind::Scalar(s, _) if s == k)).map(|(_, v)| v),
+            Kind::Map(pairs) => pairs
+                .iter()
+                .find(|(kn, _)| matches!(&kn.kind, Kind::Scalar(s, _) if s == k))
+                .map(|(_, v)| v),
             _ => None,
         }
     }
     /// The key `k` in this mapping, or in a mapping one level below it, with its path from here.
     pub fn key_below(&self, k: &str) -> Option<(Vec<Seg>, &Node)> {
         let is_k = |kn: &Node| matches!(&kn.kind, Kind::Scalar(s, _) if s == k);
-        let Kind::Map(pairs) = &self.kind else { return None };
+        let Kind::Map(pairs) = &self.kind else {
+            return None;
+        };
         if let Some((kn, _)) = pairs.iter().find(|(kn, _)| is_k(kn)) {
             return Some((vec![Seg::Key(k.to_string())], kn));
         }
@@ -212,7 +231,9 @@ impl Node {
     /// against the source (line folds match any whitespace), which lands on the right character
     /// unless the text around it was produced by an escape such as `\t`.
     pub fn inner_pos(&self, text: &str, offset: usize) -> Pos {
-        let Kind::Scalar(value, style) = &self.kind else { return self.at };
+        let Kind::Scalar(value, style) = &self.kind else {
+            return self.at;
+        };
         let mut offset = offset.min(value.len());
         while !value.is_char_boundary(offset) {
             offset -= 1;
@@ -225,7 +246,10 @@ impl Node {
                 let q = raw.chars().next().map(|c| c.len_utf8()).unwrap_or(0);
                 let map = quoted_map(&raw[q..], *style == ScalarStyle::DoubleQuoted);
                 let ci = value[..offset].chars().count();
-                let b = map.get(ci).copied().unwrap_or(raw.len().saturating_sub(q + 1));
+                let b = map
+                    .get(ci)
+                    .copied()
+                    .unwrap_or(raw.len().saturating_sub(q + 1));
                 locate(text, self.start + q + b)
             }
             ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
@@ -273,8 +297,13 @@ fn quoted_map(body: &str, double: bool) -> Vec<usize> {
 fn literal_pos(n: &Node, value: &str, offset: usize) -> Pos {
     let before = &value[..offset];
     let k = before.matches('\n').count();
-    let col = before[before.rfind('\n').map(|i| i + 1).unwrap_or(0)..].chars().count();
-    Pos { line: n.at.line + k, col: n.at.col + col }
+    let col = before[before.rfind('\n').map(|i| i + 1).unwrap_or(0)..]
+        .chars()
+        .count();
+    Pos {
+        line: n.at.line + k,
+        col: n.at.col + col,
+    }
 }
 
 /// Match the value's characters in order against the source text `raw` (which begins at byte
@@ -284,8 +313,16 @@ fn greedy_pos(text: &str, base: usize, raw: &str, value: &str, offset: usize) ->
     let src: Vec<(usize, char)> = raw.char_indices().collect();
     let mut si = 0;
     for (vi, vc) in value.char_indices() {
-        let found = (si..src.len()).find(|&j| if vc.is_whitespace() { src[j].1.is_whitespace() } else { src[j].1 == vc });
-        let Some(j) = found else { return locate(text, base + raw.len()) };
+        let found = (si..src.len()).find(|&j| {
+            if vc.is_whitespace() {
+                src[j].1.is_whitespace()
+            } else {
+                src[j].1 == vc
+            }
+        });
+        let Some(j) = found else {
+            return locate(text, base + raw.len());
+        };
         if vi >= offset {
             return locate(text, base + src[j].0);
         }
@@ -333,7 +370,9 @@ mod tests {
         for (t, col) in cases {
             let docs = parse(t).unwrap();
             let n = docs[0].get("k").unwrap();
-            let Kind::Scalar(v, _) = &n.kind else { panic!() };
+            let Kind::Scalar(v, _) = &n.kind else {
+                panic!()
+            };
             let off = v.find('X').unwrap();
             assert_eq!(n.inner_pos(t, off), Pos { line: 1, col }, "{t:?}");
         }
@@ -344,19 +383,34 @@ mod tests {
         let t = "k: |\n  first\n    second X\n";
         let docs = parse(t).unwrap();
         let n = docs[0].get("k").unwrap();
-        let Kind::Scalar(v, _) = &n.kind else { panic!() };
-        assert_eq!(n.inner_pos(t, v.find('X').unwrap()), Pos { line: 3, col: 12 });
+        let Kind::Scalar(v, _) = &n.kind else {
+            panic!()
+        };
+        assert_eq!(
+            n.inner_pos(t, v.find('X').unwrap()),
+            Pos { line: 3, col: 12 }
+        );
         let t = "k: >\n  first\n  second X\n";
         let docs = parse(t).unwrap();
         let n = docs[0].get("k").unwrap();
-        let Kind::Scalar(v, _) = &n.kind else { panic!() };
-        assert_eq!(n.inner_pos(t, v.find('X').unwrap()), Pos { line: 3, col: 10 });
+        let Kind::Scalar(v, _) = &n.kind else {
+            panic!()
+        };
+        assert_eq!(
+            n.inner_pos(t, v.find('X').unwrap()),
+            Pos { line: 3, col: 10 }
+        );
         let t = "k: first\n  second X\n";
         let docs = parse(t).unwrap();
         let n = docs[0].get("k").unwrap();
-        let Kind::Scalar(v, _) = &n.kind else { panic!() };
+        let Kind::Scalar(v, _) = &n.kind else {
+            panic!()
+        };
         assert_eq!(v, "first second X");
-        assert_eq!(n.inner_pos(t, v.find('X').unwrap()), Pos { line: 2, col: 10 });
+        assert_eq!(
+            n.inner_pos(t, v.find('X').unwrap()),
+            Pos { line: 2, col: 10 }
+        );
     }
 
     proptest::proptest! {

@@ -10,8 +10,8 @@ pub mod strategy;
 pub mod validate;
 
 pub use error::CaseError;
-pub use loc::Seg;
 pub use load::{check_str, load_bytes, load_dir, load_file, load_str, to_yaml, Checked};
+pub use loc::Seg;
 pub use model::*;
 
 #[cfg(test)]

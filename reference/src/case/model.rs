@@ -78,7 +78,11 @@ fn warp() -> u32 {
 
 impl Default for Launch {
     fn default() -> Self {
-        Launch { grid: one3(), cluster: one3(), threads: warp() }
+        Launch {
+            grid: one3(),
+            cluster: one3(),
+            threads: warp(),
+        }
     }
 }
 
@@ -210,7 +214,10 @@ pub enum Param {
     /// The `.shared::cluster` address of shared region / mbarrier `mapa` in the CTA of cluster
     /// rank `cta`, as PTX `mapa` gives it (a 32-bit register). Must stay after `Typed`: the enum
     /// is untagged and tried in order.
-    Mapa { mapa: String, cta: u32 },
+    Mapa {
+        mapa: String,
+        cta: u32,
+    },
 }
 
 /// Who executes a step: default CTA 0, thread 0. `cta: all` runs it in every CTA.

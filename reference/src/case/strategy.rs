@@ -30,12 +30,26 @@ pub fn init() -> impl Strategy<Value = Init> {
         any::<u8>().prop_map(Init::Fill),
         any::<u64>().prop_map(Init::Pattern),
         vec(any::<u8>(), 0..8).prop_map(Init::Bytes),
-        (prop_oneof![Just("f32"), Just("bf16"), Just("u8")], vec(finite(), 0..4))
-            .prop_map(|(ty, data)| Init::Values(TypedValues { ty: ty.into(), data })),
+        (
+            prop_oneof![Just("f32"), Just("bf16"), Just("u8")],
+            vec(finite(), 0..4)
+        )
+            .prop_map(|(ty, data)| Init::Values(TypedValues {
+                ty: ty.into(),
+                data
+            })),
     ]
 }
 pub fn region() -> impl Strategy<Value = Region> {
-    (ident(), any::<u64>(), any::<u64>(), any::<u64>(), init()).prop_map(|(name, size, align, misalign, init)| Region { name, size, align, misalign, init })
+    (ident(), any::<u64>(), any::<u64>(), any::<u64>(), init()).prop_map(
+        |(name, size, align, misalign, init)| Region {
+            name,
+            size,
+            align,
+            misalign,
+            init,
+        },
+    )
 }
 pub fn json() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
@@ -43,20 +57,44 @@ pub fn json() -> impl Strategy<Value = serde_json::Value> {
         any::<bool>().prop_map(serde_json::Value::from),
         text().prop_map(serde_json::Value::from),
     ];
-    leaf.prop_recursive(2, 8, 3, |inner| vec(inner, 0..3).prop_map(serde_json::Value::Array))
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        vec(inner, 0..3).prop_map(serde_json::Value::Array)
+    })
 }
 pub fn memory() -> impl Strategy<Value = Memory> {
     (
         vec(region(), 0..3),
         vec(region(), 0..3),
         vec(ident().prop_map(|name| MbarrierDecl { name }), 0..2),
-        vec((ident(), ident(), 1..64u64, prop_oneof![Just(16u32), Just(32)]).prop_map(|(name, global, d, b)| {
-            let map = crate::sem::tensor::TensorMapParams::tiled(crate::sem::tensor::tensormap::DataType::Uint8, vec![d * 16], vec![b]);
-            TensorMapDecl { name, global, map }
-        }), 0..2),
-        vec((ident(), any::<u32>()).prop_map(|(name, columns)| TmemDecl { name, columns }), 0..2),
+        vec(
+            (
+                ident(),
+                ident(),
+                1..64u64,
+                prop_oneof![Just(16u32), Just(32)],
+            )
+                .prop_map(|(name, global, d, b)| {
+                    let map = crate::sem::tensor::TensorMapParams::tiled(
+                        crate::sem::tensor::tensormap::DataType::Uint8,
+                        vec![d * 16],
+                        vec![b],
+                    );
+                    TensorMapDecl { name, global, map }
+                }),
+            0..2,
+        ),
+        vec(
+            (ident(), any::<u32>()).prop_map(|(name, columns)| TmemDecl { name, columns }),
+            0..2,
+        ),
     )
-        .prop_map(|(global, shared, mbarriers, tensor_maps, tmem)| Memory { global, shared, mbarriers, tensor_maps, tmem })
+        .prop_map(|(global, shared, mbarriers, tensor_maps, tmem)| Memory {
+            global,
+            shared,
+            mbarriers,
+            tensor_maps,
+            tmem,
+        })
 }
 pub fn step() -> impl Strategy<Value = Step> {
     let cta = prop_oneof![
@@ -72,32 +110,91 @@ pub fn step() -> impl Strategy<Value = Step> {
     (cta, any::<u32>(), op).prop_map(|(cta, thread, op)| Step { cta, thread, op })
 }
 pub fn expect() -> impl Strategy<Value = Option<Expect>> {
-    proptest::option::of(prop_oneof![Just(Expect::Pass), Just(Expect::Trap), Just(Expect::Timeout), text().prop_map(Expect::Undefined)])
+    proptest::option::of(prop_oneof![
+        Just(Expect::Pass),
+        Just(Expect::Trap),
+        Just(Expect::Timeout),
+        text().prop_map(Expect::Undefined)
+    ])
 }
 pub fn observation() -> impl Strategy<Value = Observation> {
-    (text(), text(), text(), text(), btree_map(ident(), "[0-9a-f?]{0,16}", 0..2), btree_map(ident(), text(), 0..2))
-        .prop_map(|(device, driver, date, outcome, regions, mbarriers)| Observation { device, driver, date, outcome, regions, mbarriers })
+    (
+        text(),
+        text(),
+        text(),
+        text(),
+        btree_map(ident(), "[0-9a-f?]{0,16}", 0..2),
+        btree_map(ident(), text(), 0..2),
+    )
+        .prop_map(
+            |(device, driver, date, outcome, regions, mbarriers)| Observation {
+                device,
+                driver,
+                date,
+                outcome,
+                regions,
+                mbarriers,
+            },
+        )
 }
 pub fn param() -> impl Strategy<Value = Param> {
-    prop_oneof![any::<i64>().prop_map(Param::Int), (any::<i64>(), prop_oneof![Just("b64"), Just("pred")]).prop_map(|(value, ty)| Param::Typed { value, ty: ty.into() })]
+    prop_oneof![
+        any::<i64>().prop_map(Param::Int),
+        (any::<i64>(), prop_oneof![Just("b64"), Just("pred")]).prop_map(|(value, ty)| {
+            Param::Typed {
+                value,
+                ty: ty.into(),
+            }
+        })
+    ]
 }
 pub fn case() -> impl Strategy<Value = Case> {
-    let head = (text(), text(), proptest::sample::select(Target::all_known()), proptest::option::of("[0-9]\\.[0-9]"));
-    let launch = (any::<[u32; 3]>(), any::<[u32; 3]>(), any::<u32>()).prop_map(|(grid, cluster, threads)| Launch { grid, cluster, threads });
-    let params: BoxedStrategy<BTreeMap<String, Param>> = btree_map(ident(), param(), 0..3).boxed();
-    (head, launch, memory(), params, vec(step(), 0..4), vec(ident(), 0..3), expect(), vec(observation(), 0..2)).prop_map(
-        |((name, description, target, ptx_version), launch, memory, params, program, check, expect, observed)| Case {
-            name,
-            description,
-            target,
-            ptx_version,
-            launch,
-            memory,
-            params,
-            program,
-            check,
-            expect,
-            observed,
+    let head = (
+        text(),
+        text(),
+        proptest::sample::select(Target::all_known()),
+        proptest::option::of("[0-9]\\.[0-9]"),
+    );
+    let launch = (any::<[u32; 3]>(), any::<[u32; 3]>(), any::<u32>()).prop_map(
+        |(grid, cluster, threads)| Launch {
+            grid,
+            cluster,
+            threads,
         },
+    );
+    let params: BoxedStrategy<BTreeMap<String, Param>> = btree_map(ident(), param(), 0..3).boxed();
+    (
+        head,
+        launch,
+        memory(),
+        params,
+        vec(step(), 0..4),
+        vec(ident(), 0..3),
+        expect(),
+        vec(observation(), 0..2),
     )
+        .prop_map(
+            |(
+                (name, description, target, ptx_version),
+                launch,
+                memory,
+                params,
+                program,
+                check,
+                expect,
+                observed,
+            )| Case {
+                name,
+                description,
+                target,
+                ptx_version,
+                launch,
+                memory,
+                params,
+                program,
+                check,
+                expect,
+                observed,
+            },
+        )
 }

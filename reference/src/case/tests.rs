@@ -35,9 +35,16 @@ fn good_case_loads() {
 
 #[test]
 fn sequence_of_cases_and_empty_file() {
-    let two = format!("- {}\n- {}", GOOD.replace('\n', "\n  "), GOOD.replace('\n', "\n  ").replace("store.only", "second"));
+    let two = format!(
+        "- {}\n- {}",
+        GOOD.replace('\n', "\n  "),
+        GOOD.replace('\n', "\n  ").replace("store.only", "second")
+    );
     let cases = load_str(&two, "t.yaml").unwrap();
-    assert_eq!(cases.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["store.only", "second"]);
+    assert_eq!(
+        cases.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["store.only", "second"]
+    );
     assert!(load_str("", "t.yaml").unwrap().is_empty());
     assert!(load_str("# only a comment\n", "t.yaml").unwrap().is_empty());
 }
@@ -57,7 +64,10 @@ fn unknown_field() {
         err(&t),
         "t.yaml:10:1: chekc: unknown field `chekc`, expected one of name, description, target, ptx_version, launch, memory, params, program, check, expect, observed"
     );
-    let t = GOOD.replace("- { name: out, size: 16 }", "- { name: out, size: 16, sise: 3 }");
+    let t = GOOD.replace(
+        "- { name: out, size: 16 }",
+        "- { name: out, size: 16, sise: 3 }",
+    );
     assert_eq!(err(&t), "t.yaml:5:30: memory.global[0].sise: unknown field `sise`, expected one of name, size, align, misalign, init");
 }
 
@@ -67,7 +77,10 @@ fn wrong_type() {
     let t = GOOD.replace("size: 16", "size: sixteen");
     assert_eq!(err(&t), "t.yaml:5:26: memory.global[0].size: invalid u64");
     let t = GOOD.replace("target: sm_90a", "target: sm_9x");
-    assert_eq!(err(&t), "t.yaml:2:9: target: target `sm_9x`: `9x` is not a number");
+    assert_eq!(
+        err(&t),
+        "t.yaml:2:9: target: target `sm_9x`: `9x` is not a number"
+    );
     let t = GOOD.replace("name: store.only\n", "");
     assert_eq!(err(&t), "t.yaml:1:1: case: missing field `name`");
 }
@@ -76,30 +89,62 @@ fn wrong_type() {
 #[test]
 fn bad_ptx_column_inside_string() {
     // Operand syntax fails before any family is consulted: `4` where a tensor vector `{` is due.
-    let plain = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: cp.async.ca.shared.global [buf, 4], [out], 4");
-    assert_eq!(err(&plain), "t.yaml:8:42: program[0].ptx: expected `{`, found `4],`");
-    let quoted = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - { ptx: \"cp.async.ca.shared.global [buf, 4], [out], 4\" }");
-    assert_eq!(err(&quoted), "t.yaml:8:45: program[0].ptx: expected `{`, found `4],`");
-    let block = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: |\n      cp.async.ca.shared.global\n        [buf, 4], [out], 4");
-    assert_eq!(err(&block), "t.yaml:10:15: program[0].ptx: expected `{`, found `4],`");
+    let plain = GOOD.replace(
+        "  - store: { at: out, bytes: [1, 2, 3] }",
+        "  - ptx: cp.async.ca.shared.global [buf, 4], [out], 4",
+    );
+    assert_eq!(
+        err(&plain),
+        "t.yaml:8:42: program[0].ptx: expected `{`, found `4],`"
+    );
+    let quoted = GOOD.replace(
+        "  - store: { at: out, bytes: [1, 2, 3] }",
+        "  - { ptx: \"cp.async.ca.shared.global [buf, 4], [out], 4\" }",
+    );
+    assert_eq!(
+        err(&quoted),
+        "t.yaml:8:45: program[0].ptx: expected `{`, found `4],`"
+    );
+    let block = GOOD.replace(
+        "  - store: { at: out, bytes: [1, 2, 3] }",
+        "  - ptx: |\n      cp.async.ca.shared.global\n        [buf, 4], [out], 4",
+    );
+    assert_eq!(
+        err(&block),
+        "t.yaml:10:15: program[0].ptx: expected `{`, found `4],`"
+    );
 }
 
 #[test]
 fn unknown_opcode_located() {
-    let t = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: 'nop.sync [out]'");
+    let t = GOOD.replace(
+        "  - store: { at: out, bytes: [1, 2, 3] }",
+        "  - ptx: 'nop.sync [out]'",
+    );
     let e = err(&t);
-    assert!(e.starts_with("t.yaml:8:11: program[0].ptx: expected an asynchronous-copy family instruction"), "{e}");
+    assert!(
+        e.starts_with(
+            "t.yaml:8:11: program[0].ptx: expected an asynchronous-copy family instruction"
+        ),
+        "{e}"
+    );
 }
 
 // (e) undefined names.
 #[test]
 fn undefined_region() {
     let t = GOOD.replace("{ at: out,", "{ at: outt,");
-    assert_eq!(err(&t), "t.yaml:8:18: program[0].store.at: `outt` is not a declared region");
+    assert_eq!(
+        err(&t),
+        "t.yaml:8:18: program[0].store.at: `outt` is not a declared region"
+    );
     let t = GOOD.replace("check: [out]", "check: [out, nothing]");
     assert_eq!(err(&t), "t.yaml:10:14: check[1]: `nothing` is not a declared region, mbarrier or Tensor Memory allocation");
     let t = GOOD.replace("mbar: bar,", "mbar: out,");
-    assert_eq!(err(&t), "t.yaml:9:26: program[1].wait_parity.mbar: `out` is not a declared mbarrier");
+    assert_eq!(
+        err(&t),
+        "t.yaml:9:26: program[1].wait_parity.mbar: `out` is not a declared mbarrier"
+    );
 }
 
 #[test]
@@ -108,7 +153,10 @@ fn undefined_region_in_operand() {
         eprintln!("skipped: the bulk family is a stub");
         return;
     }
-    let t = GOOD.replace("  - store: { at: out, bytes: [1, 2, 3] }", "  - ptx: cp.async.bulk.global.shared::cta.bulk_group [out], [nosuch], 16");
+    let t = GOOD.replace(
+        "  - store: { at: out, bytes: [1, 2, 3] }",
+        "  - ptx: cp.async.bulk.global.shared::cta.bulk_group [out], [nosuch], 16",
+    );
     assert_eq!(err(&t), "t.yaml:8:62: program[0].ptx: `nosuch` (the src operand) is not declared; it must name a shared region or mbarrier");
 }
 
@@ -140,23 +188,39 @@ fn duplicate_case_names_and_first_error_wins() {
     let t = format!("- {one}\n- {one}");
     let c = check_str(&t, "t.yaml");
     assert_eq!(c.errors.len(), 1);
-    assert_eq!(c.errors[0].to_string(), "t.yaml:12:9: [1].name: duplicate case name `store.only` (also case [0])");
+    assert_eq!(
+        c.errors[0].to_string(),
+        "t.yaml:12:9: [1].name: duplicate case name `store.only` (also case [0])"
+    );
 }
 
 #[test]
 fn cluster_notes() {
-    let t = GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { grid: [16,1,1], cluster: [16,1,1] }\n");
+    let t = GOOD.replace(
+        "target: sm_90a\n",
+        "target: sm_90a\nlaunch: { grid: [16,1,1], cluster: [16,1,1] }\n",
+    );
     let c = check_str(&t, "t.yaml");
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     assert_eq!(c.notes.len(), 1);
-    assert!(c.notes[0].to_string().starts_with("t.yaml:3:36: launch.cluster: cluster of 16 CTAs exceeds the portable maximum of 8"));
+    assert!(c.notes[0].to_string().starts_with(
+        "t.yaml:3:36: launch.cluster: cluster of 16 CTAs exceeds the portable maximum of 8"
+    ));
 }
 
 #[test]
 fn multiple_documents_and_non_mappings() {
     assert_eq!(err(&format!("{GOOD}---\n{GOOD}")), "t.yaml:12:1: yaml: a case file holds one YAML document (a case, or a sequence of cases); found another document");
-    assert_eq!(err("42\n"), "t.yaml:1:1: case: expected a case (a mapping) or a sequence of cases");
-    assert_eq!(load_bytes(b"name: a\xff\n", "b.yaml").unwrap_err().to_string(), "b.yaml:1:8: utf-8: invalid UTF-8 (byte 0xff)");
+    assert_eq!(
+        err("42\n"),
+        "t.yaml:1:1: case: expected a case (a mapping) or a sequence of cases"
+    );
+    assert_eq!(
+        load_bytes(b"name: a\xff\n", "b.yaml")
+            .unwrap_err()
+            .to_string(),
+        "b.yaml:1:8: utf-8: invalid UTF-8 (byte 0xff)"
+    );
 }
 
 fn names() -> Names {
@@ -171,7 +235,15 @@ fn names() -> Names {
 fn addr_problems(space: Space, base: &str) -> Vec<OperandProblem> {
     let mut a = Address::reg_off(base, 8);
     let mut out = Vec::new();
-    check_slot(Slot::Addr { role: "dst", space, addr: &mut a }, &names(), &mut out);
+    check_slot(
+        Slot::Addr {
+            role: "dst",
+            space,
+            addr: &mut a,
+        },
+        &names(),
+        &mut out,
+    );
     out
 }
 
@@ -182,13 +254,30 @@ fn operand_binding_by_space() {
     assert!(addr_problems(Space::Global, "g").is_empty());
     assert!(addr_problems(Space::Generic, "g").is_empty());
     assert!(addr_problems(Space::Tmem, "t").is_empty());
-    assert_eq!(addr_problems(Space::Global, "s")[0].message, "`s` is a shared region, but the dst operand (.global) needs a global region");
+    assert_eq!(
+        addr_problems(Space::Global, "s")[0].message,
+        "`s` is a shared region, but the dst operand (.global) needs a global region"
+    );
     assert_eq!(addr_problems(Space::Shared, "g")[0].message, "`g` is a global region, but the dst operand (.shared::cta) needs a shared region or mbarrier");
-    assert_eq!(addr_problems(Space::Shared, "zz")[0].message, "`zz` (the dst operand) is not declared; it must name a shared region or mbarrier");
+    assert_eq!(
+        addr_problems(Space::Shared, "zz")[0].message,
+        "`zz` (the dst operand) is not declared; it must name a shared region or mbarrier"
+    );
     assert_eq!(addr_problems(Space::Global, "pol")[0].message, "`pol` is a parameter; the dst operand must name a global region (cases address memory by name)");
-    let mut abs = Address { base: crate::ptx::operand::AddrBase::Abs(0x100), offset: 0 };
+    let mut abs = Address {
+        base: crate::ptx::operand::AddrBase::Abs(0x100),
+        offset: 0,
+    };
     let mut out = Vec::new();
-    check_slot(Slot::Addr { role: "src", space: Space::Global, addr: &mut abs }, &names(), &mut out);
+    check_slot(
+        Slot::Addr {
+            role: "src",
+            space: Space::Global,
+            addr: &mut abs,
+        },
+        &names(),
+        &mut out,
+    );
     assert_eq!(out[0].name, "0x100");
 }
 
@@ -198,7 +287,16 @@ fn operand_binding_values() {
     let check = |role: &'static str, v: Value| {
         let mut v = v;
         let mut out = Vec::new();
-        check_slot(Slot::Value { role, ty: RegTy::B32, value: &mut v, imm_ok: true }, &n, &mut out);
+        check_slot(
+            Slot::Value {
+                role,
+                ty: RegTy::B32,
+                value: &mut v,
+                imm_ok: true,
+            },
+            &n,
+            &mut out,
+        );
         out
     };
     assert!(check("size", Value::Imm(16)).is_empty());
@@ -206,17 +304,40 @@ fn operand_binding_values() {
     assert!(check("cache-policy", Value::reg("pol")).is_empty());
     assert!(check("ctaid", Value::reg("%ctaid.x")).is_empty());
     assert!(check("state", Value::reg("st")).is_empty()); // an output
-    assert_eq!(check("size", Value::reg("m"))[0].message, "`m` (the size operand) is not a parameter or special register; bind it in `params`");
+    assert_eq!(
+        check("size", Value::reg("m"))[0].message,
+        "`m` (the size operand) is not a parameter or special register; bind it in `params`"
+    );
     assert_eq!(check("size", Value::reg("g"))[0].message, "`g` is a global region; the size operand takes a register (bind it in `params`) or an immediate");
-    let mut t = TensorRef { map: "g".into(), coords: vec![Value::Imm(0), Value::reg("q")] };
+    let mut t = TensorRef {
+        map: "g".into(),
+        coords: vec![Value::Imm(0), Value::reg("q")],
+    };
     let mut out = Vec::new();
-    check_slot(Slot::Tensor { role: "tensorMap", tensor: &mut t }, &n, &mut out);
+    check_slot(
+        Slot::Tensor {
+            role: "tensorMap",
+            tensor: &mut t,
+        },
+        &n,
+        &mut out,
+    );
     assert_eq!(out.len(), 2);
     assert_eq!(out[0].message, "`g` is a global region; the tensorMap operand must name a tensor map in `memory.tensor_maps`");
     assert_eq!(out[1].name, "q");
-    let mut t = TensorRef { map: "tm".into(), coords: vec![Value::reg("n")] };
+    let mut t = TensorRef {
+        map: "tm".into(),
+        coords: vec![Value::reg("n")],
+    };
     let mut out = Vec::new();
-    check_slot(Slot::Tensor { role: "tensorMap", tensor: &mut t }, &n, &mut out);
+    check_slot(
+        Slot::Tensor {
+            role: "tensorMap",
+            tensor: &mut t,
+        },
+        &n,
+        &mut out,
+    );
     assert!(out.is_empty());
 }
 
@@ -245,9 +366,14 @@ fn examples_dir() -> std::path::PathBuf {
 /// Is the family that will model this instruction merged (not a stub)? By opcode prefix, since
 /// a stub claims no heads.
 fn family_merged(ptx: &str) -> bool {
-    use crate::ptx::{bulk::BulkOp, cp_async::CpAsyncOp, mbarrier::MbarrierOp, tcgen05::Tcgen05Op, tensor::TensorOp, Family};
+    use crate::ptx::{
+        bulk::BulkOp, cp_async::CpAsyncOp, mbarrier::MbarrierOp, tcgen05::Tcgen05Op,
+        tensor::TensorOp, Family,
+    };
     let op = ptx.trim_start();
-    let heads: &[&str] = if op.starts_with("cp.async.bulk.tensor") || op.starts_with("cp.reduce.async.bulk.tensor") {
+    let heads: &[&str] = if op.starts_with("cp.async.bulk.tensor")
+        || op.starts_with("cp.reduce.async.bulk.tensor")
+    {
         TensorOp::HEADS
     } else if op.starts_with("cp.async.bulk") || op.starts_with("cp.reduce.async.bulk") {
         BulkOp::HEADS
@@ -301,10 +427,18 @@ fn load_dir_isolates_bad_files() {
     std::fs::write(dir.join("c.yaml"), GOOD.replace("store.only", "c")).unwrap();
     std::fs::write(dir.join("notes.txt"), "not yaml").unwrap();
     let r = load_dir(&dir);
-    let names: Vec<_> = r.iter().map(|(p, _)| p.strip_prefix(&dir).unwrap().display().to_string()).collect();
+    let names: Vec<_> = r
+        .iter()
+        .map(|(p, _)| p.strip_prefix(&dir).unwrap().display().to_string())
+        .collect();
     assert_eq!(names, ["b.yaml", "c.yaml", "sub/a.yml"]);
     assert!(r[0].1.is_err() && r[1].1.is_ok() && r[2].1.is_ok());
-    assert!(r[0].1.as_ref().unwrap_err().to_string().starts_with(&format!("{}:", dir.join("b.yaml").display())));
+    assert!(r[0]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .to_string()
+        .starts_with(&format!("{}:", dir.join("b.yaml").display())));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -423,14 +557,26 @@ fn examples_round_trip() {
 
 #[test]
 fn cta_forms_and_io_errors() {
-    let t = GOOD.replace("target: sm_90a\n", "target: sm_90a\nlaunch: { grid: [2,1,1] }\n").replace("  - store:", "  - cta: all\n    store:").replace("  - wait_parity:", "  - cta: [1, 0]\n    wait_parity:");
+    let t = GOOD
+        .replace(
+            "target: sm_90a\n",
+            "target: sm_90a\nlaunch: { grid: [2,1,1] }\n",
+        )
+        .replace("  - store:", "  - cta: all\n    store:")
+        .replace("  - wait_parity:", "  - cta: [1, 0]\n    wait_parity:");
     let c = load_str(&t, "t.yaml").unwrap();
     assert_eq!(c[0].program[0].cta, Ctas::Named(AllCtas::All));
     assert_eq!(c[0].program[1].cta, Ctas::List(vec![1, 0]));
     let bad = t.replace("cta: [1, 0]", "cta: [1, 2]");
-    assert_eq!(err(&bad), "t.yaml:11:14: program[1].cta[1]: CTA 2 is outside the grid of 2 CTAs");
+    assert_eq!(
+        err(&bad),
+        "t.yaml:11:14: program[1].cta[1]: CTA 2 is outside the grid of 2 CTAs"
+    );
     let e = load_file(Path::new("/nonexistent/x.yaml")).unwrap_err();
-    assert_eq!((e.file.as_str(), e.line, e.col, e.path.as_str()), ("/nonexistent/x.yaml", 1, 1, "io"));
+    assert_eq!(
+        (e.file.as_str(), e.line, e.col, e.path.as_str()),
+        ("/nonexistent/x.yaml", 1, 1, "io")
+    );
 }
 
 #[test]
@@ -440,9 +586,18 @@ fn tensor_map_params_are_typed_and_located() {
         panic!("{e}");
     }
     let bogus = err(&base.replace("XX", ", bogus: 1"));
-    assert!(bogus.starts_with("t.yaml:8:") && bogus.contains("bogus"), "{bogus}");
+    assert!(
+        bogus.starts_with("t.yaml:8:") && bogus.contains("bogus"),
+        "{bogus}"
+    );
     let bad_swizzle = err(&base.replace("XX", ", swizzle: 16b"));
-    assert!(bad_swizzle.starts_with("t.yaml:8:") && bad_swizzle.contains("16b"), "{bad_swizzle}");
+    assert!(
+        bad_swizzle.starts_with("t.yaml:8:") && bad_swizzle.contains("16b"),
+        "{bad_swizzle}"
+    );
     let addr = err(&base.replace("XX", ", global_address: 4096"));
-    assert!(addr.contains("global_address") && addr.starts_with("t.yaml:8:"), "{addr}");
+    assert!(
+        addr.contains("global_address") && addr.starts_with("t.yaml:8:"),
+        "{addr}"
+    );
 }

@@ -39,8 +39,21 @@ pub const PORTABLE_CLUSTER: u32 = 8;
 pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
 /// Special registers a case may read (PTX ISA §10).
 const SPECIAL: &[&str] = &[
-    "%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid",
-    "%cluster_ctarank", "%cluster_nctarank", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
+    "%tid",
+    "%ntid",
+    "%ctaid",
+    "%nctaid",
+    "%clusterid",
+    "%nclusterid",
+    "%cluster_ctaid",
+    "%cluster_nctaid",
+    "%cluster_ctarank",
+    "%cluster_nctarank",
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
 ];
 /// Assumption (until `Slot` records direction): operand roles that are written by the
 /// instruction (the harness declares a scratch register for them) or carry a value an earlier
@@ -81,10 +94,14 @@ impl Names {
         let mut n = Names::default();
         let m = &case.memory;
         for r in &m.global {
-            n.decls.entry(r.name.clone()).or_insert(Decl::Global { size: r.size });
+            n.decls
+                .entry(r.name.clone())
+                .or_insert(Decl::Global { size: r.size });
         }
         for r in &m.shared {
-            n.decls.entry(r.name.clone()).or_insert(Decl::Shared { size: r.size });
+            n.decls
+                .entry(r.name.clone())
+                .or_insert(Decl::Shared { size: r.size });
         }
         for b in &m.mbarriers {
             n.decls.entry(b.name.clone()).or_insert(Decl::Mbarrier);
@@ -96,12 +113,14 @@ impl Names {
             n.decls.entry(t.name.clone()).or_insert(Decl::Tmem);
         }
         for (k, p) in &case.params {
-            n.params.insert(k.clone(), param_type(p).unwrap_or(RegTy::B32));
+            n.params
+                .insert(k.clone(), param_type(p).unwrap_or(RegTy::B32));
         }
         // A Mapa param is the address of a shared place in another CTA: it validates as that place.
         for (k, p) in &case.params {
             if let Param::Mapa { mapa, .. } = p {
-                if let Some(d @ (Decl::Shared { .. } | Decl::Mbarrier)) = n.decls.get(mapa).copied() {
+                if let Some(d @ (Decl::Shared { .. } | Decl::Mbarrier)) = n.decls.get(mapa).copied()
+                {
                     n.decls.entry(k.clone()).or_insert(d);
                 }
             }
@@ -109,19 +128,28 @@ impl Names {
         n
     }
     pub fn parse_ctx(&self) -> ParseCtx {
-        ParseCtx { decls: self.params.clone() }
+        ParseCtx {
+            decls: self.params.clone(),
+        }
     }
 }
 
 /// The parsed PTX statement of every `ptx:` step (index into `case.program`), with the case's
 /// params declared so type-disambiguated operands parse as the case means them.
-pub fn parse_steps(case: &Case) -> Vec<(usize, Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>)> {
+pub fn parse_steps(
+    case: &Case,
+) -> Vec<(
+    usize,
+    Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>,
+)> {
     let ctx = Names::of(case).parse_ctx();
     case.program
         .iter()
         .enumerate()
         .filter_map(|(i, s)| match &s.op {
-            crate::case::StepOp::Ptx(text) => Some((i, crate::ptx::Statement::parse_with(text, &ctx))),
+            crate::case::StepOp::Ptx(text) => {
+                Some((i, crate::ptx::Statement::parse_with(text, &ctx)))
+            }
             _ => None,
         })
         .collect()
@@ -167,7 +195,10 @@ fn check_value(role: &str, v: &Value, names: &Names, out: &mut Vec<OperandProble
         Some(d) => format!("`{r}` is {}; the {role} operand takes a register (bind it in `params`) or an immediate", d.describe()),
         None => format!("`{r}` (the {role} operand) is not a parameter or special register; bind it in `params`"),
     };
-    out.push(OperandProblem { name: r.clone(), message });
+    out.push(OperandProblem {
+        name: r.clone(),
+        message,
+    });
 }
 
 /// Check one operand slot against the case's names.
@@ -179,7 +210,9 @@ pub fn check_slot(slot: Slot<'_>, names: &Names, out: &mut Vec<OperandProblem>) 
                 AddrBase::Abs(a) => {
                     out.push(OperandProblem {
                         name: format!("0x{a:x}"),
-                        message: format!("the {role} operand is an absolute address; name a region instead"),
+                        message: format!(
+                            "the {role} operand is an absolute address; name a region instead"
+                        ),
                     });
                     return;
                 }
@@ -189,10 +222,15 @@ pub fn check_slot(slot: Slot<'_>, names: &Names, out: &mut Vec<OperandProblem>) 
                 (_, None) => false,
                 (Space::Global, Some(d)) => matches!(d, Decl::Global { .. }),
                 (Space::Tmem, Some(d)) => d == Decl::Tmem,
-                (Space::Generic, Some(d)) => matches!(d, Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem),
+                (Space::Generic, Some(d)) => matches!(
+                    d,
+                    Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem
+                ),
                 // A Tensor Memory allocation's name is also its address word in shared memory
                 // (the `tcgen05.alloc` destination, A-EXEC-TCGEN05-WORD).
-                (s, Some(d)) if s.is_shared() => matches!(d, Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem),
+                (s, Some(d)) if s.is_shared() => {
+                    matches!(d, Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem)
+                }
                 _ => false,
             };
             if fits {
@@ -205,18 +243,29 @@ pub fn check_slot(slot: Slot<'_>, names: &Names, out: &mut Vec<OperandProblem>) 
                 _ => "a shared region or mbarrier",
             };
             let message = match decl {
-                Some(d) => format!("`{n}` is {}, but the {role} operand ({}) needs {want}", d.describe(), space_name(space)),
+                Some(d) => format!(
+                    "`{n}` is {}, but the {role} operand ({}) needs {want}",
+                    d.describe(),
+                    space_name(space)
+                ),
                 None if names.params.contains_key(n) => {
                     format!("`{n}` is a parameter; the {role} operand must name {want} (cases address memory by name)")
                 }
                 None => format!("`{n}` (the {role} operand) is not declared; it must name {want}"),
             };
-            out.push(OperandProblem { name: n.clone(), message });
+            out.push(OperandProblem {
+                name: n.clone(),
+                message,
+            });
         }
         Slot::Value { role, value, .. } => check_value(role, value, names, out),
         Slot::Tensor { role, tensor } => {
             if names.decls.get(&tensor.map) != Some(&Decl::TensorMap) {
-                let what = names.decls.get(&tensor.map).map(|d| format!("is {}", d.describe())).unwrap_or_else(|| "is not declared".into());
+                let what = names
+                    .decls
+                    .get(&tensor.map)
+                    .map(|d| format!("is {}", d.describe()))
+                    .unwrap_or_else(|| "is not declared".into());
                 out.push(OperandProblem {
                     name: tensor.map.clone(),
                     message: format!("`{}` {what}; the {role} operand must name a tensor map in `memory.tensor_maps`", tensor.map),
@@ -276,7 +325,13 @@ struct Out {
 
 impl Out {
     fn push(&mut self, path: Vec<Seg>, offset: Option<usize>, severity: Severity, message: String) {
-        self.problems.push(Problem { case: self.case, path, offset, message, severity });
+        self.problems.push(Problem {
+            case: self.case,
+            path,
+            offset,
+            message,
+            severity,
+        });
     }
     fn err(&mut self, path: Vec<Seg>, message: impl Into<String>) {
         self.push(path, None, Severity::Error, message.into());
@@ -325,13 +380,29 @@ pub fn validate_file(cases: &[Case]) -> Vec<Problem> {
 
 /// Validate one case (problems carry `case: 0`).
 pub fn validate_case(c: &Case) -> Vec<Problem> {
-    let mut o = Out { case: 0, problems: Vec::new() };
+    let mut o = Out {
+        case: 0,
+        problems: Vec::new(),
+    };
     if c.name.is_empty() || c.name.chars().any(|ch| ch.is_whitespace() || ch == '/') {
-        o.err(p(&["name"]), format!("case name `{}` must be non-empty, without spaces or `/`", c.name));
+        o.err(
+            p(&["name"]),
+            format!(
+                "case name `{}` must be non-empty, without spaces or `/`",
+                c.name
+            ),
+        );
     }
     if !Target::all_known().contains(&c.target) {
         let known: Vec<String> = Target::all_known().iter().map(|t| t.to_string()).collect();
-        o.err(p(&["target"]), format!("`{}` is not a target the pinned ptxas knows ({})", c.target, known.join(" ")));
+        o.err(
+            p(&["target"]),
+            format!(
+                "`{}` is not a target the pinned ptxas knows ({})",
+                c.target,
+                known.join(" ")
+            ),
+        );
     }
     if let Some(v) = &c.ptx_version {
         match v.parse::<PtxVersion>() {
@@ -351,8 +422,17 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     for (k, n) in c.check.iter().enumerate() {
         match names.decls.get(n) {
             Some(Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem) => {}
-            Some(d) => o.err(pi(&["check"], k), format!("`{n}` is {}; `check` lists regions, mbarriers and Tensor Memory allocations", d.describe())),
-            None => o.err(pi(&["check"], k), format!("`{n}` is not a declared region, mbarrier or Tensor Memory allocation")),
+            Some(d) => o.err(
+                pi(&["check"], k),
+                format!(
+                    "`{n}` is {}; `check` lists regions, mbarriers and Tensor Memory allocations",
+                    d.describe()
+                ),
+            ),
+            None => o.err(
+                pi(&["check"], k),
+                format!("`{n}` is not a declared region, mbarrier or Tensor Memory allocation"),
+            ),
         }
     }
     o.problems
@@ -361,27 +441,58 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
 fn launch(c: &Case, o: &mut Out) {
     let l = &c.launch;
     if !(1..=MAX_THREADS).contains(&l.threads) {
-        o.err(p(&["launch", "threads"]), format!("threads per CTA must be 1..={MAX_THREADS}, not {}", l.threads));
+        o.err(
+            p(&["launch", "threads"]),
+            format!(
+                "threads per CTA must be 1..={MAX_THREADS}, not {}",
+                l.threads
+            ),
+        );
     }
     // CUDA grid limits: x < 2^31, y and z ≤ 65535.
     let grid_max = [i32::MAX as u32, 65535, 65535];
     for d in 0..3 {
         if l.grid[d] == 0 || l.grid[d] > grid_max[d] {
-            o.err(pi(&["launch", "grid"], d), format!("grid dimension {d} must be 1..={}, not {}", grid_max[d], l.grid[d]));
+            o.err(
+                pi(&["launch", "grid"], d),
+                format!(
+                    "grid dimension {d} must be 1..={}, not {}",
+                    grid_max[d], l.grid[d]
+                ),
+            );
         }
         if l.cluster[d] == 0 {
-            o.err(pi(&["launch", "cluster"], d), "cluster dimensions are at least 1");
+            o.err(
+                pi(&["launch", "cluster"], d),
+                "cluster dimensions are at least 1",
+            );
         } else if l.grid[d] % l.cluster[d] != 0 {
-            o.err(pi(&["launch", "cluster"], d), format!("cluster dimension {d} ({}) must divide grid dimension {d} ({})", l.cluster[d], l.grid[d]));
+            o.err(
+                pi(&["launch", "cluster"], d),
+                format!(
+                    "cluster dimension {d} ({}) must divide grid dimension {d} ({})",
+                    l.cluster[d], l.grid[d]
+                ),
+            );
         }
     }
     // Assumption: a grid's CTA count fits 32 bits (`Launch::ctas` is a u32).
     if product(&l.grid) > u32::MAX as u128 {
-        o.err(p(&["launch", "grid"]), format!("the grid has {} CTAs; at most {} are allowed", product(&l.grid), u32::MAX));
+        o.err(
+            p(&["launch", "grid"]),
+            format!(
+                "the grid has {} CTAs; at most {} are allowed",
+                product(&l.grid),
+                u32::MAX
+            ),
+        );
     }
     let size = product(&l.cluster);
     if size > MAX_CLUSTER as u128 {
-        o.err(p(&["launch", "cluster"]), format!("cluster of {size} CTAs exceeds the maximum of {MAX_CLUSTER}"));
+        o.err(
+            p(&["launch", "cluster"]),
+            format!("cluster of {size} CTAs exceeds the maximum of {MAX_CLUSTER}"),
+        );
     } else if size > PORTABLE_CLUSTER as u128 {
         o.note(
             p(&["launch", "cluster"]),
@@ -389,7 +500,10 @@ fn launch(c: &Case, o: &mut Out) {
         );
     }
     if size > 1 && c.target.sm < 90 {
-        o.err(p(&["launch", "cluster"]), format!("clusters need sm_90 or later; the target is {}", c.target));
+        o.err(
+            p(&["launch", "cluster"]),
+            format!("clusters need sm_90 or later; the target is {}", c.target),
+        );
     }
 }
 
@@ -412,10 +526,19 @@ fn memory(c: &Case, o: &mut Out) {
         let mut name_path = path.clone();
         name_path.push(key("name"));
         if !is_identifier(name) {
-            o.err(name_path.clone(), format!("`{name}` is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)"));
+            o.err(
+                name_path.clone(),
+                format!("`{name}` is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)"),
+            );
         }
         if let Some(prev) = seen.get(name) {
-            o.err(name_path, format!("`{name}` is already declared at {}", super::loc::path_string(prev)));
+            o.err(
+                name_path,
+                format!(
+                    "`{name}` is already declared at {}",
+                    super::loc::path_string(prev)
+                ),
+            );
         } else {
             seen.insert(name.to_string(), path);
         }
@@ -434,7 +557,10 @@ fn memory(c: &Case, o: &mut Out) {
                 o.err(at("size"), "a region holds at least one byte");
             }
             if r.align == 0 || !r.align.is_power_of_two() {
-                o.err(at("align"), format!("alignment must be a power of two, not {}", r.align));
+                o.err(
+                    at("align"),
+                    format!("alignment must be a power of two, not {}", r.align),
+                );
             }
             if let Err(e) = r.init.check(r.size) {
                 if e.element.is_none() && r.size > super::init::MAX_REGION_BYTES {
@@ -444,7 +570,11 @@ fn memory(c: &Case, o: &mut Out) {
                 }
             }
             if space == "shared" && r.align.is_power_of_two() {
-                shared_end = shared_end.div_ceil(r.align).saturating_mul(r.align).saturating_add(r.misalign).saturating_add(r.size);
+                shared_end = shared_end
+                    .div_ceil(r.align)
+                    .saturating_mul(r.align)
+                    .saturating_add(r.misalign)
+                    .saturating_add(r.size);
             }
         }
     }
@@ -459,7 +589,10 @@ fn memory(c: &Case, o: &mut Out) {
     for (i, t) in m.tensor_maps.iter().enumerate() {
         declare(o, &t.name, pi(&["memory", "tensor_maps"], i));
         if !m.global.iter().any(|r| r.name == t.global) {
-            o.err(pik(&["memory", "tensor_maps"], i, "global"), format!("`{}` is not a global region", t.global));
+            o.err(
+                pik(&["memory", "tensor_maps"], i, "global"),
+                format!("`{}` is not a global region", t.global),
+            );
         }
         // The executor supplies globalAddress from the region (its align / misalign).
         if t.map.global_address != 0 {
@@ -470,7 +603,13 @@ fn memory(c: &Case, o: &mut Out) {
         declare(o, &t.name, pi(&["memory", "tmem"], i));
         // §9.7.16.1.2: allocation in units of 32 columns, a power of two; §9.7.16.1: 512 columns per CTA.
         if !(32..=512).contains(&t.columns) || !t.columns.is_power_of_two() {
-            o.err(pik(&["memory", "tmem"], i, "columns"), format!("columns must be a power of two in 32..=512, not {}", t.columns));
+            o.err(
+                pik(&["memory", "tmem"], i, "columns"),
+                format!(
+                    "columns must be a power of two in 32..=512, not {}",
+                    t.columns
+                ),
+            );
         }
     }
 }
@@ -479,21 +618,39 @@ fn params(c: &Case, o: &mut Out) {
     let decls = Names::of(c).decls;
     for (name, prm) in &c.params {
         let path = p(&["params", name]);
-        if !(is_identifier(name) || name.starts_with('%') && is_identifier(&name[1..])) || is_special(name) {
+        if !(is_identifier(name) || name.starts_with('%') && is_identifier(&name[1..]))
+            || is_special(name)
+        {
             o.err(path.clone(), format!("parameter name `{name}` is not a register identifier (or is a special register)"));
         }
         if let Param::Mapa { mapa, cta } = prm {
-            let shared = c.memory.shared.iter().any(|r| &r.name == mapa) || c.memory.mbarriers.iter().any(|b| &b.name == mapa);
+            let shared = c.memory.shared.iter().any(|r| &r.name == mapa)
+                || c.memory.mbarriers.iter().any(|b| &b.name == mapa);
             if !shared {
-                o.err(path.clone(), format!("mapa param `{name}`: `{mapa}` is not a shared region or mbarrier"));
+                o.err(
+                    path.clone(),
+                    format!("mapa param `{name}`: `{mapa}` is not a shared region or mbarrier"),
+                );
             }
             if *cta >= c.launch.cluster_size() {
-                o.err(path, format!("mapa param `{name}`: cluster rank {cta} outside a cluster of {}", c.launch.cluster_size()));
+                o.err(
+                    path,
+                    format!(
+                        "mapa param `{name}`: cluster rank {cta} outside a cluster of {}",
+                        c.launch.cluster_size()
+                    ),
+                );
             }
             continue;
         }
         if decls.contains_key(name.as_str()) {
-            o.err(path.clone(), format!("parameter `{name}` has the name of a declared {}", "region or object"));
+            o.err(
+                path.clone(),
+                format!(
+                    "parameter `{name}` has the name of a declared {}",
+                    "region or object"
+                ),
+            );
         }
         let (value, ty) = match prm {
             Param::Int(v) => (*v, Some(RegTy::B32)),
@@ -503,7 +660,10 @@ fn params(c: &Case, o: &mut Out) {
         let Some(ty) = ty else {
             let mut tp = path.clone();
             tp.push(key("type"));
-            o.err(tp, "register type must be one of pred b16 b32 b64 u16 u32 u64 s32 s64");
+            o.err(
+                tp,
+                "register type must be one of pred b16 b32 b64 u16 u32 u64 s32 s64",
+            );
             continue;
         };
         let bits = ty.bits();
@@ -514,7 +674,10 @@ fn params(c: &Case, o: &mut Out) {
             _ => value >= -(1i64 << (bits - 1)) && value < (1i64 << bits),
         };
         if !fits {
-            o.err(path, format!("value {value} does not fit a {} register", ty.ptx()));
+            o.err(
+                path,
+                format!("value {value} does not fit a {} register", ty.ptx()),
+            );
         }
     }
 }
@@ -537,8 +700,13 @@ fn program(c: &Case, names: &Names, o: &mut Out) {
     for (j, step) in c.program.iter().enumerate() {
         let at = |k: &str| pik(&["program"], j, k);
         match &step.cta {
-            Ctas::One(n) if !in_range(*n, ctas) => o.err(at("cta"), format!("CTA {n} is outside the grid of {ctas} CTAs")),
-            Ctas::List(l) if l.is_empty() => o.err(at("cta"), "an empty CTA list runs the step nowhere"),
+            Ctas::One(n) if !in_range(*n, ctas) => o.err(
+                at("cta"),
+                format!("CTA {n} is outside the grid of {ctas} CTAs"),
+            ),
+            Ctas::List(l) if l.is_empty() => {
+                o.err(at("cta"), "an empty CTA list runs the step nowhere")
+            }
             Ctas::List(l) => {
                 for (k, n) in l.iter().enumerate() {
                     if !in_range(*n, ctas) {
@@ -551,7 +719,13 @@ fn program(c: &Case, names: &Names, o: &mut Out) {
             _ => {}
         }
         if step.thread >= c.launch.threads {
-            o.err(at("thread"), format!("thread {} is outside the CTA of {} threads", step.thread, c.launch.threads));
+            o.err(
+                at("thread"),
+                format!(
+                    "thread {} is outside the CTA of {} threads",
+                    step.thread, c.launch.threads
+                ),
+            );
         }
         match &step.op {
             StepOp::Ptx(text) => ptx_step(text, names, &ctx, at("ptx"), o),
@@ -571,12 +745,21 @@ fn program(c: &Case, names: &Names, o: &mut Out) {
                     Some(Decl::Global { size } | Decl::Shared { size }) => {
                         if bytes.len() as u64 > *size {
                             base.push(key("bytes"));
-                            o.err(base, format!("{} bytes do not fit in `{region}` ({size} bytes)", bytes.len()));
+                            o.err(
+                                base,
+                                format!(
+                                    "{} bytes do not fit in `{region}` ({size} bytes)",
+                                    bytes.len()
+                                ),
+                            );
                         }
                     }
                     Some(d) => {
                         base.push(key("at"));
-                        o.err(base, format!("`{region}` is {}; stores go to regions", d.describe()));
+                        o.err(
+                            base,
+                            format!("`{region}` is {}; stores go to regions", d.describe()),
+                        );
                     }
                     None => {
                         base.push(key("at"));
@@ -599,7 +782,12 @@ fn ptx_step(text: &str, names: &Names, ctx: &ParseCtx, path: Vec<Seg>, o: &mut O
     if let Some(g) = &st.guard {
         if names.params.get(&g.pred) != Some(&RegTy::Pred) {
             let off = find_token(text, &g.pred);
-            o.push(path.clone(), off, Severity::Error, format!("guard `{}` must be a `pred` parameter in `params`", g.pred));
+            o.push(
+                path.clone(),
+                off,
+                Severity::Error,
+                format!("guard `{}` must be a `pred` parameter in `params`", g.pred),
+            );
         }
     }
     for prob in check_instruction(&mut st.instr, names) {

@@ -36,7 +36,11 @@ fn xfers(w: &World, c: &mut Chunk<'_>, src_same_as_dst: bool) -> Vec<Xfer> {
         .map(|i| {
             let size = 16 * c.range(1, (seg / 16) as u32) as i64;
             let dst = i * seg;
-            let src = if src_same_as_dst { dst } else { 16 * c.below(((w.size as i64 - size) / 16 + 1) as u32) as i64 };
+            let src = if src_same_as_dst {
+                dst
+            } else {
+                16 * c.below(((w.size as i64 - size) / 16 + 1) as u32) as i64
+            };
             Xfer { src, dst, size }
         })
         .collect()
@@ -56,7 +60,10 @@ fn misalign(x: &mut Xfer, region: i64) {
 
 fn hint(w: &mut World, c: &mut Chunk<'_>) -> CacheHint {
     if w.swarm.features.cache_hint && c.bit() {
-        CacheHint { qualifier: true, policy: Some(w.policy()) }
+        CacheHint {
+            qualifier: true,
+            policy: Some(w.policy()),
+        }
     } else {
         CacheHint::default()
     }
@@ -64,16 +71,31 @@ fn hint(w: &mut World, c: &mut Chunk<'_>) -> CacheHint {
 
 /// Apply an illegal / undefined size or hint to one instruction's `size` / `hint`.
 /// Returns the intent (the caller fills in the step index for illegal ones).
-fn deviate_size(w: &mut World, c: &mut Chunk<'_>, dev: Deviation, size: &mut Value, hint: &mut CacheHint) -> Option<Intent> {
+fn deviate_size(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    dev: Deviation,
+    size: &mut Value,
+    hint: &mut CacheHint,
+) -> Option<Intent> {
     match dev {
         Deviation::Illegal => {
             if c.bit() {
                 // §9.7.9.25.4.1: an immediate size not a multiple of 16 (ptxas rejects it).
                 *size = Value::Imm(16 * c.range(1, 4) as i64 + 4 * c.range(1, 3) as i64);
-                Some(Intent::Illegal { step: 0, why: "immediate size not a multiple of 16".into() })
+                Some(Intent::Illegal {
+                    step: 0,
+                    why: "immediate size not a multiple of 16".into(),
+                })
             } else {
-                *hint = CacheHint { qualifier: true, policy: None };
-                Some(Intent::Illegal { step: 0, why: "`.L2::cache_hint` without cache-policy".into() })
+                *hint = CacheHint {
+                    qualifier: true,
+                    policy: None,
+                };
+                Some(Intent::Illegal {
+                    step: 0,
+                    why: "`.L2::cache_hint` without cache-policy".into(),
+                })
             }
         }
         Deviation::Undefined => {
@@ -83,7 +105,9 @@ fn deviate_size(w: &mut World, c: &mut Chunk<'_>, dev: Deviation, size: &mut Val
                 Value::Reg(_) => 16,
             };
             *size = w.param("size", Param::Int(n - 16 + 8));
-            Some(Intent::Undefined { rule: ub::BULK_SIZE_MULTIPLE_16.id })
+            Some(Intent::Undefined {
+                rule: ub::BULK_SIZE_MULTIPLE_16.id,
+            })
         }
         Deviation::Racy => None,
     }
@@ -98,7 +122,10 @@ fn set_step(i: Option<Intent>, step: usize) -> Option<Intent> {
 
 fn mbar_order(w: &World, c: &mut Chunk<'_>, sem: Sem) -> Order {
     if w.swarm.features.order && c.bit() {
-        Order { sem: Some(sem), scope: Some(if c.bit() { Scope::Cluster } else { Scope::Cta }) }
+        Order {
+            sem: Some(sem),
+            scope: Some(if c.bit() { Scope::Cluster } else { Scope::Cta }),
+        }
     } else {
         Order::default()
     }
@@ -119,13 +146,27 @@ fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, tx: Option<Value>) -> Instruct
 }
 
 fn expect_tx(w: &World, c: &mut Chunk<'_>, b: usize, tx: Value) -> Instruction {
-    Instruction::Mbarrier(MbarrierOp::Tx { op: TxOp::ExpectTx, order: mbar_order(w, c, Sem::Relaxed), space: w.bar_space(), addr: World::bar_addr(b), tx_count: tx })
+    Instruction::Mbarrier(MbarrierOp::Tx {
+        op: TxOp::ExpectTx,
+        order: mbar_order(w, c, Sem::Relaxed),
+        space: w.bar_space(),
+        addr: World::bar_addr(b),
+        tx_count: tx,
+    })
 }
 
 /// Announce `tx` bytes on mbarrier `b` in `dests` and run `issue`, then arrive so the phase can
 /// complete when the bytes land, then wait. Styles: arrive.expect_tx first; expect_tx first and a
 /// plain arrive after; one expect_tx per transfer (`per`) and a plain arrive after.
-pub(super) fn through_mbarrier(w: &mut World, c: &mut Chunk<'_>, b: usize, dests: &[u32], thread: u32, per: &[i64], issue: &mut dyn FnMut(&mut World, &mut Chunk<'_>, usize)) {
+pub(super) fn through_mbarrier(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    b: usize,
+    dests: &[u32],
+    thread: u32,
+    per: &[i64],
+    issue: &mut dyn FnMut(&mut World, &mut Chunk<'_>, usize),
+) {
     let total: i64 = per.iter().sum();
     w.ensure_bar(b, dests, thread, 1);
     let at = w.who(dests, thread);
@@ -160,8 +201,16 @@ pub(super) fn through_mbarrier(w: &mut World, c: &mut Chunk<'_>, b: usize, dests
 
 /// A plain store of `len` bytes at the start of `region` (a race when an operation is in flight).
 fn store(w: &mut World, who: &Who, region: &str, len: i64) {
-    let bytes = (0..len.clamp(1, w.size as i64)).map(|i| i as u8 ^ 0x5a).collect();
-    w.step(who, StepOp::Store { at: region.into(), bytes });
+    let bytes = (0..len.clamp(1, w.size as i64))
+        .map(|i| i as u8 ^ 0x5a)
+        .collect();
+    w.step(
+        who,
+        StepOp::Store {
+            at: region.into(),
+            bytes,
+        },
+    );
 }
 
 pub fn copy_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
@@ -181,9 +230,23 @@ fn s2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     let rank = (own + 1 + c.below(cs - 1)) % cs;
     let dest = w.in_cluster(cta, rank);
     let b = c.below(w.bars.len() as u32) as usize;
-    let remote = w.param("remote", Param::Mapa { mapa: SBUF.into(), cta: rank });
-    let rbar = w.param("rbar", Param::Mapa { mapa: World::bar_name(b), cta: rank });
-    let (Value::Reg(remote), Value::Reg(rbar)) = (remote, rbar) else { return None };
+    let remote = w.param(
+        "remote",
+        Param::Mapa {
+            mapa: SBUF.into(),
+            cta: rank,
+        },
+    );
+    let rbar = w.param(
+        "rbar",
+        Param::Mapa {
+            mapa: World::bar_name(b),
+            cta: rank,
+        },
+    );
+    let (Value::Reg(remote), Value::Reg(rbar)) = (remote, rbar) else {
+        return None;
+    };
     let xs = xfers(w, c, false);
     let bad = c.below(xs.len() as u32) as usize;
     let per: Vec<i64> = xs.iter().map(|x| x.size).collect();
@@ -200,23 +263,43 @@ fn s2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
                 Some(Deviation::Undefined) if c.bit() => {
                     // §9.7.9.25.4.1: the destination must be another CTA's shared memory.
                     dst = Address::reg_off(SBUF, x.dst);
-                    intent = Some(Intent::Undefined { rule: ub::BULK_CLUSTER_DST_OWN_CTA.id });
+                    intent = Some(Intent::Undefined {
+                        rule: ub::BULK_CLUSTER_DST_OWN_CTA.id,
+                    });
                 }
                 Some(Deviation::Illegal) if c.bit() => {
                     // §9.7.9.25.4.1: `.L2::cache_hint` needs a `.global` side.
-                    h = CacheHint { qualifier: true, policy: Some(w.policy()) };
-                    intent = Some(Intent::Illegal { step: w.steps.len(), why: "`.L2::cache_hint` on shared→shared".into() });
+                    h = CacheHint {
+                        qualifier: true,
+                        policy: Some(w.policy()),
+                    };
+                    intent = Some(Intent::Illegal {
+                        step: w.steps.len(),
+                        why: "`.L2::cache_hint` on shared→shared".into(),
+                    });
                 }
                 Some(Deviation::Racy) => racy = true,
-                Some(d) => intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len()),
+                Some(d) => {
+                    intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len())
+                }
                 None => {}
             }
         }
-        let copy = BulkCopy { dir: CopyDir::CtaToCluster { mbar: Address::reg(&rbar) }, hint: h, dst, src: Address::reg_off(SBUF, x.src), size };
+        let copy = BulkCopy {
+            dir: CopyDir::CtaToCluster {
+                mbar: Address::reg(&rbar),
+            },
+            hint: h,
+            dst,
+            src: Address::reg_off(SBUF, x.src),
+            size,
+        };
         w.ptx(&issuer, Instruction::Bulk(BulkOp::Copy(copy)));
         if racy {
             store(w, &issuer, SBUF, x.src + 16);
-            intent = Some(Intent::Racy { rule: ub::ASYNC_SRC_MODIFIED.id });
+            intent = Some(Intent::Racy {
+                rule: ub::ASYNC_SRC_MODIFIED.id,
+            });
         }
     };
     through_mbarrier(w, c, b, &[dest], thread, &per, &mut issue);
@@ -235,7 +318,10 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
         None
     };
     let dests: Vec<u32> = match mask {
-        Some(m) => (0..cs).filter(|r| m & (1 << r) != 0).map(|r| w.in_cluster(cta, r)).collect(),
+        Some(m) => (0..cs)
+            .filter(|r| m & (1 << r) != 0)
+            .map(|r| w.in_cluster(cta, r))
+            .collect(),
         None => vec![cta],
     };
     let mut xs = xfers(w, c, false);
@@ -245,7 +331,9 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     if dev == Some(Deviation::Undefined) && c.bit() {
         // §9.7.9.25.4.1: source and destination must be 16-byte aligned.
         misalign(&mut xs[bad], w.size as i64);
-        intent = Some(Intent::Undefined { rule: ub::ADDRESS_MISALIGNED.id });
+        intent = Some(Intent::Undefined {
+            rule: ub::ADDRESS_MISALIGNED.id,
+        });
     }
     let per: Vec<i64> = xs.iter().map(|x| x.size).collect();
     let issuer = w.who(&[cta], thread);
@@ -255,29 +343,52 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
         let mut h = hint(w, c);
         let mbar = World::bar_addr(b);
         let mut dir = match (mask, form) {
-            (Some(m), _) => CopyDir::GlobalToCluster { cta_mask: Some(w.b16(c, m)), mbar },
-            (None, 1) => CopyDir::GlobalToCta { ignore_oob: None, mbar },
-            _ => CopyDir::GlobalToCluster { cta_mask: None, mbar },
+            (Some(m), _) => CopyDir::GlobalToCluster {
+                cta_mask: Some(w.b16(c, m)),
+                mbar,
+            },
+            (None, 1) => CopyDir::GlobalToCta {
+                ignore_oob: None,
+                mbar,
+            },
+            _ => CopyDir::GlobalToCluster {
+                cta_mask: None,
+                mbar,
+            },
         };
         if i == bad && intent.is_none() {
             match dev {
                 Some(Deviation::Racy) => racy_store = Some(x.src + 16),
                 Some(Deviation::Illegal) if c.bit() => {
                     // `.ignore_oob` is PTX ISA 9.2: beyond what the pinned ptxas (9.0) accepts.
-                    dir = CopyDir::GlobalToCta { ignore_oob: Some((Value::Imm(0), Value::Imm(0))), mbar: World::bar_addr(b) };
-                    intent = Some(Intent::Illegal { step: 0, why: "`.ignore_oob` needs PTX ISA 9.2".into() });
+                    dir = CopyDir::GlobalToCta {
+                        ignore_oob: Some((Value::Imm(0), Value::Imm(0))),
+                        mbar: World::bar_addr(b),
+                    };
+                    intent = Some(Intent::Illegal {
+                        step: 0,
+                        why: "`.ignore_oob` needs PTX ISA 9.2".into(),
+                    });
                 }
                 Some(d) => intent = deviate_size(w, c, d, &mut size, &mut h),
                 None => {}
             }
             intent = set_step(intent.take(), w.steps.len());
         }
-        let copy = BulkCopy { dir, hint: h, dst: Address::reg_off(SBUF, x.dst), src: Address::reg_off(GSRC, x.src), size };
+        let copy = BulkCopy {
+            dir,
+            hint: h,
+            dst: Address::reg_off(SBUF, x.dst),
+            src: Address::reg_off(GSRC, x.src),
+            size,
+        };
         w.ptx(&issuer, Instruction::Bulk(BulkOp::Copy(copy)));
         if let Some(len) = racy_store.take() {
             // §9.7.9.25.1: the source must not change before the copy completes.
             store(w, &issuer, GSRC, len);
-            intent = Some(Intent::Racy { rule: ub::ASYNC_SRC_MODIFIED.id });
+            intent = Some(Intent::Racy {
+                rule: ub::ASYNC_SRC_MODIFIED.id,
+            });
         }
     };
     through_mbarrier(w, c, b, &dests, thread, &per, &mut issue);
@@ -293,7 +404,9 @@ fn s2g(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     let mut intent = None;
     if dev == Some(Deviation::Undefined) && c.bit() {
         misalign(&mut xs[bad], w.size as i64);
-        intent = Some(Intent::Undefined { rule: ub::ADDRESS_MISALIGNED.id });
+        intent = Some(Intent::Undefined {
+            rule: ub::ADDRESS_MISALIGNED.id,
+        });
     }
     let mut groups = 0;
     for (i, x) in xs.iter().enumerate() {
@@ -311,18 +424,33 @@ fn s2g(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
             match dev {
                 Some(Deviation::Racy) => racy = true,
                 Some(Deviation::Illegal) if w.target.sm < 100 && c.bit() => {
-                    dir = CopyDir::CtaToGlobal { byte_mask: Some(Value::Imm(0xffff)) };
-                    intent = Some(Intent::Illegal { step: w.steps.len(), why: "`.cp_mask` needs sm_100".into() });
+                    dir = CopyDir::CtaToGlobal {
+                        byte_mask: Some(Value::Imm(0xffff)),
+                    };
+                    intent = Some(Intent::Illegal {
+                        step: w.steps.len(),
+                        why: "`.cp_mask` needs sm_100".into(),
+                    });
                 }
-                Some(d) => intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len()),
+                Some(d) => {
+                    intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len())
+                }
                 None => {}
             }
         }
-        let copy = BulkCopy { dir, hint: h, dst: Address::reg_off(GDST, x.dst), src: Address::reg_off(SBUF, x.src), size };
+        let copy = BulkCopy {
+            dir,
+            hint: h,
+            dst: Address::reg_off(GDST, x.dst),
+            src: Address::reg_off(SBUF, x.src),
+            size,
+        };
         w.ptx(&who, Instruction::Bulk(BulkOp::Copy(copy)));
         if racy {
             store(w, &who, SBUF, x.src + 16);
-            intent = Some(Intent::Racy { rule: ub::ASYNC_SRC_MODIFIED.id });
+            intent = Some(Intent::Racy {
+                rule: ub::ASYNC_SRC_MODIFIED.id,
+            });
         }
         if per_copy_commit {
             w.ptx(&who, Instruction::Bulk(BulkOp::CommitGroup));
@@ -339,13 +467,20 @@ fn s2g(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
         let n = c.below(groups) as i64;
         w.ptx(&who, Instruction::Bulk(BulkOp::WaitGroup { read: true, n }));
     }
-    w.ptx(&who, Instruction::Bulk(BulkOp::WaitGroup { read: false, n: 0 }));
+    w.ptx(
+        &who,
+        Instruction::Bulk(BulkOp::WaitGroup { read: false, n: 0 }),
+    );
     intent
 }
 
 /// The redOps the table allows for `ty` into `dst`.
 fn ops_for(dst: Space, ty: RedType) -> Vec<RedOp> {
-    RedOp::ALL.iter().copied().filter(|op| table_allows(dst, *op, ty)).collect()
+    RedOp::ALL
+        .iter()
+        .copied()
+        .filter(|op| table_allows(dst, *op, ty))
+        .collect()
 }
 
 pub fn reduce_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
@@ -358,9 +493,18 @@ pub fn reduce_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) 
     let cluster_ops = ops_for(Space::SharedCluster, ty);
     // A-EXEC-REDUCE-REMOTE: a reduction into the executing CTA's own `.shared::cluster` memory is
     // undefined (H100 traps), so only an Undefined deviation generates one.
-    let to_cluster = matches!(dev, Some(Deviation::Undefined)) && c.bit() && !cluster_ops.is_empty();
-    let dst_space = if to_cluster { Space::SharedCluster } else { Space::Global };
-    let ops = if to_cluster { cluster_ops } else { ops_for(Space::Global, ty) };
+    let to_cluster =
+        matches!(dev, Some(Deviation::Undefined)) && c.bit() && !cluster_ops.is_empty();
+    let dst_space = if to_cluster {
+        Space::SharedCluster
+    } else {
+        Space::Global
+    };
+    let ops = if to_cluster {
+        cluster_ops
+    } else {
+        ops_for(Space::Global, ty)
+    };
     let xs = xfers(w, c, true);
     let bad = c.below(xs.len() as u32) as usize;
     let b = c.below(w.bars.len() as u32) as usize;
@@ -369,34 +513,66 @@ pub fn reduce_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) 
         let x = xs[i];
         let mut op = c.pick(&ops);
         let mut size = w.b32(c, x.size);
-        let mut h = if to_cluster { CacheHint::default() } else { hint(w, c) };
+        let mut h = if to_cluster {
+            CacheHint::default()
+        } else {
+            hint(w, c)
+        };
         let mut noftz = op == RedOp::Add && matches!(ty, RedType::F16 | RedType::Bf16);
         if to_cluster && intent.is_none() {
-            intent = Some(Intent::Undefined { rule: ub::BULK_CLUSTER_DST_OWN_CTA.id });
+            intent = Some(Intent::Undefined {
+                rule: ub::BULK_CLUSTER_DST_OWN_CTA.id,
+            });
         }
         if i == bad && intent.is_none() {
             match dev {
                 Some(Deviation::Illegal) if c.bit() => {
-                    let bad_ops: Vec<RedOp> = RedOp::ALL.iter().copied().filter(|o| !table_allows(dst_space, *o, ty)).collect();
+                    let bad_ops: Vec<RedOp> = RedOp::ALL
+                        .iter()
+                        .copied()
+                        .filter(|o| !table_allows(dst_space, *o, ty))
+                        .collect();
                     if bad_ops.is_empty() {
                         noftz = !noftz;
-                        intent = Some(Intent::Illegal { step: w.steps.len(), why: "`.noftz` misuse".into() });
+                        intent = Some(Intent::Illegal {
+                            step: w.steps.len(),
+                            why: "`.noftz` misuse".into(),
+                        });
                     } else {
                         op = c.pick(&bad_ops);
                         noftz = false;
-                        intent = Some(Intent::Illegal { step: w.steps.len(), why: "redOp/type not in the table".into() });
+                        intent = Some(Intent::Illegal {
+                            step: w.steps.len(),
+                            why: "redOp/type not in the table".into(),
+                        });
                     }
                 }
-                Some(d) => intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len()),
+                Some(d) => {
+                    intent = set_step(deviate_size(w, c, d, &mut size, &mut h), w.steps.len())
+                }
                 None => {}
             }
         }
         let (dst_kind, dst) = if to_cluster {
-            (RedDst::Cluster { mbar: World::bar_addr(b) }, Address::reg_off(RSH, x.dst))
+            (
+                RedDst::Cluster {
+                    mbar: World::bar_addr(b),
+                },
+                Address::reg_off(RSH, x.dst),
+            )
         } else {
             (RedDst::Global, Address::reg_off(RDST, x.dst))
         };
-        let r = BulkReduce { dst_kind, op, ty, noftz, hint: h, dst, src: Address::reg_off(RSRC, x.src), size };
+        let r = BulkReduce {
+            dst_kind,
+            op,
+            ty,
+            noftz,
+            hint: h,
+            dst,
+            src: Address::reg_off(RSRC, x.src),
+            size,
+        };
         w.ptx(&who, Instruction::Bulk(BulkOp::Reduce(r)));
     };
     if to_cluster {
@@ -407,12 +583,19 @@ pub fn reduce_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) 
             issue(w, c, i);
         }
         w.ptx(&who, Instruction::Bulk(BulkOp::CommitGroup));
-        w.ptx(&who, Instruction::Bulk(BulkOp::WaitGroup { read: false, n: 0 }));
+        w.ptx(
+            &who,
+            Instruction::Bulk(BulkOp::WaitGroup { read: false, n: 0 }),
+        );
     }
     intent
 }
 
-pub fn prefetch_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
+pub fn prefetch_episode(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    dev: Option<Deviation>,
+) -> Option<Intent> {
     let (cta, thread) = w.one(c);
     let who = w.who(&[cta], thread);
     let x = xfers(w, c, false)[0];
@@ -420,9 +603,16 @@ pub fn prefetch_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>
     let mut h = hint(w, c);
     let mut intent = None;
     if dev == Some(Deviation::Illegal) {
-        intent = set_step(deviate_size(w, c, Deviation::Illegal, &mut size, &mut h), w.steps.len());
+        intent = set_step(
+            deviate_size(w, c, Deviation::Illegal, &mut size, &mut h),
+            w.steps.len(),
+        );
     }
-    let p = BulkPrefetch { hint: h, src: Address::reg_off(GSRC, x.src), size };
+    let p = BulkPrefetch {
+        hint: h,
+        src: Address::reg_off(GSRC, x.src),
+        size,
+    };
     w.ptx(&who, Instruction::Bulk(BulkOp::Prefetch(p)));
     intent
 }

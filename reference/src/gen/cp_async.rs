@@ -5,18 +5,24 @@
 use super::bytes::Chunk;
 use super::world::{World, GSRC, SBUF};
 use super::{Deviation, Intent};
+use crate::case::model::Param;
 use crate::ptx::cp_async::cache_hint::CacheHint;
-use crate::ptx::cp_async::{CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, PrefetchSize, SharedSpelling};
+use crate::ptx::cp_async::{
+    CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, PrefetchSize, SharedSpelling,
+};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarrierOp, Order};
 use crate::ptx::operand::{Address, Value};
 use crate::ptx::Instruction;
-use crate::case::model::Param;
 use crate::sem::ub;
 
 pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
     let all = c.below(4) == 0 && w.ctas() > 1;
     let (cta, thread) = w.one(c);
-    let ctas: Vec<u32> = if all { (0..w.ctas()).collect() } else { vec![cta] };
+    let ctas: Vec<u32> = if all {
+        (0..w.ctas()).collect()
+    } else {
+        vec![cta]
+    };
     let who = w.who(&ctas, thread);
     let f = w.swarm.features;
     let slots = (w.size / 16) as u32;
@@ -27,10 +33,34 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     let bad = c.below(k) as usize;
     for i in 0..k as usize {
         let size = c.pick(&CpSize::ALL);
-        let cache = if size == CpSize::B16 && c.bit() { CacheOp::Cg } else { CacheOp::Ca };
-        let shared = if f.shared_cta { SharedSpelling::SharedCta } else { SharedSpelling::Shared };
-        let hint = if f.cache_hint && c.bit() { CacheHint { qualifier: true, policy: Some(w.policy()) } } else { CacheHint::default() };
-        let prefetch = if f.prefetch_size { [None, Some(PrefetchSize::B64), Some(PrefetchSize::B128), Some(PrefetchSize::B256)][c.below(4) as usize] } else { None };
+        let cache = if size == CpSize::B16 && c.bit() {
+            CacheOp::Cg
+        } else {
+            CacheOp::Ca
+        };
+        let shared = if f.shared_cta {
+            SharedSpelling::SharedCta
+        } else {
+            SharedSpelling::Shared
+        };
+        let hint = if f.cache_hint && c.bit() {
+            CacheHint {
+                qualifier: true,
+                policy: Some(w.policy()),
+            }
+        } else {
+            CacheHint::default()
+        };
+        let prefetch = if f.prefetch_size {
+            [
+                None,
+                Some(PrefetchSize::B64),
+                Some(PrefetchSize::B128),
+                Some(PrefetchSize::B256),
+            ][c.below(4) as usize]
+        } else {
+            None
+        };
         let fill_kind = if f.fill { c.below(3) } else { 0 };
         let fill = match fill_kind {
             1 => {
@@ -46,7 +76,16 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
         // §9.7.9.25.3.1: dst and src aligned to cp-size; slots are 16 bytes, sources size-aligned.
         let slot = (first_slot + i as u32) % slots;
         let src_off = size.bytes() * c.below((w.size as i64 / size.bytes()) as u32) as i64;
-        let mut copy = CpAsync { cache, shared, hint, prefetch, dst: Address::reg_off(SBUF, slot as i64 * 16), src: Address::reg_off(GSRC, src_off), size, fill };
+        let mut copy = CpAsync {
+            cache,
+            shared,
+            hint,
+            prefetch,
+            dst: Address::reg_off(SBUF, slot as i64 * 16),
+            src: Address::reg_off(GSRC, src_off),
+            size,
+            fill,
+        };
         if i == bad && intent.is_none() {
             match dev {
                 Some(Deviation::Illegal) => {
@@ -60,35 +99,52 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
                             // Without a fill operand: ptxas 13.0 reads a 4th immediate under
                             // `.L2::cache_hint` as an (immediate) cache-policy, so `…, 4, 2` would
                             // be legal to it (finding; the model reads it as src-size).
-                            copy.hint = CacheHint { qualifier: true, policy: None };
+                            copy.hint = CacheHint {
+                                qualifier: true,
+                                policy: None,
+                            };
                             copy.fill = Fill::Full;
                             "`.L2::cache_hint` without cache-policy"
                         }
                         _ => {
-                            copy.fill = Fill::SrcSize(Value::Imm(size.bytes() + 1 + c.below(8) as i64));
+                            copy.fill =
+                                Fill::SrcSize(Value::Imm(size.bytes() + 1 + c.below(8) as i64));
                             "immediate src-size above cp-size"
                         }
                     };
-                    intent = Some(Intent::Illegal { step: w.steps.len(), why: why.into() });
+                    intent = Some(Intent::Illegal {
+                        step: w.steps.len(),
+                        why: why.into(),
+                    });
                 }
                 Some(Deviation::Undefined) => {
                     if c.bit() {
                         // §9.7.9.25.3.1: src-size larger than cp-size is undefined.
                         let n = size.bytes() + 1 + c.below(16) as i64;
                         copy.fill = Fill::SrcSize(w.param("size", Param::Int(n)));
-                        intent = Some(Intent::Undefined { rule: ub::CP_ASYNC_SRC_SIZE.id });
+                        intent = Some(Intent::Undefined {
+                            rule: ub::CP_ASYNC_SRC_SIZE.id,
+                        });
                     } else {
                         // §6.4.1: a source 2 bytes off cp-size alignment, still inside the region.
-                        let off = if src_off >= size.bytes() { src_off - size.bytes() + 2 } else { src_off + 2 };
+                        let off = if src_off >= size.bytes() {
+                            src_off - size.bytes() + 2
+                        } else {
+                            src_off + 2
+                        };
                         copy.src = Address::reg_off(GSRC, off);
-                        intent = Some(Intent::Undefined { rule: ub::ADDRESS_MISALIGNED.id });
+                        intent = Some(Intent::Undefined {
+                            rule: ub::ADDRESS_MISALIGNED.id,
+                        });
                     }
                 }
                 Some(Deviation::Racy) => {
                     // §9.7.9.25.3.2: two operations of one group writing the same location.
                     let again = copy.clone();
                     w.ptx(&who, Instruction::CpAsync(CpAsyncOp::Copy(again)));
-                    intent = Some(Intent::Racy { rule: ub::CP_ASYNC_SAME_DST_IN_GROUP.id });
+                    intent = Some(Intent::Racy {
+                        rule: ub::CP_ASYNC_SAME_DST_IN_GROUP.id,
+                    });
                 }
                 _ => {}
             }
@@ -127,8 +183,19 @@ fn complete(w: &mut World, c: &mut Chunk<'_>, ctas: &[u32], thread: u32) {
             let b = c.below(w.bars.len() as u32) as usize;
             let noinc = c.bit();
             w.ensure_bar(b, ctas, thread, 1);
-            let space = if w.swarm.features.shared_cta { SharedSpelling::SharedCta } else { SharedSpelling::Shared };
-            cp(w, CpAsyncOp::MbarrierArrive { noinc, space: Some(space), addr: World::bar_addr(b) });
+            let space = if w.swarm.features.shared_cta {
+                SharedSpelling::SharedCta
+            } else {
+                SharedSpelling::Shared
+            };
+            cp(
+                w,
+                CpAsyncOp::MbarrierArrive {
+                    noinc,
+                    space: Some(space),
+                    addr: World::bar_addr(b),
+                },
+            );
             if !noinc {
                 let arrive = MbarrierOp::Arrive {
                     drop: false,

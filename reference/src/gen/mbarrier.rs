@@ -6,14 +6,19 @@ use super::bytes::Chunk;
 use super::world::World;
 use super::{Deviation, Intent};
 use crate::ptx::common::{Scope, Sem};
-use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, Order, TxOp, WaitKind, WaitOn};
+use crate::ptx::mbarrier::{
+    ArriveMode, Dest, MbarSpace, MbarrierOp, Order, TxOp, WaitKind, WaitOn,
+};
 use crate::ptx::operand::Value;
 use crate::ptx::Instruction;
 use crate::sem::ub;
 
 fn order(w: &World, c: &mut Chunk<'_>, sem: Sem) -> Order {
     if w.swarm.features.order && c.bit() {
-        Order { sem: Some(sem), scope: Some(if c.bit() { Scope::Cluster } else { Scope::Cta }) }
+        Order {
+            sem: Some(sem),
+            scope: Some(if c.bit() { Scope::Cluster } else { Scope::Cta }),
+        }
     } else {
         Order::default()
     }
@@ -23,10 +28,18 @@ fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, drop: bool, mode: ArriveMode) 
     let no_complete = matches!(mode, ArriveMode::NoComplete { .. });
     MbarrierOp::Arrive {
         drop,
-        order: if no_complete { Order::default() } else { order(w, c, Sem::Release) },
+        order: if no_complete {
+            Order::default()
+        } else {
+            order(w, c, Sem::Release)
+        },
         space: w.bar_space(),
         // The state register or the sink; .noComplete keeps its state (for pending_count).
-        dest: if no_complete || c.bit() { Dest::State(Value::reg("state")) } else { Dest::Sink },
+        dest: if no_complete || c.bit() {
+            Dest::State(Value::reg("state"))
+        } else {
+            Dest::Sink
+        },
         addr: World::bar_addr(b),
         mode,
     }
@@ -35,7 +48,11 @@ fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, drop: bool, mode: ArriveMode) 
 pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
     let all = c.below(4) == 0 && w.ctas() > 1;
     let (cta, thread) = w.one(c);
-    let ctas: Vec<u32> = if all { (0..w.ctas()).collect() } else { vec![cta] };
+    let ctas: Vec<u32> = if all {
+        (0..w.ctas()).collect()
+    } else {
+        vec![cta]
+    };
     let who = w.who(&ctas, thread);
     let b = c.below(w.bars.len() as u32) as usize;
     let sm90 = w.target.sm >= 90;
@@ -43,29 +60,61 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     match dev {
         Some(Deviation::Illegal) => {
             // §9.7.13.15.8: init is not supported on `.shared::cluster`.
-            let step = w.ptx(&who, mbar(MbarrierOp::Init { space: Some(MbarSpace::SharedCluster), addr: World::bar_addr(b), count: Value::Imm(1) }));
-            return Some(Intent::Illegal { step, why: "mbarrier.init on .shared::cluster".into() });
+            let step = w.ptx(
+                &who,
+                mbar(MbarrierOp::Init {
+                    space: Some(MbarSpace::SharedCluster),
+                    addr: World::bar_addr(b),
+                    count: Value::Imm(1),
+                }),
+            );
+            return Some(Intent::Illegal {
+                step,
+                why: "mbarrier.init on .shared::cluster".into(),
+            });
         }
         Some(Deviation::Undefined) => {
             if sm90 && c.bit() {
                 // §9.7.13.15.2: more arrivals than pending.
                 w.ensure_bar(b, &ctas, thread, 1);
-                let a = arrive(w, c, b, false, ArriveMode::Plain { count: Some(Value::Imm(2)) });
+                let a = arrive(
+                    w,
+                    c,
+                    b,
+                    false,
+                    ArriveMode::Plain {
+                        count: Some(Value::Imm(2)),
+                    },
+                );
                 w.ptx(&who, mbar(a));
-                return Some(Intent::Undefined { rule: ub::MBAR_PENDING_RANGE.id });
+                return Some(Intent::Undefined {
+                    rule: ub::MBAR_PENDING_RANGE.id,
+                });
             }
             // §9.7.13.15: arrive on a location that holds no valid mbarrier object.
-            let valid: Vec<u32> = ctas.iter().copied().filter(|&k| w.bars[b][k as usize].is_some()).collect();
+            let valid: Vec<u32> = ctas
+                .iter()
+                .copied()
+                .filter(|&k| w.bars[b][k as usize].is_some())
+                .collect();
             if !valid.is_empty() {
                 let at = w.who(&valid, thread);
-                w.ptx(&at, mbar(MbarrierOp::Inval { space: w.bar_space(), addr: World::bar_addr(b) }));
+                w.ptx(
+                    &at,
+                    mbar(MbarrierOp::Inval {
+                        space: w.bar_space(),
+                        addr: World::bar_addr(b),
+                    }),
+                );
                 for k in valid {
                     w.bars[b][k as usize] = None;
                 }
             }
             let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
             w.ptx(&who, mbar(a));
-            return Some(Intent::Undefined { rule: ub::MBAR_NOT_INITIALIZED.id });
+            return Some(Intent::Undefined {
+                rule: ub::MBAR_NOT_INITIALIZED.id,
+            });
         }
         _ => {}
     }
@@ -77,9 +126,27 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
             let tx = c.range(1, 1 << 12) as i64;
             let txv = w.b32(c, tx);
             let o = order(w, c, Sem::Relaxed);
-            w.ptx(&who, mbar(MbarrierOp::Tx { op: TxOp::ExpectTx, order: o, space: w.bar_space(), addr: World::bar_addr(b), tx_count: txv.clone() }));
+            w.ptx(
+                &who,
+                mbar(MbarrierOp::Tx {
+                    op: TxOp::ExpectTx,
+                    order: o,
+                    space: w.bar_space(),
+                    addr: World::bar_addr(b),
+                    tx_count: txv.clone(),
+                }),
+            );
             let o = order(w, c, Sem::Relaxed);
-            w.ptx(&who, mbar(MbarrierOp::Tx { op: TxOp::CompleteTx, order: o, space: w.bar_space(), addr: World::bar_addr(b), tx_count: txv }));
+            w.ptx(
+                &who,
+                mbar(MbarrierOp::Tx {
+                    op: TxOp::CompleteTx,
+                    order: o,
+                    space: w.bar_space(),
+                    addr: World::bar_addr(b),
+                    tx_count: txv,
+                }),
+            );
             let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
             w.ptx(&who, mbar(a));
         }
@@ -132,10 +199,23 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     w.wait_phase(b, &ctas, thread);
     if c.bit() {
         // A probe of the phase just completed: it has completed, so the wait returns True.
-        let parity = w.bars[b][ctas[0] as usize].map(|x| (x.phases + 1) % 2).unwrap_or(0);
-        let kind = if sm90 && c.bit() { WaitKind::Try { time_hint: None } } else { WaitKind::Test };
+        let parity = w.bars[b][ctas[0] as usize]
+            .map(|x| (x.phases + 1) % 2)
+            .unwrap_or(0);
+        let kind = if sm90 && c.bit() {
+            WaitKind::Try { time_hint: None }
+        } else {
+            WaitKind::Test
+        };
         let o = order(w, c, Sem::Acquire);
-        let p = MbarrierOp::Wait { kind, order: o, space: w.bar_space(), wait_complete: Value::reg("done"), addr: World::bar_addr(b), on: WaitOn::Parity(Value::Imm(parity as i64)) };
+        let p = MbarrierOp::Wait {
+            kind,
+            order: o,
+            space: w.bar_space(),
+            wait_complete: Value::reg("done"),
+            addr: World::bar_addr(b),
+            on: WaitOn::Parity(Value::Imm(parity as i64)),
+        };
         w.ptx(&who, mbar(p));
     }
     None

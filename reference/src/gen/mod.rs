@@ -69,7 +69,13 @@ pub struct GenConfig {
 impl Default for GenConfig {
     fn default() -> Self {
         GenConfig {
-            targets: vec![Target::SM_80, Target::SM_90, Target::SM_90A, Target::SM_100A, Target::SM_100F],
+            targets: vec![
+                Target::SM_80,
+                Target::SM_90,
+                Target::SM_90A,
+                Target::SM_100A,
+                Target::SM_100F,
+            ],
             families: Families::ALL,
             max_episodes: 8,
             max_region_bytes: 512,
@@ -90,7 +96,12 @@ impl GenConfig {
     }
     /// A mix: about 1/8 illegal, 1/8 undefined, 1/8 racy.
     pub fn mixed() -> Self {
-        GenConfig { illegal_per_256: 32, undefined_per_256: 32, racy_per_256: 32, ..Self::default() }
+        GenConfig {
+            illegal_per_256: 32,
+            undefined_per_256: 32,
+            racy_per_256: 32,
+            ..Self::default()
+        }
     }
 }
 
@@ -131,7 +142,11 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
     let mut head = Chunk::new(&head_bytes);
     let deviation = {
         let b = head.byte() as u32;
-        let (i, d, r) = (cfg.illegal_per_256 as u32, cfg.undefined_per_256 as u32, cfg.racy_per_256 as u32);
+        let (i, d, r) = (
+            cfg.illegal_per_256 as u32,
+            cfg.undefined_per_256 as u32,
+            cfg.racy_per_256 as u32,
+        );
         if b < i {
             Some(Deviation::Illegal)
         } else if b < i + d {
@@ -166,7 +181,11 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
         store::plain(&mut w, &mut Chunk::new(&[]));
     }
     let case = w.finish(&intent);
-    Ok(Generated { case, intent, episodes: n })
+    Ok(Generated {
+        case,
+        intent,
+        episodes: n,
+    })
 }
 
 /// Convenience: generate from a byte slice.
@@ -182,7 +201,11 @@ pub fn generate_bytes(bytes: &[u8], cfg: &GenConfig) -> Generated {
 fn unreachable_generated() -> Generated {
     let mut w = World::new(&mut Chunk::new(&[]), &GenConfig::default(), Swarm::none());
     store::plain(&mut w, &mut Chunk::new(&[]));
-    Generated { case: w.finish(&Intent::WellDefined), intent: Intent::WellDefined, episodes: 0 }
+    Generated {
+        case: w.finish(&Intent::WellDefined),
+        intent: Intent::WellDefined,
+        episodes: 0,
+    }
 }
 
 /// Copy the next `out.len()` bytes (zeros once the input runs out).
@@ -194,7 +217,12 @@ fn take(u: &mut Unstructured<'_>, out: &mut [u8]) {
 }
 
 /// Run one episode of `fam`; returns the intent if the episode deviated.
-fn episode(fam: Family, w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
+fn episode(
+    fam: Family,
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    dev: Option<Deviation>,
+) -> Option<Intent> {
     match fam {
         Family::CpAsync => cp_async::episode(w, c, dev),
         Family::BulkCopy => bulk::copy_episode(w, c, dev),
@@ -211,7 +239,9 @@ fn episode(fam: Family, w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>
 pub fn expect_for(intent: &Intent) -> Option<Expect> {
     match intent {
         Intent::WellDefined => Some(Expect::Pass),
-        Intent::Undefined { rule } | Intent::Racy { rule } => Some(Expect::Undefined((*rule).to_string())),
+        Intent::Undefined { rule } | Intent::Racy { rule } => {
+            Some(Expect::Undefined((*rule).to_string()))
+        }
         Intent::Illegal { .. } => None,
     }
 }

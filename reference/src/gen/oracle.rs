@@ -26,7 +26,10 @@ impl fmt::Display for Violation {
 impl std::error::Error for Violation {}
 
 fn fail(oracle: &'static str, message: impl Into<String>) -> Result<(), Violation> {
-    Err(Violation { oracle, message: message.into() })
+    Err(Violation {
+        oracle,
+        message: message.into(),
+    })
 }
 
 pub trait Oracle {
@@ -55,8 +58,18 @@ impl Oracle for Validates {
         for (i, text) in ptx_steps(&g.case) {
             match Statement::parse_with(text, &ctx) {
                 Ok(st) if st.instr.to_string() == text => {}
-                Ok(st) => return fail(self.name(), format!("step {i}: `{text}` reprints as `{}`", st.instr)),
-                Err(e) => return fail(self.name(), format!("step {i}: `{text}` does not parse: {e}")),
+                Ok(st) => {
+                    return fail(
+                        self.name(),
+                        format!("step {i}: `{text}` reprints as `{}`", st.instr),
+                    )
+                }
+                Err(e) => {
+                    return fail(
+                        self.name(),
+                        format!("step {i}: `{text}` does not parse: {e}"),
+                    )
+                }
             }
         }
         Ok(())
@@ -74,15 +87,31 @@ impl Oracle for StaticLegality {
     fn check(&self, g: &Generated) -> Result<(), Violation> {
         let ctx = parse_ctx(&g.case);
         for (i, text) in ptx_steps(&g.case) {
-            let Ok(st) = Statement::parse_with(text, &ctx) else { continue };
-            let v = st.instr.requirement().verdict(g.case.target, PtxVersion::MAX_SUPPORTED);
+            let Ok(st) = Statement::parse_with(text, &ctx) else {
+                continue;
+            };
+            let v = st
+                .instr
+                .requirement()
+                .verdict(g.case.target, PtxVersion::MAX_SUPPORTED);
             match (&g.intent, v) {
                 (Intent::Illegal { step, .. }, Verdict::Legal) if *step == i => {
-                    return fail(self.name(), format!("step {i} `{text}` meant illegal but the model finds it legal on {}", g.case.target))
+                    return fail(
+                        self.name(),
+                        format!(
+                            "step {i} `{text}` meant illegal but the model finds it legal on {}",
+                            g.case.target
+                        ),
+                    )
                 }
                 (Intent::Illegal { step, .. }, _) if *step == i => {}
                 (_, Verdict::Legal) => {}
-                (_, v) => return fail(self.name(), format!("step {i} `{text}` on {}: {v:?}", g.case.target)),
+                (_, v) => {
+                    return fail(
+                        self.name(),
+                        format!("step {i} `{text}` on {}: {v:?}", g.case.target),
+                    )
+                }
             }
         }
         Ok(())
@@ -100,8 +129,14 @@ impl Oracle for YamlRoundTrip {
         let text = crate::case::to_yaml(std::slice::from_ref(&g.case));
         match crate::case::load_str(&text, "generated") {
             Ok(back) if back.len() == 1 && back[0] == g.case => Ok(()),
-            Ok(back) => fail(self.name(), format!("round trip changed the case:\n{text}\n=> {back:?}")),
-            Err(e) => fail(self.name(), format!("generated YAML does not load: {e}\n{text}")),
+            Ok(back) => fail(
+                self.name(),
+                format!("round trip changed the case:\n{text}\n=> {back:?}"),
+            ),
+            Err(e) => fail(
+                self.name(),
+                format!("generated YAML does not load: {e}\n{text}"),
+            ),
         }
     }
 }
@@ -139,17 +174,33 @@ fn check_reference_intent(case: &Case, intent: &Intent) -> Result<(), Violation>
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exec::run(case)));
     let outcome = match run {
         Err(p) => {
-            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
             return fail("reference", format!("executor panicked: {msg}"));
         }
         Ok(None) => return Ok(()), // no executor in this build
-        Ok(Some(Err(e))) => return fail("reference", format!("executor error on a generated case: {e}")),
+        Ok(Some(Err(e))) => {
+            return fail(
+                "reference",
+                format!("executor error on a generated case: {e}"),
+            )
+        }
         Ok(Some(Ok(o))) => o,
     };
     match (intent, outcome) {
         (Intent::WellDefined, exec::Outcome::Defined) => Ok(()),
-        (Intent::Undefined { rule } | Intent::Racy { rule }, exec::Outcome::Undefined(got)) if got == *rule => Ok(()),
-        (want, got) => fail("reference", format!("intended {want:?}, executor says {got:?}")),
+        (Intent::Undefined { rule } | Intent::Racy { rule }, exec::Outcome::Undefined(got))
+            if got == *rule =>
+        {
+            Ok(())
+        }
+        (want, got) => fail(
+            "reference",
+            format!("intended {want:?}, executor says {got:?}"),
+        ),
     }
 }
 
@@ -174,7 +225,11 @@ pub mod exec {
         Some(match exec::execute(case) {
             Ok(e) => Ok(match e.outcome {
                 exec::Outcome::Defined => Outcome::Defined,
-                exec::Outcome::Undefined { ub, .. } if ub.rule == crate::sem::ub::WAIT_NEVER_COMPLETES.id => Outcome::Stuck(ub.to_string()),
+                exec::Outcome::Undefined { ub, .. }
+                    if ub.rule == crate::sem::ub::WAIT_NEVER_COMPLETES.id =>
+                {
+                    Outcome::Stuck(ub.to_string())
+                }
                 exec::Outcome::Undefined { ub, .. } => Outcome::Undefined(ub.rule.to_string()),
             }),
             Err(e) => Err(e.to_string()),
@@ -184,28 +239,42 @@ pub mod exec {
 
 /// The `ptx:` steps with their indices.
 pub fn ptx_steps(c: &Case) -> impl Iterator<Item = (usize, &str)> {
-    c.program.iter().enumerate().filter_map(|(i, s)| match &s.op {
-        StepOp::Ptx(t) => Some((i, t.as_str())),
-        _ => None,
-    })
+    c.program
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match &s.op {
+            StepOp::Ptx(t) => Some((i, t.as_str())),
+            _ => None,
+        })
 }
 
 /// The parse context of a case (its parameters' register types).
 pub fn parse_ctx(c: &Case) -> ParseCtx {
-    crate::case::validate::Names::of(c).params.into_iter().fold(ParseCtx::default(), |mut ctx, (k, v)| {
-        ctx.decls.insert(k, v);
-        ctx
-    })
+    crate::case::validate::Names::of(c).params.into_iter().fold(
+        ParseCtx::default(),
+        |mut ctx, (k, v)| {
+            ctx.decls.insert(k, v);
+            ctx
+        },
+    )
 }
 
 /// Every oracle that needs no executor and no ptxas.
 pub fn static_oracles() -> Vec<Box<dyn Oracle>> {
-    vec![Box::new(Validates), Box::new(StaticLegality), Box::new(YamlRoundTrip)]
+    vec![
+        Box::new(Validates),
+        Box::new(StaticLegality),
+        Box::new(YamlRoundTrip),
+    ]
 }
 
 /// The static oracles, then the reference executor: the first violation.
 pub fn check_cpu(g: &Generated) -> Result<(), Violation> {
-    for o in static_oracles().iter().map(|o| o.as_ref()).chain([&Reference as &dyn Oracle]) {
+    for o in static_oracles()
+        .iter()
+        .map(|o| o.as_ref())
+        .chain([&Reference as &dyn Oracle])
+    {
         o.check(g)?;
     }
     Ok(())

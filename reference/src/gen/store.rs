@@ -18,5 +18,11 @@ pub fn plain(w: &mut World, c: &mut Chunk<'_>) {
     let at = c.pick(&[GSRC, GDST, SBUF]);
     let n = c.range(1, 16);
     let bytes = (0..n).map(|_| c.byte()).collect();
-    w.step(&who, StepOp::Store { at: at.into(), bytes });
+    w.step(
+        &who,
+        StepOp::Store {
+            at: at.into(),
+            bytes,
+        },
+    );
 }

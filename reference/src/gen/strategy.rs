@@ -8,7 +8,10 @@ use proptest::prelude::*;
 
 /// Input bytes long enough for a header and up to `max_episodes` episodes.
 pub fn bytes(cfg: &GenConfig) -> impl Strategy<Value = Vec<u8>> {
-    vec(any::<u8>(), 0..super::HEADER + super::BLOCK * cfg.max_episodes.max(1))
+    vec(
+        any::<u8>(),
+        0..super::HEADER + super::BLOCK * cfg.max_episodes.max(1),
+    )
 }
 
 /// Generated cases under `cfg`, with their intent.

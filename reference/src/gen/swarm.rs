@@ -44,7 +44,9 @@ impl Family {
     pub fn can(self, d: Deviation) -> bool {
         match self {
             Family::CpAsync | Family::BulkCopy => true,
-            Family::BulkReduce | Family::Mbarrier | Family::Tcgen05 | Family::Tensor => d != Deviation::Racy,
+            Family::BulkReduce | Family::Mbarrier | Family::Tcgen05 | Family::Tensor => {
+                d != Deviation::Racy
+            }
             Family::BulkPrefetch => d == Deviation::Illegal,
             Family::Store => false,
         }
@@ -65,7 +67,11 @@ impl Families {
         self.0 & f.bit() != 0
     }
     pub fn list(self) -> Vec<Family> {
-        Family::ALL.iter().copied().filter(|f| self.contains(*f)).collect()
+        Family::ALL
+            .iter()
+            .copied()
+            .filter(|f| self.contains(*f))
+            .collect()
     }
 }
 
@@ -99,7 +105,10 @@ pub struct Swarm {
 
 impl Swarm {
     pub fn none() -> Swarm {
-        Swarm { families: vec![Family::Store], features: Features::default() }
+        Swarm {
+            families: vec![Family::Store],
+            features: Features::default(),
+        }
     }
     /// Draw the swarm (two header bytes); the target restricts it later ([`Swarm::restrict`]).
     pub fn draw(c: &mut Chunk<'_>, cfg: &GenConfig) -> Swarm {
@@ -116,7 +125,10 @@ impl Swarm {
             cp_mask: f & 64 != 0,
             order: f & 128 != 0,
         };
-        Swarm { families: fam.list(), features }
+        Swarm {
+            families: fam.list(),
+            features,
+        }
     }
     /// Drop what the target cannot run; never leaves the family list empty.
     pub fn restrict(&mut self, sm: u32) {

@@ -25,7 +25,10 @@ use super::{store, Deviation, Intent, BLOCK};
 use crate::case::model::{Init, Param, Region, TmemDecl};
 use crate::ptx::common::CtaGroup;
 use crate::ptx::operand::{Address, Value};
-use crate::ptx::tcgen05::{Alloc, Commit, Cp, CpShape, Dealloc, FenceKind, Multicast, Relinquish, Shift, SrcFmt, Tcgen05Op, TmemRef};
+use crate::ptx::tcgen05::{
+    Alloc, Commit, Cp, CpShape, Dealloc, FenceKind, Multicast, Relinquish, Shift, SrcFmt,
+    Tcgen05Op, TmemRef,
+};
 use crate::ptx::Instruction;
 use crate::sem::tcgen05::desc::{LboMode, RawDesc, SmemDesc, Swizzle};
 use crate::sem::tcgen05::tmem::COLUMNS;
@@ -50,7 +53,9 @@ struct CtaTmem {
 
 impl CtaTmem {
     fn free(&self, start: u32, n: u32) -> bool {
-        self.allocs.iter().all(|&(s, m)| start + n <= s || s + m <= start)
+        self.allocs
+            .iter()
+            .all(|&(s, m)| start + n <= s || s + m <= start)
     }
     /// Where an allocation of `n` columns goes (the model's first fit on `n` boundaries), if it is
     /// allowed and fits.
@@ -82,7 +87,11 @@ struct Bits<'c, 'a> {
 
 impl<'c, 'a> Bits<'c, 'a> {
     fn new(c: &'c mut Chunk<'a>) -> Self {
-        Bits { c, used: 0, h: 0x243f_6a88_85a3_08d3 }
+        Bits {
+            c,
+            used: 0,
+            h: 0x243f_6a88_85a3_08d3,
+        }
     }
     fn byte(&mut self) -> u8 {
         // The family byte was read before the episode.
@@ -152,8 +161,19 @@ fn layout(r: &mut Bits<'_, '_>, base: u64, rows: u32, chunks: u32) -> SmemDesc {
         s => (16, 8 * s.row_bytes() * (1 + r.below(2)), 128 * r.below(8)),
     };
     let start = (base + soff as u64) as u32;
-    let base_offset = if swizzle != Swizzle::None && r.bit() { ((start >> 7) & 7) as u8 } else { r.below(8) as u8 };
-    SmemDesc { start, lbo, sbo, base_offset, lbo_mode: LboMode::Relative, swizzle }
+    let base_offset = if swizzle != Swizzle::None && r.bit() {
+        ((start >> 7) & 7) as u8
+    } else {
+        r.below(8) as u8
+    };
+    SmemDesc {
+        start,
+        lbo,
+        sbo,
+        base_offset,
+        lbo_mode: LboMode::Relative,
+        swizzle,
+    }
 }
 
 /// Bytes from `base` that the copy reads (rounded up to 128: swizzling permutes within a 128-byte row).
@@ -214,7 +234,11 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     };
     let all: Vec<u32> = (0..ctas).collect();
     let ok = |w: &World, s: &[u32]| s.iter().all(|&k| !w.tc.ctas[k as usize].relinquished);
-    let (set, mut checked) = if everyone && ok(w, &all) { (all, want_check) } else { (unit, false) };
+    let (set, mut checked) = if everyone && ok(w, &all) {
+        (all, want_check)
+    } else {
+        (unit, false)
+    };
     if !ok(w, &set) {
         return fallback(w, r);
     }
@@ -223,7 +247,14 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     let shape = r.pick(&CpShape::ALL);
     let multicast = r.pick(shape.legal_multicasts());
     let decompress = [None, Some(SrcFmt::B6x16P32), Some(SrcFmt::B4x16P64)][r.below(3) as usize];
-    let mut cp = Cp { cta: group, shape, multicast, decompress, taddr: TmemRef::reg("_"), sdesc: Value::Imm(0) };
+    let mut cp = Cp {
+        cta: group,
+        shape,
+        multicast,
+        decompress,
+        taddr: TmemRef::reg("_"),
+        sdesc: Value::Imm(0),
+    };
     let form = crate::sem::tcgen05::cp::CpForm::of(&cp);
     let (rows, chunks) = (form.rows(), form.chunks());
 
@@ -231,7 +262,15 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     let undefined = match dev {
         Some(Deviation::Undefined) => {
             let last = set.iter().filter_map(|&k| w.tc.ctas[k as usize].last).min();
-            let mut opts = vec![Ub::Desc, Ub::SmemRange, Ub::Lanes, Ub::Columns, Ub::Unallocated, Ub::DeallocMismatch, Ub::Leak];
+            let mut opts = vec![
+                Ub::Desc,
+                Ub::SmemRange,
+                Ub::Lanes,
+                Ub::Columns,
+                Ub::Unallocated,
+                Ub::DeallocMismatch,
+                Ub::Leak,
+            ];
             if last.is_some_and(|l| l < COLUMNS) {
                 opts.push(Ub::Increasing);
             }
@@ -244,15 +283,32 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     }
 
     // nCols: a power of two in [32, 512] every CTA of the set can allocate.
-    let sizes: Vec<u32> = (5..=9).map(|p| 1u32 << p).filter(|&n| set.iter().all(|&k| w.tc.ctas[k as usize].place(n).is_some())).collect();
+    let sizes: Vec<u32> = (5..=9)
+        .map(|p| 1u32 << p)
+        .filter(|&n| {
+            set.iter()
+                .all(|&k| w.tc.ctas[k as usize].place(n).is_some())
+        })
+        .collect();
     let ncols = match undefined {
-        Some(Ub::Increasing) => 2 * set.iter().filter_map(|&k| w.tc.ctas[k as usize].last).min().unwrap_or(256),
+        Some(Ub::Increasing) => {
+            2 * set
+                .iter()
+                .filter_map(|&k| w.tc.ctas[k as usize].last)
+                .min()
+                .unwrap_or(256)
+        }
         _ if sizes.is_empty() => return fallback(w, r),
         _ => r.pick(&sizes),
     };
     let k = w.memory.tmem.len();
     let name = format!("{TMEM}{k}");
-    let alloc = Alloc { cta: group, shared_cta: r.bit(), dst: Address::reg(&name), ncols: Value::Imm(ncols as i64) };
+    let alloc = Alloc {
+        cta: group,
+        shared_cta: r.bit(),
+        dst: Address::reg(&name),
+        ncols: Value::Imm(ncols as i64),
+    };
     if !legal(w, &tc(Tcgen05Op::Alloc(alloc.clone()))) && dev != Some(Deviation::Illegal) {
         // Not a tcgen05 target (a config without sm_100a/f among sm_100+ targets).
         return fallback(w, r);
@@ -269,16 +325,31 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     }
     let seed = u64::from(r.byte()) << 8 | u64::from(r.byte());
     let src = format!("{TSRC}{k}");
-    w.memory.shared.push(Region { name: src, size, align: 1024, misalign: 0, init: Init::Pattern(seed) });
-    w.memory.tmem.push(TmemDecl { name: name.clone(), columns: ncols });
+    w.memory.shared.push(Region {
+        name: src,
+        size,
+        align: 1024,
+        misalign: 0,
+        init: Init::Pattern(seed),
+    });
+    w.memory.tmem.push(TmemDecl {
+        name: name.clone(),
+        columns: ncols,
+    });
 
     // Destination: lane and column inside the allocation (4-column steps).
-    let mut lane = if multicast.is_some() { 0 } else { 4 * r.below((128 - rows) / 4 + 1) };
+    let mut lane = if multicast.is_some() {
+        0
+    } else {
+        4 * r.below((128 - rows) / 4 + 1)
+    };
     let mut col = 4 * r.below((ncols - 4 * chunks) / 4 + 1);
     let mut sdesc = desc.encode();
     let mut intent = None;
     if let Some(u) = undefined {
-        let start = w.tc.ctas[issuer as usize].place(ncols.min(512)).unwrap_or(0);
+        let start = w.tc.ctas[issuer as usize]
+            .place(ncols.min(512))
+            .unwrap_or(0);
         let rule = match u {
             Ub::Desc => {
                 let mut raw = RawDesc::decode(sdesc);
@@ -315,7 +386,11 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
             }
             Ub::SmemRange => {
                 // §9.7.16.4.1: the matrix must lie in shared memory; the image is below 227 KiB.
-                sdesc = SmemDesc { start: 0x3ff00, ..desc }.encode();
+                sdesc = SmemDesc {
+                    start: 0x3ff00,
+                    ..desc
+                }
+                .encode();
                 ub::TCGEN05_CP_SMEM_RANGE.id
             }
             Ub::Lanes if multicast.is_some() => {
@@ -326,7 +401,13 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
                 lane = 128 - rows + 4 * (1 + r.below(rows.min(124) / 4));
                 ub::TCGEN05_CP_LANE_RANGE.id
             }
-            Ub::Unallocated if start + ncols + 4 * chunks <= COLUMNS && set.iter().all(|&k| !(0..4 * chunks).any(|j| w.tc.ctas[k as usize].is_allocated(start + ncols + j))) => {
+            Ub::Unallocated
+                if start + ncols + 4 * chunks <= COLUMNS
+                    && set.iter().all(|&k| {
+                        !(0..4 * chunks)
+                            .any(|j| w.tc.ctas[k as usize].is_allocated(start + ncols + j))
+                    }) =>
+            {
                 col = ncols;
                 ub::TCGEN05_TMEM_UNALLOCATED.id
             }
@@ -340,7 +421,11 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
         };
         intent = Some(Intent::Undefined { rule });
     }
-    let illegal = if dev == Some(Deviation::Illegal) { Some(r.below(3)) } else { None };
+    let illegal = if dev == Some(Deviation::Illegal) {
+        Some(r.below(3))
+    } else {
+        None
+    };
 
     // Commit: to the issuer's mbarrier, or multicast to a mask of the cluster's CTAs.
     let b = r.below(w.bars.len() as u32) as usize;
@@ -351,7 +436,10 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
         None
     };
     let dests: Vec<u32> = match mask {
-        Some(m) => (0..cs).filter(|q| m & (1 << q) != 0).map(|q| w.in_cluster(issuer, q)).collect(),
+        Some(m) => (0..cs)
+            .filter(|q| m & (1 << q) != 0)
+            .map(|q| w.in_cluster(issuer, q))
+            .collect(),
         None => vec![issuer],
     };
     w.ensure_bar(b, &dests, thread, 1);
@@ -367,7 +455,10 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     if illegal == Some(1) {
         // §9.7.16.7.1: nCols a power of 2 in [32, 512] (ptxas checks immediates).
         alloc.ncols = Value::Imm(r.pick(&[0, 16, 48, 96, 1024]));
-        illegal_step = Some((w.steps.len(), "tcgen05.alloc nCols not a power of 2 in [32, 512]"));
+        illegal_step = Some((
+            w.steps.len(),
+            "tcgen05.alloc nCols not a power of 2 in [32, 512]",
+        ));
     }
     w.ptx(&at_set, tc(Tcgen05Op::Alloc(alloc)));
     let mut placed = Vec::new();
@@ -381,21 +472,55 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     }
 
     // cp
-    cp.taddr = TmemRef { base: Value::reg(&name), offset: i64::from(lane << 16 | col) };
-    cp.sdesc = w.param("sdesc", Param::Typed { value: sdesc as i64, ty: "b64".into() });
-    if illegal == Some(0) || illegal == Some(2) && legal(w, &tc(Tcgen05Op::Shift(Shift { cta: group, taddr: TmemRef::reg(&name) }))) {
+    cp.taddr = TmemRef {
+        base: Value::reg(&name),
+        offset: i64::from(lane << 16 | col),
+    };
+    cp.sdesc = w.param(
+        "sdesc",
+        Param::Typed {
+            value: sdesc as i64,
+            ty: "b64".into(),
+        },
+    );
+    if illegal == Some(0)
+        || illegal == Some(2)
+            && legal(
+                w,
+                &tc(Tcgen05Op::Shift(Shift {
+                    cta: group,
+                    taddr: TmemRef::reg(&name),
+                })),
+            )
+    {
         // §9.7.16.9.2: `.64x128b` needs `.warpx2::*`, `.32x128b` needs `.warpx4`, others take none.
         cp.multicast = match shape.takes() {
             crate::ptx::tcgen05::Takes::Nothing => Some(r.pick(&Multicast::ALL)),
             _ => None,
         };
-        illegal_step = Some((w.steps.len(), "tcgen05.cp shape without its multicast (or with one it does not take)"));
+        illegal_step = Some((
+            w.steps.len(),
+            "tcgen05.cp shape without its multicast (or with one it does not take)",
+        ));
     }
     w.ptx(&at, tc(Tcgen05Op::Cp(cp)));
 
     // commit + wait
-    let cta_mask = mask.map(|m| w.param("mask", Param::Typed { value: m as i64, ty: "b16".into() }));
-    let commit = Commit { cta: group, shared_cluster: r.bit(), mbar: World::bar_addr(b), cta_mask };
+    let cta_mask = mask.map(|m| {
+        w.param(
+            "mask",
+            Param::Typed {
+                value: m as i64,
+                ty: "b16".into(),
+            },
+        )
+    });
+    let commit = Commit {
+        cta: group,
+        shared_cluster: r.bit(),
+        mbar: World::bar_addr(b),
+        cta_mask,
+    };
     w.ptx(&at, tc(Tcgen05Op::Commit(commit)));
     w.wait_phase(b, &dests, thread);
     if r.bit() {
@@ -404,7 +529,13 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     if illegal == Some(2) && illegal_step.is_none() {
         // tcgen05.shift exists on sm_100a / sm_103a / sm_110a only, not on the family targets.
         illegal_step = Some((w.steps.len(), "tcgen05.shift on a family target"));
-        w.ptx(&at, tc(Tcgen05Op::Shift(Shift { cta: group, taddr: TmemRef::reg(&name) })));
+        w.ptx(
+            &at,
+            tc(Tcgen05Op::Shift(Shift {
+                cta: group,
+                taddr: TmemRef::reg(&name),
+            })),
+        );
     }
 
     // dealloc (or checked: the epilogue frees it), sometimes relinquish.
@@ -416,13 +547,27 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
             Some(Ub::DeallocMismatch) => ncols * 2,
             _ => ncols,
         };
-        let ncols_v = if w.swarm.features.reg_operands && r.bit() { w.param("size", Param::Int(n as i64)) } else { Value::Imm(n as i64) };
-        w.ptx(&at_set, tc(Tcgen05Op::Dealloc(Dealloc { cta: group, taddr: Value::reg(&name), ncols: ncols_v })));
+        let ncols_v = if w.swarm.features.reg_operands && r.bit() {
+            w.param("size", Param::Int(n as i64))
+        } else {
+            Value::Imm(n as i64)
+        };
+        w.ptx(
+            &at_set,
+            tc(Tcgen05Op::Dealloc(Dealloc {
+                cta: group,
+                taddr: Value::reg(&name),
+                ncols: ncols_v,
+            })),
+        );
         for &(q, s) in &placed {
             w.tc.ctas[q as usize].allocs.retain(|&a| a != (s, ncols));
         }
         if r.below(8) == 0 {
-            w.ptx(&at_set, tc(Tcgen05Op::Relinquish(Relinquish { cta: group })));
+            w.ptx(
+                &at_set,
+                tc(Tcgen05Op::Relinquish(Relinquish { cta: group })),
+            );
             for &q in &set {
                 w.tc.ctas[q as usize].relinquished = true;
             }
@@ -430,7 +575,10 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     }
     w.tc.group = Some(group);
     if let Some((step, why)) = illegal_step {
-        return Some(Intent::Illegal { step, why: why.into() });
+        return Some(Intent::Illegal {
+            step,
+            why: why.into(),
+        });
     }
     intent
 }
@@ -480,7 +628,10 @@ mod tests {
             .map(|seed| {
                 let g = generate_bytes(&bytes(seed, episodes), cfg);
                 if let Err(v) = check_cpu(&g) {
-                    panic!("{v}\n{}", crate::case::load::to_yaml(std::slice::from_ref(&g.case)));
+                    panic!(
+                        "{v}\n{}",
+                        crate::case::load::to_yaml(std::slice::from_ref(&g.case))
+                    );
                 }
                 g
             })
@@ -492,10 +643,14 @@ mod tests {
             .program
             .iter()
             .filter_map(|s| match &s.op {
-                StepOp::Ptx(t) => match Statement::parse_with(t, &super::super::oracle::parse_ctx(&g.case)).map(|s| s.instr) {
-                    Ok(Instruction::Tcgen05(op)) => Some(op),
-                    _ => None,
-                },
+                StepOp::Ptx(t) => {
+                    match Statement::parse_with(t, &super::super::oracle::parse_ctx(&g.case))
+                        .map(|s| s.instr)
+                    {
+                        Ok(Instruction::Tcgen05(op)) => Some(op),
+                        _ => None,
+                    }
+                }
                 _ => None,
             })
             .collect()
@@ -505,13 +660,21 @@ mod tests {
     fn well_defined_programs_validate_print_parse_and_run() {
         let gs = checked(300, 6, &cfg(0, 0));
         assert!(gs.iter().all(|g| g.intent == Intent::WellDefined));
-        let with_cp = gs.iter().filter(|g| tc_ops(g).iter().any(|o| matches!(o, Tcgen05Op::Cp(_)))).count();
+        let with_cp = gs
+            .iter()
+            .filter(|g| tc_ops(g).iter().any(|o| matches!(o, Tcgen05Op::Cp(_))))
+            .count();
         assert!(with_cp > 250, "{with_cp}");
     }
 
     #[test]
     fn swarm_covers_every_cp_form() {
-        let (mut forms, mut decomp, mut groups, mut swz) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+        let (mut forms, mut decomp, mut groups, mut swz) = (
+            BTreeSet::new(),
+            BTreeSet::new(),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
         let (mut checked, mut relinquish, mut mcast_commit, mut dealloc) = (0, 0, 0, 0);
         for seed in 0..400 {
             let g = generate_bytes(&bytes(seed, 8), &cfg(0, 0));
@@ -519,7 +682,11 @@ mod tests {
             for op in tc_ops(&g) {
                 match op {
                     Tcgen05Op::Cp(cp) => {
-                        forms.insert(format!("{}{:?}", cp.shape.ptx(), cp.multicast.map(Multicast::ptx)));
+                        forms.insert(format!(
+                            "{}{:?}",
+                            cp.shape.ptx(),
+                            cp.multicast.map(Multicast::ptx)
+                        ));
                         decomp.insert(format!("{:?}", cp.decompress));
                         groups.insert(cp.cta.ptx());
                         if let Value::Reg(n) = &cp.sdesc {
@@ -539,7 +706,10 @@ mod tests {
         assert_eq!(decomp.len(), 3, "{decomp:?}");
         assert_eq!(groups.len(), 2, "{groups:?}");
         assert_eq!(swz.len(), 5, "{swz:?}");
-        assert!(checked > 20 && relinquish > 5 && mcast_commit > 20 && dealloc > 100, "{checked} {relinquish} {mcast_commit} {dealloc}");
+        assert!(
+            checked > 20 && relinquish > 5 && mcast_commit > 20 && dealloc > 100,
+            "{checked} {relinquish} {mcast_commit} {dealloc}"
+        );
     }
 
     #[test]
@@ -576,7 +746,10 @@ mod tests {
         let mut whys = BTreeSet::new();
         for g in checked(300, 4, &cfg(255, 0)) {
             if let Intent::Illegal { step, why } = &g.intent {
-                assert!(matches!(&g.case.program[*step].op, StepOp::Ptx(t) if t.starts_with("tcgen05.")), "{g:?}");
+                assert!(
+                    matches!(&g.case.program[*step].op, StepOp::Ptx(t) if t.starts_with("tcgen05.")),
+                    "{g:?}"
+                );
                 whys.insert(why.clone());
             }
         }
@@ -585,8 +758,14 @@ mod tests {
 
     #[test]
     fn mixed_with_every_family() {
-        let cfg = GenConfig { targets: vec![Target::SM_100A, Target::SM_100F], ..GenConfig::mixed() };
-        let tc = checked(300, 6, &cfg).iter().filter(|g| !tc_ops(g).is_empty()).count();
+        let cfg = GenConfig {
+            targets: vec![Target::SM_100A, Target::SM_100F],
+            ..GenConfig::mixed()
+        };
+        let tc = checked(300, 6, &cfg)
+            .iter()
+            .filter(|g| !tc_ops(g).is_empty())
+            .count();
         assert!(tc > 50, "{tc}");
     }
 }

@@ -31,11 +31,16 @@ use crate::case::model::{Init, Memory, Param, Region, TensorMapDecl};
 use crate::ptx::bulk::BulkOp;
 use crate::ptx::common::{CtaGroup, RedOp};
 use crate::ptx::operand::{Address, TensorRef, Value};
-use crate::ptx::tensor::{self as syn, Dim, FetchMode, LoadDst, ReduceMode, TensorLoad, TensorOp, TensorPrefetch, TensorReduce, TensorStore, Tile, ToGlobal};
+use crate::ptx::tensor::{
+    self as syn, Dim, FetchMode, LoadDst, ReduceMode, TensorLoad, TensorOp, TensorPrefetch,
+    TensorReduce, TensorStore, Tile, ToGlobal,
+};
 use crate::ptx::Instruction;
 use crate::sem::exec::tensor::{copy_rule_id, encode_rejected_id, reduce_type};
 use crate::sem::tensor::access::{copy_rule, CopyPlan, LoadMode, StoreMode, Unit};
-use crate::sem::tensor::tensormap::{DataType, Interleave, L2Promotion, OobFill, SplitMix, Swizzle, TensorMapParams};
+use crate::sem::tensor::tensormap::{
+    DataType, Interleave, L2Promotion, OobFill, SplitMix, Swizzle, TensorMapParams,
+};
 use crate::sem::tensor::{self, ValidatedMap};
 use crate::target::{PtxVersion, Target, Verdict};
 
@@ -55,10 +60,23 @@ const TRIES: usize = 24;
 
 /// The tensor regions, added when the swarm enables the family.
 pub fn add_regions(memory: &mut Memory, seed: u64, fill: u8) {
-    let region = |name: &str, align: u64, init: Init| Region { name: name.into(), size: GLOBAL_BYTES, align, misalign: 0, init };
-    memory.global.push(region(TSRC, 128, Init::Pattern(seed ^ 0x7e57)));
-    memory.global.push(region(TDST, 128, Init::Fill(fill ^ 0x33)));
-    memory.shared.push(Region { size: SMEM_BYTES, ..region(TBUF, 1024, Init::Fill(fill ^ 0x5a)) });
+    let region = |name: &str, align: u64, init: Init| Region {
+        name: name.into(),
+        size: GLOBAL_BYTES,
+        align,
+        misalign: 0,
+        init,
+    };
+    memory
+        .global
+        .push(region(TSRC, 128, Init::Pattern(seed ^ 0x7e57)));
+    memory
+        .global
+        .push(region(TDST, 128, Init::Fill(fill ^ 0x33)));
+    memory.shared.push(Region {
+        size: SMEM_BYTES,
+        ..region(TBUF, 1024, Init::Fill(fill ^ 0x5a))
+    });
 }
 
 /// One data type per non-packed class (the `.ftz` twins move as their base type; packed types need
@@ -77,7 +95,12 @@ const TYPES: [DataType; 11] = [
     DataType::Float64,
 ];
 /// Types some tensor redOp takes (integers only, see the module's positions).
-const REDUCE_TYPES: [DataType; 4] = [DataType::Uint32, DataType::Int32, DataType::Uint64, DataType::Int64];
+const REDUCE_TYPES: [DataType; 4] = [
+    DataType::Uint32,
+    DataType::Int32,
+    DataType::Uint64,
+    DataType::Int64,
+];
 
 /// What a drawn map may use.
 #[derive(Clone, Copy, Debug, Default)]
@@ -128,10 +151,32 @@ fn finish_map(g: &mut SplitMix, p: &mut TensorMapParams) {
 
 /// A tiled map of rank 1-5 within [`GLOBAL_BYTES`].
 fn tiled(g: &mut SplitMix, o: Opts) -> TensorMapParams {
-    let ty = if o.reduce { g.pick(&REDUCE_TYPES) } else { g.pick(&TYPES) };
-    let rank = if o.four_rows { 2 } else { 1 + g.below(5) as usize };
-    let interleave = if o.interleave && rank >= 3 && g.below(3) == 0 { g.pick(&[Interleave::B16, Interleave::B32]) } else { Interleave::None };
-    let swizzle = if interleave == Interleave::B32 { Swizzle::B32 } else { g.pick(&[Swizzle::None, Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]) };
+    let ty = if o.reduce {
+        g.pick(&REDUCE_TYPES)
+    } else {
+        g.pick(&TYPES)
+    };
+    let rank = if o.four_rows {
+        2
+    } else {
+        1 + g.below(5) as usize
+    };
+    let interleave = if o.interleave && rank >= 3 && g.below(3) == 0 {
+        g.pick(&[Interleave::B16, Interleave::B32])
+    } else {
+        Interleave::None
+    };
+    let swizzle = if interleave == Interleave::B32 {
+        Swizzle::B32
+    } else {
+        g.pick(&[
+            Swizzle::None,
+            Swizzle::None,
+            Swizzle::B32,
+            Swizzle::B64,
+            Swizzle::B128,
+        ])
+    };
     let step = per16(ty);
     // boxDim[0]: whole 16-byte pieces (spec/09), within the swizzle span.
     let pieces = match (interleave, swizzle.span()) {
@@ -141,14 +186,26 @@ fn tiled(g: &mut SplitMix, o: Opts) -> TensorMapParams {
     };
     let box0 = step * (1 + g.below(pieces) as u32);
     let unit = Unit::of_layout(ty, interleave);
-    let dim0 = if interleave == Interleave::None { 1 + g.below(2 * box0 as u64 + step as u64) } else { 1 + g.below(box0 as u64 + 2) };
+    let dim0 = if interleave == Interleave::None {
+        1 + g.below(2 * box0 as u64 + step as u64)
+    } else {
+        1 + g.below(box0 as u64 + 2)
+    };
     let mut dims = vec![dim0];
     let mut bx = vec![box0];
     for i in 1..rank {
         dims.push(1 + g.below(4));
-        bx.push(if o.four_rows && i == 1 { 1 } else { 1 + g.below(3) as u32 });
+        bx.push(if o.four_rows && i == 1 {
+            1
+        } else {
+            1 + g.below(3) as u32
+        });
     }
-    let align = if interleave == Interleave::B32 { 32 } else { 16 };
+    let align = if interleave == Interleave::B32 {
+        32
+    } else {
+        16
+    };
     let (global_strides, _) = strides(g, dim0 * unit.global_bytes, &dims, align);
     let mut p = TensorMapParams::tiled(ty, dims, bx);
     p.global_strides = global_strides;
@@ -164,7 +221,11 @@ fn tiled(g: &mut SplitMix, o: Opts) -> TensorMapParams {
 /// An im2col map of rank 3-5 (dimension 0 = C, 1.. = W/H/D, last = N). `store`: corners
 /// lower ≥ 0 and upper ≤ 0, as `.im2col_no_offs` stores need (§9.7.9.25.5.1).
 fn im2col(g: &mut SplitMix, store: bool, reduce: bool) -> TensorMapParams {
-    let ty = if reduce { g.pick(&REDUCE_TYPES) } else { g.pick(&TYPES) };
+    let ty = if reduce {
+        g.pick(&REDUCE_TYPES)
+    } else {
+        g.pick(&TYPES)
+    };
     let rank = 3 + g.below(3) as usize;
     let swizzle = g.pick(&[Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]);
     let step = per16(ty);
@@ -176,7 +237,15 @@ fn im2col(g: &mut SplitMix, store: bool, reduce: bool) -> TensorMapParams {
         dims.push(1 + g.below(4));
     }
     dims.push(1 + g.below(2));
-    let lower: Vec<i32> = (0..rank - 2).map(|_| if store { g.below(2) as i32 } else { -(g.below(2) as i32) }).collect();
+    let lower: Vec<i32> = (0..rank - 2)
+        .map(|_| {
+            if store {
+                g.below(2) as i32
+            } else {
+                -(g.below(2) as i32)
+            }
+        })
+        .collect();
     let upper: Vec<i32> = (0..rank - 2).map(|_| -(g.below(2) as i32)).collect();
     let (global_strides, _) = strides(g, c * ty.bits() / 8, &dims, 16);
     let mut p = TensorMapParams::im2col(ty, dims, lower, upper, cpp, 1 + g.below(8) as u32);
@@ -184,7 +253,17 @@ fn im2col(g: &mut SplitMix, store: bool, reduce: bool) -> TensorMapParams {
     p.swizzle = swizzle;
     if !store && g.below(3) == 0 {
         // Traversal strides of the spatial dimensions (dimension 0 and N stay 1).
-        p.element_strides = Some((0..rank).map(|i| if i == 0 || i == rank - 1 { 1 } else { 1 + g.below(2) as u32 }).collect());
+        p.element_strides = Some(
+            (0..rank)
+                .map(|i| {
+                    if i == 0 || i == rank - 1 {
+                        1
+                    } else {
+                        1 + g.below(2) as u32
+                    }
+                })
+                .collect(),
+        );
     }
     finish_map(g, &mut p);
     p
@@ -199,7 +278,10 @@ fn accepted(p: &TensorMapParams, w: &World) -> Option<ValidatedMap> {
 /// Every unit inside the regions: global bytes within [`GLOBAL_BYTES`] (the map's address is 0),
 /// shared bytes within [`SMEM_BYTES`].
 fn fits(plan: &CopyPlan) -> bool {
-    plan.transfers.iter().all(|t| t.global.is_none_or(|g| g + t.global_bytes <= GLOBAL_BYTES) && t.smem + t.smem_bytes <= SMEM_BYTES)
+    plan.transfers.iter().all(|t| {
+        t.global.is_none_or(|g| g + t.global_bytes <= GLOBAL_BYTES)
+            && t.smem + t.smem_bytes <= SMEM_BYTES
+    })
 }
 
 fn dim_of(rank: usize) -> Dim {
@@ -214,13 +296,21 @@ fn imms(v: &[i32]) -> Vec<Value> {
 /// coordinate from just before the tensor to just past it (`non_negative` for stores).
 fn tile_coords(g: &mut SplitMix, p: &TensorMapParams, non_negative: bool) -> Vec<i32> {
     let bx = p.box_dim.clone().unwrap_or_default();
-    let step = if p.interleave == Interleave::None { per16(p.tensor_data_type) as i64 } else { 1 };
+    let step = if p.interleave == Interleave::None {
+        per16(p.tensor_data_type) as i64
+    } else {
+        1
+    };
     p.global_dim
         .iter()
         .enumerate()
         .map(|(i, &d)| {
             let b = *bx.get(i).unwrap_or(&1) as i64;
-            let (s, hi) = if i == 0 { (step, d as i64 / step + 1) } else { (1, d as i64) };
+            let (s, hi) = if i == 0 {
+                (step, d as i64 / step + 1)
+            } else {
+                (1, d as i64)
+            };
             let lo = if non_negative { 0 } else { -(b / s) - 1 };
             (range(g, lo, hi) * s) as i32
         })
@@ -231,11 +321,18 @@ fn tile_coords(g: &mut SplitMix, p: &TensorMapParams, non_negative: bool) -> Vec
 /// (§5.5.4.1), N anywhere up to one past.
 fn im2col_coords(g: &mut SplitMix, p: &TensorMapParams) -> Vec<i32> {
     let r = p.global_dim.len();
-    let (lo, hi) = (p.pixel_box_lower_corner.clone().unwrap_or_default(), p.pixel_box_upper_corner.clone().unwrap_or_default());
+    let (lo, hi) = (
+        p.pixel_box_lower_corner.clone().unwrap_or_default(),
+        p.pixel_box_upper_corner.clone().unwrap_or_default(),
+    );
     let step = per16(p.tensor_data_type) as i64;
     let mut out = vec![(range(g, 0, (p.global_dim[0] as i64 - 1) / step) * step) as i32];
     for s in 0..r - 2 {
-        out.push(range(g, lo[s] as i64, p.global_dim[s + 1] as i64 - 1 + hi[s] as i64) as i32);
+        out.push(range(
+            g,
+            lo[s] as i64,
+            p.global_dim[s + 1] as i64 - 1 + hi[s] as i64,
+        ) as i32);
     }
     out.push(range(g, 0, p.global_dim[r - 1] as i64) as i32);
     out
@@ -254,7 +351,10 @@ struct Load {
 
 impl Load {
     fn tensor(&self, name: &str) -> TensorRef {
-        TensorRef { map: name.to_string(), coords: imms(&self.coords) }
+        TensorRef {
+            map: name.to_string(),
+            coords: imms(&self.coords),
+        }
     }
 }
 
@@ -269,12 +369,34 @@ enum Shape {
 fn draw_load(g: &mut SplitMix, w: &World, shape: Shape) -> Option<Load> {
     let (params, mode, plan_mode, coords) = match shape {
         Shape::Tile => {
-            let p = tiled(g, Opts { interleave: true, element_strides: true, ..Opts::default() });
+            let p = tiled(
+                g,
+                Opts {
+                    interleave: true,
+                    element_strides: true,
+                    ..Opts::default()
+                },
+            );
             let coords = tile_coords(g, &p, false);
-            (p, FetchMode::Tile(if bit(g) { Tile::Explicit } else { Tile::Implicit }), LoadMode::Tile, coords)
+            (
+                p,
+                FetchMode::Tile(if bit(g) {
+                    Tile::Explicit
+                } else {
+                    Tile::Implicit
+                }),
+                LoadMode::Tile,
+                coords,
+            )
         }
         Shape::Gather4 => {
-            let p = tiled(g, Opts { four_rows: true, ..Opts::default() });
+            let p = tiled(
+                g,
+                Opts {
+                    four_rows: true,
+                    ..Opts::default()
+                },
+            );
             let mut coords = tile_coords(g, &p, false);
             coords.truncate(1);
             for _ in 0..4 {
@@ -285,22 +407,45 @@ fn draw_load(g: &mut SplitMix, w: &World, shape: Shape) -> Option<Load> {
         Shape::Im2col => {
             let p = im2col(g, false, false);
             let coords = im2col_coords(g, &p);
-            let offsets: Vec<u16> = (0..p.global_dim.len() - 2).map(|_| g.below(3) as u16).collect();
+            let offsets: Vec<u16> = (0..p.global_dim.len() - 2)
+                .map(|_| g.below(3) as u16)
+                .collect();
             let info = offsets.iter().map(|&o| Value::Imm(o as i64)).collect();
-            (p, FetchMode::Im2col(info), LoadMode::Im2col { offsets }, coords)
+            (
+                p,
+                FetchMode::Im2col(info),
+                LoadMode::Im2col { offsets },
+                coords,
+            )
         }
     };
     let map = accepted(&params, w)?;
     let off = tensor::SMEM_ALIGN_BYTES * g.below(4) * g.below(2);
     let plan = tensor::load(&map, &plan_mode, &coords, off).ok()?;
-    fits(&plan).then(|| Load { dim: dim_of(params.global_dim.len()), params, map, mode, plan_mode, coords, off })
+    fits(&plan).then(|| Load {
+        dim: dim_of(params.global_dim.len()),
+        params,
+        map,
+        mode,
+        plan_mode,
+        coords,
+        off,
+    })
 }
 
 /// The fixed fallback: a 1-D box of 16 bytes at 0 (legal on every sm_90+ target).
 fn fallback_load(w: &World) -> Option<Load> {
     let params = TensorMapParams::tiled(DataType::Uint8, vec![16], vec![16]);
     let map = accepted(&params, w)?;
-    Some(Load { params, map, dim: Dim::D1, mode: FetchMode::Tile(Tile::Implicit), plan_mode: LoadMode::Tile, coords: vec![0], off: 0 })
+    Some(Load {
+        params,
+        map,
+        dim: Dim::D1,
+        mode: FetchMode::Tile(Tile::Implicit),
+        plan_mode: LoadMode::Tile,
+        coords: vec![0],
+        off: 0,
+    })
 }
 
 fn legal(w: &World, i: &Instruction) -> bool {
@@ -310,7 +455,11 @@ fn legal(w: &World, i: &Instruction) -> bool {
 /// A fresh tensor map declaration over `global`; returns its name.
 fn declare(w: &mut World, global: &str, map: TensorMapParams) -> String {
     let name = format!("tm{}", w.memory.tensor_maps.len());
-    w.memory.tensor_maps.push(TensorMapDecl { name: name.clone(), global: global.into(), map });
+    w.memory.tensor_maps.push(TensorMapDecl {
+        name: name.clone(),
+        global: global.into(),
+        map,
+    });
     name
 }
 
@@ -320,7 +469,13 @@ fn policy(w: &mut World, g: &mut SplitMix) -> Option<Value> {
         return None;
     }
     if !w.params.contains_key("tpolicy") {
-        w.params.insert("tpolicy".into(), Param::Typed { value: POLICY, ty: "b64".into() });
+        w.params.insert(
+            "tpolicy".into(),
+            Param::Typed {
+                value: POLICY,
+                ty: "b64".into(),
+            },
+        );
     }
     Some(Value::reg("tpolicy"))
 }
@@ -340,7 +495,15 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
 
 /// A load through mbarrier `b`: the issuing CTA's own box buffer, or with multicast the same
 /// offset in every CTA of the mask, each of whose mbarriers expects the complete-tx bytes.
-fn load(w: &mut World, c: &mut Chunk<'_>, g: &mut SplitMix, cta: u32, thread: u32, b: usize, dev: Option<Deviation>) -> Option<Intent> {
+fn load(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    g: &mut SplitMix,
+    cta: u32,
+    thread: u32,
+    b: usize,
+    dev: Option<Deviation>,
+) -> Option<Intent> {
     let cs = w.cluster_size();
     let blackwell = w.target.sm >= 100;
     let mut built = None;
@@ -350,9 +513,20 @@ fn load(w: &mut World, c: &mut Chunk<'_>, g: &mut SplitMix, cta: u32, thread: u3
             2 if blackwell && attempt < TRIES / 2 => Shape::Gather4,
             _ => Shape::Tile,
         };
-        let Some(l) = draw_load(g, w, shape) else { continue };
-        let dst = if bit(g) { LoadDst::SharedCta } else { LoadDst::SharedCluster };
-        let mask = (dst == LoadDst::SharedCluster && shape != Shape::Gather4 && w.swarm.features.multicast && cs > 1 && bit(g)).then(|| {
+        let Some(l) = draw_load(g, w, shape) else {
+            continue;
+        };
+        let dst = if bit(g) {
+            LoadDst::SharedCta
+        } else {
+            LoadDst::SharedCluster
+        };
+        let mask = (dst == LoadDst::SharedCluster
+            && shape != Shape::Gather4
+            && w.swarm.features.multicast
+            && cs > 1
+            && bit(g))
+        .then(|| {
             let m = (g.next_u64() as u32) & ((1 << cs) - 1);
             if m == 0 {
                 1 << (cta % cs)
@@ -409,13 +583,19 @@ fn load(w: &mut World, c: &mut Chunk<'_>, g: &mut SplitMix, cta: u32, thread: u3
                 // §9.7.9.25.5.2: `.cta_group` is sm_100a / sm_100f (and later) only.
                 instr.cta_group = Some(CtaGroup::One);
                 instr.dst = LoadDst::SharedCluster;
-                intent = Some(Intent::Illegal { step: 0, why: "`.cta_group::1` needs sm_100a/sm_100f".into() });
+                intent = Some(Intent::Illegal {
+                    step: 0,
+                    why: "`.cta_group::1` needs sm_100a/sm_100f".into(),
+                });
             } else {
                 // §9.7.9.25.5.2: `.multicast::cluster` only in the `.shared::cluster` syntax block.
                 instr.dst = LoadDst::SharedCta;
                 instr.multicast = Some(Value::Imm(1));
                 instr.cta_group = None;
-                intent = Some(Intent::Illegal { step: 0, why: "`.multicast::cluster` with a `.shared::cta` destination".into() });
+                intent = Some(Intent::Illegal {
+                    step: 0,
+                    why: "`.multicast::cluster` with a `.shared::cta` destination".into(),
+                });
             }
             if legal(w, &Instruction::Tensor(TensorOp::Load(instr.clone()))) {
                 intent = None;
@@ -427,7 +607,10 @@ fn load(w: &mut World, c: &mut Chunk<'_>, g: &mut SplitMix, cta: u32, thread: u3
     let name = declare(w, TSRC, l.params.clone());
     instr.tensor.map = name;
     let dests: Vec<u32> = match mask {
-        Some(m) => (0..cs).filter(|r| m & (1 << r) != 0).map(|r| w.in_cluster(cta, r)).collect(),
+        Some(m) => (0..cs)
+            .filter(|r| m & (1 << r) != 0)
+            .map(|r| w.in_cluster(cta, r))
+            .collect(),
         None => vec![cta],
     };
     let issuer = w.who(&[cta], thread);
@@ -450,8 +633,14 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         if let Some(v) = instr.tensor.coords.first_mut() {
             *v = Value::Imm(l.coords[0] as i64);
         }
-        if tensor::load(&l.map, &l.plan_mode, &l.coords, l.off).err().map(|e| e.rule) == Some(copy_rule::BOX_START_ALIGNED) {
-            return Intent::Undefined { rule: copy_rule_id(copy_rule::BOX_START_ALIGNED) };
+        if tensor::load(&l.map, &l.plan_mode, &l.coords, l.off)
+            .err()
+            .map(|e| e.rule)
+            == Some(copy_rule::BOX_START_ALIGNED)
+        {
+            return Intent::Undefined {
+                rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
+            };
         }
         l.coords[0] -= 1;
         if let Some(v) = instr.tensor.coords.first_mut() {
@@ -474,18 +663,28 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
     match tensor::validate(&p, target) {
         Err(e) => {
             l.params = p;
-            Intent::Undefined { rule: encode_rejected_id(e.rule) }
+            Intent::Undefined {
+                rule: encode_rejected_id(e.rule),
+            }
         }
         // Unreachable for these perturbations; the copy rule is the safe fallback.
         Ok(_) => {
             l.coords[0] += 1;
-            Intent::Undefined { rule: copy_rule_id(copy_rule::BOX_START_ALIGNED) }
+            Intent::Undefined {
+                rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
+            }
         }
     }
 }
 
 /// A store (`reduce`: a reduction) from the CTA's box buffer into [`TDST`], then commit and wait.
-fn to_global(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32, reduce: bool) -> Option<Intent> {
+fn to_global(
+    w: &mut World,
+    g: &mut SplitMix,
+    cta: u32,
+    thread: u32,
+    reduce: bool,
+) -> Option<Intent> {
     let who = w.who(&[cta], thread);
     let blackwell = w.target.sm >= 100;
     let mut built = None;
@@ -499,12 +698,29 @@ fn to_global(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32, reduce: boo
             Shape::Im2col => {
                 let p = im2col(g, true, reduce);
                 let r = p.global_dim.len();
-                let mut coords = tile_coords(g, &TensorMapParams { box_dim: Some(vec![1; r]), ..p.clone() }, true);
-                coords[0] = (range(g, 0, (p.global_dim[0] as i64 - 1) / per16(p.tensor_data_type) as i64) * per16(p.tensor_data_type) as i64) as i32;
+                let mut coords = tile_coords(
+                    g,
+                    &TensorMapParams {
+                        box_dim: Some(vec![1; r]),
+                        ..p.clone()
+                    },
+                    true,
+                );
+                coords[0] = (range(
+                    g,
+                    0,
+                    (p.global_dim[0] as i64 - 1) / per16(p.tensor_data_type) as i64,
+                ) * per16(p.tensor_data_type) as i64) as i32;
                 (p, coords)
             }
             Shape::Gather4 => {
-                let p = tiled(g, Opts { four_rows: true, ..Opts::default() });
+                let p = tiled(
+                    g,
+                    Opts {
+                        four_rows: true,
+                        ..Opts::default()
+                    },
+                );
                 let mut coords = tile_coords(g, &p, true);
                 coords.truncate(1);
                 for _ in 0..4 {
@@ -513,36 +729,70 @@ fn to_global(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32, reduce: boo
                 (p, coords)
             }
             Shape::Tile => {
-                let p = tiled(g, Opts { reduce, ..Opts::default() });
+                let p = tiled(
+                    g,
+                    Opts {
+                        reduce,
+                        ..Opts::default()
+                    },
+                );
                 let coords = tile_coords(g, &p, true);
                 (p, coords)
             }
         };
-        let Some(map) = accepted(&params, w) else { continue };
+        let Some(map) = accepted(&params, w) else {
+            continue;
+        };
         let plan_mode = match shape {
             Shape::Im2col => StoreMode::Im2colNoOffs,
             Shape::Gather4 => StoreMode::Scatter4,
             Shape::Tile => StoreMode::Tile,
         };
         let off = tensor::SMEM_ALIGN_BYTES * g.below(4) * g.below(2);
-        let Ok(plan) = tensor::store(&map, plan_mode, &coords, off) else { continue };
+        let Ok(plan) = tensor::store(&map, plan_mode, &coords, off) else {
+            continue;
+        };
         if !fits(&plan) {
             continue;
         }
-        let ops = ToGlobal { tensor: TensorRef { map: "tm".into(), coords: imms(&coords) }, src_mem: Address::reg_off(TBUF, off as i64), cache_policy: policy(w, g) };
+        let ops = ToGlobal {
+            tensor: TensorRef {
+                map: "tm".into(),
+                coords: imms(&coords),
+            },
+            src_mem: Address::reg_off(TBUF, off as i64),
+            cache_policy: policy(w, g),
+        };
         let dim = dim_of(params.global_dim.len());
         let op = if reduce {
-            let ops_ok: Vec<RedOp> = RedOp::ALL.iter().copied().filter(|o| reduce_type(*o, map.ty).is_some()).collect();
+            let ops_ok: Vec<RedOp> = RedOp::ALL
+                .iter()
+                .copied()
+                .filter(|o| reduce_type(*o, map.ty).is_some())
+                .collect();
             if ops_ok.is_empty() {
                 continue;
             }
-            let mode = if shape == Shape::Im2col { ReduceMode::Im2colNoOffs } else { ReduceMode::Tile(Tile::Implicit) };
-            TensorOp::Reduce(TensorReduce { dim, op: g.pick(&ops_ok), mode, ops })
+            let mode = if shape == Shape::Im2col {
+                ReduceMode::Im2colNoOffs
+            } else {
+                ReduceMode::Tile(Tile::Implicit)
+            };
+            TensorOp::Reduce(TensorReduce {
+                dim,
+                op: g.pick(&ops_ok),
+                mode,
+                ops,
+            })
         } else {
             let mode = match shape {
                 Shape::Im2col => syn::StoreMode::Im2colNoOffs,
                 Shape::Gather4 => syn::StoreMode::Scatter4,
-                Shape::Tile => syn::StoreMode::Tile(if bit(g) { Tile::Explicit } else { Tile::Implicit }),
+                Shape::Tile => syn::StoreMode::Tile(if bit(g) {
+                    Tile::Explicit
+                } else {
+                    Tile::Implicit
+                }),
             };
             TensorOp::Store(TensorStore { dim, mode, ops })
         };
@@ -562,22 +812,48 @@ fn to_global(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32, reduce: boo
     w.ptx(&who, Instruction::Bulk(BulkOp::CommitGroup));
     // §9.7.9.25.6.2: `.read` waits for the source reads only; the full wait follows.
     if bit(g) {
-        w.ptx(&who, Instruction::Bulk(BulkOp::WaitGroup { read: true, n: 0 }));
+        w.ptx(
+            &who,
+            Instruction::Bulk(BulkOp::WaitGroup { read: true, n: 0 }),
+        );
     }
-    w.ptx(&who, Instruction::Bulk(BulkOp::WaitGroup { read: false, n: 0 }));
+    w.ptx(
+        &who,
+        Instruction::Bulk(BulkOp::WaitGroup { read: false, n: 0 }),
+    );
     None
 }
 
 /// cp.async.bulk.prefetch.tensor (tile or im2col): no completion to wait for.
 fn prefetch(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32) -> Option<Intent> {
     for _ in 0..TRIES {
-        let shape = if g.below(3) == 0 { Shape::Im2col } else { Shape::Tile };
-        let Some(l) = draw_load(g, w, shape) else { continue };
-        let p = TensorPrefetch { dim: l.dim, mode: l.mode.clone(), cache_policy: policy(w, g), tensor: l.tensor("tm") };
+        let shape = if g.below(3) == 0 {
+            Shape::Im2col
+        } else {
+            Shape::Tile
+        };
+        let Some(l) = draw_load(g, w, shape) else {
+            continue;
+        };
+        let p = TensorPrefetch {
+            dim: l.dim,
+            mode: l.mode.clone(),
+            cache_policy: policy(w, g),
+            tensor: l.tensor("tm"),
+        };
         if legal(w, &Instruction::Tensor(TensorOp::Prefetch(p.clone()))) {
             let name = declare(w, TSRC, l.params);
             let who = w.who(&[cta], thread);
-            w.ptx(&who, Instruction::Tensor(TensorOp::Prefetch(TensorPrefetch { tensor: TensorRef { map: name, ..p.tensor }, ..p })));
+            w.ptx(
+                &who,
+                Instruction::Tensor(TensorOp::Prefetch(TensorPrefetch {
+                    tensor: TensorRef {
+                        map: name,
+                        ..p.tensor
+                    },
+                    ..p
+                })),
+            );
             return None;
         }
     }

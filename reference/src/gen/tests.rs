@@ -15,15 +15,24 @@ fn empty_input_gives_a_valid_case() {
 
 #[test]
 fn families_and_targets_follow_the_config() {
-    let cfg = GenConfig { targets: vec![Target::SM_80], families: Families::of(&[Family::CpAsync]), ..GenConfig::default() };
+    let cfg = GenConfig {
+        targets: vec![Target::SM_80],
+        families: Families::of(&[Family::CpAsync]),
+        ..GenConfig::default()
+    };
     for seed in 0..200u8 {
-        let bytes: Vec<u8> = (0..200).map(|i| seed.wrapping_mul(31).wrapping_add(i as u8 ^ seed)).collect();
+        let bytes: Vec<u8> = (0..200)
+            .map(|i| seed.wrapping_mul(31).wrapping_add(i as u8 ^ seed))
+            .collect();
         let g = generate_bytes(&bytes, &cfg);
         assert_eq!(g.case.target, Target::SM_80);
         assert_eq!(g.case.launch.cluster, [1, 1, 1]);
         for s in &g.case.program {
             if let StepOp::Ptx(t) = &s.op {
-                assert!(t.starts_with("cp.async.") || t.starts_with("mbarrier."), "{t}");
+                assert!(
+                    t.starts_with("cp.async.") || t.starts_with("mbarrier."),
+                    "{t}"
+                );
                 assert!(!t.starts_with("cp.async.bulk"), "{t}");
             }
         }
@@ -32,10 +41,15 @@ fn families_and_targets_follow_the_config() {
 
 #[test]
 fn illegal_intent_names_a_ptx_step() {
-    let cfg = GenConfig { illegal_per_256: 255, ..GenConfig::default() };
+    let cfg = GenConfig {
+        illegal_per_256: 255,
+        ..GenConfig::default()
+    };
     let mut seen = 0;
     for seed in 0..300u32 {
-        let bytes: Vec<u8> = (0..HEADER + 4 * BLOCK).map(|i| (seed.wrapping_mul(2654435761).rotate_left(i as u32 % 32) >> 7) as u8).collect();
+        let bytes: Vec<u8> = (0..HEADER + 4 * BLOCK)
+            .map(|i| (seed.wrapping_mul(2654435761).rotate_left(i as u32 % 32) >> 7) as u8)
+            .collect();
         let g = generate_bytes(&bytes, &cfg);
         if let Intent::Illegal { step, .. } = &g.intent {
             seen += 1;
@@ -66,7 +80,12 @@ mod tensor_family {
 
     fn cfg(illegal: u8, undefined: u8) -> GenConfig {
         GenConfig {
-            targets: vec![Target::SM_90, Target::SM_90A, Target::SM_100A, Target::SM_100F],
+            targets: vec![
+                Target::SM_90,
+                Target::SM_90A,
+                Target::SM_100A,
+                Target::SM_100F,
+            ],
             families: Families::of(&[Family::Tensor, Family::Store]),
             illegal_per_256: illegal,
             undefined_per_256: undefined,
@@ -80,10 +99,15 @@ mod tensor_family {
         let mut rng = SplitMix64(seed);
         (0..n)
             .map(|_| {
-                let bytes: Vec<u8> = (0..HEADER + 6 * BLOCK).map(|_| rng.next().unwrap_or(0) as u8).collect();
+                let bytes: Vec<u8> = (0..HEADER + 6 * BLOCK)
+                    .map(|_| rng.next().unwrap_or(0) as u8)
+                    .collect();
                 let g = generate_bytes(&bytes, cfg);
                 if let Err(v) = check_cpu(&g) {
-                    panic!("{v}\n{}", crate::case::to_yaml(std::slice::from_ref(&g.case)));
+                    panic!(
+                        "{v}\n{}",
+                        crate::case::to_yaml(std::slice::from_ref(&g.case))
+                    );
                 }
                 g
             })
@@ -91,7 +115,9 @@ mod tensor_family {
     }
 
     fn ptx_texts(gs: &[Generated]) -> Vec<&str> {
-        gs.iter().flat_map(|g| ptx_steps(&g.case).map(|(_, t)| t)).collect()
+        gs.iter()
+            .flat_map(|g| ptx_steps(&g.case).map(|(_, t)| t))
+            .collect()
     }
 
     #[test]
@@ -104,7 +130,13 @@ mod tensor_family {
         // Every map a program declares is used by its episode.
         for g in &gs {
             for m in &g.case.memory.tensor_maps {
-                assert!(g.case.program.iter().any(|s| matches!(&s.op, StepOp::Ptx(x) if x.contains(&format!("[{}, ", m.name)))), "{} unused", m.name);
+                assert!(
+                    g.case.program.iter().any(
+                        |s| matches!(&s.op, StepOp::Ptx(x) if x.contains(&format!("[{}, ", m.name)))
+                    ),
+                    "{} unused",
+                    m.name
+                );
             }
         }
     }
@@ -133,32 +165,66 @@ mod tensor_family {
             "cp.async.bulk.commit_group",
             "cp.async.bulk.wait_group.read",
             "mbarrier.arrive.expect_tx",
-            ".1d.", ".2d.", ".3d.", ".4d.", ".5d.",
+            ".1d.",
+            ".2d.",
+            ".3d.",
+            ".4d.",
+            ".5d.",
         ] {
             assert!(has(needle), "no generated step contains `{needle}`");
         }
         // Negative and out-of-bound coordinates.
-        assert!(t.iter().any(|x| x.contains(".tensor") && x.contains(", -")), "no negative coordinate");
-        let maps: Vec<_> = gs.iter().flat_map(|g| g.case.memory.tensor_maps.iter().map(|m| m.map.clone())).collect();
+        assert!(
+            t.iter().any(|x| x.contains(".tensor") && x.contains(", -")),
+            "no negative coordinate"
+        );
+        let maps: Vec<_> = gs
+            .iter()
+            .flat_map(|g| g.case.memory.tensor_maps.iter().map(|m| m.map.clone()))
+            .collect();
         let swz: BTreeSet<String> = maps.iter().map(|m| format!("{:?}", m.swizzle)).collect();
         for s in [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128] {
-            assert!(swz.contains(&format!("{s:?}")), "swizzle {s:?} missing: {swz:?}");
+            assert!(
+                swz.contains(&format!("{s:?}")),
+                "swizzle {s:?} missing: {swz:?}"
+            );
         }
         for il in [Interleave::B16, Interleave::B32] {
-            assert!(maps.iter().any(|m| m.interleave == il), "interleave {il:?} missing");
+            assert!(
+                maps.iter().any(|m| m.interleave == il),
+                "interleave {il:?} missing"
+            );
         }
-        assert!(maps.iter().any(|m| m.oob_fill == OobFill::NanRequestZeroFma));
-        assert!(maps.iter().any(|m| m.element_strides.as_ref().is_some_and(|e| e.iter().any(|&x| x > 1))));
+        assert!(maps
+            .iter()
+            .any(|m| m.oob_fill == OobFill::NanRequestZeroFma));
+        assert!(maps.iter().any(|m| m
+            .element_strides
+            .as_ref()
+            .is_some_and(|e| e.iter().any(|&x| x > 1))));
         assert!(maps.iter().any(|m| m.encode == EncodeKind::Im2col));
-        let types: BTreeSet<String> = maps.iter().map(|m| format!("{:?}", m.tensor_data_type)).collect();
+        let types: BTreeSet<String> = maps
+            .iter()
+            .map(|m| format!("{:?}", m.tensor_data_type))
+            .collect();
         assert!(types.len() >= 10, "{types:?}");
-        let ranks: BTreeSet<usize> = maps.iter().filter(|m| m.encode == EncodeKind::Tiled).map(|m| m.global_dim.len()).collect();
+        let ranks: BTreeSet<usize> = maps
+            .iter()
+            .filter(|m| m.encode == EncodeKind::Tiled)
+            .map(|m| m.global_dim.len())
+            .collect();
         assert_eq!(ranks.len(), 5, "{ranks:?}");
         // Blackwell-only forms stay on Blackwell targets.
         for g in &gs {
             if g.case.target.sm < 100 {
                 for (_, x) in super::super::oracle::ptx_steps(&g.case) {
-                    assert!(!x.contains("gather4") && !x.contains("scatter4") && !x.contains("cta_group"), "{x} on {}", g.case.target);
+                    assert!(
+                        !x.contains("gather4")
+                            && !x.contains("scatter4")
+                            && !x.contains("cta_group"),
+                        "{x} on {}",
+                        g.case.target
+                    );
                 }
             }
         }
@@ -173,7 +239,10 @@ mod tensor_family {
             match &g.intent {
                 Intent::Illegal { step, .. } => {
                     illegal += 1;
-                    assert!(matches!(&g.case.program[*step].op, StepOp::Ptx(x) if x.contains(".tensor")), "{g:?}");
+                    assert!(
+                        matches!(&g.case.program[*step].op, StepOp::Ptx(x) if x.contains(".tensor")),
+                        "{g:?}"
+                    );
                 }
                 Intent::Undefined { rule } => {
                     rules.insert(rule.split(':').next().unwrap_or("").to_string());
@@ -182,6 +251,9 @@ mod tensor_family {
             }
         }
         assert!(illegal > 20, "{illegal}");
-        assert!(rules.contains("tensor.copy") && rules.contains("tensormap.encode_rejected"), "{rules:?}");
+        assert!(
+            rules.contains("tensor.copy") && rules.contains("tensormap.encode_rejected"),
+            "{rules:?}"
+        );
     }
 }

@@ -60,8 +60,14 @@ pub struct World {
 
 /// Small typed values for a reduce region: integers that fit every type, halves for floats.
 fn typed_data(c: &mut Chunk<'_>, ty: RedType, n: usize) -> Vec<f64> {
-    let signed = matches!(ty, RedType::S32 | RedType::S64 | RedType::F16 | RedType::Bf16 | RedType::F32 | RedType::F64);
-    let float = matches!(ty, RedType::F16 | RedType::Bf16 | RedType::F32 | RedType::F64);
+    let signed = matches!(
+        ty,
+        RedType::S32 | RedType::S64 | RedType::F16 | RedType::Bf16 | RedType::F32 | RedType::F64
+    );
+    let float = matches!(
+        ty,
+        RedType::F16 | RedType::Bf16 | RedType::F32 | RedType::F64
+    );
     (0..n)
         .map(|_| {
             let b = c.byte();
@@ -79,7 +85,11 @@ fn typed_data(c: &mut Chunk<'_>, ty: RedType, n: usize) -> Vec<f64> {
 
 impl World {
     pub fn new(head: &mut Chunk<'_>, cfg: &GenConfig, mut swarm: Swarm) -> World {
-        let target = if cfg.targets.is_empty() { Target::SM_90 } else { head.pick(&cfg.targets) };
+        let target = if cfg.targets.is_empty() {
+            Target::SM_90
+        } else {
+            head.pick(&cfg.targets)
+        };
         swarm.restrict(target.sm);
         let max_ctas = cfg.max_ctas.clamp(1, 16);
         // One cluster at most: steps run in listed order only where the harness can order them,
@@ -101,16 +111,34 @@ impl World {
         let n_bars = head.range(1, 3) as usize;
         let seed = head.byte() as u64;
         let fill = head.byte();
-        let region = |name: &str, init: Init| Region { name: name.into(), size, align: 128, misalign: 0, init };
+        let region = |name: &str, init: Init| Region {
+            name: name.into(),
+            size,
+            align: 128,
+            misalign: 0,
+            init,
+        };
         let mut memory = Memory {
-            global: vec![region(GSRC, Init::Pattern(seed)), region(GDST, Init::Fill(fill))],
+            global: vec![
+                region(GSRC, Init::Pattern(seed)),
+                region(GDST, Init::Fill(fill)),
+            ],
             shared: vec![region(SBUF, Init::Fill(fill ^ 0xAA))],
-            mbarriers: (0..n_bars).map(|b| MbarrierDecl { name: format!("bar{b}") }).collect(),
+            mbarriers: (0..n_bars)
+                .map(|b| MbarrierDecl {
+                    name: format!("bar{b}"),
+                })
+                .collect(),
             ..Memory::default()
         };
         if swarm.families.contains(&super::swarm::Family::BulkReduce) {
             let elems = (size as usize / red_ty.bytes()).min(16);
-            let vals = |c: &mut Chunk<'_>| Init::Values(TypedValues { ty: red_ty.ptx().into(), data: typed_data(c, red_ty, elems) });
+            let vals = |c: &mut Chunk<'_>| {
+                Init::Values(TypedValues {
+                    ty: red_ty.ptx().into(),
+                    data: typed_data(c, red_ty, elems),
+                })
+            };
             memory.shared.push(region(RSRC, vals(head)));
             memory.global.push(region(RDST, vals(head)));
             memory.shared.push(region(RSH, vals(head)));
@@ -120,7 +148,11 @@ impl World {
         }
         World {
             target,
-            launch: Launch { grid: [n, 1, 1], cluster: [cs, 1, 1], threads },
+            launch: Launch {
+                grid: [n, 1, 1],
+                cluster: [cs, 1, 1],
+                threads,
+            },
             swarm,
             size,
             red_ty,
@@ -144,7 +176,11 @@ impl World {
         cta / self.cluster_size() * self.cluster_size() + rank
     }
     pub fn has_region(&self, name: &str) -> bool {
-        self.memory.global.iter().chain(&self.memory.shared).any(|r| r.name == name)
+        self.memory
+            .global
+            .iter()
+            .chain(&self.memory.shared)
+            .any(|r| r.name == name)
     }
 
     /// `Who` for a set of CTAs (sorted, non-empty) and a thread.
@@ -163,17 +199,28 @@ impl World {
 
     /// Append a `ptx:` step printed from the typed instruction; returns its index.
     pub fn ptx(&mut self, who: &Who, instr: Instruction) -> usize {
-        self.steps.push(Step { cta: who.cta.clone(), thread: who.thread, op: StepOp::Ptx(instr.to_string()) });
+        self.steps.push(Step {
+            cta: who.cta.clone(),
+            thread: who.thread,
+            op: StepOp::Ptx(instr.to_string()),
+        });
         self.steps.len() - 1
     }
     pub fn step(&mut self, who: &Who, op: StepOp) -> usize {
-        self.steps.push(Step { cta: who.cta.clone(), thread: who.thread, op });
+        self.steps.push(Step {
+            cta: who.cta.clone(),
+            thread: who.thread,
+            op,
+        });
         self.steps.len() - 1
     }
 
     /// A fresh parameter `{prefix}{n}` holding `p`.
     pub fn param(&mut self, prefix: &str, p: Param) -> Value {
-        let name = (0..).map(|i| format!("{prefix}{i}")).find(|n| !self.params.contains_key(n)).unwrap_or_default();
+        let name = (0..)
+            .map(|i| format!("{prefix}{i}"))
+            .find(|n| !self.params.contains_key(n))
+            .unwrap_or_default();
         self.params.insert(name.clone(), p);
         Value::Reg(name)
     }
@@ -190,7 +237,13 @@ impl World {
     pub fn b16(&mut self, c: &mut Chunk<'_>, v: u16) -> Value {
         let as_reg = c.bit();
         if self.swarm.features.reg_operands && as_reg {
-            self.param("mask", Param::Typed { value: v as i64, ty: "b16".into() })
+            self.param(
+                "mask",
+                Param::Typed {
+                    value: v as i64,
+                    ty: "b16".into(),
+                },
+            )
         } else {
             Value::Imm(v as i64)
         }
@@ -199,13 +252,25 @@ impl World {
     /// value is arbitrary; we pass 0.
     pub fn policy(&mut self) -> Value {
         if !self.params.contains_key("policy") {
-            self.params.insert("policy".into(), Param::Typed { value: 0, ty: "b64".into() });
+            self.params.insert(
+                "policy".into(),
+                Param::Typed {
+                    value: 0,
+                    ty: "b64".into(),
+                },
+            );
         }
         Value::reg("policy")
     }
     /// An `ignore-src` predicate parameter (named so that PTX naming habits read it as one).
     pub fn ignore_pred(&mut self, v: bool) -> String {
-        match self.param("ignore", Param::Typed { value: v as i64, ty: "pred".into() }) {
+        match self.param(
+            "ignore",
+            Param::Typed {
+                value: v as i64,
+                ty: "pred".into(),
+            },
+        ) {
             Value::Reg(r) => r,
             Value::Imm(_) => String::new(),
         }
@@ -213,7 +278,11 @@ impl World {
 
     /// The `.space` qualifier the program spells shared mbarriers with.
     pub fn bar_space(&self) -> Option<MbarSpace> {
-        Some(if self.swarm.features.shared_cta { MbarSpace::SharedCta } else { MbarSpace::Shared })
+        Some(if self.swarm.features.shared_cta {
+            MbarSpace::SharedCta
+        } else {
+            MbarSpace::Shared
+        })
     }
     pub fn bar_name(b: usize) -> String {
         format!("bar{b}")
@@ -236,13 +305,26 @@ impl World {
         }
         if !redo.is_empty() {
             let who = self.who(&redo, thread);
-            self.ptx(&who, Instruction::Mbarrier(MbarrierOp::Inval { space, addr: Self::bar_addr(b) }));
+            self.ptx(
+                &who,
+                Instruction::Mbarrier(MbarrierOp::Inval {
+                    space,
+                    addr: Self::bar_addr(b),
+                }),
+            );
             fresh.extend(redo);
             fresh.sort_unstable();
         }
         if !fresh.is_empty() {
             let who = self.who(&fresh, thread);
-            self.ptx(&who, Instruction::Mbarrier(MbarrierOp::Init { space, addr: Self::bar_addr(b), count: Value::Imm(count as i64) }));
+            self.ptx(
+                &who,
+                Instruction::Mbarrier(MbarrierOp::Init {
+                    space,
+                    addr: Self::bar_addr(b),
+                    count: Value::Imm(count as i64),
+                }),
+            );
             for c in fresh {
                 self.bars[b][c as usize] = Some(Bar { count, phases: 0 });
             }
@@ -252,11 +334,19 @@ impl World {
     /// Wait (in each of `ctas`) for the current phase of `b`, which the episode completed.
     pub fn wait_phase(&mut self, b: usize, ctas: &[u32], thread: u32) {
         for &c in ctas {
-            let Some(bar) = self.bars[b][c as usize].as_mut() else { continue };
+            let Some(bar) = self.bars[b][c as usize].as_mut() else {
+                continue;
+            };
             let parity = bar.phases % 2;
             bar.phases += 1;
             let who = self.who(&[c], thread);
-            self.step(&who, StepOp::WaitParity { mbar: Self::bar_name(b), parity });
+            self.step(
+                &who,
+                StepOp::WaitParity {
+                    mbar: Self::bar_name(b),
+                    parity,
+                },
+            );
         }
     }
 
@@ -268,7 +358,12 @@ impl World {
                 h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
             }
         }
-        let families: Vec<String> = self.swarm.families.iter().map(|f| format!("{f:?}")).collect();
+        let families: Vec<String> = self
+            .swarm
+            .families
+            .iter()
+            .map(|f| format!("{f:?}"))
+            .collect();
         let what = match intent {
             Intent::WellDefined => "well defined".to_string(),
             Intent::Illegal { step, why } => format!("illegal at step {step}: {why}"),

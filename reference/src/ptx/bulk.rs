@@ -27,8 +27,10 @@ pub enum Completion {
 }
 
 impl Completion {
-    const CHOICES: [(&'static str, Completion); 2] =
-        [("mbarrier::complete_tx::bytes", Completion::Mbarrier), ("bulk_group", Completion::BulkGroup)];
+    const CHOICES: [(&'static str, Completion); 2] = [
+        ("mbarrier::complete_tx::bytes", Completion::Mbarrier),
+        ("bulk_group", Completion::BulkGroup),
+    ];
     pub fn ptx(self) -> &'static str {
         match self {
             Completion::Mbarrier => "mbarrier::complete_tx::bytes",
@@ -44,9 +46,9 @@ impl Completion {
 /// memory, bulk async-group when it is global; `None` for a direction the instructions lack.
 pub fn completion_for(dst: Space, src: Space) -> Option<Completion> {
     match (dst, src) {
-        (Space::SharedCta, Space::Global) | (Space::SharedCluster, Space::Global) | (Space::SharedCluster, Space::SharedCta) => {
-            Some(Completion::Mbarrier)
-        }
+        (Space::SharedCta, Space::Global)
+        | (Space::SharedCluster, Space::Global)
+        | (Space::SharedCluster, Space::SharedCta) => Some(Completion::Mbarrier),
         (Space::Global, Space::SharedCta) => Some(Completion::BulkGroup),
         _ => None,
     }
@@ -54,7 +56,11 @@ pub fn completion_for(dst: Space, src: Space) -> Option<Completion> {
 
 /// `.dst.src`: exactly two state-space qualifiers, destination first.
 fn parse_spaces(q: &mut Quals, op: &Opcode) -> Result<(Space, Space), SyntaxError> {
-    let sp = q.take_ordered(&[("shared::cta", Space::SharedCta), ("shared::cluster", Space::SharedCluster), ("global", Space::Global)]);
+    let sp = q.take_ordered(&[
+        ("shared::cta", Space::SharedCta),
+        ("shared::cluster", Space::SharedCluster),
+        ("global", Space::Global),
+    ]);
     match sp.as_slice() {
         [(_, d), (_, s)] => Ok((*d, *s)),
         [] | [_] => Err(SyntaxError::new(
@@ -62,7 +68,11 @@ fn parse_spaces(q: &mut Quals, op: &Opcode) -> Result<(Space, Space), SyntaxErro
             "`.dst.src` state spaces (two of .shared::cta, .shared::cluster, .global)",
             format!("{}", sp.len()),
         )),
-        [_, _, (at, _), ..] => Err(SyntaxError::new(*at, "exactly two state spaces `.dst.src`", format!("{}", sp.len()))),
+        [_, _, (at, _), ..] => Err(SyntaxError::new(
+            *at,
+            "exactly two state spaces `.dst.src`",
+            format!("{}", sp.len()),
+        )),
     }
 }
 
@@ -75,9 +85,9 @@ pub const MAX_IMM_SIZE: i64 = (1 << 20) - 16;
 /// is one outside 0..=2^20-16 (ASSUMPTION: we follow ptxas; the manual gives no range).
 pub fn imm_size_rule(size: &Value) -> Option<Support> {
     match size {
-        Value::Imm(n) if n % 16 != 0 || !(0..=MAX_IMM_SIZE).contains(n) => {
-            Some(Support::never(format!("immediate size {n} not a multiple of 16 in 0..={MAX_IMM_SIZE}")))
-        }
+        Value::Imm(n) if n % 16 != 0 || !(0..=MAX_IMM_SIZE).contains(n) => Some(Support::never(
+            format!("immediate size {n} not a multiple of 16 in 0..={MAX_IMM_SIZE}"),
+        )),
         _ => None,
     }
 }
@@ -111,7 +121,10 @@ impl BulkOp {
             BulkOp::Reduce(r) => r.opcode(),
             BulkOp::Prefetch(p) => join("cp.async.bulk.prefetch", &["L2", "global", p.hint.qual()]),
             BulkOp::CommitGroup => "cp.async.bulk.commit_group".into(),
-            BulkOp::WaitGroup { read, .. } => join("cp.async.bulk.wait_group", &[if *read { "read" } else { "" }]),
+            BulkOp::WaitGroup { read, .. } => join(
+                "cp.async.bulk.wait_group",
+                &[if *read { "read" } else { "" }],
+            ),
         }
     }
     fn operands(&self) -> Vec<String> {
@@ -141,8 +154,13 @@ impl fmt::Display for BulkOp {
 }
 
 impl Family for BulkOp {
-    const HEADS: &'static [&'static str] =
-        &["cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.prefetch", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group"];
+    const HEADS: &'static [&'static str] = &[
+        "cp.async.bulk",
+        "cp.reduce.async.bulk",
+        "cp.async.bulk.prefetch",
+        "cp.async.bulk.commit_group",
+        "cp.async.bulk.wait_group",
+    ];
 
     fn parse(head: &str, op: &Opcode, args: &Args, _ctx: &ParseCtx) -> Result<Self, SyntaxError> {
         match head {
@@ -155,9 +173,16 @@ impl Family for BulkOp {
                 let hint_q = CacheHint::take(&mut q)?;
                 q.finish(head)?;
                 args.count(2, 3, "[srcMem], size{, cache-policy}")?;
-                let policy = if args.len() == 3 { Some(Value::Reg(args.reg(2, "cache-policy")?)) } else { None };
+                let policy = if args.len() == 3 {
+                    Some(Value::Reg(args.reg(2, "cache-policy")?))
+                } else {
+                    None
+                };
                 Ok(BulkOp::Prefetch(BulkPrefetch {
-                    hint: CacheHint { qualifier: hint_q, policy },
+                    hint: CacheHint {
+                        qualifier: hint_q,
+                        policy,
+                    },
                     src: args.addr(0, "srcMem")?,
                     size: args.value(1, "size")?,
                 }))
@@ -172,9 +197,16 @@ impl Family for BulkOp {
                 let read = q.flag("read")?;
                 q.finish(head)?;
                 args.count(1, 1, "N")?;
-                Ok(BulkOp::WaitGroup { read, n: args.imm(0, "N")? })
+                Ok(BulkOp::WaitGroup {
+                    read,
+                    n: args.imm(0, "N")?,
+                })
             }
-            _ => Err(SyntaxError::new(op.at, "a bulk-copy instruction", format!("`{}`", op.text()))),
+            _ => Err(SyntaxError::new(
+                op.at,
+                "a bulk-copy instruction",
+                format!("`{}`", op.text()),
+            )),
         }
     }
 
@@ -182,7 +214,11 @@ impl Family for BulkOp {
         let mut v: Vec<BulkOp> = BulkCopy::variants().into_iter().map(BulkOp::Copy).collect();
         v.extend(BulkReduce::variants().into_iter().map(BulkOp::Reduce));
         for hint in CacheHint::all() {
-            v.push(BulkOp::Prefetch(BulkPrefetch { hint, src: Address::reg("src"), size: Value::reg("size") }));
+            v.push(BulkOp::Prefetch(BulkPrefetch {
+                hint,
+                src: Address::reg("src"),
+                size: Value::reg("size"),
+            }));
         }
         v.push(BulkOp::CommitGroup);
         v.extend([false, true].map(|read| BulkOp::WaitGroup { read, n: 0 }));
@@ -195,13 +231,16 @@ impl Family for BulkOp {
             BulkOp::Reduce(r) => r.requirement(),
             BulkOp::Prefetch(p) => {
                 // §9.7.9.25.4.3: PTX 8.0, sm_90.
-                let mut r = Requirement::new().and(Support::at_least("cp.async.bulk.prefetch", 90, V80));
+                let mut r =
+                    Requirement::new().and(Support::at_least("cp.async.bulk.prefetch", 90, V80));
                 r.all.extend(p.hint.rules());
                 r.all.extend(imm_size_rule(&p.size));
                 r
             }
             // §9.7.9.25.6.1/.2: PTX 8.0, sm_90.
-            BulkOp::CommitGroup | BulkOp::WaitGroup { .. } => Requirement::new().and(Support::at_least("bulk async-group", 90, V80)),
+            BulkOp::CommitGroup | BulkOp::WaitGroup { .. } => {
+                Requirement::new().and(Support::at_least("bulk async-group", 90, V80))
+            }
         }
     }
 
@@ -210,8 +249,17 @@ impl Family for BulkOp {
             BulkOp::Copy(c) => c.visit(f),
             BulkOp::Reduce(r) => r.visit(f),
             BulkOp::Prefetch(p) => {
-                f(Slot::Addr { role: "src", space: Space::Global, addr: &mut p.src });
-                f(Slot::Value { role: "size", ty: RegTy::B32, value: &mut p.size, imm_ok: true });
+                f(Slot::Addr {
+                    role: "src",
+                    space: Space::Global,
+                    addr: &mut p.src,
+                });
+                f(Slot::Value {
+                    role: "size",
+                    ty: RegTy::B32,
+                    value: &mut p.size,
+                    imm_ok: true,
+                });
                 p.hint.visit(f);
             }
             // N is part of the variant (an integer constant), not a bindable operand.

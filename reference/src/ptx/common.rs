@@ -17,7 +17,16 @@ pub enum RedOp {
 }
 
 impl RedOp {
-    pub const ALL: [RedOp; 8] = [RedOp::And, RedOp::Or, RedOp::Xor, RedOp::Add, RedOp::Inc, RedOp::Dec, RedOp::Min, RedOp::Max];
+    pub const ALL: [RedOp; 8] = [
+        RedOp::And,
+        RedOp::Or,
+        RedOp::Xor,
+        RedOp::Add,
+        RedOp::Inc,
+        RedOp::Dec,
+        RedOp::Min,
+        RedOp::Max,
+    ];
     pub fn ptx(self) -> &'static str {
         match self {
             RedOp::And => "and",
@@ -145,5 +154,8 @@ impl CtaGroup {
             CtaGroup::Two => "cta_group::2",
         }
     }
-    pub const CHOICES: [(&'static str, CtaGroup); 2] = [("cta_group::1", CtaGroup::One), ("cta_group::2", CtaGroup::Two)];
+    pub const CHOICES: [(&'static str, CtaGroup); 2] = [
+        ("cta_group::1", CtaGroup::One),
+        ("cta_group::2", CtaGroup::Two),
+    ];
 }

@@ -30,7 +30,10 @@ pub enum SharedSpelling {
 }
 
 impl SharedSpelling {
-    const CHOICES: [(&'static str, SharedSpelling); 2] = [("shared", SharedSpelling::Shared), ("shared::cta", SharedSpelling::SharedCta)];
+    const CHOICES: [(&'static str, SharedSpelling); 2] = [
+        ("shared", SharedSpelling::Shared),
+        ("shared::cta", SharedSpelling::SharedCta),
+    ];
     pub fn ptx(self) -> &'static str {
         match self {
             SharedSpelling::Shared => "shared",
@@ -47,7 +50,11 @@ impl SharedSpelling {
     fn support(self) -> Option<Support> {
         match self {
             SharedSpelling::Shared => None,
-            SharedSpelling::SharedCta => Some(Support::at_least("`.shared::cta` spelling", 80, PtxVersion::new(7, 8))),
+            SharedSpelling::SharedCta => Some(Support::at_least(
+                "`.shared::cta` spelling",
+                80,
+                PtxVersion::new(7, 8),
+            )),
         }
     }
 }
@@ -61,10 +68,17 @@ pub enum PrefetchSize {
 }
 
 impl PrefetchSize {
-    const CHOICES: [(&'static str, PrefetchSize); 3] =
-        [("L2::64B", PrefetchSize::B64), ("L2::128B", PrefetchSize::B128), ("L2::256B", PrefetchSize::B256)];
+    const CHOICES: [(&'static str, PrefetchSize); 3] = [
+        ("L2::64B", PrefetchSize::B64),
+        ("L2::128B", PrefetchSize::B128),
+        ("L2::256B", PrefetchSize::B256),
+    ];
     pub fn ptx(self) -> &'static str {
-        Self::CHOICES.iter().find(|c| c.1 == self).map(|c| c.0).unwrap_or("")
+        Self::CHOICES
+            .iter()
+            .find(|c| c.1 == self)
+            .map(|c| c.0)
+            .unwrap_or("")
     }
 }
 
@@ -152,7 +166,11 @@ impl CpAsync {
         )
     }
     fn operands(&self) -> Vec<String> {
-        let mut v = vec![self.dst.to_string(), self.src.to_string(), self.size.bytes().to_string()];
+        let mut v = vec![
+            self.dst.to_string(),
+            self.src.to_string(),
+            self.size.bytes().to_string(),
+        ];
         match &self.fill {
             Fill::Full => {}
             Fill::SrcSize(s) => v.push(s.to_string()),
@@ -166,21 +184,34 @@ impl CpAsync {
 
     fn parse(op: &Opcode, args: &Args, ctx: &ParseCtx) -> Result<CpAsync, SyntaxError> {
         let mut q = op.quals("cp.async");
-        let cache = q.need(&[("ca", CacheOp::Ca), ("cg", CacheOp::Cg)], "cache operator")?;
+        let cache = q.need(
+            &[("ca", CacheOp::Ca), ("cg", CacheOp::Cg)],
+            "cache operator",
+        )?;
         let shared = q.need(&SharedSpelling::CHOICES, "destination state space")?;
         q.need(&[("global", ())], "source state space")?;
         let hint_q = CacheHint::take(&mut q)?;
         let prefetch = q.take(&PrefetchSize::CHOICES, "prefetch size")?;
         q.finish("cp.async")?;
 
-        args.count(3, 5, "[dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}")?;
+        args.count(
+            3,
+            5,
+            "[dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}",
+        )?;
         let dst = args.addr(0, "dst")?;
         let src = args.addr(1, "src")?;
         let size = match args.imm(2, "cp-size")? {
             4 => CpSize::B4,
             8 => CpSize::B8,
             16 => CpSize::B16,
-            n => return Err(SyntaxError::new(args.offset_of(2), "cp-size 4, 8 or 16", n.to_string())),
+            n => {
+                return Err(SyntaxError::new(
+                    args.offset_of(2),
+                    "cp-size 4, 8 or 16",
+                    n.to_string(),
+                ))
+            }
         };
         let fill_at = |i: usize| -> Result<Fill, SyntaxError> {
             match args.value(i, "src-size or ignore-src")? {
@@ -194,11 +225,25 @@ impl CpAsync {
             _ => match args.value(3, "src-size, ignore-src or cache-policy")? {
                 // A lone register after cp-size under `.L2::cache_hint` is the policy unless it is
                 // a predicate or looks like a size (ASSUMPTION: ptxas decides by declared type).
-                Value::Reg(r) if hint_q && !ctx.is_pred(&r) && looks_like_policy(ctx, &r) => (Fill::Full, Some(Value::Reg(r))),
+                Value::Reg(r) if hint_q && !ctx.is_pred(&r) && looks_like_policy(ctx, &r) => {
+                    (Fill::Full, Some(Value::Reg(r)))
+                }
                 _ => (fill_at(3)?, None),
             },
         };
-        Ok(CpAsync { cache, shared, hint: CacheHint { qualifier: hint_q, policy }, prefetch, dst, src, size, fill })
+        Ok(CpAsync {
+            cache,
+            shared,
+            hint: CacheHint {
+                qualifier: hint_q,
+                policy,
+            },
+            prefetch,
+            dst,
+            src,
+            size,
+            fill,
+        })
     }
 
     fn requirement(&self) -> Requirement {
@@ -210,18 +255,33 @@ impl CpAsync {
             r.push(Support::never("`.cg` requires cp-size 16"));
         }
         if self.hint.qualifier {
-            r.push(Support::at_least("`.L2::cache_hint`", 80, PtxVersion::new(7, 4)));
+            r.push(Support::at_least(
+                "`.L2::cache_hint`",
+                80,
+                PtxVersion::new(7, 4),
+            ));
         }
         r.all.extend(self.hint.rules());
         if self.prefetch.is_some() {
-            r.push(Support::at_least("`.L2::{64,128,256}B` prefetch size", 80, PtxVersion::new(7, 4)));
+            r.push(Support::at_least(
+                "`.L2::{64,128,256}B` prefetch size",
+                80,
+                PtxVersion::new(7, 4),
+            ));
         }
         match &self.fill {
-            Fill::IgnoreSrc(_) => r.push(Support::at_least("`ignore-src` operand", 80, PtxVersion::new(7, 5))),
+            Fill::IgnoreSrc(_) => r.push(Support::at_least(
+                "`ignore-src` operand",
+                80,
+                PtxVersion::new(7, 5),
+            )),
             // "src-size ... must be less than cp-size"; larger is UB at run time, but ptxas rejects a
             // constant outside 0..=cp-size (it accepts src-size == cp-size, a full copy).
             Fill::SrcSize(Value::Imm(n)) if !(0..=self.size.bytes()).contains(n) => {
-                r.push(Support::never(format!("immediate src-size {n} outside 0..={}", self.size.bytes())))
+                r.push(Support::never(format!(
+                    "immediate src-size {n} outside 0..={}",
+                    self.size.bytes()
+                )))
             }
             Fill::SrcSize(_) | Fill::Full => {}
         }
@@ -229,14 +289,32 @@ impl CpAsync {
     }
 
     fn visit(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        f(Slot::Addr { role: "dst", space: self.shared.space(), addr: &mut self.dst });
-        f(Slot::Addr { role: "src", space: Space::Global, addr: &mut self.src });
+        f(Slot::Addr {
+            role: "dst",
+            space: self.shared.space(),
+            addr: &mut self.dst,
+        });
+        f(Slot::Addr {
+            role: "src",
+            space: Space::Global,
+            addr: &mut self.src,
+        });
         match &mut self.fill {
             Fill::Full => {}
-            Fill::SrcSize(v) => f(Slot::Value { role: "srcSize", ty: RegTy::B32, value: v, imm_ok: true }),
+            Fill::SrcSize(v) => f(Slot::Value {
+                role: "srcSize",
+                ty: RegTy::B32,
+                value: v,
+                imm_ok: true,
+            }),
             Fill::IgnoreSrc(p) => {
                 let mut v = Value::Reg(std::mem::take(p));
-                f(Slot::Value { role: "ignoreSrc", ty: RegTy::Pred, value: &mut v, imm_ok: false });
+                f(Slot::Value {
+                    role: "ignoreSrc",
+                    ty: RegTy::Pred,
+                    value: &mut v,
+                    imm_ok: false,
+                });
                 // The visitor may only rename: a predicate operand stays a register.
                 *p = match v {
                     Value::Reg(r) => r,
@@ -283,9 +361,14 @@ impl CpAsyncOp {
             CpAsyncOp::CommitGroup => "cp.async.commit_group".into(),
             CpAsyncOp::WaitGroup(_) => "cp.async.wait_group".into(),
             CpAsyncOp::WaitAll => "cp.async.wait_all".into(),
-            CpAsyncOp::MbarrierArrive { noinc, space, .. } => {
-                join("cp.async.mbarrier.arrive", &[if *noinc { "noinc" } else { "" }, space.map(|s| s.ptx()).unwrap_or(""), "b64"])
-            }
+            CpAsyncOp::MbarrierArrive { noinc, space, .. } => join(
+                "cp.async.mbarrier.arrive",
+                &[
+                    if *noinc { "noinc" } else { "" },
+                    space.map(|s| s.ptx()).unwrap_or(""),
+                    "b64",
+                ],
+            ),
         }
     }
 }
@@ -295,8 +378,13 @@ fn no_quals(op: &Opcode, head: &str) -> Result<(), SyntaxError> {
 }
 
 impl Family for CpAsyncOp {
-    const HEADS: &'static [&'static str] =
-        &["cp.async", "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all", "cp.async.mbarrier.arrive"];
+    const HEADS: &'static [&'static str] = &[
+        "cp.async",
+        "cp.async.commit_group",
+        "cp.async.wait_group",
+        "cp.async.wait_all",
+        "cp.async.mbarrier.arrive",
+    ];
 
     fn parse(head: &str, op: &Opcode, args: &Args, ctx: &ParseCtx) -> Result<Self, SyntaxError> {
         match head {
@@ -304,7 +392,11 @@ impl Family for CpAsyncOp {
             "cp.async.commit_group" | "cp.async.wait_all" => {
                 no_quals(op, head)?;
                 args.count(0, 0, "no operands")?;
-                Ok(if head == "cp.async.wait_all" { CpAsyncOp::WaitAll } else { CpAsyncOp::CommitGroup })
+                Ok(if head == "cp.async.wait_all" {
+                    CpAsyncOp::WaitAll
+                } else {
+                    CpAsyncOp::CommitGroup
+                })
             }
             "cp.async.wait_group" => {
                 no_quals(op, head)?;
@@ -318,9 +410,17 @@ impl Family for CpAsyncOp {
                 q.need(&[("b64", ())], "type")?;
                 q.finish(head)?;
                 args.count(1, 1, "[addr]")?;
-                Ok(CpAsyncOp::MbarrierArrive { noinc, space, addr: args.addr(0, "addr")? })
+                Ok(CpAsyncOp::MbarrierArrive {
+                    noinc,
+                    space,
+                    addr: args.addr(0, "addr")?,
+                })
             }
-            _ => Err(SyntaxError::new(op.at, "a cp.async instruction", format!("`{}`", op.text()))),
+            _ => Err(SyntaxError::new(
+                op.at,
+                "a cp.async instruction",
+                format!("`{}`", op.text()),
+            )),
         }
     }
 
@@ -329,8 +429,17 @@ impl Family for CpAsyncOp {
         for cache in [CacheOp::Ca, CacheOp::Cg] {
             for shared in [SharedSpelling::Shared, SharedSpelling::SharedCta] {
                 for size in CpSize::ALL {
-                    for prefetch in [None, Some(PrefetchSize::B64), Some(PrefetchSize::B128), Some(PrefetchSize::B256)] {
-                        for fill in [Fill::Full, Fill::SrcSize(Value::reg("srcSize")), Fill::IgnoreSrc("ignoreSrc".into())] {
+                    for prefetch in [
+                        None,
+                        Some(PrefetchSize::B64),
+                        Some(PrefetchSize::B128),
+                        Some(PrefetchSize::B256),
+                    ] {
+                        for fill in [
+                            Fill::Full,
+                            Fill::SrcSize(Value::reg("srcSize")),
+                            Fill::IgnoreSrc("ignoreSrc".into()),
+                        ] {
                             for hint in CacheHint::all() {
                                 // A policy with neither qualifier nor fill would print as src-size:
                                 // that text is another variant.
@@ -353,10 +462,22 @@ impl Family for CpAsyncOp {
                 }
             }
         }
-        v.extend([CpAsyncOp::CommitGroup, CpAsyncOp::WaitGroup(0), CpAsyncOp::WaitAll]);
+        v.extend([
+            CpAsyncOp::CommitGroup,
+            CpAsyncOp::WaitGroup(0),
+            CpAsyncOp::WaitAll,
+        ]);
         for noinc in [false, true] {
-            for space in [None, Some(SharedSpelling::Shared), Some(SharedSpelling::SharedCta)] {
-                v.push(CpAsyncOp::MbarrierArrive { noinc, space, addr: Address::reg("mbar") });
+            for space in [
+                None,
+                Some(SharedSpelling::Shared),
+                Some(SharedSpelling::SharedCta),
+            ] {
+                v.push(CpAsyncOp::MbarrierArrive {
+                    noinc,
+                    space,
+                    addr: Address::reg("mbar"),
+                });
             }
         }
         v
@@ -371,7 +492,8 @@ impl Family for CpAsyncOp {
             }
             // §9.7.13.15.15: PTX 7.0, sm_80; `::cta` from 7.8.
             CpAsyncOp::MbarrierArrive { space, .. } => {
-                let mut r = Requirement::new().and(Support::at_least("cp.async.mbarrier.arrive", 80, V70));
+                let mut r =
+                    Requirement::new().and(Support::at_least("cp.async.mbarrier.arrive", 80, V70));
                 r.all.extend(space.and_then(|s| s.support()));
                 r
             }
@@ -386,7 +508,11 @@ impl Family for CpAsyncOp {
             CpAsyncOp::WaitGroup(_) => {}
             CpAsyncOp::MbarrierArrive { space, addr, .. } => {
                 let space = space.map(|s| s.space()).unwrap_or(Space::Generic);
-                f(Slot::Addr { role: "mbar", space, addr })
+                f(Slot::Addr {
+                    role: "mbar",
+                    space,
+                    addr,
+                })
             }
         }
     }
@@ -432,10 +558,16 @@ mod tests {
         assert_eq!(vs.len(), 2 * 2 * 3 * 4 * 11 + 3 + 6);
         for v in &vs {
             let text = v.to_string();
-            assert_eq!(&parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")), v, "{text}");
+            assert_eq!(
+                &parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")),
+                v,
+                "{text}"
+            );
         }
         assert_eq!(
-            parse("cp.async.cg.shared.global.L2::cache_hint [d], [s], 16, q, pol").unwrap().row(),
+            parse("cp.async.cg.shared.global.L2::cache_hint [d], [s], 16, q, pol")
+                .unwrap()
+                .row(),
             "cp.async.cg.shared.global.L2::cache_hint cp-size=16 +ignoreSrc +policy"
         );
         let mut rows: Vec<String> = vs.iter().map(|v| v.row()).collect();
@@ -466,10 +598,18 @@ mod tests {
             let x = parse(e).unwrap_or_else(|err| panic!("{e}: {err}"));
             assert!(legal(&x, Target::SM_80), "{e} legal on sm_80");
         }
-        let CpAsyncOp::Copy(c) = parse("cp.async.ca.shared.global.L2::cache_hint [%r2], [%r1], 4, cache-policy").unwrap() else { panic!() };
+        let CpAsyncOp::Copy(c) =
+            parse("cp.async.ca.shared.global.L2::cache_hint [%r2], [%r1], 4, cache-policy")
+                .unwrap()
+        else {
+            panic!()
+        };
         assert_eq!(c.fill, Fill::Full);
         assert_eq!(c.hint.policy, Some(Value::reg("cache-policy")));
-        let CpAsyncOp::Copy(c) = parse("cp.async.cg.shared.global.L2::cache_hint [%r0], [%r2], 16, q, cache-policy").unwrap() else {
+        let CpAsyncOp::Copy(c) =
+            parse("cp.async.cg.shared.global.L2::cache_hint [%r0], [%r2], 16, q, cache-policy")
+                .unwrap()
+        else {
             panic!()
         };
         assert_eq!(c.fill, Fill::IgnoreSrc("q".into()));
@@ -481,18 +621,33 @@ mod tests {
         let mut ctx = ParseCtx::default();
         ctx.declare(".reg .pred %r9");
         ctx.declare(".reg .b32 pol");
-        let CpAsyncOp::Copy(c) = CpAsyncOp::parse("cp.async", &op("cp.async.ca.shared.global"), &args("[a], [b], 4, %r9"), &ctx).unwrap()
-        else {
+        let CpAsyncOp::Copy(c) = CpAsyncOp::parse(
+            "cp.async",
+            &op("cp.async.ca.shared.global"),
+            &args("[a], [b], 4, %r9"),
+            &ctx,
+        )
+        .unwrap() else {
             panic!()
         };
         assert_eq!(c.fill, Fill::IgnoreSrc("%r9".into()));
-        let CpAsyncOp::Copy(c) =
-            CpAsyncOp::parse("cp.async", &op("cp.async.ca.shared.global.L2::cache_hint"), &args("[a], [b], 4, pol"), &ctx).unwrap()
-        else {
+        let CpAsyncOp::Copy(c) = CpAsyncOp::parse(
+            "cp.async",
+            &op("cp.async.ca.shared.global.L2::cache_hint"),
+            &args("[a], [b], 4, pol"),
+            &ctx,
+        )
+        .unwrap() else {
             panic!()
         };
-        assert_eq!(c.fill, Fill::SrcSize(Value::reg("pol")), "a declared .b32 is a src-size");
-        let CpAsyncOp::Copy(c) = parse("cp.async.ca.shared.global [a], [b], 4, 3").unwrap() else { panic!() };
+        assert_eq!(
+            c.fill,
+            Fill::SrcSize(Value::reg("pol")),
+            "a declared .b32 is a src-size"
+        );
+        let CpAsyncOp::Copy(c) = parse("cp.async.ca.shared.global [a], [b], 4, 3").unwrap() else {
+            panic!()
+        };
         assert_eq!(c.fill, Fill::SrcSize(Value::Imm(3)));
     }
 
@@ -500,14 +655,25 @@ mod tests {
     fn source_declarations_decide_the_fourth_operand() {
         use crate::ptx::{parse_source, Parsed};
         let src = ".reg .pred flag;\n.reg .b32 n;\ncp.async.ca.shared.global [a], [b], 4, flag;\ncp.async.ca.shared.global [a], [b], 4, n;\ncp.async.ca.shared.global [a], [b], 5;";
-        let got: Vec<_> = parse_source(src).into_iter().filter(|p| !matches!(p, Parsed::Directive(_))).collect();
+        let got: Vec<_> = parse_source(src)
+            .into_iter()
+            .filter(|p| !matches!(p, Parsed::Directive(_)))
+            .collect();
         let fill = |p: &Parsed| match p {
-            Parsed::Instr(_, Statement { instr: Instruction::CpAsync(CpAsyncOp::Copy(c)), .. }) => Some(c.fill.clone()),
+            Parsed::Instr(
+                _,
+                Statement {
+                    instr: Instruction::CpAsync(CpAsyncOp::Copy(c)),
+                    ..
+                },
+            ) => Some(c.fill.clone()),
             _ => None,
         };
         assert_eq!(fill(&got[0]), Some(Fill::IgnoreSrc("flag".into())));
         assert_eq!(fill(&got[1]), Some(Fill::SrcSize(Value::reg("n"))));
-        let Parsed::Error(pos, e) = &got[2] else { panic!("{:?}", got[2]) };
+        let Parsed::Error(pos, e) = &got[2] else {
+            panic!("{:?}", got[2])
+        };
         assert_eq!((pos.line, pos.col), (5, 37), "{e}");
     }
 
@@ -522,14 +688,29 @@ mod tests {
     fn errors() {
         let bad = [
             ("cp.async.ca.shared.global [a], [b]", "3 operands"),
-            ("cp.async.ca.shared.global [a], [b], 4, s, p, x", "at most 5"),
-            ("cp.async.ca.shared.global [a], [b], 12", "cp-size 4, 8 or 16"),
+            (
+                "cp.async.ca.shared.global [a], [b], 4, s, p, x",
+                "at most 5",
+            ),
+            (
+                "cp.async.ca.shared.global [a], [b], 12",
+                "cp-size 4, 8 or 16",
+            ),
             ("cp.async.ca.shared.global [a], [b], n", "integer constant"),
             ("cp.async.ca.shared.global a, [b], 4", "address"),
-            ("cp.async.ca.shared.global.L2::32B [a], [b], 4", "`.L2::32B`"),
+            (
+                "cp.async.ca.shared.global.L2::32B [a], [b], 4",
+                "`.L2::32B`",
+            ),
             ("cp.async.cs.shared.global [a], [b], 4", "cache operator"),
-            ("cp.async.ca.shared.global.L2::64B.L2::128B [a], [b], 4", "at most one prefetch size"),
-            ("cp.async.ca.shared::cluster.global [a], [b], 4", "destination state space"),
+            (
+                "cp.async.ca.shared.global.L2::64B.L2::128B [a], [b], 4",
+                "at most one prefetch size",
+            ),
+            (
+                "cp.async.ca.shared::cluster.global [a], [b], 4",
+                "destination state space",
+            ),
             ("cp.async.wait_group", "1 operands"),
             ("cp.async.wait_group n", "integer constant"),
             ("cp.async.commit_group 1", "at most 0"),
@@ -548,31 +729,64 @@ mod tests {
         assert!(!legal(&cg4, Target::SM_100A));
         let ca4 = parse("cp.async.ca.shared::cta.global [a], [b], 4, p").unwrap();
         assert!(legal(&ca4, Target::SM_80));
-        assert_eq!(ca4.requirement().min_ptx_for(Target::SM_80), Ok(PtxVersion::new(7, 8)));
         assert_eq!(
-            parse("cp.async.ca.shared.global [a], [b], 4, p").unwrap().requirement().min_ptx_for(Target::SM_80),
+            ca4.requirement().min_ptx_for(Target::SM_80),
+            Ok(PtxVersion::new(7, 8))
+        );
+        assert_eq!(
+            parse("cp.async.ca.shared.global [a], [b], 4, p")
+                .unwrap()
+                .requirement()
+                .min_ptx_for(Target::SM_80),
             Ok(PtxVersion::new(7, 5))
         );
-        let hint_only = parse("cp.async.ca.shared.global.L2::cache_hint [a], [b], 4, srcsize").unwrap();
+        let hint_only =
+            parse("cp.async.ca.shared.global.L2::cache_hint [a], [b], 4, srcsize").unwrap();
         assert!(!legal(&hint_only, Target::SM_90));
         let pol_no_hint = parse("cp.async.ca.shared.global [a], [b], 4, sz, pol").unwrap();
         assert!(!legal(&pol_no_hint, Target::SM_90));
-        let imm = |a: &str| legal(&parse(&format!("cp.async.ca.shared.global {a}")).unwrap(), Target::SM_80);
-        assert!(imm("[d], [s], 4, 4") && imm("[d], [s], 8, 0") && !imm("[d], [s], 4, 5") && !imm("[d], [s], 16, -1"));
-        let Some(arrive) = CpAsyncOp::variants().into_iter().find(|v| matches!(v, CpAsyncOp::MbarrierArrive { .. })) else { panic!() };
+        let imm = |a: &str| {
+            legal(
+                &parse(&format!("cp.async.ca.shared.global {a}")).unwrap(),
+                Target::SM_80,
+            )
+        };
+        assert!(
+            imm("[d], [s], 4, 4")
+                && imm("[d], [s], 8, 0")
+                && !imm("[d], [s], 4, 5")
+                && !imm("[d], [s], 16, -1")
+        );
+        let Some(arrive) = CpAsyncOp::variants()
+            .into_iter()
+            .find(|v| matches!(v, CpAsyncOp::MbarrierArrive { .. }))
+        else {
+            panic!()
+        };
         assert!(legal(&arrive, Target::SM_80));
     }
 
     #[test]
     fn operand_slots() {
-        let mut x = parse("cp.async.cg.shared::cta.global.L2::cache_hint [d], [s], 16, ignore, pol").unwrap();
+        let mut x =
+            parse("cp.async.cg.shared::cta.global.L2::cache_hint [d], [s], 16, ignore, pol")
+                .unwrap();
         let mut seen = Vec::new();
         x.visit_operands(&mut |s| match s {
             Slot::Addr { role, space, .. } => seen.push(format!("{role}:{space:?}")),
-            Slot::Value { role, ty, imm_ok, .. } => seen.push(format!("{role}:{ty:?}:{imm_ok}")),
+            Slot::Value {
+                role, ty, imm_ok, ..
+            } => seen.push(format!("{role}:{ty:?}:{imm_ok}")),
             _ => seen.push("?".into()),
         });
-        assert_eq!(seen, ["dst:SharedCta", "src:Global", "ignoreSrc:Pred:false", "policy:B64:false"]);
+        assert_eq!(
+            seen,
+            [
+                "dst:SharedCta",
+                "src:Global",
+                "ignoreSrc:Pred:false",
+                "policy:B64:false"
+            ]
+        );
     }
-
 }

@@ -13,7 +13,11 @@ pub struct SyntaxError {
 
 impl SyntaxError {
     pub fn new(offset: usize, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        SyntaxError { offset, expected: expected.into(), found: found.into() }
+        SyntaxError {
+            offset,
+            expected: expected.into(),
+            found: found.into(),
+        }
     }
 }
 
@@ -70,7 +74,10 @@ pub fn locate(source: &str, offset: usize) -> Pos {
     let before = &source[..offset.min(source.len())];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    Pos { line, col: before[line_start..].chars().count() + 1 }
+    Pos {
+        line,
+        col: before[line_start..].chars().count() + 1,
+    }
 }
 
 /// [`locate`] for many offsets into one text: the line starts are found once, so each lookup is
@@ -83,7 +90,9 @@ pub struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     pub fn new(source: &'a str) -> Self {
-        let starts = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         LineIndex { source, starts }
     }
     /// Same as `locate(source, offset)`.
@@ -92,7 +101,10 @@ impl<'a> LineIndex<'a> {
         // Lines starting at or before `offset` (a line starts just past each newline before it).
         let line = self.starts.partition_point(|&s| s <= offset);
         let line_start = self.starts[line - 1];
-        Pos { line, col: self.source[line_start..offset].chars().count() + 1 }
+        Pos {
+            line,
+            col: self.source[line_start..offset].chars().count() + 1,
+        }
     }
 }
 
@@ -108,7 +120,10 @@ pub fn strip_comments(src: &str) -> String {
                 i += 1;
             }
         } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            let end = src[i + 2..].find("*/").map(|e| i + 2 + e + 2).unwrap_or(b.len());
+            let end = src[i + 2..]
+                .find("*/")
+                .map(|e| i + 2 + e + 2)
+                .unwrap_or(b.len());
             for c in src[i..end].chars() {
                 out.push(if c == '\n' { '\n' } else { ' ' });
                 // keep byte length equal for multibyte chars
@@ -144,7 +159,11 @@ pub fn statements(source: &str) -> Vec<SourceStatement<'_>> {
 
 fn push_stmt<'a>(out: &mut Vec<SourceStatement<'a>>, source: &'a str, text: &str, start: usize) {
     if !text.trim().is_empty() {
-        out.push(SourceStatement { text: text.to_string(), start, source });
+        out.push(SourceStatement {
+            text: text.to_string(),
+            start,
+            source,
+        });
     }
 }
 
@@ -197,7 +216,11 @@ impl<'a> Cursor<'a> {
         if rest.is_empty() {
             "end of instruction".into()
         } else {
-            let tok: String = rest.chars().take_while(|c| !c.is_whitespace()).take(24).collect();
+            let tok: String = rest
+                .chars()
+                .take_while(|c| !c.is_whitespace())
+                .take(24)
+                .collect();
             format!("`{tok}`")
         }
     }
@@ -220,7 +243,10 @@ impl<'a> Cursor<'a> {
             let c = b[i];
             if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' {
                 i += 1;
-            } else if c == b'-' && b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic()) && b[i - 1] != b' ' {
+            } else if c == b'-'
+                && b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic())
+                && b[i - 1] != b' '
+            {
                 i += 1;
             } else {
                 break;
@@ -239,8 +265,15 @@ impl<'a> Cursor<'a> {
             Some(r) => (true, r),
             None => (false, rest),
         };
-        let (radix, digits_start) = if body.starts_with("0x") || body.starts_with("0X") { (16, 2) } else { (10, 0) };
-        let digits: String = body[digits_start..].chars().take_while(|c| c.is_digit(radix)).collect();
+        let (radix, digits_start) = if body.starts_with("0x") || body.starts_with("0X") {
+            (16, 2)
+        } else {
+            (10, 0)
+        };
+        let digits: String = body[digits_start..]
+            .chars()
+            .take_while(|c| c.is_digit(radix))
+            .collect();
         if digits.is_empty() {
             return None;
         }
@@ -250,7 +283,9 @@ impl<'a> Cursor<'a> {
             len += 1;
         }
         let v = if neg { -v } else { v };
-        let v = i64::try_from(v).ok().or_else(|| (v as u64 as i128 == v).then_some(v as u64 as i64))?;
+        let v = i64::try_from(v)
+            .ok()
+            .or_else(|| (v as u64 as i128 == v).then_some(v as u64 as i64))?;
         self.pos = start + len;
         Some((start, v))
     }
@@ -273,7 +308,14 @@ mod tests {
 
     #[test]
     fn line_index_agrees_with_locate() {
-        for src in ["", "a", "\n", "ab\n\ncé\nd\n", "x\ny", "\u{e9}\u{e9}\n\u{e9}"] {
+        for src in [
+            "",
+            "a",
+            "\n",
+            "ab\n\ncé\nd\n",
+            "x\ny",
+            "\u{e9}\u{e9}\n\u{e9}",
+        ] {
             let ix = LineIndex::new(src);
             for off in (0..=src.len() + 2).filter(|&o| o > src.len() || src.is_char_boundary(o)) {
                 assert_eq!(ix.locate(off), locate(src, off), "{src:?} at {off}");

@@ -97,22 +97,34 @@ fn heads() -> &'static [(&'static str, ParseFn)] {
 fn build_heads() -> Vec<(&'static str, ParseFn)> {
     let mut v: Vec<(&'static str, ParseFn)> = Vec::new();
     for h in cp_async::CpAsyncOp::HEADS {
-        v.push((h, |h, o, a, c| cp_async::CpAsyncOp::parse(h, o, a, c).map(Instruction::CpAsync)));
+        v.push((h, |h, o, a, c| {
+            cp_async::CpAsyncOp::parse(h, o, a, c).map(Instruction::CpAsync)
+        }));
     }
     for h in bulk::BulkOp::HEADS {
-        v.push((h, |h, o, a, c| bulk::BulkOp::parse(h, o, a, c).map(Instruction::Bulk)));
+        v.push((h, |h, o, a, c| {
+            bulk::BulkOp::parse(h, o, a, c).map(Instruction::Bulk)
+        }));
     }
     for h in tensor::TensorOp::HEADS {
-        v.push((h, |h, o, a, c| tensor::TensorOp::parse(h, o, a, c).map(Instruction::Tensor)));
+        v.push((h, |h, o, a, c| {
+            tensor::TensorOp::parse(h, o, a, c).map(Instruction::Tensor)
+        }));
     }
     for h in mbarrier::MbarrierOp::HEADS {
-        v.push((h, |h, o, a, c| mbarrier::MbarrierOp::parse(h, o, a, c).map(Instruction::Mbarrier)));
+        v.push((h, |h, o, a, c| {
+            mbarrier::MbarrierOp::parse(h, o, a, c).map(Instruction::Mbarrier)
+        }));
     }
     for h in tcgen05::Tcgen05Op::HEADS {
-        v.push((h, |h, o, a, c| tcgen05::Tcgen05Op::parse(h, o, a, c).map(Instruction::Tcgen05)));
+        v.push((h, |h, o, a, c| {
+            tcgen05::Tcgen05Op::parse(h, o, a, c).map(Instruction::Tcgen05)
+        }));
     }
     for h in sync::SyncOp::HEADS {
-        v.push((h, |h, o, a, c| sync::SyncOp::parse(h, o, a, c).map(Instruction::Sync)));
+        v.push((h, |h, o, a, c| {
+            sync::SyncOp::parse(h, o, a, c).map(Instruction::Sync)
+        }));
     }
     // Longest head first.
     v.sort_by_key(|(h, _)| std::cmp::Reverse(h.split('.').count()));
@@ -138,17 +150,37 @@ impl Instruction {
                 return f(head, op, args, ctx);
             }
         }
-        Err(SyntaxError::new(op.at, "an asynchronous-copy family instruction", format!("`{}`", op.text())))
+        Err(SyntaxError::new(
+            op.at,
+            "an asynchronous-copy family instruction",
+            format!("`{}`", op.text()),
+        ))
     }
 
     /// Every variant of every family.
     pub fn all_variants() -> Vec<Instruction> {
         let mut v: Vec<Instruction> = Vec::new();
-        v.extend(cp_async::CpAsyncOp::variants().into_iter().map(Instruction::CpAsync));
+        v.extend(
+            cp_async::CpAsyncOp::variants()
+                .into_iter()
+                .map(Instruction::CpAsync),
+        );
         v.extend(bulk::BulkOp::variants().into_iter().map(Instruction::Bulk));
-        v.extend(tensor::TensorOp::variants().into_iter().map(Instruction::Tensor));
-        v.extend(mbarrier::MbarrierOp::variants().into_iter().map(Instruction::Mbarrier));
-        v.extend(tcgen05::Tcgen05Op::variants().into_iter().map(Instruction::Tcgen05));
+        v.extend(
+            tensor::TensorOp::variants()
+                .into_iter()
+                .map(Instruction::Tensor),
+        );
+        v.extend(
+            mbarrier::MbarrierOp::variants()
+                .into_iter()
+                .map(Instruction::Mbarrier),
+        );
+        v.extend(
+            tcgen05::Tcgen05Op::variants()
+                .into_iter()
+                .map(Instruction::Tcgen05),
+        );
         v.extend(sync::SyncOp::variants().into_iter().map(Instruction::Sync));
         v
     }
@@ -198,8 +230,13 @@ impl Statement {
         let mut c = Cursor::new(body);
         let guard = if c.eat('@') {
             let negated = c.eat('!');
-            let (_, p) = c.ident().ok_or_else(|| c.error("a guard predicate after `@`"))?;
-            Some(Guard { negated, pred: p.to_string() })
+            let (_, p) = c
+                .ident()
+                .ok_or_else(|| c.error("a guard predicate after `@`"))?;
+            Some(Guard {
+                negated,
+                pred: p.to_string(),
+            })
         } else {
             None
         };

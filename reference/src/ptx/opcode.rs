@@ -31,13 +31,22 @@ impl Opcode {
         let b = c.text.as_bytes();
         loop {
             let start = c.pos;
-            while c.pos < b.len() && (b[c.pos].is_ascii_alphanumeric() || b[c.pos] == b'_' || b[c.pos] == b':') {
+            while c.pos < b.len()
+                && (b[c.pos].is_ascii_alphanumeric() || b[c.pos] == b'_' || b[c.pos] == b':')
+            {
                 c.pos += 1;
             }
             if c.pos == start {
-                return Err(c.error(if toks.is_empty() { "an instruction mnemonic" } else { "a qualifier after `.`" }));
+                return Err(c.error(if toks.is_empty() {
+                    "an instruction mnemonic"
+                } else {
+                    "a qualifier after `.`"
+                }));
             }
-            toks.push(Tok { at: start, text: c.text[start..c.pos].to_string() });
+            toks.push(Tok {
+                at: start,
+                text: c.text[start..c.pos].to_string(),
+            });
             if c.pos < b.len() && b[c.pos] == b'.' {
                 c.pos += 1;
             } else {
@@ -49,20 +58,32 @@ impl Opcode {
 
     /// The opcode as written, dot-joined.
     pub fn text(&self) -> String {
-        self.toks.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(".")
+        self.toks
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(".")
     }
 
     /// Does the opcode start with these dotted segments?
     pub fn has_head(&self, head: &str) -> bool {
         // Without collecting: the parser tries every family's heads for every instruction.
         let mut toks = self.toks.iter();
-        head.split('.').all(|p| toks.next().is_some_and(|t| p == t.text))
+        head.split('.')
+            .all(|p| toks.next().is_some_and(|t| p == t.text))
     }
 
     /// The qualifiers after `head` (which must match, see [`Opcode::has_head`]).
     pub fn quals(&self, head: &str) -> Quals {
         let n = head.split('.').count();
-        Quals { toks: self.toks[n..].to_vec(), end: self.toks.last().map(|t| t.at + t.text.len()).unwrap_or(self.at) }
+        Quals {
+            toks: self.toks[n..].to_vec(),
+            end: self
+                .toks
+                .last()
+                .map(|t| t.at + t.text.len())
+                .unwrap_or(self.at),
+        }
     }
 }
 
@@ -75,7 +96,11 @@ pub struct Quals {
 
 impl Quals {
     /// Take the (single) qualifier that is one of `choices`; two of them is an error.
-    pub fn take<T: Copy>(&mut self, choices: &[(&str, T)], what: &str) -> Result<Option<T>, SyntaxError> {
+    pub fn take<T: Copy>(
+        &mut self,
+        choices: &[(&str, T)],
+        what: &str,
+    ) -> Result<Option<T>, SyntaxError> {
         let mut found: Option<(usize, T)> = None;
         let mut i = 0;
         while i < self.toks.len() {
@@ -116,13 +141,14 @@ impl Quals {
     /// Take every qualifier that is one of `choices`, in the order written (for `.dst.src`).
     pub fn take_ordered<T: Copy>(&mut self, choices: &[(&str, T)]) -> Vec<(usize, T)> {
         let mut out = Vec::new();
-        self.toks.retain(|t| match choices.iter().find(|(s, _)| *s == t.text) {
-            Some((_, v)) => {
-                out.push((t.at, *v));
-                false
-            }
-            None => true,
-        });
+        self.toks
+            .retain(|t| match choices.iter().find(|(s, _)| *s == t.text) {
+                Some((_, v)) => {
+                    out.push((t.at, *v));
+                    false
+                }
+                None => true,
+            });
         out
     }
 
@@ -130,7 +156,11 @@ impl Quals {
     pub fn finish(&self, family: &str) -> Result<(), SyntaxError> {
         match self.toks.first() {
             None => Ok(()),
-            Some(t) => Err(SyntaxError::new(t.at, format!("a qualifier of {family}"), format!("`.{}`", t.text))),
+            Some(t) => Err(SyntaxError::new(
+                t.at,
+                format!("a qualifier of {family}"),
+                format!("`.{}`", t.text),
+            )),
         }
     }
 

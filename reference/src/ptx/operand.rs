@@ -52,10 +52,16 @@ pub struct Address {
 
 impl Address {
     pub fn reg(name: &str) -> Address {
-        Address { base: AddrBase::Name(name.to_string()), offset: 0 }
+        Address {
+            base: AddrBase::Name(name.to_string()),
+            offset: 0,
+        }
     }
     pub fn reg_off(name: &str, offset: i64) -> Address {
-        Address { base: AddrBase::Name(name.to_string()), offset }
+        Address {
+            base: AddrBase::Name(name.to_string()),
+            offset,
+        }
     }
 }
 
@@ -183,7 +189,10 @@ impl Space {
     }
     /// Is it shared memory (of this CTA or of the cluster)?
     pub fn is_shared(self) -> bool {
-        matches!(self, Space::Shared | Space::SharedCta | Space::SharedCluster)
+        matches!(
+            self,
+            Space::Shared | Space::SharedCta | Space::SharedCluster
+        )
     }
 }
 
@@ -192,13 +201,29 @@ impl Space {
 /// operands of any instruction.
 pub enum Slot<'a> {
     /// A memory address in `space`.
-    Addr { role: &'static str, space: Space, addr: &'a mut Address },
+    Addr {
+        role: &'static str,
+        space: Space,
+        addr: &'a mut Address,
+    },
     /// A register or (where the syntax allows) an immediate.
-    Value { role: &'static str, ty: RegTy, value: &'a mut Value, imm_ok: bool },
+    Value {
+        role: &'static str,
+        ty: RegTy,
+        value: &'a mut Value,
+        imm_ok: bool,
+    },
     /// A tensor-map operand with its coordinates (`.s32`).
-    Tensor { role: &'static str, tensor: &'a mut TensorRef },
+    Tensor {
+        role: &'static str,
+        tensor: &'a mut TensorRef,
+    },
     /// A vector of values (im2col offsets, wHalo/wOffset).
-    Vector { role: &'static str, ty: RegTy, values: &'a mut Vec<Value> },
+    Vector {
+        role: &'static str,
+        ty: RegTy,
+        values: &'a mut Vec<Value>,
+    },
 }
 
 /// Declared register types, used where PTX itself disambiguates by type (e.g. cp.async's fourth
@@ -230,7 +255,10 @@ impl ParseCtx {
         if self.is_pred(name) {
             return Some(1);
         }
-        let digits_after = |p: &str| name.strip_prefix(p).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+        let digits_after = |p: &str| {
+            name.strip_prefix(p)
+                .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        };
         if digits_after("%rd") {
             Some(64)
         } else if digits_after("%rs") {
@@ -244,10 +272,18 @@ impl ParseCtx {
     /// Record `.reg .TYPE a, b, c<N>` declarations (`<N>` ranges declare name0..nameN-1).
     pub fn declare(&mut self, stmt: &str) -> bool {
         let t = stmt.trim();
-        let Some(rest) = t.strip_prefix(".reg") else { return false };
+        let Some(rest) = t.strip_prefix(".reg") else {
+            return false;
+        };
         let rest = rest.trim_start();
         let (ty, names) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let Some(ty) = RegTy::from_ptx(ty).or_else(|| if ty == ".f32" || ty == ".f64" { Some(RegTy::B32) } else { None }) else {
+        let Some(ty) = RegTy::from_ptx(ty).or_else(|| {
+            if ty == ".f32" || ty == ".f64" {
+                Some(RegTy::B32)
+            } else {
+                None
+            }
+        }) else {
             return true;
         };
         for n in names.split(',') {
@@ -332,7 +368,11 @@ fn bracketed(c: &mut Cursor<'_>) -> Result<RawOperand, SyntaxError> {
     };
     if c.eat(',') {
         let AddrBase::Name(map) = base else {
-            return Err(SyntaxError::new(base_at, "a tensor-map register or symbol", "an immediate"));
+            return Err(SyntaxError::new(
+                base_at,
+                "a tensor-map register or symbol",
+                "an immediate",
+            ));
         };
         let coords = vector(c)?;
         c.expect(']', "`]` closing the tensor reference")?;
@@ -387,9 +427,13 @@ impl Args {
     }
 
     fn get(&self, i: usize, what: &str) -> Result<&(usize, RawOperand), SyntaxError> {
-        self.items
-            .get(i)
-            .ok_or_else(|| SyntaxError::new(self.end, format!("operand {} ({what})", i + 1), "end of instruction"))
+        self.items.get(i).ok_or_else(|| {
+            SyntaxError::new(
+                self.end,
+                format!("operand {} ({what})", i + 1),
+                "end of instruction",
+            )
+        })
     }
     fn wrong(&self, i: usize, what: &str) -> SyntaxError {
         let (at, op) = &self.items[i];
@@ -399,11 +443,19 @@ impl Args {
     /// Error unless the operand count is in `lo..=hi`.
     pub fn count(&self, lo: usize, hi: usize, what: &str) -> Result<(), SyntaxError> {
         if self.len() < lo {
-            return Err(SyntaxError::new(self.end, format!("{lo} operands ({what})"), format!("{}", self.len())));
+            return Err(SyntaxError::new(
+                self.end,
+                format!("{lo} operands ({what})"),
+                format!("{}", self.len()),
+            ));
         }
         if self.len() > hi {
             let (at, _) = self.items[hi];
-            return Err(SyntaxError::new(at, format!("at most {hi} operands ({what})"), format!("{}", self.len())));
+            return Err(SyntaxError::new(
+                at,
+                format!("at most {hi} operands ({what})"),
+                format!("{}", self.len()),
+            ));
         }
         Ok(())
     }
@@ -469,7 +521,10 @@ mod tests {
         let a = Args::parse(&mut c).unwrap();
         assert_eq!(a.len(), 5);
         assert_eq!(a.addr(0, "dst").unwrap(), Address::reg_off("%r0", 8));
-        assert_eq!(a.tensor(1, "t").unwrap().coords, vec![Value::reg("x0"), Value::Imm(3)]);
+        assert_eq!(
+            a.tensor(1, "t").unwrap().coords,
+            vec![Value::reg("x0"), Value::Imm(3)]
+        );
         assert_eq!(a.vector(2, "v").unwrap().len(), 2);
         assert_eq!(a.imm(3, "cp-size").unwrap(), 16);
         assert_eq!(a.reg(4, "policy").unwrap(), "cache-policy");

@@ -20,7 +20,12 @@ const fn v(major: u8, minor: u8) -> PtxVersion {
     PtxVersion::new(major, minor)
 }
 
-const SCOPES: [(&str, Scope); 4] = [("cta", Scope::Cta), ("cluster", Scope::Cluster), ("gpu", Scope::Gpu), ("sys", Scope::Sys)];
+const SCOPES: [(&str, Scope); 4] = [
+    ("cta", Scope::Cta),
+    ("cluster", Scope::Cluster),
+    ("gpu", Scope::Gpu),
+    ("sys", Scope::Sys),
+];
 const ALL_SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
 /// `.sem` of `fence` (§9.7.13.4).
 const FENCE_SEMS: [Sem; 4] = [Sem::Sc, Sem::AcqRel, Sem::Acquire, Sem::Release];
@@ -39,8 +44,13 @@ pub enum SyncRestrict {
 }
 
 impl SyncRestrict {
-    const CHOICES: [(&'static str, SyncRestrict); 2] =
-        [("sync_restrict::shared::cta", SyncRestrict::SharedCta), ("sync_restrict::shared::cluster", SyncRestrict::SharedCluster)];
+    const CHOICES: [(&'static str, SyncRestrict); 2] = [
+        ("sync_restrict::shared::cta", SyncRestrict::SharedCta),
+        (
+            "sync_restrict::shared::cluster",
+            SyncRestrict::SharedCluster,
+        ),
+    ];
     fn ptx(self) -> &'static str {
         match self {
             SyncRestrict::SharedCta => "sync_restrict::shared::cta",
@@ -55,10 +65,17 @@ impl SyncRestrict {
             SyncRestrict::SharedCluster => Sem::Acquire,
         };
         if sem != Some(want) {
-            r.push(Support::never(format!(".{} needs .{}", self.ptx(), want.ptx())));
+            r.push(Support::never(format!(
+                ".{} needs .{}",
+                self.ptx(),
+                want.ptx()
+            )));
         }
         if scope != Scope::Cluster {
-            r.push(Support::never(format!(".{} needs .cluster scope", self.ptx())));
+            r.push(Support::never(format!(
+                ".{} needs .cluster scope",
+                self.ptx()
+            )));
         }
         r.push(Support::at_least(".sync_restrict", 90, v(8, 6)));
     }
@@ -79,8 +96,11 @@ pub enum AsyncSpace {
 }
 
 impl AsyncSpace {
-    const CHOICES: [(&'static str, AsyncSpace); 3] =
-        [("global", AsyncSpace::Global), ("shared::cta", AsyncSpace::SharedCta), ("shared::cluster", AsyncSpace::SharedCluster)];
+    const CHOICES: [(&'static str, AsyncSpace); 3] = [
+        ("global", AsyncSpace::Global),
+        ("shared::cta", AsyncSpace::SharedCta),
+        ("shared::cluster", AsyncSpace::SharedCluster),
+    ];
     fn ptx(self) -> &'static str {
         match self {
             AsyncSpace::Global => "global",
@@ -93,7 +113,11 @@ impl AsyncSpace {
 impl ProxyKind {
     fn all() -> Vec<ProxyKind> {
         let mut v = vec![ProxyKind::Alias, ProxyKind::Async(None)];
-        v.extend(AsyncSpace::CHOICES.iter().map(|(_, s)| ProxyKind::Async(Some(*s))));
+        v.extend(
+            AsyncSpace::CHOICES
+                .iter()
+                .map(|(_, s)| ProxyKind::Async(Some(*s))),
+        );
         v
     }
     fn quals(self) -> [&'static str; 2] {
@@ -113,7 +137,8 @@ pub enum Level {
 }
 
 impl Level {
-    const CHOICES: [(&'static str, Level); 3] = [("cta", Level::Cta), ("gl", Level::Gl), ("sys", Level::Sys)];
+    const CHOICES: [(&'static str, Level); 3] =
+        [("cta", Level::Cta), ("gl", Level::Gl), ("sys", Level::Sys)];
     fn ptx(self) -> &'static str {
         match self {
             Level::Cta => "cta",
@@ -135,15 +160,27 @@ pub enum SyncOp {
     /// `fence{.sem}.scope;`
     Thread { sem: Option<Sem>, scope: Scope },
     /// `fence{.sem}.sync_restrict::shared::{cta,cluster}.scope;`
-    SyncRestrict { sem: Option<Sem>, restrict: SyncRestrict, scope: Scope },
+    SyncRestrict {
+        sem: Option<Sem>,
+        restrict: SyncRestrict,
+        scope: Scope,
+    },
     /// `fence.mbarrier_init{.sem}.scope;` (the page's only form: `.release.cluster`).
     MbarrierInit { sem: Option<Sem>, scope: Scope },
     /// `fence.proxy.proxykind;` / `membar.proxy.proxykind;`
     Proxy { spelling: Spelling, kind: ProxyKind },
     /// `fence.proxy.tensormap::generic.{release,acquire}.scope {[addr], size};`
-    ProxyTensormap { sem: Sem, scope: Scope, range: Option<(Address, i64)> },
+    ProxyTensormap {
+        sem: Sem,
+        scope: Scope,
+        range: Option<(Address, i64)>,
+    },
     /// `fence.proxy.async::generic.{acquire,release}.sync_restrict::shared::{cluster,cta}.scope;`
-    ProxyAsyncGeneric { sem: Sem, restrict: SyncRestrict, scope: Scope },
+    ProxyAsyncGeneric {
+        sem: Sem,
+        restrict: SyncRestrict,
+        scope: Scope,
+    },
     /// `membar.level;`
     Membar { level: Level },
     /// `barrier.cluster.arrive{.release|.relaxed}{.aligned};`
@@ -158,8 +195,14 @@ impl SyncOp {
         let aligned = |a: bool| if a { "aligned" } else { "" };
         match self {
             SyncOp::Thread { sem: s, scope } => opcode::join("fence", &[sem(s), scope.ptx()]),
-            SyncOp::SyncRestrict { sem: s, restrict, scope } => opcode::join("fence", &[sem(s), restrict.ptx(), scope.ptx()]),
-            SyncOp::MbarrierInit { sem: s, scope } => opcode::join("fence.mbarrier_init", &[sem(s), scope.ptx()]),
+            SyncOp::SyncRestrict {
+                sem: s,
+                restrict,
+                scope,
+            } => opcode::join("fence", &[sem(s), restrict.ptx(), scope.ptx()]),
+            SyncOp::MbarrierInit { sem: s, scope } => {
+                opcode::join("fence.mbarrier_init", &[sem(s), scope.ptx()])
+            }
             SyncOp::Proxy { spelling, kind } => {
                 let head = match spelling {
                     Spelling::Fence => "fence.proxy",
@@ -167,15 +210,28 @@ impl SyncOp {
                 };
                 opcode::join(head, &kind.quals())
             }
-            SyncOp::ProxyTensormap { sem, scope, .. } => opcode::join("fence.proxy.tensormap::generic", &[sem.ptx(), scope.ptx()]),
-            SyncOp::ProxyAsyncGeneric { sem, restrict, scope } => {
-                opcode::join("fence.proxy.async::generic", &[sem.ptx(), restrict.ptx(), scope.ptx()])
+            SyncOp::ProxyTensormap { sem, scope, .. } => {
+                opcode::join("fence.proxy.tensormap::generic", &[sem.ptx(), scope.ptx()])
             }
+            SyncOp::ProxyAsyncGeneric {
+                sem,
+                restrict,
+                scope,
+            } => opcode::join(
+                "fence.proxy.async::generic",
+                &[sem.ptx(), restrict.ptx(), scope.ptx()],
+            ),
             SyncOp::Membar { level } => opcode::join("membar", &[level.ptx()]),
-            SyncOp::ClusterArrive { sem: s, aligned: a } => opcode::join("barrier.cluster.arrive", &[sem(s), aligned(*a)]),
-            SyncOp::ClusterWait { acquire, aligned: a } => {
-                opcode::join("barrier.cluster.wait", &[if *acquire { "acquire" } else { "" }, aligned(*a)])
+            SyncOp::ClusterArrive { sem: s, aligned: a } => {
+                opcode::join("barrier.cluster.arrive", &[sem(s), aligned(*a)])
             }
+            SyncOp::ClusterWait {
+                acquire,
+                aligned: a,
+            } => opcode::join(
+                "barrier.cluster.wait",
+                &[if *acquire { "acquire" } else { "" }, aligned(*a)],
+            ),
         }
     }
 }
@@ -183,7 +239,11 @@ impl SyncOp {
 impl fmt::Display for SyncOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.opcode())?;
-        if let SyncOp::ProxyTensormap { range: Some((addr, size)), .. } = self {
+        if let SyncOp::ProxyTensormap {
+            range: Some((addr, size)),
+            ..
+        } = self
+        {
             write!(f, " {addr}, {size}")?;
         }
         Ok(())
@@ -206,9 +266,17 @@ fn parse_fence(op: &Opcode, args: &Args) -> Result<SyncOp, SyntaxError> {
     q.finish("fence")?;
     no_operands(args, "fence")?;
     match (mbarrier_init, restrict) {
-        (true, Some(_)) => Err(SyntaxError::new(op.at, "at most one of `.op_restrict`, `.sync_restrict`", "both")),
+        (true, Some(_)) => Err(SyntaxError::new(
+            op.at,
+            "at most one of `.op_restrict`, `.sync_restrict`",
+            "both",
+        )),
         (true, None) => Ok(SyncOp::MbarrierInit { sem, scope }),
-        (false, Some(restrict)) => Ok(SyncOp::SyncRestrict { sem, restrict, scope }),
+        (false, Some(restrict)) => Ok(SyncOp::SyncRestrict {
+            sem,
+            restrict,
+            scope,
+        }),
         (false, None) => Ok(SyncOp::Thread { sem, scope }),
     }
 }
@@ -222,7 +290,12 @@ enum ProxyHead {
     AsyncGeneric,
 }
 
-fn parse_proxy(spelling: Spelling, op: &Opcode, mut q: Quals, args: &Args) -> Result<SyncOp, SyntaxError> {
+fn parse_proxy(
+    spelling: Spelling,
+    op: &Opcode,
+    mut q: Quals,
+    args: &Args,
+) -> Result<SyncOp, SyntaxError> {
     let head = q.need(
         &[
             ("alias", ProxyHead::Alias),
@@ -232,23 +305,37 @@ fn parse_proxy(spelling: Spelling, op: &Opcode, mut q: Quals, args: &Args) -> Re
         ],
         "proxy kind",
     )?;
-    let family = if spelling == Spelling::Fence { "fence.proxy" } else { "membar.proxy" };
+    let family = if spelling == Spelling::Fence {
+        "fence.proxy"
+    } else {
+        "membar.proxy"
+    };
     let uni = matches!(head, ProxyHead::TensormapGeneric | ProxyHead::AsyncGeneric);
     if spelling == Spelling::Membar && uni {
         // §9.7.13.4 syntax: `membar.proxy.proxykind` only; `to::from` pairs are fence-only.
-        return Err(SyntaxError::new(op.at, "a bi-directional proxy kind after `membar.proxy`", "a uni-directional one"));
+        return Err(SyntaxError::new(
+            op.at,
+            "a bi-directional proxy kind after `membar.proxy`",
+            "a uni-directional one",
+        ));
     }
     match head {
         ProxyHead::Alias => {
             q.finish(family)?;
             no_operands(args, family)?;
-            Ok(SyncOp::Proxy { spelling, kind: ProxyKind::Alias })
+            Ok(SyncOp::Proxy {
+                spelling,
+                kind: ProxyKind::Alias,
+            })
         }
         ProxyHead::Async => {
             let space = q.take(&AsyncSpace::CHOICES, "state space")?;
             q.finish(family)?;
             no_operands(args, family)?;
-            Ok(SyncOp::Proxy { spelling, kind: ProxyKind::Async(space) })
+            Ok(SyncOp::Proxy {
+                spelling,
+                kind: ProxyKind::Async(space),
+            })
         }
         ProxyHead::TensormapGeneric => {
             let sem = q.need(&sem_choices(&ACQ_REL), "`.sem`")?;
@@ -257,7 +344,13 @@ fn parse_proxy(spelling: Spelling, op: &Opcode, mut q: Quals, args: &Args) -> Re
             args.count(0, 2, "{[addr], size}")?;
             let range = match args.len() {
                 0 => None,
-                1 => return Err(SyntaxError::new(args.end, "operand 2 (size)", "end of instruction")),
+                1 => {
+                    return Err(SyntaxError::new(
+                        args.end,
+                        "operand 2 (size)",
+                        "end of instruction",
+                    ))
+                }
                 _ => Some((args.addr(0, "addr")?, args.imm(1, "size")?)),
             };
             Ok(SyncOp::ProxyTensormap { sem, scope, range })
@@ -268,7 +361,11 @@ fn parse_proxy(spelling: Spelling, op: &Opcode, mut q: Quals, args: &Args) -> Re
             let scope = q.need(&SCOPES, "`.scope`")?;
             q.finish("fence.proxy.async::generic")?;
             no_operands(args, "fence.proxy.async::generic")?;
-            Ok(SyncOp::ProxyAsyncGeneric { sem, restrict, scope })
+            Ok(SyncOp::ProxyAsyncGeneric {
+                sem,
+                restrict,
+                scope,
+            })
         }
     }
 }
@@ -291,15 +388,24 @@ fn parse_cluster(op: &Opcode, args: &Args) -> Result<SyncOp, SyntaxError> {
         Arrive,
         Wait,
     }
-    let which = q.need(&[("arrive", W::Arrive), ("wait", W::Wait)], "`.arrive` or `.wait`")?;
+    let which = q.need(
+        &[("arrive", W::Arrive), ("wait", W::Wait)],
+        "`.arrive` or `.wait`",
+    )?;
     let out = match which {
         W::Arrive => {
             let sem = q.take(&sem_choices(&[Sem::Release, Sem::Relaxed]), "`.sem`")?;
-            SyncOp::ClusterArrive { sem, aligned: q.flag("aligned")? }
+            SyncOp::ClusterArrive {
+                sem,
+                aligned: q.flag("aligned")?,
+            }
         }
         W::Wait => {
             let acquire = q.flag("acquire")?;
-            SyncOp::ClusterWait { acquire, aligned: q.flag("aligned")? }
+            SyncOp::ClusterWait {
+                acquire,
+                aligned: q.flag("aligned")?,
+            }
         }
     };
     q.finish("barrier.cluster")?;
@@ -326,7 +432,11 @@ impl Family for SyncOp {
                 out.push(SyncOp::Thread { sem, scope });
                 out.push(SyncOp::MbarrierInit { sem, scope });
                 for restrict in [SyncRestrict::SharedCta, SyncRestrict::SharedCluster] {
-                    out.push(SyncOp::SyncRestrict { sem, restrict, scope });
+                    out.push(SyncOp::SyncRestrict {
+                        sem,
+                        restrict,
+                        scope,
+                    });
                 }
             }
             for sem in ACQ_REL {
@@ -334,7 +444,11 @@ impl Family for SyncOp {
                     out.push(SyncOp::ProxyTensormap { sem, scope, range });
                 }
                 for restrict in [SyncRestrict::SharedCta, SyncRestrict::SharedCluster] {
-                    out.push(SyncOp::ProxyAsyncGeneric { sem, restrict, scope });
+                    out.push(SyncOp::ProxyAsyncGeneric {
+                        sem,
+                        restrict,
+                        scope,
+                    });
                 }
             }
         }
@@ -373,7 +487,11 @@ impl Family for SyncOp {
                     r.push(Support::at_least(".acquire/.release fence", 90, v(8, 6)));
                 }
             }
-            SyncOp::SyncRestrict { sem, restrict, scope } => {
+            SyncOp::SyncRestrict {
+                sem,
+                restrict,
+                scope,
+            } => {
                 r.push(Support::at_least("fence", 70, v(6, 0)));
                 cluster(&mut r, *scope);
                 if matches!(sem, Some(Sem::Acquire | Sem::Release)) {
@@ -386,7 +504,9 @@ impl Family for SyncOp {
                 cluster(&mut r, *scope);
                 // The only form the page gives is `fence.op_restrict.release.cluster`.
                 if *sem != Some(Sem::Release) || *scope != Scope::Cluster {
-                    r.push(Support::never("fence.mbarrier_init takes exactly .release.cluster"));
+                    r.push(Support::never(
+                        "fence.mbarrier_init takes exactly .release.cluster",
+                    ));
                 }
             }
             SyncOp::Proxy { spelling, kind } => {
@@ -400,17 +520,27 @@ impl Family for SyncOp {
                     // .proxykind, but the notes name only fence.proxy.async, and ptxas 13.0
                     // rejects it ("Illegal modifier '.async' for instruction 'membar.proxy'").
                     if *spelling == Spelling::Membar {
-                        r.push(Support::never("membar.proxy takes only .alias (.async is fence.proxy only)"));
+                        r.push(Support::never(
+                            "membar.proxy takes only .alias (.async is fence.proxy only)",
+                        ));
                     }
                 }
             }
             SyncOp::ProxyTensormap { sem, scope, range } => {
-                r.push(Support::at_least(".to_proxykind::from_proxykind", 90, v(8, 3)));
+                r.push(Support::at_least(
+                    ".to_proxykind::from_proxykind",
+                    90,
+                    v(8, 3),
+                ));
                 cluster(&mut r, *scope);
                 // Syntax: `.release.scope;` and `.acquire.scope [addr], size;`.
                 match (sem, range) {
-                    (Sem::Release, Some(_)) => r.push(Support::never("release proxy fence takes no [addr], size")),
-                    (Sem::Acquire, None) => r.push(Support::never("acquire tensormap proxy fence needs [addr], size")),
+                    (Sem::Release, Some(_)) => {
+                        r.push(Support::never("release proxy fence takes no [addr], size"))
+                    }
+                    (Sem::Acquire, None) => r.push(Support::never(
+                        "acquire tensormap proxy fence needs [addr], size",
+                    )),
                     _ => {}
                 }
                 if let Some((_, size)) = range {
@@ -419,7 +549,11 @@ impl Family for SyncOp {
                     }
                 }
             }
-            SyncOp::ProxyAsyncGeneric { sem, restrict, scope } => {
+            SyncOp::ProxyAsyncGeneric {
+                sem,
+                restrict,
+                scope,
+            } => {
                 r.push(Support::at_least("fence.proxy.async", 90, v(8, 0)));
                 cluster(&mut r, *scope);
                 restrict.require(Some(*sem), *scope, &mut r);
@@ -449,9 +583,17 @@ impl Family for SyncOp {
 
     fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         // The size operand is a literal the syntax fixes (128), not a slot to bind.
-        if let SyncOp::ProxyTensormap { range: Some((addr, _)), .. } = self {
+        if let SyncOp::ProxyTensormap {
+            range: Some((addr, _)),
+            ..
+        } = self
+        {
             // "Generic Addressing is used unconditionally" and the address must be in .global.
-            f(Slot::Addr { role: "addr", space: Space::Generic, addr });
+            f(Slot::Addr {
+                role: "addr",
+                space: Space::Generic,
+                addr,
+            });
         }
     }
 
@@ -488,7 +630,11 @@ mod tests {
         for x in &all {
             let text = x.to_string();
             assert!(seen.insert(text.clone()), "two variants print as `{text}`");
-            assert_eq!(&parse(&text).unwrap_or_else(|e| panic!("`{text}`: {e}")), x, "{text}");
+            assert_eq!(
+                &parse(&text).unwrap_or_else(|e| panic!("`{text}`: {e}")),
+                x,
+                "{text}"
+            );
         }
     }
 
@@ -527,10 +673,18 @@ mod tests {
         for text in MANUAL {
             let x = parse(text).unwrap_or_else(|e| panic!("`{text}`: {e}"));
             assert_eq!(format!("{x};"), *text, "canonical order is the manual's");
-            assert_eq!(x.requirement().verdict(Target::SM_90A, PtxVersion::MAX_SUPPORTED), Verdict::Legal, "{text}");
+            assert_eq!(
+                x.requirement()
+                    .verdict(Target::SM_90A, PtxVersion::MAX_SUPPORTED),
+                Verdict::Legal,
+                "{text}"
+            );
         }
         let x = parse("fence.cluster.sync_restrict::shared::cta.release").unwrap();
-        assert_eq!(x.to_string(), "fence.release.sync_restrict::shared::cta.cluster");
+        assert_eq!(
+            x.to_string(),
+            "fence.release.sync_restrict::shared::cta.cluster"
+        );
         let x = parse("barrier.cluster.arrive.aligned.release").unwrap();
         assert_eq!(x.to_string(), "barrier.cluster.arrive.release.aligned");
     }
@@ -539,45 +693,111 @@ mod tests {
     fn syntax_placeholders_and_bad_forms_are_errors() {
         let err = |t: &str| parse(t).unwrap_err().to_string();
         // The syntax block's placeholders are not instructions.
-        assert_eq!(err("fence.op_restrict.release.cluster"), "expected a qualifier of fence, found `.op_restrict`");
+        assert_eq!(
+            err("fence.op_restrict.release.cluster"),
+            "expected a qualifier of fence, found `.op_restrict`"
+        );
         assert_eq!(err("fence.proxy.proxykind"), "expected proxy kind: one of `.alias`, `.async`, `.tensormap::generic`, `.async::generic`, found none");
-        assert_eq!(err("membar.level"), "expected `.level`: one of `.cta`, `.gl`, `.sys`, found none");
-        assert_eq!(err("fence.sc"), "expected `.scope`: one of `.cta`, `.cluster`, `.gpu`, `.sys`, found none");
-        assert_eq!(err("fence.sc.cta [a], 128"), "expected at most 0 operands (fence takes no operands), found 2");
-        assert_eq!(err("fence.proxy.tensormap::generic.acquire.gpu [tmap]"), "expected operand 2 (size), found end of instruction");
-        assert_eq!(err("fence.proxy.tensormap::generic.acquire.gpu [tmap], n"), "expected size (an integer constant), found a register");
-        assert_eq!(err("fence.proxy.tensormap::generic.acquire.gpu tmap, 128"), "expected addr as an address `[...]`, found a register");
+        assert_eq!(
+            err("membar.level"),
+            "expected `.level`: one of `.cta`, `.gl`, `.sys`, found none"
+        );
+        assert_eq!(
+            err("fence.sc"),
+            "expected `.scope`: one of `.cta`, `.cluster`, `.gpu`, `.sys`, found none"
+        );
+        assert_eq!(
+            err("fence.sc.cta [a], 128"),
+            "expected at most 0 operands (fence takes no operands), found 2"
+        );
+        assert_eq!(
+            err("fence.proxy.tensormap::generic.acquire.gpu [tmap]"),
+            "expected operand 2 (size), found end of instruction"
+        );
+        assert_eq!(
+            err("fence.proxy.tensormap::generic.acquire.gpu [tmap], n"),
+            "expected size (an integer constant), found a register"
+        );
+        assert_eq!(
+            err("fence.proxy.tensormap::generic.acquire.gpu tmap, 128"),
+            "expected addr as an address `[...]`, found a register"
+        );
         assert_eq!(err("membar.proxy.tensormap::generic.release.gpu"), "expected a bi-directional proxy kind after `membar.proxy`, found a uni-directional one");
-        assert_eq!(err("fence.proxy.async.shared"), "expected a qualifier of fence.proxy, found `.shared`");
-        assert_eq!(err("barrier.cluster.wait.release"), "expected a qualifier of barrier.cluster, found `.release`");
-        assert_eq!(err("barrier.cluster.arrive.release.relaxed"), "expected at most one `.sem`, found a second one, `.relaxed`");
-        assert_eq!(err("barrier.cluster.sync"), "expected `.arrive` or `.wait`: one of `.arrive`, `.wait`, found none");
-        assert_eq!(err("fence.mbarrier_init.release.sync_restrict::shared::cta.cluster"), "expected at most one of `.op_restrict`, `.sync_restrict`, found both");
+        assert_eq!(
+            err("fence.proxy.async.shared"),
+            "expected a qualifier of fence.proxy, found `.shared`"
+        );
+        assert_eq!(
+            err("barrier.cluster.wait.release"),
+            "expected a qualifier of barrier.cluster, found `.release`"
+        );
+        assert_eq!(
+            err("barrier.cluster.arrive.release.relaxed"),
+            "expected at most one `.sem`, found a second one, `.relaxed`"
+        );
+        assert_eq!(
+            err("barrier.cluster.sync"),
+            "expected `.arrive` or `.wait`: one of `.arrive`, `.wait`, found none"
+        );
+        assert_eq!(
+            err("fence.mbarrier_init.release.sync_restrict::shared::cta.cluster"),
+            "expected at most one of `.op_restrict`, `.sync_restrict`, found both"
+        );
     }
 
     #[test]
     fn requirements_follow_the_notes() {
-        let verdict = |t: &str, tgt: Target| parse(t).unwrap().requirement().verdict(tgt, PtxVersion::MAX_SUPPORTED);
+        let verdict = |t: &str, tgt: Target| {
+            parse(t)
+                .unwrap()
+                .requirement()
+                .verdict(tgt, PtxVersion::MAX_SUPPORTED)
+        };
         let min = |t: &str, tgt: Target| parse(t).unwrap().requirement().min_ptx_for(tgt);
         assert_eq!(min("fence.sc.gpu", Target::SM_80), Ok(v(7, 0)));
         assert!(min("fence.sc.cluster", Target::SM_80).is_err());
         assert!(min("fence.acquire.gpu", Target::SM_80).is_err());
         assert_eq!(min("fence.acquire.gpu", Target::SM_90), Ok(v(8, 6)));
-        assert_eq!(min("fence.proxy.tensormap::generic.release.gpu", Target::SM_90), Ok(v(8, 3)));
+        assert_eq!(
+            min("fence.proxy.tensormap::generic.release.gpu", Target::SM_90),
+            Ok(v(8, 3))
+        );
         assert_eq!(min("fence.proxy.alias", Target::SM_80), Ok(v(7, 5)));
         assert!(min("fence.proxy.async", Target::SM_80).is_err());
         assert_eq!(min("barrier.cluster.arrive", Target::SM_90), Ok(v(7, 8)));
-        assert_eq!(min("barrier.cluster.arrive.relaxed.aligned", Target::SM_90), Ok(v(8, 0)));
         assert_eq!(
-            verdict("fence.release.sync_restrict::shared::cta.gpu", Target::SM_90A),
-            Verdict::WrongTarget { why: ".sync_restrict::shared::cta needs .cluster scope".into() }
+            min("barrier.cluster.arrive.relaxed.aligned", Target::SM_90),
+            Ok(v(8, 0))
         );
         assert_eq!(
-            verdict("fence.acquire.sync_restrict::shared::cta.cluster", Target::SM_90A),
-            Verdict::WrongTarget { why: ".sync_restrict::shared::cta needs .release".into() }
+            verdict(
+                "fence.release.sync_restrict::shared::cta.gpu",
+                Target::SM_90A
+            ),
+            Verdict::WrongTarget {
+                why: ".sync_restrict::shared::cta needs .cluster scope".into()
+            }
         );
-        assert!(matches!(verdict("fence.mbarrier_init.release.cta", Target::SM_90A), Verdict::WrongTarget { .. }));
-        assert!(matches!(verdict("fence.proxy.tensormap::generic.acquire.gpu [a], 64", Target::SM_90A), Verdict::WrongTarget { .. }));
+        assert_eq!(
+            verdict(
+                "fence.acquire.sync_restrict::shared::cta.cluster",
+                Target::SM_90A
+            ),
+            Verdict::WrongTarget {
+                why: ".sync_restrict::shared::cta needs .release".into()
+            }
+        );
+        assert!(matches!(
+            verdict("fence.mbarrier_init.release.cta", Target::SM_90A),
+            Verdict::WrongTarget { .. }
+        ));
+        assert!(matches!(
+            verdict(
+                "fence.proxy.tensormap::generic.acquire.gpu [a], 64",
+                Target::SM_90A
+            ),
+            Verdict::WrongTarget { .. }
+        ));
     }
 
     #[test]
@@ -596,8 +816,13 @@ mod tests {
         assert_eq!(x.family(), "fence");
         let mut y = parse("fence.sc.cta").unwrap();
         y.visit_operands(&mut |_| panic!("no operands"));
-        assert_eq!(parse("barrier.cluster.wait").unwrap().family(), "barrier.cluster");
-        assert_eq!(parse("membar.proxy.async.global").unwrap().row(), "membar.proxy.async.global");
+        assert_eq!(
+            parse("barrier.cluster.wait").unwrap().family(),
+            "barrier.cluster"
+        );
+        assert_eq!(
+            parse("membar.proxy.async.global").unwrap().row(),
+            "membar.proxy.async.global"
+        );
     }
-
 }

@@ -54,12 +54,18 @@ pub struct TmemRef {
 
 impl TmemRef {
     pub fn reg(name: &str) -> TmemRef {
-        TmemRef { base: Value::reg(name), offset: 0 }
+        TmemRef {
+            base: Value::reg(name),
+            offset: 0,
+        }
     }
     fn parse(args: &Args, i: usize, what: &str) -> Result<TmemRef, SyntaxError> {
         let a = args.addr(i, what)?;
         match a.base {
-            AddrBase::Name(n) => Ok(TmemRef { base: Value::Reg(n), offset: a.offset }),
+            AddrBase::Name(n) => Ok(TmemRef {
+                base: Value::Reg(n),
+                offset: a.offset,
+            }),
             AddrBase::Abs(_) => Err(SyntaxError::new(
                 args.offset_of(i),
                 format!("{what} as `[register]` (Tensor Memory addresses are 32-bit registers)"),
@@ -68,13 +74,22 @@ impl TmemRef {
         }
     }
     fn slot(&mut self) -> Slot<'_> {
-        Slot::Value { role: "taddr", ty: RegTy::B32, value: &mut self.base, imm_ok: false }
+        Slot::Value {
+            role: "taddr",
+            ty: RegTy::B32,
+            value: &mut self.base,
+            imm_ok: false,
+        }
     }
 }
 
 impl fmt::Display for TmemRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Address { base: AddrBase::Name(self.base.to_string()), offset: self.offset }.fmt(f)
+        Address {
+            base: AddrBase::Name(self.base.to_string()),
+            offset: self.offset,
+        }
+        .fmt(f)
     }
 }
 
@@ -94,7 +109,11 @@ fn mandatory(q: &mut Quals, name: &str) -> Result<(), SyntaxError> {
     if q.flag(name)? {
         Ok(())
     } else {
-        Err(SyntaxError::new(q.end, format!("the mandatory `.{name}`"), "none"))
+        Err(SyntaxError::new(
+            q.end,
+            format!("the mandatory `.{name}`"),
+            "none",
+        ))
     }
 }
 
@@ -106,7 +125,11 @@ fn sync_aligned(q: &mut Quals) -> Result<(), SyntaxError> {
 
 /// Offset of the qualifier `text` among the unconsumed ones (for pointing at it in errors).
 fn qual_at(q: &Quals, text: &str) -> usize {
-    q.toks.iter().find(|t| t.text == text).map(|t| t.at).unwrap_or(q.end)
+    q.toks
+        .iter()
+        .find(|t| t.text == text)
+        .map(|t| t.at)
+        .unwrap_or(q.end)
 }
 
 /// The operations after `tcgen05.`, for error messages.
@@ -172,7 +195,11 @@ impl Family for Tcgen05Op {
     fn parse(head: &str, op: &Opcode, args: &Args, _ctx: &ParseCtx) -> Result<Self, SyntaxError> {
         let mut q = op.quals(head);
         if q.toks.is_empty() {
-            return Err(SyntaxError::new(q.end, format!("a tcgen05 operation: one of {OPERATIONS}"), "none"));
+            return Err(SyntaxError::new(
+                q.end,
+                format!("a tcgen05 operation: one of {OPERATIONS}"),
+                "none",
+            ));
         }
         let first = q.toks.remove(0);
         let x = match first.text.as_str() {
@@ -216,7 +243,11 @@ impl Family for Tcgen05Op {
         let mut v = Vec::new();
         v.extend(Alloc::variants().into_iter().map(Tcgen05Op::Alloc));
         v.extend(Dealloc::variants().into_iter().map(Tcgen05Op::Dealloc));
-        v.extend(Relinquish::variants().into_iter().map(Tcgen05Op::Relinquish));
+        v.extend(
+            Relinquish::variants()
+                .into_iter()
+                .map(Tcgen05Op::Relinquish),
+        );
         v.extend(Ld::variants().into_iter().map(Tcgen05Op::Ld));
         v.extend(LdRed::variants().into_iter().map(Tcgen05Op::LdRed));
         v.extend(St::variants().into_iter().map(Tcgen05Op::St));
@@ -262,8 +293,12 @@ impl Family for Tcgen05Op {
 
     fn family(&self) -> &'static str {
         match self {
-            Tcgen05Op::Alloc(_) | Tcgen05Op::Dealloc(_) | Tcgen05Op::Relinquish(_) => "tcgen05.alloc",
-            Tcgen05Op::Ld(_) | Tcgen05Op::LdRed(_) | Tcgen05Op::St(_) | Tcgen05Op::Wait(_) => "tcgen05.ld/st",
+            Tcgen05Op::Alloc(_) | Tcgen05Op::Dealloc(_) | Tcgen05Op::Relinquish(_) => {
+                "tcgen05.alloc"
+            }
+            Tcgen05Op::Ld(_) | Tcgen05Op::LdRed(_) | Tcgen05Op::St(_) | Tcgen05Op::Wait(_) => {
+                "tcgen05.ld/st"
+            }
             Tcgen05Op::Cp(_) | Tcgen05Op::Shift(_) => "tcgen05.cp",
             Tcgen05Op::Fence(_) | Tcgen05Op::Commit(_) => "tcgen05.sync",
         }

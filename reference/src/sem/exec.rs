@@ -111,7 +111,9 @@ pub enum ExpectedHw {
 
 impl ExpectedHw {
     pub fn of(outcome: &Outcome) -> ExpectedHw {
-        let Outcome::Undefined { ub: u, .. } = outcome else { return ExpectedHw::Completes };
+        let Outcome::Undefined { ub: u, .. } = outcome else {
+            return ExpectedHw::Completes;
+        };
         let traps = [
             &ub::ADDRESS_MISALIGNED,
             &ub::ADDRESS_OUT_OF_REGION,
@@ -123,7 +125,8 @@ impl ExpectedHw {
             &ub::BULK_CLUSTER_DST_OWN_CTA,
         ];
         // Observed on H100: a tensor box whose start is not 16-byte aligned traps.
-        let tensor_trap = u.rule == tensor::copy_rule_id(crate::sem::tensor::access::copy_rule::BOX_START_ALIGNED);
+        let tensor_trap = u.rule
+            == tensor::copy_rule_id(crate::sem::tensor::access::copy_rule::BOX_START_ALIGNED);
         if u.rule == ub::WAIT_NEVER_COMPLETES.id {
             ExpectedHw::Timeout
         } else if tensor_trap || traps.iter().any(|r| r.id == u.rule) {
@@ -214,11 +217,19 @@ pub struct TraceStep {
 
 impl fmt::Display for TraceStep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "#{} cta {} thread {}: {}", self.step, self.cta, self.thread, self.text)?;
+        writeln!(
+            f,
+            "#{} cta {} thread {}: {}",
+            self.step, self.cta, self.thread, self.text
+        )?;
         for t in &self.touched {
             let cta = t.cta.map(|c| format!("cta{c}:")).unwrap_or_default();
             let ex = if t.exact { "exact" } else { "uncertain" };
-            writeln!(f, "    {:?} {cta}{}[{}..{}) {ex}", t.kind, t.region, t.range.start, t.range.end)?;
+            writeln!(
+                f,
+                "    {:?} {cta}{}[{}..{}) {ex}",
+                t.kind, t.region, t.range.start, t.range.end
+            )?;
         }
         for (cta, name, m) in &self.mbarriers {
             let opt = |v: Option<String>| v.unwrap_or_else(|| "?".into());
@@ -377,7 +388,10 @@ impl Loc {
     }
     /// The same CTA-relative place in another CTA.
     pub fn in_cta(&self, cta: u32) -> Loc {
-        Loc { at: Where::Shared { cta }, ..self.clone() }
+        Loc {
+            at: Where::Shared { cta },
+            ..self.clone()
+        }
     }
     /// The address as far as alignment is concerned (A-EXEC-GLOBAL-BASE).
     fn align_addr(&self) -> i128 {
@@ -392,7 +406,10 @@ impl Loc {
         (rel.checked_add(len)? <= self.size).then(|| Addr::new(self.region(), self.start + rel))
     }
     pub fn shifted(&self, by: i64) -> Loc {
-        Loc { rel: self.rel + by, ..self.clone() }
+        Loc {
+            rel: self.rel + by,
+            ..self.clone()
+        }
     }
 }
 
@@ -428,9 +445,15 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
     'steps: for (i, step) in case.program.iter().enumerate() {
-        let err = |kind| ExecError { step: Some(i), kind };
+        let err = |kind| ExecError {
+            step: Some(i),
+            kind,
+        };
         let parsed = match &step.op {
-            StepOp::Ptx(text) => Some(Statement::parse_with(text, &ctx).map_err(|e| err(ErrorKind::Parse(e.to_string())))?),
+            StepOp::Ptx(text) => Some(
+                Statement::parse_with(text, &ctx)
+                    .map_err(|e| err(ErrorKind::Parse(e.to_string())))?,
+            ),
             _ => None,
         };
         let ctas: Vec<u32> = match &step.cta {
@@ -440,7 +463,10 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
         };
         for cta in ctas {
             if cta >= m.ctas || step.thread >= case.launch.threads {
-                return Err(err(ErrorKind::Launch(format!("cta {cta} / thread {} outside the launch", step.thread))));
+                return Err(err(ErrorKind::Launch(format!(
+                    "cta {cta} / thread {} outside the launch",
+                    step.thread
+                ))));
             }
             m.step = i;
             m.cta = cta;
@@ -448,10 +474,14 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
             m.touched.clear();
             let (text, res) = match (&step.op, &parsed) {
                 (_, Some(st)) => (st.to_string(), m.statement(st)),
-                (StepOp::WaitParity { mbar, parity }, _) => {
-                    (format!("wait_parity [{mbar}], {parity}"), m.wait_parity_confirming(mbar, *parity))
-                }
-                (StepOp::Store { at, bytes }, _) => (format!("store [{at}], {} bytes", bytes.len()), m.store(at, bytes)),
+                (StepOp::WaitParity { mbar, parity }, _) => (
+                    format!("wait_parity [{mbar}], {parity}"),
+                    m.wait_parity_confirming(mbar, *parity),
+                ),
+                (StepOp::Store { at, bytes }, _) => (
+                    format!("store [{at}], {} bytes", bytes.len()),
+                    m.store(at, bytes),
+                ),
                 (StepOp::Ptx(_), None) => unreachable!("parsed above"),
             };
             match res {
@@ -468,12 +498,24 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
     if outcome == Outcome::Defined {
         match m.tc_exit() {
             Ok(()) => {}
-            Err(Stop::Ub(u)) => outcome = Outcome::Undefined { ub: u, step: case.program.len() },
+            Err(Stop::Ub(u)) => {
+                outcome = Outcome::Undefined {
+                    ub: u,
+                    step: case.program.len(),
+                }
+            }
             Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
         }
     }
-    let final_state = m.final_state().map_err(|kind| ExecError { step: None, kind })?;
-    Ok(Execution { expected_hw: ExpectedHw::of(&outcome), outcome, trace, final_state })
+    let final_state = m
+        .final_state()
+        .map_err(|kind| ExecError { step: None, kind })?;
+    Ok(Execution {
+        expected_hw: ExpectedHw::of(&outcome),
+        outcome,
+        trace,
+        final_state,
+    })
 }
 
 fn parse_ctx(case: &Case) -> ParseCtx {
@@ -496,16 +538,24 @@ impl<'c> Machine<'c> {
         let ctas = case.launch.ctas();
         let cluster = case.launch.cluster_size();
         if ctas == 0 || cluster == 0 || !ctas.is_multiple_of(cluster) {
-            return Err(ErrorKind::Launch(format!("{ctas} CTAs do not form clusters of {cluster}")));
+            return Err(ErrorKind::Launch(format!(
+                "{ctas} CTAs do not form clusters of {cluster}"
+            )));
         }
         let mut mem = Memory::new();
         for (i, r) in case.memory.global.iter().enumerate() {
-            let init = r.init.materialize(r.size).map_err(|e| ErrorKind::Init(format!("{}: {e:?}", r.name)))?;
+            let init = r
+                .init
+                .materialize(r.size)
+                .map_err(|e| ErrorKind::Init(format!("{}: {e:?}", r.name)))?;
             mem.add_region(RegionId::Global(i as u32), init);
         }
         let mut image = vec![0u8; layout.shared_bytes as usize];
         for r in &case.memory.shared {
-            let init = r.init.materialize(r.size).map_err(|e| ErrorKind::Init(format!("{}: {e:?}", r.name)))?;
+            let init = r
+                .init
+                .materialize(r.size)
+                .map_err(|e| ErrorKind::Init(format!("{}: {e:?}", r.name)))?;
             if let Some(Place::Shared { offset, .. }) = layout.get(&r.name) {
                 image[offset as usize..(offset + r.size) as usize].copy_from_slice(&init);
             }
@@ -559,11 +609,17 @@ impl<'c> Machine<'c> {
     // --- registers -----------------------------------------------------------------------------
 
     fn reg(&self, name: &str) -> Option<Reg> {
-        self.regs.get(&(self.cta, self.thread)).and_then(|f| f.get(name)).copied()
+        self.regs
+            .get(&(self.cta, self.thread))
+            .and_then(|f| f.get(name))
+            .copied()
     }
 
     pub(crate) fn set_reg(&mut self, name: &str, v: Reg) {
-        self.regs.entry((self.cta, self.thread)).or_default().insert(name.to_string(), v);
+        self.regs
+            .entry((self.cta, self.thread))
+            .or_default()
+            .insert(name.to_string(), v);
     }
 
     /// An integer operand: immediate, register written earlier by this thread, or a param.
@@ -575,7 +631,9 @@ impl<'c> Machine<'c> {
         match self.reg(name) {
             Some(Reg::Int(i)) => return Ok(i),
             Some(Reg::Pred(b)) => return Ok(b as i64),
-            Some(Reg::State(_)) => return kind(format!("`{name}` holds an mbarrier state, not a number")),
+            Some(Reg::State(_)) => {
+                return kind(format!("`{name}` holds an mbarrier state, not a number"))
+            }
             None => {}
         }
         if let Some(w) = self.tc_word(name) {
@@ -620,28 +678,54 @@ impl<'c> Machine<'c> {
     }
 
     fn place(&self, name: &str, cta: u32) -> R<Loc> {
-        let p = self.layout.get(name).ok_or_else(|| Stop::Err(ErrorKind::UnknownName(name.to_string())))?;
+        let p = self
+            .layout
+            .get(name)
+            .ok_or_else(|| Stop::Err(ErrorKind::UnknownName(name.to_string())))?;
         let (at, start) = match p {
             Place::Global { index, .. } => {
-                let r = self.case.memory.global.get(index).ok_or_else(|| Stop::Err(ErrorKind::OperandKind(format!("`{name}` is not a byte region"))))?;
-                (Where::Global { index, misalign: r.misalign }, 0)
+                let r = self.case.memory.global.get(index).ok_or_else(|| {
+                    Stop::Err(ErrorKind::OperandKind(format!(
+                        "`{name}` is not a byte region"
+                    )))
+                })?;
+                (
+                    Where::Global {
+                        index,
+                        misalign: r.misalign,
+                    },
+                    0,
+                )
             }
             Place::Shared { offset, .. } => (Where::Shared { cta }, offset),
             Place::Mbarrier { offset } => (Where::Shared { cta }, offset),
         };
-        Ok(Loc { name: name.to_string(), at, start, size: p.size(), rel: 0 })
+        Ok(Loc {
+            name: name.to_string(),
+            at,
+            start,
+            size: p.size(),
+            rel: 0,
+        })
     }
 
     /// Resolves `[name+off]`: a declared place (shared places in the executing CTA) or a Mapa param.
     pub(crate) fn resolve(&self, a: &Address) -> R<Loc> {
         let name = match &a.base {
             AddrBase::Name(n) => n,
-            AddrBase::Abs(x) => return kind(format!("absolute address 0x{x:x}: the model only places named regions")),
+            AddrBase::Abs(x) => {
+                return kind(format!(
+                    "absolute address 0x{x:x}: the model only places named regions"
+                ))
+            }
         };
         let loc = match self.case.params.get(name) {
             Some(Param::Mapa { mapa, cta }) => {
                 let Some(c) = self.rank_cta(*cta) else {
-                    return kind(format!("mapa param `{name}`: cluster rank {cta} outside a cluster of {}", self.cluster));
+                    return kind(format!(
+                        "mapa param `{name}`: cluster rank {cta} outside a cluster of {}",
+                        self.cluster
+                    ));
                 };
                 let l = self.place(mapa, c)?;
                 if l.cta().is_none() {
@@ -649,7 +733,11 @@ impl<'c> Machine<'c> {
                 }
                 l
             }
-            Some(_) => return kind(format!("`{name}` holds a number, not an address the model can place")),
+            Some(_) => {
+                return kind(format!(
+                    "`{name}` holds a number, not an address the model can place"
+                ))
+            }
             None => self.place(name, self.cta)?,
         };
         Ok(loc.shifted(a.offset))
@@ -659,7 +747,9 @@ impl<'c> Machine<'c> {
     pub(crate) fn global(&self, a: &Address, role: &str) -> R<Loc> {
         let l = self.resolve(a)?;
         if l.cta().is_some() {
-            return kind(format!("{role} {a}: a shared place where .global memory is required"));
+            return kind(format!(
+                "{role} {a}: a shared place where .global memory is required"
+            ));
         }
         Ok(l)
     }
@@ -668,7 +758,9 @@ impl<'c> Machine<'c> {
     pub(crate) fn shared(&self, a: &Address, role: &str) -> R<Loc> {
         let l = self.resolve(a)?;
         if l.cta().is_none() {
-            return kind(format!("{role} {a}: a global region where shared memory is required"));
+            return kind(format!(
+                "{role} {a}: a global region where shared memory is required"
+            ));
         }
         Ok(l)
     }
@@ -677,21 +769,39 @@ impl<'c> Machine<'c> {
     pub(crate) fn shared_cta(&self, a: &Address, role: &str, rule: &UbRule) -> R<Loc> {
         let l = self.shared(a, role)?;
         if l.cta() != Some(self.cta) {
-            return ub(rule, format!("{role} {a} is in CTA {:?}, the executing CTA is {}", l.cta(), self.cta));
+            return ub(
+                rule,
+                format!(
+                    "{role} {a} is in CTA {:?}, the executing CTA is {}",
+                    l.cta(),
+                    self.cta
+                ),
+            );
         }
         Ok(l)
     }
 
     pub(crate) fn check_align(&self, l: &Loc, align: u64, role: &str) -> R {
         if l.align_addr().rem_euclid(align as i128) != 0 {
-            return ub(&ub::ADDRESS_MISALIGNED, format!("{role} [{}{:+}] not {align}-byte aligned", l.name, l.rel));
+            return ub(
+                &ub::ADDRESS_MISALIGNED,
+                format!("{role} [{}{:+}] not {align}-byte aligned", l.name, l.rel),
+            );
         }
         Ok(())
     }
 
     pub(crate) fn check_range(&self, l: &Loc, len: u64, rule: &UbRule, role: &str) -> R<Addr> {
         l.within(len).map_or_else(
-            || ub(rule, format!("{role} [{}{:+}, +{len}) leaves `{}` ({} bytes)", l.name, l.rel, l.name, l.size)),
+            || {
+                ub(
+                    rule,
+                    format!(
+                        "{role} [{}{:+}, +{len}) leaves `{}` ({} bytes)",
+                        l.name, l.rel, l.name, l.size
+                    ),
+                )
+            },
             Ok,
         )
     }
@@ -704,7 +814,10 @@ impl<'c> Machine<'c> {
             return ub(&ub::MBAR_ADDRESS_WINDOW, format!("{a} is in global memory"));
         };
         if !cluster && cta != self.cta {
-            return ub(&ub::MBAR_ADDRESS_WINDOW, format!("{a} is in CTA {cta}, outside the executing CTA's .shared::cta window"));
+            return ub(
+                &ub::MBAR_ADDRESS_WINDOW,
+                format!("{a} is in CTA {cta}, outside the executing CTA's .shared::cta window"),
+            );
         }
         if l.align_addr().rem_euclid(MBARRIER_BYTES as i128) != 0 {
             return ub(&ub::MBAR_MISALIGNED, format!("{a} not 8-byte aligned"));
@@ -721,12 +834,27 @@ impl<'c> Machine<'c> {
     // --- touches -------------------------------------------------------------------------------
 
     fn touch(&mut self, at: Addr, len: u64, kind: TouchKind) {
-        let exact = self.mem.read(at, len).map(|b| b.iter().all(|x| x.known().is_some())).unwrap_or(false);
+        let exact = self
+            .mem
+            .read(at, len)
+            .map(|b| b.iter().all(|x| x.known().is_some()))
+            .unwrap_or(false);
         let end = at.offset + len;
         match at.region {
             RegionId::Global(i) => {
-                let name = self.layout.globals.get(i as usize).cloned().unwrap_or_default();
-                self.touched.push(Touch { region: name, cta: None, range: at.offset..end, kind, exact });
+                let name = self
+                    .layout
+                    .globals
+                    .get(i as usize)
+                    .cloned()
+                    .unwrap_or_default();
+                self.touched.push(Touch {
+                    region: name,
+                    cta: None,
+                    range: at.offset..end,
+                    kind,
+                    exact,
+                });
             }
             RegionId::Shared { cta } => {
                 for (name, p) in &self.layout.places {
@@ -736,7 +864,13 @@ impl<'c> Machine<'c> {
                     };
                     let (lo, hi) = (at.offset.max(start), end.min(start + p.size()));
                     if lo < hi {
-                        let t = Touch { region: name.clone(), cta: Some(cta), range: lo - start..hi - start, kind, exact };
+                        let t = Touch {
+                            region: name.clone(),
+                            cta: Some(cta),
+                            range: lo - start..hi - start,
+                            kind,
+                            exact,
+                        };
                         self.touched.push(t);
                     }
                 }
@@ -748,7 +882,9 @@ impl<'c> Machine<'c> {
 
     /// A valid mbarrier object overlapping `[at, at+len)`.
     fn object_overlapping(&self, at: Addr, len: u64) -> Option<u64> {
-        let RegionId::Shared { cta } = at.region else { return None };
+        let RegionId::Shared { cta } = at.region else {
+            return None;
+        };
         self.slots
             .iter()
             .filter(|(k, s)| (*k >> 32) as u32 == cta && s.object().is_some())
@@ -759,7 +895,10 @@ impl<'c> Machine<'c> {
     /// Reads an asynchronous operation's source now (A-MEM-SOURCE-AT-ISSUE) and holds it.
     pub(crate) fn read_source(&mut self, at: Addr, len: u64) -> R<(Vec<Byte>, ReadHoldId)> {
         if let Some(w) = self.mem.in_flight_overlapping(at, len).first() {
-            return ub(&ub::ASYNC_DST_READ, format!("source overlaps asynchronous write {w:?} still in flight"));
+            return ub(
+                &ub::ASYNC_DST_READ,
+                format!("source overlaps asynchronous write {w:?} still in flight"),
+            );
         }
         let bytes = self.mem.read(at, len)?;
         let hold = self.mem.hold_source(at, len)?;
@@ -771,10 +910,16 @@ impl<'c> Machine<'c> {
     /// no mbarrier object overwritten.
     fn check_write(&self, at: Addr, len: u64) -> R {
         if !self.mem.holds_overlapping(at, len).is_empty() {
-            return ub(&ub::ASYNC_SRC_MODIFIED, "write to the source of an asynchronous operation before it was read");
+            return ub(
+                &ub::ASYNC_SRC_MODIFIED,
+                "write to the source of an asynchronous operation before it was read",
+            );
         }
         if let Some(off) = self.object_overlapping(at, len) {
-            return ub(&ub::MBAR_NON_MBARRIER_ACCESS, format!("write over the mbarrier object at shared offset {off}"));
+            return ub(
+                &ub::MBAR_NON_MBARRIER_ACCESS,
+                format!("write over the mbarrier object at shared offset {off}"),
+            );
         }
         Ok(())
     }
@@ -789,7 +934,13 @@ impl<'c> Machine<'c> {
     }
 
     /// Starts an asynchronous reduction of `src` into `at`.
-    pub(crate) fn begin_update(&mut self, at: Addr, op: RedOp, ty: RedType, src: Vec<Byte>) -> R<WriteId> {
+    pub(crate) fn begin_update(
+        &mut self,
+        at: Addr,
+        op: RedOp,
+        ty: RedType,
+        src: Vec<Byte>,
+    ) -> R<WriteId> {
         let len = src.len() as u64;
         self.check_write(at, len)?;
         let w = self.mem.begin_async_update(at, len)?;
@@ -800,9 +951,14 @@ impl<'c> Machine<'c> {
 
     /// Registers a copy whose completion performs complete-tx(`tx`) on mbarrier `(cta, off)`.
     pub(crate) fn track(&mut self, op: AsyncOp, barrier: (u32, u64), tx: u64) -> R {
-        let tx = u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
+        let tx =
+            u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
         self.slot(barrier);
-        self.tracking.track_copy(TrackedCopy { op, barrier: mbar_key(barrier.0, barrier.1), tx_bytes: tx });
+        self.tracking.track_copy(TrackedCopy {
+            op,
+            barrier: mbar_key(barrier.0, barrier.1),
+            tx_bytes: tx,
+        });
         Ok(())
     }
 
@@ -815,7 +971,9 @@ impl<'c> Machine<'c> {
 
     /// Lands one write: a reduction computes its result from the destination now.
     fn land_write(&mut self, w: WriteId) -> R {
-        let Some((at, len)) = self.mem.target(w) else { return Ok(()) };
+        let Some((at, len)) = self.mem.target(w) else {
+            return Ok(());
+        };
         match self.updates.remove(&w) {
             Some(u) => {
                 let cur = self.mem.read(at, len)?;
@@ -846,22 +1004,35 @@ impl<'c> Machine<'c> {
 
     /// Fires cp.async.mbarrier.arrive arrive-ons whose operations all landed.
     fn fire_arrives(&mut self) -> R {
-        self.tracking.fire_ready_arrives(&mut self.slots, &self.mem)?;
+        self.tracking
+            .fire_ready_arrives(&mut self.slots, &self.mem)?;
         let mem = &self.mem;
-        self.async_arrives.retain(|(_, ops)| ops.iter().any(|o| o.write.is_some_and(|w| mem.is_in_flight(w))));
+        self.async_arrives.retain(|(_, ops)| {
+            ops.iter()
+                .any(|o| o.write.is_some_and(|w| mem.is_in_flight(w)))
+        });
         Ok(())
     }
 
     /// A-EXEC-WAIT-LANDS: lands everything that will signal mbarrier `(cta, off)`.
     pub(crate) fn land_for_barrier(&mut self, b: (u32, u64)) -> R {
         let key = mbar_key(b.0, b.1);
-        let ws: Vec<WriteId> = self.tracking.copies_for(key).filter_map(|c| c.op.write).collect();
+        let ws: Vec<WriteId> = self
+            .tracking
+            .copies_for(key)
+            .filter_map(|c| c.op.write)
+            .collect();
         for w in ws {
             self.land_write(w)?;
         }
-        self.tracking.land_copies(key, &mut self.slots, &mut self.mem)?;
-        let ops: Vec<AsyncOp> =
-            self.async_arrives.iter().filter(|(k, _)| *k == key).flat_map(|(_, ops)| ops.iter().copied()).collect();
+        self.tracking
+            .land_copies(key, &mut self.slots, &mut self.mem)?;
+        let ops: Vec<AsyncOp> = self
+            .async_arrives
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .flat_map(|(_, ops)| ops.iter().copied())
+            .collect();
         for op in ops {
             if let Some(w) = op.write {
                 self.land_write(w)?;
@@ -884,7 +1055,13 @@ impl<'c> Machine<'c> {
         if !self.slot(b).test_wait_parity(parity)? {
             let m = self.slot(b).object().cloned();
             let detail = m.map_or("no object".to_string(), |m| {
-                format!("phase {} (parity {}) pending {} tx-count {}", m.phase, m.phase & 1, m.pending, m.tx_count)
+                format!(
+                    "phase {} (parity {}) pending {} tx-count {}",
+                    m.phase,
+                    m.phase & 1,
+                    m.pending,
+                    m.tx_count
+                )
             });
             return ub(&ub::WAIT_NEVER_COMPLETES, format!("wait for parity {parity} on `{mbar}`: {detail}, nothing in flight can complete it"));
         }
@@ -894,7 +1071,12 @@ impl<'c> Machine<'c> {
     /// A plain store step.
     fn store(&mut self, at: &str, bytes: &[u8]) -> R {
         let (name, off) = match at.split_once('+') {
-            Some((n, o)) => (n.trim(), o.trim().parse::<i64>().or_else(|_| kind(format!("bad offset in `{at}`")))?),
+            Some((n, o)) => (
+                n.trim(),
+                o.trim()
+                    .parse::<i64>()
+                    .or_else(|_| kind(format!("bad offset in `{at}`")))?,
+            ),
             None => (at.trim(), 0),
         };
         let l = self.resolve(&Address::reg_off(name, off))?;
@@ -902,7 +1084,10 @@ impl<'c> Machine<'c> {
         let a = self.check_range(&l, len, &ub::ADDRESS_OUT_OF_REGION, "store")?;
         self.check_write(a, len)?;
         if !self.mem.in_flight_overlapping(a, len).is_empty() {
-            return ub(&ub::ASYNC_DST_WRITTEN, format!("store to [{at}] while an asynchronous write to it is in flight"));
+            return ub(
+                &ub::ASYNC_DST_WRITTEN,
+                format!("store to [{at}] while an asynchronous write to it is in flight"),
+            );
         }
         self.mem.write_exact(a, bytes)?;
         self.touch(a, len, TouchKind::Store);
@@ -915,7 +1100,13 @@ impl<'c> Machine<'c> {
         let in_flight = self.tracking.copies_for(key).next().is_some();
         let arrives = self.async_arrives.iter().any(|(k, _)| *k == key);
         match self.slots.get(&key).and_then(Slot::object) {
-            None => MbarState { valid: false, phase_parity: None, pending: None, expected: 0, tx_count: None },
+            None => MbarState {
+                valid: false,
+                phase_parity: None,
+                pending: None,
+                expected: 0,
+                tx_count: None,
+            },
             Some(m) => MbarState {
                 valid: true,
                 phase_parity: (!in_flight && !arrives).then_some((m.phase & 1) as u8),
@@ -939,8 +1130,19 @@ impl<'c> Machine<'c> {
     }
 
     fn trace_step(&mut self, text: String) -> TraceStep {
-        let mbarriers = self.declared_mbarriers().into_iter().map(|(c, n, k)| (c, n, self.mbar_state(k))).collect();
-        TraceStep { step: self.step, cta: self.cta, thread: self.thread, text, mbarriers, touched: std::mem::take(&mut self.touched) }
+        let mbarriers = self
+            .declared_mbarriers()
+            .into_iter()
+            .map(|(c, n, k)| (c, n, self.mbar_state(k)))
+            .collect();
+        TraceStep {
+            step: self.step,
+            cta: self.cta,
+            thread: self.thread,
+            text,
+            mbarriers,
+            touched: std::mem::take(&mut self.touched),
+        }
     }
 
     fn final_state(&self) -> Result<FinalState, ErrorKind> {
@@ -958,7 +1160,11 @@ impl<'c> Machine<'c> {
         }
         let mut global = BTreeMap::new();
         for (i, r) in self.case.memory.global.iter().enumerate() {
-            global.insert(r.name.clone(), mem.read(Addr::new(RegionId::Global(i as u32), 0), r.size).map_err(internal)?);
+            global.insert(
+                r.name.clone(),
+                mem.read(Addr::new(RegionId::Global(i as u32), 0), r.size)
+                    .map_err(internal)?,
+            );
         }
         let mut shared = vec![];
         let mut mbarriers = vec![BTreeMap::new(); self.ctas as usize];
@@ -966,7 +1172,11 @@ impl<'c> Machine<'c> {
             let mut m = BTreeMap::new();
             for r in &self.case.memory.shared {
                 if let Some(Place::Shared { offset, size }) = self.layout.get(&r.name) {
-                    m.insert(r.name.clone(), mem.read(Addr::new(RegionId::Shared { cta }, offset), size).map_err(internal)?);
+                    m.insert(
+                        r.name.clone(),
+                        mem.read(Addr::new(RegionId::Shared { cta }, offset), size)
+                            .map_err(internal)?,
+                    );
                 }
             }
             shared.push(m);
@@ -986,6 +1196,12 @@ impl<'c> Machine<'c> {
                 bulk_uncommitted: q.bulk.uncommitted().len(),
             })
             .collect();
-        Ok(FinalState { global, shared, mbarriers, groups, tmem: self.tc_final() })
+        Ok(FinalState {
+            global,
+            shared,
+            mbarriers,
+            groups,
+            tmem: self.tc_final(),
+        })
     }
 }

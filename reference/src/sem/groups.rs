@@ -83,7 +83,10 @@ impl GroupQueue {
     /// commit_group: all uncommitted operations form a new group (possibly empty).
     pub fn commit(&mut self) {
         let ops = std::mem::take(&mut self.uncommitted);
-        self.committed.push_back(Group { ops, reads_released: false });
+        self.committed.push_back(Group {
+            ops,
+            reads_released: false,
+        });
     }
 
     /// Committed groups not yet completed by a wait (empty ones included, A-GRP-EMPTY-COUNTS).
@@ -99,7 +102,11 @@ impl GroupQueue {
     /// Every operation not yet completed by a wait, committed or not (what
     /// cp.async.mbarrier.arrive tracks: "all prior cp.async operations", §9.7.13.15.15).
     pub fn outstanding(&self) -> Vec<AsyncOp> {
-        self.committed.iter().flat_map(|g| g.ops.iter().copied()).chain(self.uncommitted.iter().copied()).collect()
+        self.committed
+            .iter()
+            .flat_map(|g| g.ops.iter().copied())
+            .chain(self.uncommitted.iter().copied())
+            .collect()
     }
 
     /// wait_group N (§9.7.9.25.3.3, §9.7.9.25.6.2): all but the N most recent groups complete.
@@ -149,7 +156,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn op(i: u64) -> AsyncOp {
-        AsyncOp { write: Some(WriteId(i)), read: Some(ReadHoldId(100 + i)) }
+        AsyncOp {
+            write: Some(WriteId(i)),
+            read: Some(ReadHoldId(100 + i)),
+        }
     }
     fn writes(r: &Release) -> Vec<u64> {
         r.complete_writes.iter().map(|w| w.0).collect()
@@ -205,20 +215,32 @@ mod tests {
         let hold = mem.hold_source(Addr::new(s, 0), 16).unwrap();
         let w = mem.begin_async_write(Addr::new(g, 0), src).unwrap();
         let mut q = GroupQueue::new();
-        q.issue(AsyncOp { write: Some(w), read: Some(hold) });
+        q.issue(AsyncOp {
+            write: Some(w),
+            read: Some(hold),
+        });
         q.commit();
         let r = q.wait_group_read(0);
         assert_eq!(r.complete_writes, vec![]);
         r.apply(&mut mem).unwrap();
-        assert!(mem.holds_overlapping(Addr::new(s, 0), 16).is_empty(), "source reusable");
+        assert!(
+            mem.holds_overlapping(Addr::new(s, 0), 16).is_empty(),
+            "source reusable"
+        );
         assert!(mem.is_in_flight(w), "destination still in flight");
-        assert_eq!(mem.read(Addr::new(g, 0), 1).unwrap()[0], Byte::Known(0).union(Byte::Known(5)));
+        assert_eq!(
+            mem.read(Addr::new(g, 0), 1).unwrap()[0],
+            Byte::Known(0).union(Byte::Known(5))
+        );
         // a second .read wait releases nothing twice
         assert_eq!(q.wait_group_read(0), Release::default());
         let r = q.wait_group(0);
         assert_eq!(r.release_reads, vec![]);
         r.apply(&mut mem).unwrap();
-        assert_eq!(mem.read_known(Addr::new(g, 0), 16).unwrap(), Some(vec![5; 16]));
+        assert_eq!(
+            mem.read_known(Addr::new(g, 0), 16).unwrap(),
+            Some(vec![5; 16])
+        );
     }
 
     proptest! {

@@ -93,20 +93,34 @@ pub struct Arrive {
 
 impl Arrive {
     pub fn one() -> Arrive {
-        Arrive { count: 1, expect_tx: None, drop: false, no_complete: false }
+        Arrive {
+            count: 1,
+            expect_tx: None,
+            drop: false,
+            no_complete: false,
+        }
     }
     pub fn count(count: u32) -> Arrive {
-        Arrive { count, ..Arrive::one() }
+        Arrive {
+            count,
+            ..Arrive::one()
+        }
     }
     /// `.expect_tx` form: count is 1 (§9.7.13.15.13 "assumed to be 1").
     pub fn expect_tx(tx: u32) -> Arrive {
-        Arrive { expect_tx: Some(tx), ..Arrive::one() }
+        Arrive {
+            expect_tx: Some(tx),
+            ..Arrive::one()
+        }
     }
     pub fn dropping(self) -> Arrive {
         Arrive { drop: true, ..self }
     }
     pub fn no_complete(self) -> Arrive {
-        Arrive { no_complete: true, ..self }
+        Arrive {
+            no_complete: true,
+            ..self
+        }
     }
 }
 
@@ -134,13 +148,20 @@ pub struct Slot {
 }
 
 fn not_init(op: &str) -> Ub {
-    Ub::new(&ub::MBAR_NOT_INITIALIZED, format!("{op} on a location without a valid mbarrier object"))
+    Ub::new(
+        &ub::MBAR_NOT_INITIALIZED,
+        format!("{op} on a location without a valid mbarrier object"),
+    )
 }
 
 impl Slot {
     /// A location (e.g. its shared-memory byte offset) holding no object yet.
     pub fn new(location: u64) -> Slot {
-        Slot { location, generations: 0, state: None }
+        Slot {
+            location,
+            generations: 0,
+            state: None,
+        }
     }
 
     pub fn object(&self) -> Option<&Mbarrier> {
@@ -154,14 +175,30 @@ impl Slot {
     /// mbarrier.init (§9.7.13.15.9): phase 0, expected = pending = count, tx-count 0.
     pub fn init(&mut self, count: u32) -> Result<Incarnation, Ub> {
         if self.state.is_some() {
-            return Err(Ub::new(&ub::MBAR_INIT_ON_VALID, "init on a valid mbarrier object"));
+            return Err(Ub::new(
+                &ub::MBAR_INIT_ON_VALID,
+                "init on a valid mbarrier object",
+            ));
         }
         if !(1..=MAX_COUNT).contains(&count) {
-            return Err(Ub::new(&ub::MBAR_INIT_COUNT_RANGE, format!("count {count}")));
+            return Err(Ub::new(
+                &ub::MBAR_INIT_COUNT_RANGE,
+                format!("count {count}"),
+            ));
         }
         self.generations += 1;
-        let of = Incarnation { location: self.location, generation: self.generations };
-        self.state = Some(Mbarrier { of, phase: 0, pending: count, expected: count, tx_count: 0, preceding_observed: false });
+        let of = Incarnation {
+            location: self.location,
+            generation: self.generations,
+        };
+        self.state = Some(Mbarrier {
+            of,
+            phase: 0,
+            pending: count,
+            expected: count,
+            tx_count: 0,
+            preceding_observed: false,
+        });
         Ok(of)
     }
 
@@ -189,10 +226,17 @@ impl Slot {
     /// mbarrier.arrive / arrive_drop, with optional .expect_tx / .noComplete
     /// (§9.7.13.15.13, .14; arrive-on §9.7.13.15.7).
     pub fn arrive(&mut self, a: Arrive) -> Result<Arrived, Ub> {
-        let m = self.valid(if a.drop { "mbarrier.arrive_drop" } else { "mbarrier.arrive" })?;
+        let m = self.valid(if a.drop {
+            "mbarrier.arrive_drop"
+        } else {
+            "mbarrier.arrive"
+        })?;
         let count = if a.expect_tx.is_some() { 1 } else { a.count };
         if !(1..=MAX_COUNT).contains(&count) {
-            return Err(Ub::new(&ub::MBAR_ARRIVE_COUNT_RANGE, format!("count {count}")));
+            return Err(Ub::new(
+                &ub::MBAR_ARRIVE_COUNT_RANGE,
+                format!("count {count}"),
+            ));
         }
         // Validate everything on a copy so UB leaves the object untouched.
         let mut next = m.clone();
@@ -203,15 +247,26 @@ impl Slot {
             if next.expected <= count {
                 return Err(Ub::new(
                     &ub::MBAR_EXPECTED_RANGE,
-                    format!("arrive_drop of {count} with expected count {}", next.expected),
+                    format!(
+                        "arrive_drop of {count} with expected count {}",
+                        next.expected
+                    ),
                 ));
             }
             next.expected -= count;
         }
-        let state = StateToken { of: m.of, phase: m.phase, pending_before: m.pending, no_complete: a.no_complete };
+        let state = StateToken {
+            of: m.of,
+            phase: m.phase,
+            pending_before: m.pending,
+            no_complete: a.no_complete,
+        };
         let completed = next.arrive_on(count)?;
         if a.no_complete && completed.is_some() {
-            return Err(Ub::new(&ub::MBAR_NOCOMPLETE_COMPLETES, format!("phase {} would complete", m.phase)));
+            return Err(Ub::new(
+                &ub::MBAR_NOCOMPLETE_COMPLETES,
+                format!("phase {} would complete", m.phase),
+            ));
         }
         *m = next;
         Ok(Arrived { state, completed })
@@ -223,7 +278,10 @@ impl Slot {
         let m = self.valid("cp.async.mbarrier.arrive")?;
         if !noinc {
             if m.pending >= MAX_COUNT {
-                return Err(Ub::new(&ub::MBAR_CP_ASYNC_INC_OVERFLOW, format!("pending {} + 1", m.pending)));
+                return Err(Ub::new(
+                    &ub::MBAR_CP_ASYNC_INC_OVERFLOW,
+                    format!("pending {} + 1", m.pending),
+                ));
             }
             m.pending += 1;
         }
@@ -232,10 +290,15 @@ impl Slot {
 
     /// The system-triggered arrive-on (count 1) of an earlier cp.async.mbarrier.arrive, once all
     /// cp.async operations it tracks have completed.
-    pub fn fire_cp_async_arrive(&mut self, p: PendingAsyncArrive) -> Result<Option<PhaseCompleted>, Ub> {
+    pub fn fire_cp_async_arrive(
+        &mut self,
+        p: PendingAsyncArrive,
+    ) -> Result<Option<PhaseCompleted>, Ub> {
         let m = self.valid("cp.async.mbarrier.arrive (async arrive-on)")?;
         if m.of != p.of {
-            return Err(not_init("cp.async.mbarrier.arrive arrive-on after the object was invalidated"));
+            return Err(not_init(
+                "cp.async.mbarrier.arrive arrive-on after the object was invalidated",
+            ));
         }
         let mut next = m.clone();
         let done = next.arrive_on(1)?;
@@ -247,7 +310,10 @@ impl Slot {
     pub fn test_wait(&mut self, s: StateToken) -> Result<bool, Ub> {
         let m = self.valid("mbarrier.test_wait")?;
         if s.of != m.of {
-            return Err(Ub::new(&ub::MBAR_WAIT_FOREIGN_STATE, format!("state of {:?}, object is {:?}", s.of, m.of)));
+            return Err(Ub::new(
+                &ub::MBAR_WAIT_FOREIGN_STATE,
+                format!("state of {:?}, object is {:?}", s.of, m.of),
+            ));
         }
         if s.phase == m.phase {
             Ok(false)
@@ -255,7 +321,10 @@ impl Slot {
             m.preceding_observed = true;
             Ok(true)
         } else {
-            Err(Ub::new(&ub::MBAR_WAIT_STALE_STATE, format!("state of phase {}, current phase {}", s.phase, m.phase)))
+            Err(Ub::new(
+                &ub::MBAR_WAIT_STALE_STATE,
+                format!("state of phase {}, current phase {}", s.phase, m.phase),
+            ))
         }
     }
 
@@ -263,7 +332,10 @@ impl Slot {
     pub fn test_wait_parity(&mut self, parity: u32) -> Result<bool, Ub> {
         let m = self.valid("mbarrier.test_wait.parity")?;
         if parity > 1 {
-            return Err(Ub::new(&ub::MBAR_PARITY_VALUE, format!("phaseParity {parity}")));
+            return Err(Ub::new(
+                &ub::MBAR_PARITY_VALUE,
+                format!("phaseParity {parity}"),
+            ));
         }
         // Parity of the current phase: incomplete. Otherwise it names the preceding phase
         // (A-MB-PARITY-PREINIT: phase −1 of a fresh object counts as complete).
@@ -282,7 +354,10 @@ impl Slot {
 /// `s`; only defined for states of .noComplete arrives.
 pub fn pending_count(s: StateToken) -> Result<u32, Ub> {
     if !s.no_complete {
-        return Err(Ub::new(&ub::MBAR_PENDING_COUNT_STATE, "state not from arrive{_drop}.noComplete"));
+        return Err(Ub::new(
+            &ub::MBAR_PENDING_COUNT_STATE,
+            "state not from arrive{_drop}.noComplete",
+        ));
     }
     Ok(s.pending_before)
 }
@@ -290,7 +365,10 @@ pub fn pending_count(s: StateToken) -> Result<u32, Ub> {
 fn add_tx(tx: i32, delta: i64) -> Result<i32, Ub> {
     let v = tx as i64 + delta;
     if v.abs() > MAX_COUNT as i64 {
-        return Err(Ub::new(&ub::MBAR_TX_RANGE, format!("tx-count {tx} {delta:+} = {v}")));
+        return Err(Ub::new(
+            &ub::MBAR_TX_RANGE,
+            format!("tx-count {tx} {delta:+} = {v}"),
+        ));
     }
     Ok(v as i32)
 }
@@ -301,11 +379,18 @@ impl Mbarrier {
         if self.phase > 0 && !self.preceding_observed {
             return Err(Ub::new(
                 &ub::MBAR_ARRIVE_BEFORE_WAIT,
-                format!("arrive-on in phase {} before any wait observed phase {}", self.phase, self.phase - 1),
+                format!(
+                    "arrive-on in phase {} before any wait observed phase {}",
+                    self.phase,
+                    self.phase - 1
+                ),
             ));
         }
         if count > self.pending {
-            return Err(Ub::new(&ub::MBAR_PENDING_RANGE, format!("arrive of {count} with {} pending", self.pending)));
+            return Err(Ub::new(
+                &ub::MBAR_PENDING_RANGE,
+                format!("arrive of {count} with {} pending", self.pending),
+            ));
         }
         self.pending -= count;
         Ok(self.maybe_complete())
@@ -317,7 +402,10 @@ impl Mbarrier {
         if self.pending != 0 || self.tx_count != 0 {
             return None;
         }
-        let done = PhaseCompleted { of: self.of, phase: self.phase };
+        let done = PhaseCompleted {
+            of: self.of,
+            phase: self.phase,
+        };
         self.phase += 1;
         self.pending = self.expected;
         self.preceding_observed = false;
@@ -338,24 +426,42 @@ mod tests {
 
     #[test]
     fn init_ranges() {
-        assert_eq!(Slot::new(0).init(0).unwrap_err().rule, "mbarrier.init_count_range");
-        assert_eq!(Slot::new(0).init(MAX_COUNT + 1).unwrap_err().rule, "mbarrier.init_count_range");
+        assert_eq!(
+            Slot::new(0).init(0).unwrap_err().rule,
+            "mbarrier.init_count_range"
+        );
+        assert_eq!(
+            Slot::new(0).init(MAX_COUNT + 1).unwrap_err().rule,
+            "mbarrier.init_count_range"
+        );
         let mut s = Slot::new(0);
         s.init(MAX_COUNT).unwrap();
         let m = s.object().unwrap();
-        assert_eq!((m.phase, m.pending, m.expected, m.tx_count), (0, MAX_COUNT, MAX_COUNT, 0));
+        assert_eq!(
+            (m.phase, m.pending, m.expected, m.tx_count),
+            (0, MAX_COUNT, MAX_COUNT, 0)
+        );
         assert_eq!(s.init(1).unwrap_err().rule, "mbarrier.init_on_valid");
     }
 
     #[test]
     fn uninitialized_and_inval() {
         let mut s = Slot::new(8);
-        assert_eq!(s.arrive(Arrive::one()).unwrap_err().rule, "mbarrier.not_initialized");
+        assert_eq!(
+            s.arrive(Arrive::one()).unwrap_err().rule,
+            "mbarrier.not_initialized"
+        );
         assert_eq!(s.inval().unwrap_err().rule, "mbarrier.not_initialized");
-        assert_eq!(s.test_wait_parity(0).unwrap_err().rule, "mbarrier.not_initialized");
+        assert_eq!(
+            s.test_wait_parity(0).unwrap_err().rule,
+            "mbarrier.not_initialized"
+        );
         s.init(1).unwrap();
         s.inval().unwrap();
-        assert_eq!(s.complete_tx(1).unwrap_err().rule, "mbarrier.not_initialized");
+        assert_eq!(
+            s.complete_tx(1).unwrap_err().rule,
+            "mbarrier.not_initialized"
+        );
         s.init(2).unwrap();
     }
 
@@ -402,17 +508,38 @@ mod tests {
         assert_eq!(s.object().unwrap().tx_count, MAX_COUNT as i32);
         let mut s = fresh(1);
         s.complete_tx(MAX_COUNT).unwrap();
-        assert_eq!(s.complete_tx(1).unwrap_err().rule, "mbarrier.tx_count_range");
-        assert_eq!(fresh(1).arrive(Arrive::expect_tx(MAX_COUNT + 1)).unwrap_err().rule, "mbarrier.tx_count_range");
+        assert_eq!(
+            s.complete_tx(1).unwrap_err().rule,
+            "mbarrier.tx_count_range"
+        );
+        assert_eq!(
+            fresh(1)
+                .arrive(Arrive::expect_tx(MAX_COUNT + 1))
+                .unwrap_err()
+                .rule,
+            "mbarrier.tx_count_range"
+        );
     }
 
     #[test]
     fn arrive_count_and_pending_range() {
         let mut s = fresh(3);
-        assert_eq!(s.arrive(Arrive::count(0)).unwrap_err().rule, "mbarrier.arrive_count_range");
-        assert_eq!(s.arrive(Arrive::count(4)).unwrap_err().rule, "mbarrier.pending_count_range");
+        assert_eq!(
+            s.arrive(Arrive::count(0)).unwrap_err().rule,
+            "mbarrier.arrive_count_range"
+        );
+        assert_eq!(
+            s.arrive(Arrive::count(4)).unwrap_err().rule,
+            "mbarrier.pending_count_range"
+        );
         assert_eq!(s.object().unwrap().pending, 3, "UB must not change state");
-        assert_eq!(s.arrive(Arrive::count(3)).unwrap().completed.map(|c| c.phase), Some(0));
+        assert_eq!(
+            s.arrive(Arrive::count(3))
+                .unwrap()
+                .completed
+                .map(|c| c.phase),
+            Some(0)
+        );
     }
 
     #[test]
@@ -427,7 +554,10 @@ mod tests {
         assert_eq!(s.object().unwrap().pending, 2);
         // Dropping to an expected count of 0 leaves the table's range.
         let mut s = fresh(1);
-        assert_eq!(s.arrive(Arrive::one().dropping()).unwrap_err().rule, "mbarrier.expected_count_range");
+        assert_eq!(
+            s.arrive(Arrive::one().dropping()).unwrap_err().rule,
+            "mbarrier.expected_count_range"
+        );
     }
 
     #[test]
@@ -435,9 +565,15 @@ mod tests {
         let mut s = fresh(3);
         let a = s.arrive(Arrive::count(2).no_complete()).unwrap();
         assert_eq!(pending_count(a.state), Ok(3));
-        assert_eq!(s.arrive(Arrive::count(1).no_complete()).unwrap_err().rule, "mbarrier.nocomplete_completes");
+        assert_eq!(
+            s.arrive(Arrive::count(1).no_complete()).unwrap_err().rule,
+            "mbarrier.nocomplete_completes"
+        );
         let b = s.arrive(Arrive::one()).unwrap();
-        assert_eq!(pending_count(b.state).unwrap_err().rule, "mbarrier.pending_count_state");
+        assert_eq!(
+            pending_count(b.state).unwrap_err().rule,
+            "mbarrier.pending_count_state"
+        );
     }
 
     #[test]
@@ -456,7 +592,10 @@ mod tests {
         assert!(s.fire_cp_async_arrive(p).unwrap().is_some());
         // Overflow of the increment.
         let mut s = fresh(MAX_COUNT);
-        assert_eq!(s.cp_async_arrive(false).unwrap_err().rule, "mbarrier.cp_async_arrive_overflow");
+        assert_eq!(
+            s.cp_async_arrive(false).unwrap_err().rule,
+            "mbarrier.cp_async_arrive_overflow"
+        );
     }
 
     #[test]
@@ -465,23 +604,38 @@ mod tests {
         // A-MB-PARITY-PREINIT
         assert!(s.test_wait_parity(1).unwrap());
         assert!(!s.test_wait_parity(0).unwrap());
-        assert_eq!(s.test_wait_parity(2).unwrap_err().rule, "mbarrier.parity_value");
+        assert_eq!(
+            s.test_wait_parity(2).unwrap_err().rule,
+            "mbarrier.parity_value"
+        );
         let a0 = s.arrive(Arrive::one()).unwrap().state;
         // phase 1: arrive before any wait observed phase 0
-        assert_eq!(s.arrive(Arrive::one()).unwrap_err().rule, "mbarrier.arrive_before_wait");
+        assert_eq!(
+            s.arrive(Arrive::one()).unwrap_err().rule,
+            "mbarrier.arrive_before_wait"
+        );
         assert!(s.test_wait(a0).unwrap());
         let _a1 = s.arrive(Arrive::one()).unwrap();
         assert!(s.test_wait_parity(1).unwrap());
         s.arrive(Arrive::one()).unwrap();
         // a0 is two phases old now
-        assert_eq!(s.test_wait(a0).unwrap_err().rule, "mbarrier.wait_stale_state");
+        assert_eq!(
+            s.test_wait(a0).unwrap_err().rule,
+            "mbarrier.wait_stale_state"
+        );
         let mut other = Slot::new(0x200);
         other.init(1).unwrap();
-        assert_eq!(other.test_wait(a0).unwrap_err().rule, "mbarrier.wait_foreign_state");
+        assert_eq!(
+            other.test_wait(a0).unwrap_err().rule,
+            "mbarrier.wait_foreign_state"
+        );
         // Same location, re-initialized: the old token is foreign.
         s.inval().unwrap();
         s.init(1).unwrap();
-        assert_eq!(s.test_wait(a0).unwrap_err().rule, "mbarrier.wait_foreign_state");
+        assert_eq!(
+            s.test_wait(a0).unwrap_err().rule,
+            "mbarrier.wait_foreign_state"
+        );
     }
 
     /// Every rule of the Mbarrier layer is produced by some operation here.
@@ -544,19 +698,23 @@ mod tests {
     /// One phase's events: `expected` arrivals (some carrying expect_tx) and complete_tx chunks
     /// that sum to the expected bytes, in random order.
     fn phase_plan() -> impl Strategy<Value = (u32, Vec<Ev>)> {
-        (1u32..6, proptest::collection::vec((any::<bool>(), 0u32..512), 6)).prop_flat_map(|(n, txs)| {
-            let mut evs = vec![];
-            for (with_tx, t) in txs.into_iter().take(n as usize) {
-                if with_tx {
-                    evs.push(Ev::ArriveTx(t));
-                    evs.push(Ev::Complete(t / 3));
-                    evs.push(Ev::Complete(t - t / 3));
-                } else {
-                    evs.push(Ev::Arrive);
+        (
+            1u32..6,
+            proptest::collection::vec((any::<bool>(), 0u32..512), 6),
+        )
+            .prop_flat_map(|(n, txs)| {
+                let mut evs = vec![];
+                for (with_tx, t) in txs.into_iter().take(n as usize) {
+                    if with_tx {
+                        evs.push(Ev::ArriveTx(t));
+                        evs.push(Ev::Complete(t / 3));
+                        evs.push(Ev::Complete(t - t / 3));
+                    } else {
+                        evs.push(Ev::Arrive);
+                    }
                 }
-            }
-            (Just(n), Just(evs).prop_shuffle())
-        })
+                (Just(n), Just(evs).prop_shuffle())
+            })
     }
 
     proptest! {

@@ -45,7 +45,10 @@ impl Addr {
         Addr { region, offset }
     }
     pub fn plus(self, n: u64) -> Addr {
-        Addr { offset: self.offset + n, ..self }
+        Addr {
+            offset: self.offset + n,
+            ..self
+        }
     }
 }
 
@@ -67,7 +70,12 @@ impl ByteSet {
         self.0[(v >> 6) as usize] >> (v & 63) & 1 == 1
     }
     pub fn union(self, o: ByteSet) -> ByteSet {
-        ByteSet([self.0[0] | o.0[0], self.0[1] | o.0[1], self.0[2] | o.0[2], self.0[3] | o.0[3]])
+        ByteSet([
+            self.0[0] | o.0[0],
+            self.0[1] | o.0[1],
+            self.0[2] | o.0[2],
+            self.0[3] | o.0[3],
+        ])
     }
     pub fn len(&self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
@@ -85,7 +93,9 @@ impl fmt::Debug for ByteSet {
         if *self == ByteSet::ANY {
             return write!(f, "{{any}}");
         }
-        f.debug_set().entries(self.iter().map(|v| format!("{v:#04x}"))).finish()
+        f.debug_set()
+            .entries(self.iter().map(|v| format!("{v:#04x}")))
+            .finish()
     }
 }
 
@@ -138,7 +148,11 @@ pub struct ReadHoldId(pub u64);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MemError {
     UnknownRegion(RegionId),
-    OutOfBounds { at: Addr, len: u64, size: u64 },
+    OutOfBounds {
+        at: Addr,
+        len: u64,
+        size: u64,
+    },
     UnknownWrite(WriteId),
     /// An update lands only with its result ([`Memory::complete_update`]).
     UpdateNeedsResult(WriteId),
@@ -146,7 +160,10 @@ pub enum MemError {
     NotAnUpdate(WriteId),
     UnknownHold(ReadHoldId),
     /// `observed` has a different length than the region.
-    LengthMismatch { expected: u64, observed: u64 },
+    LengthMismatch {
+        expected: u64,
+        observed: u64,
+    },
 }
 
 impl fmt::Display for MemError {
@@ -205,11 +222,15 @@ struct AsyncWrite {
 
 impl AsyncWrite {
     fn covers(&self, a: Addr) -> Option<usize> {
-        (a.region == self.at.region && a.offset >= self.at.offset && a.offset < self.at.offset + self.new.len() as u64)
+        (a.region == self.at.region
+            && a.offset >= self.at.offset
+            && a.offset < self.at.offset + self.new.len() as u64)
             .then(|| (a.offset - self.at.offset) as usize)
     }
     fn overlaps(&self, at: Addr, len: u64) -> bool {
-        at.region == self.at.region && at.offset < self.at.offset + self.new.len() as u64 && self.at.offset < at.offset + len
+        at.region == self.at.region
+            && at.offset < self.at.offset + self.new.len() as u64
+            && self.at.offset < at.offset + len
     }
 }
 
@@ -231,7 +252,13 @@ impl Memory {
 
     /// Adds (or replaces) a region with the given initial contents.
     pub fn add_region(&mut self, id: RegionId, init: Vec<u8>) {
-        self.regions.insert(id, Region { known: init, uncertain: HashMap::new() });
+        self.regions.insert(
+            id,
+            Region {
+                known: init,
+                uncertain: HashMap::new(),
+            },
+        );
     }
 
     pub fn region_size(&self, id: RegionId) -> Option<u64> {
@@ -239,7 +266,10 @@ impl Memory {
     }
 
     fn check(&self, at: Addr, len: u64) -> Result<(), MemError> {
-        let r = self.regions.get(&at.region).ok_or(MemError::UnknownRegion(at.region))?;
+        let r = self
+            .regions
+            .get(&at.region)
+            .ok_or(MemError::UnknownRegion(at.region))?;
         let size = r.known.len() as u64;
         match at.offset.checked_add(len) {
             Some(end) if end <= size => Ok(()),
@@ -310,7 +340,16 @@ impl Memory {
             let v = r.get(off).union(*b);
             r.put(off, v);
         }
-        self.writes.insert(id, AsyncWrite { at, new, begin, end: None, update: false });
+        self.writes.insert(
+            id,
+            AsyncWrite {
+                at,
+                new,
+                begin,
+                end: None,
+                update: false,
+            },
+        );
         Ok(id)
     }
 
@@ -324,13 +363,25 @@ impl Memory {
         let begin = self.tick();
         let id = WriteId(self.next_write);
         self.next_write += 1;
-        self.writes.insert(id, AsyncWrite { at, new: vec![Byte::ANY; len as usize], begin, end: None, update: true });
+        self.writes.insert(
+            id,
+            AsyncWrite {
+                at,
+                new: vec![Byte::ANY; len as usize],
+                begin,
+                end: None,
+                update: true,
+            },
+        );
         Ok(id)
     }
 
     /// Destination range of an update (or write) still in flight.
     pub fn target(&self, id: WriteId) -> Option<(Addr, u64)> {
-        self.writes.get(&id).filter(|w| w.end.is_none()).map(|w| (w.at, w.new.len() as u64))
+        self.writes
+            .get(&id)
+            .filter(|w| w.end.is_none())
+            .map(|w| (w.at, w.new.len() as u64))
     }
 
     /// Lands an update with its result. Concurrent updates do not widen it (atomic
@@ -341,9 +392,10 @@ impl Memory {
             None => Err(MemError::UnknownWrite(id)),
             Some(w) if w.end.is_some() => Ok(false),
             Some(w) if !w.update => Err(MemError::NotAnUpdate(id)),
-            Some(w) if w.new.len() != result.len() => {
-                Err(MemError::LengthMismatch { expected: w.new.len() as u64, observed: result.len() as u64 })
-            }
+            Some(w) if w.new.len() != result.len() => Err(MemError::LengthMismatch {
+                expected: w.new.len() as u64,
+                observed: result.len() as u64,
+            }),
             Some(w) => {
                 w.new = result;
                 self.finish(id)
@@ -357,7 +409,11 @@ impl Memory {
     pub fn complete(&mut self, id: WriteId) -> Result<bool, MemError> {
         let Some(w) = self.writes.get(&id).cloned() else {
             // Pruned after completing, or never issued.
-            return if id.0 < self.next_write { Ok(false) } else { Err(MemError::UnknownWrite(id)) };
+            return if id.0 < self.next_write {
+                Ok(false)
+            } else {
+                Err(MemError::UnknownWrite(id))
+            };
         };
         if w.end.is_some() {
             return Ok(false);
@@ -375,14 +431,21 @@ impl Memory {
         let others: Vec<&AsyncWrite> = self
             .writes
             .iter()
-            .filter(|(oid, o)| **oid != id && o.end.is_none_or(|e| e > w.begin) && o.overlaps(w.at, w.new.len() as u64))
+            .filter(|(oid, o)| {
+                **oid != id
+                    && o.end.is_none_or(|e| e > w.begin)
+                    && o.overlaps(w.at, w.new.len() as u64)
+            })
             .filter(|(_, o)| !(w.update && o.update))
             .map(|(_, o)| o)
             .collect();
         let mut cells = Vec::with_capacity(w.new.len());
         for (i, b) in w.new.iter().enumerate() {
             let a = w.at.plus(i as u64);
-            let v = others.iter().filter_map(|o| o.covers(a).map(|j| o.new[j])).fold(*b, Byte::union);
+            let v = others
+                .iter()
+                .filter_map(|o| o.covers(a).map(|j| o.new[j]))
+                .fold(*b, Byte::union);
             cells.push((a, v));
         }
         for (a, v) in cells {
@@ -398,8 +461,12 @@ impl Memory {
     /// Completes every plain async write still in flight (e.g. at kernel end), in handle order,
     /// and returns the updates still in flight (they need [`Memory::complete_update`]).
     pub fn complete_all(&mut self) -> Vec<WriteId> {
-        let ids: Vec<(WriteId, bool)> =
-            self.writes.iter().filter(|(_, w)| w.end.is_none()).map(|(i, w)| (*i, w.update)).collect();
+        let ids: Vec<(WriteId, bool)> = self
+            .writes
+            .iter()
+            .filter(|(_, w)| w.end.is_none())
+            .map(|(i, w)| (*i, w.update))
+            .collect();
         let mut updates = vec![];
         for (id, update) in ids {
             if update {
@@ -413,7 +480,12 @@ impl Memory {
 
     /// Drops completed writes that can no longer be concurrent with any in-flight write.
     fn prune(&mut self) {
-        let oldest_pending = self.writes.values().filter(|w| w.end.is_none()).map(|w| w.begin).min();
+        let oldest_pending = self
+            .writes
+            .values()
+            .filter(|w| w.end.is_none())
+            .map(|w| w.begin)
+            .min();
         self.writes.retain(|_, w| match (w.end, oldest_pending) {
             (None, _) => true,
             (Some(e), Some(b)) => e > b,
@@ -428,7 +500,11 @@ impl Memory {
 
     /// In-flight writes overlapping `[at, at+len)` (reading them is UB, §9.7.9.25.1).
     pub fn in_flight_overlapping(&self, at: Addr, len: u64) -> Vec<WriteId> {
-        self.writes.iter().filter(|(_, w)| w.end.is_none() && w.overlaps(at, len)).map(|(i, _)| *i).collect()
+        self.writes
+            .iter()
+            .filter(|(_, w)| w.end.is_none() && w.overlaps(at, len))
+            .map(|(i, _)| *i)
+            .collect()
     }
 
     /// Registers an asynchronous read of `[at, at+len)` that has not finished.
@@ -442,7 +518,10 @@ impl Memory {
 
     /// The asynchronous read finished; the source may be reused.
     pub fn release_source(&mut self, id: ReadHoldId) -> Result<(), MemError> {
-        self.holds.remove(&id).map(|_| ()).ok_or(MemError::UnknownHold(id))
+        self.holds
+            .remove(&id)
+            .map(|_| ())
+            .ok_or(MemError::UnknownHold(id))
     }
 
     /// Is the source read still unfinished?
@@ -454,7 +533,9 @@ impl Memory {
     pub fn holds_overlapping(&self, at: Addr, len: u64) -> Vec<ReadHoldId> {
         self.holds
             .iter()
-            .filter(|(_, (h, l))| h.region == at.region && h.offset < at.offset + len && at.offset < h.offset + l)
+            .filter(|(_, (h, l))| {
+                h.region == at.region && h.offset < at.offset + len && at.offset < h.offset + l
+            })
             .map(|(i, _)| *i)
             .collect()
     }
@@ -467,14 +548,25 @@ impl Memory {
             .zip(observed)
             .enumerate()
             .find(|(_, (m, o))| !m.allows(**o))
-            .map(|(i, (m, o))| Mismatch { at: at.plus(i as u64), observed: *o, allowed: *m }))
+            .map(|(i, (m, o))| Mismatch {
+                at: at.plus(i as u64),
+                observed: *o,
+                allowed: *m,
+            }))
     }
 
     /// [`Memory::matches`] over a whole region.
-    pub fn matches_region(&self, id: RegionId, observed: &[u8]) -> Result<Option<Mismatch>, MemError> {
+    pub fn matches_region(
+        &self,
+        id: RegionId,
+        observed: &[u8],
+    ) -> Result<Option<Mismatch>, MemError> {
         let size = self.region_size(id).ok_or(MemError::UnknownRegion(id))?;
         if size != observed.len() as u64 {
-            return Err(MemError::LengthMismatch { expected: size, observed: observed.len() as u64 });
+            return Err(MemError::LengthMismatch {
+                expected: size,
+                observed: observed.len() as u64,
+            });
         }
         self.matches(Addr::new(id, 0), observed)
     }
@@ -511,10 +603,18 @@ mod tests {
     #[test]
     fn bounds_and_regions() {
         let mut m = mem();
-        assert!(matches!(m.read(Addr::new(G, 60), 8), Err(MemError::OutOfBounds { .. })));
-        assert!(matches!(m.read(Addr::new(RegionId::Global(7), 0), 1), Err(MemError::UnknownRegion(_))));
+        assert!(matches!(
+            m.read(Addr::new(G, 60), 8),
+            Err(MemError::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            m.read(Addr::new(RegionId::Global(7), 0), 1),
+            Err(MemError::UnknownRegion(_))
+        ));
         assert!(m.write_exact(Addr::new(S, u64::MAX), &[1]).is_err());
-        assert!(m.begin_async_write(Addr::new(S, 63), known(&[1, 2])).is_err());
+        assert!(m
+            .begin_async_write(Addr::new(S, 63), known(&[1, 2]))
+            .is_err());
     }
 
     #[test]
@@ -523,23 +623,36 @@ mod tests {
         let src = m.read(Addr::new(G, 0), 4).unwrap();
         let w = m.begin_async_write(Addr::new(S, 0), src).unwrap();
         assert_eq!(m.in_flight_overlapping(Addr::new(S, 2), 10), vec![w]);
-        assert_eq!(m.matches(Addr::new(S, 0), &[0xAA, 1, 0xAA, 3]).unwrap(), None);
+        assert_eq!(
+            m.matches(Addr::new(S, 0), &[0xAA, 1, 0xAA, 3]).unwrap(),
+            None
+        );
         let mm = m.matches(Addr::new(S, 0), &[0, 1, 2, 4]).unwrap().unwrap();
         assert_eq!((mm.at.offset, mm.observed), (3, 4));
         assert!(m.complete(w).unwrap());
         assert!(!m.complete(w).unwrap());
         assert!(!m.is_in_flight(w));
         assert!(m.complete(WriteId(99)).is_err());
-        assert_eq!(m.read_known(Addr::new(S, 0), 4).unwrap(), Some(vec![0, 1, 2, 3]));
-        assert!(m.matches(Addr::new(S, 0), &[0xAA, 1, 2, 3]).unwrap().is_some());
+        assert_eq!(
+            m.read_known(Addr::new(S, 0), 4).unwrap(),
+            Some(vec![0, 1, 2, 3])
+        );
+        assert!(m
+            .matches(Addr::new(S, 0), &[0xAA, 1, 2, 3])
+            .unwrap()
+            .is_some());
         assert!(m.in_flight_overlapping(Addr::new(S, 0), 64).is_empty());
     }
 
     #[test]
     fn overlapping_in_flight_writes_stay_widened() {
         let mut m = mem();
-        let a = m.begin_async_write(Addr::new(S, 0), known(&[1, 1])).unwrap();
-        let b = m.begin_async_write(Addr::new(S, 1), known(&[2, 2])).unwrap();
+        let a = m
+            .begin_async_write(Addr::new(S, 0), known(&[1, 1]))
+            .unwrap();
+        let b = m
+            .begin_async_write(Addr::new(S, 1), known(&[2, 2]))
+            .unwrap();
         m.complete(a).unwrap();
         // byte 0: only a → exact; byte 1: a or b; byte 2: old or b
         assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(1));
@@ -593,7 +706,11 @@ mod tests {
         let mut m = mem();
         let a = m.begin_async_update(Addr::new(S, 0), 1).unwrap();
         let b = m.begin_async_update(Addr::new(S, 0), 1).unwrap();
-        assert_eq!(m.read(Addr::new(S, 0), 1).unwrap()[0], Byte::Known(0xAA), "unchanged until landing");
+        assert_eq!(
+            m.read(Addr::new(S, 0), 1).unwrap()[0],
+            Byte::Known(0xAA),
+            "unchanged until landing"
+        );
         assert_eq!(m.in_flight_overlapping(Addr::new(S, 0), 1), vec![a, b]);
         assert_eq!(m.complete(a), Err(MemError::UpdateNeedsResult(a)));
         assert_eq!(m.complete_all(), vec![a, b]);
@@ -607,17 +724,25 @@ mod tests {
         // An update racing a plain async write to the same byte: anything.
         let w = m.begin_async_write(Addr::new(S, 8), known(&[1])).unwrap();
         let u = m.begin_async_update(Addr::new(S, 8), 1).unwrap();
-        assert_eq!(m.complete_update(w, vec![Byte::Known(0)]), Err(MemError::NotAnUpdate(w)));
+        assert_eq!(
+            m.complete_update(w, vec![Byte::Known(0)]),
+            Err(MemError::NotAnUpdate(w))
+        );
         m.complete(w).unwrap();
         assert_eq!(m.read(Addr::new(S, 8), 1).unwrap()[0], Byte::ANY);
         assert_eq!(m.target(u), Some((Addr::new(S, 8), 1)));
-        assert!(m.complete_update(u, vec![Byte::Known(4), Byte::Known(4)]).is_err());
+        assert!(m
+            .complete_update(u, vec![Byte::Known(4), Byte::Known(4)])
+            .is_err());
     }
 
     #[test]
     fn matches_region_length() {
         let m = mem();
-        assert!(matches!(m.matches_region(S, &[0; 3]), Err(MemError::LengthMismatch { .. })));
+        assert!(matches!(
+            m.matches_region(S, &[0; 3]),
+            Err(MemError::LengthMismatch { .. })
+        ));
         assert_eq!(m.matches_region(S, &[0xAA; 64]).unwrap(), None);
     }
 

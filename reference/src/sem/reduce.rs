@@ -57,19 +57,29 @@ pub fn legal(form: ReduceForm, op: RedOp, ty: RedType, noftz: bool) -> Result<()
         (ReduceForm::BulkGlobal, Add) => &[U32, S32, U64, F32, F64, F16, Bf16],
         // §9.7.9.25.5.3 table
         (ReduceForm::Tensor, Add) => &[U32, S32, U64, F32, F16, Bf16],
-        (ReduceForm::BulkGlobal | ReduceForm::Tensor, Min | Max) => &[U32, S32, U64, S64, F16, Bf16],
+        (ReduceForm::BulkGlobal | ReduceForm::Tensor, Min | Max) => {
+            &[U32, S32, U64, S64, F16, Bf16]
+        }
         (ReduceForm::BulkGlobal | ReduceForm::Tensor, And | Or | Xor) => &[B32, B64],
         (_, Inc | Dec) => &[U32],
     };
     if !types.contains(&ty) {
-        return Err("element type not allowed with this .redOp (§9.7.9.25.4.2 / §9.7.9.25.5.3 table)");
+        return Err(
+            "element type not allowed with this .redOp (§9.7.9.25.4.2 / §9.7.9.25.5.3 table)",
+        );
     }
     let half = matches!(ty, F16 | Bf16);
     match (form, op == Add && half, noftz) {
         // §9.7.9.25.4.2: ".add.f16 and .add.bf16 require .noftz"; .noftz exists only there.
-        (ReduceForm::BulkGlobal, true, false) => Err(".add.f16/.add.bf16 require .noftz (§9.7.9.25.4.2)"),
-        (ReduceForm::BulkGlobal, false, true) => Err(".noftz only with .add.f16/.add.bf16 (§9.7.9.25.4.2 syntax)"),
-        (ReduceForm::BulkSharedCluster | ReduceForm::Tensor, _, true) => Err(".noftz not in this form's syntax"),
+        (ReduceForm::BulkGlobal, true, false) => {
+            Err(".add.f16/.add.bf16 require .noftz (§9.7.9.25.4.2)")
+        }
+        (ReduceForm::BulkGlobal, false, true) => {
+            Err(".noftz only with .add.f16/.add.bf16 (§9.7.9.25.4.2 syntax)")
+        }
+        (ReduceForm::BulkSharedCluster | ReduceForm::Tensor, _, true) => {
+            Err(".noftz not in this form's syntax")
+        }
         _ => Ok(()),
     }
 }
@@ -83,9 +93,13 @@ pub enum ReduceError {
 }
 
 fn has_arithmetic(op: RedOp, ty: RedType) -> bool {
-    [ReduceForm::BulkGlobal, ReduceForm::Tensor, ReduceForm::BulkSharedCluster]
-        .iter()
-        .any(|f| legal(*f, op, ty, false).is_ok() || legal(*f, op, ty, true).is_ok())
+    [
+        ReduceForm::BulkGlobal,
+        ReduceForm::Tensor,
+        ReduceForm::BulkSharedCluster,
+    ]
+    .iter()
+    .any(|f| legal(*f, op, ty, false).is_ok() || legal(*f, op, ty, true).is_ok())
 }
 
 pub const FMT_F16: Fmt = Fmt { exp: 5, man: 10 };
@@ -115,7 +129,11 @@ impl Fmt {
 
     /// Exact value of `bits` as f64 (every f16/bf16/f32 value is an f64).
     pub fn decode(self, bits: u64) -> f64 {
-        let sign = if bits >> (self.exp + self.man) & 1 == 1 { -1.0 } else { 1.0 };
+        let sign = if bits >> (self.exp + self.man) & 1 == 1 {
+            -1.0
+        } else {
+            1.0
+        };
         let e = (bits >> self.man) & self.exp_mask();
         let m = bits & ((1 << self.man) - 1);
         let emin = 1 - self.bias();
@@ -135,7 +153,11 @@ impl Fmt {
 
     /// Rounds an f64 to this format, to nearest even, with subnormals and overflow to infinity.
     pub fn round(self, x: f64) -> u64 {
-        let sign = if x.is_sign_negative() { 1u64 << (self.exp + self.man) } else { 0 };
+        let sign = if x.is_sign_negative() {
+            1u64 << (self.exp + self.man)
+        } else {
+            0
+        };
         if x.is_nan() {
             return self.canonical_nan();
         }
@@ -194,7 +216,11 @@ fn pow2(k: i32) -> f64 {
 fn elem(op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
     use RedOp::*;
     use RedType::*;
-    let mask = if ty.bytes() == 8 { u64::MAX } else { (1u64 << (8 * ty.bytes())) - 1 };
+    let mask = if ty.bytes() == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * ty.bytes())) - 1
+    };
     let r = match (op, ty) {
         (And, _) => d & s,
         (Or, _) => d | s,
@@ -204,12 +230,28 @@ fn elem(op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
         (Min | Max, S32) => pick(op == Min, (d as u32 as i32) <= (s as u32 as i32), d, s),
         (Min | Max, S64) => pick(op == Min, (d as i64) <= (s as i64), d, s),
         // A-RED-INCDEC (§9.7.13.5 atom .inc/.dec)
-        (Inc, _) => if (d as u32) >= (s as u32) { 0 } else { d + 1 },
-        (Dec, _) => if d as u32 == 0 || (d as u32) > (s as u32) { s } else { d - 1 },
+        (Inc, _) => {
+            if (d as u32) >= (s as u32) {
+                0
+            } else {
+                d + 1
+            }
+        }
+        (Dec, _) => {
+            if d as u32 == 0 || (d as u32) > (s as u32) {
+                s
+            } else {
+                d - 1
+            }
+        }
         (Add, F32) => add_f32_ftz(d as u32, s as u32) as u64,
         (Add, F64) => {
             let r = f64::from_bits(d) + f64::from_bits(s);
-            if r.is_nan() { u64::MAX >> 1 } else { r.to_bits() }
+            if r.is_nan() {
+                u64::MAX >> 1
+            } else {
+                r.to_bits()
+            }
         }
         (Add, F16) => add_half(FMT_F16, d, s),
         (Add, Bf16) => add_half(FMT_BF16, d, s),
@@ -262,7 +304,11 @@ fn minmax_half(f: Fmt, min: bool, d: u64, s: u64) -> u64 {
             let (x, y) = (f.decode(d), f.decode(s));
             if x == y {
                 // Only ±0 compare equal with different bits (A-RED-MINMAX-ZERO).
-                if min { d | s } else { d & s }
+                if min {
+                    d | s
+                } else {
+                    d & s
+                }
             } else if (x < y) == min {
                 d
             } else {
@@ -305,7 +351,12 @@ pub const ENUMERATION_LIMIT: usize = 256;
 
 /// [`apply`] over uncertain bytes: each element's result allows every combination of the
 /// allowed operand values (per byte), or any value when there are too many combinations.
-pub fn apply_uncertain(op: RedOp, ty: RedType, dst: &[Byte], src: &[Byte]) -> Result<Vec<Byte>, ReduceError> {
+pub fn apply_uncertain(
+    op: RedOp,
+    ty: RedType,
+    dst: &[Byte],
+    src: &[Byte],
+) -> Result<Vec<Byte>, ReduceError> {
     if !has_arithmetic(op, ty) {
         return Err(ReduceError::NoArithmetic(op, ty));
     }
@@ -340,7 +391,10 @@ fn values(bytes: &[Byte]) -> Option<Vec<u64>> {
         if vals.len() * set.len() as usize > ENUMERATION_LIMIT {
             return None;
         }
-        vals = vals.iter().flat_map(|v| set.iter().map(move |x| v | (x as u64) << (8 * i))).collect();
+        vals = vals
+            .iter()
+            .flat_map(|v| set.iter().map(move |x| v | (x as u64) << (8 * i)))
+            .collect();
     }
     Some(vals)
 }
@@ -411,9 +465,18 @@ mod tests {
                 }
             }
         }
-        assert_eq!(apply(Min, F32, &[0; 4], &[0; 4]), Err(ReduceError::NoArithmetic(Min, F32)));
-        assert!(matches!(apply(Add, U32, &[0; 4], &[0; 8]), Err(ReduceError::Length { .. })));
-        assert!(matches!(apply(Add, U32, &[0; 6], &[0; 6]), Err(ReduceError::Length { .. })));
+        assert_eq!(
+            apply(Min, F32, &[0; 4], &[0; 4]),
+            Err(ReduceError::NoArithmetic(Min, F32))
+        );
+        assert!(matches!(
+            apply(Add, U32, &[0; 4], &[0; 8]),
+            Err(ReduceError::Length { .. })
+        ));
+        assert!(matches!(
+            apply(Add, U32, &[0; 6], &[0; 6]),
+            Err(ReduceError::Length { .. })
+        ));
     }
 
     #[test]
@@ -447,18 +510,50 @@ mod tests {
         let sub = 0x0000_0001u32; // smallest subnormal
         let minn = 0x0080_0000u32; // smallest normal
         assert_eq!(one(Add, F32, sub as u64, 0), 0);
-        assert_eq!(one(Add, F32, (sub | 0x8000_0000) as u64, 0x8000_0000), 0x8000_0000);
+        assert_eq!(
+            one(Add, F32, (sub | 0x8000_0000) as u64, 0x8000_0000),
+            0x8000_0000
+        );
         // 1.5·2^-126 − 2^-126 = 2^-127: a subnormal result flushes to +0.
         assert_eq!(one(Add, F32, 0x00C0_0000, (minn | 0x8000_0000) as u64), 0);
         assert_eq!(one(Add, F32, 0x80C0_0000, minn as u64), 0x8000_0000);
         // Ties to even: 1 + 2^-24 → 1; (1 + 2^-23) + 2^-24 → 1 + 2^-22.
-        assert_eq!(one(Add, F32, 1f32.to_bits() as u64, 2f32.powi(-24).to_bits() as u64), 1f32.to_bits() as u64);
         assert_eq!(
-            one(Add, F32, (1.0f32 + 2f32.powi(-23)).to_bits() as u64, 2f32.powi(-24).to_bits() as u64),
+            one(
+                Add,
+                F32,
+                1f32.to_bits() as u64,
+                2f32.powi(-24).to_bits() as u64
+            ),
+            1f32.to_bits() as u64
+        );
+        assert_eq!(
+            one(
+                Add,
+                F32,
+                (1.0f32 + 2f32.powi(-23)).to_bits() as u64,
+                2f32.powi(-24).to_bits() as u64
+            ),
             (1.0f32 + 2f32.powi(-22)).to_bits() as u64
         );
-        assert_eq!(one(Add, F32, f32::INFINITY.to_bits() as u64, f32::NEG_INFINITY.to_bits() as u64), 0x7FFF_FFFF);
-        assert_eq!(one(Add, F32, f32::MAX.to_bits() as u64, f32::MAX.to_bits() as u64), f32::INFINITY.to_bits() as u64);
+        assert_eq!(
+            one(
+                Add,
+                F32,
+                f32::INFINITY.to_bits() as u64,
+                f32::NEG_INFINITY.to_bits() as u64
+            ),
+            0x7FFF_FFFF
+        );
+        assert_eq!(
+            one(
+                Add,
+                F32,
+                f32::MAX.to_bits() as u64,
+                f32::MAX.to_bits() as u64
+            ),
+            f32::INFINITY.to_bits() as u64
+        );
     }
 
     #[test]
@@ -488,20 +583,42 @@ mod tests {
 
     #[test]
     fn generic_round_matches_native_f32_cast() {
-        for x in [1.0f64 + 2f64.powi(-24), 1.0 + 3.0 * 2f64.powi(-24), 1e-40, 2f64.powi(-149) * 0.5, 2f64.powi(-149) * 0.75, 3.5e38, -7.25e-45, 1e300] {
+        for x in [
+            1.0f64 + 2f64.powi(-24),
+            1.0 + 3.0 * 2f64.powi(-24),
+            1e-40,
+            2f64.powi(-149) * 0.5,
+            2f64.powi(-149) * 0.75,
+            3.5e38,
+            -7.25e-45,
+            1e300,
+        ] {
             assert_eq!(FMT_F32.round(x) as u32, (x as f32).to_bits(), "{x:e}");
         }
     }
 
     #[test]
     fn uncertain_operands() {
-        let d = [Byte::Known(1).union(Byte::Known(2)), Byte::Known(0), Byte::Known(0), Byte::Known(0)];
-        let s = [Byte::Known(10), Byte::Known(0), Byte::Known(0), Byte::Known(0)];
+        let d = [
+            Byte::Known(1).union(Byte::Known(2)),
+            Byte::Known(0),
+            Byte::Known(0),
+            Byte::Known(0),
+        ];
+        let s = [
+            Byte::Known(10),
+            Byte::Known(0),
+            Byte::Known(0),
+            Byte::Known(0),
+        ];
         let r = apply_uncertain(Add, U32, &d, &s).unwrap();
         assert_eq!(r[0], Byte::Known(11).union(Byte::Known(12)));
         assert_eq!(r[1], Byte::Known(0));
         let any = [Byte::ANY; 4];
-        assert_eq!(apply_uncertain(Add, U32, &any, &s).unwrap(), vec![Byte::ANY; 4]);
+        assert_eq!(
+            apply_uncertain(Add, U32, &any, &s).unwrap(),
+            vec![Byte::ANY; 4]
+        );
     }
 
     /// Independent f16/bf16 reference: nearest finite value by search over all encodings
@@ -510,7 +627,11 @@ mod tests {
         if x.is_nan() {
             return f.canonical_nan();
         }
-        let sign = if x.is_sign_negative() { 1u64 << (f.exp + f.man) } else { 0 };
+        let sign = if x.is_sign_negative() {
+            1u64 << (f.exp + f.man)
+        } else {
+            0
+        };
         let a = x.abs();
         let max_bits = ((f.exp_mask() - 1) << f.man) | ((1 << f.man) - 1);
         let max = ref_decode(f, max_bits);
@@ -522,14 +643,22 @@ mod tests {
         let (mut lo, mut hi) = (0u64, max_bits);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if ref_decode(f, mid) < a { lo = mid + 1 } else { hi = mid }
+            if ref_decode(f, mid) < a {
+                lo = mid + 1
+            } else {
+                hi = mid
+            }
         }
         let up = lo;
         let best = if up == 0 {
             0
         } else {
             let (dv, uv) = (a - ref_decode(f, up - 1), ref_decode(f, up) - a);
-            if dv < uv || (dv == uv && up & 1 == 1) { up - 1 } else { up }
+            if dv < uv || (dv == uv && up & 1 == 1) {
+                up - 1
+            } else {
+                up
+            }
         };
         sign | best
     }
@@ -539,16 +668,32 @@ mod tests {
         let e = ((bits >> f.man) & f.exp_mask()) as i32;
         let m = (bits & ((1 << f.man) - 1)) as f64 / (1u64 << f.man) as f64;
         let bias = (1 << (f.exp - 1)) - 1;
-        if e == 0 { m * 2f64.powi(1 - bias) } else { (1.0 + m) * 2f64.powi(e - bias) }
+        if e == 0 {
+            m * 2f64.powi(1 - bias)
+        } else {
+            (1.0 + m) * 2f64.powi(e - bias)
+        }
     }
 
     fn half_bits(f: Fmt) -> impl Strategy<Value = u64> {
         let top = 1u64 << (f.exp + f.man + 1);
-        prop_oneof![0..top, 0u64..8, (top / 2)..(top / 2 + 8), Just(f.exp_mask() << f.man), Just((f.exp_mask() << f.man) + 1)]
+        prop_oneof![
+            0..top,
+            0u64..8,
+            (top / 2)..(top / 2 + 8),
+            Just(f.exp_mask() << f.man),
+            Just((f.exp_mask() << f.man) + 1)
+        ]
     }
 
     fn f32_bits() -> impl Strategy<Value = u32> {
-        prop_oneof![any::<u32>(), 0u32..0x0080_0010, 0x8000_0000u32..0x8080_0010, 0x7F7F_FF00u32..0x7F80_0002, 0x3F00_0000u32..0x4000_0000]
+        prop_oneof![
+            any::<u32>(),
+            0u32..0x0080_0010,
+            0x8000_0000u32..0x8080_0010,
+            0x7F7F_FF00u32..0x7F80_0002,
+            0x3F00_0000u32..0x4000_0000
+        ]
     }
 
     /// Pairs that stress rounding: near-cancellation (b ≈ −a) and exact half-ulp ties
@@ -559,15 +704,23 @@ mod tests {
         prop_oneof![
             (0..finite_top, 0u64..4, any::<bool>()).prop_map(move |(a, d, s)| {
                 let b = (a + d).min(finite_top - 1) | sign;
-                if s { (a | sign, b ^ sign) } else { (a, b) }
+                if s {
+                    (a | sign, b ^ sign)
+                } else {
+                    (a, b)
+                }
             }),
-            ((f.man as u64 + 2)..(f.exp_mask() - 1), 0u64..(1 << f.man), any::<bool>(), any::<bool>()).prop_map(
-                move |(e, m, sa, sb)| {
+            (
+                (f.man as u64 + 2)..(f.exp_mask() - 1),
+                0u64..(1 << f.man),
+                any::<bool>(),
+                any::<bool>()
+            )
+                .prop_map(move |(e, m, sa, sb)| {
                     let a = e << f.man | m | if sa { sign } else { 0 };
                     let b = (e - f.man as u64 - 1) << f.man | if sb { sign } else { 0 };
                     (a, b)
-                }
-            ),
+                }),
         ]
     }
 
@@ -646,10 +799,18 @@ mod tests {
         let neg = bits >> (f.exp + f.man) & 1 == 1;
         let mag = bits & ((1 << (f.exp + f.man)) - 1);
         let v = if mag >> f.man == f.exp_mask() {
-            if mag & ((1 << f.man) - 1) == 0 { f64::INFINITY } else { f64::NAN }
+            if mag & ((1 << f.man) - 1) == 0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
         } else {
             ref_decode(f, mag)
         };
-        if neg { -v } else { v }
+        if neg {
+            -v
+        } else {
+            v
+        }
     }
 }

@@ -84,7 +84,9 @@ impl Tracking {
         let mut done = vec![];
         for c in now {
             land(&c.op, mem)?;
-            let slot = slots.get_mut(&c.barrier).ok_or(SemError::NoBarrier(c.barrier))?;
+            let slot = slots
+                .get_mut(&c.barrier)
+                .ok_or(SemError::NoBarrier(c.barrier))?;
             done.extend(slot.complete_tx(c.tx_bytes)?);
         }
         Ok(done)
@@ -99,11 +101,16 @@ impl Tracking {
     ) -> Result<Vec<PhaseCompleted>, SemError> {
         let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.arrives)
             .into_iter()
-            .partition(|(_, ops)| ops.iter().all(|o| o.write.is_none_or(|w| !mem.is_in_flight(w))));
+            .partition(|(_, ops)| {
+                ops.iter()
+                    .all(|o| o.write.is_none_or(|w| !mem.is_in_flight(w)))
+            });
         self.arrives = waiting;
         let mut done = vec![];
         for (p, _) in ready {
-            let slot = slots.get_mut(&p.of.location).ok_or(SemError::NoBarrier(p.of.location))?;
+            let slot = slots
+                .get_mut(&p.of.location)
+                .ok_or(SemError::NoBarrier(p.of.location))?;
             done.extend(slot.fire_cp_async_arrive(p)?);
         }
         Ok(done)
@@ -153,14 +160,28 @@ mod tests {
         let hold = mem.hold_source(Addr::new(G, 0), 32).unwrap();
         let w = mem.begin_async_write(Addr::new(S, 0), src).unwrap();
         let mut t = Tracking::new();
-        t.track_copy(TrackedCopy { op: AsyncOp { write: Some(w), read: Some(hold) }, barrier: MB, tx_bytes: 32 });
-        let a = slots.get_mut(&MB).unwrap().arrive(Arrive::expect_tx(32)).unwrap();
+        t.track_copy(TrackedCopy {
+            op: AsyncOp {
+                write: Some(w),
+                read: Some(hold),
+            },
+            barrier: MB,
+            tx_bytes: 32,
+        });
+        let a = slots
+            .get_mut(&MB)
+            .unwrap()
+            .arrive(Arrive::expect_tx(32))
+            .unwrap();
         assert!(a.completed.is_none());
         assert!(!slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
         let done = t.land_copies(MB, &mut slots, &mut mem).unwrap();
         assert_eq!(done.len(), 1);
         assert!(slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
-        assert_eq!(mem.read_known(Addr::new(S, 0), 32).unwrap(), Some((0..32).collect()));
+        assert_eq!(
+            mem.read_known(Addr::new(S, 0), 32).unwrap(),
+            Some((0..32).collect())
+        );
         assert!(mem.holds_overlapping(Addr::new(G, 0), 32).is_empty());
         assert_eq!(t.copies_for(MB).count(), 0);
     }
@@ -168,26 +189,48 @@ mod tests {
     #[test]
     fn landing_more_bytes_than_expected_is_classified() {
         let (mut mem, mut slots) = setup();
-        let w = mem.begin_async_write(Addr::new(S, 0), vec![Byte::Known(1); 16]).unwrap();
+        let w = mem
+            .begin_async_write(Addr::new(S, 0), vec![Byte::Known(1); 16])
+            .unwrap();
         let mut t = Tracking::new();
-        t.track_copy(TrackedCopy { op: AsyncOp { write: Some(w), read: None }, barrier: MB, tx_bytes: (1 << 20) + 16 });
-        assert!(matches!(t.land_copies(MB, &mut slots, &mut mem), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range"));
+        t.track_copy(TrackedCopy {
+            op: AsyncOp {
+                write: Some(w),
+                read: None,
+            },
+            barrier: MB,
+            tx_bytes: (1 << 20) + 16,
+        });
+        assert!(
+            matches!(t.land_copies(MB, &mut slots, &mut mem), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
+        );
     }
 
     #[test]
     fn cp_async_arrive_fires_after_its_copies() {
         let (mut mem, mut slots) = setup();
         let mut q = GroupQueue::new();
-        let w = mem.begin_async_write(Addr::new(S, 0), vec![Byte::Known(7); 4]).unwrap();
-        q.issue(AsyncOp { write: Some(w), read: None });
+        let w = mem
+            .begin_async_write(Addr::new(S, 0), vec![Byte::Known(7); 4])
+            .unwrap();
+        q.issue(AsyncOp {
+            write: Some(w),
+            read: None,
+        });
         let p = slots.get_mut(&MB).unwrap().cp_async_arrive(false).unwrap();
         let mut t = Tracking::new();
         t.track_cp_async_arrive(p, q.outstanding());
         let st = slots.get_mut(&MB).unwrap().arrive(Arrive::one()).unwrap();
         assert!(st.completed.is_none());
-        assert!(t.fire_ready_arrives(&mut slots, &mem).unwrap().is_empty(), "copy still in flight");
+        assert!(
+            t.fire_ready_arrives(&mut slots, &mem).unwrap().is_empty(),
+            "copy still in flight"
+        );
         q.wait_all().apply(&mut mem).unwrap();
         assert_eq!(t.fire_ready_arrives(&mut slots, &mem).unwrap().len(), 1);
-        assert!(t.fire_ready_arrives(&mut slots, &mem).unwrap().is_empty(), "fires once");
+        assert!(
+            t.fire_ready_arrives(&mut slots, &mem).unwrap().is_empty(),
+            "fires once"
+        );
     }
 }

@@ -40,13 +40,21 @@ pub struct Ub {
 
 impl Ub {
     pub fn new(rule: &UbRule, detail: impl Into<String>) -> Ub {
-        Ub { rule: rule.id, section: rule.section, detail: detail.into() }
+        Ub {
+            rule: rule.id,
+            section: rule.section,
+            detail: detail.into(),
+        }
     }
 }
 
 impl fmt::Display for Ub {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "undefined behaviour [{}] (§{}): {}", self.rule, self.section, self.detail)
+        write!(
+            f,
+            "undefined behaviour [{}] (§{}): {}",
+            self.rule, self.section, self.detail
+        )
     }
 }
 
@@ -198,7 +206,8 @@ rules! {
 /// Rules no case program can reach, so the corpus cannot cover them: `tcgen05.alloc.placement`
 /// checks a *device-reported* allocation address (the reference places allocations itself), and
 /// `tcgen05.cp.shape_multicast` is rejected by the syntax model before execution.
-pub const NOT_PROGRAM_REACHABLE: &[&str] = &[TCGEN05_ALLOC_PLACEMENT.id, TCGEN05_CP_SHAPE_MULTICAST.id];
+pub const NOT_PROGRAM_REACHABLE: &[&str] =
+    &[TCGEN05_ALLOC_PLACEMENT.id, TCGEN05_CP_SHAPE_MULTICAST.id];
 
 /// Rules of one layer.
 pub fn of_layer(layer: Layer) -> impl Iterator<Item = &'static UbRule> {
@@ -209,7 +218,9 @@ pub fn of_layer(layer: Layer) -> impl Iterator<Item = &'static UbRule> {
 pub fn rule(id: &str) -> Option<&'static UbRule> {
     CATALOGUE.iter().find(|r| r.id == id).or_else(|| {
         let (family, detail) = id.split_once(':')?;
-        [&TENSORMAP_ENCODE_REJECTED, &TENSOR_COPY_RULE].into_iter().find(|r| r.id == family && !detail.is_empty())
+        [&TENSORMAP_ENCODE_REJECTED, &TENSOR_COPY_RULE]
+            .into_iter()
+            .find(|r| r.id == family && !detail.is_empty())
     })
 }
 
@@ -229,7 +240,11 @@ mod tests {
         assert_eq!(rule("nope"), None);
         assert_eq!(rule("tensor.copy:smem-alignment"), Some(&TENSOR_COPY_RULE));
         assert_eq!(rule("tensor.copy:"), None);
-        assert_eq!(rule("address.misaligned:x"), None, "only the tensor families take a suffix");
+        assert_eq!(
+            rule("address.misaligned:x"),
+            None,
+            "only the tensor families take a suffix"
+        );
     }
 
     #[test]
@@ -237,9 +252,16 @@ mod tests {
         let t: Vec<_> = of_layer(Layer::Tcgen05).collect();
         assert_eq!(t.len(), 26);
         for r in &t {
-            assert!(r.id.starts_with("tcgen05.") && r.section.starts_with("9.7.16"), "{}", r.id);
+            assert!(
+                r.id.starts_with("tcgen05.") && r.section.starts_with("9.7.16"),
+                "{}",
+                r.id
+            );
         }
-        assert!(CATALOGUE.iter().filter(|r| r.id.starts_with("tcgen05.")).all(|r| r.layer == Layer::Tcgen05));
+        assert!(CATALOGUE
+            .iter()
+            .filter(|r| r.id.starts_with("tcgen05."))
+            .all(|r| r.layer == Layer::Tcgen05));
     }
 
     #[test]

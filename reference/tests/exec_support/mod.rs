@@ -45,5 +45,11 @@ pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
 }
 
 pub fn bytes_yaml(v: &[u8]) -> String {
-    format!("[{}]", v.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        v.iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }

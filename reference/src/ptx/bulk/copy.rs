@@ -12,10 +12,16 @@ use crate::target::{PtxVersion, Requirement, Support};
 pub enum CopyDir {
     /// `.shared::cta.global.mbarrier::complete_tx::bytes{.ignore_oob}`;
     /// `ignore_oob` = (`ignoreBytesLeft`, `ignoreBytesRight`).
-    GlobalToCta { ignore_oob: Option<(Value, Value)>, mbar: Address },
+    GlobalToCta {
+        ignore_oob: Option<(Value, Value)>,
+        mbar: Address,
+    },
     /// `.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}`;
     /// `cta_mask` present exactly when `.multicast::cluster` is.
-    GlobalToCluster { cta_mask: Option<Value>, mbar: Address },
+    GlobalToCluster {
+        cta_mask: Option<Value>,
+        mbar: Address,
+    },
     /// `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes` (strictly remote).
     CtaToCluster { mbar: Address },
     /// `.global.shared::cta.bulk_group{.cp_mask}`; `byte_mask` present exactly when `.cp_mask` is.
@@ -33,7 +39,9 @@ impl CopyDir {
     }
     fn mbar_mut(&mut self) -> Option<&mut Address> {
         match self {
-            CopyDir::GlobalToCta { mbar, .. } | CopyDir::GlobalToCluster { mbar, .. } | CopyDir::CtaToCluster { mbar } => Some(mbar),
+            CopyDir::GlobalToCta { mbar, .. }
+            | CopyDir::GlobalToCluster { mbar, .. }
+            | CopyDir::CtaToCluster { mbar } => Some(mbar),
             CopyDir::CtaToGlobal { .. } => None,
         }
     }
@@ -54,9 +62,21 @@ impl BulkCopy {
         let (d, s) = self.dir.spaces();
         let c = completion_for(d, s).map(Completion::ptx).unwrap_or("");
         // Syntax-block order: completion, multicast, cache hint, cp_mask / ignore_oob.
-        let mcast = matches!(self.dir, CopyDir::GlobalToCluster { cta_mask: Some(_), .. });
+        let mcast = matches!(
+            self.dir,
+            CopyDir::GlobalToCluster {
+                cta_mask: Some(_),
+                ..
+            }
+        );
         let cp_mask = matches!(self.dir, CopyDir::CtaToGlobal { byte_mask: Some(_) });
-        let oob = matches!(self.dir, CopyDir::GlobalToCta { ignore_oob: Some(_), .. });
+        let oob = matches!(
+            self.dir,
+            CopyDir::GlobalToCta {
+                ignore_oob: Some(_),
+                ..
+            }
+        );
         join(
             "cp.async.bulk",
             &[
@@ -72,7 +92,11 @@ impl BulkCopy {
     }
 
     pub fn operands(&self) -> Vec<String> {
-        let mut v = vec![self.dst.to_string(), self.src.to_string(), self.size.to_string()];
+        let mut v = vec![
+            self.dst.to_string(),
+            self.src.to_string(),
+            self.size.to_string(),
+        ];
         let policy = self.hint.policy.as_ref().map(|p| p.to_string());
         match &self.dir {
             CopyDir::GlobalToCta { ignore_oob, mbar } => {
@@ -122,15 +146,31 @@ impl BulkCopy {
         }
         let only = |flag: bool, name: &str, dir: &str| -> Result<(), SyntaxError> {
             if flag {
-                Err(SyntaxError::new(op.at, format!("`.{name}` only with {dir}"), format!("{}{}", dst_sp.ptx(), src_sp.ptx())))
+                Err(SyntaxError::new(
+                    op.at,
+                    format!("`.{name}` only with {dir}"),
+                    format!("{}{}", dst_sp.ptx(), src_sp.ptx()),
+                ))
             } else {
                 Ok(())
             }
         };
         let is = |d: Space, s: Space| dst_sp == d && src_sp == s;
-        only(mcast && !is(Space::SharedCluster, Space::Global), "multicast::cluster", ".shared::cluster.global")?;
-        only(cp_mask && !is(Space::Global, Space::SharedCta), "cp_mask", ".global.shared::cta")?;
-        only(oob && !is(Space::SharedCta, Space::Global), "ignore_oob", ".shared::cta.global")?;
+        only(
+            mcast && !is(Space::SharedCluster, Space::Global),
+            "multicast::cluster",
+            ".shared::cluster.global",
+        )?;
+        only(
+            cp_mask && !is(Space::Global, Space::SharedCta),
+            "cp_mask",
+            ".global.shared::cta",
+        )?;
+        only(
+            oob && !is(Space::SharedCta, Space::Global),
+            "ignore_oob",
+            ".shared::cta.global",
+        )?;
 
         let dst = args.addr(0, "dstMem")?;
         let src = args.addr(1, "srcMem")?;
@@ -145,29 +185,80 @@ impl BulkCopy {
         let has_policy = args.len() == fixed + 1;
         let dir = match (dst_sp, src_sp) {
             (Space::SharedCta, _) => {
-                let ignore_oob = if oob { Some((args.value(3, "ignoreBytesLeft")?, args.value(4, "ignoreBytesRight")?)) } else { None };
-                CopyDir::GlobalToCta { ignore_oob, mbar: args.addr(fixed - 1, "mbar")? }
+                let ignore_oob = if oob {
+                    Some((
+                        args.value(3, "ignoreBytesLeft")?,
+                        args.value(4, "ignoreBytesRight")?,
+                    ))
+                } else {
+                    None
+                };
+                CopyDir::GlobalToCta {
+                    ignore_oob,
+                    mbar: args.addr(fixed - 1, "mbar")?,
+                }
             }
             (Space::SharedCluster, Space::Global) => CopyDir::GlobalToCluster {
                 mbar: args.addr(3, "mbar")?,
-                cta_mask: if mcast { Some(args.value(4, "ctaMask")?) } else { None },
+                cta_mask: if mcast {
+                    Some(args.value(4, "ctaMask")?)
+                } else {
+                    None
+                },
             },
-            (Space::SharedCluster, _) => CopyDir::CtaToCluster { mbar: args.addr(3, "mbar")? },
-            _ => CopyDir::CtaToGlobal { byte_mask: if cp_mask { Some(args.value(args.len() - 1, "byteMask")?) } else { None } },
+            (Space::SharedCluster, _) => CopyDir::CtaToCluster {
+                mbar: args.addr(3, "mbar")?,
+            },
+            _ => CopyDir::CtaToGlobal {
+                byte_mask: if cp_mask {
+                    Some(args.value(args.len() - 1, "byteMask")?)
+                } else {
+                    None
+                },
+            },
         };
-        let policy_at = if matches!(dir, CopyDir::CtaToGlobal { .. }) { 3 } else { fixed };
-        let policy = if has_policy { Some(Value::Reg(args.reg(policy_at, "cache-policy")?)) } else { None };
-        Ok(BulkCopy { dir, hint: CacheHint { qualifier: hint_q, policy }, dst, src, size })
+        let policy_at = if matches!(dir, CopyDir::CtaToGlobal { .. }) {
+            3
+        } else {
+            fixed
+        };
+        let policy = if has_policy {
+            Some(Value::Reg(args.reg(policy_at, "cache-policy")?))
+        } else {
+            None
+        };
+        Ok(BulkCopy {
+            dir,
+            hint: CacheHint {
+                qualifier: hint_q,
+                policy,
+            },
+            dst,
+            src,
+            size,
+        })
     }
 
     pub fn requirement(&self) -> Requirement {
         // §9.7.9.25.4.1 PTX ISA Notes: 8.0; Target ISA Notes: sm_90.
-        let mut r = Requirement::new().and(Support::at_least("cp.async.bulk", 90, PtxVersion::new(8, 0)));
+        let mut r = Requirement::new().and(Support::at_least(
+            "cp.async.bulk",
+            90,
+            PtxVersion::new(8, 0),
+        ));
         match &self.dir {
             CopyDir::GlobalToCta { ignore_oob, .. } => {
-                r.push(Support::at_least("`.shared::cta` destination", 90, PtxVersion::new(8, 6)));
+                r.push(Support::at_least(
+                    "`.shared::cta` destination",
+                    90,
+                    PtxVersion::new(8, 6),
+                ));
                 if ignore_oob.is_some() {
-                    r.push(Support::at_least("`.ignore_oob`", 90, PtxVersion::new(9, 2)));
+                    r.push(Support::at_least(
+                        "`.ignore_oob`",
+                        90,
+                        PtxVersion::new(9, 2),
+                    ));
                 }
             }
             // `.multicast::cluster` is only *advised* for sm_90a/sm_100f/...: legal on every sm_90+.
@@ -191,32 +282,81 @@ impl BulkCopy {
 
     pub fn visit(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         let (d, s) = self.dir.spaces();
-        f(Slot::Addr { role: "dst", space: d, addr: &mut self.dst });
-        f(Slot::Addr { role: "src", space: s, addr: &mut self.src });
-        f(Slot::Value { role: "size", ty: RegTy::B32, value: &mut self.size, imm_ok: true });
-        if let CopyDir::GlobalToCta { ignore_oob: Some((l, r)), .. } = &mut self.dir {
-            f(Slot::Value { role: "ignoreBytesLeft", ty: RegTy::B32, value: l, imm_ok: true });
-            f(Slot::Value { role: "ignoreBytesRight", ty: RegTy::B32, value: r, imm_ok: true });
+        f(Slot::Addr {
+            role: "dst",
+            space: d,
+            addr: &mut self.dst,
+        });
+        f(Slot::Addr {
+            role: "src",
+            space: s,
+            addr: &mut self.src,
+        });
+        f(Slot::Value {
+            role: "size",
+            ty: RegTy::B32,
+            value: &mut self.size,
+            imm_ok: true,
+        });
+        if let CopyDir::GlobalToCta {
+            ignore_oob: Some((l, r)),
+            ..
+        } = &mut self.dir
+        {
+            f(Slot::Value {
+                role: "ignoreBytesLeft",
+                ty: RegTy::B32,
+                value: l,
+                imm_ok: true,
+            });
+            f(Slot::Value {
+                role: "ignoreBytesRight",
+                ty: RegTy::B32,
+                value: r,
+                imm_ok: true,
+            });
         }
         // The mbarrier lives in the destination's shared memory window.
         if let Some(m) = self.dir.mbar_mut() {
-            f(Slot::Addr { role: "mbar", space: d, addr: m });
+            f(Slot::Addr {
+                role: "mbar",
+                space: d,
+                addr: m,
+            });
         }
         // Operand order: ctaMask before the policy, byteMask after it.
-        if let CopyDir::GlobalToCluster { cta_mask: Some(m), .. } = &mut self.dir {
-            f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: m, imm_ok: true });
+        if let CopyDir::GlobalToCluster {
+            cta_mask: Some(m), ..
+        } = &mut self.dir
+        {
+            f(Slot::Value {
+                role: "ctaMask",
+                ty: RegTy::B16,
+                value: m,
+                imm_ok: true,
+            });
         }
         self.hint.visit(f);
         if let CopyDir::CtaToGlobal { byte_mask: Some(m) } = &mut self.dir {
-            f(Slot::Value { role: "byteMask", ty: RegTy::B16, value: m, imm_ok: true });
+            f(Slot::Value {
+                role: "byteMask",
+                ty: RegTy::B16,
+                value: m,
+                imm_ok: true,
+            });
         }
     }
 
     pub fn row(&self) -> String {
         let mut s = self.opcode();
         match &self.dir {
-            CopyDir::GlobalToCta { ignore_oob: Some(_), .. } => s.push_str(" +ignoreBytesLeft +ignoreBytesRight"),
-            CopyDir::GlobalToCluster { cta_mask: Some(_), .. } => s.push_str(" +ctaMask"),
+            CopyDir::GlobalToCta {
+                ignore_oob: Some(_),
+                ..
+            } => s.push_str(" +ignoreBytesLeft +ignoreBytesRight"),
+            CopyDir::GlobalToCluster {
+                cta_mask: Some(_), ..
+            } => s.push_str(" +ctaMask"),
             _ => {}
         }
         s.push_str(self.hint.row_marker());
@@ -229,11 +369,23 @@ impl BulkCopy {
     pub fn variants() -> Vec<BulkCopy> {
         let mbar = || Address::reg("mbar");
         let mut dirs = Vec::new();
-        for oob in [None, Some((Value::reg("ignoreBytesLeft"), Value::reg("ignoreBytesRight")))] {
-            dirs.push(CopyDir::GlobalToCta { ignore_oob: oob, mbar: mbar() });
+        for oob in [
+            None,
+            Some((
+                Value::reg("ignoreBytesLeft"),
+                Value::reg("ignoreBytesRight"),
+            )),
+        ] {
+            dirs.push(CopyDir::GlobalToCta {
+                ignore_oob: oob,
+                mbar: mbar(),
+            });
         }
         for m in [None, Some(Value::reg("ctaMask"))] {
-            dirs.push(CopyDir::GlobalToCluster { cta_mask: m, mbar: mbar() });
+            dirs.push(CopyDir::GlobalToCluster {
+                cta_mask: m,
+                mbar: mbar(),
+            });
         }
         dirs.push(CopyDir::CtaToCluster { mbar: mbar() });
         for m in [None, Some(Value::reg("byteMask"))] {
@@ -242,7 +394,13 @@ impl BulkCopy {
         let mut v = Vec::new();
         for dir in dirs {
             for hint in CacheHint::all() {
-                v.push(BulkCopy { dir: dir.clone(), hint, dst: Address::reg("dst"), src: Address::reg("src"), size: Value::reg("size") });
+                v.push(BulkCopy {
+                    dir: dir.clone(),
+                    hint,
+                    dst: Address::reg("dst"),
+                    src: Address::reg("src"),
+                    size: Value::reg("size"),
+                });
             }
         }
         v

@@ -59,15 +59,29 @@ pub fn table_allows(dst: Space, op: RedOp, ty: RedType) -> bool {
 impl BulkReduce {
     pub fn opcode(&self) -> String {
         let d = self.dst_kind.space();
-        let c = completion_for(d, Space::SharedCta).map(Completion::ptx).unwrap_or("");
+        let c = completion_for(d, Space::SharedCta)
+            .map(Completion::ptx)
+            .unwrap_or("");
         join(
             "cp.reduce.async.bulk",
-            &[d.ptx(), Space::SharedCta.ptx(), c, self.hint.qual(), self.op.ptx(), if self.noftz { "noftz" } else { "" }, self.ty.ptx()],
+            &[
+                d.ptx(),
+                Space::SharedCta.ptx(),
+                c,
+                self.hint.qual(),
+                self.op.ptx(),
+                if self.noftz { "noftz" } else { "" },
+                self.ty.ptx(),
+            ],
         )
     }
 
     pub fn operands(&self) -> Vec<String> {
-        let mut v = vec![self.dst.to_string(), self.src.to_string(), self.size.to_string()];
+        let mut v = vec![
+            self.dst.to_string(),
+            self.src.to_string(),
+            self.size.to_string(),
+        ];
         if let RedDst::Cluster { mbar } = &self.dst_kind {
             v.push(mbar.to_string());
         }
@@ -105,14 +119,27 @@ impl BulkReduce {
         }
         let fixed = if dst_sp == Space::Global { 3 } else { 4 };
         args.count(fixed, fixed + 1, "cp.reduce.async.bulk operands")?;
-        let dst_kind = if dst_sp == Space::Global { RedDst::Global } else { RedDst::Cluster { mbar: args.addr(3, "mbar")? } };
-        let policy = if args.len() > fixed { Some(Value::Reg(args.reg(fixed, "cache-policy")?)) } else { None };
+        let dst_kind = if dst_sp == Space::Global {
+            RedDst::Global
+        } else {
+            RedDst::Cluster {
+                mbar: args.addr(3, "mbar")?,
+            }
+        };
+        let policy = if args.len() > fixed {
+            Some(Value::Reg(args.reg(fixed, "cache-policy")?))
+        } else {
+            None
+        };
         Ok(BulkReduce {
             dst_kind,
             op: red,
             ty,
             noftz,
-            hint: CacheHint { qualifier: hint_q, policy },
+            hint: CacheHint {
+                qualifier: hint_q,
+                policy,
+            },
             dst: args.addr(0, "dstMem")?,
             src: args.addr(1, "srcMem")?,
             size: args.value(2, "size")?,
@@ -121,15 +148,26 @@ impl BulkReduce {
 
     pub fn requirement(&self) -> Requirement {
         // §9.7.9.25.4.2 PTX ISA Notes: 8.0; Target ISA Notes: sm_90.
-        let mut r = Requirement::new().and(Support::at_least("cp.reduce.async.bulk", 90, PtxVersion::new(8, 0)));
+        let mut r = Requirement::new().and(Support::at_least(
+            "cp.reduce.async.bulk",
+            90,
+            PtxVersion::new(8, 0),
+        ));
         let d = self.dst_kind.space();
         if !table_allows(d, self.op, self.ty) {
-            r.push(Support::never(format!("`.{}.{}` not in the redOp/type table for {}", self.op.ptx(), self.ty.ptx(), d.ptx())));
+            r.push(Support::never(format!(
+                "`.{}.{}` not in the redOp/type table for {}",
+                self.op.ptx(),
+                self.ty.ptx(),
+                d.ptx()
+            )));
         }
         let half_add = self.op == RedOp::Add && matches!(self.ty, RedType::F16 | RedType::Bf16);
         if self.noftz && !half_add {
             // Third syntax block: `.add.noftz.type` with .type = { .f16, .bf16 } only.
-            r.push(Support::never("`.noftz` only with `.add.f16` / `.add.bf16`"));
+            r.push(Support::never(
+                "`.noftz` only with `.add.f16` / `.add.bf16`",
+            ));
         } else if half_add && !self.noftz {
             // "The cp.reduce.async.bulk.add.f16 and cp.reduce.async.bulk.add.bf16 operations require .noftz".
             r.push(Support::never("`.add.f16` / `.add.bf16` require `.noftz`"));
@@ -145,11 +183,28 @@ impl BulkReduce {
 
     pub fn visit(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         let d = self.dst_kind.space();
-        f(Slot::Addr { role: "dst", space: d, addr: &mut self.dst });
-        f(Slot::Addr { role: "src", space: Space::SharedCta, addr: &mut self.src });
-        f(Slot::Value { role: "size", ty: RegTy::B32, value: &mut self.size, imm_ok: true });
+        f(Slot::Addr {
+            role: "dst",
+            space: d,
+            addr: &mut self.dst,
+        });
+        f(Slot::Addr {
+            role: "src",
+            space: Space::SharedCta,
+            addr: &mut self.src,
+        });
+        f(Slot::Value {
+            role: "size",
+            ty: RegTy::B32,
+            value: &mut self.size,
+            imm_ok: true,
+        });
         if let RedDst::Cluster { mbar } = &mut self.dst_kind {
-            f(Slot::Addr { role: "mbar", space: Space::SharedCluster, addr: mbar });
+            f(Slot::Addr {
+                role: "mbar",
+                space: Space::SharedCluster,
+                addr: mbar,
+            });
         }
         self.hint.visit(f);
     }
@@ -160,7 +215,12 @@ impl BulkReduce {
 
     pub fn variants() -> Vec<BulkReduce> {
         let mut v = Vec::new();
-        for dst_kind in [RedDst::Cluster { mbar: Address::reg("mbar") }, RedDst::Global] {
+        for dst_kind in [
+            RedDst::Cluster {
+                mbar: Address::reg("mbar"),
+            },
+            RedDst::Global,
+        ] {
             for op in RedOp::ALL {
                 for ty in RedType::ALL {
                     for noftz in [false, true] {

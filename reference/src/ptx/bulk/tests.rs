@@ -18,7 +18,11 @@ fn roundtrip_every_variant() {
     assert_eq!(count("async-group"), 3);
     for v in &vs {
         let text = v.to_string();
-        assert_eq!(&parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")), v, "{text}");
+        assert_eq!(
+            &parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")),
+            v,
+            "{text}"
+        );
     }
     let mut rows: Vec<String> = vs.iter().map(|v| v.row()).collect();
     rows.sort();
@@ -61,7 +65,12 @@ fn spec_examples_parse() {
     else {
         panic!()
     };
-    assert_eq!(c.dir, CopyDir::CtaToGlobal { byte_mask: Some(Value::Imm(0xff)) });
+    assert_eq!(
+        c.dir,
+        CopyDir::CtaToGlobal {
+            byte_mask: Some(Value::Imm(0xff))
+        }
+    );
     assert_eq!(c.hint.policy, Some(Value::reg("pol")));
     assert_eq!(c.size, Value::Imm(64));
     // Qualifiers in a non-canonical order still parse; printing restores the syntax-block order.
@@ -112,24 +121,44 @@ fn errors() {
 #[test]
 fn legality() {
     let t = |s: &str| parse(s).unwrap().requirement();
-    let to_cta = t("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [d], [s], n, [m]");
+    let to_cta =
+        t("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [d], [s], n, [m]");
     assert_eq!(to_cta.min_ptx_for(Target::SM_90), Ok(PtxVersion::new(8, 6)));
     assert!(to_cta.min_ptx_for(Target::SM_80).is_err());
-    let to_cluster = t("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], n, [m]");
-    assert_eq!(to_cluster.min_ptx_for(Target::SM_90), Ok(PtxVersion::new(8, 0)));
+    let to_cluster =
+        t("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], n, [m]");
+    assert_eq!(
+        to_cluster.min_ptx_for(Target::SM_90),
+        Ok(PtxVersion::new(8, 0))
+    );
     let mask = t("cp.async.bulk.global.shared::cta.bulk_group.cp_mask [d], [s], n, k");
     assert!(mask.min_ptx_for(Target::SM_90A).is_err());
-    assert_eq!(mask.min_ptx_for(Target::SM_100F), Ok(PtxVersion::new(8, 8)), ".target sm_100f itself needs 8.8");
+    assert_eq!(
+        mask.min_ptx_for(Target::SM_100F),
+        Ok(PtxVersion::new(8, 8)),
+        ".target sm_100f itself needs 8.8"
+    );
     let oob = t("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob [d], [s], n, l, r, [m]");
-    assert!(matches!(oob.verdict(Target::SM_100A, PtxVersion::MAX_SUPPORTED), Verdict::PtxTooOld { .. }));
+    assert!(matches!(
+        oob.verdict(Target::SM_100A, PtxVersion::MAX_SUPPORTED),
+        Verdict::PtxTooOld { .. }
+    ));
     let remote_hint = t("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.L2::cache_hint [d], [s], n, [m], p");
     assert!(remote_hint.min_ptx_for(Target::SM_100A).is_err());
     let imm = |s: &str| legal(&parse(s).unwrap(), Target::SM_90);
-    assert!(imm("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048560"));
-    assert!(imm("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 0"));
-    assert!(!imm("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048576"));
+    assert!(imm(
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048560"
+    ));
+    assert!(imm(
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 0"
+    ));
+    assert!(!imm(
+        "cp.async.bulk.global.shared::cta.bulk_group [d], [s], 1048576"
+    ));
     assert!(!imm("cp.async.bulk.prefetch.L2.global [s], 20"));
-    assert!(!imm("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [d], [s], -16"));
+    assert!(!imm(
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [d], [s], -16"
+    ));
     // redOp/type table and .noftz.
     for op in RedOp::ALL {
         for ty in RedType::ALL {
@@ -145,14 +174,33 @@ fn legality() {
             };
             let half_add = op == RedOp::Add && matches!(ty, RedType::F16 | RedType::Bf16);
             let ok = legal(&BulkOp::Reduce(r.clone()), Target::SM_90);
-            assert_eq!(ok, reduce::table_allows(Space::Global, op, ty) && !half_add, "{op:?} {ty:?}");
-            let nf = legal(&BulkOp::Reduce(BulkReduce { noftz: true, ..r }), Target::SM_90);
+            assert_eq!(
+                ok,
+                reduce::table_allows(Space::Global, op, ty) && !half_add,
+                "{op:?} {ty:?}"
+            );
+            let nf = legal(
+                &BulkOp::Reduce(BulkReduce { noftz: true, ..r }),
+                Target::SM_90,
+            );
             assert_eq!(nf, half_add, ".noftz {op:?} {ty:?}");
         }
     }
-    assert!(!reduce::table_allows(Space::SharedCluster, RedOp::Add, RedType::S64));
-    assert!(reduce::table_allows(Space::Global, RedOp::Max, RedType::S64));
-    assert!(!reduce::table_allows(Space::Global, RedOp::Add, RedType::S64));
+    assert!(!reduce::table_allows(
+        Space::SharedCluster,
+        RedOp::Add,
+        RedType::S64
+    ));
+    assert!(reduce::table_allows(
+        Space::Global,
+        RedOp::Max,
+        RedType::S64
+    ));
+    assert!(!reduce::table_allows(
+        Space::Global,
+        RedOp::Add,
+        RedType::S64
+    ));
 }
 
 #[test]
@@ -162,14 +210,24 @@ fn operand_slots() {
         let mut seen = Vec::new();
         x.visit_operands(&mut |s| match s {
             Slot::Addr { role, space, .. } => seen.push(format!("{role}:{space:?}")),
-            Slot::Value { role, ty, imm_ok, .. } => seen.push(format!("{role}:{ty:?}:{imm_ok}")),
+            Slot::Value {
+                role, ty, imm_ok, ..
+            } => seen.push(format!("{role}:{ty:?}:{imm_ok}")),
             _ => seen.push("?".into()),
         });
         seen
     };
     assert_eq!(
-        roles("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.cp_mask [d], [s], n, p, k"),
-        ["dst:Global", "src:SharedCta", "size:B32:true", "policy:B64:false", "byteMask:B16:true"]
+        roles(
+            "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.cp_mask [d], [s], n, p, k"
+        ),
+        [
+            "dst:Global",
+            "src:SharedCta",
+            "size:B32:true",
+            "policy:B64:false",
+            "byteMask:B16:true"
+        ]
     );
     assert_eq!(
         roles("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [d], [s], n, [m], k, p"),
@@ -179,5 +237,8 @@ fn operand_slots() {
         roles("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob [d], [s], n, l, r, [m]"),
         ["dst:SharedCta", "src:Global", "size:B32:true", "ignoreBytesLeft:B32:true", "ignoreBytesRight:B32:true", "mbar:SharedCta"]
     );
-    assert_eq!(roles("cp.async.bulk.wait_group.read 0"), Vec::<String>::new());
+    assert_eq!(
+        roles("cp.async.bulk.wait_group.read 0"),
+        Vec::<String>::new()
+    );
 }

@@ -18,7 +18,10 @@ impl CacheHint {
 
     /// The usual pairing: qualifier with a placeholder `policy` register.
     pub fn with_policy() -> CacheHint {
-        CacheHint { qualifier: true, policy: Some(Value::reg("policy")) }
+        CacheHint {
+            qualifier: true,
+            policy: Some(Value::reg("policy")),
+        }
     }
 
     /// The four qualifier × operand combinations (for `variants()`).
@@ -26,8 +29,14 @@ impl CacheHint {
         [
             CacheHint::default(),
             CacheHint::with_policy(),
-            CacheHint { qualifier: true, policy: None },
-            CacheHint { qualifier: false, policy: Some(Value::reg("policy")) },
+            CacheHint {
+                qualifier: true,
+                policy: None,
+            },
+            CacheHint {
+                qualifier: false,
+                policy: Some(Value::reg("policy")),
+            },
         ]
     }
 
@@ -49,10 +58,14 @@ impl CacheHint {
     pub fn rules(&self) -> Vec<Support> {
         match (self.qualifier, self.policy.is_some()) {
             // "When the optional argument cache-policy is specified, the qualifier .level::cache_hint is required."
-            (false, true) => vec![Support::never("`cache-policy` operand requires `.L2::cache_hint`")],
+            (false, true) => vec![Support::never(
+                "`cache-policy` operand requires `.L2::cache_hint`",
+            )],
             // ASSUMPTION (spec silent; the syntax blocks make both optional independently): the hint
             // names no policy without its operand. ptxas 13.0 rejects it ("Arguments mismatch").
-            (true, false) => vec![Support::never("`.L2::cache_hint` without a `cache-policy` operand (assumption, as ptxas)")],
+            (true, false) => vec![Support::never(
+                "`.L2::cache_hint` without a `cache-policy` operand (assumption, as ptxas)",
+            )],
             _ => Vec::new(),
         }
     }
@@ -60,7 +73,12 @@ impl CacheHint {
     /// `cache-policy` is a 64-bit register (never an immediate in any example or syntax block).
     pub fn visit(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         if let Some(p) = &mut self.policy {
-            f(Slot::Value { role: "policy", ty: RegTy::B64, value: p, imm_ok: false });
+            f(Slot::Value {
+                role: "policy",
+                ty: RegTy::B64,
+                value: p,
+                imm_ok: false,
+            });
         }
     }
 

@@ -40,15 +40,20 @@ pub struct Relinquish {
 /// any multiple of 32 on `dealloc` (0, 96, 1024): a known disagreement, the model follows the text.
 fn ncols_rule(ncols: &Value) -> Option<Support> {
     match ncols {
-        Value::Imm(n) if !(32..=512).contains(n) || (*n as u64).count_ones() != 1 => {
-            Some(Support::never(format!("nCols = {n}: must be a power of 2 in [32, 512]")))
-        }
+        Value::Imm(n) if !(32..=512).contains(n) || (*n as u64).count_ones() != 1 => Some(
+            Support::never(format!("nCols = {n}: must be a power of 2 in [32, 512]")),
+        ),
         _ => None,
     }
 }
 
 fn ncols_slot(v: &mut Value) -> Slot<'_> {
-    Slot::Value { role: "nCols", ty: RegTy::B32, value: v, imm_ok: true }
+    Slot::Value {
+        role: "nCols",
+        ty: RegTy::B32,
+        value: v,
+        imm_ok: true,
+    }
 }
 
 impl Alloc {
@@ -58,13 +63,23 @@ impl Alloc {
         let shared_cta = q.flag("shared::cta")?;
         mandatory(q, "b32")?;
         args.count(2, 2, "[dst], nCols")?;
-        Ok(Alloc { cta, shared_cta, dst: args.addr(0, "dst")?, ncols: args.value(1, "nCols")? })
+        Ok(Alloc {
+            cta,
+            shared_cta,
+            dst: args.addr(0, "dst")?,
+            ncols: args.value(1, "nCols")?,
+        })
     }
     pub(super) fn variants() -> Vec<Alloc> {
         let mut v = Vec::new();
         for (_, cta) in CtaGroup::CHOICES {
             for shared_cta in [false, true] {
-                v.push(Alloc { cta, shared_cta, dst: Address::reg("dst"), ncols: Value::reg("nCols") });
+                v.push(Alloc {
+                    cta,
+                    shared_cta,
+                    dst: Address::reg("dst"),
+                    ncols: Value::reg("nCols"),
+                });
             }
         }
         v
@@ -82,8 +97,16 @@ impl Alloc {
         r
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        let space = if self.shared_cta { Space::SharedCta } else { Space::Generic };
-        f(Slot::Addr { role: "dst", space, addr: &mut self.dst });
+        let space = if self.shared_cta {
+            Space::SharedCta
+        } else {
+            Space::Generic
+        };
+        f(Slot::Addr {
+            role: "dst",
+            space,
+            addr: &mut self.dst,
+        });
         f(ncols_slot(&mut self.ncols));
     }
 }
@@ -100,12 +123,20 @@ impl Dealloc {
         sync_aligned(q)?;
         mandatory(q, "b32")?;
         args.count(2, 2, "taddr, nCols")?;
-        Ok(Dealloc { cta, taddr: args.value(0, "taddr")?, ncols: args.value(1, "nCols")? })
+        Ok(Dealloc {
+            cta,
+            taddr: args.value(0, "taddr")?,
+            ncols: args.value(1, "nCols")?,
+        })
     }
     pub(super) fn variants() -> Vec<Dealloc> {
         CtaGroup::CHOICES
             .iter()
-            .map(|&(_, cta)| Dealloc { cta, taddr: Value::reg("taddr"), ncols: Value::reg("nCols") })
+            .map(|&(_, cta)| Dealloc {
+                cta,
+                taddr: Value::reg("taddr"),
+                ncols: Value::reg("nCols"),
+            })
             .collect()
     }
     pub(super) fn opcode(&self) -> String {
@@ -118,7 +149,12 @@ impl Dealloc {
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         // ptxas 13.0 takes an immediate Tensor Memory address here.
-        f(Slot::Value { role: "taddr", ty: RegTy::B32, value: &mut self.taddr, imm_ok: true });
+        f(Slot::Value {
+            role: "taddr",
+            ty: RegTy::B32,
+            value: &mut self.taddr,
+            imm_ok: true,
+        });
         f(ncols_slot(&mut self.ncols));
     }
 }
@@ -137,10 +173,16 @@ impl Relinquish {
         Ok(Relinquish { cta })
     }
     pub(super) fn variants() -> Vec<Relinquish> {
-        CtaGroup::CHOICES.iter().map(|&(_, cta)| Relinquish { cta }).collect()
+        CtaGroup::CHOICES
+            .iter()
+            .map(|&(_, cta)| Relinquish { cta })
+            .collect()
     }
     pub(super) fn opcode(&self) -> String {
-        format!("tcgen05.relinquish_alloc_permit.{}.sync.aligned", self.cta.ptx())
+        format!(
+            "tcgen05.relinquish_alloc_permit.{}.sync.aligned",
+            self.cta.ptx()
+        )
     }
 }
 

@@ -31,7 +31,13 @@ pub enum Takes {
 }
 
 impl CpShape {
-    pub const ALL: [CpShape; 5] = [CpShape::S128x256b, CpShape::S4x256b, CpShape::S128x128b, CpShape::S64x128b, CpShape::S32x128b];
+    pub const ALL: [CpShape; 5] = [
+        CpShape::S128x256b,
+        CpShape::S4x256b,
+        CpShape::S128x128b,
+        CpShape::S64x128b,
+        CpShape::S32x128b,
+    ];
     pub fn ptx(self) -> &'static str {
         match self {
             CpShape::S128x256b => "128x256b",
@@ -73,7 +79,11 @@ pub enum Multicast {
 }
 
 impl Multicast {
-    pub const ALL: [Multicast; 3] = [Multicast::Warpx2_02_13, Multicast::Warpx2_01_23, Multicast::Warpx4];
+    pub const ALL: [Multicast; 3] = [
+        Multicast::Warpx2_02_13,
+        Multicast::Warpx2_01_23,
+        Multicast::Warpx4,
+    ];
     pub fn ptx(self) -> &'static str {
         match self {
             Multicast::Warpx2_02_13 => "warpx2::02_13",
@@ -127,15 +137,35 @@ pub struct Cp {
 /// `.dst_fmt.src_fmt`: order-sensitive (ptxas rejects `.b4x16_p64.b8x16`), though other
 /// qualifiers may stand between them.
 fn decompression(q: &mut Quals) -> Result<Option<SrcFmt>, SyntaxError> {
-    let toks = q.take_ordered(&[("b8x16", None), ("b6x16_p32", Some(SrcFmt::B6x16P32)), ("b4x16_p64", Some(SrcFmt::B4x16P64))]);
+    let toks = q.take_ordered(&[
+        ("b8x16", None),
+        ("b6x16_p32", Some(SrcFmt::B6x16P32)),
+        ("b4x16_p64", Some(SrcFmt::B4x16P64)),
+    ]);
     match toks.as_slice() {
         [] => Ok(None),
         [(_, None), (_, Some(src))] => Ok(Some(*src)),
-        [(at, Some(_)), (_, None)] => Err(SyntaxError::new(*at, "`.dst_fmt.src_fmt` in that order (`.b8x16` first)", "`.src_fmt` before `.b8x16`")),
-        [(at, None)] => Err(SyntaxError::new(*at, "`.b8x16` followed by `.src_fmt` (`.b6x16_p32` or `.b4x16_p64`)", "`.b8x16` alone")),
-        [(at, Some(_))] => Err(SyntaxError::new(*at, "`.dst_fmt` `.b8x16` before `.src_fmt`", "`.src_fmt` alone")),
+        [(at, Some(_)), (_, None)] => Err(SyntaxError::new(
+            *at,
+            "`.dst_fmt.src_fmt` in that order (`.b8x16` first)",
+            "`.src_fmt` before `.b8x16`",
+        )),
+        [(at, None)] => Err(SyntaxError::new(
+            *at,
+            "`.b8x16` followed by `.src_fmt` (`.b6x16_p32` or `.b4x16_p64`)",
+            "`.b8x16` alone",
+        )),
+        [(at, Some(_))] => Err(SyntaxError::new(
+            *at,
+            "`.dst_fmt` `.b8x16` before `.src_fmt`",
+            "`.src_fmt` alone",
+        )),
         [_, _, (at, _), ..] | [(_, None), (at, None)] | [(_, Some(_)), (at, Some(_))] => {
-            Err(SyntaxError::new(*at, "one `.dst_fmt.src_fmt` pair", "another format qualifier"))
+            Err(SyntaxError::new(
+                *at,
+                "one `.dst_fmt.src_fmt` pair",
+                "another format qualifier",
+            ))
         }
     }
 }
@@ -151,7 +181,14 @@ impl Cp {
         args.count(2, 2, "[taddr], s-desc")?;
         let taddr = TmemRef::parse(args, 0, "taddr")?;
         let sdesc = args.value(1, "s-desc")?;
-        Ok(Cp { cta, shape, multicast, decompress, taddr, sdesc })
+        Ok(Cp {
+            cta,
+            shape,
+            multicast,
+            decompress,
+            taddr,
+            sdesc,
+        })
     }
     pub(super) fn variants() -> Vec<Cp> {
         let mut v = Vec::new();
@@ -159,7 +196,14 @@ impl Cp {
             for shape in CpShape::ALL {
                 for multicast in std::iter::once(None).chain(Multicast::ALL.map(Some)) {
                     for decompress in std::iter::once(None).chain(SrcFmt::ALL.map(Some)) {
-                        v.push(Cp { cta, shape, multicast, decompress, taddr: TmemRef::reg("taddr"), sdesc: Value::reg("sdesc") });
+                        v.push(Cp {
+                            cta,
+                            shape,
+                            multicast,
+                            decompress,
+                            taddr: TmemRef::reg("taddr"),
+                            sdesc: Value::reg("sdesc"),
+                        });
                     }
                 }
             }
@@ -181,10 +225,15 @@ impl Cp {
     pub(super) fn requirement(&self) -> Requirement {
         let mut r = Requirement::new().and(tcgen05_support("tcgen05.cp"));
         // §9.7.16.9.2: "Some of the .shape qualifiers require certain .multicast qualifiers."
-        let given = self.multicast.map(Multicast::kind).unwrap_or(Takes::Nothing);
+        let given = self
+            .multicast
+            .map(Multicast::kind)
+            .unwrap_or(Takes::Nothing);
         if given != self.shape.takes() {
             let rule = match self.shape.takes() {
-                Takes::WarpPairs => "`.64x128b` requires `.warpx2::02_13` or `.warpx2::01_23`".to_string(),
+                Takes::WarpPairs => {
+                    "`.64x128b` requires `.warpx2::02_13` or `.warpx2::01_23`".to_string()
+                }
                 Takes::AllFour => "`.32x128b` requires `.warpx4`".to_string(),
                 Takes::Nothing => format!("`.{}` takes no `.multicast`", self.shape.ptx()),
             };
@@ -194,7 +243,12 @@ impl Cp {
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         f(self.taddr.slot());
-        f(Slot::Value { role: "s-desc", ty: RegTy::B64, value: &mut self.sdesc, imm_ok: true });
+        f(Slot::Value {
+            role: "s-desc",
+            ty: RegTy::B64,
+            value: &mut self.sdesc,
+            imm_ok: true,
+        });
     }
 }
 
@@ -216,10 +270,19 @@ impl Shift {
         let cta = cta_group(q)?;
         mandatory(q, "down")?;
         args.count(1, 1, "[taddr]")?;
-        Ok(Shift { cta, taddr: TmemRef::parse(args, 0, "taddr")? })
+        Ok(Shift {
+            cta,
+            taddr: TmemRef::parse(args, 0, "taddr")?,
+        })
     }
     pub(super) fn variants() -> Vec<Shift> {
-        CtaGroup::CHOICES.iter().map(|&(_, cta)| Shift { cta, taddr: TmemRef::reg("taddr") }).collect()
+        CtaGroup::CHOICES
+            .iter()
+            .map(|&(_, cta)| Shift {
+                cta,
+                taddr: TmemRef::reg("taddr"),
+            })
+            .collect()
     }
     pub(super) fn opcode(&self) -> String {
         format!("tcgen05.shift.{}.down", self.cta.ptx())
@@ -231,9 +294,18 @@ impl Shift {
         Requirement::new().and(Support::new(
             "tcgen05.shift (sm_100a, sm_103a, sm_110a only: no family targets)",
             vec![
-                Since { class: TargetClass::Arch(100), ptx: v86 },
-                Since { class: TargetClass::Arch(103), ptx: v86 },
-                Since { class: TargetClass::Arch(110), ptx: PtxVersion::new(9, 0) },
+                Since {
+                    class: TargetClass::Arch(100),
+                    ptx: v86,
+                },
+                Since {
+                    class: TargetClass::Arch(103),
+                    ptx: v86,
+                },
+                Since {
+                    class: TargetClass::Arch(110),
+                    ptx: PtxVersion::new(9, 0),
+                },
             ],
         ))
     }

@@ -28,7 +28,9 @@ impl LdStShape {
         LdStShape::S16x128b,
         LdStShape::S16x256b,
         LdStShape::S32x32b,
-        LdStShape::S16x32bx2 { half_split: Self::PLACEHOLDER_SPLIT },
+        LdStShape::S16x32bx2 {
+            half_split: Self::PLACEHOLDER_SPLIT,
+        },
     ];
     pub fn ptx(self) -> &'static str {
         match self {
@@ -77,7 +79,16 @@ pub enum Num {
 }
 
 impl Num {
-    pub const ALL: [Num; 8] = [Num::X1, Num::X2, Num::X4, Num::X8, Num::X16, Num::X32, Num::X64, Num::X128];
+    pub const ALL: [Num; 8] = [
+        Num::X1,
+        Num::X2,
+        Num::X4,
+        Num::X8,
+        Num::X16,
+        Num::X32,
+        Num::X64,
+        Num::X128,
+    ];
     pub fn count(self) -> usize {
         1 << (self as usize)
     }
@@ -116,13 +127,22 @@ impl Access {
         let shapes: Vec<(&str, LdStShape)> = LdStShape::ALL.iter().map(|s| (s.ptx(), *s)).collect();
         let shape = q.need(&shapes, "`.shape`")?;
         let nums: Vec<(&str, Num)> = Num::ALL.iter().map(|n| (n.ptx(), *n)).collect();
-        let at = q.toks.iter().find(|t| nums.iter().any(|n| n.0 == t.text)).map(|t| t.at).unwrap_or(q.end);
+        let at = q
+            .toks
+            .iter()
+            .find(|t| nums.iter().any(|n| n.0 == t.text))
+            .map(|t| t.at)
+            .unwrap_or(q.end);
         let num = q.need(&nums, "`.num`")?;
         if num > shape.max_num() {
             // Table 49 "NA": no register vector of that length exists.
             return Err(SyntaxError::new(
                 at,
-                format!("`.num` at most `.{}` with `.{}` (Table 49)", shape.max_num().ptx(), shape.ptx()),
+                format!(
+                    "`.num` at most `.{}` with `.{}` (Table 49)",
+                    shape.max_num().ptx(),
+                    shape.ptx()
+                ),
                 format!("`.{}`", num.ptx()),
             ));
         }
@@ -136,7 +156,10 @@ impl Access {
         Ok(())
     }
     fn split_text(self) -> String {
-        self.shape.half_split().map(|s| format!(", {}", Value::Imm(s))).unwrap_or_default()
+        self.shape
+            .half_split()
+            .map(|s| format!(", {}", Value::Imm(s)))
+            .unwrap_or_default()
     }
     /// The register vector `r` of the right length; `regs_only` for destinations.
     fn vector(self, args: &Args, i: usize, regs_only: bool) -> Result<Vec<Value>, SyntaxError> {
@@ -145,12 +168,19 @@ impl Access {
         if v.len() != want {
             return Err(SyntaxError::new(
                 args.offset_of(i),
-                format!("a vector of {want} 32-bit registers for `.{}` (Table 49)", self.quals()),
+                format!(
+                    "a vector of {want} 32-bit registers for `.{}` (Table 49)",
+                    self.quals()
+                ),
                 format!("{} element{}", v.len(), if v.len() == 1 { "" } else { "s" }),
             ));
         }
         if regs_only && v.iter().any(|x| x.as_reg().is_none()) {
-            return Err(SyntaxError::new(args.offset_of(i), "destination registers in `r`", "an immediate"));
+            return Err(SyntaxError::new(
+                args.offset_of(i),
+                "destination registers in `r`",
+                "an immediate",
+            ));
         }
         Ok(v)
     }
@@ -159,17 +189,27 @@ impl Access {
         fixed + self.shape.half_split().is_some() as usize
     }
     fn placeholder_regs(self) -> Vec<Value> {
-        (0..self.regs()).map(|i| Value::Reg(format!("r{i}"))).collect()
+        (0..self.regs())
+            .map(|i| Value::Reg(format!("r{i}")))
+            .collect()
     }
 }
 
 fn vector_slot(values: &mut Vec<Value>) -> Slot<'_> {
-    Slot::Vector { role: "r", ty: RegTy::B32, values }
+    Slot::Vector {
+        role: "r",
+        ty: RegTy::B32,
+        values,
+    }
 }
 
 /// The destination registers of tcgen05.ld{.red}: written, not read (role `ldDst`).
 fn dst_slot(values: &mut Vec<Value>) -> Slot<'_> {
-    Slot::Vector { role: "ldDst", ty: RegTy::B32, values }
+    Slot::Vector {
+        role: "ldDst",
+        ty: RegTy::B32,
+        values,
+    }
 }
 
 /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};`
@@ -192,19 +232,33 @@ impl Ld {
         let dst = access.vector(args, 0, true)?;
         let taddr = TmemRef::parse(args, 1, "taddr")?;
         access.split_operand(args, 2)?;
-        Ok(Ld { access, pack, dst, taddr })
+        Ok(Ld {
+            access,
+            pack,
+            dst,
+            taddr,
+        })
     }
     pub(super) fn variants() -> Vec<Ld> {
         let mut v = Vec::new();
         for access in Access::all() {
             for pack in [false, true] {
-                v.push(Ld { access, pack, dst: access.placeholder_regs(), taddr: TmemRef::reg("taddr") });
+                v.push(Ld {
+                    access,
+                    pack,
+                    dst: access.placeholder_regs(),
+                    taddr: TmemRef::reg("taddr"),
+                });
             }
         }
         v
     }
     pub(super) fn opcode(&self) -> String {
-        format!("tcgen05.ld.sync.aligned.{}{}.b32", self.access.quals(), if self.pack { ".pack::16b" } else { "" })
+        format!(
+            "tcgen05.ld.sync.aligned.{}{}.b32",
+            self.access.quals(),
+            if self.pack { ".pack::16b" } else { "" }
+        )
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         f(dst_slot(&mut self.dst));
@@ -214,7 +268,14 @@ impl Ld {
 
 impl fmt::Display for Ld {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}, {}{}", self.opcode(), VecOperand(&self.dst), self.taddr, self.access.split_text())
+        write!(
+            f,
+            "{} {}, {}{}",
+            self.opcode(),
+            VecOperand(&self.dst),
+            self.taddr,
+            self.access.split_text()
+        )
     }
 }
 
@@ -245,10 +306,22 @@ pub enum RedKind {
 
 impl RedKind {
     pub const ALL: [RedKind; 6] = [
-        RedKind::F32 { abs: false, nan: false },
-        RedKind::F32 { abs: true, nan: false },
-        RedKind::F32 { abs: false, nan: true },
-        RedKind::F32 { abs: true, nan: true },
+        RedKind::F32 {
+            abs: false,
+            nan: false,
+        },
+        RedKind::F32 {
+            abs: true,
+            nan: false,
+        },
+        RedKind::F32 {
+            abs: false,
+            nan: true,
+        },
+        RedKind::F32 {
+            abs: true,
+            nan: true,
+        },
         RedKind::U32,
         RedKind::S32,
     ];
@@ -270,15 +343,33 @@ impl LdRed {
     pub(super) fn parse(q: &mut Quals, args: &Args) -> Result<LdRed, SyntaxError> {
         sync_aligned(q)?;
         let mut access = Access::parse(q)?;
-        let op = q.need(&[("min", Extremum::Min), ("max", Extremum::Max)], "`.redOp`")?;
+        let op = q.need(
+            &[("min", Extremum::Min), ("max", Extremum::Max)],
+            "`.redOp`",
+        )?;
         let abs_at = qual_at(q, "abs");
         let abs = q.flag("abs")?;
         let nan_at = qual_at(q, "NaN");
         let nan = q.flag("NaN")?;
-        let ty = q.need(&[("f32", RedKind::F32 { abs, nan }), ("u32", RedKind::U32), ("s32", RedKind::S32)], "`.type`")?;
+        let ty = q.need(
+            &[
+                ("f32", RedKind::F32 { abs, nan }),
+                ("u32", RedKind::U32),
+                ("s32", RedKind::S32),
+            ],
+            "`.type`",
+        )?;
         if !matches!(ty, RedKind::F32 { .. }) && (abs || nan) {
-            let (at, name) = if abs { (abs_at, "abs") } else { (nan_at, "NaN") };
-            return Err(SyntaxError::new(at, "`.abs` / `.NaN` only with `.f32`", format!("`.{name}` on an integer type")));
+            let (at, name) = if abs {
+                (abs_at, "abs")
+            } else {
+                (nan_at, "NaN")
+            };
+            return Err(SyntaxError::new(
+                at,
+                "`.abs` / `.NaN` only with `.f32`",
+                format!("`.{name}` on an integer type"),
+            ));
         }
         let n = access.operand_count(3);
         args.count(n, n, "r, redval, [taddr]{, immHalfSplitoff}")?;
@@ -286,7 +377,14 @@ impl LdRed {
         let redval = Value::Reg(args.reg(1, "redval")?);
         let taddr = TmemRef::parse(args, 2, "taddr")?;
         access.split_operand(args, 3)?;
-        Ok(LdRed { access, op, kind: ty, dst, redval, taddr })
+        Ok(LdRed {
+            access,
+            op,
+            kind: ty,
+            dst,
+            redval,
+            taddr,
+        })
     }
     pub(super) fn variants() -> Vec<LdRed> {
         let mut v = Vec::new();
@@ -308,11 +406,19 @@ impl LdRed {
     }
     pub(super) fn opcode(&self) -> String {
         let ty = match self.kind {
-            RedKind::F32 { abs, nan } => format!("{}{}.f32", if abs { ".abs" } else { "" }, if nan { ".NaN" } else { "" }),
+            RedKind::F32 { abs, nan } => format!(
+                "{}{}.f32",
+                if abs { ".abs" } else { "" },
+                if nan { ".NaN" } else { "" }
+            ),
             RedKind::U32 => ".u32".into(),
             RedKind::S32 => ".s32".into(),
         };
-        format!("tcgen05.ld.red.sync.aligned.{}.{}{ty}", self.access.quals(), self.op.red_op().ptx())
+        format!(
+            "tcgen05.ld.red.sync.aligned.{}.{}{ty}",
+            self.access.quals(),
+            self.op.red_op().ptx()
+        )
     }
     pub(super) fn requirement(&self) -> Requirement {
         let v88 = PtxVersion::new(8, 8);
@@ -322,15 +428,32 @@ impl LdRed {
         let red = Support::new(
             "tcgen05.ld.red (sm_110a, sm_103f/sm_110f families)",
             vec![
-                Since { class: TargetClass::Arch(110), ptx: v90 },
-                Since { class: TargetClass::Family(103), ptx: v88 },
-                Since { class: TargetClass::Family(110), ptx: v90 },
+                Since {
+                    class: TargetClass::Arch(110),
+                    ptx: v90,
+                },
+                Since {
+                    class: TargetClass::Family(103),
+                    ptx: v88,
+                },
+                Since {
+                    class: TargetClass::Family(110),
+                    ptx: v90,
+                },
             ],
         );
-        let mut r = Requirement::new().and(tcgen05_support("tcgen05.ld")).and(red);
+        let mut r = Requirement::new()
+            .and(tcgen05_support("tcgen05.ld"))
+            .and(red);
         // Syntax block: `.shape3 = { .32x32b }`, `.shape4 = { .16x32bx2 }`.
-        if !matches!(self.access.shape, LdStShape::S32x32b | LdStShape::S16x32bx2 { .. }) {
-            r.push(Support::never(format!("tcgen05.ld.red takes only `.32x32b` / `.16x32bx2`, not `.{}`", self.access.shape.ptx())));
+        if !matches!(
+            self.access.shape,
+            LdStShape::S32x32b | LdStShape::S16x32bx2 { .. }
+        ) {
+            r.push(Support::never(format!(
+                "tcgen05.ld.red takes only `.32x32b` / `.16x32bx2`, not `.{}`",
+                self.access.shape.ptx()
+            )));
         }
         // "When .red qualifier is specified, .num modifier must be at least .x2."
         if self.access.num == Num::X1 {
@@ -340,7 +463,12 @@ impl LdRed {
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         f(dst_slot(&mut self.dst));
-        f(Slot::Value { role: "redval", ty: RegTy::B32, value: &mut self.redval, imm_ok: false });
+        f(Slot::Value {
+            role: "redval",
+            ty: RegTy::B32,
+            value: &mut self.redval,
+            imm_ok: false,
+        });
         f(self.taddr.slot());
     }
 }
@@ -380,19 +508,33 @@ impl St {
         let taddr = TmemRef::parse(args, 0, "taddr")?;
         access.split_operand(args, 1)?;
         let src = access.vector(args, n - 1, false)?;
-        Ok(St { access, unpack, taddr, src })
+        Ok(St {
+            access,
+            unpack,
+            taddr,
+            src,
+        })
     }
     pub(super) fn variants() -> Vec<St> {
         let mut v = Vec::new();
         for access in Access::all() {
             for unpack in [false, true] {
-                v.push(St { access, unpack, taddr: TmemRef::reg("taddr"), src: access.placeholder_regs() });
+                v.push(St {
+                    access,
+                    unpack,
+                    taddr: TmemRef::reg("taddr"),
+                    src: access.placeholder_regs(),
+                });
             }
         }
         v
     }
     pub(super) fn opcode(&self) -> String {
-        format!("tcgen05.st.sync.aligned.{}{}.b32", self.access.quals(), if self.unpack { ".unpack::16b" } else { "" })
+        format!(
+            "tcgen05.st.sync.aligned.{}{}.b32",
+            self.access.quals(),
+            if self.unpack { ".unpack::16b" } else { "" }
+        )
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
         f(self.taddr.slot());
@@ -402,7 +544,14 @@ impl St {
 
 impl fmt::Display for St {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}{}, {}", self.opcode(), self.taddr, self.access.split_text(), VecOperand(&self.src))
+        write!(
+            f,
+            "{} {}{}, {}",
+            self.opcode(),
+            self.taddr,
+            self.access.split_text(),
+            VecOperand(&self.src)
+        )
     }
 }
 
@@ -421,7 +570,10 @@ impl WaitOn {
         Ok(self)
     }
     pub(super) fn opcode(&self) -> String {
-        format!("tcgen05.wait::{}.sync.aligned", if *self == WaitOn::Ld { "ld" } else { "st" })
+        format!(
+            "tcgen05.wait::{}.sync.aligned",
+            if *self == WaitOn::Ld { "ld" } else { "st" }
+        )
     }
 }
 

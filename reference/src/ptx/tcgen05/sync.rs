@@ -62,8 +62,17 @@ impl Commit {
             args.count(1, 1, "[mbar] (ctaMask only with `.multicast::cluster`)")?;
         }
         let mbar = args.addr(0, "mbar")?;
-        let cta_mask = if multicast { Some(Value::Reg(args.reg(1, "ctaMask")?)) } else { None };
-        Ok(Commit { cta, shared_cluster, mbar, cta_mask })
+        let cta_mask = if multicast {
+            Some(Value::Reg(args.reg(1, "ctaMask")?))
+        } else {
+            None
+        };
+        Ok(Commit {
+            cta,
+            shared_cluster,
+            mbar,
+            cta_mask,
+        })
     }
     pub(super) fn variants() -> Vec<Commit> {
         let mut v = Vec::new();
@@ -85,15 +94,36 @@ impl Commit {
         format!(
             "tcgen05.commit.{}.mbarrier::arrive::one{}{}.b64",
             self.cta.ptx(),
-            if self.shared_cluster { ".shared::cluster" } else { "" },
-            if self.cta_mask.is_some() { ".multicast::cluster" } else { "" }
+            if self.shared_cluster {
+                ".shared::cluster"
+            } else {
+                ""
+            },
+            if self.cta_mask.is_some() {
+                ".multicast::cluster"
+            } else {
+                ""
+            }
         )
     }
     pub(super) fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        let space = if self.shared_cluster { Space::SharedCluster } else { Space::Generic };
-        f(Slot::Addr { role: "mbar", space, addr: &mut self.mbar });
+        let space = if self.shared_cluster {
+            Space::SharedCluster
+        } else {
+            Space::Generic
+        };
+        f(Slot::Addr {
+            role: "mbar",
+            space,
+            addr: &mut self.mbar,
+        });
         if let Some(m) = &mut self.cta_mask {
-            f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: m, imm_ok: false });
+            f(Slot::Value {
+                role: "ctaMask",
+                ty: RegTy::B16,
+                value: m,
+                imm_ok: false,
+            });
         }
     }
 }
@@ -107,4 +137,3 @@ impl fmt::Display for Commit {
         Ok(())
     }
 }
-

@@ -18,7 +18,8 @@ fn err(text: &str) -> String {
 }
 
 fn legal(x: &Tcgen05Op, t: &str, ptx: (u8, u8)) -> Verdict {
-    x.requirement().verdict(t.parse().unwrap(), PtxVersion::new(ptx.0, ptx.1))
+    x.requirement()
+        .verdict(t.parse().unwrap(), PtxVersion::new(ptx.0, ptx.1))
 }
 
 #[test]
@@ -51,14 +52,31 @@ fn every_variant_round_trips() {
     assert_eq!(all.len(), 734);
     // Families and rows.
     let fams: HashSet<_> = all.iter().map(|v| v.family()).collect();
-    assert_eq!(fams, ["tcgen05.alloc", "tcgen05.ld/st", "tcgen05.cp", "tcgen05.sync"].into_iter().collect());
-    assert!(all.iter().any(|v| v.row() == "tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster.b64 +ctaMask"));
+    assert_eq!(
+        fams,
+        [
+            "tcgen05.alloc",
+            "tcgen05.ld/st",
+            "tcgen05.cp",
+            "tcgen05.sync"
+        ]
+        .into_iter()
+        .collect()
+    );
+    assert!(all.iter().any(|v| v.row()
+        == "tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster.b64 +ctaMask"));
 }
 
 #[test]
 fn legal_cp_combinations() {
-    let cps: Vec<_> = Tcgen05Op::variants().into_iter().filter(|v| matches!(v, Tcgen05Op::Cp(_))).collect();
-    let ok = cps.iter().filter(|v| legal(v, "sm_100a", (9, 0)) == Verdict::Legal).count();
+    let cps: Vec<_> = Tcgen05Op::variants()
+        .into_iter()
+        .filter(|v| matches!(v, Tcgen05Op::Cp(_)))
+        .collect();
+    let ok = cps
+        .iter()
+        .filter(|v| legal(v, "sm_100a", (9, 0)) == Verdict::Legal)
+        .count();
     // 2 cta_group x (3 plain shapes + 2 for .64x128b + 1 for .32x128b) x 3 formats
     assert_eq!(ok, 36);
     for v in &cps {
@@ -121,7 +139,10 @@ fn manual_examples_parse() {
     }
     // The example's legality: .red is not on sm_100a, it is on sm_103a from PTX 8.8.
     let red = parse("tcgen05.ld.red.sync.aligned.16x32bx2.x8.u32.max {r0, r1, r2, r3, r4, r5, r6, r7}, redVal, [taddr3], 16").unwrap();
-    assert!(matches!(legal(&red, "sm_100a", (9, 0)), Verdict::WrongTarget { .. }));
+    assert!(matches!(
+        legal(&red, "sm_100a", (9, 0)),
+        Verdict::WrongTarget { .. }
+    ));
     assert_eq!(legal(&red, "sm_103a", (8, 8)), Verdict::Legal);
 }
 
@@ -141,21 +162,48 @@ fn manual_examples_that_do_not_parse() {
     );
     // tcgen05.mma examples (§9.7.16.8.5, §9.7.16.11.1, §9.7.16.12.1) are out of scope.
     let mma = err("tcgen05.mma.cta_group::1.kind::f16   [taddr0],  a-desc,  b-desc, idesc, p");
-    assert!(mma.contains("tcgen05.mma is out of scope") && mma.ends_with("found `.mma`"), "{mma}");
+    assert!(
+        mma.contains("tcgen05.mma is out of scope") && mma.ends_with("found `.mma`"),
+        "{mma}"
+    );
 }
 
 #[test]
 fn qualifiers_in_any_order() {
     let pairs = [
-        ("tcgen05.ld.32x32b.x2.sync.aligned.b32 {a, b}, [t]", "tcgen05.ld.sync.aligned.32x32b.x2.b32 {a, b}, [t]"),
-        ("tcgen05.ld.sync.aligned.x2.32x32b.b32 {a, b}, [t]", "tcgen05.ld.sync.aligned.32x32b.x2.b32 {a, b}, [t]"),
-        ("tcgen05.cp.128x128b.cta_group::1 [t], d", "tcgen05.cp.cta_group::1.128x128b [t], d"),
-        ("tcgen05.cp.cta_group::1.warpx2::02_13.64x128b.b8x16.b4x16_p64 [t], d", "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13.b8x16.b4x16_p64 [t], d"),
+        (
+            "tcgen05.ld.32x32b.x2.sync.aligned.b32 {a, b}, [t]",
+            "tcgen05.ld.sync.aligned.32x32b.x2.b32 {a, b}, [t]",
+        ),
+        (
+            "tcgen05.ld.sync.aligned.x2.32x32b.b32 {a, b}, [t]",
+            "tcgen05.ld.sync.aligned.32x32b.x2.b32 {a, b}, [t]",
+        ),
+        (
+            "tcgen05.cp.128x128b.cta_group::1 [t], d",
+            "tcgen05.cp.cta_group::1.128x128b [t], d",
+        ),
+        (
+            "tcgen05.cp.cta_group::1.warpx2::02_13.64x128b.b8x16.b4x16_p64 [t], d",
+            "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13.b8x16.b4x16_p64 [t], d",
+        ),
         // other qualifiers may stand between .dst_fmt and .src_fmt (ptxas accepts it)
-        ("tcgen05.cp.cta_group::1.64x128b.b8x16.warpx2::02_13.b4x16_p64 [t], d", "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13.b8x16.b4x16_p64 [t], d"),
-        ("tcgen05.commit.b64.cta_group::1.mbarrier::arrive::one [m]", "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [m]"),
-        ("tcgen05.relinquish_alloc_permit.sync.aligned.cta_group::2", "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned"),
-        ("tcgen05.ld.red.sync.aligned.32x32b.x2.NaN.min.abs.f32 {a, b}, v, [t]", "tcgen05.ld.red.sync.aligned.32x32b.x2.min.abs.NaN.f32 {a, b}, v, [t]"),
+        (
+            "tcgen05.cp.cta_group::1.64x128b.b8x16.warpx2::02_13.b4x16_p64 [t], d",
+            "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13.b8x16.b4x16_p64 [t], d",
+        ),
+        (
+            "tcgen05.commit.b64.cta_group::1.mbarrier::arrive::one [m]",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [m]",
+        ),
+        (
+            "tcgen05.relinquish_alloc_permit.sync.aligned.cta_group::2",
+            "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned",
+        ),
+        (
+            "tcgen05.ld.red.sync.aligned.32x32b.x2.NaN.min.abs.f32 {a, b}, v, [t]",
+            "tcgen05.ld.red.sync.aligned.32x32b.x2.min.abs.NaN.f32 {a, b}, v, [t]",
+        ),
     ];
     for (any, canonical) in pairs {
         let x = parse(any).unwrap_or_else(|e| panic!("`{any}`: {e}"));
@@ -197,7 +245,10 @@ fn clear_errors() {
     ];
     for (text, want) in cases {
         let got = err(text);
-        assert!(got.starts_with(want), "`{text}`:\n got  {got}\n want {want}");
+        assert!(
+            got.starts_with(want),
+            "`{text}`:\n got  {got}\n want {want}"
+        );
     }
 }
 
@@ -206,11 +257,20 @@ fn requirements() {
     let v = |s: &str| parse(s).unwrap();
     let cp = v("tcgen05.cp.cta_group::1.128x256b [t], d");
     assert_eq!(legal(&cp, "sm_100a", (8, 6)), Verdict::Legal);
-    assert!(matches!(legal(&cp, "sm_100f", (8, 7)), Verdict::PtxTooOld { .. }));
+    assert!(matches!(
+        legal(&cp, "sm_100f", (8, 7)),
+        Verdict::PtxTooOld { .. }
+    ));
     assert_eq!(legal(&cp, "sm_100f", (8, 8)), Verdict::Legal);
     assert_eq!(legal(&cp, "sm_110a", (9, 0)), Verdict::Legal);
-    assert!(matches!(legal(&cp, "sm_90a", (9, 0)), Verdict::WrongTarget { .. }));
-    assert!(matches!(legal(&cp, "sm_120a", (9, 0)), Verdict::WrongTarget { .. }));
+    assert!(matches!(
+        legal(&cp, "sm_90a", (9, 0)),
+        Verdict::WrongTarget { .. }
+    ));
+    assert!(matches!(
+        legal(&cp, "sm_120a", (9, 0)),
+        Verdict::WrongTarget { .. }
+    ));
     // Shape/multicast rules are never met.
     for bad in [
         "tcgen05.cp.cta_group::1.64x128b [t], d",
@@ -219,44 +279,105 @@ fn requirements() {
         "tcgen05.cp.cta_group::1.32x128b.warpx2::01_23 [t], d",
         "tcgen05.cp.cta_group::1.128x256b.warpx4 [t], d",
     ] {
-        assert!(v(bad).requirement().all.iter().any(|s| s.any.is_empty()), "{bad}");
+        assert!(
+            v(bad).requirement().all.iter().any(|s| s.any.is_empty()),
+            "{bad}"
+        );
     }
-    assert_eq!(legal(&v("tcgen05.cp.cta_group::2.32x128b.warpx4.b8x16.b6x16_p32 [t], d"), "sm_103a", (9, 0)), Verdict::Legal);
+    assert_eq!(
+        legal(
+            &v("tcgen05.cp.cta_group::2.32x128b.warpx4.b8x16.b6x16_p32 [t], d"),
+            "sm_103a",
+            (9, 0)
+        ),
+        Verdict::Legal
+    );
     // tcgen05.shift: arch-specific targets only.
     let shift = v("tcgen05.shift.cta_group::1.down [t]");
-    for (t, ok) in [("sm_100a", true), ("sm_103a", true), ("sm_110a", true), ("sm_100f", false), ("sm_103f", false), ("sm_110f", false)] {
+    for (t, ok) in [
+        ("sm_100a", true),
+        ("sm_103a", true),
+        ("sm_110a", true),
+        ("sm_100f", false),
+        ("sm_103f", false),
+        ("sm_110f", false),
+    ] {
         assert_eq!(legal(&shift, t, (9, 0)) == Verdict::Legal, ok, "{t}");
     }
     // tcgen05.ld.red: sm_103f family and sm_110, not sm_100.
     let red = v("tcgen05.ld.red.sync.aligned.32x32b.x2.max.f32 {a, b}, v, [t]");
-    for (t, ok) in [("sm_100a", false), ("sm_100f", false), ("sm_103a", true), ("sm_103f", true), ("sm_110a", true), ("sm_110f", true)] {
+    for (t, ok) in [
+        ("sm_100a", false),
+        ("sm_100f", false),
+        ("sm_103a", true),
+        ("sm_103f", true),
+        ("sm_110a", true),
+        ("sm_110f", true),
+    ] {
         assert_eq!(legal(&red, t, (9, 0)) == Verdict::Legal, ok, "{t}");
     }
-    assert!(matches!(legal(&red, "sm_110a", (8, 8)), Verdict::PtxTooOld { .. }));
+    assert!(matches!(
+        legal(&red, "sm_110a", (8, 8)),
+        Verdict::PtxTooOld { .. }
+    ));
     let red_x1 = v("tcgen05.ld.red.sync.aligned.32x32b.x1.max.f32 {a}, v, [t]");
-    assert!(matches!(legal(&red_x1, "sm_103a", (9, 0)), Verdict::WrongTarget { why } if why.contains("at least `.x2`")));
+    assert!(
+        matches!(legal(&red_x1, "sm_103a", (9, 0)), Verdict::WrongTarget { why } if why.contains("at least `.x2`"))
+    );
     let red_shape = v("tcgen05.ld.red.sync.aligned.16x64b.x2.max.f32 {a, b}, v, [t]");
-    assert!(matches!(legal(&red_shape, "sm_103a", (9, 0)), Verdict::WrongTarget { .. }));
+    assert!(matches!(
+        legal(&red_shape, "sm_103a", (9, 0)),
+        Verdict::WrongTarget { .. }
+    ));
     // nCols immediates.
-    for (n, ok) in [(32, true), (512, true), (64, true), (48, false), (16, false), (1024, false), (0, false)] {
-        let a = v(&format!("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [d], {n}"));
-        assert_eq!(legal(&a, "sm_100a", (9, 0)) == Verdict::Legal, ok, "alloc {n}");
+    for (n, ok) in [
+        (32, true),
+        (512, true),
+        (64, true),
+        (48, false),
+        (16, false),
+        (1024, false),
+        (0, false),
+    ] {
+        let a = v(&format!(
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [d], {n}"
+        ));
+        assert_eq!(
+            legal(&a, "sm_100a", (9, 0)) == Verdict::Legal,
+            ok,
+            "alloc {n}"
+        );
     }
-    assert_eq!(legal(&v("tcgen05.dealloc.cta_group::1.sync.aligned.b32 t, n"), "sm_100a", (9, 0)), Verdict::Legal);
+    assert_eq!(
+        legal(
+            &v("tcgen05.dealloc.cta_group::1.sync.aligned.b32 t, n"),
+            "sm_100a",
+            (9, 0)
+        ),
+        Verdict::Legal
+    );
     // The text's rule also covers dealloc (ptxas 13.0 only checks for a multiple of 32 there).
     let d96 = v("tcgen05.dealloc.cta_group::1.sync.aligned.b32 t, 96");
-    assert!(matches!(legal(&d96, "sm_100a", (9, 0)), Verdict::WrongTarget { why } if why.contains("power of 2")));
+    assert!(
+        matches!(legal(&d96, "sm_100a", (9, 0)), Verdict::WrongTarget { why } if why.contains("power of 2"))
+    );
 }
 
 #[test]
 fn operands_visited_with_roles_and_types() {
     let mut seen = Vec::new();
-    let mut x = parse("tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.s32 {a, b}, v, [t+4], -8").unwrap();
-    assert_eq!(x.to_string(), "tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.s32 {a, b}, v, [t+4], -8");
+    let mut x =
+        parse("tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.s32 {a, b}, v, [t+4], -8").unwrap();
+    assert_eq!(
+        x.to_string(),
+        "tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.s32 {a, b}, v, [t+4], -8"
+    );
     x.visit_operands(&mut |s| {
         seen.push(match s {
             Slot::Vector { role, ty, values } => format!("{role}:{ty:?}:{}", values.len()),
-            Slot::Value { role, ty, imm_ok, .. } => format!("{role}:{ty:?}:{imm_ok}"),
+            Slot::Value {
+                role, ty, imm_ok, ..
+            } => format!("{role}:{ty:?}:{imm_ok}"),
             Slot::Addr { role, space, .. } => format!("{role}:{space:?}"),
             Slot::Tensor { role, .. } => role.to_string(),
         })
@@ -299,11 +420,17 @@ fn operands_visited_with_roles_and_types() {
             let names: Vec<String> = match s {
                 Slot::Value { value, .. } => vec![value.to_string()],
                 Slot::Vector { values, .. } => values.iter().map(|x| x.to_string()).collect(),
-                Slot::Addr { addr, .. } => vec![addr.to_string().trim_matches(['[', ']']).to_string()],
+                Slot::Addr { addr, .. } => {
+                    vec![addr.to_string().trim_matches(['[', ']']).to_string()]
+                }
                 Slot::Tensor { .. } => vec!["?".into()],
             };
             for n in names {
-                assert!(n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && n.chars().all(|c| c.is_ascii_alphanumeric()), "{n}");
+                assert!(
+                    n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                        && n.chars().all(|c| c.is_ascii_alphanumeric()),
+                    "{n}"
+                );
             }
         });
     }

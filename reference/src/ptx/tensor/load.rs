@@ -7,7 +7,7 @@ use super::{row, Completion, V80, V86, V88};
 use crate::ptx::common::CtaGroup;
 use crate::ptx::lex::SyntaxError;
 use crate::ptx::opcode::{self, Quals};
-use crate::ptx::operand::{Address, Args, Slot, Space, TensorRef, Value, VecOperand, RegTy};
+use crate::ptx::operand::{Address, Args, RegTy, Slot, Space, TensorRef, Value, VecOperand};
 use crate::target::{Requirement, Since, Support, TargetClass};
 use std::fmt;
 
@@ -66,7 +66,17 @@ impl TensorLoad {
         let multicast = ops.value_if(multicast, "ctaMask, required by `.multicast::cluster`")?;
         let cache_policy = ops.value_if(hint, "cache-policy, required by `.L2::cache_hint`")?;
         ops.done("ctaMask needs `.multicast::cluster`, cache-policy needs `.L2::cache_hint`")?;
-        Ok(TensorLoad { dim, dst, mode, multicast, cta_group, cache_policy, dst_mem, tensor, mbar })
+        Ok(TensorLoad {
+            dim,
+            dst,
+            mode,
+            multicast,
+            cta_group,
+            cache_policy,
+            dst_mem,
+            tensor,
+            mbar,
+        })
     }
 
     pub fn opcode(&self) -> String {
@@ -78,15 +88,30 @@ impl TensorLoad {
                 "global",
                 self.mode.kind().ptx(),
                 Completion::Mbarrier.ptx(),
-                if self.multicast.is_some() { "multicast::cluster" } else { "" },
+                if self.multicast.is_some() {
+                    "multicast::cluster"
+                } else {
+                    ""
+                },
                 self.cta_group.map(CtaGroup::ptx).unwrap_or(""),
-                if self.cache_policy.is_some() { "L2::cache_hint" } else { "" },
+                if self.cache_policy.is_some() {
+                    "L2::cache_hint"
+                } else {
+                    ""
+                },
             ],
         )
     }
 
     pub fn row(&self) -> String {
-        row(self.opcode(), &[("im2colInfo", self.mode.info().is_some()), ("ctaMask", self.multicast.is_some()), ("cache-policy", self.cache_policy.is_some())])
+        row(
+            self.opcode(),
+            &[
+                ("im2colInfo", self.mode.info().is_some()),
+                ("ctaMask", self.multicast.is_some()),
+                ("cache-policy", self.cache_policy.is_some()),
+            ],
+        )
     }
 
     pub fn requirement(&self) -> Requirement {
@@ -101,19 +126,38 @@ impl TensorLoad {
             // sm_100f from PTX ISA version 8.8; sm_100 or higher when .shared::cta".
             // Position: the manual's list, although ptxas 13.0 also accepts sm_110a / sm_110f
             // here (the manual names sm_110 for scatter4, im2col::w::128 and .cta_group only).
-            (FetchKind::Gather4 | FetchKind::Im2colW, LoadDst::SharedCluster) => r.push(Support::new(
-                format!("`.{}` with `.shared::cluster` destination", k.ptx()),
-                vec![Since { class: TargetClass::Arch(100), ptx: V86 }, Since { class: TargetClass::Family(100), ptx: V88 }],
-            )),
-            (FetchKind::Gather4 | FetchKind::Im2colW, LoadDst::SharedCta) => {
-                r.push(Support::at_least(format!("`.{}` with `.shared::cta` destination", k.ptx()), 100, V86))
+            (FetchKind::Gather4 | FetchKind::Im2colW, LoadDst::SharedCluster) => {
+                r.push(Support::new(
+                    format!("`.{}` with `.shared::cluster` destination", k.ptx()),
+                    vec![
+                        Since {
+                            class: TargetClass::Arch(100),
+                            ptx: V86,
+                        },
+                        Since {
+                            class: TargetClass::Family(100),
+                            ptx: V88,
+                        },
+                    ],
+                ))
             }
-            (FetchKind::Im2colW128, _) => r.push(Support::blackwell_arch_or_family("`.im2col::w::128`", V86)),
+            (FetchKind::Gather4 | FetchKind::Im2colW, LoadDst::SharedCta) => {
+                r.push(Support::at_least(
+                    format!("`.{}` with `.shared::cta` destination", k.ptx()),
+                    100,
+                    V86,
+                ))
+            }
+            (FetchKind::Im2colW128, _) => {
+                r.push(Support::blackwell_arch_or_family("`.im2col::w::128`", V86))
+            }
             (FetchKind::Tile(_) | FetchKind::Im2col, _) => {}
         }
         self.mode.rank_rules(self.dim, &mut r);
         if self.multicast.is_some() && self.dst == LoadDst::SharedCta {
-            r.push(Support::never("`.multicast::cluster` only with `.shared::cluster` destination"));
+            r.push(Support::never(
+                "`.multicast::cluster` only with `.shared::cluster` destination",
+            ));
         }
         if self.cta_group.is_some() {
             r.push(Support::blackwell_arch_or_family("`.cta_group`", V86));
@@ -122,18 +166,43 @@ impl TensorLoad {
     }
 
     pub fn visit_operands(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        f(Slot::Addr { role: "dstMem", space: self.dst.space(), addr: &mut self.dst_mem });
-        f(Slot::Tensor { role: "tensorMap", tensor: &mut self.tensor });
+        f(Slot::Addr {
+            role: "dstMem",
+            space: self.dst.space(),
+            addr: &mut self.dst_mem,
+        });
+        f(Slot::Tensor {
+            role: "tensorMap",
+            tensor: &mut self.tensor,
+        });
         // The mbarrier lives in shared memory of the destination CTA (or its peer, .cta_group::2).
-        f(Slot::Addr { role: "mbar", space: self.dst.space(), addr: &mut self.mbar });
+        f(Slot::Addr {
+            role: "mbar",
+            space: self.dst.space(),
+            addr: &mut self.mbar,
+        });
         if let Some(v) = self.mode.info_mut() {
-            f(Slot::Vector { role: "im2colInfo", ty: RegTy::U16, values: v });
+            f(Slot::Vector {
+                role: "im2colInfo",
+                ty: RegTy::U16,
+                values: v,
+            });
         }
         if let Some(v) = &mut self.multicast {
-            f(Slot::Value { role: "ctaMask", ty: RegTy::B16, value: v, imm_ok: true });
+            f(Slot::Value {
+                role: "ctaMask",
+                ty: RegTy::B16,
+                value: v,
+                imm_ok: true,
+            });
         }
         if let Some(v) = &mut self.cache_policy {
-            f(Slot::Value { role: "cache-policy", ty: RegTy::B64, value: v, imm_ok: true });
+            f(Slot::Value {
+                role: "cache-policy",
+                ty: RegTy::B64,
+                value: v,
+                imm_ok: true,
+            });
         }
     }
 
@@ -142,7 +211,9 @@ impl TensorLoad {
         for dim in Dim::ALL {
             for dst in LoadDst::ALL {
                 for kind in FetchKind::ALL {
-                    let Some(mode) = kind.placeholder(dim) else { continue };
+                    let Some(mode) = kind.placeholder(dim) else {
+                        continue;
+                    };
                     for multicast in [false, true] {
                         for cta_group in [None, Some(CtaGroup::One), Some(CtaGroup::Two)] {
                             for hint in [false, true] {
@@ -154,7 +225,10 @@ impl TensorLoad {
                                     cta_group,
                                     cache_policy: hint.then(|| Value::reg(operands::CACHE_POLICY)),
                                     dst_mem: Address::reg("dstMem"),
-                                    tensor: operands::tensor(kind.coords(dim), kind == FetchKind::Gather4),
+                                    tensor: operands::tensor(
+                                        kind.coords(dim),
+                                        kind == FetchKind::Gather4,
+                                    ),
                                     mbar: Address::reg("mbar"),
                                 });
                             }
@@ -177,7 +251,14 @@ pub(super) fn coord_rule(kind: FetchKind) -> String {
 
 impl fmt::Display for TensorLoad {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}, {}, {}", self.opcode(), self.dst_mem, self.tensor, self.mbar)?;
+        write!(
+            f,
+            "{} {}, {}, {}",
+            self.opcode(),
+            self.dst_mem,
+            self.tensor,
+            self.mbar
+        )?;
         if let Some(v) = self.mode.info() {
             write!(f, ", {}", VecOperand(v))?;
         }

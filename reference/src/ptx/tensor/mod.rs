@@ -46,20 +46,33 @@ enum Completion {
 }
 
 impl Completion {
-    const CHOICES: [(&'static str, Completion); 2] = [("mbarrier::complete_tx::bytes", Completion::Mbarrier), ("bulk_group", Completion::BulkGroup)];
+    const CHOICES: [(&'static str, Completion); 2] = [
+        ("mbarrier::complete_tx::bytes", Completion::Mbarrier),
+        ("bulk_group", Completion::BulkGroup),
+    ];
     fn ptx(self) -> &'static str {
-        Self::CHOICES.iter().find(|c| c.1 == self).map(|c| c.0).unwrap_or("")
+        Self::CHOICES
+            .iter()
+            .find(|c| c.1 == self)
+            .map(|c| c.0)
+            .unwrap_or("")
     }
     /// Take the completion mechanism, which must be `want` (ptxas: ".completion_mechanism
     /// modifier required for instruction 'cp.async.bulk.tensor'").
     fn need(q: &mut Quals, want: Completion) -> Result<(), SyntaxError> {
-        let at = q.toks.iter().find(|t| Self::CHOICES.iter().any(|c| c.0 == t.text)).map(|t| t.at).unwrap_or(q.end);
+        let at = q
+            .toks
+            .iter()
+            .find(|t| Self::CHOICES.iter().any(|c| c.0 == t.text))
+            .map(|t| t.at)
+            .unwrap_or(q.end);
         match q.take(&Self::CHOICES, "completion mechanism")? {
             Some(c) if c == want => Ok(()),
             got => Err(SyntaxError::new(
                 at,
                 format!("completion mechanism `.{}` for this direction", want.ptx()),
-                got.map(|c| format!("`.{}`", c.ptx())).unwrap_or_else(|| "none".to_string()),
+                got.map(|c| format!("`.{}`", c.ptx()))
+                    .unwrap_or_else(|| "none".to_string()),
             )),
         }
     }
@@ -81,16 +94,29 @@ fn spaces_found(spaces: &[(usize, Space)]) -> String {
     if spaces.is_empty() {
         return "none".to_string();
     }
-    spaces.iter().map(|s| format!("`{}`", s.1.ptx())).collect::<Vec<_>>().join("")
+    spaces
+        .iter()
+        .map(|s| format!("`{}`", s.1.ptx()))
+        .collect::<Vec<_>>()
+        .join("")
 }
 
 /// Split cp.async.bulk.tensor by its `.dst.src` pair (written in that order, wherever they sit).
 fn parse_copy(q: &mut Quals, args: &Args) -> Result<TensorOp, SyntaxError> {
-    let spaces = q.take_ordered(&[("shared::cta", Space::SharedCta), ("shared::cluster", Space::SharedCluster), ("global", Space::Global), ("shared", Space::Shared)]);
+    let spaces = q.take_ordered(&[
+        ("shared::cta", Space::SharedCta),
+        ("shared::cluster", Space::SharedCluster),
+        ("global", Space::Global),
+        ("shared", Space::Shared),
+    ]);
     let pair: Vec<Space> = spaces.iter().map(|s| s.1).collect();
     match pair.as_slice() {
-        [Space::SharedCta, Space::Global] => TensorLoad::parse(LoadDst::SharedCta, q, args).map(TensorOp::Load),
-        [Space::SharedCluster, Space::Global] => TensorLoad::parse(LoadDst::SharedCluster, q, args).map(TensorOp::Load),
+        [Space::SharedCta, Space::Global] => {
+            TensorLoad::parse(LoadDst::SharedCta, q, args).map(TensorOp::Load)
+        }
+        [Space::SharedCluster, Space::Global] => {
+            TensorLoad::parse(LoadDst::SharedCluster, q, args).map(TensorOp::Load)
+        }
         [Space::Global, Space::SharedCta] => TensorStore::parse(q, args).map(TensorOp::Store),
         _ => Err(SyntaxError::new(
             spaces.first().map(|s| s.0).unwrap_or(q.end),
@@ -109,15 +135,26 @@ impl Family for TensorOp {
             load::HEAD => parse_copy(&mut q, args),
             store::REDUCE_HEAD => TensorReduce::parse(&mut q, args).map(TensorOp::Reduce),
             prefetch::HEAD => TensorPrefetch::parse(&mut q, args).map(TensorOp::Prefetch),
-            _ => Err(SyntaxError::new(op.at, "a tensor-copy instruction", format!("`{head}`"))),
+            _ => Err(SyntaxError::new(
+                op.at,
+                "a tensor-copy instruction",
+                format!("`{head}`"),
+            )),
         }
     }
 
     fn variants() -> Vec<Self> {
-        let mut v: Vec<TensorOp> = TensorLoad::variants().into_iter().map(TensorOp::Load).collect();
+        let mut v: Vec<TensorOp> = TensorLoad::variants()
+            .into_iter()
+            .map(TensorOp::Load)
+            .collect();
         v.extend(TensorStore::variants().into_iter().map(TensorOp::Store));
         v.extend(TensorReduce::variants().into_iter().map(TensorOp::Reduce));
-        v.extend(TensorPrefetch::variants().into_iter().map(TensorOp::Prefetch));
+        v.extend(
+            TensorPrefetch::variants()
+                .into_iter()
+                .map(TensorOp::Prefetch),
+        );
         v
     }
 

@@ -19,7 +19,13 @@ pub enum Dim {
 
 impl Dim {
     pub const ALL: [Dim; 5] = [Dim::D1, Dim::D2, Dim::D3, Dim::D4, Dim::D5];
-    const CHOICES: [(&'static str, Dim); 5] = [("1d", Dim::D1), ("2d", Dim::D2), ("3d", Dim::D3), ("4d", Dim::D4), ("5d", Dim::D5)];
+    const CHOICES: [(&'static str, Dim); 5] = [
+        ("1d", Dim::D1),
+        ("2d", Dim::D2),
+        ("3d", Dim::D3),
+        ("4d", Dim::D4),
+        ("5d", Dim::D5),
+    ];
 
     pub fn rank(self) -> usize {
         match self {
@@ -61,7 +67,9 @@ const FOUR_ROW_COORDS: usize = 5;
 /// §5.5.3.4: "these modes work only on 2D tensor data".
 fn only_2d(req: &mut Requirement, dim: Dim, qual: &str) {
     if dim != Dim::D2 {
-        req.push(Support::never(format!("`.{qual}` only with `.2d` (§5.5.3.4)")));
+        req.push(Support::never(format!(
+            "`.{qual}` only with `.2d` (§5.5.3.4)"
+        )));
     }
 }
 
@@ -69,7 +77,9 @@ fn only_2d(req: &mut Requirement, dim: Dim, qual: &str) {
 /// 3-dimensional" (ptxas: "Modifier '.2d' cannot be combined with modifier '.im2col::w'").
 fn at_least_3d(req: &mut Requirement, dim: Dim, qual: &str) {
     if dim.rank() < 3 {
-        req.push(Support::never(format!("`.{qual}` needs `.3d`–`.5d` (§5.5.4)")));
+        req.push(Support::never(format!(
+            "`.{qual}` needs `.3d`–`.5d` (§5.5.4)"
+        )));
     }
 }
 
@@ -117,7 +127,8 @@ impl FetchKind {
 
     /// Take the optional `.load_mode` qualifier (absent means `.tile`).
     pub fn take(q: &mut Quals) -> Result<FetchKind, SyntaxError> {
-        Ok(q.take(&Self::CHOICES, "load mode")?.unwrap_or(FetchKind::Tile(Tile::Implicit)))
+        Ok(q.take(&Self::CHOICES, "load mode")?
+            .unwrap_or(FetchKind::Tile(Tile::Implicit)))
     }
 
     pub fn ptx(self) -> &'static str {
@@ -142,18 +153,23 @@ impl FetchKind {
     /// no mode asks for one is an error (im2colInfo "can be specified only when .load_mode is
     /// .im2col or .im2col::w or .im2col::w::128").
     pub fn finish(self, dim: Dim, ops: &mut Operands<'_>) -> Result<FetchMode, SyntaxError> {
-        let info = |ops: &mut Operands<'_>, n: usize, what: &str| -> Result<Vec<Value>, SyntaxError> {
-            let at = ops.offset();
-            let v = ops.vector(&format!("im2colInfo {what} of `.{}`", self.ptx()))?;
-            if v.len() != n {
-                return Err(SyntaxError::new(
-                    at,
-                    format!("im2colInfo of `.{}` with `.{}`: {n} elements ({what})", self.ptx(), dim.ptx()),
-                    format!("{} elements", v.len()),
-                ));
-            }
-            Ok(v)
-        };
+        let info =
+            |ops: &mut Operands<'_>, n: usize, what: &str| -> Result<Vec<Value>, SyntaxError> {
+                let at = ops.offset();
+                let v = ops.vector(&format!("im2colInfo {what} of `.{}`", self.ptx()))?;
+                if v.len() != n {
+                    return Err(SyntaxError::new(
+                        at,
+                        format!(
+                            "im2colInfo of `.{}` with `.{}`: {n} elements ({what})",
+                            self.ptx(),
+                            dim.ptx()
+                        ),
+                        format!("{} elements", v.len()),
+                    ));
+                }
+                Ok(v)
+            };
         Ok(match self {
             FetchKind::Tile(t) => {
                 ops.no_vector("im2colInfo only with `.im2col`, `.im2col::w` or `.im2col::w::128`")?;
@@ -183,7 +199,9 @@ impl FetchKind {
             FetchKind::Tile(t) => FetchMode::Tile(t),
             FetchKind::Gather4 => FetchMode::Gather4,
             FetchKind::Im2col if dim.rank() < 3 => return None,
-            FetchKind::Im2col => FetchMode::Im2col(regs(&["i2cOffW", "i2cOffH", "i2cOffD"][..dim.rank() - 2])),
+            FetchKind::Im2col => {
+                FetchMode::Im2col(regs(&["i2cOffW", "i2cOffH", "i2cOffD"][..dim.rank() - 2]))
+            }
             FetchKind::Im2colW => FetchMode::Im2colW(regs(&["wHalo", "wOffset"])),
             FetchKind::Im2colW128 => FetchMode::Im2colW128(regs(&["wHalo", "wOffset"])),
         })
@@ -217,7 +235,9 @@ impl FetchMode {
         let k = self.kind();
         match k {
             FetchKind::Gather4 => only_2d(req, dim, k.ptx()),
-            FetchKind::Im2col | FetchKind::Im2colW | FetchKind::Im2colW128 => at_least_3d(req, dim, k.ptx()),
+            FetchKind::Im2col | FetchKind::Im2colW | FetchKind::Im2colW128 => {
+                at_least_3d(req, dim, k.ptx())
+            }
             FetchKind::Tile(_) => {}
         }
     }
@@ -232,13 +252,22 @@ pub enum StoreMode {
 }
 
 impl StoreMode {
-    pub const ALL: [StoreMode; 4] = [StoreMode::Tile(Tile::Implicit), StoreMode::Tile(Tile::Explicit), StoreMode::Scatter4, StoreMode::Im2colNoOffs];
-    const CHOICES: [(&'static str, StoreMode); 3] =
-        [("tile", StoreMode::Tile(Tile::Explicit)), ("tile::scatter4", StoreMode::Scatter4), ("im2col_no_offs", StoreMode::Im2colNoOffs)];
+    pub const ALL: [StoreMode; 4] = [
+        StoreMode::Tile(Tile::Implicit),
+        StoreMode::Tile(Tile::Explicit),
+        StoreMode::Scatter4,
+        StoreMode::Im2colNoOffs,
+    ];
+    const CHOICES: [(&'static str, StoreMode); 3] = [
+        ("tile", StoreMode::Tile(Tile::Explicit)),
+        ("tile::scatter4", StoreMode::Scatter4),
+        ("im2col_no_offs", StoreMode::Im2colNoOffs),
+    ];
 
     pub fn take(q: &mut Quals, instr: &str) -> Result<StoreMode, SyntaxError> {
         reject_foreign_modes(q, instr, &Self::CHOICES)?;
-        Ok(q.take(&Self::CHOICES, "load mode")?.unwrap_or(StoreMode::Tile(Tile::Implicit)))
+        Ok(q.take(&Self::CHOICES, "load mode")?
+            .unwrap_or(StoreMode::Tile(Tile::Implicit)))
     }
     pub fn ptx(self) -> &'static str {
         match self {
@@ -270,12 +299,20 @@ pub enum ReduceMode {
 }
 
 impl ReduceMode {
-    pub const ALL: [ReduceMode; 3] = [ReduceMode::Tile(Tile::Implicit), ReduceMode::Tile(Tile::Explicit), ReduceMode::Im2colNoOffs];
-    const CHOICES: [(&'static str, ReduceMode); 2] = [("tile", ReduceMode::Tile(Tile::Explicit)), ("im2col_no_offs", ReduceMode::Im2colNoOffs)];
+    pub const ALL: [ReduceMode; 3] = [
+        ReduceMode::Tile(Tile::Implicit),
+        ReduceMode::Tile(Tile::Explicit),
+        ReduceMode::Im2colNoOffs,
+    ];
+    const CHOICES: [(&'static str, ReduceMode); 2] = [
+        ("tile", ReduceMode::Tile(Tile::Explicit)),
+        ("im2col_no_offs", ReduceMode::Im2colNoOffs),
+    ];
 
     pub fn take(q: &mut Quals, instr: &str) -> Result<ReduceMode, SyntaxError> {
         reject_foreign_modes(q, instr, &Self::CHOICES)?;
-        Ok(q.take(&Self::CHOICES, "load mode")?.unwrap_or(ReduceMode::Tile(Tile::Implicit)))
+        Ok(q.take(&Self::CHOICES, "load mode")?
+            .unwrap_or(ReduceMode::Tile(Tile::Implicit)))
     }
     pub fn ptx(self) -> &'static str {
         match self {
@@ -294,15 +331,31 @@ impl ReduceMode {
 }
 
 /// Every load-mode spelling of any tensor instruction.
-const ALL_MODE_NAMES: [&str; 7] = ["tile", "tile::gather4", "tile::scatter4", "im2col", "im2col::w", "im2col::w::128", "im2col_no_offs"];
+const ALL_MODE_NAMES: [&str; 7] = [
+    "tile",
+    "tile::gather4",
+    "tile::scatter4",
+    "im2col",
+    "im2col::w",
+    "im2col::w::128",
+    "im2col_no_offs",
+];
 
 /// A load mode of another direction gets an error naming the modes this one takes, rather than
 /// the generic "unknown qualifier".
 fn reject_foreign_modes<T>(q: &Quals, instr: &str, ok: &[(&str, T)]) -> Result<(), SyntaxError> {
     for t in &q.toks {
         if ALL_MODE_NAMES.contains(&t.text.as_str()) && !ok.iter().any(|(s, _)| *s == t.text) {
-            let names = ok.iter().map(|(s, _)| format!("`.{s}`")).collect::<Vec<_>>().join(", ");
-            return Err(SyntaxError::new(t.at, format!("a load mode of {instr}: {names}"), format!("`.{}`", t.text)));
+            let names = ok
+                .iter()
+                .map(|(s, _)| format!("`.{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(SyntaxError::new(
+                t.at,
+                format!("a load mode of {instr}: {names}"),
+                format!("`.{}`", t.text),
+            ));
         }
     }
     Ok(())

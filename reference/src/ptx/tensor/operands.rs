@@ -38,7 +38,11 @@ impl<'a> Operands<'a> {
         let at = self.offset();
         let t = self.args.tensor(self.i, "[tensorMap, tensorCoords]")?;
         if t.coords.len() != n {
-            return Err(SyntaxError::new(at, format!("{n} tensor coordinates ({why})"), format!("{}", t.coords.len())));
+            return Err(SyntaxError::new(
+                at,
+                format!("{n} tensor coordinates ({why})"),
+                format!("{}", t.coords.len()),
+            ));
         }
         self.i += 1;
         Ok(t)
@@ -55,14 +59,22 @@ impl<'a> Operands<'a> {
     /// Error if the next operand is a vector (an `im2colInfo` where none belongs).
     pub fn no_vector(&self, expected: &str) -> Result<(), SyntaxError> {
         if self.args.is_vector(self.i) {
-            return Err(SyntaxError::new(self.offset(), expected, "a vector `{...}`"));
+            return Err(SyntaxError::new(
+                self.offset(),
+                expected,
+                "a vector `{...}`",
+            ));
         }
         Ok(())
     }
     /// Error if operands are left over. `hint` says which qualifier would make room for more.
     pub fn done(&self, hint: &str) -> Result<(), SyntaxError> {
         if self.i < self.args.len() {
-            return Err(SyntaxError::new(self.offset(), format!("no operand {} ({hint})", self.i + 1), "one"));
+            return Err(SyntaxError::new(
+                self.offset(),
+                format!("no operand {} ({hint})", self.i + 1),
+                "one",
+            ));
         }
         Ok(())
     }
@@ -71,14 +83,20 @@ impl<'a> Operands<'a> {
 /// Placeholder coordinates: `{col, row0..row3}` for the four-row modes, `{tc0..}` otherwise.
 pub fn coords(n: usize, four_rows: bool) -> Vec<Value> {
     if four_rows {
-        ["col", "row0", "row1", "row2", "row3"].iter().map(|s| Value::reg(s)).collect()
+        ["col", "row0", "row1", "row2", "row3"]
+            .iter()
+            .map(|s| Value::reg(s))
+            .collect()
     } else {
         (0..n).map(|i| Value::Reg(format!("tc{i}"))).collect()
     }
 }
 
 pub fn tensor(n: usize, four_rows: bool) -> TensorRef {
-    TensorRef { map: "tensorMap".to_string(), coords: coords(n, four_rows) }
+    TensorRef {
+        map: "tensorMap".to_string(),
+        coords: coords(n, four_rows),
+    }
 }
 
 /// Placeholder register names of the optional scalar operands.

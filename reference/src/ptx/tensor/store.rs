@@ -30,7 +30,11 @@ impl ToGlobal {
         let src_mem = ops.addr("srcMem")?;
         let cache_policy = ops.value_if(hint, "cache-policy, required by `.L2::cache_hint`")?;
         ops.done("cache-policy needs `.L2::cache_hint`")?;
-        Ok(ToGlobal { tensor, src_mem, cache_policy })
+        Ok(ToGlobal {
+            tensor,
+            src_mem,
+            cache_policy,
+        })
     }
     fn placeholder(coords: usize, four_rows: bool, hint: bool) -> ToGlobal {
         ToGlobal {
@@ -50,10 +54,22 @@ impl ToGlobal {
         row(opcode, &[("cache-policy", self.cache_policy.is_some())])
     }
     fn visit(&mut self, f: &mut dyn FnMut(Slot<'_>)) {
-        f(Slot::Tensor { role: "tensorMap", tensor: &mut self.tensor });
-        f(Slot::Addr { role: "srcMem", space: Space::SharedCta, addr: &mut self.src_mem });
+        f(Slot::Tensor {
+            role: "tensorMap",
+            tensor: &mut self.tensor,
+        });
+        f(Slot::Addr {
+            role: "srcMem",
+            space: Space::SharedCta,
+            addr: &mut self.src_mem,
+        });
         if let Some(v) = &mut self.cache_policy {
-            f(Slot::Value { role: "cache-policy", ty: RegTy::B64, value: v, imm_ok: true });
+            f(Slot::Value {
+                role: "cache-policy",
+                ty: RegTy::B64,
+                value: v,
+                imm_ok: true,
+            });
         }
     }
 }
@@ -97,7 +113,17 @@ impl TensorStore {
         Ok(TensorStore { dim, mode, ops })
     }
     pub fn opcode(&self) -> String {
-        opcode::join(super::load::HEAD, &[self.dim.ptx(), "global", "shared::cta", self.mode.ptx(), Completion::BulkGroup.ptx(), self.ops.hint()])
+        opcode::join(
+            super::load::HEAD,
+            &[
+                self.dim.ptx(),
+                "global",
+                "shared::cta",
+                self.mode.ptx(),
+                Completion::BulkGroup.ptx(),
+                self.ops.hint(),
+            ],
+        )
     }
     pub fn row(&self) -> String {
         self.ops.row(self.opcode())
@@ -119,7 +145,8 @@ impl TensorStore {
         for dim in Dim::ALL {
             for mode in StoreMode::ALL {
                 for hint in [false, true] {
-                    let ops = ToGlobal::placeholder(mode.coords(dim), mode == StoreMode::Scatter4, hint);
+                    let ops =
+                        ToGlobal::placeholder(mode.coords(dim), mode == StoreMode::Scatter4, hint);
                     out.push(TensorStore { dim, mode, ops });
                 }
             }
@@ -147,7 +174,12 @@ pub struct TensorReduce {
 
 impl TensorReduce {
     pub fn parse(q: &mut Quals, args: &Args) -> Result<TensorReduce, SyntaxError> {
-        let spaces = q.take_ordered(&[("global", Space::Global), ("shared::cta", Space::SharedCta), ("shared::cluster", Space::SharedCluster), ("shared", Space::Shared)]);
+        let spaces = q.take_ordered(&[
+            ("global", Space::Global),
+            ("shared::cta", Space::SharedCta),
+            ("shared::cluster", Space::SharedCluster),
+            ("shared", Space::Shared),
+        ]);
         if spaces.iter().map(|s| s.1).collect::<Vec<_>>() != [Space::Global, Space::SharedCta] {
             return Err(SyntaxError::new(
                 spaces.first().map(|s| s.0).unwrap_or(q.end),
@@ -165,14 +197,26 @@ impl TensorReduce {
         Ok(TensorReduce { dim, op, mode, ops })
     }
     pub fn opcode(&self) -> String {
-        opcode::join(REDUCE_HEAD, &[self.dim.ptx(), "global", "shared::cta", self.op.ptx(), self.mode.ptx(), Completion::BulkGroup.ptx(), self.ops.hint()])
+        opcode::join(
+            REDUCE_HEAD,
+            &[
+                self.dim.ptx(),
+                "global",
+                "shared::cta",
+                self.op.ptx(),
+                self.mode.ptx(),
+                Completion::BulkGroup.ptx(),
+                self.ops.hint(),
+            ],
+        )
     }
     pub fn row(&self) -> String {
         self.ops.row(self.opcode())
     }
     pub fn requirement(&self) -> Requirement {
         // §9.7.9.25.5.3: "Introduced in PTX ISA version 8.0", "Requires sm_90 or higher".
-        let mut r = Requirement::new().and(Support::at_least("cp.reduce.async.bulk.tensor", 90, V80));
+        let mut r =
+            Requirement::new().and(Support::at_least("cp.reduce.async.bulk.tensor", 90, V80));
         self.mode.rank_rules(self.dim, &mut r);
         r
     }
@@ -185,7 +229,12 @@ impl TensorReduce {
             for op in RedOp::ALL {
                 for mode in ReduceMode::ALL {
                     for hint in [false, true] {
-                        out.push(TensorReduce { dim, op, mode, ops: ToGlobal::placeholder(mode.coords(dim), false, hint) });
+                        out.push(TensorReduce {
+                            dim,
+                            op,
+                            mode,
+                            ops: ToGlobal::placeholder(mode.coords(dim), false, hint),
+                        });
                     }
                 }
             }

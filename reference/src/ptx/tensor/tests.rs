@@ -15,7 +15,11 @@ fn parse(text: &str) -> Result<TensorOp, SyntaxError> {
 /// The error's `expected` text, and the text at its offset.
 fn err(text: &str) -> (String, String, String) {
     let e = parse(text).expect_err(text);
-    (e.expected, e.found, text[e.offset.min(text.len())..].chars().take(24).collect())
+    (
+        e.expected,
+        e.found,
+        text[e.offset.min(text.len())..].chars().take(24).collect(),
+    )
 }
 
 #[test]
@@ -34,7 +38,10 @@ fn variant_counts() {
     let vs = TensorOp::variants();
     let count = |f: fn(&TensorOp) -> bool| vs.iter().filter(|v| f(v)).count();
     // dims × dst × (6 modes, .im2col only from .3d: 5+5+6+6+6 = 28) × multicast × 3 cta_group × hint
-    assert_eq!(count(|v| matches!(v, TensorOp::Load(_))), 28 * 2 * 2 * 3 * 2);
+    assert_eq!(
+        count(|v| matches!(v, TensorOp::Load(_))),
+        28 * 2 * 2 * 3 * 2
+    );
     // dims × 4 modes × hint
     assert_eq!(count(|v| matches!(v, TensorOp::Store(_))), 5 * 4 * 2);
     // dims × 8 redOps × 3 modes × hint
@@ -42,7 +49,14 @@ fn variant_counts() {
     assert_eq!(count(|v| matches!(v, TensorOp::Prefetch(_))), 28 * 2);
     assert_eq!(vs.len(), 672 + 40 + 240 + 56);
     let fams: HashSet<&str> = vs.iter().map(|v| v.family()).collect();
-    assert_eq!(fams, HashSet::from(["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]));
+    assert_eq!(
+        fams,
+        HashSet::from([
+            "cp.async.bulk.tensor",
+            "cp.reduce.async.bulk.tensor",
+            "cp.async.bulk.prefetch.tensor"
+        ])
+    );
 }
 
 /// Examples of §9.7.9.25.5.2 (seed 003), .5.3 and .5.4 (spec 05), verbatim.
@@ -160,7 +174,10 @@ fn qualifier_order_is_free_but_printing_is_canonical() {
     assert_ne!(t, u);
     assert!(!u.to_string().contains(".tile"));
     // `.dst.src` order is meaningful: shared::cluster → global is no direction.
-    assert_eq!(err("cp.async.bulk.tensor.1d.global.shared::cluster.bulk_group [m, {a}], [s]").0, "`.dst.src`: `.shared::cta.global`, `.shared::cluster.global` or `.global.shared::cta`");
+    assert_eq!(
+        err("cp.async.bulk.tensor.1d.global.shared::cluster.bulk_group [m, {a}], [s]").0,
+        "`.dst.src`: `.shared::cta.global`, `.shared::cluster.global` or `.global.shared::cta`"
+    );
 }
 
 #[test]
@@ -168,55 +185,126 @@ fn operand_errors_are_specific() {
     let l = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes";
     // Coordinate counts.
     let (e, f, at) = err(&format!("{l} [s], [m, {{a}}], [mb]"));
-    assert_eq!((e.as_str(), f.as_str()), ("2 tensor coordinates (one per `.dim` dimension)", "1"));
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        ("2 tensor coordinates (one per `.dim` dimension)", "1")
+    );
     assert!(at.starts_with("[m, {a}]"));
     let (e, f, _) = err("cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [s], [m, {a, b}], [mb]");
-    assert_eq!((e.as_str(), f.as_str()), ("5 tensor coordinates (`.tile::gather4` takes {col, row0, row1, row2, row3})", "2"));
-    let (e, f, _) = err("cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [m, {a, b}], [s]");
-    assert_eq!((e.as_str(), f.as_str()), ("5 tensor coordinates (`.tile::scatter4` takes {col, row0, row1, row2, row3})", "2"));
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "5 tensor coordinates (`.tile::gather4` takes {col, row0, row1, row2, row3})",
+            "2"
+        )
+    );
+    let (e, f, _) = err(
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [m, {a, b}], [s]",
+    );
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "5 tensor coordinates (`.tile::scatter4` takes {col, row0, row1, row2, row3})",
+            "2"
+        )
+    );
     // im2colInfo: required by the im2col modes, sized by the mode, refused elsewhere.
     let (e, f, _) = err("cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [s], [m, {a, b, c, d}], [mb]");
-    assert_eq!((e.as_str(), f.as_str()), ("operand 4 (im2colInfo the .dim − 2 im2col offsets of `.im2col`)", "end of instruction"));
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "operand 4 (im2colInfo the .dim − 2 im2col offsets of `.im2col`)",
+            "end of instruction"
+        )
+    );
     let (e, f, at) = err("cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [s], [m, {a, b, c, d}], [mb], {o}");
-    assert_eq!((e.as_str(), f.as_str()), ("im2colInfo of `.im2col` with `.4d`: 2 elements (the .dim − 2 im2col offsets)", "1 elements"));
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "im2colInfo of `.im2col` with `.4d`: 2 elements (the .dim − 2 im2col offsets)",
+            "1 elements"
+        )
+    );
     assert!(at.starts_with("{o}"));
     let (e, _, _) = err("cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [s], [m, {a, b, c}], [mb], {h, o, x}");
-    assert_eq!(e, "im2colInfo of `.im2col::w` with `.3d`: 2 elements ({wHalo, wOffset})");
+    assert_eq!(
+        e,
+        "im2colInfo of `.im2col::w` with `.3d`: 2 elements ({wHalo, wOffset})"
+    );
     let (e, f, _) = err(&format!("{l} [s], [m, {{a, b}}], [mb], {{o}}"));
-    assert_eq!((e.as_str(), f.as_str()), ("im2colInfo only with `.im2col`, `.im2col::w` or `.im2col::w::128`", "a vector `{...}`"));
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "im2colInfo only with `.im2col`, `.im2col::w` or `.im2col::w::128`",
+            "a vector `{...}`"
+        )
+    );
     let (e, f, _) = err("cp.async.bulk.tensor.2d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [s], [m, {a, b}], [mb], {o}");
     assert_eq!(f, "`.2d`");
     assert!(e.starts_with("`.im2col` with `.3d`"));
     // Flag qualifiers and their operands come together.
     let (e, _, _) = err(&format!("{l} [s], [m, {{a, b}}], [mb], mask"));
-    assert_eq!(e, "no operand 4 (ctaMask needs `.multicast::cluster`, cache-policy needs `.L2::cache_hint`)");
+    assert_eq!(
+        e,
+        "no operand 4 (ctaMask needs `.multicast::cluster`, cache-policy needs `.L2::cache_hint`)"
+    );
     let (e, f, _) = err(&format!("{l}.multicast::cluster [s], [m, {{a, b}}], [mb]"));
-    assert_eq!((e.as_str(), f.as_str()), ("operand 4 (ctaMask, required by `.multicast::cluster`)", "end of instruction"));
-    let (e, _, _) = err("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint [m, {a}], [s]");
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "operand 4 (ctaMask, required by `.multicast::cluster`)",
+            "end of instruction"
+        )
+    );
+    let (e, _, _) =
+        err("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint [m, {a}], [s]");
     assert_eq!(e, "operand 3 (cache-policy, required by `.L2::cache_hint`)");
     let (e, _, _) = err("cp.async.bulk.prefetch.tensor.1d.L2.global [m, {a}], pol");
     assert_eq!(e, "no operand 2 (cache-policy needs `.L2::cache_hint`)");
     // Completion mechanism belongs to the direction.
-    let (e, f, _) = err("cp.async.bulk.tensor.1d.global.shared::cta.mbarrier::complete_tx::bytes [m, {a}], [s]");
-    assert_eq!((e.as_str(), f.as_str()), ("completion mechanism `.bulk_group` for this direction", "`.mbarrier::complete_tx::bytes`"));
+    let (e, f, _) = err(
+        "cp.async.bulk.tensor.1d.global.shared::cta.mbarrier::complete_tx::bytes [m, {a}], [s]",
+    );
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "completion mechanism `.bulk_group` for this direction",
+            "`.mbarrier::complete_tx::bytes`"
+        )
+    );
     // Qualifiers of other directions.
-    let (_, f, _) = err("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.cta_group::1 [m, {a}], [s]");
+    let (_, f, _) =
+        err("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.cta_group::1 [m, {a}], [s]");
     assert_eq!(f, "`.cta_group::1`");
     let (e, f, _) = err("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group [m, {a, b, c, d, e}], [s]");
-    assert_eq!((e.as_str(), f.as_str()), ("a load mode of cp.reduce.async.bulk.tensor: `.tile`, `.im2col_no_offs`", "`.tile::scatter4`"));
-    let (e, _, _) = err("cp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [m, {a, b, c}], [s]");
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        (
+            "a load mode of cp.reduce.async.bulk.tensor: `.tile`, `.im2col_no_offs`",
+            "`.tile::scatter4`"
+        )
+    );
+    let (e, _, _) =
+        err("cp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [m, {a, b, c}], [s]");
     assert!(e.starts_with("a load mode of cp.async.bulk.tensor (shared::cta → global)"));
-    let (e, _, _) = err("cp.reduce.async.bulk.tensor.1d.global.shared::cta.bulk_group [m, {a}], [s]");
+    let (e, _, _) =
+        err("cp.reduce.async.bulk.tensor.1d.global.shared::cta.bulk_group [m, {a}], [s]");
     assert!(e.starts_with("reduction `.redOp`"));
     let (e, _, _) = err("cp.async.bulk.prefetch.tensor.1d.global.L2 [m, {a}]");
     assert_eq!(e, "`.L2.global` (prefetch from global memory to L2)");
     // Two load modes.
     let (e, f, _) = err(&format!("{l}.tile.im2col [s], [m, {{a, b}}], [mb]"));
-    assert_eq!((e.as_str(), f.as_str()), ("at most one load mode", "a second one, `.im2col`"));
+    assert_eq!(
+        (e.as_str(), f.as_str()),
+        ("at most one load mode", "a second one, `.im2col`")
+    );
 }
 
 fn verdict(text: &str, t: Target) -> Verdict {
-    parse(text).unwrap().requirement().verdict(t, PtxVersion::MAX_SUPPORTED)
+    parse(text)
+        .unwrap()
+        .requirement()
+        .verdict(t, PtxVersion::MAX_SUPPORTED)
 }
 
 fn legal(text: &str, t: Target) -> bool {
@@ -231,38 +319,83 @@ fn requirements_follow_the_target_isa_notes() {
     let mb = "mbarrier::complete_tx::bytes";
     let g4 = "[s], [m, {a, b, c, d, e}], [mb]";
     // Plain loads: sm_90+; PTX 8.0, .shared::cta destination only from 8.6.
-    assert!(!legal(&format!("{cl}.{mb} [s], [m, {{a, b}}], [mb]"), Target::SM_80));
-    assert!(legal(&format!("{cl}.{mb} [s], [m, {{a, b}}], [mb]"), Target::SM_90));
-    let r = parse(&format!("{cta}.{mb} [s], [m, {{a, b}}], [mb]")).unwrap().requirement();
+    assert!(!legal(
+        &format!("{cl}.{mb} [s], [m, {{a, b}}], [mb]"),
+        Target::SM_80
+    ));
+    assert!(legal(
+        &format!("{cl}.{mb} [s], [m, {{a, b}}], [mb]"),
+        Target::SM_90
+    ));
+    let r = parse(&format!("{cta}.{mb} [s], [m, {{a, b}}], [mb]"))
+        .unwrap()
+        .requirement();
     assert_eq!(r.min_ptx_for(Target::SM_90), Ok(PtxVersion::new(8, 6)));
     // gather4 depends on the destination.
     assert!(legal(&format!("{cta}.tile::gather4.{mb} {g4}"), sm100));
     assert!(!legal(&format!("{cl}.tile::gather4.{mb} {g4}"), sm100));
-    assert!(legal(&format!("{cl}.tile::gather4.{mb} {g4}"), Target::SM_100A));
-    let r = parse(&format!("{cl}.tile::gather4.{mb} {g4}")).unwrap().requirement();
+    assert!(legal(
+        &format!("{cl}.tile::gather4.{mb} {g4}"),
+        Target::SM_100A
+    ));
+    let r = parse(&format!("{cl}.tile::gather4.{mb} {g4}"))
+        .unwrap()
+        .requirement();
     assert_eq!(r.min_ptx_for(Target::SM_100F), Ok(PtxVersion::new(8, 8)));
     assert_eq!(r.min_ptx_for(Target::SM_100A), Ok(PtxVersion::new(8, 6)));
     // The manual names only sm_100a / sm_100f here (ptxas 13.0 also takes sm_110a: a finding).
     assert!(r.min_ptx_for("sm_110a".parse().unwrap()).is_err());
-    assert_eq!(r.min_ptx_for("sm_103a".parse().unwrap()), Ok(PtxVersion::new(8, 8)));
+    assert_eq!(
+        r.min_ptx_for("sm_103a".parse().unwrap()),
+        Ok(PtxVersion::new(8, 8))
+    );
     // Rank rules hold on every target.
     let g3 = "cp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [s], [m, {a, b, c, d, e}], [mb]";
-    assert_eq!(verdict(g3, Target::SM_100A), Verdict::WrongTarget { why: "`.tile::gather4` only with `.2d` (§5.5.3.4)".into() });
+    assert_eq!(
+        verdict(g3, Target::SM_100A),
+        Verdict::WrongTarget {
+            why: "`.tile::gather4` only with `.2d` (§5.5.3.4)".into()
+        }
+    );
     assert!(!legal("cp.async.bulk.tensor.2d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [s], [m, {a, b}], [mb], {h, o}", Target::SM_100A));
-    assert!(!legal("cp.async.bulk.tensor.2d.global.shared::cta.im2col_no_offs.bulk_group [m, {a, b}], [s]", Target::SM_100A));
-    assert!(legal("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [m, {a, b, c}], [s]", Target::SM_90));
+    assert!(!legal(
+        "cp.async.bulk.tensor.2d.global.shared::cta.im2col_no_offs.bulk_group [m, {a, b}], [s]",
+        Target::SM_100A
+    ));
+    assert!(legal(
+        "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [m, {a, b, c}], [s]",
+        Target::SM_90
+    ));
     // Multicast only into shared::cluster.
-    assert!(legal(&format!("{cl}.{mb}.multicast::cluster [s], [m, {{a, b}}], [mb], k"), Target::SM_90));
-    assert!(!legal(&format!("{cta}.{mb}.multicast::cluster [s], [m, {{a, b}}], [mb], k"), Target::SM_100A));
+    assert!(legal(
+        &format!("{cl}.{mb}.multicast::cluster [s], [m, {{a, b}}], [mb], k"),
+        Target::SM_90
+    ));
+    assert!(!legal(
+        &format!("{cta}.{mb}.multicast::cluster [s], [m, {{a, b}}], [mb], k"),
+        Target::SM_100A
+    ));
     // .cta_group, scatter4, im2col::w::128: sm_100a / sm_100f family.
     for t in [Target::SM_90A, sm100] {
-        assert!(!legal(&format!("{cta}.{mb}.cta_group::2 [s], [m, {{a, b}}], [mb]"), t));
+        assert!(!legal(
+            &format!("{cta}.{mb}.cta_group::2 [s], [m, {{a, b}}], [mb]"),
+            t
+        ));
         assert!(!legal("cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [m, {a, b, c, d, e}], [s]", t));
     }
-    assert!(legal(&format!("{cta}.{mb}.cta_group::2 [s], [m, {{a, b}}], [mb]"), Target::SM_100F));
+    assert!(legal(
+        &format!("{cta}.{mb}.cta_group::2 [s], [m, {{a, b}}], [mb]"),
+        Target::SM_100F
+    ));
     // Prefetch gather4 has no destination and needs the arch/family targets.
-    assert!(!legal("cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [m, {a, b, c, d, e}]", sm100));
-    assert!(legal("cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [m, {a, b, c, d, e}]", Target::SM_100A));
+    assert!(!legal(
+        "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [m, {a, b, c, d, e}]",
+        sm100
+    ));
+    assert!(legal(
+        "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [m, {a, b, c, d, e}]",
+        Target::SM_100A
+    ));
     // Reduce: sm_90, PTX 8.0, im2col_no_offs from .3d.
     assert!(legal("cp.reduce.async.bulk.tensor.3d.global.shared::cta.min.im2col_no_offs.bulk_group [m, {a, b, c}], [s]", Target::SM_90));
     assert!(!legal("cp.reduce.async.bulk.tensor.1d.global.shared::cta.min.im2col_no_offs.bulk_group [m, {a}], [s]", Target::SM_90));
@@ -284,11 +417,23 @@ fn operands_are_visited_with_roles_and_types() {
             Slot::Value { role, ty, .. } => format!("{role}:{}", ty.ptx()),
         })
     });
-    assert_eq!(seen, ["dstMem:addr.shared::cluster", "tensorMap:tensor3", "mbar:addr.shared::cluster", "im2colInfo:.u16x2", "ctaMask:.b16", "cache-policy:.b64"]);
+    assert_eq!(
+        seen,
+        [
+            "dstMem:addr.shared::cluster",
+            "tensorMap:tensor3",
+            "mbar:addr.shared::cluster",
+            "im2colInfo:.u16x2",
+            "ctaMask:.b16",
+            "cache-policy:.b64"
+        ]
+    );
     // Mutation through the slot shows in the printed text.
     assert!(op.to_string().contains("{3, o}"));
     let mut n = 0;
-    let mut st = parse("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.bulk_group [m, {a}], [s]").unwrap();
+    let mut st =
+        parse("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.bulk_group [m, {a}], [s]")
+            .unwrap();
     st.visit_operands(&mut |s| {
         n += 1;
         if let Slot::Addr { space, .. } = s {

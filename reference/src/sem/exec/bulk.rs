@@ -24,9 +24,14 @@ impl Machine<'_> {
                 Ok(())
             }
             BulkOp::WaitGroup { read, n } => {
-                let n = usize::try_from(*n).or_else(|_| kind(format!("cp.async.bulk.wait_group {n}")))?;
+                let n = usize::try_from(*n)
+                    .or_else(|_| kind(format!("cp.async.bulk.wait_group {n}")))?;
                 let q = self.bulk_queue();
-                let rel = if *read { q.wait_group_read(n) } else { q.wait_group(n) };
+                let rel = if *read {
+                    q.wait_group_read(n)
+                } else {
+                    q.wait_group(n)
+                };
                 self.apply_release(rel)
             }
         }
@@ -53,14 +58,21 @@ impl Machine<'_> {
     /// Destination CTAs of a .shared::cluster destination: the operand's CTA, or with
     /// `.multicast::cluster` every CTA whose cluster rank bit is set in ctaMask.
     pub(super) fn cluster_destinations(&self, dst: &Loc, mask: Option<&Value>) -> R<Vec<u32>> {
-        let Some(m) = mask else { return Ok(dst.cta().into_iter().collect()) };
+        let Some(m) = mask else {
+            return Ok(dst.cta().into_iter().collect());
+        };
         let m = self.value(m)?;
         let m = u16::try_from(m).or_else(|_| kind(format!("ctaMask {m} is not a 16-bit value")))?;
         let mut out = vec![];
         for bit in (0..16).filter(|b| m >> b & 1 == 1) {
             match self.rank_cta(bit) {
                 Some(c) => out.push(c),
-                None => return ub(&rules::BULK_MULTICAST_OUTSIDE_CLUSTER, format!("ctaMask 0x{m:04x}: rank {bit} not in the cluster")),
+                None => {
+                    return ub(
+                        &rules::BULK_MULTICAST_OUTSIDE_CLUSTER,
+                        format!("ctaMask 0x{m:04x}: rank {bit} not in the cluster"),
+                    )
+                }
             }
         }
         Ok(out)
@@ -68,17 +80,33 @@ impl Machine<'_> {
 
     /// Issues the same bytes to the same CTA-relative offset in every CTA of `ctas`, each landing
     /// with a complete-tx on the mbarrier at `mbar_off` in that CTA (A-EXEC-MBAR-IN-DST).
-    fn deliver(&mut self, dst: &Loc, ctas: &[u32], bytes: Vec<Byte>, hold: ReadHoldId, mbar_off: u64) -> R {
+    fn deliver(
+        &mut self,
+        dst: &Loc,
+        ctas: &[u32],
+        bytes: Vec<Byte>,
+        hold: ReadHoldId,
+        mbar_off: u64,
+    ) -> R {
         let size = bytes.len() as u64;
-        let targets: Vec<Addr> =
-            ctas.iter().map(|c| self.check_range(&dst.in_cta(*c), size, &rules::BULK_RANGE_OVERFLOW, "dstMem")).collect::<R<_>>()?;
+        let targets: Vec<Addr> = ctas
+            .iter()
+            .map(|c| self.check_range(&dst.in_cta(*c), size, &rules::BULK_RANGE_OVERFLOW, "dstMem"))
+            .collect::<R<_>>()?;
         if targets.is_empty() {
             // An empty ctaMask copies nothing; its source read is over at once.
             self.mem.release_source(hold)?;
         }
         for (d, cta) in targets.into_iter().zip(ctas) {
             let w = self.begin_write(d, bytes.clone())?;
-            self.track(AsyncOp { write: Some(w), read: Some(hold) }, (*cta, mbar_off), size)?;
+            self.track(
+                AsyncOp {
+                    write: Some(w),
+                    read: Some(hold),
+                },
+                (*cta, mbar_off),
+                size,
+            )?;
         }
         Ok(())
     }
@@ -99,14 +127,26 @@ impl Machine<'_> {
                 self.check_align(&dst, GRANULE, "dstMem")?;
                 self.check_align(&src, GRANULE, "srcMem")?;
                 let d = self.check_range(&dst, size, &rules::BULK_RANGE_OVERFLOW, "dstMem")?;
-                let s = self.check_range(&src.shifted(l as i64), size - l - r, &rules::BULK_RANGE_OVERFLOW, "srcMem")?;
+                let s = self.check_range(
+                    &src.shifted(l as i64),
+                    size - l - r,
+                    &rules::BULK_RANGE_OVERFLOW,
+                    "srcMem",
+                )?;
                 let b = self.mbar(mbar, false)?;
                 let (mid, hold) = self.read_source(s, size - l - r)?;
                 let mut bytes = vec![Byte::ANY; l as usize];
                 bytes.extend(mid);
                 bytes.extend(vec![Byte::ANY; r as usize]);
                 let w = self.begin_write(d, bytes)?;
-                self.track(AsyncOp { write: Some(w), read: Some(hold) }, b, size)
+                self.track(
+                    AsyncOp {
+                        write: Some(w),
+                        read: Some(hold),
+                    },
+                    b,
+                    size,
+                )
             }
             CopyDir::GlobalToCluster { cta_mask, mbar } => {
                 let dst = self.shared(&c.dst, "dstMem")?;
@@ -122,7 +162,10 @@ impl Machine<'_> {
                 let dst = self.shared(&c.dst, "dstMem")?;
                 // §9.7.9.25.4.1: "the destination has to be in the shared memory of a different CTA".
                 if dst.cta() == Some(self.cta) {
-                    return ub(&rules::BULK_CLUSTER_DST_OWN_CTA, format!("dstMem {} is in the executing CTA {}", c.dst, self.cta));
+                    return ub(
+                        &rules::BULK_CLUSTER_DST_OWN_CTA,
+                        format!("dstMem {} is in the executing CTA {}", c.dst, self.cta),
+                    );
                 }
                 let (_, s) = self.bulk_ranges(&dst, &src, size)?;
                 let (_, mbar_off) = self.mbar(mbar, true)?;
@@ -137,7 +180,8 @@ impl Machine<'_> {
                 let mask = match byte_mask {
                     Some(v) => {
                         let m = self.value(v)?;
-                        u16::try_from(m).or_else(|_| kind(format!("byteMask {m} is not a 16-bit value")))?
+                        u16::try_from(m)
+                            .or_else(|_| kind(format!("byteMask {m} is not a 16-bit value")))?
                     }
                     None => u16::MAX,
                 };
@@ -156,11 +200,18 @@ impl Machine<'_> {
                     while i < size && selected(i) {
                         i += 1;
                     }
-                    let w = self.begin_write(d.plus(start), bytes[start as usize..i as usize].to_vec())?;
-                    ops.push(AsyncOp { write: Some(w), read: Some(hold) });
+                    let w = self
+                        .begin_write(d.plus(start), bytes[start as usize..i as usize].to_vec())?;
+                    ops.push(AsyncOp {
+                        write: Some(w),
+                        read: Some(hold),
+                    });
                 }
                 if ops.is_empty() {
-                    ops.push(AsyncOp { write: None, read: Some(hold) });
+                    ops.push(AsyncOp {
+                        write: None,
+                        read: Some(hold),
+                    });
                 }
                 for op in ops {
                     self.bulk_queue().issue(op);
@@ -173,7 +224,10 @@ impl Machine<'_> {
     fn ignore_bytes(&self, v: &Value) -> R<u64> {
         let x = self.value(v)?;
         if !(0..=15).contains(&x) {
-            return ub(&rules::BULK_IGNORE_OOB_RANGE, format!("{x} outside [0, 15]"));
+            return ub(
+                &rules::BULK_IGNORE_OOB_RANGE,
+                format!("{x} outside [0, 15]"),
+            );
         }
         Ok(x as u64)
     }

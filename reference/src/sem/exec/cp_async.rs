@@ -16,7 +16,8 @@ impl Machine<'_> {
                 Ok(())
             }
             CpAsyncOp::WaitGroup(n) => {
-                let n = usize::try_from(*n).or_else(|_| kind(format!("cp.async.wait_group {n}")))?;
+                let n =
+                    usize::try_from(*n).or_else(|_| kind(format!("cp.async.wait_group {n}")))?;
                 let rel = self.cp_queue().wait_group(n);
                 self.apply_release(rel)
             }
@@ -47,7 +48,10 @@ impl Machine<'_> {
             Fill::SrcSize(v) => {
                 let s = self.value(v)?;
                 if s < 0 || s as u64 > n {
-                    return ub(&rules::CP_ASYNC_SRC_SIZE, format!("src-size {s} > cp-size {n}"));
+                    return ub(
+                        &rules::CP_ASYNC_SRC_SIZE,
+                        format!("src-size {s} > cp-size {n}"),
+                    );
                 }
                 s as u64
             }
@@ -69,7 +73,10 @@ impl Machine<'_> {
         for w in uncommitted.iter().filter_map(|o| o.write) {
             if let Some((a, l)) = self.mem.target(w) {
                 if a.region == d.region && a.offset < d.offset + n && d.offset < a.offset + l {
-                    return ub(&rules::CP_ASYNC_SAME_DST_IN_GROUP, format!("dst overlaps {w:?} of the same group"));
+                    return ub(
+                        &rules::CP_ASYNC_SAME_DST_IN_GROUP,
+                        format!("dst overlaps {w:?} of the same group"),
+                    );
                 }
             }
         }
@@ -82,7 +89,10 @@ impl Machine<'_> {
         // The bytes past src-size (all of them with ignore-src) are zero-filled.
         bytes.resize(n as usize, Byte::Known(0));
         let w = self.begin_write(d, bytes)?;
-        self.cp_queue().issue(AsyncOp { write: Some(w), read });
+        self.cp_queue().issue(AsyncOp {
+            write: Some(w),
+            read,
+        });
         Ok(())
     }
 }

@@ -32,7 +32,13 @@ impl Machine<'_> {
                 let b = self.mbar_operand(*space, addr)?;
                 Ok(self.slot(b).inval()?)
             }
-            MbarrierOp::Tx { op, space, addr, tx_count, .. } => {
+            MbarrierOp::Tx {
+                op,
+                space,
+                addr,
+                tx_count,
+                ..
+            } => {
                 let b = self.mbar_operand(*space, addr)?;
                 let tx = self.u32_operand(tx_count, "txCount")?;
                 let s = self.slot(b);
@@ -42,13 +48,26 @@ impl Machine<'_> {
                 };
                 Ok(())
             }
-            MbarrierOp::Arrive { drop, mode, space, dest, addr, .. } => {
+            MbarrierOp::Arrive {
+                drop,
+                mode,
+                space,
+                dest,
+                addr,
+                ..
+            } => {
                 let b = self.mbar_operand(*space, addr)?;
                 let mut a = match mode {
                     ArriveMode::Plain { count: None } => Arrive::one(),
-                    ArriveMode::Plain { count: Some(c) } => Arrive::count(self.u32_operand(c, "count")?),
-                    ArriveMode::ExpectTx { tx_count } => Arrive::expect_tx(self.u32_operand(tx_count, "txCount")?),
-                    ArriveMode::NoComplete { count } => Arrive::count(self.u32_operand(count, "count")?).no_complete(),
+                    ArriveMode::Plain { count: Some(c) } => {
+                        Arrive::count(self.u32_operand(c, "count")?)
+                    }
+                    ArriveMode::ExpectTx { tx_count } => {
+                        Arrive::expect_tx(self.u32_operand(tx_count, "txCount")?)
+                    }
+                    ArriveMode::NoComplete { count } => {
+                        Arrive::count(self.u32_operand(count, "count")?).no_complete()
+                    }
                 };
                 if *drop {
                     a = a.dropping();
@@ -59,7 +78,13 @@ impl Machine<'_> {
                 }
                 Ok(())
             }
-            MbarrierOp::Wait { space, wait_complete, addr, on, .. } => {
+            MbarrierOp::Wait {
+                space,
+                wait_complete,
+                addr,
+                on,
+                ..
+            } => {
                 let b = self.mbar_operand(*space, addr)?;
                 let probe = |m: &mut Self| -> Result<bool, super::Stop> {
                     Ok(match on {

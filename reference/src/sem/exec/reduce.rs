@@ -15,7 +15,8 @@ impl Machine<'_> {
             RedDst::Global => ReduceForm::BulkGlobal,
         };
         // A combination the table forbids is rejected by ptxas: the case cannot run.
-        legal(form, r.op, r.ty, r.noftz).map_err(|e| Stop::Err(ErrorKind::Unsupported(e.to_string())))?;
+        legal(form, r.op, r.ty, r.noftz)
+            .map_err(|e| Stop::Err(ErrorKind::Unsupported(e.to_string())))?;
         let size = self.bulk_size(&r.size)?;
         let src = self.shared_cta(&r.src, "srcMem", &rules::ADDRESS_OUT_OF_REGION)?;
         let dst = match r.dst_kind {
@@ -28,20 +29,32 @@ impl Machine<'_> {
         // reduction into the executing CTA's own shared memory traps with an illegal instruction
         // (cases/reduce/cluster.yaml, run of 2026-11-21), so the model applies the copy's rule.
         if matches!(r.dst_kind, RedDst::Cluster { .. }) && dst.cta() == Some(self.cta) {
-            return ub(&rules::BULK_CLUSTER_DST_OWN_CTA, format!("reduction dstMem {} is in the executing CTA {}", r.dst, self.cta));
+            return ub(
+                &rules::BULK_CLUSTER_DST_OWN_CTA,
+                format!(
+                    "reduction dstMem {} is in the executing CTA {}",
+                    r.dst, self.cta
+                ),
+            );
         }
         let barrier = match &r.dst_kind {
             // The complete-tx goes to the mbarrier in the destination CTA (A-EXEC-MBAR-IN-DST).
             RedDst::Cluster { mbar } => {
                 let (_, off) = self.mbar(mbar, true)?;
-                let cta = dst.cta().map_or_else(|| ub(&rules::ADDRESS_OUT_OF_REGION, "no destination CTA"), Ok)?;
+                let cta = dst.cta().map_or_else(
+                    || ub(&rules::ADDRESS_OUT_OF_REGION, "no destination CTA"),
+                    Ok,
+                )?;
                 Some((cta, off))
             }
             RedDst::Global => None,
         };
         let (bytes, hold) = self.read_source(s, size)?;
         let w = self.begin_update(d, r.op, r.ty, bytes)?;
-        let op = AsyncOp { write: Some(w), read: Some(hold) };
+        let op = AsyncOp {
+            write: Some(w),
+            read: Some(hold),
+        };
         match barrier {
             Some(b) => self.track(op, b, size),
             None => {

@@ -34,8 +34,8 @@ use crate::ptx::common::CtaGroup;
 use crate::ptx::operand::Value;
 use crate::ptx::tcgen05::{Alloc, Commit, Cp, Ld, LdStShape, Tcgen05Op};
 use crate::sem::exec::ErrorKind;
-use crate::sem::memory::{Addr, RegionId};
 use crate::sem::mbarrier::Arrive;
+use crate::sem::memory::{Addr, RegionId};
 use crate::sem::tcgen05::commit::{AsyncKind, Tracker};
 use crate::sem::tcgen05::cp::{self, CpForm, OutOfWindow, PeerSource, SmemView};
 use crate::sem::tcgen05::desc::SmemDesc;
@@ -75,7 +75,13 @@ impl SmemView for Image<'_> {
         if u64::from(addr) >= self.bytes {
             return Err(OutOfWindow);
         }
-        let b = self.mem.read(Addr::new(RegionId::Shared { cta: self.cta }, u64::from(addr)), 1).map_err(|_| OutOfWindow)?;
+        let b = self
+            .mem
+            .read(
+                Addr::new(RegionId::Shared { cta: self.cta }, u64::from(addr)),
+                1,
+            )
+            .map_err(|_| OutOfWindow)?;
         Ok(b[0].known())
     }
 }
@@ -104,9 +110,9 @@ impl Machine<'_> {
             Tcgen05Op::Wait(_) => Ok(()),
             // A-EXEC-FENCE-NOOP.
             Tcgen05Op::Fence(_) => Ok(()),
-            Tcgen05Op::St(_) | Tcgen05Op::LdRed(_) | Tcgen05Op::Shift(_) => {
-                Err(Stop::Err(ErrorKind::Unsupported(format!("{op:?} is not modelled by the executor"))))
-            }
+            Tcgen05Op::St(_) | Tcgen05Op::LdRed(_) | Tcgen05Op::Shift(_) => Err(Stop::Err(
+                ErrorKind::Unsupported(format!("{op:?} is not modelled by the executor")),
+            )),
         }
     }
 
@@ -117,7 +123,10 @@ impl Machine<'_> {
     /// §9.7.16.9.2 (and every tcgen05 page): one `.cta_group` per kernel.
     fn tc_group(&mut self, c: CtaGroup) -> R {
         match self.tc.cta_group {
-            Some(p) if p != c => ub(&rules::TCGEN05_CTA_GROUP_MIXED, format!("{} after {} in the same kernel", c.ptx(), p.ptx())),
+            Some(p) if p != c => ub(
+                &rules::TCGEN05_CTA_GROUP_MIXED,
+                format!("{} after {} in the same kernel", c.ptx(), p.ptx()),
+            ),
             _ => {
                 self.tc.cta_group = Some(c);
                 Ok(())
@@ -138,7 +147,9 @@ impl Machine<'_> {
                 Value::Reg(n) if n == "%tid.x" => i64::from(warp * 32 + i),
                 _ => self.value(v)?,
             };
-            vals.push(u32::try_from(x).or_else(|_| kind(format!("{what} {x} is not a 32-bit value")))?);
+            vals.push(
+                u32::try_from(x).or_else(|_| kind(format!("{what} {x} is not a 32-bit value")))?,
+            );
         }
         Ok(warp_uniform(&vals, what)?)
     }
@@ -161,12 +172,18 @@ impl Machine<'_> {
         self.check_align(&dst, TMEM_WORD_BYTES, "dst")?;
         let at = self.check_range(&dst, TMEM_WORD_BYTES, &rules::ADDRESS_OUT_OF_REGION, "dst")?;
         if a.cta == CtaGroup::Two && self.tc_peer().is_none() {
-            return ub(&rules::TCGEN05_CP_PEER_INACTIVE, "tcgen05.alloc.cta_group::2 without a peer CTA in the cluster");
+            return ub(
+                &rules::TCGEN05_CP_PEER_INACTIVE,
+                "tcgen05.alloc.cta_group::2 without a peer CTA in the cluster",
+            );
         }
         let cta = self.cta;
         let Some(taddr) = self.tc_tmem(cta).alloc(n)? else {
             // A-EXEC-TCGEN05-ALLOC-BLOCKS
-            return ub(&rules::WAIT_NEVER_COMPLETES, format!("tcgen05.alloc of {n} columns blocks: no free run, nothing can free one"));
+            return ub(
+                &rules::WAIT_NEVER_COMPLETES,
+                format!("tcgen05.alloc of {n} columns blocks: no free run, nothing can free one"),
+            );
         };
         self.check_write(at, TMEM_WORD_BYTES)?;
         self.mem.write_exact(at, &taddr.to_le_bytes())?;
@@ -184,10 +201,19 @@ impl Machine<'_> {
             CtaGroup::One => None,
             CtaGroup::Two => match self.tc_peer() {
                 Some(p) => Some(p),
-                None => return ub(&rules::TCGEN05_CP_PEER_INACTIVE, "tcgen05.cp.cta_group::2 without a peer CTA in the cluster"),
+                None => {
+                    return ub(
+                        &rules::TCGEN05_CP_PEER_INACTIVE,
+                        "tcgen05.cp.cta_group::2 without a peer CTA in the cluster",
+                    )
+                }
             },
         };
-        let img = Image { mem: &self.mem, cta: self.cta, bytes: self.layout.shared_bytes };
+        let img = Image {
+            mem: &self.mem,
+            cta: self.cta,
+            bytes: self.layout.shared_bytes,
+        };
         let eff = cp::cp_effect(form, taddr, sdesc, &img, None, PeerSource::IssuerSmem)?;
         let cta = self.cta;
         let mut own = self.tc.tmem.remove(&cta).unwrap_or_default();
@@ -203,11 +229,11 @@ impl Machine<'_> {
         // A-EXEC-TCGEN05-COMPLETE: written now, unconfirmed until a wait on a commit covers it.
         self.tc.next_op += 1;
         let opn = self.tc.next_op;
-        let cells = eff
-            .own
-            .iter()
-            .map(|w| (cta, w.lane, w.column))
-            .chain(eff.peer.iter().filter_map(|w| peer.map(|p| (p, w.lane, w.column))));
+        let cells = eff.own.iter().map(|w| (cta, w.lane, w.column)).chain(
+            eff.peer
+                .iter()
+                .filter_map(|w| peer.map(|p| (p, w.lane, w.column))),
+        );
         let list = self.tc.uncommitted.entry((cta, self.thread)).or_default();
         for id in cells {
             self.tc.unconfirmed.insert(id, opn);
@@ -224,19 +250,30 @@ impl Machine<'_> {
             Some(v) => Some(self.value(v)? as u64 as u16),
         };
         let arrives = self.tc.tracker.commit(c.cta, off, mask)?;
-        let covered = self.tc.uncommitted.remove(&(self.cta, self.thread)).unwrap_or_default();
+        let covered = self
+            .tc
+            .uncommitted
+            .remove(&(self.cta, self.thread))
+            .unwrap_or_default();
         for a in arrives {
             let target = match a.target.cta_rank {
                 None => bcta,
                 Some(rank) => match self.rank_cta(rank) {
                     Some(t) => t,
                     None => {
-                        return ub(&rules::BULK_MULTICAST_OUTSIDE_CLUSTER, format!("ctaMask bit {rank} outside a cluster of {}", self.cluster))
+                        return ub(
+                            &rules::BULK_MULTICAST_OUTSIDE_CLUSTER,
+                            format!("ctaMask bit {rank} outside a cluster of {}", self.cluster),
+                        )
                     }
                 },
             };
             self.slot((target, a.target.addr)).arrive(Arrive::one())?;
-            self.tc.committed.entry(super::mbar_key(target, a.target.addr)).or_default().extend(covered.iter().copied());
+            self.tc
+                .committed
+                .entry(super::mbar_key(target, a.target.addr))
+                .or_default()
+                .extend(covered.iter().copied());
         }
         Ok(())
     }
@@ -275,7 +312,9 @@ impl Machine<'_> {
         let cta = self.cta;
         let tm = self.tc_tmem(cta);
         tm.check_warp_access(warp, t.lane..t.lane + 32, t.column..t.column + n)?;
-        let vals: Vec<Vec<Cell>> = (0..32).map(|i| (0..n).map(|j| tm.read(t.lane + i, t.column + j)).collect()).collect();
+        let vals: Vec<Vec<Cell>> = (0..32)
+            .map(|i| (0..n).map(|j| tm.read(t.lane + i, t.column + j)).collect())
+            .collect();
         for (i, row) in vals.into_iter().enumerate() {
             let file = self.regs.entry((cta, warp * 32 + i as u32)).or_default();
             for (v, cell) in l.dst.iter().zip(row) {
@@ -296,26 +335,44 @@ impl Machine<'_> {
     /// A Tensor Memory allocation name used as a value: its shared word (A-EXEC-TCGEN05-WORD).
     pub(super) fn tc_word(&self, name: &str) -> Option<R<i64>> {
         self.case.memory.tmem.iter().find(|t| t.name == name)?;
-        let Some(Place::Shared { offset, .. }) = self.layout.get(name) else { return None };
+        let Some(Place::Shared { offset, .. }) = self.layout.get(name) else {
+            return None;
+        };
         let at = Addr::new(RegionId::Shared { cta: self.cta }, offset);
         Some(match self.mem.read_known(at, TMEM_WORD_BYTES) {
             Ok(Some(b)) => Ok(i64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
-            Ok(None) => kind(format!("the Tensor Memory address word `{name}` is not a known value")),
+            Ok(None) => kind(format!(
+                "the Tensor Memory address word `{name}` is not a known value"
+            )),
             Err(e) => Err(e.into()),
         })
     }
 
     /// The live allocation a checked tmem name holds in `cta`: (taddr, nCols).
     fn tc_checked(&self, cta: u32, name: &str) -> Option<(u32, u32)> {
-        let Some(Place::Shared { offset, .. }) = self.layout.get(name) else { return None };
-        let b = self.mem.read_known(Addr::new(RegionId::Shared { cta }, offset), TMEM_WORD_BYTES).ok()??;
+        let Some(Place::Shared { offset, .. }) = self.layout.get(name) else {
+            return None;
+        };
+        let b = self
+            .mem
+            .read_known(Addr::new(RegionId::Shared { cta }, offset), TMEM_WORD_BYTES)
+            .ok()??;
         let t = TAddr::from_u32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         let tm = self.tc.tmem.get(&cta)?;
-        tm.allocations().iter().find(|(s, _)| t.lane == 0 && *s == t.column).map(|&(s, n)| (s, n))
+        tm.allocations()
+            .iter()
+            .find(|(s, _)| t.lane == 0 && *s == t.column)
+            .map(|&(s, n)| (s, n))
     }
 
     fn checked_tmem(&self) -> Vec<(String, u32)> {
-        self.case.memory.tmem.iter().filter(|t| self.case.check.contains(&t.name)).map(|t| (t.name.clone(), t.columns)).collect()
+        self.case
+            .memory
+            .tmem
+            .iter()
+            .filter(|t| self.case.check.contains(&t.name))
+            .map(|t| (t.name.clone(), t.columns))
+            .collect()
     }
 
     /// At exit (A-EXEC-TCGEN05-EPILOGUE): checked allocations must be live with their declared
@@ -335,9 +392,15 @@ impl Machine<'_> {
             }
         }
         for (&cta, tm) in &self.tc.tmem {
-            let mine: Vec<(u32, u32)> = checked.iter().filter_map(|(n, _)| self.tc_checked(cta, n)).collect();
+            let mine: Vec<(u32, u32)> = checked
+                .iter()
+                .filter_map(|(n, _)| self.tc_checked(cta, n))
+                .collect();
             if let Some(&(s, n)) = tm.allocations().iter().find(|a| !mine.contains(a)) {
-                return ub(&rules::TCGEN05_ALLOC_LEAK, format!("CTA {cta} exits with {n} columns at column {s} allocated"));
+                return ub(
+                    &rules::TCGEN05_ALLOC_LEAK,
+                    format!("CTA {cta} exits with {n} columns at column {s} allocated"),
+                );
             }
         }
         Ok(())
@@ -351,11 +414,19 @@ impl Machine<'_> {
             .map(|cta| {
                 let mut m = BTreeMap::new();
                 for (name, cols) in &checked {
-                    let (Some((start, _)), Some(tm)) = (self.tc_checked(cta, name), self.tc.tmem.get(&cta)) else { continue };
+                    let (Some((start, _)), Some(tm)) =
+                        (self.tc_checked(cta, name), self.tc.tmem.get(&cta))
+                    else {
+                        continue;
+                    };
                     let mut cells = Vec::with_capacity((LANES * cols) as usize);
                     for lane in 0..LANES {
                         for c in start..start + cols {
-                            let v = if self.tc.unconfirmed.contains_key(&(cta, lane, c)) { Cell::Unwritten } else { tm.read(lane, c) };
+                            let v = if self.tc.unconfirmed.contains_key(&(cta, lane, c)) {
+                                Cell::Unwritten
+                            } else {
+                                tm.read(lane, c)
+                            };
                             cells.push(v);
                         }
                     }

@@ -44,7 +44,9 @@ use super::{kind, ub, Loc, Machine, Stop, R};
 use crate::case::TensorMapDecl;
 use crate::ptx::common::{CtaGroup, RedOp, RedType};
 use crate::ptx::operand::{TensorRef, Value};
-use crate::ptx::tensor::{self as syn, FetchMode, LoadDst, ReduceMode, TensorLoad, TensorOp, TensorReduce, TensorStore};
+use crate::ptx::tensor::{
+    self as syn, FetchMode, LoadDst, ReduceMode, TensorLoad, TensorOp, TensorReduce, TensorStore,
+};
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId, RegionId};
 use crate::sem::reduce::{legal, ReduceForm};
@@ -79,10 +81,12 @@ pub fn region_address(index: usize) -> u64 {
 
 /// `prefix:rule` as a `'static` id (the rule sets are fixed, so each string is made once).
 fn rule_id(prefix: &'static str, rule: &'static str) -> &'static str {
-    static IDS: OnceLock<std::sync::Mutex<BTreeMap<(&'static str, &'static str), &'static str>>> = OnceLock::new();
+    static IDS: OnceLock<std::sync::Mutex<BTreeMap<(&'static str, &'static str), &'static str>>> =
+        OnceLock::new();
     let m = IDS.get_or_init(Default::default);
     let mut m = m.lock().unwrap_or_else(|e| e.into_inner());
-    m.entry((prefix, rule)).or_insert_with(|| Box::leak(format!("{prefix}:{rule}").into_boxed_str()))
+    m.entry((prefix, rule))
+        .or_insert_with(|| Box::leak(format!("{prefix}:{rule}").into_boxed_str()))
 }
 
 /// The UB id an encode rejection is classified as.
@@ -96,11 +100,19 @@ pub fn copy_rule_id(rule: &'static str) -> &'static str {
 }
 
 fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
-    Stop::Ub(Ub { rule, section, detail })
+    Stop::Ub(Ub {
+        rule,
+        section,
+        detail,
+    })
 }
 
 fn copy_ub(e: CopyError) -> Stop {
-    stop(copy_rule_id(e.rule), rules::TENSOR_COPY_RULE.section, e.message)
+    stop(
+        copy_rule_id(e.rule),
+        rules::TENSOR_COPY_RULE.section,
+        e.message,
+    )
 }
 
 fn encode_ub(e: EncodeReject, driver: Result<(), EncodeReject>) -> Stop {
@@ -108,7 +120,11 @@ fn encode_ub(e: EncodeReject, driver: Result<(), EncodeReject>) -> Stop {
         Ok(()) => "driver 13.0 predicted to accept it".to_string(),
         Err(r) => format!("driver predicted to reject it ({})", r.rule),
     };
-    stop(encode_rejected_id(e.rule), rules::TENSORMAP_ENCODE_REJECTED.section, format!("{e}; {d}"))
+    stop(
+        encode_rejected_id(e.rule),
+        rules::TENSORMAP_ENCODE_REJECTED.section,
+        format!("{e}; {d}"),
+    )
 }
 
 /// A-TENSOR-REDUCE-TYPE. `.b64` is the UINT64 map only: `.and/.or/.xor` on an INT64 map trap on
@@ -155,14 +171,24 @@ fn smem_runs(plan: &CopyPlan) -> Vec<(u64, Vec<usize>)> {
 /// Bytes of one unit as it lands in shared memory (A-TENSOR-PADDING).
 fn load_unit(plan: &CopyPlan, t: &Transfer, src: Option<&[Byte]>) -> Vec<Byte> {
     let mut out: Vec<Byte> = match src {
-        None => plan.fill.bytes(t.global_bytes).into_iter().map(Byte::Known).collect(),
+        None => plan
+            .fill
+            .bytes(t.global_bytes)
+            .into_iter()
+            .map(Byte::Known)
+            .collect(),
         Some(b) => match t.conv {
             Conv::RoundTf32 => b
                 .chunks(4)
                 .flat_map(|w| {
                     let known: Option<Vec<u8>> = w.iter().map(|x| x.known()).collect();
                     match known {
-                        Some(k) if k.len() == 4 => round_tf32(u32::from_le_bytes([k[0], k[1], k[2], k[3]])).to_le_bytes().map(Byte::Known).to_vec(),
+                        Some(k) if k.len() == 4 => {
+                            round_tf32(u32::from_le_bytes([k[0], k[1], k[2], k[3]]))
+                                .to_le_bytes()
+                                .map(Byte::Known)
+                                .to_vec()
+                        }
                         _ => vec![Byte::ANY; w.len()],
                     }
                 })
@@ -191,12 +217,27 @@ impl Machine<'_> {
 
     /// The validated map a `[tensorMap, ...]` operand names, and the global region's index.
     fn tensor_map(&self, t: &TensorRef) -> R<(ValidatedMap, usize)> {
-        let decl: &TensorMapDecl = match self.case.memory.tensor_maps.iter().find(|d| d.name == t.map) {
+        let decl: &TensorMapDecl = match self
+            .case
+            .memory
+            .tensor_maps
+            .iter()
+            .find(|d| d.name == t.map)
+        {
             Some(d) => d,
             None => return Err(Stop::Err(super::ErrorKind::UnknownName(t.map.clone()))),
         };
-        let Some(index) = self.case.memory.global.iter().position(|r| r.name == decl.global) else {
-            return kind(format!("tensor map `{}`: `{}` is not a global region", decl.name, decl.global));
+        let Some(index) = self
+            .case
+            .memory
+            .global
+            .iter()
+            .position(|r| r.name == decl.global)
+        else {
+            return kind(format!(
+                "tensor map `{}`: `{}` is not a global region",
+                decl.name, decl.global
+            ));
         };
         let mut p = decl.map.clone();
         p.global_address = region_address(index) + self.case.memory.global[index].misalign;
@@ -211,7 +252,8 @@ impl Machine<'_> {
             .iter()
             .map(|c| {
                 let v = self.value(c)?;
-                i32::try_from(v).or_else(|_| kind(format!("tensor coordinate {v} is not a 32-bit value")))
+                i32::try_from(v)
+                    .or_else(|_| kind(format!("tensor coordinate {v} is not a 32-bit value")))
             })
             .collect()
     }
@@ -229,10 +271,15 @@ impl Machine<'_> {
         Ok(match m {
             FetchMode::Tile(_) => LoadMode::Tile,
             FetchMode::Gather4 => LoadMode::Gather4,
-            FetchMode::Im2col(v) => LoadMode::Im2col { offsets: self.u16s(v, "im2col offset")? },
+            FetchMode::Im2col(v) => LoadMode::Im2col {
+                offsets: self.u16s(v, "im2col offset")?,
+            },
             FetchMode::Im2colW(v) | FetchMode::Im2colW128(v) => {
                 let x = self.u16s(v, "im2colInfo")?;
-                let (w_halo, w_offset) = (x.first().copied().unwrap_or(0), x.get(1).copied().unwrap_or(0));
+                let (w_halo, w_offset) = (
+                    x.first().copied().unwrap_or(0),
+                    x.get(1).copied().unwrap_or(0),
+                );
                 if matches!(m, FetchMode::Im2colW(_)) {
                     LoadMode::Im2colW { w_halo, w_offset }
                 } else {
@@ -248,7 +295,15 @@ impl Machine<'_> {
         let base = region_address(index) + r.misalign;
         match a.checked_sub(base) {
             Some(off) if off.checked_add(len).is_some_and(|e| e <= r.size) => Ok(off),
-            _ => ub(&rules::ADDRESS_OUT_OF_REGION, format!("tensor unit at {:+} bytes from `{}` ({} bytes)", a as i128 - base as i128, r.name, r.size)),
+            _ => ub(
+                &rules::ADDRESS_OUT_OF_REGION,
+                format!(
+                    "tensor unit at {:+} bytes from `{}` ({} bytes)",
+                    a as i128 - base as i128,
+                    r.name,
+                    r.size
+                ),
+            ),
         }
     }
 
@@ -257,7 +312,16 @@ impl Machine<'_> {
         if a >= place.start && a + len <= place.start + place.size {
             Ok(a)
         } else {
-            ub(&rules::ADDRESS_OUT_OF_REGION, format!("tensor unit at shared offset {} leaves `{}` [{}, {})", a, place.name, place.start, place.start + place.size))
+            ub(
+                &rules::ADDRESS_OUT_OF_REGION,
+                format!(
+                    "tensor unit at shared offset {} leaves `{}` [{}, {})",
+                    a,
+                    place.name,
+                    place.start,
+                    place.start + place.size
+                ),
+            )
         }
     }
 
@@ -266,9 +330,14 @@ impl Machine<'_> {
     fn read_units(&mut self, region: RegionId, addrs: &[Option<(u64, u64)>]) -> R<Units> {
         let lo = addrs.iter().flatten().map(|a| a.0).min();
         let hi = addrs.iter().flatten().map(|a| a.0 + a.1).max();
-        let (Some(lo), Some(hi)) = (lo, hi) else { return Ok((vec![None; addrs.len()], None)) };
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return Ok((vec![None; addrs.len()], None));
+        };
         let (bytes, hold) = self.read_source(Addr::new(region, lo), hi - lo)?;
-        let units = addrs.iter().map(|a| a.map(|(o, n)| bytes[(o - lo) as usize..(o - lo + n) as usize].to_vec())).collect();
+        let units = addrs
+            .iter()
+            .map(|a| a.map(|(o, n)| bytes[(o - lo) as usize..(o - lo + n) as usize].to_vec()))
+            .collect();
         Ok((units, Some(hold)))
     }
 
@@ -277,12 +346,19 @@ impl Machine<'_> {
         let coords = self.coords(&l.tensor)?;
         let mode = self.load_mode(&l.mode)?;
         let dst = match l.dst {
-            LoadDst::SharedCta => self.shared_cta(&l.dst_mem, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)?,
+            LoadDst::SharedCta => {
+                self.shared_cta(&l.dst_mem, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)?
+            }
             LoadDst::SharedCluster => self.shared(&l.dst_mem, "dstMem")?,
         };
         let dst_cta = dst.cta().unwrap_or(self.cta);
         let (mbar_cta, mbar_off) = self.mbar(&l.mbar, l.dst == LoadDst::SharedCluster)?;
-        let smem = u64::try_from(dst.start as i64 + dst.rel).or_else(|_| ub(&rules::ADDRESS_OUT_OF_REGION, format!("dstMem {} before the shared window", l.dst_mem)))?;
+        let smem = u64::try_from(dst.start as i64 + dst.rel).or_else(|_| {
+            ub(
+                &rules::ADDRESS_OUT_OF_REGION,
+                format!("dstMem {} before the shared window", l.dst_mem),
+            )
+        })?;
         let plan = tensor::load(&map, &mode, &coords, smem).map_err(copy_ub)?;
         // Destination CTAs and, for each, the CTA whose mbarrier it signals (A-TENSOR-CTA-GROUP).
         let ctas = match &l.multicast {
@@ -293,9 +369,18 @@ impl Machine<'_> {
         let rank = |c: u32| c % cluster;
         let pair = l.cta_group == Some(CtaGroup::Two);
         if l.multicast.is_none() {
-            let ok = mbar_cta == dst_cta || (pair && rank(mbar_cta) == rank(dst_cta) ^ 1 && mbar_cta / cluster == dst_cta / cluster);
+            let ok = mbar_cta == dst_cta
+                || (pair
+                    && rank(mbar_cta) == rank(dst_cta) ^ 1
+                    && mbar_cta / cluster == dst_cta / cluster);
             if !ok {
-                return Err(Stop::Ub(Ub::new(&rules::TENSOR_MBAR_CTA_GROUP, format!("mbar in CTA {mbar_cta}, destination in CTA {dst_cta} ({:?})", l.cta_group))));
+                return Err(Stop::Ub(Ub::new(
+                    &rules::TENSOR_MBAR_CTA_GROUP,
+                    format!(
+                        "mbar in CTA {mbar_cta}, destination in CTA {dst_cta} ({:?})",
+                        l.cta_group
+                    ),
+                )));
             }
         }
         let signal = |c: u32| -> Option<u32> {
@@ -312,7 +397,14 @@ impl Machine<'_> {
         let addrs: Vec<Option<(u64, u64)>> = plan
             .transfers
             .iter()
-            .map(|t| t.global.map(|g| self.tensor_global(gidx, g, t.global_bytes).map(|o| (o, t.global_bytes))).transpose())
+            .map(|t| {
+                t.global
+                    .map(|g| {
+                        self.tensor_global(gidx, g, t.global_bytes)
+                            .map(|o| (o, t.global_bytes))
+                    })
+                    .transpose()
+            })
             .collect::<R<_>>()?;
         for t in &plan.transfers {
             Self::tensor_smem(&dst, t.smem, t.smem_bytes)?;
@@ -326,24 +418,47 @@ impl Machine<'_> {
         }
         for &c in &ctas {
             let Some(b) = signal(c) else {
-                return ub(&rules::BULK_MULTICAST_OUTSIDE_CLUSTER, format!("the peer of CTA {c} is outside the cluster"));
+                return ub(
+                    &rules::BULK_MULTICAST_OUTSIDE_CLUSTER,
+                    format!("the peer of CTA {c} is outside the cluster"),
+                );
             };
             for (start, idx) in &runs {
-                let bytes: Vec<Byte> = idx.iter().flat_map(|&i| load_unit(&plan, &plan.transfers[i], units[i].as_deref())).collect();
+                let bytes: Vec<Byte> = idx
+                    .iter()
+                    .flat_map(|&i| load_unit(&plan, &plan.transfers[i], units[i].as_deref()))
+                    .collect();
                 let n = bytes.len() as u64;
                 let w = self.begin_write(Addr::new(RegionId::Shared { cta: c }, *start), bytes)?;
-                self.track(AsyncOp { write: Some(w), read: hold }, (b, mbar_off), n)?;
+                self.track(
+                    AsyncOp {
+                        write: Some(w),
+                        read: hold,
+                    },
+                    (b, mbar_off),
+                    n,
+                )?;
             }
         }
         Ok(())
     }
 
     /// The plan of a shared::cta → global copy and its source units.
-    fn plan_to_global(&mut self, t: &TensorRef, src: &crate::ptx::operand::Address, mode: StoreMode) -> R<(CopyPlan, usize, Units)> {
+    fn plan_to_global(
+        &mut self,
+        t: &TensorRef,
+        src: &crate::ptx::operand::Address,
+        mode: StoreMode,
+    ) -> R<(CopyPlan, usize, Units)> {
         let (map, gidx) = self.tensor_map(t)?;
         let coords = self.coords(t)?;
         let src = self.shared_cta(src, "srcMem", &rules::ADDRESS_OUT_OF_REGION)?;
-        let smem = u64::try_from(src.start as i64 + src.rel).or_else(|_| ub(&rules::ADDRESS_OUT_OF_REGION, "srcMem before the shared window"))?;
+        let smem = u64::try_from(src.start as i64 + src.rel).or_else(|_| {
+            ub(
+                &rules::ADDRESS_OUT_OF_REGION,
+                "srcMem before the shared window",
+            )
+        })?;
         let plan = tensor::store(&map, mode, &coords, smem).map_err(copy_ub)?;
         let mut addrs = vec![];
         for t in &plan.transfers {
@@ -351,7 +466,11 @@ impl Machine<'_> {
             let a = match t.global {
                 Some(g) => {
                     self.tensor_global(gidx, g, t.global_bytes)?;
-                    let n = if t.conv == Conv::PackB6P2 { t.smem_bytes } else { t.global_bytes };
+                    let n = if t.conv == Conv::PackB6P2 {
+                        t.smem_bytes
+                    } else {
+                        t.global_bytes
+                    };
                     Some((Self::tensor_smem(&src, t.smem, n)?, n))
                 }
                 None => None,
@@ -368,10 +487,13 @@ impl Machine<'_> {
             syn::StoreMode::Scatter4 => StoreMode::Scatter4,
             syn::StoreMode::Im2colNoOffs => StoreMode::Im2colNoOffs,
         };
-        let (plan, gidx, (units, hold)) = self.plan_to_global(&s.ops.tensor, &s.ops.src_mem, mode)?;
+        let (plan, gidx, (units, hold)) =
+            self.plan_to_global(&s.ops.tensor, &s.ops.src_mem, mode)?;
         let mut ops = vec![];
         for (t, u) in plan.transfers.iter().zip(&units) {
-            let (Some(g), Some(bytes)) = (t.global, u) else { continue };
+            let (Some(g), Some(bytes)) = (t.global, u) else {
+                continue;
+            };
             let data: Vec<Byte> = match t.conv {
                 Conv::PackB6P2 => {
                     let known: Option<Vec<u8>> = bytes.iter().map(|b| b.known()).collect();
@@ -384,10 +506,16 @@ impl Machine<'_> {
             };
             let off = self.tensor_global(gidx, g, t.global_bytes)?;
             let w = self.begin_write(Addr::new(RegionId::Global(gidx as u32), off), data)?;
-            ops.push(AsyncOp { write: Some(w), read: hold });
+            ops.push(AsyncOp {
+                write: Some(w),
+                read: hold,
+            });
         }
         if ops.is_empty() {
-            ops.push(AsyncOp { write: None, read: hold });
+            ops.push(AsyncOp {
+                write: None,
+                read: hold,
+            });
         }
         for op in ops {
             self.bulk_queue().issue(op);
@@ -402,18 +530,35 @@ impl Machine<'_> {
         };
         let (map, _) = self.tensor_map(&r.ops.tensor)?;
         let Some(ty) = reduce_type(r.op, map.ty) else {
-            return ub(&rules::TENSOR_REDUCE_TYPE_ILLEGAL, format!(".{} with a {:?} tensor map", r.op.ptx(), map.ty));
+            return ub(
+                &rules::TENSOR_REDUCE_TYPE_ILLEGAL,
+                format!(".{} with a {:?} tensor map", r.op.ptx(), map.ty),
+            );
         };
-        let (plan, gidx, (units, hold)) = self.plan_to_global(&r.ops.tensor, &r.ops.src_mem, mode)?;
+        let (plan, gidx, (units, hold)) =
+            self.plan_to_global(&r.ops.tensor, &r.ops.src_mem, mode)?;
         let mut ops = vec![];
         for (t, u) in plan.transfers.iter().zip(&units) {
-            let (Some(g), Some(bytes)) = (t.global, u) else { continue };
+            let (Some(g), Some(bytes)) = (t.global, u) else {
+                continue;
+            };
             let off = self.tensor_global(gidx, g, t.global_bytes)?;
-            let w = self.begin_update(Addr::new(RegionId::Global(gidx as u32), off), r.op, ty, bytes.clone())?;
-            ops.push(AsyncOp { write: Some(w), read: hold });
+            let w = self.begin_update(
+                Addr::new(RegionId::Global(gidx as u32), off),
+                r.op,
+                ty,
+                bytes.clone(),
+            )?;
+            ops.push(AsyncOp {
+                write: Some(w),
+                read: hold,
+            });
         }
         if ops.is_empty() {
-            ops.push(AsyncOp { write: None, read: hold });
+            ops.push(AsyncOp {
+                write: None,
+                read: hold,
+            });
         }
         for op in ops {
             self.bulk_queue().issue(op);
@@ -451,9 +596,15 @@ pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String
     let ctx = super::parse_ctx(case);
     let mut out = vec![];
     for (i, step) in case.program.iter().enumerate() {
-        let StepOp::Ptx(text) = &step.op else { continue };
-        let Ok(st) = Statement::parse_with(text, &ctx) else { continue };
-        let Instruction::Tensor(TensorOp::Load(l)) = &st.instr else { continue };
+        let StepOp::Ptx(text) = &step.op else {
+            continue;
+        };
+        let Ok(st) = Statement::parse_with(text, &ctx) else {
+            continue;
+        };
+        let Instruction::Tensor(TensorOp::Load(l)) = &st.instr else {
+            continue;
+        };
         m.cta = match &step.cta {
             Ctas::One(c) => *c,
             Ctas::List(v) => v.first().copied().unwrap_or(0),
@@ -465,9 +616,23 @@ pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String
             let coords = m.coords(&l.tensor)?;
             let mode = m.load_mode(&l.mode)?;
             let dst = m.shared(&l.dst_mem, "dstMem")?;
-            let smem = u64::try_from(dst.start as i64 + dst.rel).or_else(|_| ub(&rules::ADDRESS_OUT_OF_REGION, "dstMem before the shared window"))?;
+            let smem = u64::try_from(dst.start as i64 + dst.rel).or_else(|_| {
+                ub(
+                    &rules::ADDRESS_OUT_OF_REGION,
+                    "dstMem before the shared window",
+                )
+            })?;
             let plan = tensor::load(&map, &mode, &coords, smem).map_err(copy_ub)?;
-            Ok(LoadPicture { step: i, cta: m.cta, text: st.to_string(), plan, dst: dst.name.clone(), dst_start: dst.start, dst_size: dst.size, map })
+            Ok(LoadPicture {
+                step: i,
+                cta: m.cta,
+                text: st.to_string(),
+                plan,
+                dst: dst.name.clone(),
+                dst_start: dst.start,
+                dst_size: dst.size,
+                map,
+            })
         })();
         out.push(pic.map_err(|s| match s {
             Stop::Ub(u) => u.to_string(),
@@ -486,13 +651,35 @@ mod tests {
         assert_eq!(reduce_type(RedOp::Add, DataType::Int32), Some(RedType::S32));
         assert_eq!(reduce_type(RedOp::And, DataType::Int32), Some(RedType::B32));
         assert_eq!(reduce_type(RedOp::Max, DataType::Int64), Some(RedType::S64));
-        assert_eq!(reduce_type(RedOp::Xor, DataType::Uint64), Some(RedType::B64));
-        assert_eq!(reduce_type(RedOp::Xor, DataType::Int64), None, "INT64 bitwise traps (H8)");
-        assert_eq!(reduce_type(RedOp::Add, DataType::Int64), None, ".add has no .s64");
-        assert_eq!(reduce_type(RedOp::Add, DataType::Float64), None, "no .f64 in the tensor table");
-        assert_eq!(reduce_type(RedOp::Inc, DataType::Int32), None, ".inc only .u32");
+        assert_eq!(
+            reduce_type(RedOp::Xor, DataType::Uint64),
+            Some(RedType::B64)
+        );
+        assert_eq!(
+            reduce_type(RedOp::Xor, DataType::Int64),
+            None,
+            "INT64 bitwise traps (H8)"
+        );
+        assert_eq!(
+            reduce_type(RedOp::Add, DataType::Int64),
+            None,
+            ".add has no .s64"
+        );
+        assert_eq!(
+            reduce_type(RedOp::Add, DataType::Float64),
+            None,
+            "no .f64 in the tensor table"
+        );
+        assert_eq!(
+            reduce_type(RedOp::Inc, DataType::Int32),
+            None,
+            ".inc only .u32"
+        );
         assert_eq!(reduce_type(RedOp::Min, DataType::Float32), None);
-        assert_eq!(reduce_type(RedOp::Add, DataType::Float32Ftz), Some(RedType::F32));
+        assert_eq!(
+            reduce_type(RedOp::Add, DataType::Float32Ftz),
+            Some(RedType::F32)
+        );
         assert_eq!(reduce_type(RedOp::Add, DataType::Uint8), None);
     }
 
@@ -500,15 +687,32 @@ mod tests {
     fn rule_ids_are_stable_and_prefixed() {
         let a = encode_rejected_id("box-dim-range");
         assert_eq!(a, "tensormap.encode_rejected:box-dim-range");
-        assert!(std::ptr::eq(a, encode_rejected_id("box-dim-range")), "made once");
+        assert!(
+            std::ptr::eq(a, encode_rejected_id("box-dim-range")),
+            "made once"
+        );
         assert_eq!(copy_rule_id("smem-alignment"), "tensor.copy:smem-alignment");
     }
 
     #[test]
     fn runs_merge_adjacent_units_in_address_order() {
         use crate::sem::tensor::access::{Direction, Fill};
-        let t = |smem: u64| Transfer { coords: vec![0], global: None, smem, global_bytes: 4, smem_bytes: 4, conv: Conv::Bytes };
-        let plan = CopyPlan { direction: Direction::Load, transfers: vec![t(20), t(0), t(4), t(16), t(64)], fill: Fill::Zero };
-        assert_eq!(smem_runs(&plan), vec![(0, vec![1, 2]), (16, vec![3, 0]), (64, vec![4])]);
+        let t = |smem: u64| Transfer {
+            coords: vec![0],
+            global: None,
+            smem,
+            global_bytes: 4,
+            smem_bytes: 4,
+            conv: Conv::Bytes,
+        };
+        let plan = CopyPlan {
+            direction: Direction::Load,
+            transfers: vec![t(20), t(0), t(4), t(16), t(64)],
+            fill: Fill::Zero,
+        };
+        assert_eq!(
+            smem_runs(&plan),
+            vec![(0, vec![1, 2]), (16, vec![3, 0]), (64, vec![4])]
+        );
     }
 }

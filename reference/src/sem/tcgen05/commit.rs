@@ -14,9 +14,9 @@
 //! ([`Tracker::complete`], any order: "may execute and complete in a different order than they
 //! were issued"), and applies the returned [`CommitArrive`] events to its mbarrier model.
 
-use crate::sem::ub::TCGEN05_CTA_GROUP_MIXED;
-use crate::sem::ub::Ub;
 use crate::ptx::common::CtaGroup;
+use crate::sem::ub::Ub;
+use crate::sem::ub::TCGEN05_CTA_GROUP_MIXED;
 use std::collections::BTreeSet;
 
 /// Positions taken where the manual is silent.
@@ -109,7 +109,9 @@ impl Tracker {
     /// executor may share one `Tracker` per kernel to check it kernel-wide.
     fn same_cta_group(&mut self, cta: CtaGroup) -> Result<(), Ub> {
         match self.cta {
-            Some(c) if c != cta => Err(Ub::new(&TCGEN05_CTA_GROUP_MIXED, format!("{} after {} in the same kernel", cta.ptx(), c.ptx()),
+            Some(c) if c != cta => Err(Ub::new(
+                &TCGEN05_CTA_GROUP_MIXED,
+                format!("{} after {} in the same kernel", cta.ptx(), c.ptx()),
             )),
             _ => {
                 self.cta = Some(cta);
@@ -125,23 +127,42 @@ impl Tracker {
         }
         let id = OpId(self.next);
         self.next += 1;
-        self.outstanding.push((id, kind, cta.unwrap_or(CtaGroup::One)));
+        self.outstanding
+            .push((id, kind, cta.unwrap_or(CtaGroup::One)));
         Ok(id)
     }
 
     /// `tcgen05.commit.cta_group.mbarrier::arrive::one [mbar] {, ctaMask}`: the arrives due now
     /// (when nothing is outstanding), otherwise none until [`Tracker::complete`] finishes the set.
     /// `cta_mask` is the `.multicast::cluster` mask (bit i = %cluster_ctarank i).
-    pub fn commit(&mut self, cta: CtaGroup, mbar_addr: u64, cta_mask: Option<u16>) -> Result<Vec<CommitArrive>, Ub> {
+    pub fn commit(
+        &mut self,
+        cta: CtaGroup,
+        mbar_addr: u64,
+        cta_mask: Option<u16>,
+    ) -> Result<Vec<CommitArrive>, Ub> {
         self.same_cta_group(cta)?;
         let targets: Vec<MbarTarget> = match cta_mask {
-            None => vec![MbarTarget { cta_rank: None, addr: mbar_addr }],
-            Some(m) => (0..16).filter(|i| m >> i & 1 == 1).map(|i| MbarTarget { cta_rank: Some(i), addr: mbar_addr }).collect(),
+            None => vec![MbarTarget {
+                cta_rank: None,
+                addr: mbar_addr,
+            }],
+            Some(m) => (0..16)
+                .filter(|i| m >> i & 1 == 1)
+                .map(|i| MbarTarget {
+                    cta_rank: Some(i),
+                    addr: mbar_addr,
+                })
+                .collect(),
         };
         // §9.7.16.12.1: ".cta_group::1 tracks ... all prior asynchronous tcgen05 operations with
         // .cta_group::1 issued by the current thread".
-        let waits_on: BTreeSet<OpId> =
-            self.outstanding.iter().filter(|(_, k, c)| k.tracked_by_commit() && *c == cta).map(|(id, _, _)| *id).collect();
+        let waits_on: BTreeSet<OpId> = self
+            .outstanding
+            .iter()
+            .filter(|(_, k, c)| k.tracked_by_commit() && *c == cta)
+            .map(|(id, _, _)| *id)
+            .collect();
         if waits_on.is_empty() {
             return Ok(arrives(&targets));
         }
@@ -167,7 +188,12 @@ impl Tracker {
 
     /// `tcgen05.wait::ld` (`kind = Ld`) or `tcgen05.wait::st` (`kind = St`).
     pub fn wait(&self, kind: AsyncKind) -> WaitState {
-        let pending: Vec<OpId> = self.outstanding.iter().filter(|(_, k, _)| *k == kind).map(|(id, _, _)| *id).collect();
+        let pending: Vec<OpId> = self
+            .outstanding
+            .iter()
+            .filter(|(_, k, _)| *k == kind)
+            .map(|(id, _, _)| *id)
+            .collect();
         if pending.is_empty() {
             WaitState::Ready
         } else {
@@ -182,7 +208,14 @@ impl Tracker {
 }
 
 fn arrives(targets: &[MbarTarget]) -> Vec<CommitArrive> {
-    targets.iter().map(|&target| CommitArrive { target, count: 1, increments_pending: false }).collect()
+    targets
+        .iter()
+        .map(|&target| CommitArrive {
+            target,
+            count: 1,
+            increments_pending: false,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -238,7 +271,10 @@ mod tests {
     }
 
     const ONE: CtaGroup = CtaGroup::One;
-    const LOCAL: MbarTarget = MbarTarget { cta_rank: None, addr: 0x100 };
+    const LOCAL: MbarTarget = MbarTarget {
+        cta_rank: None,
+        addr: 0x100,
+    };
 
     #[test]
     fn commit_arrives_after_all_prior_cp() {
@@ -249,7 +285,14 @@ mod tests {
         // out of order completion
         assert!(t.complete(b).is_empty());
         let ev = t.complete(a);
-        assert_eq!(ev, vec![CommitArrive { target: LOCAL, count: 1, increments_pending: false }]);
+        assert_eq!(
+            ev,
+            vec![CommitArrive {
+                target: LOCAL,
+                count: 1,
+                increments_pending: false
+            }]
+        );
     }
 
     #[test]
@@ -287,7 +330,8 @@ mod tests {
     fn multicast_commit_targets_mask_bits() {
         let mut t = Tracker::new();
         let a = t.issue(AsyncKind::Cp, Some(CtaGroup::Two)).unwrap();
-        t.commit(CtaGroup::Two, 0x40, Some(0b1010_0000_0000_0011)).unwrap();
+        t.commit(CtaGroup::Two, 0x40, Some(0b1010_0000_0000_0011))
+            .unwrap();
         let ranks: Vec<Option<u32>> = t.complete(a).iter().map(|e| e.target.cta_rank).collect();
         assert_eq!(ranks, vec![Some(0), Some(1), Some(13), Some(15)]);
     }
@@ -296,8 +340,16 @@ mod tests {
     fn mixed_cta_group_is_ub() {
         let mut t = Tracker::new();
         t.issue(AsyncKind::Cp, Some(ONE)).unwrap();
-        assert_eq!(t.commit(CtaGroup::Two, 0, None).unwrap_err().rule, "tcgen05.cta_group_mixed");
-        assert_eq!(t.issue(AsyncKind::Shift, Some(CtaGroup::Two)).unwrap_err().rule, "tcgen05.cta_group_mixed");
+        assert_eq!(
+            t.commit(CtaGroup::Two, 0, None).unwrap_err().rule,
+            "tcgen05.cta_group_mixed"
+        );
+        assert_eq!(
+            t.issue(AsyncKind::Shift, Some(CtaGroup::Two))
+                .unwrap_err()
+                .rule,
+            "tcgen05.cta_group_mixed"
+        );
     }
 
     #[test]

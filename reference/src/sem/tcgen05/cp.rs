@@ -37,11 +37,13 @@
 
 use super::desc::SmemDesc;
 use super::tmem::{Cell, CellWrite, TAddr, Tmem, COLUMNS, LANES};
-use crate::sem::ub::{TCGEN05_CP_COLUMN_RANGE, TCGEN05_CP_LANE_RANGE, TCGEN05_CP_MULTICAST_LANE, TCGEN05_CP_PEER_INACTIVE, TCGEN05_CP_SHAPE_MULTICAST, TCGEN05_CP_SMEM_RANGE};
-use crate::sem::ub::Ub;
 use crate::ptx::common::CtaGroup;
 use crate::ptx::tcgen05::{Cp, CpShape, Multicast, SrcFmt};
-
+use crate::sem::ub::Ub;
+use crate::sem::ub::{
+    TCGEN05_CP_COLUMN_RANGE, TCGEN05_CP_LANE_RANGE, TCGEN05_CP_MULTICAST_LANE,
+    TCGEN05_CP_PEER_INACTIVE, TCGEN05_CP_SHAPE_MULTICAST, TCGEN05_CP_SMEM_RANGE,
+};
 
 /// Positions taken where the manual gives the fact only in a figure or not at all. Each is an
 /// open question for hardware (reports/tcgen05-open-questions.md).
@@ -103,7 +105,12 @@ pub struct CpForm {
 
 impl CpForm {
     pub fn of(cp: &Cp) -> CpForm {
-        CpForm { cta: cp.cta, shape: cp.shape, multicast: cp.multicast, decompress: cp.decompress }
+        CpForm {
+            cta: cp.cta,
+            shape: cp.shape,
+            multicast: cp.multicast,
+            decompress: cp.decompress,
+        }
     }
     /// Rows (source rows = destination lanes per warp copy) of the shape.
     pub fn rows(self) -> u32 {
@@ -133,7 +140,14 @@ impl CpForm {
         if ok {
             Ok(())
         } else {
-            Err(Ub::new(&TCGEN05_CP_SHAPE_MULTICAST, format!("shape .{} with multicast {:?}", self.shape.ptx(), self.multicast)))
+            Err(Ub::new(
+                &TCGEN05_CP_SHAPE_MULTICAST,
+                format!(
+                    "shape .{} with multicast {:?}",
+                    self.shape.ptx(),
+                    self.multicast
+                ),
+            ))
         }
     }
     /// The lanes receiving source row `row`, given taddr's lane.
@@ -179,15 +193,35 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     let t = TAddr::from_u32(taddr);
     if form.multicast.is_some() && t.lane != 0 {
         // Assumption::MulticastLaneZero
-        return Err(Ub::new(&TCGEN05_CP_MULTICAST_LANE, format!("multicast copy to lane {}: must start at lane 0", t.lane)));
+        return Err(Ub::new(
+            &TCGEN05_CP_MULTICAST_LANE,
+            format!("multicast copy to lane {}: must start at lane 0", t.lane),
+        ));
     }
-    let last_lane = form.multicast.map(|_| LANES - 1).unwrap_or(t.lane + form.rows() - 1);
+    let last_lane = form
+        .multicast
+        .map(|_| LANES - 1)
+        .unwrap_or(t.lane + form.rows() - 1);
     if last_lane >= LANES {
-        return Err(Ub::new(&TCGEN05_CP_LANE_RANGE, format!(".{} at lane {} reaches lane {last_lane}", form.shape.ptx(), t.lane)));
+        return Err(Ub::new(
+            &TCGEN05_CP_LANE_RANGE,
+            format!(
+                ".{} at lane {} reaches lane {last_lane}",
+                form.shape.ptx(),
+                t.lane
+            ),
+        ));
     }
     let last_col = t.column + 4 * form.chunks() - 1;
     if last_col >= COLUMNS {
-        return Err(Ub::new(&TCGEN05_CP_COLUMN_RANGE, format!(".{} at column {} reaches column {last_col}", form.shape.ptx(), t.column)));
+        return Err(Ub::new(
+            &TCGEN05_CP_COLUMN_RANGE,
+            format!(
+                ".{} at column {} reaches column {last_col}",
+                form.shape.ptx(),
+                t.column
+            ),
+        ));
     }
     let dests: &[Dest] = match form.cta {
         CtaGroup::One => &[Dest::Own],
@@ -197,12 +231,23 @@ pub fn placements(form: CpForm, taddr: u32, desc: &SmemDesc) -> Result<Vec<Place
     for row in 0..form.rows() {
         for chunk in 0..form.chunks() {
             let chunk_addr = desc.kmajor_chunk_addr(row, chunk).ok_or_else(|| {
-                Ub::new(&TCGEN05_CP_SMEM_RANGE, format!("source chunk ({row}, {chunk}) leaves the address space"))
+                Ub::new(
+                    &TCGEN05_CP_SMEM_RANGE,
+                    format!("source chunk ({row}, {chunk}) leaves the address space"),
+                )
             })?;
             for lane in form.lanes_of_row(t.lane, row) {
                 for word in 0..4 {
                     for &dest in dests {
-                        out.push(Placement { dest, lane, column: t.column + 4 * chunk + word, row, chunk, word, chunk_addr });
+                        out.push(Placement {
+                            dest,
+                            lane,
+                            column: t.column + 4 * chunk + word,
+                            row,
+                            chunk,
+                            word,
+                            chunk_addr,
+                        });
                     }
                 }
             }
@@ -233,7 +278,13 @@ fn read_chunk(smem: &dyn SmemView, addr: u32) -> Result<[Option<u8>; 16], Ub> {
     let mut b = [None; 16];
     for (i, slot) in b.iter_mut().enumerate() {
         *slot = smem.byte(addr + i as u32).map_err(|OutOfWindow| {
-            Ub::new(&TCGEN05_CP_SMEM_RANGE, format!("source byte {:#x} is outside the shared-memory window", addr + i as u32))
+            Ub::new(
+                &TCGEN05_CP_SMEM_RANGE,
+                format!(
+                    "source byte {:#x} is outside the shared-memory window",
+                    addr + i as u32
+                ),
+            )
         })?;
     }
     Ok(b)
@@ -257,7 +308,12 @@ pub fn chunk_word(fmt: Option<SrcFmt>, src: &[Option<u8>; 16], word: u32) -> Cel
         None => bytes,
         Some(f) => decompress(f, &bytes),
     };
-    Cell::Known(u32::from_le_bytes([out[4 * w], out[4 * w + 1], out[4 * w + 2], out[4 * w + 3]]))
+    Cell::Known(u32::from_le_bytes([
+        out[4 * w],
+        out[4 * w + 1],
+        out[4 * w + 2],
+        out[4 * w + 3],
+    ]))
 }
 
 /// Bits of the payload of a 4-/6-bit chunk.
@@ -317,12 +373,19 @@ pub fn cp_effect(
     for p in placements(form, taddr, &desc)? {
         let smem = match (p.dest, peer_source) {
             (Dest::Peer, PeerSource::OwnSmem) => peer_smem.ok_or_else(|| {
-                Ub::new(&TCGEN05_CP_PEER_INACTIVE, "cta_group::2 copy without a peer CTA's shared memory")
+                Ub::new(
+                    &TCGEN05_CP_PEER_INACTIVE,
+                    "cta_group::2 copy without a peer CTA's shared memory",
+                )
             })?,
             _ => own_smem,
         };
         let src = read_chunk(smem, p.chunk_addr)?;
-        let w = CellWrite { lane: p.lane, column: p.column, value: chunk_word(form.decompress, &src, p.word) };
+        let w = CellWrite {
+            lane: p.lane,
+            column: p.column,
+            value: chunk_word(form.decompress, &src, p.word),
+        };
         match p.dest {
             Dest::Own => eff.own.push(w),
             Dest::Peer => eff.peer.push(w),
@@ -361,11 +424,19 @@ pub fn execute_cp(
 
 /// Applies a copy's effect at completion: checks allocation in each CTA, then writes. The
 /// executor calls this when the async copy completes (see [`super::commit`]).
-pub fn apply_cp(own: &mut Tmem, peer: Option<&mut Tmem>, form: CpForm, eff: &CpEffect) -> Result<(), Ub> {
+pub fn apply_cp(
+    own: &mut Tmem,
+    peer: Option<&mut Tmem>,
+    form: CpForm,
+    eff: &CpEffect,
+) -> Result<(), Ub> {
     if form.cta == CtaGroup::Two {
         let peer = peer.ok_or_else(|| {
             // §9.7.16.5 Table 46: "the peer CTA should be active and should not have exited".
-            Ub::new(&TCGEN05_CP_PEER_INACTIVE, "cta_group::2 copy while the peer CTA is not active")
+            Ub::new(
+                &TCGEN05_CP_PEER_INACTIVE,
+                "cta_group::2 copy while the peer CTA is not active",
+            )
         })?;
         for w in &eff.peer {
             peer.check_cell(w.lane, w.column)?;
@@ -395,12 +466,20 @@ mod tests {
     }
 
     fn form(cta: CtaGroup, shape: CpShape, mc: Option<Multicast>, dc: Option<SrcFmt>) -> CpForm {
-        CpForm { cta, shape, multicast: mc, decompress: dc }
+        CpForm {
+            cta,
+            shape,
+            multicast: mc,
+            decompress: dc,
+        }
     }
 
     /// Every legal (shape, multicast) pair.
     fn legal_forms() -> Vec<(CpShape, Option<Multicast>)> {
-        CpShape::ALL.iter().flat_map(|&s| s.legal_multicasts().iter().map(move |&m| (s, m))).collect()
+        CpShape::ALL
+            .iter()
+            .flat_map(|&s| s.legal_multicasts().iter().map(move |&m| (s, m)))
+            .collect()
     }
 
     // ---- the independent computation: from (lane, column) back to a byte address ----
@@ -441,7 +520,14 @@ mod tests {
         line * 128 + ((within / unit) ^ phase) * unit + within % unit
     }
 
-    fn indep_cell(f: CpForm, taddr: u32, d: &SmemDesc, lane: u32, col: u32, mem: &[Option<u8>]) -> Option<u32> {
+    fn indep_cell(
+        f: CpForm,
+        taddr: u32,
+        d: &SmemDesc,
+        lane: u32,
+        col: u32,
+        mem: &[Option<u8>],
+    ) -> Option<u32> {
         let t = TAddr::from_u32(taddr);
         let row = row_of_lane(f, t.lane, lane)?;
         if col < t.column || col >= t.column + 4 * f.chunks() {
@@ -451,7 +537,12 @@ mod tests {
         let a = indep_chunk_addr(d, row, chunk) as usize;
         let b: Vec<u8> = mem[a..a + 16].iter().map(|x| x.unwrap()).collect();
         Some(match f.decompress {
-            None => u32::from_le_bytes([b[4 * word as usize], b[4 * word as usize + 1], b[4 * word as usize + 2], b[4 * word as usize + 3]]),
+            None => u32::from_le_bytes([
+                b[4 * word as usize],
+                b[4 * word as usize + 1],
+                b[4 * word as usize + 2],
+                b[4 * word as usize + 3],
+            ]),
             Some(fmt) => {
                 // element k of 16: bit offset n·k in the little-endian chunk, placed at bit 2.
                 let n = if fmt == SrcFmt::B4x16P64 { 4 } else { 6 };
@@ -471,22 +562,56 @@ mod tests {
     }
 
     fn arb_case() -> impl Strategy<Value = (CpForm, u32, SmemDesc)> {
-        (0usize..6, 0u32..3, 0u32..4, 0u32..126, 0u32..8, 0u32..64, 0u32..64, 0u8..8, 0usize..5, any::<bool>())
+        (
+            0usize..6,
+            0u32..3,
+            0u32..4,
+            0u32..126,
+            0u32..8,
+            0u32..64,
+            0u32..64,
+            0u8..8,
+            0usize..5,
+            any::<bool>(),
+        )
             .prop_map(|(fi, dc, lane_sel, col, start, lbo, sbo, bo, sw, two)| {
                 let (shape, mc) = legal_forms()[fi];
-                let decompress = [None, Some(SrcFmt::B4x16P64), Some(SrcFmt::B6x16P32)][dc as usize];
-                let f = form(if two { CtaGroup::Two } else { CtaGroup::One }, shape, mc, decompress);
-                let lane = if f.multicast.is_none() && f.rows() == 4 { lane_sel * 31 } else { 0 };
+                let decompress =
+                    [None, Some(SrcFmt::B4x16P64), Some(SrcFmt::B6x16P32)][dc as usize];
+                let f = form(
+                    if two { CtaGroup::Two } else { CtaGroup::One },
+                    shape,
+                    mc,
+                    decompress,
+                );
+                let lane = if f.multicast.is_none() && f.rows() == 4 {
+                    lane_sel * 31
+                } else {
+                    0
+                };
                 let swizzle = Swizzle::ALL[sw];
                 let d = SmemDesc {
-                    start: 1024 * start + if swizzle == Swizzle::B128Atom32 { 32 } else { 48 },
+                    start: 1024 * start
+                        + if swizzle == Swizzle::B128Atom32 {
+                            32
+                        } else {
+                            48
+                        },
                     lbo: 16 * lbo,
                     sbo: 128 * sbo,
                     base_offset: bo,
                     lbo_mode: LboMode::Relative,
                     swizzle,
                 };
-                (f, TAddr { lane, column: col * 3 }.to_u32(), d)
+                (
+                    f,
+                    TAddr {
+                        lane,
+                        column: col * 3,
+                    }
+                    .to_u32(),
+                    d,
+                )
             })
     }
 
@@ -539,14 +664,26 @@ mod tests {
     }
 
     fn plain_desc() -> SmemDesc {
-        SmemDesc { start: 0x1000, lbo: 0x800, sbo: 0x80, base_offset: 0, lbo_mode: LboMode::Relative, swizzle: Swizzle::None }
+        SmemDesc {
+            start: 0x1000,
+            lbo: 0x800,
+            sbo: 0x80,
+            base_offset: 0,
+            lbo_mode: LboMode::Relative,
+            swizzle: Swizzle::None,
+        }
     }
 
     #[test]
     fn k_major_no_swizzle_128x256b_addresses() {
         let f = form(CtaGroup::One, CpShape::S128x256b, None, None);
         let ps = placements(f, 0, &plain_desc()).unwrap();
-        let find = |lane, col| ps.iter().find(|p| p.lane == lane && p.column == col).unwrap().chunk_addr;
+        let find = |lane, col| {
+            ps.iter()
+                .find(|p| p.lane == lane && p.column == col)
+                .unwrap()
+                .chunk_addr
+        };
         assert_eq!(find(0, 0), 0x1000);
         assert_eq!(find(1, 3), 0x1010);
         assert_eq!(find(7, 0), 0x1070);
@@ -557,13 +694,28 @@ mod tests {
 
     #[test]
     fn warp_pair_placement() {
-        let f = form(CtaGroup::One, CpShape::S64x128b, Some(Multicast::Warpx2_02_13), None);
+        let f = form(
+            CtaGroup::One,
+            CpShape::S64x128b,
+            Some(Multicast::Warpx2_02_13),
+            None,
+        );
         assert_eq!(f.lanes_of_row(0, 5), vec![5, 37]);
         assert_eq!(f.lanes_of_row(0, 37), vec![69, 101]);
-        let f = form(CtaGroup::One, CpShape::S64x128b, Some(Multicast::Warpx2_01_23), None);
+        let f = form(
+            CtaGroup::One,
+            CpShape::S64x128b,
+            Some(Multicast::Warpx2_01_23),
+            None,
+        );
         assert_eq!(f.lanes_of_row(0, 5), vec![5, 69]);
         assert_eq!(f.lanes_of_row(0, 37), vec![37, 101]);
-        let f = form(CtaGroup::One, CpShape::S32x128b, Some(Multicast::Warpx4), None);
+        let f = form(
+            CtaGroup::One,
+            CpShape::S32x128b,
+            Some(Multicast::Warpx4),
+            None,
+        );
         assert_eq!(f.lanes_of_row(0, 31), vec![31, 63, 95, 127]);
     }
 
@@ -571,18 +723,46 @@ mod tests {
     fn range_and_form_ub() {
         let d = plain_desc();
         let f = form(CtaGroup::One, CpShape::S128x128b, None, None);
-        assert_eq!(placements(f, 0x0001_0000, &d).unwrap_err().rule, "tcgen05.cp.lane_range");
-        assert_eq!(placements(f, 509, &d).unwrap_err().rule, "tcgen05.cp.column_range");
+        assert_eq!(
+            placements(f, 0x0001_0000, &d).unwrap_err().rule,
+            "tcgen05.cp.lane_range"
+        );
+        assert_eq!(
+            placements(f, 509, &d).unwrap_err().rule,
+            "tcgen05.cp.column_range"
+        );
         assert!(placements(f, 508, &d).is_ok());
         let f4 = form(CtaGroup::One, CpShape::S4x256b, None, None);
         assert!(placements(f4, 124 << 16, &d).is_ok());
-        assert_eq!(placements(f4, 125 << 16, &d).unwrap_err().rule, "tcgen05.cp.lane_range");
-        let m = form(CtaGroup::One, CpShape::S32x128b, Some(Multicast::Warpx4), None);
-        assert_eq!(placements(m, 32 << 16, &d).unwrap_err().rule, "tcgen05.cp.multicast_lane");
+        assert_eq!(
+            placements(f4, 125 << 16, &d).unwrap_err().rule,
+            "tcgen05.cp.lane_range"
+        );
+        let m = form(
+            CtaGroup::One,
+            CpShape::S32x128b,
+            Some(Multicast::Warpx4),
+            None,
+        );
+        assert_eq!(
+            placements(m, 32 << 16, &d).unwrap_err().rule,
+            "tcgen05.cp.multicast_lane"
+        );
         let bad = form(CtaGroup::One, CpShape::S32x128b, None, None);
-        assert_eq!(placements(bad, 0, &d).unwrap_err().rule, "tcgen05.cp.shape_multicast");
-        let bad = form(CtaGroup::One, CpShape::S128x128b, Some(Multicast::Warpx4), None);
-        assert_eq!(placements(bad, 0, &d).unwrap_err().rule, "tcgen05.cp.shape_multicast");
+        assert_eq!(
+            placements(bad, 0, &d).unwrap_err().rule,
+            "tcgen05.cp.shape_multicast"
+        );
+        let bad = form(
+            CtaGroup::One,
+            CpShape::S128x128b,
+            Some(Multicast::Warpx4),
+            None,
+        );
+        assert_eq!(
+            placements(bad, 0, &d).unwrap_err().rule,
+            "tcgen05.cp.shape_multicast"
+        );
     }
 
     #[test]
@@ -592,7 +772,15 @@ mod tests {
         let e = cp_effect(f, 0, 0, &mem, None, PeerSource::IssuerSmem).unwrap_err();
         assert_eq!(e.rule, "tcgen05.desc.fixed_46_48");
         let small: Vec<Option<u8>> = vec![Some(0); 0x1000];
-        let e = cp_effect(f, 0, plain_desc().encode(), &small, None, PeerSource::IssuerSmem).unwrap_err();
+        let e = cp_effect(
+            f,
+            0,
+            plain_desc().encode(),
+            &small,
+            None,
+            PeerSource::IssuerSmem,
+        )
+        .unwrap_err();
         assert_eq!(e.rule, "tcgen05.cp.smem_range");
     }
 
@@ -601,18 +789,47 @@ mod tests {
         let f = form(CtaGroup::One, CpShape::S4x256b, None, None);
         let mut mem = smem();
         mem[0x1005] = None; // row 0, chunk 0, word 1
-        let e = cp_effect(f, 0, plain_desc().encode(), &mem, None, PeerSource::IssuerSmem).unwrap();
+        let e = cp_effect(
+            f,
+            0,
+            plain_desc().encode(),
+            &mem,
+            None,
+            PeerSource::IssuerSmem,
+        )
+        .unwrap();
         for w in &e.own {
-            assert_eq!(w.value == Cell::Unwritten, w.lane == 0 && w.column == 1, "{w:?}");
+            assert_eq!(
+                w.value == Cell::Unwritten,
+                w.lane == 0 && w.column == 1,
+                "{w:?}"
+            );
         }
         // fp4 padding bytes do not matter; payload bytes do
-        let f = form(CtaGroup::One, CpShape::S4x256b, None, Some(SrcFmt::B4x16P64));
+        let f = form(
+            CtaGroup::One,
+            CpShape::S4x256b,
+            None,
+            Some(SrcFmt::B4x16P64),
+        );
         let mut mem = smem();
         mem[0x100c] = None; // padding of row 0 chunk 0
         mem[0x1012] = None; // row 1 chunk 0 payload byte 2 → word 1
-        let e = cp_effect(f, 0, plain_desc().encode(), &mem, None, PeerSource::IssuerSmem).unwrap();
+        let e = cp_effect(
+            f,
+            0,
+            plain_desc().encode(),
+            &mem,
+            None,
+            PeerSource::IssuerSmem,
+        )
+        .unwrap();
         for w in &e.own {
-            assert_eq!(w.value == Cell::Unwritten, w.lane == 1 && w.column == 1, "{w:?}");
+            assert_eq!(
+                w.value == Cell::Unwritten,
+                w.lane == 1 && w.column == 1,
+                "{w:?}"
+            );
         }
     }
 
@@ -626,13 +843,24 @@ mod tests {
         assert_eq!(e.own, e.peer);
         let e = cp_effect(f, 0, d, &mem, Some(&other), PeerSource::OwnSmem).unwrap();
         assert!(e.peer.iter().all(|w| w.value == Cell::Known(0xABAB_ABAB)));
-        assert_eq!(cp_effect(f, 0, d, &mem, None, PeerSource::OwnSmem).unwrap_err().rule, "tcgen05.cp.peer_inactive");
+        assert_eq!(
+            cp_effect(f, 0, d, &mem, None, PeerSource::OwnSmem)
+                .unwrap_err()
+                .rule,
+            "tcgen05.cp.peer_inactive"
+        );
 
         let (mut a, mut b) = (Tmem::new(), Tmem::new());
         a.alloc(32).unwrap();
-        assert_eq!(apply_cp(&mut a, None, f, &e).unwrap_err().rule, "tcgen05.cp.peer_inactive");
+        assert_eq!(
+            apply_cp(&mut a, None, f, &e).unwrap_err().rule,
+            "tcgen05.cp.peer_inactive"
+        );
         // peer not allocated: nothing written anywhere
-        assert_eq!(apply_cp(&mut a, Some(&mut b), f, &e).unwrap_err().rule, "tcgen05.tmem.unallocated");
+        assert_eq!(
+            apply_cp(&mut a, Some(&mut b), f, &e).unwrap_err().rule,
+            "tcgen05.tmem.unallocated"
+        );
         assert_eq!(a.read(0, 0), Cell::Unwritten);
         b.alloc(32).unwrap();
         apply_cp(&mut a, Some(&mut b), f, &e).unwrap();
@@ -659,8 +887,8 @@ mod tests {
 
     #[test]
     fn from_parsed_instruction() {
-        use crate::ptx::tcgen05::TmemRef;
         use crate::ptx::operand::Value;
+        use crate::ptx::tcgen05::TmemRef;
         let cp = Cp {
             cta: CtaGroup::One,
             shape: CpShape::S64x128b,
@@ -674,12 +902,25 @@ mod tests {
         let ps = placements(f, 0, &plain_desc()).unwrap();
         assert_eq!(ps.len(), 64 * 2 * 4);
         // 64 rows of one chunk: 8 core matrices of 8 × 16 B, SBO = 128 B apart = contiguous.
-        assert_eq!(source_chunks(&ps), (0..64).map(|r| 0x1000 + 16 * r).collect::<Vec<_>>());
+        assert_eq!(
+            source_chunks(&ps),
+            (0..64).map(|r| 0x1000 + 16 * r).collect::<Vec<_>>()
+        );
 
         let mut t = Tmem::new();
         t.alloc(32).unwrap();
         let mem = smem();
-        let e = execute_cp(&mut t, None, &cp, 8, plain_desc().encode(), &mem, None, PeerSource::IssuerSmem).unwrap();
+        let e = execute_cp(
+            &mut t,
+            None,
+            &cp,
+            8,
+            plain_desc().encode(),
+            &mem,
+            None,
+            PeerSource::IssuerSmem,
+        )
+        .unwrap();
         assert_eq!(e.own.len(), 64 * 2 * 4);
         // 01_23: row 5 → lanes 5 and 69 (warps 0, 2), row 37 → lanes 37 and 101 (warps 1, 3).
         assert!(matches!(t.read(5, 10), Cell::Known(_)));

@@ -16,10 +16,13 @@
 //! | 53-60 | fixed 0 (the manual prints "0xb00000000", read as `0b00000000`) |
 //! | 61-63 | swizzle: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B; 3, 5, 7 invalid |
 
-use crate::sem::ub::{TCGEN05_DESC_FIXED_46_48, TCGEN05_DESC_FIXED_53_60, TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET, TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE, TCGEN05_DESC_LBO_ABSOLUTE_TARGET, TCGEN05_DESC_RESERVED, TCGEN05_DESC_START_MISALIGNED, TCGEN05_DESC_SWIZZLE_INVALID};
 use crate::sem::ub::Ub;
+use crate::sem::ub::{
+    TCGEN05_DESC_FIXED_46_48, TCGEN05_DESC_FIXED_53_60, TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET,
+    TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE, TCGEN05_DESC_LBO_ABSOLUTE_TARGET, TCGEN05_DESC_RESERVED,
+    TCGEN05_DESC_START_MISALIGNED, TCGEN05_DESC_SWIZZLE_INVALID,
+};
 use crate::target::{Target, TargetClass};
-
 
 /// Positions taken where the manual is silent or gives the fact only in a figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,7 +62,13 @@ pub enum Swizzle {
 }
 
 impl Swizzle {
-    pub const ALL: [Swizzle; 5] = [Swizzle::None, Swizzle::B128Atom32, Swizzle::B128, Swizzle::B64, Swizzle::B32];
+    pub const ALL: [Swizzle; 5] = [
+        Swizzle::None,
+        Swizzle::B128Atom32,
+        Swizzle::B128,
+        Swizzle::B64,
+        Swizzle::B32,
+    ];
     pub fn code(self) -> u8 {
         match self {
             Swizzle::None => 0,
@@ -194,20 +203,42 @@ impl SmemDesc {
     pub fn decode(x: u64) -> Result<SmemDesc, Ub> {
         let r = RawDesc::decode(x);
         if r.fixed_46 != 0b001 {
-            return Err(Ub::new(&TCGEN05_DESC_FIXED_46_48, format!("bits 46-48 are {:#05b}, must be the fixed constant 0b001", r.fixed_46)));
+            return Err(Ub::new(
+                &TCGEN05_DESC_FIXED_46_48,
+                format!(
+                    "bits 46-48 are {:#05b}, must be the fixed constant 0b001",
+                    r.fixed_46
+                ),
+            ));
         }
         // Assumption::FixedBits53To60AreZero
         if r.fixed_53 != 0 {
-            return Err(Ub::new(&TCGEN05_DESC_FIXED_53_60, format!("bits 53-60 are {:#x}, must be the fixed constant 0", r.fixed_53)));
+            return Err(Ub::new(
+                &TCGEN05_DESC_FIXED_53_60,
+                format!(
+                    "bits 53-60 are {:#x}, must be the fixed constant 0",
+                    r.fixed_53
+                ),
+            ));
         }
         // Assumption::ReservedBitsMustBeZero
         if r.reserved_14 != 0 || r.reserved_30 != 0 {
-            return Err(Ub::new(&TCGEN05_DESC_RESERVED, "reserved bits 14-15 / 30-31 are set"));
+            return Err(Ub::new(
+                &TCGEN05_DESC_RESERVED,
+                "reserved bits 14-15 / 30-31 are set",
+            ));
         }
         let swizzle = Swizzle::from_code(r.swizzle).ok_or_else(|| {
-            Ub::new(&TCGEN05_DESC_SWIZZLE_INVALID, format!("swizzle mode {} is invalid (3, 5 and 7 are)", r.swizzle))
+            Ub::new(
+                &TCGEN05_DESC_SWIZZLE_INVALID,
+                format!("swizzle mode {} is invalid (3, 5 and 7 are)", r.swizzle),
+            )
         })?;
-        let lbo_mode = if r.lbo_mode { LboMode::Absolute } else { LboMode::Relative };
+        let lbo_mode = if r.lbo_mode {
+            LboMode::Absolute
+        } else {
+            LboMode::Relative
+        };
         let d = SmemDesc {
             start: (r.start as u32) << 4,
             lbo: (r.lbo as u32) << 4,
@@ -230,10 +261,16 @@ impl SmemDesc {
         if self.lbo_mode == LboMode::Absolute {
             // §9.7.16.3.1.2.1: only 128B swizzle (16B atomicity); base offset must be 0.
             if self.swizzle != Swizzle::B128 {
-                return Err(Ub::new(&TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE, "absolute leading-dimension mode needs 128B swizzling (16B atomicity)"));
+                return Err(Ub::new(
+                    &TCGEN05_DESC_LBO_ABSOLUTE_SWIZZLE,
+                    "absolute leading-dimension mode needs 128B swizzling (16B atomicity)",
+                ));
             }
             if self.base_offset != 0 {
-                return Err(Ub::new(&TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET, "absolute leading-dimension mode needs base offset 0"));
+                return Err(Ub::new(
+                    &TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET,
+                    "absolute leading-dimension mode needs base offset 0",
+                ));
             }
         }
         Ok(())
@@ -244,7 +281,12 @@ impl SmemDesc {
     /// not look inside descriptor values, even immediate ones.
     pub fn check_target(&self, t: Target) -> Result<(), Ub> {
         if self.lbo_mode == LboMode::Absolute && !TargetClass::Arch(103).contains(t) {
-            return Err(Ub::new(&TCGEN05_DESC_LBO_ABSOLUTE_TARGET, format!("absolute leading-dimension mode on sm_{}: supported on sm_103a only", t.sm),
+            return Err(Ub::new(
+                &TCGEN05_DESC_LBO_ABSOLUTE_TARGET,
+                format!(
+                    "absolute leading-dimension mode on sm_{}: supported on sm_103a only",
+                    t.sm
+                ),
             ));
         }
         Ok(())
@@ -278,8 +320,18 @@ impl SmemDesc {
     pub fn kmajor_chunk_addr(&self, row: u32, chunk: u32) -> Option<u32> {
         let (r0, r1) = (row % 8, row / 8);
         let linear = match self.swizzle {
-            Swizzle::None => (self.start as u64) + 16 * r0 as u64 + self.sbo as u64 * r1 as u64 + self.lbo as u64 * chunk as u64,
-            s => (self.start as u64) + (s.row_bytes() * r0) as u64 + self.sbo as u64 * r1 as u64 + 16 * chunk as u64,
+            Swizzle::None => {
+                (self.start as u64)
+                    + 16 * r0 as u64
+                    + self.sbo as u64 * r1 as u64
+                    + self.lbo as u64 * chunk as u64
+            }
+            s => {
+                (self.start as u64)
+                    + (s.row_bytes() * r0) as u64
+                    + self.sbo as u64 * r1 as u64
+                    + 16 * chunk as u64
+            }
         };
         let linear = u32::try_from(linear).ok()?;
         Some(self.swizzle.apply(linear, self.base_offset))
@@ -292,7 +344,14 @@ mod tests {
     use proptest::prelude::*;
 
     fn valid() -> SmemDesc {
-        SmemDesc { start: 0x400, lbo: 0x80, sbo: 0x100, base_offset: 0, lbo_mode: LboMode::Relative, swizzle: Swizzle::None }
+        SmemDesc {
+            start: 0x400,
+            lbo: 0x80,
+            sbo: 0x100,
+            base_offset: 0,
+            lbo_mode: LboMode::Relative,
+            swizzle: Swizzle::None,
+        }
     }
 
     #[test]
@@ -302,7 +361,11 @@ mod tests {
         assert_eq!((x >> 16) & 0x3FFF, 0x8);
         assert_eq!((x >> 32) & 0x3FFF, 0x10);
         assert_eq!((x >> 46) & 7, 1);
-        let d = SmemDesc { swizzle: Swizzle::B32, base_offset: 5, ..valid() };
+        let d = SmemDesc {
+            swizzle: Swizzle::B32,
+            base_offset: 5,
+            ..valid()
+        };
         assert_eq!(d.encode() >> 61, 6);
         assert_eq!((d.encode() >> 49) & 7, 5);
         // manual example (Figure 188): LBO 64·4 B encodes as 16, SBO 32·4 B as 8
@@ -314,30 +377,81 @@ mod tests {
     #[test]
     fn invalid_encodings() {
         let x = valid().encode();
-        assert_eq!(SmemDesc::decode(x & !(1 << 46)).unwrap_err().rule, "tcgen05.desc.fixed_46_48");
-        assert_eq!(SmemDesc::decode(x | (1 << 47)).unwrap_err().rule, "tcgen05.desc.fixed_46_48");
-        assert_eq!(SmemDesc::decode(x | (1 << 57)).unwrap_err().rule, "tcgen05.desc.fixed_53_60");
-        assert_eq!(SmemDesc::decode(x | (1 << 14)).unwrap_err().rule, "tcgen05.desc.reserved_bits");
-        assert_eq!(SmemDesc::decode(x | (1 << 31)).unwrap_err().rule, "tcgen05.desc.reserved_bits");
+        assert_eq!(
+            SmemDesc::decode(x & !(1 << 46)).unwrap_err().rule,
+            "tcgen05.desc.fixed_46_48"
+        );
+        assert_eq!(
+            SmemDesc::decode(x | (1 << 47)).unwrap_err().rule,
+            "tcgen05.desc.fixed_46_48"
+        );
+        assert_eq!(
+            SmemDesc::decode(x | (1 << 57)).unwrap_err().rule,
+            "tcgen05.desc.fixed_53_60"
+        );
+        assert_eq!(
+            SmemDesc::decode(x | (1 << 14)).unwrap_err().rule,
+            "tcgen05.desc.reserved_bits"
+        );
+        assert_eq!(
+            SmemDesc::decode(x | (1 << 31)).unwrap_err().rule,
+            "tcgen05.desc.reserved_bits"
+        );
         for bad in [3u64, 5, 7] {
-            assert_eq!(SmemDesc::decode(x | (bad << 61)).unwrap_err().rule, "tcgen05.desc.swizzle_invalid");
+            assert_eq!(
+                SmemDesc::decode(x | (bad << 61)).unwrap_err().rule,
+                "tcgen05.desc.swizzle_invalid"
+            );
         }
-        let m = SmemDesc { start: 0x410, swizzle: Swizzle::B128Atom32, ..valid() };
-        assert_eq!(SmemDesc::decode(m.encode()).unwrap_err().rule, "tcgen05.desc.start_misaligned");
-        let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B64, ..valid() };
-        assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "tcgen05.desc.lbo_absolute_swizzle");
-        let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, base_offset: 1, ..valid() };
-        assert_eq!(SmemDesc::decode(a.encode()).unwrap_err().rule, "tcgen05.desc.lbo_absolute_base_offset");
-        let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, ..valid() };
+        let m = SmemDesc {
+            start: 0x410,
+            swizzle: Swizzle::B128Atom32,
+            ..valid()
+        };
+        assert_eq!(
+            SmemDesc::decode(m.encode()).unwrap_err().rule,
+            "tcgen05.desc.start_misaligned"
+        );
+        let a = SmemDesc {
+            lbo_mode: LboMode::Absolute,
+            swizzle: Swizzle::B64,
+            ..valid()
+        };
+        assert_eq!(
+            SmemDesc::decode(a.encode()).unwrap_err().rule,
+            "tcgen05.desc.lbo_absolute_swizzle"
+        );
+        let a = SmemDesc {
+            lbo_mode: LboMode::Absolute,
+            swizzle: Swizzle::B128,
+            base_offset: 1,
+            ..valid()
+        };
+        assert_eq!(
+            SmemDesc::decode(a.encode()).unwrap_err().rule,
+            "tcgen05.desc.lbo_absolute_base_offset"
+        );
+        let a = SmemDesc {
+            lbo_mode: LboMode::Absolute,
+            swizzle: Swizzle::B128,
+            ..valid()
+        };
         assert!(SmemDesc::decode(a.encode()).is_ok());
     }
 
     #[test]
     fn absolute_mode_target() {
         use crate::target::Suffix;
-        let a = SmemDesc { lbo_mode: LboMode::Absolute, swizzle: Swizzle::B128, ..valid() };
+        let a = SmemDesc {
+            lbo_mode: LboMode::Absolute,
+            swizzle: Swizzle::B128,
+            ..valid()
+        };
         assert!(a.check_target(Target::new(103, Suffix::Arch)).is_ok());
-        assert_eq!(a.check_target(Target::SM_100A).unwrap_err().rule, "tcgen05.desc.lbo_absolute_target");
+        assert_eq!(
+            a.check_target(Target::SM_100A).unwrap_err().rule,
+            "tcgen05.desc.lbo_absolute_target"
+        );
         assert!(valid().check_target(Target::SM_100A).is_ok());
     }
 
@@ -345,13 +459,22 @@ mod tests {
     /// `((8,2),(4,4)):((4,32),(1,64))` in elements, LBO = 256 B, SBO = 128 B.
     #[test]
     fn figure_188_k_major_no_swizzle_tf32() {
-        let d = SmemDesc { start: 0, lbo: 64 * 4, sbo: 32 * 4, ..valid() };
+        let d = SmemDesc {
+            start: 0,
+            lbo: 64 * 4,
+            sbo: 32 * 4,
+            ..valid()
+        };
         assert_eq!(md_encode(d.lbo), 16);
         assert_eq!(md_encode(d.sbo), 8);
         for i in 0..16u32 {
             for j in 0..16u32 {
                 let exact = (i % 8) * 4 + (i / 8) * 32 + (j % 4) + (j / 4) * 64;
-                assert_eq!(d.kmajor_chunk_addr(i, j / 4).unwrap() + 4 * (j % 4), 4 * exact, "({i},{j})");
+                assert_eq!(
+                    d.kmajor_chunk_addr(i, j / 4).unwrap() + 4 * (j % 4),
+                    4 * exact,
+                    "({i},{j})"
+                );
             }
         }
     }
@@ -361,24 +484,40 @@ mod tests {
     /// (i=1, j=0) and (i=0, j=8) to the same offset 8 (a documentation error).
     #[test]
     fn figure_189_k_major_32b_swizzle_tf32() {
-        let d = SmemDesc { start: 0, sbo: 64 * 4, swizzle: Swizzle::B32, ..valid() };
+        let d = SmemDesc {
+            start: 0,
+            sbo: 64 * 4,
+            swizzle: Swizzle::B32,
+            ..valid()
+        };
         assert_eq!(md_encode(d.sbo), 16);
         for i in 0..16u32 {
             for j in 0..8u32 {
                 let exact = 4 * ((i % 8) * 8 + (i / 8) * 64 + (j % 4) + (j / 4) * 4);
                 let swizzled = exact ^ (((exact >> 7) & 1) << 4);
-                assert_eq!(d.kmajor_chunk_addr(i, j / 4).unwrap() + 4 * (j % 4), swizzled, "({i},{j})");
+                assert_eq!(
+                    d.kmajor_chunk_addr(i, j / 4).unwrap() + 4 * (j % 4),
+                    swizzled,
+                    "({i},{j})"
+                );
             }
         }
         let offset = |i: u32, j: u32| (i % 8) * 8 + (i / 8) * 64 + (j % 4) + (j / 4) * 4;
-        assert_eq!(offset(1, 0), offset(0, 8), "the manual's exact layout is not injective");
+        assert_eq!(
+            offset(1, 0),
+            offset(0, 8),
+            "the manual's exact layout is not injective"
+        );
     }
 
     #[test]
     fn swizzle_128b_is_chunk_xor_row() {
         // row 3 of a 1024-aligned pattern: chunk c lands at chunk c ^ 3
         for c in 0..8 {
-            assert_eq!(Swizzle::B128.apply(1024 + 3 * 128 + 16 * c, 0), 1024 + 3 * 128 + 16 * (c ^ 3));
+            assert_eq!(
+                Swizzle::B128.apply(1024 + 3 * 128 + 16 * c, 0),
+                1024 + 3 * 128 + 16 * (c ^ 3)
+            );
         }
         // pattern starting at 1024 + 256: base offset 2 makes its first row unswizzled
         let p = 1024 + 256;
@@ -388,30 +527,45 @@ mod tests {
         assert_eq!(Swizzle::B32.apply(128, 0), 128 + 16);
         assert_eq!(Swizzle::B32.apply(256, 0), 256);
         // 128B/32B atom: 32-byte unit ^= row % 4
-        assert_eq!(Swizzle::B128Atom32.apply(3 * 128 + 32, 0), 3 * 128 + 32 * (1 ^ 3));
+        assert_eq!(
+            Swizzle::B128Atom32.apply(3 * 128 + 32, 0),
+            3 * 128 + 32 * (1 ^ 3)
+        );
         assert_eq!(Swizzle::None.apply(12345, 3), 12345);
     }
 
     fn arb_desc() -> impl Strategy<Value = SmemDesc> {
-        (0u32..1 << 14, 0u32..1 << 14, 0u32..1 << 14, 0u8..8, any::<bool>(), 0usize..5).prop_map(|(s, l, b, bo, abs, sw)| {
-            let swizzle = Swizzle::ALL[sw];
-            let mut d = SmemDesc {
-                start: s << 4,
-                lbo: l << 4,
-                sbo: b << 4,
-                base_offset: bo,
-                lbo_mode: if abs { LboMode::Absolute } else { LboMode::Relative },
-                swizzle,
-            };
-            if swizzle == Swizzle::B128Atom32 {
-                d.start &= !31;
-            }
-            if abs {
-                d.swizzle = Swizzle::B128;
-                d.base_offset = 0;
-            }
-            d
-        })
+        (
+            0u32..1 << 14,
+            0u32..1 << 14,
+            0u32..1 << 14,
+            0u8..8,
+            any::<bool>(),
+            0usize..5,
+        )
+            .prop_map(|(s, l, b, bo, abs, sw)| {
+                let swizzle = Swizzle::ALL[sw];
+                let mut d = SmemDesc {
+                    start: s << 4,
+                    lbo: l << 4,
+                    sbo: b << 4,
+                    base_offset: bo,
+                    lbo_mode: if abs {
+                        LboMode::Absolute
+                    } else {
+                        LboMode::Relative
+                    },
+                    swizzle,
+                };
+                if swizzle == Swizzle::B128Atom32 {
+                    d.start &= !31;
+                }
+                if abs {
+                    d.swizzle = Swizzle::B128;
+                    d.base_offset = 0;
+                }
+                d
+            })
     }
 
     proptest! {

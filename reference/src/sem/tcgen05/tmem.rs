@@ -1,8 +1,13 @@
 //! One CTA's Tensor Memory (§9.7.16.1): 128 lanes × 512 columns of 32-bit cells, dynamically
 //! allocated in columns (§9.7.16.1.2, §9.7.16.7.1), cells undefined until written.
 
-use crate::sem::ub::{TCGEN05_ALLOC_AFTER_RELINQUISH, TCGEN05_ALLOC_LEAK, TCGEN05_ALLOC_NCOLS, TCGEN05_ALLOC_NCOLS_INCREASING, TCGEN05_ALLOC_PLACEMENT, TCGEN05_DEALLOC_NCOLS_MISMATCH, TCGEN05_DEALLOC_NOT_ALLOCATED, TCGEN05_LDST_LANE_ACCESS, TCGEN05_TMEM_OUT_OF_RANGE, TCGEN05_TMEM_UNALLOCATED, TCGEN05_WARP_OPERAND_NOT_UNIFORM};
 use crate::sem::ub::Ub;
+use crate::sem::ub::{
+    TCGEN05_ALLOC_AFTER_RELINQUISH, TCGEN05_ALLOC_LEAK, TCGEN05_ALLOC_NCOLS,
+    TCGEN05_ALLOC_NCOLS_INCREASING, TCGEN05_ALLOC_PLACEMENT, TCGEN05_DEALLOC_NCOLS_MISMATCH,
+    TCGEN05_DEALLOC_NOT_ALLOCATED, TCGEN05_LDST_LANE_ACCESS, TCGEN05_TMEM_OUT_OF_RANGE,
+    TCGEN05_TMEM_UNALLOCATED, TCGEN05_WARP_OPERAND_NOT_UNIFORM,
+};
 
 /// §9.7.16.1: 128 rows (lanes) per CTA on sm_100a/sm_100f.
 pub const LANES: u32 = 128;
@@ -60,7 +65,10 @@ pub struct TAddr {
 
 impl TAddr {
     pub fn from_u32(a: u32) -> TAddr {
-        TAddr { lane: a >> 16, column: a & 0xFFFF }
+        TAddr {
+            lane: a >> 16,
+            column: a & 0xFFFF,
+        }
     }
     pub fn to_u32(self) -> u32 {
         (self.lane << 16) | (self.column & 0xFFFF)
@@ -89,10 +97,15 @@ pub fn accessible_lanes(warp_id: u32) -> std::ops::Range<u32> {
 /// tcgen05.ld/st, §9.7.16.8.3/4). `values` holds one value per active thread.
 pub fn warp_uniform(values: &[u32], operand: &str) -> Result<u32, Ub> {
     match values.split_first() {
-        None => Err(Ub::new(&TCGEN05_WARP_OPERAND_NOT_UNIFORM, format!("no thread supplied {operand}"))),
+        None => Err(Ub::new(
+            &TCGEN05_WARP_OPERAND_NOT_UNIFORM,
+            format!("no thread supplied {operand}"),
+        )),
         Some((&v, rest)) => match rest.iter().find(|&&x| x != v) {
             None => Ok(v),
-            Some(&x) => Err(Ub::new(&TCGEN05_WARP_OPERAND_NOT_UNIFORM, format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
+            Some(&x) => Err(Ub::new(
+                &TCGEN05_WARP_OPERAND_NOT_UNIFORM,
+                format!("threads of the warp disagree on {operand}: {v:#x} and {x:#x}"),
             )),
         },
     }
@@ -116,10 +129,14 @@ impl Default for Tmem {
     }
 }
 
-
 impl Tmem {
     pub fn new() -> Tmem {
-        Tmem { cells: vec![Cell::Unwritten; (LANES * COLUMNS) as usize], allocs: Vec::new(), last_ncols: None, relinquished: false }
+        Tmem {
+            cells: vec![Cell::Unwritten; (LANES * COLUMNS) as usize],
+            allocs: Vec::new(),
+            last_ncols: None,
+            relinquished: false,
+        }
     }
 
     pub fn allocations(&self) -> &[(u32, u32)] {
@@ -132,14 +149,18 @@ impl Tmem {
     /// §9.7.16.1.2, §9.7.16.7.1: nCols a power of two in [32, 512].
     fn check_ncols(ncols: u32, what: &str) -> Result<(), Ub> {
         if !(ALLOC_UNIT..=COLUMNS).contains(&ncols) || !ncols.is_power_of_two() {
-            return Err(Ub::new(&TCGEN05_ALLOC_NCOLS, format!("{what} nCols = {ncols}: must be a power of 2 within [32, 512]"),
+            return Err(Ub::new(
+                &TCGEN05_ALLOC_NCOLS,
+                format!("{what} nCols = {ncols}: must be a power of 2 within [32, 512]"),
             ));
         }
         Ok(())
     }
 
     fn is_free(&self, start: u32, ncols: u32) -> bool {
-        self.allocs.iter().all(|&(s, n)| start + ncols <= s || s + n <= start)
+        self.allocs
+            .iter()
+            .all(|&(s, n)| start + ncols <= s || s + n <= start)
     }
 
     /// The rules every allocation obeys before a placement is chosen.
@@ -148,7 +169,10 @@ impl Tmem {
         // §9.7.16.7.1: "it is illegal for a CTA to perform tcgen05.alloc after any of its
         // constituent threads execute tcgen05.relinquish_alloc_permit".
         if self.relinquished {
-            return Err(Ub::new(&TCGEN05_ALLOC_AFTER_RELINQUISH, "tcgen05.alloc after tcgen05.relinquish_alloc_permit"));
+            return Err(Ub::new(
+                &TCGEN05_ALLOC_AFTER_RELINQUISH,
+                "tcgen05.alloc after tcgen05.relinquish_alloc_permit",
+            ));
         }
         // §9.7.16.7.1: "The number of columns allocated should not increase between any two allocations".
         if let Some(prev) = self.last_ncols {
@@ -165,7 +189,9 @@ impl Tmem {
     /// free columns: "blocks ... unblocks as soon as the requested amount ... becomes available").
     pub fn alloc(&mut self, ncols: u32) -> Result<Option<u32>, Ub> {
         self.check_alloc(ncols)?;
-        let start = (0..COLUMNS).step_by(ncols as usize).find(|&s| self.is_free(s, ncols));
+        let start = (0..COLUMNS)
+            .step_by(ncols as usize)
+            .find(|&s| self.is_free(s, ncols));
         match start {
             Some(s) => {
                 self.take(s, ncols);
@@ -180,7 +206,11 @@ impl Tmem {
     pub fn alloc_at(&mut self, taddr: u32, ncols: u32) -> Result<(), Ub> {
         self.check_alloc(ncols)?;
         let a = TAddr::from_u32(taddr);
-        if a.lane != 0 || a.column + ncols > COLUMNS || !a.column.is_multiple_of(ALLOC_UNIT) || !self.is_free(a.column, ncols) {
+        if a.lane != 0
+            || a.column + ncols > COLUMNS
+            || !a.column.is_multiple_of(ALLOC_UNIT)
+            || !self.is_free(a.column, ncols)
+        {
             return Err(Ub::new(&TCGEN05_ALLOC_PLACEMENT, format!("reported allocation {taddr:#x} of {ncols} columns is not a free, unit-aligned run at lane 0"),
             ));
         }
@@ -228,13 +258,20 @@ impl Tmem {
     pub fn check_exit(&self) -> Result<(), Ub> {
         match self.allocs.first() {
             None => Ok(()),
-            Some(&(s, n)) => Err(Ub::new(&TCGEN05_ALLOC_LEAK, format!("kernel exits with {} live allocation(s), first {n} columns at column {s}", self.allocs.len()),
+            Some(&(s, n)) => Err(Ub::new(
+                &TCGEN05_ALLOC_LEAK,
+                format!(
+                    "kernel exits with {} live allocation(s), first {n} columns at column {s}",
+                    self.allocs.len()
+                ),
             )),
         }
     }
 
     pub fn is_allocated(&self, column: u32) -> bool {
-        self.allocs.iter().any(|&(s, n)| (s..s + n).contains(&column))
+        self.allocs
+            .iter()
+            .any(|&(s, n)| (s..s + n).contains(&column))
     }
 
     /// Checks that a cell may be touched by any Tensor Memory access (range, allocation).
@@ -245,17 +282,27 @@ impl Tmem {
         }
         // Assumption::AccessUnallocatedIsUb
         if !self.is_allocated(column) {
-            return Err(Ub::new(&TCGEN05_TMEM_UNALLOCATED, format!("column {column} (lane {lane}) is not allocated")));
+            return Err(Ub::new(
+                &TCGEN05_TMEM_UNALLOCATED,
+                format!("column {column} (lane {lane}) is not allocated"),
+            ));
         }
         Ok(())
     }
 
     /// Checks a tcgen05.ld/st by warp `warp_id` touching `lanes` × `columns`: the lane-access rule
     /// (§9.7.16.8.1) and [`Tmem::check_cell`] for the range's corners.
-    pub fn check_warp_access(&self, warp_id: u32, lanes: std::ops::Range<u32>, columns: std::ops::Range<u32>) -> Result<(), Ub> {
+    pub fn check_warp_access(
+        &self,
+        warp_id: u32,
+        lanes: std::ops::Range<u32>,
+        columns: std::ops::Range<u32>,
+    ) -> Result<(), Ub> {
         let ok = accessible_lanes(warp_id);
         if lanes.start < ok.start || lanes.end > ok.end {
-            return Err(Ub::new(&TCGEN05_LDST_LANE_ACCESS, format!(
+            return Err(Ub::new(
+                &TCGEN05_LDST_LANE_ACCESS,
+                format!(
                     "warp {} of its warpgroup may access lanes {}..={} only, not {}..={}",
                     warp_id % 4,
                     ok.start,
@@ -340,7 +387,13 @@ mod tests {
     #[test]
     fn taddr_layout() {
         let a = TAddr::from_u32(0x0040_0020);
-        assert_eq!(a, TAddr { lane: 64, column: 32 });
+        assert_eq!(
+            a,
+            TAddr {
+                lane: 64,
+                column: 32
+            }
+        );
         assert_eq!(a.to_u32(), 0x0040_0020);
     }
 
@@ -349,7 +402,10 @@ mod tests {
         assert_eq!(warp_uniform(&[64; 32], "nCols"), Ok(64));
         let mut v = [64u32; 32];
         v[17] = 32;
-        assert_eq!(warp_uniform(&v, "nCols").unwrap_err().rule, "tcgen05.warp_operand_not_uniform");
+        assert_eq!(
+            warp_uniform(&v, "nCols").unwrap_err().rule,
+            "tcgen05.warp_operand_not_uniform"
+        );
         assert!(warp_uniform(&[], "nCols").is_err());
     }
 
@@ -363,7 +419,11 @@ mod tests {
     #[test]
     fn ncols_rules() {
         for bad in [0, 16, 31, 48, 96, 1024, 513] {
-            assert_eq!(Tmem::new().alloc(bad).unwrap_err().rule, "tcgen05.alloc.ncols_invalid", "{bad}");
+            assert_eq!(
+                Tmem::new().alloc(bad).unwrap_err().rule,
+                "tcgen05.alloc.ncols_invalid",
+                "{bad}"
+            );
         }
         for good in [32, 64, 128, 256, 512] {
             assert_eq!(Tmem::new().alloc(good).unwrap(), Some(0));
@@ -387,7 +447,10 @@ mod tests {
     fn increasing_ncols_is_ub() {
         let mut t = Tmem::new();
         t.alloc(64).unwrap();
-        assert_eq!(t.alloc(128).unwrap_err().rule, "tcgen05.alloc.ncols_increasing");
+        assert_eq!(
+            t.alloc(128).unwrap_err().rule,
+            "tcgen05.alloc.ncols_increasing"
+        );
         // equal or smaller is fine, even after a dealloc
         t.dealloc(0, 64).unwrap();
         assert!(t.alloc(64).is_ok());
@@ -400,8 +463,14 @@ mod tests {
         t.alloc(32).unwrap();
         t.relinquish();
         t.relinquish();
-        assert_eq!(t.alloc(32).unwrap_err().rule, "tcgen05.alloc.after_relinquish");
-        assert_eq!(t.alloc_at(32, 32).unwrap_err().rule, "tcgen05.alloc.after_relinquish");
+        assert_eq!(
+            t.alloc(32).unwrap_err().rule,
+            "tcgen05.alloc.after_relinquish"
+        );
+        assert_eq!(
+            t.alloc_at(32, 32).unwrap_err().rule,
+            "tcgen05.alloc.after_relinquish"
+        );
         assert!(t.dealloc(0, 32).is_ok());
         assert!(t.check_exit().is_ok());
     }
@@ -410,29 +479,59 @@ mod tests {
     fn dealloc_rules() {
         let mut t = Tmem::new();
         t.alloc(64).unwrap();
-        assert_eq!(t.dealloc(32, 32).unwrap_err().rule, "tcgen05.dealloc.not_allocated");
-        assert_eq!(t.dealloc(0, 32).unwrap_err().rule, "tcgen05.dealloc.ncols_mismatch");
-        assert_eq!(t.dealloc(0x10000, 64).unwrap_err().rule, "tcgen05.dealloc.not_allocated");
-        assert_eq!(t.dealloc(0, 48).unwrap_err().rule, "tcgen05.alloc.ncols_invalid");
+        assert_eq!(
+            t.dealloc(32, 32).unwrap_err().rule,
+            "tcgen05.dealloc.not_allocated"
+        );
+        assert_eq!(
+            t.dealloc(0, 32).unwrap_err().rule,
+            "tcgen05.dealloc.ncols_mismatch"
+        );
+        assert_eq!(
+            t.dealloc(0x10000, 64).unwrap_err().rule,
+            "tcgen05.dealloc.not_allocated"
+        );
+        assert_eq!(
+            t.dealloc(0, 48).unwrap_err().rule,
+            "tcgen05.alloc.ncols_invalid"
+        );
         t.dealloc(0, 64).unwrap();
-        assert_eq!(t.dealloc(0, 64).unwrap_err().rule, "tcgen05.dealloc.not_allocated");
+        assert_eq!(
+            t.dealloc(0, 64).unwrap_err().rule,
+            "tcgen05.dealloc.not_allocated"
+        );
     }
 
     #[test]
     fn leak_at_exit() {
         let mut t = Tmem::new();
         t.alloc(32).unwrap();
-        assert_eq!(t.check_exit().unwrap_err().rule, "tcgen05.alloc.not_deallocated_at_exit");
+        assert_eq!(
+            t.check_exit().unwrap_err().rule,
+            "tcgen05.alloc.not_deallocated_at_exit"
+        );
     }
 
     #[test]
     fn alloc_at_checks_placement() {
         let mut t = Tmem::new();
-        assert_eq!(t.alloc_at(16, 32).unwrap_err().rule, "tcgen05.alloc.placement");
-        assert_eq!(t.alloc_at(0x10000, 32).unwrap_err().rule, "tcgen05.alloc.placement");
-        assert_eq!(t.alloc_at(496, 32).unwrap_err().rule, "tcgen05.alloc.placement");
+        assert_eq!(
+            t.alloc_at(16, 32).unwrap_err().rule,
+            "tcgen05.alloc.placement"
+        );
+        assert_eq!(
+            t.alloc_at(0x10000, 32).unwrap_err().rule,
+            "tcgen05.alloc.placement"
+        );
+        assert_eq!(
+            t.alloc_at(496, 32).unwrap_err().rule,
+            "tcgen05.alloc.placement"
+        );
         t.alloc_at(96, 32).unwrap();
-        assert_eq!(t.alloc_at(96, 32).unwrap_err().rule, "tcgen05.alloc.placement");
+        assert_eq!(
+            t.alloc_at(96, 32).unwrap_err().rule,
+            "tcgen05.alloc.placement"
+        );
         assert!(t.is_allocated(127) && !t.is_allocated(128) && !t.is_allocated(95));
     }
 
@@ -443,8 +542,14 @@ mod tests {
         assert_eq!(t.read(3, 4), Cell::Unwritten);
         t.write(3, 4, Cell::Known(7)).unwrap();
         assert_eq!(t.read(3, 4), Cell::Known(7));
-        assert_eq!(t.write(3, 32, Cell::Known(1)).unwrap_err().rule, "tcgen05.tmem.unallocated");
-        assert_eq!(t.write(128, 0, Cell::Known(1)).unwrap_err().rule, "tcgen05.tmem.out_of_range");
+        assert_eq!(
+            t.write(3, 32, Cell::Known(1)).unwrap_err().rule,
+            "tcgen05.tmem.unallocated"
+        );
+        assert_eq!(
+            t.write(128, 0, Cell::Known(1)).unwrap_err().rule,
+            "tcgen05.tmem.out_of_range"
+        );
         t.dealloc(0, 32).unwrap();
         t.alloc(32).unwrap();
         assert_eq!(t.read(3, 4), Cell::Unwritten);
@@ -454,7 +559,18 @@ mod tests {
     fn apply_is_all_or_nothing() {
         let mut t = Tmem::new();
         t.alloc(32).unwrap();
-        let w = [CellWrite { lane: 0, column: 0, value: Cell::Known(1) }, CellWrite { lane: 0, column: 40, value: Cell::Known(2) }];
+        let w = [
+            CellWrite {
+                lane: 0,
+                column: 0,
+                value: Cell::Known(1),
+            },
+            CellWrite {
+                lane: 0,
+                column: 40,
+                value: Cell::Known(2),
+            },
+        ];
         assert!(t.apply(&w).is_err());
         assert_eq!(t.read(0, 0), Cell::Unwritten);
     }
@@ -465,13 +581,24 @@ mod tests {
         t.alloc(32).unwrap();
         for w in 0..8u32 {
             let base = 32 * (w % 4);
-            assert!(t.check_warp_access(w, base..base + 32, 0..4).is_ok(), "warp {w}");
+            assert!(
+                t.check_warp_access(w, base..base + 32, 0..4).is_ok(),
+                "warp {w}"
+            );
             let other = 32 * ((w + 1) % 4);
-            assert_eq!(t.check_warp_access(w, other..other + 16, 0..1).unwrap_err().rule, "tcgen05.ldst.lane_access");
+            assert_eq!(
+                t.check_warp_access(w, other..other + 16, 0..1)
+                    .unwrap_err()
+                    .rule,
+                "tcgen05.ldst.lane_access"
+            );
         }
         // straddling the boundary
         assert!(t.check_warp_access(0, 16..48, 0..1).is_err());
         // columns still need allocation
-        assert_eq!(t.check_warp_access(1, 32..64, 30..34).unwrap_err().rule, "tcgen05.tmem.unallocated");
+        assert_eq!(
+            t.check_warp_access(1, 32..64, 30..34).unwrap_err().rule,
+            "tcgen05.tmem.unallocated"
+        );
     }
 }

@@ -6,7 +6,9 @@
 
 use super::assumptions::{Assumption, OOB_NAN_F16, OOB_NAN_F32, OOB_NAN_F64};
 use super::swizzle::Pattern;
-use super::tensormap::{DataType, Geometry, Im2colBox, Interleave, OobFill, Swizzle, ValidatedMap, WideMode};
+use super::tensormap::{
+    DataType, Geometry, Im2colBox, Interleave, OobFill, Swizzle, ValidatedMap, WideMode,
+};
 
 /// How a data type is addressed: the smallest thing a coordinate names and a copy moves
 /// ([`Assumption::SubByteUnits`]).
@@ -22,10 +24,26 @@ pub struct Unit {
 impl Unit {
     pub fn of(ty: DataType) -> Unit {
         match ty {
-            DataType::U4Align8B => Unit { values: 2, global_bytes: 1, smem_bytes: 1 },
-            DataType::U4Align16B => Unit { values: 16, global_bytes: 8, smem_bytes: 16 },
-            DataType::U6Align16B => Unit { values: 16, global_bytes: 12, smem_bytes: 16 },
-            t => Unit { values: 1, global_bytes: t.bits() / 8, smem_bytes: t.bits() / 8 },
+            DataType::U4Align8B => Unit {
+                values: 2,
+                global_bytes: 1,
+                smem_bytes: 1,
+            },
+            DataType::U4Align16B => Unit {
+                values: 16,
+                global_bytes: 8,
+                smem_bytes: 16,
+            },
+            DataType::U6Align16B => Unit {
+                values: 16,
+                global_bytes: 12,
+                smem_bytes: 16,
+            },
+            t => Unit {
+                values: 1,
+                global_bytes: t.bits() / 8,
+                smem_bytes: t.bits() / 8,
+            },
         }
     }
 
@@ -34,7 +52,11 @@ impl Unit {
     pub fn of_layout(ty: DataType, interleave: Interleave) -> Unit {
         let _ = Assumption::InterleaveGranuleUnits;
         match interleave.granule() {
-            Some(g) => Unit { values: 1, global_bytes: g, smem_bytes: g },
+            Some(g) => Unit {
+                values: 1,
+                global_bytes: g,
+                smem_bytes: g,
+            },
             None => Unit::of(ty),
         }
     }
@@ -51,9 +73,17 @@ pub enum LoadMode {
     Tile,
     Gather4,
     /// `{i2cOffW, i2cOffH, i2cOffD}` truncated to rank − 2.
-    Im2col { offsets: Vec<u16> },
-    Im2colW { w_halo: u16, w_offset: u16 },
-    Im2colW128 { w_halo: u16, w_offset: u16 },
+    Im2col {
+        offsets: Vec<u16>,
+    },
+    Im2colW {
+        w_halo: u16,
+        w_offset: u16,
+    },
+    Im2colW128 {
+        w_halo: u16,
+        w_offset: u16,
+    },
 }
 
 /// A load mode of cp.async.bulk.tensor shared::cta→global.
@@ -111,7 +141,10 @@ pub struct Transfer {
 pub enum Fill {
     Zero,
     /// OOB-NaN: the little-endian bytes of [`Assumption::OobNanAllOnes`]'s pattern.
-    Nan { bytes: [u8; 8], width: u8 },
+    Nan {
+        bytes: [u8; 8],
+        width: u8,
+    },
 }
 
 impl Fill {
@@ -141,7 +174,9 @@ impl Fill {
     pub fn bytes(self, n: u64) -> Vec<u8> {
         match self {
             Fill::Zero => vec![0; n as usize],
-            Fill::Nan { bytes, width } => (0..n).map(|i| bytes[(i % width as u64) as usize]).collect(),
+            Fill::Nan { bytes, width } => {
+                (0..n).map(|i| bytes[(i % width as u64) as usize]).collect()
+            }
         }
     }
 }
@@ -178,11 +213,18 @@ impl std::fmt::Display for CopyError {
     }
 }
 
-pub(crate) fn need(ok: bool, rule: &'static str, message: impl FnOnce() -> String) -> Result<(), CopyError> {
+pub(crate) fn need(
+    ok: bool,
+    rule: &'static str,
+    message: impl FnOnce() -> String,
+) -> Result<(), CopyError> {
     if ok {
         Ok(())
     } else {
-        Err(CopyError { rule, message: message() })
+        Err(CopyError {
+            rule,
+            message: message(),
+        })
     }
 }
 
@@ -261,18 +303,41 @@ pub fn row_pitch(map: &ValidatedMap, inner_bytes: u64) -> u64 {
 /// at x = 1 of an f32 tensor traps (CUDA_ERROR_ILLEGAL_INSTRUCTION); x = −4 works.
 pub(crate) fn box_start_aligned(map: &ValidatedMap, c0: i64) -> Result<(), CopyError> {
     // With interleave the coordinate counts 16/32-byte granules (Assumption::InterleaveGranuleUnits): always aligned.
-    let bits = if interleaved(map) { 0 } else { c0.unsigned_abs().saturating_mul(map.ty.bits()) };
-    need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || format!("dimension-0 coordinate {c0} of {:?} is not a multiple of 16 bytes", map.ty))
+    let bits = if interleaved(map) {
+        0
+    } else {
+        c0.unsigned_abs().saturating_mul(map.ty.bits())
+    };
+    need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || {
+        format!(
+            "dimension-0 coordinate {c0} of {:?} is not a multiple of 16 bytes",
+            map.ty
+        )
+    })
 }
 
 /// Reject boxes of `units` units of `unit` that cannot fit in shared memory.
 pub(crate) fn box_fits(units: u64, unit: Unit) -> Result<(), CopyError> {
     let bytes = units.checked_mul(unit.smem_bytes);
-    need(bytes.is_some_and(|b| b <= SMEM_MAX_BYTES), copy_rule::BOX_FITS_SMEM, || format!("{units} units of {} bytes exceed {SMEM_MAX_BYTES} bytes of shared memory", unit.smem_bytes))
+    need(
+        bytes.is_some_and(|b| b <= SMEM_MAX_BYTES),
+        copy_rule::BOX_FITS_SMEM,
+        || {
+            format!(
+                "{units} units of {} bytes exceed {SMEM_MAX_BYTES} bytes of shared memory",
+                unit.smem_bytes
+            )
+        },
+    )
 }
 
 /// Plan a load (`cp.async.bulk.tensor.*.shared::{cta,cluster}.global`) into `dst` (shared address).
-pub fn load(map: &ValidatedMap, mode: &LoadMode, coords: &[i32], dst: u64) -> Result<CopyPlan, CopyError> {
+pub fn load(
+    map: &ValidatedMap,
+    mode: &LoadMode,
+    coords: &[i32],
+    dst: u64,
+) -> Result<CopyPlan, CopyError> {
     common_checks(map, Direction::Load, dst)?;
     let flip = map.swizzle == Swizzle::B128Atom32BFlip8B;
     let slots = match mode {
@@ -280,8 +345,14 @@ pub fn load(map: &ValidatedMap, mode: &LoadMode, coords: &[i32], dst: u64) -> Re
         LoadMode::Gather4 => super::gather::slots(map, coords)?,
         LoadMode::Im2col { offsets } => super::im2col::slots(map, coords, offsets)?,
         LoadMode::Im2colW { w_halo, w_offset } | LoadMode::Im2colW128 { w_halo, w_offset } => {
-            need(!flip, copy_rule::FLIP_8B, || "32B+8B-flip swizzle with an im2col::w mode".into())?;
-            let want = if matches!(mode, LoadMode::Im2colW { .. }) { WideMode::W } else { WideMode::W128 };
+            need(!flip, copy_rule::FLIP_8B, || {
+                "32B+8B-flip swizzle with an im2col::w mode".into()
+            })?;
+            let want = if matches!(mode, LoadMode::Im2colW { .. }) {
+                WideMode::W
+            } else {
+                WideMode::W128
+            };
             super::im2col::wide_slots(map, coords, want, *w_halo, *w_offset)?
         }
     };
@@ -289,18 +360,37 @@ pub fn load(map: &ValidatedMap, mode: &LoadMode, coords: &[i32], dst: u64) -> Re
 }
 
 /// Plan a store (`cp.async.bulk.tensor.*.global.shared::cta`) from `src` (shared address).
-pub fn store(map: &ValidatedMap, mode: StoreMode, coords: &[i32], src: u64) -> Result<CopyPlan, CopyError> {
+pub fn store(
+    map: &ValidatedMap,
+    mode: StoreMode,
+    coords: &[i32],
+    src: u64,
+) -> Result<CopyPlan, CopyError> {
     common_checks(map, Direction::Store, src)?;
-    need(map.swizzle != Swizzle::B128Atom32BFlip8B, copy_rule::FLIP_8B, || "32B+8B-flip swizzle on a store".into())?;
-    need(coords.iter().all(|&c| c >= 0), copy_rule::STORE_BOUNDS, || format!("store coordinates {coords:?}"))?;
+    need(
+        map.swizzle != Swizzle::B128Atom32BFlip8B,
+        copy_rule::FLIP_8B,
+        || "32B+8B-flip swizzle on a store".into(),
+    )?;
+    need(
+        coords.iter().all(|&c| c >= 0),
+        copy_rule::STORE_BOUNDS,
+        || format!("store coordinates {coords:?}"),
+    )?;
     let slots = match mode {
         StoreMode::Tile => super::tile::slots(map, coords)?,
         StoreMode::Scatter4 => super::gather::slots(map, coords)?,
         StoreMode::Im2colNoOffs => {
-            if let Geometry::Im2col { corners: Im2colBox::Full { lower, upper }, .. } = &map.geometry {
-                need(lower.iter().all(|&c| c >= 0) && upper.iter().all(|&c| c <= 0), copy_rule::STORE_BOUNDS, || {
-                    format!("store with corners lower {lower:?} upper {upper:?}")
-                })?;
+            if let Geometry::Im2col {
+                corners: Im2colBox::Full { lower, upper },
+                ..
+            } = &map.geometry
+            {
+                need(
+                    lower.iter().all(|&c| c >= 0) && upper.iter().all(|&c| c <= 0),
+                    copy_rule::STORE_BOUNDS,
+                    || format!("store with corners lower {lower:?} upper {upper:?}"),
+                )?;
             }
             let zeros = vec![0; map.rank.saturating_sub(2)];
             super::im2col::slots(map, coords, &zeros)?
@@ -310,21 +400,34 @@ pub fn store(map: &ValidatedMap, mode: StoreMode, coords: &[i32], src: u64) -> R
 }
 
 /// complete-tx bytes a load reports to its mbarrier.
-pub fn complete_tx_bytes(map: &ValidatedMap, mode: &LoadMode, coords: &[i32], dst: u64) -> Result<u64, CopyError> {
+pub fn complete_tx_bytes(
+    map: &ValidatedMap,
+    mode: &LoadMode,
+    coords: &[i32],
+    dst: u64,
+) -> Result<u64, CopyError> {
     load(map, mode, coords, dst).map(|p| p.complete_tx_bytes())
 }
 
 fn common_checks(map: &ValidatedMap, dir: Direction, smem: u64) -> Result<(), CopyError> {
     let _ = Assumption::SharedAlign128;
     let align = SMEM_ALIGN_BYTES;
-    need(smem % align == 0, copy_rule::SMEM_ALIGN, || format!("shared address {smem:#x} not {align}-byte aligned"))?;
+    need(smem % align == 0, copy_rule::SMEM_ALIGN, || {
+        format!("shared address {smem:#x} not {align}-byte aligned")
+    })?;
     if dir == Direction::Store {
-        need(map.ty != DataType::U4Align16B, copy_rule::PACKED_DIRECTION, || "16U4_ALIGN16B (.b4x16_p64) cannot be stored".into())?;
+        need(
+            map.ty != DataType::U4Align16B,
+            copy_rule::PACKED_DIRECTION,
+            || "16U4_ALIGN16B (.b4x16_p64) cannot be stored".into(),
+        )?;
     } else {
         // spec/09: 16U6_ALIGN16B with 128B_ATOM_64B is "Store only".
-        need(!(map.ty == DataType::U6Align16B && map.swizzle == Swizzle::B128Atom64B), copy_rule::PACKED_DIRECTION, || {
-            "16U6_ALIGN16B with 128B_ATOM_64B is store only".into()
-        })?;
+        need(
+            !(map.ty == DataType::U6Align16B && map.swizzle == Swizzle::B128Atom64B),
+            copy_rule::PACKED_DIRECTION,
+            || "16U6_ALIGN16B with 128B_ATOM_64B is store only".into(),
+        )?;
     }
     Ok(())
 }
@@ -332,8 +435,17 @@ fn common_checks(map: &ValidatedMap, dir: Direction, smem: u64) -> Result<(), Co
 /// Check the dimension-0 coordinate of a sub-byte type.
 pub(crate) fn packed_coord0(map: &ValidatedMap, c0: i64) -> Result<(), CopyError> {
     let unit = Unit::of(map.ty);
-    let m = if map.ty.is_packed16() { 128 } else { unit.values as i64 };
-    need(c0.rem_euclid(m) == 0, copy_rule::PACKED_COORD, || format!("dimension-0 coordinate {c0} of {:?} not a multiple of {m}", map.ty))
+    let m = if map.ty.is_packed16() {
+        128
+    } else {
+        unit.values as i64
+    };
+    need(c0.rem_euclid(m) == 0, copy_rule::PACKED_COORD, || {
+        format!(
+            "dimension-0 coordinate {c0} of {:?} not a multiple of {m}",
+            map.ty
+        )
+    })
 }
 
 fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) -> CopyPlan {
@@ -363,27 +475,53 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
     let transfers = slots
         .into_iter()
         .flat_map(|s| {
-            let inside = s.coords.iter().zip(&map.global_dim).enumerate().all(|(i, (&c, &d))| {
-                let (w, limit) = if i == 0 { (unit.values as i64, dim0_limit) } else { (1, d as i64) };
-                c >= 0 && c + w <= limit
-            });
+            let inside = s
+                .coords
+                .iter()
+                .zip(&map.global_dim)
+                .enumerate()
+                .all(|(i, (&c, &d))| {
+                    let (w, limit) = if i == 0 {
+                        (unit.values as i64, dim0_limit)
+                    } else {
+                        (1, d as i64)
+                    };
+                    c >= 0 && c + w <= limit
+                });
             let global = inside.then(|| {
                 // In-bound coordinates are < 2^32 and strides < 2^40: wrap like the 64-bit address
                 // arithmetic rather than panic on the (absurd) overflowing maps.
-                let mut a = map.global_address.wrapping_add((s.coords[0] as u64 / unit.values).wrapping_mul(unit.global_bytes));
+                let mut a = map.global_address.wrapping_add(
+                    (s.coords[0] as u64 / unit.values).wrapping_mul(unit.global_bytes),
+                );
                 for i in 1..map.rank {
                     a = a.wrapping_add((s.coords[i] as u64).wrapping_mul(map.byte_strides[i]));
                 }
                 a
             });
             (0..pieces).map(move |k| {
-                let (global_bytes, smem_bytes) = if pieces == 1 { (unit.global_bytes, unit.smem_bytes) } else { (piece, piece) };
+                let (global_bytes, smem_bytes) = if pieces == 1 {
+                    (unit.global_bytes, unit.smem_bytes)
+                } else {
+                    (piece, piece)
+                };
                 let global = global.map(|g| g.wrapping_add(k * piece));
-                Transfer { coords: s.coords.clone(), global, smem: pat.apply(smem_base + s.offset + k * piece), global_bytes, smem_bytes, conv }
+                Transfer {
+                    coords: s.coords.clone(),
+                    global,
+                    smem: pat.apply(smem_base + s.offset + k * piece),
+                    global_bytes,
+                    smem_bytes,
+                    conv,
+                }
             })
         })
         .collect();
-    CopyPlan { direction: dir, transfers, fill: Fill::of(map) }
+    CopyPlan {
+        direction: dir,
+        transfers,
+        fill: Fill::of(map),
+    }
 }
 
 /// f32 → tf32 (10 mantissa bits), round to nearest even; infinities pass unchanged, NaN becomes
@@ -412,40 +550,67 @@ pub fn pack_b6p2x16(smem: &[u8; 16]) -> [u8; 12] {
 
 /// Execute a load plan on plain byte arrays (`global[0]` is address `global_base`, `smem[0]` is
 /// `smem_base`). Padding bytes are left as they were. For tests and simple executors.
-pub fn apply_load(plan: &CopyPlan, global: &[u8], global_base: u64, smem: &mut [u8], smem_base: u64) -> Result<(), String> {
+pub fn apply_load(
+    plan: &CopyPlan,
+    global: &[u8],
+    global_base: u64,
+    smem: &mut [u8],
+    smem_base: u64,
+) -> Result<(), String> {
     for t in &plan.transfers {
         let d = (t.smem.checked_sub(smem_base).ok_or("smem below base")?) as usize;
         let src = match t.global {
             Some(g) => {
                 let g = (g.checked_sub(global_base).ok_or("global below base")?) as usize;
-                let bytes = global.get(g..g + t.global_bytes as usize).ok_or("global out of range")?;
+                let bytes = global
+                    .get(g..g + t.global_bytes as usize)
+                    .ok_or("global out of range")?;
                 match t.conv {
-                    Conv::RoundTf32 => bytes.chunks(4).flat_map(|w| round_tf32(u32::from_le_bytes([w[0], w[1], w[2], w[3]])).to_le_bytes()).collect(),
+                    Conv::RoundTf32 => bytes
+                        .chunks(4)
+                        .flat_map(|w| {
+                            round_tf32(u32::from_le_bytes([w[0], w[1], w[2], w[3]])).to_le_bytes()
+                        })
+                        .collect(),
                     _ => bytes.to_vec(),
                 }
             }
             None => plan.fill.bytes(t.global_bytes),
         };
-        smem.get_mut(d..d + src.len()).ok_or("smem out of range")?.copy_from_slice(&src);
+        smem.get_mut(d..d + src.len())
+            .ok_or("smem out of range")?
+            .copy_from_slice(&src);
     }
     Ok(())
 }
 
 /// Execute a store plan on plain byte arrays (OOB units are dropped, [`Assumption::StoreClips16ByteGranules`]).
-pub fn apply_store(plan: &CopyPlan, smem: &[u8], smem_base: u64, global: &mut [u8], global_base: u64) -> Result<(), String> {
+pub fn apply_store(
+    plan: &CopyPlan,
+    smem: &[u8],
+    smem_base: u64,
+    global: &mut [u8],
+    global_base: u64,
+) -> Result<(), String> {
     for t in &plan.transfers {
         let Some(g) = t.global else { continue };
         let s = (t.smem.checked_sub(smem_base).ok_or("smem below base")?) as usize;
         let g = (g.checked_sub(global_base).ok_or("global below base")?) as usize;
         let data: Vec<u8> = match t.conv {
-            Conv::Bytes | Conv::RoundTf32 => smem.get(s..s + t.global_bytes as usize).ok_or("smem out of range")?.to_vec(),
+            Conv::Bytes | Conv::RoundTf32 => smem
+                .get(s..s + t.global_bytes as usize)
+                .ok_or("smem out of range")?
+                .to_vec(),
             Conv::PackB6P2 => {
                 let mut b = [0u8; 16];
                 b.copy_from_slice(smem.get(s..s + 16).ok_or("smem out of range")?);
                 pack_b6p2x16(&b).to_vec()
             }
         };
-        global.get_mut(g..g + data.len()).ok_or("global out of range")?.copy_from_slice(&data);
+        global
+            .get_mut(g..g + data.len())
+            .ok_or("global out of range")?
+            .copy_from_slice(&data);
     }
     Ok(())
 }

@@ -5,7 +5,10 @@
 //! im2col offsets are indexed W first. The traversal order is [`Assumption::Im2colTraversal`],
 //! halo placement [`Assumption::Im2colWHalo`], OOB [`Assumption::Im2colOobIsTensorBound`].
 
-use super::access::{box_fits, box_start_aligned, copy_rule, interleaved, need, packed_coord0, row_pitch, CopyError, Slot, Unit};
+use super::access::{
+    box_fits, box_start_aligned, copy_rule, interleaved, need, packed_coord0, row_pitch, CopyError,
+    Slot, Unit,
+};
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, Im2colBox, ValidatedMap, WideMode};
 
@@ -19,38 +22,80 @@ fn offset_limit(rank: usize) -> u32 {
 }
 
 /// The rows of one pixel: `cpp` channel units starting at channel `c`.
-fn pixel(out: &mut Vec<Slot>, unit: Unit, pitch: u64, row: u64, cpp_units: u64, c: i64, rest: &[i64]) {
+fn pixel(
+    out: &mut Vec<Slot>,
+    unit: Unit,
+    pitch: u64,
+    row: u64,
+    cpp_units: u64,
+    c: i64,
+    rest: &[i64],
+) {
     for u in 0..cpp_units {
         let mut coords = vec![c + (u * unit.values) as i64];
         coords.extend_from_slice(rest);
-        out.push(Slot { coords, offset: row * pitch + u * unit.smem_bytes });
+        out.push(Slot {
+            coords,
+            offset: row * pitch + u * unit.smem_bytes,
+        });
     }
 }
 
 /// `.im2col` (and the store's `.im2col_no_offs` with all offsets 0).
 pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<Slot>, CopyError> {
-    let Geometry::Im2col { corners: Im2colBox::Full { lower, upper }, channels_per_pixel, pixels_per_column } = &map.geometry else {
-        return Err(CopyError { rule: copy_rule::MODE_MATCHES_MAP, message: ".im2col needs a cuTensorMapEncodeIm2col map".into() });
+    let Geometry::Im2col {
+        corners: Im2colBox::Full { lower, upper },
+        channels_per_pixel,
+        pixels_per_column,
+    } = &map.geometry
+    else {
+        return Err(CopyError {
+            rule: copy_rule::MODE_MATCHES_MAP,
+            message: ".im2col needs a cuTensorMapEncodeIm2col map".into(),
+        });
     };
     let r = map.rank;
-    need(coords.len() == r, copy_rule::COORD_COUNT, || format!("{} coordinates for rank {r}", coords.len()))?;
-    need(offsets.len() == r - 2, copy_rule::IM2COL_OFFSETS, || format!("{} offsets for rank {r} (rank − 2)", offsets.len()))?;
+    need(coords.len() == r, copy_rule::COORD_COUNT, || {
+        format!("{} coordinates for rank {r}", coords.len())
+    })?;
+    need(offsets.len() == r - 2, copy_rule::IM2COL_OFFSETS, || {
+        format!("{} offsets for rank {r} (rank − 2)", offsets.len())
+    })?;
     let lim = offset_limit(r);
-    need(offsets.iter().all(|&o| (o as u32) < lim), copy_rule::IM2COL_OFFSETS, || format!("offsets {offsets:?} (limit {lim})"))?;
+    need(
+        offsets.iter().all(|&o| (o as u32) < lim),
+        copy_rule::IM2COL_OFFSETS,
+        || format!("offsets {offsets:?} (limit {lim})"),
+    )?;
     if map.ty.is_packed() {
         packed_coord0(map, coords[0] as i64)?;
     }
-    let _ = (Assumption::Im2colTraversal, Assumption::Im2colOobIsTensorBound);
+    let _ = (
+        Assumption::Im2colTraversal,
+        Assumption::Im2colOobIsTensorBound,
+    );
     let spatial = r - 2;
     let lo: Vec<i64> = (0..spatial).map(|s| lower[s] as i64).collect();
-    let hi: Vec<i64> = (0..spatial).map(|s| map.global_dim[s + 1] as i64 - 1 + upper[s] as i64).collect();
+    let hi: Vec<i64> = (0..spatial)
+        .map(|s| map.global_dim[s + 1] as i64 - 1 + upper[s] as i64)
+        .collect();
     let mut pos: Vec<i64> = (0..spatial).map(|s| coords[s + 1] as i64).collect();
     // §5.5.4.1: "The filter corner location must be within the bounding box".
     let _ = Assumption::Im2colBoxEnd;
     for s in 0..spatial {
-        need(lo[s] <= pos[s] && pos[s] <= hi[s], copy_rule::FILTER_IN_BOX, || {
-            format!("filter base {} in spatial dimension {} outside the box [{}, {}]", pos[s], s + 1, lo[s], hi[s])
-        })?;
+        need(
+            lo[s] <= pos[s] && pos[s] <= hi[s],
+            copy_rule::FILTER_IN_BOX,
+            || {
+                format!(
+                    "filter base {} in spatial dimension {} outside the box [{}, {}]",
+                    pos[s],
+                    s + 1,
+                    lo[s],
+                    hi[s]
+                )
+            },
+        )?;
     }
     let mut n = coords[r - 1] as i64;
     let unit = Unit::of_map(map);
@@ -64,7 +109,15 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
         rest.push(n);
         let mut out = Vec::new();
         for k in 0..*pixels_per_column as u64 {
-            pixel(&mut out, unit, unit.smem_bytes, k, 1, coords[0] as i64 + k as i64, &rest);
+            pixel(
+                &mut out,
+                unit,
+                unit.smem_bytes,
+                k,
+                1,
+                coords[0] as i64 + k as i64,
+                &rest,
+            );
         }
         return Ok(out);
     }
@@ -95,15 +148,42 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
 }
 
 /// `.im2col::w` / `.im2col::w::128` with `{wHalo, wOffset}`.
-pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u16, w_offset: u16) -> Result<Vec<Slot>, CopyError> {
-    let Geometry::Im2col { corners: Im2colBox::Wide { lower_w, upper_w, mode }, channels_per_pixel, pixels_per_column } = &map.geometry else {
-        return Err(CopyError { rule: copy_rule::MODE_MATCHES_MAP, message: ".im2col::w needs a cuTensorMapEncodeIm2colWide map".into() });
+pub fn wide_slots(
+    map: &ValidatedMap,
+    coords: &[i32],
+    want: WideMode,
+    w_halo: u16,
+    w_offset: u16,
+) -> Result<Vec<Slot>, CopyError> {
+    let Geometry::Im2col {
+        corners:
+            Im2colBox::Wide {
+                lower_w,
+                upper_w,
+                mode,
+            },
+        channels_per_pixel,
+        pixels_per_column,
+    } = &map.geometry
+    else {
+        return Err(CopyError {
+            rule: copy_rule::MODE_MATCHES_MAP,
+            message: ".im2col::w needs a cuTensorMapEncodeIm2colWide map".into(),
+        });
     };
-    need(*mode == want, copy_rule::MODE_MATCHES_MAP, || format!("load mode {want:?} with a map of mode {mode:?}"))?;
+    need(*mode == want, copy_rule::MODE_MATCHES_MAP, || {
+        format!("load mode {want:?} with a map of mode {mode:?}")
+    })?;
     let r = map.rank;
-    need(coords.len() == r, copy_rule::COORD_COUNT, || format!("{} coordinates for rank {r}", coords.len()))?;
+    need(coords.len() == r, copy_rule::COORD_COUNT, || {
+        format!("{} coordinates for rank {r}", coords.len())
+    })?;
     let halo_lim = if want == WideMode::W { 512 } else { 32 };
-    need(w_halo < halo_lim && w_offset < 32, copy_rule::W_ARGS, || format!("wHalo {w_halo} (< {halo_lim}), wOffset {w_offset} (< 32)"))?;
+    need(
+        w_halo < halo_lim && w_offset < 32,
+        copy_rule::W_ARGS,
+        || format!("wHalo {w_halo} (< {halo_lim}), wOffset {w_offset} (< 32)"),
+    )?;
     if map.ty.is_packed() {
         packed_coord0(map, coords[0] as i64)?;
     }
@@ -112,7 +192,12 @@ pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u1
     let hi = map.global_dim[1] as i64 - 1 + *upper_w as i64 + off;
     let w0 = coords[1] as i64 + off;
     // §5.5.5.1: the first element may lie outside the box, on its left side only.
-    need(w0 <= hi, copy_rule::FILTER_IN_BOX, || format!("first W {w0} right of the box end {hi} (lower corner {})", *lower_w as i64 + off))?;
+    need(w0 <= hi, copy_rule::FILTER_IN_BOX, || {
+        format!(
+            "first W {w0} right of the box end {hi} (lower corner {})",
+            *lower_w as i64 + off
+        )
+    })?;
     let _ = (Assumption::Im2colWHalo, Assumption::Im2colOobIsTensorBound);
     let stride = map.element_strides[1] as i64;
     let unit = Unit::of_map(map);
@@ -122,14 +207,24 @@ pub fn wide_slots(map: &ValidatedMap, coords: &[i32], want: WideMode, w_halo: u1
     // Pixel indices along W (in traversal steps), in shared-memory row order.
     let seq: Vec<u64> = match want {
         WideMode::W => (0..*pixels_per_column as u64 + w_halo as u64).collect(),
-        WideMode::W128 => (0..4u64).flat_map(|g| (32 * g..32 * g + 32).chain(32 * (g + 1)..32 * (g + 1) + w_halo as u64)).collect(),
+        WideMode::W128 => (0..4u64)
+            .flat_map(|g| (32 * g..32 * g + 32).chain(32 * (g + 1)..32 * (g + 1) + w_halo as u64))
+            .collect(),
     };
     box_fits(seq.len() as u64 * pitch / unit.smem_bytes, unit)?;
     let mut out = Vec::new();
     for (row, &k) in seq.iter().enumerate() {
         let mut rest = vec![w0 + k as i64 * stride];
         rest.extend(coords[2..].iter().map(|&c| c as i64));
-        pixel(&mut out, unit, pitch, row as u64, cpp_units, coords[0] as i64, &rest);
+        pixel(
+            &mut out,
+            unit,
+            pitch,
+            row as u64,
+            cpp_units,
+            coords[0] as i64,
+            &rest,
+        );
     }
     Ok(out)
 }

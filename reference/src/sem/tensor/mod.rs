@@ -26,5 +26,8 @@ pub mod tile;
 #[cfg(test)]
 mod tests;
 
-pub use access::{apply_load, apply_store, complete_tx_bytes, load, store, CopyError, CopyPlan, LoadMode, StoreMode, Transfer, SMEM_ALIGN_BYTES};
+pub use access::{
+    apply_load, apply_store, complete_tx_bytes, load, store, CopyError, CopyPlan, LoadMode,
+    StoreMode, Transfer, SMEM_ALIGN_BYTES,
+};
 pub use tensormap::{predict_driver, validate, EncodeReject, TensorMapParams, ValidatedMap};

@@ -54,8 +54,16 @@ impl From<Swizzle> for Pattern {
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 8] =
-        [Pattern::None, Pattern::B32, Pattern::B64, Pattern::B96, Pattern::B128, Pattern::B128Atom32B, Pattern::B128Atom32BFlip8B, Pattern::B128Atom64B];
+    pub const ALL: [Pattern; 8] = [
+        Pattern::None,
+        Pattern::B32,
+        Pattern::B64,
+        Pattern::B96,
+        Pattern::B128,
+        Pattern::B128Atom32B,
+        Pattern::B128Atom32BFlip8B,
+        Pattern::B128Atom64B,
+    ];
 
     /// CuTe `Swizzle<B, M, S>` (bits, base, shift) for the XOR part, `None` for no swizzle.
     /// `Swizzle<B,M,S>(a) = a ^ ((a >> S) & (((1<<B)-1) << M))`.
@@ -114,7 +122,9 @@ mod tests {
 
     /// Row r of a §5.5.7 table, computed: the logical 16-byte cell at each physical position.
     fn table_row(p: Pattern, r: u64) -> Vec<u64> {
-        (0..8).map(|pos| (p.apply(r * 128 + pos * 16) % 128) / 16).collect()
+        (0..8)
+            .map(|pos| (p.apply(r * 128 + pos * 16) % 128) / 16)
+            .collect()
     }
 
     #[test]
@@ -125,7 +135,12 @@ mod tests {
         assert_eq!(table_row(Pattern::B32, 1), [1, 0, 3, 2, 5, 4, 7, 6]);
         assert_eq!(table_row(Pattern::B32, 2), [0, 1, 2, 3, 4, 5, 6, 7]); // "pattern repeats"
         assert_eq!(table_row(Pattern::B96, 1), [1, 0, 3, 2, 5, 4, 7, 6]);
-        let t64 = [[0, 1, 2, 3, 4, 5, 6, 7], [1, 0, 3, 2, 5, 4, 7, 6], [2, 3, 0, 1, 6, 7, 4, 5], [3, 2, 1, 0, 7, 6, 5, 4]];
+        let t64 = [
+            [0, 1, 2, 3, 4, 5, 6, 7],
+            [1, 0, 3, 2, 5, 4, 7, 6],
+            [2, 3, 0, 1, 6, 7, 4, 5],
+            [3, 2, 1, 0, 7, 6, 5, 4],
+        ];
         for (r, row) in t64.iter().enumerate() {
             assert_eq!(table_row(Pattern::B64, r as u64), row);
             assert_eq!(table_row(Pattern::B64, r as u64 + 4), row);
@@ -144,7 +159,12 @@ mod tests {
             assert_eq!(table_row(Pattern::B128, r as u64), row);
             assert_eq!(table_row(Pattern::B128, r as u64 + 8), row);
         }
-        let t32a = [[0, 1, 2, 3, 4, 5, 6, 7], [2, 3, 0, 1, 6, 7, 4, 5], [4, 5, 6, 7, 0, 1, 2, 3], [6, 7, 4, 5, 2, 3, 0, 1]];
+        let t32a = [
+            [0, 1, 2, 3, 4, 5, 6, 7],
+            [2, 3, 0, 1, 6, 7, 4, 5],
+            [4, 5, 6, 7, 0, 1, 2, 3],
+            [6, 7, 4, 5, 2, 3, 0, 1],
+        ];
         for (r, row) in t32a.iter().enumerate() {
             assert_eq!(table_row(Pattern::B128Atom32B, r as u64), row);
         }
@@ -202,7 +222,11 @@ mod tests {
 
     #[test]
     fn atomicity_keeps_atoms_whole() {
-        for (p, atom) in [(Pattern::B128, 16), (Pattern::B128Atom32B, 32), (Pattern::B128Atom64B, 64)] {
+        for (p, atom) in [
+            (Pattern::B128, 16),
+            (Pattern::B128Atom32B, 32),
+            (Pattern::B128Atom64B, 64),
+        ] {
             for a in (0..1024u64).step_by(atom) {
                 let q = p.apply(a);
                 assert_eq!(q % atom as u64, 0);

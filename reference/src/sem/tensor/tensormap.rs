@@ -74,7 +74,10 @@ impl DataType {
         }
     }
     pub fn is_packed(self) -> bool {
-        matches!(self, DataType::U4Align8B | DataType::U4Align16B | DataType::U6Align16B)
+        matches!(
+            self,
+            DataType::U4Align8B | DataType::U4Align16B | DataType::U6Align16B
+        )
     }
     /// The two types padded to 16 bytes in shared memory (`.b4x16_p64`, `.b6x16_p32`/`.b6p2x16`).
     pub fn is_packed16(self) -> bool {
@@ -83,7 +86,10 @@ impl DataType {
     /// spec/09: NAN_REQUEST_ZERO_FMA "only when tensorDataType represents a floating-point data type".
     pub fn is_float(self) -> bool {
         use DataType::*;
-        matches!(self, Float16 | Float32 | Float64 | Bfloat16 | Float32Ftz | Tfloat32 | Tfloat32Ftz)
+        matches!(
+            self,
+            Float16 | Float32 | Float64 | Bfloat16 | Float32Ftz | Tfloat32 | Tfloat32Ftz
+        )
     }
     /// Bytes of `n` values in global memory, if whole.
     pub fn global_bytes(self, n: u64) -> Option<u64> {
@@ -142,8 +148,15 @@ pub enum Swizzle {
 }
 
 impl Swizzle {
-    pub const ALL: [Swizzle; 7] =
-        [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128, Swizzle::B128Atom32B, Swizzle::B128Atom32BFlip8B, Swizzle::B128Atom64B];
+    pub const ALL: [Swizzle; 7] = [
+        Swizzle::None,
+        Swizzle::B32,
+        Swizzle::B64,
+        Swizzle::B128,
+        Swizzle::B128Atom32B,
+        Swizzle::B128Atom32BFlip8B,
+        Swizzle::B128Atom64B,
+    ];
     pub fn cu_value(self) -> u32 {
         self as u32
     }
@@ -158,7 +171,10 @@ impl Swizzle {
     }
     /// The 128B sub-modes with an atomicity other than 16B (PTX `.swizzle_atomicity` ≠ 0).
     pub fn has_atomicity(self) -> bool {
-        matches!(self, Swizzle::B128Atom32B | Swizzle::B128Atom32BFlip8B | Swizzle::B128Atom64B)
+        matches!(
+            self,
+            Swizzle::B128Atom32B | Swizzle::B128Atom32BFlip8B | Swizzle::B128Atom64B
+        )
     }
 }
 
@@ -177,7 +193,12 @@ pub enum L2Promotion {
 }
 
 impl L2Promotion {
-    pub const ALL: [L2Promotion; 4] = [L2Promotion::None, L2Promotion::L2_64B, L2Promotion::L2_128B, L2Promotion::L2_256B];
+    pub const ALL: [L2Promotion; 4] = [
+        L2Promotion::None,
+        L2Promotion::L2_64B,
+        L2Promotion::L2_128B,
+        L2Promotion::L2_256B,
+    ];
     pub fn cu_value(self) -> u32 {
         self as u32
     }
@@ -302,7 +323,14 @@ impl TensorMapParams {
         }
     }
     /// A minimal im2col map.
-    pub fn im2col(ty: DataType, global_dim: Vec<u64>, lower: Vec<i32>, upper: Vec<i32>, channels_per_pixel: u32, pixels_per_column: u32) -> Self {
+    pub fn im2col(
+        ty: DataType,
+        global_dim: Vec<u64>,
+        lower: Vec<i32>,
+        upper: Vec<i32>,
+        channels_per_pixel: u32,
+        pixels_per_column: u32,
+    ) -> Self {
         TensorMapParams {
             encode: EncodeKind::Im2col,
             box_dim: None,
@@ -314,7 +342,15 @@ impl TensorMapParams {
         }
     }
     /// A minimal im2col-wide map (128B swizzle: the wide modes need a swizzle).
-    pub fn im2col_wide(ty: DataType, global_dim: Vec<u64>, lower_w: i32, upper_w: i32, channels_per_pixel: u32, pixels_per_column: u32, mode: WideMode) -> Self {
+    pub fn im2col_wide(
+        ty: DataType,
+        global_dim: Vec<u64>,
+        lower_w: i32,
+        upper_w: i32,
+        channels_per_pixel: u32,
+        pixels_per_column: u32,
+        mode: WideMode,
+    ) -> Self {
         TensorMapParams {
             encode: EncodeKind::Im2colWide,
             box_dim: None,
@@ -332,7 +368,9 @@ impl TensorMapParams {
     }
     /// `elementStrides` as passed to the driver (all ones when absent).
     pub fn element_strides_or_ones(&self) -> Vec<u32> {
-        self.element_strides.clone().unwrap_or_else(|| vec![1; self.rank() as usize])
+        self.element_strides
+            .clone()
+            .unwrap_or_else(|| vec![1; self.rank() as usize])
     }
 }
 
@@ -404,7 +442,10 @@ impl TensorMapParams {
 /// Packed, unpadded strides for a tensor of `dims` (rounded up to 16 bytes per dimension).
 pub fn dense_strides(ty: DataType, dims: &[u64]) -> Vec<u64> {
     let mut out = Vec::new();
-    let mut s = dims.first().map(|&d| (d * ty.bits()).div_ceil(8)).unwrap_or(0);
+    let mut s = dims
+        .first()
+        .map(|&d| (d * ty.bits()).div_ceil(8))
+        .unwrap_or(0);
     for &d in dims.iter().skip(1) {
         s = s.div_ceil(16) * 16;
         out.push(s);
@@ -517,7 +558,11 @@ impl std::fmt::Display for EncodeReject {
 }
 
 fn reject(r: Rule, message: impl Into<String>) -> EncodeReject {
-    EncodeReject { rule: r.id, source: r.source, message: format!("{} ({})", message.into(), r.cite) }
+    EncodeReject {
+        rule: r.id,
+        source: r.source,
+        message: format!("{} ({})", message.into(), r.cite),
+    }
 }
 
 /// Whether rules the driver was seen not to enforce ([`Observed::Accepts`]) reject.
@@ -527,7 +572,12 @@ enum Mode {
     AsDriver,
 }
 
-fn check(mode: Mode, ok: bool, r: Rule, message: impl FnOnce() -> String) -> Result<(), EncodeReject> {
+fn check(
+    mode: Mode,
+    ok: bool,
+    r: Rule,
+    message: impl FnOnce() -> String,
+) -> Result<(), EncodeReject> {
     if ok || (mode == Mode::AsDriver && r.observed == Observed::Accepts) {
         Ok(())
     } else {
@@ -547,14 +597,24 @@ pub enum Im2colBox {
     /// `cuTensorMapEncodeIm2col`: corners per spatial dimension, W first (rank-2 entries).
     Full { lower: Vec<i32>, upper: Vec<i32> },
     /// `cuTensorMapEncodeIm2colWide`.
-    Wide { lower_w: i32, upper_w: i32, mode: WideMode },
+    Wide {
+        lower_w: i32,
+        upper_w: i32,
+        mode: WideMode,
+    },
 }
 
 /// How the box is shaped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Geometry {
-    Tiled { box_dim: Vec<u32> },
-    Im2col { corners: Im2colBox, channels_per_pixel: u32, pixels_per_column: u32 },
+    Tiled {
+        box_dim: Vec<u32>,
+    },
+    Im2col {
+        corners: Im2colBox,
+        channels_per_pixel: u32,
+        pixels_per_column: u32,
+    },
 }
 
 /// A map every applicable rule accepted; the copy models take only these.
@@ -582,21 +642,53 @@ pub fn validate(p: &TensorMapParams, target: Target) -> Result<ValidatedMap, Enc
     validate_in(p, target, Mode::Documented)
 }
 
-fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<ValidatedMap, EncodeReject> {
+fn validate_in(
+    p: &TensorMapParams,
+    target: Target,
+    mode: Mode,
+) -> Result<ValidatedMap, EncodeReject> {
     let ty = p.tensor_data_type;
     let rank = p.rank();
     let kind = p.encode;
 
     // Shape of the parameter set.
-    let (is_tiled, is_full, is_wide) = (kind == EncodeKind::Tiled, kind == EncodeKind::Im2col, kind == EncodeKind::Im2colWide);
+    let (is_tiled, is_full, is_wide) = (
+        kind == EncodeKind::Tiled,
+        kind == EncodeKind::Im2col,
+        kind == EncodeKind::Im2colWide,
+    );
     let fields: [(&str, bool, bool); 8] = [
         ("box_dim", p.box_dim.is_some(), is_tiled),
-        ("pixel_box_lower_corner", p.pixel_box_lower_corner.is_some(), is_full),
-        ("pixel_box_upper_corner", p.pixel_box_upper_corner.is_some(), is_full),
-        ("pixel_box_lower_corner_width", p.pixel_box_lower_corner_width.is_some(), is_wide),
-        ("pixel_box_upper_corner_width", p.pixel_box_upper_corner_width.is_some(), is_wide),
-        ("channels_per_pixel", p.channels_per_pixel.is_some(), !is_tiled),
-        ("pixels_per_column", p.pixels_per_column.is_some(), !is_tiled),
+        (
+            "pixel_box_lower_corner",
+            p.pixel_box_lower_corner.is_some(),
+            is_full,
+        ),
+        (
+            "pixel_box_upper_corner",
+            p.pixel_box_upper_corner.is_some(),
+            is_full,
+        ),
+        (
+            "pixel_box_lower_corner_width",
+            p.pixel_box_lower_corner_width.is_some(),
+            is_wide,
+        ),
+        (
+            "pixel_box_upper_corner_width",
+            p.pixel_box_upper_corner_width.is_some(),
+            is_wide,
+        ),
+        (
+            "channels_per_pixel",
+            p.channels_per_pixel.is_some(),
+            !is_tiled,
+        ),
+        (
+            "pixels_per_column",
+            p.pixels_per_column.is_some(),
+            !is_tiled,
+        ),
         ("mode", p.mode.is_some(), is_wide),
     ];
     for (name, present, wanted) in fields {
@@ -610,17 +702,43 @@ fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<Valida
     }
 
     // Device.
-    check(mode, target.sm >= 90, rule::DEVICE_SM90, || format!("device {target}"))?;
-    check(mode, !is_wide || target.sm >= 100, rule::WIDE_NEEDS_SM100, || format!("device {target}"))?;
-    check(mode, !ty.is_packed() || target.sm >= 100, rule::PACKED_NEEDS_SM100, || format!("{ty:?} on {target}"))?;
-    check(mode, !p.swizzle.has_atomicity() || target.sm >= 100, rule::ATOMICITY_NEEDS_SM100, || format!("{:?} on {target}", p.swizzle))?;
+    check(mode, target.sm >= 90, rule::DEVICE_SM90, || {
+        format!("device {target}")
+    })?;
+    check(
+        mode,
+        !is_wide || target.sm >= 100,
+        rule::WIDE_NEEDS_SM100,
+        || format!("device {target}"),
+    )?;
+    check(
+        mode,
+        !ty.is_packed() || target.sm >= 100,
+        rule::PACKED_NEEDS_SM100,
+        || format!("{ty:?} on {target}"),
+    )?;
+    check(
+        mode,
+        !p.swizzle.has_atomicity() || target.sm >= 100,
+        rule::ATOMICITY_NEEDS_SM100,
+        || format!("{:?} on {target}", p.swizzle),
+    )?;
 
     // Rank.
     if is_tiled {
-        check(mode, (1..=5).contains(&rank), rule::RANK_RANGE, || format!("tensorRank {rank}"))?;
-        check(mode, p.interleave == Interleave::None || rank >= 3, rule::RANK_INTERLEAVE, || format!("tensorRank {rank} with interleave {:?}", p.interleave))?;
+        check(mode, (1..=5).contains(&rank), rule::RANK_RANGE, || {
+            format!("tensorRank {rank}")
+        })?;
+        check(
+            mode,
+            p.interleave == Interleave::None || rank >= 3,
+            rule::RANK_INTERLEAVE,
+            || format!("tensorRank {rank} with interleave {:?}", p.interleave),
+        )?;
     } else {
-        check(mode, (3..=5).contains(&rank), rule::RANK_IM2COL, || format!("tensorRank {rank}"))?;
+        check(mode, (3..=5).contains(&rank), rule::RANK_IM2COL, || {
+            format!("tensorRank {rank}")
+        })?;
     }
     let r = rank as usize;
     let lens = |p: &TensorMapParams, exact: bool| {
@@ -629,14 +747,23 @@ fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<Valida
             && fits(p.global_strides.len(), r - 1)
             && fits(p.element_strides_or_ones().len(), r)
             && p.box_dim.as_ref().is_none_or(|b| fits(b.len(), r))
-            && p.pixel_box_lower_corner.as_ref().is_none_or(|c| fits(c.len(), r - 2))
-            && p.pixel_box_upper_corner.as_ref().is_none_or(|c| fits(c.len(), r - 2))
+            && p.pixel_box_lower_corner
+                .as_ref()
+                .is_none_or(|c| fits(c.len(), r - 2))
+            && p.pixel_box_upper_corner
+                .as_ref()
+                .is_none_or(|c| fits(c.len(), r - 2))
     };
-    check(mode, lens(p, true), rule::ARRAY_LENGTHS, || format!("tensorRank {rank}: an array has the wrong number of entries"))?;
+    check(mode, lens(p, true), rule::ARRAY_LENGTHS, || {
+        format!("tensorRank {rank}: an array has the wrong number of entries")
+    })?;
     // The driver reads the first `tensorRank` (−1, −2) entries: predict on those. Too-short arrays
     // cannot be predicted (the driver would read past them) and stay rejected.
     if !lens(p, false) {
-        return Err(reject(rule::ARRAY_LENGTHS, format!("tensorRank {rank}: an array is too short")));
+        return Err(reject(
+            rule::ARRAY_LENGTHS,
+            format!("tensorRank {rank}: an array is too short"),
+        ));
     }
     let truncated;
     let p = if lens(p, true) {
@@ -646,7 +773,10 @@ fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<Valida
         q.global_dim.truncate(r);
         q.global_strides.truncate(r - 1);
         q.element_strides = Some(q.element_strides_or_ones().into_iter().take(r).collect());
-        for v in [&mut q.pixel_box_lower_corner, &mut q.pixel_box_upper_corner].into_iter().flatten() {
+        for v in [&mut q.pixel_box_lower_corner, &mut q.pixel_box_upper_corner]
+            .into_iter()
+            .flatten()
+        {
             v.truncate(r - 2);
         }
         if let Some(b) = q.box_dim.as_mut() {
@@ -659,40 +789,92 @@ fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<Valida
 
     // globalAddress.
     let a = p.global_address;
-    check(mode, a % 16 == 0, rule::ADDR_ALIGN_16, || format!("globalAddress {a:#x}"))?;
-    check(mode, p.interleave != Interleave::B32 || a % 32 == 0, rule::ADDR_ALIGN_32_INTERLEAVE, || format!("globalAddress {a:#x}"))?;
-    check(mode, !ty.is_packed16() || a % 32 == 0, rule::ADDR_ALIGN_32_PACKED, || format!("globalAddress {a:#x} with {ty:?}"))?;
+    check(mode, a % 16 == 0, rule::ADDR_ALIGN_16, || {
+        format!("globalAddress {a:#x}")
+    })?;
+    check(
+        mode,
+        p.interleave != Interleave::B32 || a % 32 == 0,
+        rule::ADDR_ALIGN_32_INTERLEAVE,
+        || format!("globalAddress {a:#x}"),
+    )?;
+    check(
+        mode,
+        !ty.is_packed16() || a % 32 == 0,
+        rule::ADDR_ALIGN_32_PACKED,
+        || format!("globalAddress {a:#x} with {ty:?}"),
+    )?;
 
     // globalDim.
     for (i, &d) in p.global_dim.iter().enumerate() {
-        check(mode, d > 0 && d <= GLOBAL_DIM_MAX, rule::DIM_RANGE, || format!("globalDim[{i}] = {d}"))?;
+        check(mode, d > 0 && d <= GLOBAL_DIM_MAX, rule::DIM_RANGE, || {
+            format!("globalDim[{i}] = {d}")
+        })?;
     }
     let d0 = p.global_dim[0];
-    check(mode, !ty.is_packed16() || d0 % 128 == 0, rule::DIM0_PACKED16, || format!("globalDim[0] = {d0}"))?;
-    check(mode, ty != DataType::U4Align8B || d0 % 2 == 0, rule::DIM0_U4_ALIGN8, || format!("globalDim[0] = {d0}"))?;
+    check(
+        mode,
+        !ty.is_packed16() || d0 % 128 == 0,
+        rule::DIM0_PACKED16,
+        || format!("globalDim[0] = {d0}"),
+    )?;
+    check(
+        mode,
+        ty != DataType::U4Align8B || d0 % 2 == 0,
+        rule::DIM0_U4_ALIGN8,
+        || format!("globalDim[0] = {d0}"),
+    )?;
 
     // globalStrides.
     for (i, &s) in p.global_strides.iter().enumerate() {
-        check(mode, s % 16 == 0, rule::STRIDE_16, || format!("globalStrides[{i}] = {s}"))?;
-        check(mode, s < 1 << 40, rule::STRIDE_MAX, || format!("globalStrides[{i}] = {s}"))?;
-        check(mode, p.interleave != Interleave::B32 || s % 32 == 0, rule::STRIDE_32_INTERLEAVE, || format!("globalStrides[{i}] = {s}"))?;
-        check(mode, !ty.is_packed16() || s % 32 == 0, rule::STRIDE_32_PACKED, || format!("globalStrides[{i}] = {s} with {ty:?}"))?;
+        check(mode, s % 16 == 0, rule::STRIDE_16, || {
+            format!("globalStrides[{i}] = {s}")
+        })?;
+        check(mode, s < 1 << 40, rule::STRIDE_MAX, || {
+            format!("globalStrides[{i}] = {s}")
+        })?;
+        check(
+            mode,
+            p.interleave != Interleave::B32 || s % 32 == 0,
+            rule::STRIDE_32_INTERLEAVE,
+            || format!("globalStrides[{i}] = {s}"),
+        )?;
+        check(
+            mode,
+            !ty.is_packed16() || s % 32 == 0,
+            rule::STRIDE_32_PACKED,
+            || format!("globalStrides[{i}] = {s} with {ty:?}"),
+        )?;
     }
     let mut prev = ty.global_bytes(d0).unwrap_or(d0 * ty.bits() / 8);
     for (i, &s) in p.global_strides.iter().enumerate() {
-        check(mode, s >= prev, rule::STRIDE_COVERS, || format!("globalStrides[{i}] = {s} < {prev} (the extent of the lower dimensions)"))?;
+        check(mode, s >= prev, rule::STRIDE_COVERS, || {
+            format!("globalStrides[{i}] = {s} < {prev} (the extent of the lower dimensions)")
+        })?;
         prev = s.saturating_mul(p.global_dim[i + 1]);
     }
 
     // boxDim (tiled).
     let inner_box_values: u64 = if let Some(b) = &p.box_dim {
         for (i, &x) in b.iter().enumerate() {
-            check(mode, (1..=256).contains(&x), rule::BOX_RANGE, || format!("boxDim[{i}] = {x}"))?;
+            check(mode, (1..=256).contains(&x), rule::BOX_RANGE, || {
+                format!("boxDim[{i}] = {x}")
+            })?;
         }
         let inner = ty.global_bytes(b[0] as u64);
         // Probe: driver 13.0 applies this with interleave too (spec/09 says "When interleave is NONE").
-        check(mode, inner.is_some_and(|x| x % 16 == 0), rule::BOX_INNER_16, || format!("boxDim[0] = {} of {ty:?}", b[0]))?;
-        check(mode, !ty.is_packed16() || b[0] == 128, rule::BOX0_PACKED16, || format!("boxDim[0] = {}", b[0]))?;
+        check(
+            mode,
+            inner.is_some_and(|x| x % 16 == 0),
+            rule::BOX_INNER_16,
+            || format!("boxDim[0] = {} of {ty:?}", b[0]),
+        )?;
+        check(
+            mode,
+            !ty.is_packed16() || b[0] == 128,
+            rule::BOX0_PACKED16,
+            || format!("boxDim[0] = {}", b[0]),
+        )?;
         b[0] as u64
     } else {
         p.channels_per_pixel.unwrap_or(0) as u64
@@ -700,67 +882,151 @@ fn validate_in(p: &TensorMapParams, target: Target, mode: Mode) -> Result<Valida
 
     // elementStrides.
     for (i, &e) in es.iter().enumerate() {
-        check(mode, (1..=8).contains(&e), rule::ELEM_STRIDE_RANGE, || format!("elementStrides[{i}] = {e}"))?;
+        check(mode, (1..=8).contains(&e), rule::ELEM_STRIDE_RANGE, || {
+            format!("elementStrides[{i}] = {e}")
+        })?;
     }
 
     // Interleave / swizzle.
     if let (Interleave::None, Some(span)) = (p.interleave, p.swizzle.span()) {
         let inner = ty.global_bytes(inner_box_values).unwrap_or(u64::MAX);
-        check(mode, inner <= span, rule::SWIZZLE_SPAN, || format!("inner box {inner} bytes > {:?} span {span}", p.swizzle))?;
+        check(mode, inner <= span, rule::SWIZZLE_SPAN, || {
+            format!("inner box {inner} bytes > {:?} span {span}", p.swizzle)
+        })?;
     }
-    check(mode, p.interleave != Interleave::B32 || p.swizzle == Swizzle::B32, rule::INTERLEAVE32_SWIZZLE, || format!("swizzle {:?}", p.swizzle))?;
-    check(mode, ty != DataType::U6Align16B || p.interleave == Interleave::None, rule::U6_INTERLEAVE, || format!("interleave {:?}", p.interleave))?;
+    check(
+        mode,
+        p.interleave != Interleave::B32 || p.swizzle == Swizzle::B32,
+        rule::INTERLEAVE32_SWIZZLE,
+        || format!("swizzle {:?}", p.swizzle),
+    )?;
+    check(
+        mode,
+        ty != DataType::U6Align16B || p.interleave == Interleave::None,
+        rule::U6_INTERLEAVE,
+        || format!("interleave {:?}", p.interleave),
+    )?;
     if ty.is_packed16() {
         use Swizzle::*;
         let ok = match (ty, is_wide) {
-            (DataType::U6Align16B, false) => matches!(p.swizzle, None | B128 | B128Atom32B | B128Atom64B),
+            (DataType::U6Align16B, false) => {
+                matches!(p.swizzle, None | B128 | B128Atom32B | B128Atom64B)
+            }
             (_, false) => matches!(p.swizzle, None | B128 | B128Atom32B),
             // cuda.h 13.x adds 64B (store only) for U6 in wide mode; spec/09 lists 128B and 128B_ATOM_32B.
             (_, true) => matches!(p.swizzle, B128 | B128Atom32B),
         };
-        check(mode, ok, rule::PACKED_SWIZZLE, || format!("{ty:?} with swizzle {:?}", p.swizzle))?;
+        check(mode, ok, rule::PACKED_SWIZZLE, || {
+            format!("{ty:?} with swizzle {:?}", p.swizzle)
+        })?;
     }
-    check(mode, p.oob_fill == OobFill::None || (ty.is_float() && !ty.is_packed()), rule::OOB_NAN_FLOAT, || format!("{ty:?} with oobFill {:?}", p.oob_fill))?;
+    check(
+        mode,
+        p.oob_fill == OobFill::None || (ty.is_float() && !ty.is_packed()),
+        rule::OOB_NAN_FLOAT,
+        || format!("{ty:?} with oobFill {:?}", p.oob_fill),
+    )?;
 
     // Im2col geometry.
     let geometry = match kind {
-        EncodeKind::Tiled => Geometry::Tiled { box_dim: p.box_dim.clone().unwrap_or_default() },
+        EncodeKind::Tiled => Geometry::Tiled {
+            box_dim: p.box_dim.clone().unwrap_or_default(),
+        },
         EncodeKind::Im2col | EncodeKind::Im2colWide => {
             let corners = if is_full {
-                let (lo, hi) = (p.pixel_box_lower_corner.clone().unwrap_or_default(), p.pixel_box_upper_corner.clone().unwrap_or_default());
+                let (lo, hi) = (
+                    p.pixel_box_lower_corner.clone().unwrap_or_default(),
+                    p.pixel_box_upper_corner.clone().unwrap_or_default(),
+                );
                 let lim = corner_limit(rank);
                 for (i, &c) in lo.iter().chain(hi.iter()).enumerate() {
-                    check(mode, (-lim..lim).contains(&c), rule::CORNER_RANGE, || format!("corner value #{i} = {c} outside [{}, {}] for rank {rank}", -lim, lim - 1))?;
+                    check(mode, (-lim..lim).contains(&c), rule::CORNER_RANGE, || {
+                        format!(
+                            "corner value #{i} = {c} outside [{}, {}] for rank {rank}",
+                            -lim,
+                            lim - 1
+                        )
+                    })?;
                 }
                 for s in 0..r - 2 {
                     let extent = p.global_dim[s + 1] as i64 - lo[s] as i64 + hi[s] as i64;
-                    check(mode, extent > 0, rule::BOX_AREA, || format!("spatial dimension {} spans {extent} positions", s + 1))?;
+                    check(mode, extent > 0, rule::BOX_AREA, || {
+                        format!("spatial dimension {} spans {extent} positions", s + 1)
+                    })?;
                 }
-                Im2colBox::Full { lower: lo, upper: hi }
+                Im2colBox::Full {
+                    lower: lo,
+                    upper: hi,
+                }
             } else {
-                let (lo, hi) = (p.pixel_box_lower_corner_width.unwrap_or(0), p.pixel_box_upper_corner_width.unwrap_or(0));
+                let (lo, hi) = (
+                    p.pixel_box_lower_corner_width.unwrap_or(0),
+                    p.pixel_box_upper_corner_width.unwrap_or(0),
+                );
                 // Probe: the per-rank limits of the im2col corners, not spec/09's [-32768, 32767].
                 let lim = corner_limit(rank);
                 for c in [lo, hi] {
-                    check(mode, (-lim..lim).contains(&c), rule::WIDE_CORNER_RANGE, || format!("corner {c} outside [{}, {}] for rank {rank}", -lim, lim - 1))?;
+                    check(
+                        mode,
+                        (-lim..lim).contains(&c),
+                        rule::WIDE_CORNER_RANGE,
+                        || format!("corner {c} outside [{}, {}] for rank {rank}", -lim, lim - 1),
+                    )?;
                 }
                 let extent = p.global_dim[1] as i64 - lo as i64 + hi as i64;
-                check(mode, extent > 0, rule::BOX_AREA, || format!("W spans {extent} positions"))?;
-                Im2colBox::Wide { lower_w: lo, upper_w: hi, mode: p.mode.unwrap_or(WideMode::W) }
+                check(mode, extent > 0, rule::BOX_AREA, || {
+                    format!("W spans {extent} positions")
+                })?;
+                Im2colBox::Wide {
+                    lower_w: lo,
+                    upper_w: hi,
+                    mode: p.mode.unwrap_or(WideMode::W),
+                }
             };
             let cpp = p.channels_per_pixel.unwrap_or(0);
-            check(mode, (1..=256).contains(&cpp), rule::CPP_RANGE, || format!("channelsPerPixel {cpp}"))?;
-            check(mode, ty.global_bytes(cpp as u64).is_some_and(|b| b % 16 == 0), rule::CPP_BYTES_16, || format!("channelsPerPixel {cpp} of {ty:?}"))?;
-            check(mode, !ty.is_packed16() || cpp == 128, rule::CPP_PACKED16, || format!("channelsPerPixel {cpp}"))?;
+            check(mode, (1..=256).contains(&cpp), rule::CPP_RANGE, || {
+                format!("channelsPerPixel {cpp}")
+            })?;
+            check(
+                mode,
+                ty.global_bytes(cpp as u64).is_some_and(|b| b % 16 == 0),
+                rule::CPP_BYTES_16,
+                || format!("channelsPerPixel {cpp} of {ty:?}"),
+            )?;
+            check(
+                mode,
+                !ty.is_packed16() || cpp == 128,
+                rule::CPP_PACKED16,
+                || format!("channelsPerPixel {cpp}"),
+            )?;
             let ppc = p.pixels_per_column.unwrap_or(0);
             // W128 loads 128 pixels whatever pixelsPerColumn says, but the driver still range-checks it.
             let ignored = p.mode == Some(WideMode::W128);
-            check(mode, (1..=1024).contains(&ppc), rule::PPC_RANGE, || format!("pixelsPerColumn {ppc}"))?;
+            check(mode, (1..=1024).contains(&ppc), rule::PPC_RANGE, || {
+                format!("pixelsPerColumn {ppc}")
+            })?;
             if is_wide {
-                check(mode, matches!(p.swizzle, Swizzle::B64 | Swizzle::B128 | Swizzle::B128Atom32B), rule::WIDE_SWIZZLE, || format!("swizzle {:?}", p.swizzle))?;
-                check(mode, p.interleave == Interleave::None, rule::WIDE_INTERLEAVE, || format!("interleave {:?}", p.interleave))?;
+                check(
+                    mode,
+                    matches!(
+                        p.swizzle,
+                        Swizzle::B64 | Swizzle::B128 | Swizzle::B128Atom32B
+                    ),
+                    rule::WIDE_SWIZZLE,
+                    || format!("swizzle {:?}", p.swizzle),
+                )?;
+                check(
+                    mode,
+                    p.interleave == Interleave::None,
+                    rule::WIDE_INTERLEAVE,
+                    || format!("interleave {:?}", p.interleave),
+                )?;
             }
-            Geometry::Im2col { corners, channels_per_pixel: cpp, pixels_per_column: if ignored { 128 } else { ppc } }
+            Geometry::Im2col {
+                corners,
+                channels_per_pixel: cpp,
+                pixels_per_column: if ignored { 128 } else { ppc },
+            }
         }
     };
 
@@ -834,39 +1100,91 @@ pub fn param_sweep(seed: u64, n: usize) -> Vec<TensorMapParams> {
 
 fn one_sweep_case(g: &mut SplitMix) -> TensorMapParams {
     let ty = g.pick(&DataType::ALL);
-    let kind = g.pick(&[EncodeKind::Tiled, EncodeKind::Tiled, EncodeKind::Im2col, EncodeKind::Im2colWide]);
-    let rank = if kind == EncodeKind::Tiled { 1 + g.below(5) as usize } else { 3 + g.below(3) as usize };
+    let kind = g.pick(&[
+        EncodeKind::Tiled,
+        EncodeKind::Tiled,
+        EncodeKind::Im2col,
+        EncodeKind::Im2colWide,
+    ]);
+    let rank = if kind == EncodeKind::Tiled {
+        1 + g.below(5) as usize
+    } else {
+        3 + g.below(3) as usize
+    };
     // Dimension 0 a multiple of 128 so packed types start valid.
-    let mut dims: Vec<u64> = (0..rank).map(|i| if i == 0 { 128 * (1 + g.below(2)) } else { 1 + g.below(12) }).collect();
+    let mut dims: Vec<u64> = (0..rank)
+        .map(|i| {
+            if i == 0 {
+                128 * (1 + g.below(2))
+            } else {
+                1 + g.below(12)
+            }
+        })
+        .collect();
     let bytes_per_16 = 16 * 8 / ty.bits(); // values per 16 bytes
     let mut p = match kind {
         EncodeKind::Tiled => {
             let b0 = (bytes_per_16 * (1 + g.below(2))).min(256) as u32;
             let b0 = if ty.is_packed16() { 128 } else { b0 };
-            let bx: Vec<u32> = (0..rank).map(|i| if i == 0 { b0 } else { 1 + g.below(dims[i].min(8)) as u32 }).collect();
+            let bx: Vec<u32> = (0..rank)
+                .map(|i| {
+                    if i == 0 {
+                        b0
+                    } else {
+                        1 + g.below(dims[i].min(8)) as u32
+                    }
+                })
+                .collect();
             TensorMapParams::tiled(ty, dims.clone(), bx)
         }
         EncodeKind::Im2col => {
             let s = rank - 2;
             let lim = [1 << 15, 1 << 7, 1 << 4][s - 1] as i64;
-            let lo: Vec<i32> = (0..s).map(|_| -(g.below(2.min(lim as u64)) as i32)).collect();
+            let lo: Vec<i32> = (0..s)
+                .map(|_| -(g.below(2.min(lim as u64)) as i32))
+                .collect();
             let hi: Vec<i32> = (0..s).map(|_| -(g.below(2) as i32)).collect();
-            let cpp = if ty.is_packed16() { 128 } else { bytes_per_16 as u32 };
+            let cpp = if ty.is_packed16() {
+                128
+            } else {
+                bytes_per_16 as u32
+            };
             TensorMapParams::im2col(ty, dims.clone(), lo, hi, cpp, 1 + g.below(64) as u32)
         }
         EncodeKind::Im2colWide => {
-            let cpp = if ty.is_packed16() { 128 } else { bytes_per_16 as u32 };
+            let cpp = if ty.is_packed16() {
+                128
+            } else {
+                bytes_per_16 as u32
+            };
             let mode = g.pick(&[WideMode::W, WideMode::W128]);
-            TensorMapParams::im2col_wide(ty, dims.clone(), -(g.below(2) as i32), 0, cpp, 1 + g.below(128) as u32, mode)
+            TensorMapParams::im2col_wide(
+                ty,
+                dims.clone(),
+                -(g.below(2) as i32),
+                0,
+                cpp,
+                1 + g.below(128) as u32,
+                mode,
+            )
         }
     };
     if ty.is_packed16() {
-        p.global_strides = p.global_strides.iter().map(|s| s.div_ceil(32) * 32).collect();
+        p.global_strides = p
+            .global_strides
+            .iter()
+            .map(|s| s.div_ceil(32) * 32)
+            .collect();
         p.global_address = 0;
     }
     p.swizzle = match kind {
         EncodeKind::Im2colWide => g.pick(&[Swizzle::B64, Swizzle::B128, Swizzle::B128Atom32B]),
-        _ => g.pick(&[Swizzle::None, Swizzle::None, Swizzle::B128, Swizzle::B128Atom32B]),
+        _ => g.pick(&[
+            Swizzle::None,
+            Swizzle::None,
+            Swizzle::B128,
+            Swizzle::B128Atom32B,
+        ]),
     };
     if ty.is_float() && g.below(3) == 0 {
         p.oob_fill = OobFill::NanRequestZeroFma;
@@ -892,10 +1210,17 @@ fn one_sweep_case(g: &mut SplitMix) -> TensorMapParams {
         6 => p.interleave = g.pick(&[Interleave::B16, Interleave::B32]),
         7 => p.swizzle = g.pick(&Swizzle::ALL),
         8 => p.oob_fill = OobFill::NanRequestZeroFma,
-        9 => p.channels_per_pixel = p.channels_per_pixel.map(|_| g.pick(&[0, 1, 8, 255, 256, 257])),
+        9 => {
+            p.channels_per_pixel = p
+                .channels_per_pixel
+                .map(|_| g.pick(&[0, 1, 8, 255, 256, 257]))
+        }
         10 => p.pixels_per_column = p.pixels_per_column.map(|_| g.pick(&[0, 1, 1024, 1025])),
         11 => {
-            if let (Some(lo), Some(hi)) = (p.pixel_box_lower_corner.as_mut(), p.pixel_box_upper_corner.as_mut()) {
+            if let (Some(lo), Some(hi)) = (
+                p.pixel_box_lower_corner.as_mut(),
+                p.pixel_box_upper_corner.as_mut(),
+            ) {
                 let lim = [1 << 15, 1 << 7, 1 << 4][lo.len() - 1];
                 lo[0] = g.pick(&[-lim, -lim - 1, lim - 1, lim]);
                 hi[0] = g.pick(&[-lim, lim - 1, lim, 0]);

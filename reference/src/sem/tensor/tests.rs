@@ -20,13 +20,32 @@ fn t3() -> TensorMapParams {
     TensorMapParams::tiled(DataType::Float16, vec![16, 8, 4], vec![16, 4, 2])
 }
 fn packed(ty: DataType) -> TensorMapParams {
-    TensorMapParams::tiled(ty, vec![256, 4], vec![if ty.is_packed16() { 128 } else { 64 }, 2])
+    TensorMapParams::tiled(
+        ty,
+        vec![256, 4],
+        vec![if ty.is_packed16() { 128 } else { 64 }, 2],
+    )
 }
 fn i2c4() -> TensorMapParams {
-    TensorMapParams::im2col(DataType::Float16, vec![8, 9, 14, 2], vec![-1, -1], vec![-1, -1], 8, 64)
+    TensorMapParams::im2col(
+        DataType::Float16,
+        vec![8, 9, 14, 2],
+        vec![-1, -1],
+        vec![-1, -1],
+        8,
+        64,
+    )
 }
 fn wide() -> TensorMapParams {
-    TensorMapParams::im2col_wide(DataType::Float16, vec![64, 9, 7, 2], 0, 0, 64, 128, WideMode::W)
+    TensorMapParams::im2col_wide(
+        DataType::Float16,
+        vec![64, 9, 7, 2],
+        0,
+        0,
+        64,
+        128,
+        WideMode::W,
+    )
 }
 fn with(mut p: TensorMapParams, f: impl FnOnce(&mut TensorMapParams)) -> TensorMapParams {
     f(&mut p);
@@ -37,19 +56,76 @@ fn with(mut p: TensorMapParams, f: impl FnOnce(&mut TensorMapParams)) -> TensorM
 fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
     use DataType::*;
     vec![
-        (rule::FIELDS_FOR_ENCODE, SM90, t2(), with(t2(), |p| p.channels_per_pixel = Some(8))),
-        (rule::FIELDS_FOR_ENCODE, SM90, i2c4(), with(i2c4(), |p| p.pixels_per_column = None)),
-        (rule::ARRAY_LENGTHS, SM90, t2(), with(t2(), |p| p.box_dim = Some(vec![16, 8, 1]))),
-        (rule::ARRAY_LENGTHS, SM90, t2(), with(t2(), |p| p.global_strides = vec![])),
+        (
+            rule::FIELDS_FOR_ENCODE,
+            SM90,
+            t2(),
+            with(t2(), |p| p.channels_per_pixel = Some(8)),
+        ),
+        (
+            rule::FIELDS_FOR_ENCODE,
+            SM90,
+            i2c4(),
+            with(i2c4(), |p| p.pixels_per_column = None),
+        ),
+        (
+            rule::ARRAY_LENGTHS,
+            SM90,
+            t2(),
+            with(t2(), |p| p.box_dim = Some(vec![16, 8, 1])),
+        ),
+        (
+            rule::ARRAY_LENGTHS,
+            SM90,
+            t2(),
+            with(t2(), |p| p.global_strides = vec![]),
+        ),
         (rule::DEVICE_SM90, SM90, t2(), t2()), // rejected on sm_80 below
         (rule::WIDE_NEEDS_SM100, SM100, wide(), wide()),
-        (rule::PACKED_NEEDS_SM100, SM100, packed(U4Align8B), packed(U4Align8B)),
-        (rule::ATOMICITY_NEEDS_SM100, SM100, with(t2(), |p| p.swizzle = Swizzle::B128Atom32B), with(t2(), |p| p.swizzle = Swizzle::B128Atom64B)),
-        (rule::RANK_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![16, 2, 2, 2, 2], vec![16, 1, 1, 1, 1]), TensorMapParams::tiled(Uint8, vec![16, 2, 2, 2, 2, 2], vec![16, 1, 1, 1, 1, 1])),
-        (rule::RANK_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![16], vec![16]), with(TensorMapParams::tiled(Uint8, vec![16], vec![16]), |p| p.tensor_rank = Some(0))),
-        (rule::RANK_INTERLEAVE, SM90, with(t3(), |p| p.interleave = Interleave::B16), with(t2(), |p| p.interleave = Interleave::B16)),
-        (rule::RANK_IM2COL, SM90, TensorMapParams::im2col(Float16, vec![8, 9, 2], vec![0], vec![0], 8, 8), TensorMapParams::im2col(Float16, vec![8, 9], vec![], vec![], 8, 8)),
-        (rule::ADDR_ALIGN_16, SM90, with(t2(), |p| p.global_address = 0x1010), with(t2(), |p| p.global_address = 0x1008)),
+        (
+            rule::PACKED_NEEDS_SM100,
+            SM100,
+            packed(U4Align8B),
+            packed(U4Align8B),
+        ),
+        (
+            rule::ATOMICITY_NEEDS_SM100,
+            SM100,
+            with(t2(), |p| p.swizzle = Swizzle::B128Atom32B),
+            with(t2(), |p| p.swizzle = Swizzle::B128Atom64B),
+        ),
+        (
+            rule::RANK_RANGE,
+            SM90,
+            TensorMapParams::tiled(Uint8, vec![16, 2, 2, 2, 2], vec![16, 1, 1, 1, 1]),
+            TensorMapParams::tiled(Uint8, vec![16, 2, 2, 2, 2, 2], vec![16, 1, 1, 1, 1, 1]),
+        ),
+        (
+            rule::RANK_RANGE,
+            SM90,
+            TensorMapParams::tiled(Uint8, vec![16], vec![16]),
+            with(TensorMapParams::tiled(Uint8, vec![16], vec![16]), |p| {
+                p.tensor_rank = Some(0)
+            }),
+        ),
+        (
+            rule::RANK_INTERLEAVE,
+            SM90,
+            with(t3(), |p| p.interleave = Interleave::B16),
+            with(t2(), |p| p.interleave = Interleave::B16),
+        ),
+        (
+            rule::RANK_IM2COL,
+            SM90,
+            TensorMapParams::im2col(Float16, vec![8, 9, 2], vec![0], vec![0], 8, 8),
+            TensorMapParams::im2col(Float16, vec![8, 9], vec![], vec![], 8, 8),
+        ),
+        (
+            rule::ADDR_ALIGN_16,
+            SM90,
+            with(t2(), |p| p.global_address = 0x1010),
+            with(t2(), |p| p.global_address = 0x1008),
+        ),
         (
             rule::ADDR_ALIGN_32_INTERLEAVE,
             SM90,
@@ -66,12 +142,42 @@ fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
                 p.global_address = 0x30;
             }),
         ),
-        (rule::ADDR_ALIGN_32_PACKED, SM100, with(packed(U4Align16B), |p| p.global_address = 0x20), with(packed(U4Align16B), |p| p.global_address = 0x10)),
-        (rule::DIM_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![1 << 32], vec![16]), TensorMapParams::tiled(Uint8, vec![(1 << 32) + 1], vec![16])),
-        (rule::DIM_RANGE, SM90, t2(), with(t2(), |p| p.global_dim[1] = 0)),
-        (rule::DIM0_PACKED16, SM100, packed(U6Align16B), with(packed(U6Align16B), |p| p.global_dim[0] = 192)),
-        (rule::DIM0_U4_ALIGN8, SM100, with(packed(U4Align8B), |p| p.global_dim[0] = 254), with(packed(U4Align8B), |p| p.global_dim[0] = 255)),
-        (rule::STRIDE_16, SM90, with(t2(), |p| p.global_strides = vec![272]), with(t2(), |p| p.global_strides = vec![264])),
+        (
+            rule::ADDR_ALIGN_32_PACKED,
+            SM100,
+            with(packed(U4Align16B), |p| p.global_address = 0x20),
+            with(packed(U4Align16B), |p| p.global_address = 0x10),
+        ),
+        (
+            rule::DIM_RANGE,
+            SM90,
+            TensorMapParams::tiled(Uint8, vec![1 << 32], vec![16]),
+            TensorMapParams::tiled(Uint8, vec![(1 << 32) + 1], vec![16]),
+        ),
+        (
+            rule::DIM_RANGE,
+            SM90,
+            t2(),
+            with(t2(), |p| p.global_dim[1] = 0),
+        ),
+        (
+            rule::DIM0_PACKED16,
+            SM100,
+            packed(U6Align16B),
+            with(packed(U6Align16B), |p| p.global_dim[0] = 192),
+        ),
+        (
+            rule::DIM0_U4_ALIGN8,
+            SM100,
+            with(packed(U4Align8B), |p| p.global_dim[0] = 254),
+            with(packed(U4Align8B), |p| p.global_dim[0] = 255),
+        ),
+        (
+            rule::STRIDE_16,
+            SM90,
+            with(t2(), |p| p.global_strides = vec![272]),
+            with(t2(), |p| p.global_strides = vec![264]),
+        ),
         (
             rule::STRIDE_MAX,
             SM90,
@@ -92,23 +198,88 @@ fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
                 p.global_strides = vec![48, 512];
             }),
         ),
-        (rule::STRIDE_32_PACKED, SM100, with(packed(U4Align16B), |p| p.global_strides = vec![160]), with(packed(U4Align16B), |p| p.global_strides = vec![144])),
-        (rule::STRIDE_COVERS, SM90, with(t2(), |p| p.global_strides = vec![256]), with(t2(), |p| p.global_strides = vec![240])),
-        (rule::BOX_RANGE, SM90, TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 256]), TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 257])),
-        (rule::BOX_RANGE, SM90, t2(), with(t2(), |p| p.box_dim = Some(vec![16, 0]))),
-        (rule::BOX_INNER_16, SM90, with(t3(), |p| p.box_dim = Some(vec![8, 4, 2])).with_interleave16(), with(t2(), |p| p.box_dim = Some(vec![6, 8]))),
+        (
+            rule::STRIDE_32_PACKED,
+            SM100,
+            with(packed(U4Align16B), |p| p.global_strides = vec![160]),
+            with(packed(U4Align16B), |p| p.global_strides = vec![144]),
+        ),
+        (
+            rule::STRIDE_COVERS,
+            SM90,
+            with(t2(), |p| p.global_strides = vec![256]),
+            with(t2(), |p| p.global_strides = vec![240]),
+        ),
+        (
+            rule::BOX_RANGE,
+            SM90,
+            TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 256]),
+            TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 257]),
+        ),
+        (
+            rule::BOX_RANGE,
+            SM90,
+            t2(),
+            with(t2(), |p| p.box_dim = Some(vec![16, 0])),
+        ),
+        (
+            rule::BOX_INNER_16,
+            SM90,
+            with(t3(), |p| p.box_dim = Some(vec![8, 4, 2])).with_interleave16(),
+            with(t2(), |p| p.box_dim = Some(vec![6, 8])),
+        ),
         // Probed: driver 13.0 also rejects a 24-byte inner box with interleave 16B.
-        (rule::BOX_INNER_16, SM90, with(t3(), |p| p.box_dim = Some(vec![16, 4, 2])).with_interleave16(), with(t3(), |p| p.box_dim = Some(vec![12, 4, 2])).with_interleave16()),
-        (rule::CPP_BYTES_16, SM90, i2c4(), with(i2c4(), |p| p.channels_per_pixel = Some(4))),
-        (rule::CPP_BYTES_16, SM100, wide(), with(wide(), |p| p.channels_per_pixel = Some(12))),
-        (rule::BOX0_PACKED16, SM100, packed(U6Align16B), with(packed(U6Align16B), |p| p.box_dim = Some(vec![64, 2]))),
-        (rule::ELEM_STRIDE_RANGE, SM90, with(t2(), |p| p.element_strides = Some(vec![8, 8])), with(t2(), |p| p.element_strides = Some(vec![1, 9]))),
-        (rule::ELEM_STRIDE_RANGE, SM90, t2(), with(t2(), |p| p.element_strides = Some(vec![0, 1]))),
-        (rule::SWIZZLE_SPAN, SM90, with(t2(), |p| p.swizzle = Swizzle::B64), with(t2(), |p| p.swizzle = Swizzle::B32)),
-        (rule::SWIZZLE_SPAN, SM90, with(i2c4(), |p| p.swizzle = Swizzle::B32), with(i2c4(), |p| {
-            p.swizzle = Swizzle::B32;
-            p.channels_per_pixel = Some(24);
-        })),
+        (
+            rule::BOX_INNER_16,
+            SM90,
+            with(t3(), |p| p.box_dim = Some(vec![16, 4, 2])).with_interleave16(),
+            with(t3(), |p| p.box_dim = Some(vec![12, 4, 2])).with_interleave16(),
+        ),
+        (
+            rule::CPP_BYTES_16,
+            SM90,
+            i2c4(),
+            with(i2c4(), |p| p.channels_per_pixel = Some(4)),
+        ),
+        (
+            rule::CPP_BYTES_16,
+            SM100,
+            wide(),
+            with(wide(), |p| p.channels_per_pixel = Some(12)),
+        ),
+        (
+            rule::BOX0_PACKED16,
+            SM100,
+            packed(U6Align16B),
+            with(packed(U6Align16B), |p| p.box_dim = Some(vec![64, 2])),
+        ),
+        (
+            rule::ELEM_STRIDE_RANGE,
+            SM90,
+            with(t2(), |p| p.element_strides = Some(vec![8, 8])),
+            with(t2(), |p| p.element_strides = Some(vec![1, 9])),
+        ),
+        (
+            rule::ELEM_STRIDE_RANGE,
+            SM90,
+            t2(),
+            with(t2(), |p| p.element_strides = Some(vec![0, 1])),
+        ),
+        (
+            rule::SWIZZLE_SPAN,
+            SM90,
+            with(t2(), |p| p.swizzle = Swizzle::B64),
+            with(t2(), |p| p.swizzle = Swizzle::B32),
+        ),
+        (
+            rule::SWIZZLE_SPAN,
+            SM90,
+            with(i2c4(), |p| p.swizzle = Swizzle::B32),
+            with(i2c4(), |p| {
+                p.swizzle = Swizzle::B32;
+                p.channels_per_pixel = Some(24);
+            }),
+        ),
         (
             rule::INTERLEAVE32_SWIZZLE,
             SM90,
@@ -122,53 +293,168 @@ fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
                 p.global_strides = vec![64, 512];
             }),
         ),
-        (rule::U6_INTERLEAVE, SM100, TensorMapParams::tiled(U6Align16B, vec![128, 2, 2], vec![128, 1, 1]), with(TensorMapParams::tiled(U6Align16B, vec![128, 2, 2], vec![128, 1, 1]), |p| p.interleave = Interleave::B16)),
-        (rule::PACKED_SWIZZLE, SM100, with(packed(U4Align16B), |p| p.swizzle = Swizzle::B128Atom32B), with(packed(U4Align16B), |p| p.swizzle = Swizzle::B128Atom64B)),
-        (rule::PACKED_SWIZZLE, SM100, with(packed(U6Align16B), |p| p.swizzle = Swizzle::B128Atom64B), with(packed(U6Align16B), |p| p.swizzle = Swizzle::B128Atom32BFlip8B)),
-        (rule::OOB_NAN_FLOAT, SM90, with(t2(), |p| p.oob_fill = OobFill::NanRequestZeroFma), with(TensorMapParams::tiled(Int32, vec![64, 32], vec![16, 8]), |p| p.oob_fill = OobFill::NanRequestZeroFma)),
-        (rule::OOB_NAN_FLOAT, SM100, packed(U4Align8B), with(packed(U4Align8B), |p| p.oob_fill = OobFill::NanRequestZeroFma)),
-        (rule::CORNER_RANGE, SM90, with(i2c4(), |p| p.pixel_box_lower_corner = Some(vec![-128, 0])), with(i2c4(), |p| p.pixel_box_lower_corner = Some(vec![-129, 0]))),
+        (
+            rule::U6_INTERLEAVE,
+            SM100,
+            TensorMapParams::tiled(U6Align16B, vec![128, 2, 2], vec![128, 1, 1]),
+            with(
+                TensorMapParams::tiled(U6Align16B, vec![128, 2, 2], vec![128, 1, 1]),
+                |p| p.interleave = Interleave::B16,
+            ),
+        ),
+        (
+            rule::PACKED_SWIZZLE,
+            SM100,
+            with(packed(U4Align16B), |p| p.swizzle = Swizzle::B128Atom32B),
+            with(packed(U4Align16B), |p| p.swizzle = Swizzle::B128Atom64B),
+        ),
+        (
+            rule::PACKED_SWIZZLE,
+            SM100,
+            with(packed(U6Align16B), |p| p.swizzle = Swizzle::B128Atom64B),
+            with(packed(U6Align16B), |p| {
+                p.swizzle = Swizzle::B128Atom32BFlip8B
+            }),
+        ),
+        (
+            rule::OOB_NAN_FLOAT,
+            SM90,
+            with(t2(), |p| p.oob_fill = OobFill::NanRequestZeroFma),
+            with(
+                TensorMapParams::tiled(Int32, vec![64, 32], vec![16, 8]),
+                |p| p.oob_fill = OobFill::NanRequestZeroFma,
+            ),
+        ),
+        (
+            rule::OOB_NAN_FLOAT,
+            SM100,
+            packed(U4Align8B),
+            with(packed(U4Align8B), |p| {
+                p.oob_fill = OobFill::NanRequestZeroFma
+            }),
+        ),
         (
             rule::CORNER_RANGE,
             SM90,
-            TensorMapParams::im2col(DataType::Float16, vec![8, 40, 40, 4, 2], vec![-16, 0, 0], vec![15, 0, 0], 8, 8),
-            TensorMapParams::im2col(DataType::Float16, vec![8, 40, 40, 4, 2], vec![-16, 0, 0], vec![16, 0, 0], 8, 8),
+            with(i2c4(), |p| p.pixel_box_lower_corner = Some(vec![-128, 0])),
+            with(i2c4(), |p| p.pixel_box_lower_corner = Some(vec![-129, 0])),
         ),
-        (rule::BOX_AREA, SM90, with(i2c4(), |p| p.pixel_box_upper_corner = Some(vec![-8, 0])), with(i2c4(), |p| {
-            p.pixel_box_lower_corner = Some(vec![0, 0]);
-            p.pixel_box_upper_corner = Some(vec![-9, 0]);
-        })),
-        (rule::CPP_RANGE, SM90, with(i2c4(), |p| p.channels_per_pixel = Some(256)), with(i2c4(), |p| p.channels_per_pixel = Some(257))),
-        (rule::CPP_RANGE, SM90, i2c4(), with(i2c4(), |p| p.channels_per_pixel = Some(0))),
+        (
+            rule::CORNER_RANGE,
+            SM90,
+            TensorMapParams::im2col(
+                DataType::Float16,
+                vec![8, 40, 40, 4, 2],
+                vec![-16, 0, 0],
+                vec![15, 0, 0],
+                8,
+                8,
+            ),
+            TensorMapParams::im2col(
+                DataType::Float16,
+                vec![8, 40, 40, 4, 2],
+                vec![-16, 0, 0],
+                vec![16, 0, 0],
+                8,
+                8,
+            ),
+        ),
+        (
+            rule::BOX_AREA,
+            SM90,
+            with(i2c4(), |p| p.pixel_box_upper_corner = Some(vec![-8, 0])),
+            with(i2c4(), |p| {
+                p.pixel_box_lower_corner = Some(vec![0, 0]);
+                p.pixel_box_upper_corner = Some(vec![-9, 0]);
+            }),
+        ),
+        (
+            rule::CPP_RANGE,
+            SM90,
+            with(i2c4(), |p| p.channels_per_pixel = Some(256)),
+            with(i2c4(), |p| p.channels_per_pixel = Some(257)),
+        ),
+        (
+            rule::CPP_RANGE,
+            SM90,
+            i2c4(),
+            with(i2c4(), |p| p.channels_per_pixel = Some(0)),
+        ),
         (
             rule::CPP_PACKED16,
             SM100,
             TensorMapParams::im2col(U4Align16B, vec![128, 4, 2], vec![0], vec![0], 128, 4),
             TensorMapParams::im2col(U4Align16B, vec![128, 4, 2], vec![0], vec![0], 64, 4),
         ),
-        (rule::PPC_RANGE, SM90, with(i2c4(), |p| p.pixels_per_column = Some(1024)), with(i2c4(), |p| p.pixels_per_column = Some(1025))),
+        (
+            rule::PPC_RANGE,
+            SM90,
+            with(i2c4(), |p| p.pixels_per_column = Some(1024)),
+            with(i2c4(), |p| p.pixels_per_column = Some(1025)),
+        ),
         // Probed: pixelsPerColumn is range-checked in W128 mode too.
-        (rule::PPC_RANGE, SM100, with(wide(), |p| {
-            p.mode = Some(WideMode::W128);
-            p.pixels_per_column = Some(1);
-        }), with(wide(), |p| {
-            p.mode = Some(WideMode::W128);
-            p.pixels_per_column = Some(0);
-        })),
+        (
+            rule::PPC_RANGE,
+            SM100,
+            with(wide(), |p| {
+                p.mode = Some(WideMode::W128);
+                p.pixels_per_column = Some(1);
+            }),
+            with(wide(), |p| {
+                p.mode = Some(WideMode::W128);
+                p.pixels_per_column = Some(0);
+            }),
+        ),
         // Probed: rank-4 wide maps take [-128, 127], rank-3 ones [-32768, 32767].
-        (rule::WIDE_CORNER_RANGE, SM100, with(wide(), |p| p.pixel_box_lower_corner_width = Some(-128)), with(wide(), |p| p.pixel_box_lower_corner_width = Some(-129))),
         (
             rule::WIDE_CORNER_RANGE,
             SM100,
-            TensorMapParams::im2col_wide(DataType::Float16, vec![64, 9, 2], -32768, 0, 64, 128, WideMode::W),
-            TensorMapParams::im2col_wide(DataType::Float16, vec![64, 9, 2], -32769, 0, 64, 128, WideMode::W),
+            with(wide(), |p| p.pixel_box_lower_corner_width = Some(-128)),
+            with(wide(), |p| p.pixel_box_lower_corner_width = Some(-129)),
         ),
-        (rule::WIDE_SWIZZLE, SM100, with(wide(), |p| p.swizzle = Swizzle::B128Atom32B), with(wide(), |p| p.swizzle = Swizzle::None)),
-        (rule::WIDE_SWIZZLE, SM100, with(wide(), |p| {
-            p.swizzle = Swizzle::B64;
-            p.channels_per_pixel = Some(32);
-        }), with(wide(), |p| p.swizzle = Swizzle::B128Atom32BFlip8B)),
-        (rule::WIDE_INTERLEAVE, SM100, wide(), with(wide(), |p| p.interleave = Interleave::B16)),
+        (
+            rule::WIDE_CORNER_RANGE,
+            SM100,
+            TensorMapParams::im2col_wide(
+                DataType::Float16,
+                vec![64, 9, 2],
+                -32768,
+                0,
+                64,
+                128,
+                WideMode::W,
+            ),
+            TensorMapParams::im2col_wide(
+                DataType::Float16,
+                vec![64, 9, 2],
+                -32769,
+                0,
+                64,
+                128,
+                WideMode::W,
+            ),
+        ),
+        (
+            rule::WIDE_SWIZZLE,
+            SM100,
+            with(wide(), |p| p.swizzle = Swizzle::B128Atom32B),
+            with(wide(), |p| p.swizzle = Swizzle::None),
+        ),
+        (
+            rule::WIDE_SWIZZLE,
+            SM100,
+            with(wide(), |p| {
+                p.swizzle = Swizzle::B64;
+                p.channels_per_pixel = Some(32);
+            }),
+            with(wide(), |p| p.swizzle = Swizzle::B128Atom32BFlip8B),
+        ),
+        (
+            rule::WIDE_INTERLEAVE,
+            SM100,
+            wide(),
+            with(wide(), |p| p.interleave = Interleave::B16),
+        ),
     ]
 }
 
@@ -192,7 +478,9 @@ fn every_rule_accepts_and_rejects() {
         // The three device rules reject the same map on an older device.
         let bad_target = match r.id {
             "device-sm90" => Target::SM_80,
-            "im2col-wide-needs-sm100" | "packed-type-needs-sm100" | "swizzle-atomicity-needs-sm100" => SM90,
+            "im2col-wide-needs-sm100"
+            | "packed-type-needs-sm100"
+            | "swizzle-atomicity-needs-sm100" => SM90,
             _ => target,
         };
         match validate(&bad, bad_target) {
@@ -223,9 +511,15 @@ fn yaml_round_trip_and_names() {
     assert_eq!(p.rank(), 2);
     let back: TensorMapParams = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
     assert_eq!(back, p);
-    let e: Result<TensorMapParams, _> = serde_saphyr::from_str("encode: tiled\ntensor_data_type: float32\nglobal_dim: [4]\nbogus: 1\n");
+    let e: Result<TensorMapParams, _> = serde_saphyr::from_str(
+        "encode: tiled\ntensor_data_type: float32\nglobal_dim: [4]\nbogus: 1\n",
+    );
     assert!(e.is_err());
-    for (name, ty) in [("\"16u4_align8b\"", DataType::U4Align8B), ("\"tfloat32_ftz\"", DataType::Tfloat32Ftz), ("\"bfloat16\"", DataType::Bfloat16)] {
+    for (name, ty) in [
+        ("\"16u4_align8b\"", DataType::U4Align8B),
+        ("\"tfloat32_ftz\"", DataType::Tfloat32Ftz),
+        ("\"bfloat16\"", DataType::Bfloat16),
+    ] {
         assert_eq!(serde_json::from_str::<DataType>(name).unwrap(), ty);
     }
 }
@@ -249,7 +543,10 @@ fn sweep_is_deterministic_and_mixed() {
     let verdicts: Vec<_> = a.iter().map(|p| validate(p, SM100)).collect();
     let ok = verdicts.iter().filter(|v| v.is_ok()).count();
     assert!(ok > 100 && ok < 390, "{ok} of 400 valid");
-    let rules: HashSet<_> = verdicts.iter().filter_map(|v| v.as_ref().err().map(|e| e.rule)).collect();
+    let rules: HashSet<_> = verdicts
+        .iter()
+        .filter_map(|v| v.as_ref().err().map(|e| e.rule))
+        .collect();
     assert!(rules.len() >= 8, "only {rules:?}");
 }
 
@@ -266,9 +563,15 @@ fn tile_load_addresses_and_oob() {
     assert_eq!(plan.transfers.len(), 16 * 8);
     assert_eq!(plan.complete_tx_bytes(), 16 * 8 * 4);
     let t0 = &plan.transfers[0];
-    assert_eq!((t0.coords.clone(), t0.global, t0.smem), (vec![-4, 30], None, 0x400));
+    assert_eq!(
+        (t0.coords.clone(), t0.global, t0.smem),
+        (vec![-4, 30], None, 0x400)
+    );
     let t = &plan.transfers[4];
-    assert_eq!((t.coords.clone(), t.global, t.smem), (vec![0, 30], Some(30 * 256), 0x410));
+    assert_eq!(
+        (t.coords.clone(), t.global, t.smem),
+        (vec![0, 30], Some(30 * 256), 0x410)
+    );
     // Rows 32.. are past the end: 2 rows in bounds x 12 columns.
     assert_eq!(plan.transfers.len() - plan.oob_count(), 12 * 2);
 }
@@ -282,35 +585,146 @@ fn copy_rules() {
         hit.borrow_mut().insert(rule);
         rule
     };
-    assert_eq!(e(access::load(&m, &LoadMode::Tile, &[0], 0)), copy_rule::COORD_COUNT);
-    assert_eq!(e(access::load(&m, &LoadMode::Tile, &[1, 0], 0)), copy_rule::BOX_START_ALIGNED);
+    assert_eq!(
+        e(access::load(&m, &LoadMode::Tile, &[0], 0)),
+        copy_rule::COORD_COUNT
+    );
+    assert_eq!(
+        e(access::load(&m, &LoadMode::Tile, &[1, 0], 0)),
+        copy_rule::BOX_START_ALIGNED
+    );
     assert!(access::load(&m, &LoadMode::Tile, &[-4, 0], 0).is_ok());
-    assert_eq!(e(access::load(&m, &LoadMode::Tile, &[0, 0], 8)), copy_rule::SMEM_ALIGN);
-    assert_eq!(e(access::load(&m, &LoadMode::Gather4, &[0, 0, 1, 2, 3], 0)), copy_rule::FOUR_ROWS);
-    assert_eq!(e(access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 0], 0)), copy_rule::MODE_MATCHES_MAP);
-    assert_eq!(e(access::store(&m, StoreMode::Tile, &[-1, 0], 0)), copy_rule::STORE_BOUNDS);
+    assert_eq!(
+        e(access::load(&m, &LoadMode::Tile, &[0, 0], 8)),
+        copy_rule::SMEM_ALIGN
+    );
+    assert_eq!(
+        e(access::load(&m, &LoadMode::Gather4, &[0, 0, 1, 2, 3], 0)),
+        copy_rule::FOUR_ROWS
+    );
+    assert_eq!(
+        e(access::load(
+            &m,
+            &LoadMode::Im2col {
+                offsets: vec![0, 0]
+            },
+            &[0, 0],
+            0
+        )),
+        copy_rule::MODE_MATCHES_MAP
+    );
+    assert_eq!(
+        e(access::store(&m, StoreMode::Tile, &[-1, 0], 0)),
+        copy_rule::STORE_BOUNDS
+    );
     let a32 = vmap(with(t2(), |p| p.swizzle = Swizzle::B128Atom32B), SM100);
-    assert_eq!(e(access::load(&a32, &LoadMode::Tile, &[0, 0], 16)), copy_rule::SMEM_ALIGN);
-    let flip = vmap(with(t2(), |p| p.swizzle = Swizzle::B128Atom32BFlip8B), SM100);
+    assert_eq!(
+        e(access::load(&a32, &LoadMode::Tile, &[0, 0], 16)),
+        copy_rule::SMEM_ALIGN
+    );
+    let flip = vmap(
+        with(t2(), |p| p.swizzle = Swizzle::B128Atom32BFlip8B),
+        SM100,
+    );
     assert!(access::load(&flip, &LoadMode::Tile, &[0, 0], 0).is_ok());
-    assert_eq!(e(access::store(&flip, StoreMode::Tile, &[0, 0], 0)), copy_rule::FLIP_8B);
+    assert_eq!(
+        e(access::store(&flip, StoreMode::Tile, &[0, 0], 0)),
+        copy_rule::FLIP_8B
+    );
     let i = vmap(i2c4(), SM90);
-    assert_eq!(e(access::load(&i, &LoadMode::Im2col { offsets: vec![0, 256] }, &[0, 0, 0, 0], 0)), copy_rule::IM2COL_OFFSETS);
-    assert_eq!(e(access::load(&i, &LoadMode::Im2col { offsets: vec![0] }, &[0, 0, 0, 0], 0)), copy_rule::IM2COL_OFFSETS);
-    assert_eq!(e(access::store(&i, StoreMode::Im2colNoOffs, &[0, 0, 0, 0], 0)), copy_rule::STORE_BOUNDS);
+    assert_eq!(
+        e(access::load(
+            &i,
+            &LoadMode::Im2col {
+                offsets: vec![0, 256]
+            },
+            &[0, 0, 0, 0],
+            0
+        )),
+        copy_rule::IM2COL_OFFSETS
+    );
+    assert_eq!(
+        e(access::load(
+            &i,
+            &LoadMode::Im2col { offsets: vec![0] },
+            &[0, 0, 0, 0],
+            0
+        )),
+        copy_rule::IM2COL_OFFSETS
+    );
+    assert_eq!(
+        e(access::store(&i, StoreMode::Im2colNoOffs, &[0, 0, 0, 0], 0)),
+        copy_rule::STORE_BOUNDS
+    );
     let w = vmap(wide(), SM100);
-    assert_eq!(e(access::load(&w, &LoadMode::Im2colW { w_halo: 512, w_offset: 0 }, &[0, 0, 0, 0], 0)), copy_rule::W_ARGS);
-    assert_eq!(e(access::load(&w, &LoadMode::Im2colW128 { w_halo: 0, w_offset: 0 }, &[0, 0, 0, 0], 0)), copy_rule::MODE_MATCHES_MAP);
-    assert_eq!(e(access::load(&w, &LoadMode::Im2colW { w_halo: 0, w_offset: 0 }, &[0, 9, 0, 0], 0)), copy_rule::FILTER_IN_BOX);
+    assert_eq!(
+        e(access::load(
+            &w,
+            &LoadMode::Im2colW {
+                w_halo: 512,
+                w_offset: 0
+            },
+            &[0, 0, 0, 0],
+            0
+        )),
+        copy_rule::W_ARGS
+    );
+    assert_eq!(
+        e(access::load(
+            &w,
+            &LoadMode::Im2colW128 {
+                w_halo: 0,
+                w_offset: 0
+            },
+            &[0, 0, 0, 0],
+            0
+        )),
+        copy_rule::MODE_MATCHES_MAP
+    );
+    assert_eq!(
+        e(access::load(
+            &w,
+            &LoadMode::Im2colW {
+                w_halo: 0,
+                w_offset: 0
+            },
+            &[0, 9, 0, 0],
+            0
+        )),
+        copy_rule::FILTER_IN_BOX
+    );
     let p16 = vmap(packed(DataType::U4Align16B), SM100);
-    assert_eq!(e(access::load(&p16, &LoadMode::Tile, &[64, 0], 0)), copy_rule::PACKED_COORD);
-    assert_eq!(e(access::store(&p16, StoreMode::Tile, &[0, 0], 0)), copy_rule::PACKED_DIRECTION);
-    let u6s = vmap(with(packed(DataType::U6Align16B), |p| p.swizzle = Swizzle::B128Atom64B), SM100);
-    assert_eq!(e(access::load(&u6s, &LoadMode::Tile, &[0, 0], 0)), copy_rule::PACKED_DIRECTION);
+    assert_eq!(
+        e(access::load(&p16, &LoadMode::Tile, &[64, 0], 0)),
+        copy_rule::PACKED_COORD
+    );
+    assert_eq!(
+        e(access::store(&p16, StoreMode::Tile, &[0, 0], 0)),
+        copy_rule::PACKED_DIRECTION
+    );
+    let u6s = vmap(
+        with(packed(DataType::U6Align16B), |p| {
+            p.swizzle = Swizzle::B128Atom64B
+        }),
+        SM100,
+    );
+    assert_eq!(
+        e(access::load(&u6s, &LoadMode::Tile, &[0, 0], 0)),
+        copy_rule::PACKED_DIRECTION
+    );
     assert!(access::store(&u6s, StoreMode::Tile, &[0, 0], 0).is_ok());
-    let big = vmap(TensorMapParams::tiled(DataType::Float64, vec![256, 256, 256], vec![32, 256, 256]), SM90);
-    assert_eq!(e(access::load(&big, &LoadMode::Tile, &[0, 0, 0], 0)), copy_rule::BOX_FITS_SMEM);
-    let fits = vmap(TensorMapParams::tiled(DataType::Float64, vec![256, 256, 256], vec![32, 256, 3]), SM90);
+    let big = vmap(
+        TensorMapParams::tiled(DataType::Float64, vec![256, 256, 256], vec![32, 256, 256]),
+        SM90,
+    );
+    assert_eq!(
+        e(access::load(&big, &LoadMode::Tile, &[0, 0, 0], 0)),
+        copy_rule::BOX_FITS_SMEM
+    );
+    let fits = vmap(
+        TensorMapParams::tiled(DataType::Float64, vec![256, 256, 256], vec![32, 256, 3]),
+        SM90,
+    );
     assert!(access::load(&fits, &LoadMode::Tile, &[0, 0, 0], 0).is_ok()); // 196608 bytes
     let all: BTreeSet<&str> = copy_rule::ALL.iter().copied().collect();
     assert_eq!(*hit.borrow(), all, "copy rules without a rejecting test");
@@ -320,11 +734,14 @@ fn copy_rules() {
 fn interleaved_dim0_counts_granules() {
     // H9 (observed on H200): with interleave, dimension 0 counts 16-byte granules whatever the
     // type, elementStrides[0] strides granules, and dimension rank-2 is not traversed.
-    let p = with(TensorMapParams::tiled(DataType::Float16, vec![8, 10, 10, 4], vec![8, 4, 2, 1]), |p| {
-        p.interleave = Interleave::B16;
-        p.global_strides = vec![128, 1280, 12800];
-        p.element_strides = Some(vec![2, 1, 1, 1]);
-    });
+    let p = with(
+        TensorMapParams::tiled(DataType::Float16, vec![8, 10, 10, 4], vec![8, 4, 2, 1]),
+        |p| {
+            p.interleave = Interleave::B16;
+            p.global_strides = vec![128, 1280, 12800];
+            p.element_strides = Some(vec![2, 1, 1, 1]);
+        },
+    );
     let m = vmap(p, SM90);
     assert_eq!(box_counts(&m), vec![4, 4, 1, 1]);
     let plan = access::load(&m, &LoadMode::Tile, &[1, 1, 3, 0], 0).unwrap();
@@ -336,22 +753,37 @@ fn interleaved_dim0_counts_granules() {
     assert_eq!(plan.complete_tx_bytes(), 4 * 4 * 16);
     // globalDim[0] = 8 bounds granules: from x0 = 3 granules 3, 5, 7 are in, 9 is out
     let edge = access::load(&m, &LoadMode::Tile, &[3, 0, 0, 0], 0).unwrap();
-    assert_eq!(edge.transfers[..4].iter().map(|t| t.global.is_some()).collect::<Vec<_>>(), [true, true, true, false]);
+    assert_eq!(
+        edge.transfers[..4]
+            .iter()
+            .map(|t| t.global.is_some())
+            .collect::<Vec<_>>(),
+        [true, true, true, false]
+    );
 }
 
 #[test]
 fn interleaved_32b_granules_swizzle_as_16_byte_pieces() {
     // A 32-byte granule under SWIZZLE_32B: its two 16-byte halves are placed by their own
     // addresses (observed: the second row's halves swap).
-    let p = with(TensorMapParams::tiled(DataType::Float32, vec![8, 4, 4], vec![4, 1, 2]), |p| {
-        p.interleave = Interleave::B32;
-        p.swizzle = Swizzle::B32;
-        p.global_strides = vec![256, 1024];
-    });
+    let p = with(
+        TensorMapParams::tiled(DataType::Float32, vec![8, 4, 4], vec![4, 1, 2]),
+        |p| {
+            p.interleave = Interleave::B32;
+            p.swizzle = Swizzle::B32;
+            p.global_strides = vec![256, 1024];
+        },
+    );
     let m = vmap(p, SM90);
     let plan = access::load(&m, &LoadMode::Tile, &[0, 0, 0], 0).unwrap();
     assert_eq!(plan.complete_tx_bytes(), 2 * 4 * 32);
-    let second_row: Vec<(Option<u64>, u64)> = plan.transfers.iter().filter(|t| t.coords[2] == 1).take(2).map(|t| (t.global, t.smem)).collect();
+    let second_row: Vec<(Option<u64>, u64)> = plan
+        .transfers
+        .iter()
+        .filter(|t| t.coords[2] == 1)
+        .take(2)
+        .map(|t| (t.global, t.smem))
+        .collect();
     assert_eq!(second_row, [(Some(1024), 144), (Some(1040), 128)]);
 }
 
@@ -364,20 +796,52 @@ fn prop_im2col_load_store_round_trip() {
     for _ in 0..60 {
         let w = 2 + g.below(6);
         let h = 2 + g.below(4);
-        let p = TensorMapParams::im2col(DataType::Uint32, vec![8, w, h, 2], vec![0, 0], vec![-(g.below(w) as i32), 0], 4, 1 + g.below(20) as u32);
+        let p = TensorMapParams::im2col(
+            DataType::Uint32,
+            vec![8, w, h, 2],
+            vec![0, 0],
+            vec![-(g.below(w) as i32), 0],
+            4,
+            1 + g.below(20) as u32,
+        );
         let Ok(m) = validate(&p, SM90) else { continue };
-        let coords = [4 * g.below(2) as i32, 0, g.below(h) as i32, g.below(2) as i32];
+        let coords = [
+            4 * g.below(2) as i32,
+            0,
+            g.below(h) as i32,
+            g.below(2) as i32,
+        ];
         let size = global_bytes(&m);
         let src: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
-        let l = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &coords, 0).unwrap();
+        let l = access::load(
+            &m,
+            &LoadMode::Im2col {
+                offsets: vec![0, 0],
+            },
+            &coords,
+            0,
+        )
+        .unwrap();
         let s = access::store(&m, StoreMode::Im2colNoOffs, &coords, 0).unwrap();
-        assert_eq!(l.transfers.iter().map(|t| (&t.coords, t.global, t.smem)).collect::<Vec<_>>(), s.transfers.iter().map(|t| (&t.coords, t.global, t.smem)).collect::<Vec<_>>());
+        assert_eq!(
+            l.transfers
+                .iter()
+                .map(|t| (&t.coords, t.global, t.smem))
+                .collect::<Vec<_>>(),
+            s.transfers
+                .iter()
+                .map(|t| (&t.coords, t.global, t.smem))
+                .collect::<Vec<_>>()
+        );
         let mut smem = vec![0u8; 1 << 16];
         access::apply_load(&l, &src, 0, &mut smem, 0).unwrap();
         let mut dst = vec![0u8; size];
         access::apply_store(&s, &smem, 0, &mut dst, 0).unwrap();
         for t in l.transfers.iter().filter_map(|t| t.global) {
-            assert_eq!(&dst[t as usize..t as usize + 4], &src[t as usize..t as usize + 4]);
+            assert_eq!(
+                &dst[t as usize..t as usize + 4],
+                &src[t as usize..t as usize + 4]
+            );
         }
         n += 1;
     }
@@ -386,10 +850,18 @@ fn prop_im2col_load_store_round_trip() {
 
 #[test]
 fn gather4_rows() {
-    let m = vmap(TensorMapParams::tiled(DataType::Uint16, vec![64, 16], vec![8, 1]), SM100);
+    let m = vmap(
+        TensorMapParams::tiled(DataType::Uint16, vec![64, 16], vec![8, 1]),
+        SM100,
+    );
     // Figure 10's rows 2, 5, 0, 9 (its column 1 would be a 2-byte box start: box-start-16b-aligned).
     let plan = access::load(&m, &LoadMode::Gather4, &[8, 2, 5, 0, 9], 0).unwrap();
-    let rows: Vec<i64> = plan.transfers.iter().step_by(8).map(|t| t.coords[1]).collect();
+    let rows: Vec<i64> = plan
+        .transfers
+        .iter()
+        .step_by(8)
+        .map(|t| t.coords[1])
+        .collect();
     assert_eq!(rows, [2, 5, 0, 9]);
     assert_eq!(plan.transfers[8].smem, 16);
     assert_eq!(plan.transfers[8].global, Some(5 * 128 + 16));
@@ -405,10 +877,36 @@ fn gather4_rows() {
 fn im2col_manual_example_1() {
     // §5.5.4.1 Example 1: sizes C=64, W=9, H=14, N=64; ppc 64, cpp 8, corners −1; coordinates
     // "(7, 7, 4, 0)" read outermost first (N 7, H 7, W 4, C 0), see Assumption::Im2colBoxEnd.
-    let m = vmap(TensorMapParams::im2col(DataType::Float16, vec![64, 9, 14, 64], vec![-1, -1], vec![-1, -1], 8, 64), SM90);
-    let e = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[7, 7, 4, 0], 0).unwrap_err();
+    let m = vmap(
+        TensorMapParams::im2col(
+            DataType::Float16,
+            vec![64, 9, 14, 64],
+            vec![-1, -1],
+            vec![-1, -1],
+            8,
+            64,
+        ),
+        SM90,
+    );
+    let e = access::load(
+        &m,
+        &LoadMode::Im2col {
+            offsets: vec![0, 0],
+        },
+        &[7, 7, 4, 0],
+        0,
+    )
+    .unwrap_err();
     assert_eq!(e.rule, copy_rule::BOX_START_ALIGNED); // C = 7 of f16: 14-byte start, traps on H100
-    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 4, 7, 7], 0).unwrap();
+    let plan = access::load(
+        &m,
+        &LoadMode::Im2col {
+            offsets: vec![0, 0],
+        },
+        &[0, 4, 7, 7],
+        0,
+    )
+    .unwrap();
     assert_eq!(plan.transfers.len(), 64 * 8);
     assert_eq!(plan.complete_tx_bytes(), 64 * 8 * 2);
     let px = |k: usize| plan.transfers[k * 8].coords.clone();
@@ -427,10 +925,28 @@ fn im2col_manual_example_1() {
 #[test]
 fn im2col_offsets_and_strides() {
     // §5.5.4.2 example: W=8, H=14, stride 2, ppc 32, cpp 16, corners −1, coords (7,7,5,0), offsets (1,1).
-    let p = with(TensorMapParams::im2col(DataType::Float16, vec![64, 8, 14, 64], vec![-1, -1], vec![-1, -1], 16, 32), |p| p.element_strides = Some(vec![1, 2, 2, 1]));
+    let p = with(
+        TensorMapParams::im2col(
+            DataType::Float16,
+            vec![64, 8, 14, 64],
+            vec![-1, -1],
+            vec![-1, -1],
+            16,
+            32,
+        ),
+        |p| p.element_strides = Some(vec![1, 2, 2, 1]),
+    );
     let m = vmap(p, SM90);
     // "(7, 7, 5, 0)" outermost first: N 7, H 7, W 5, C 0.
-    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![1, 1] }, &[0, 5, 7, 7], 0).unwrap();
+    let plan = access::load(
+        &m,
+        &LoadMode::Im2col {
+            offsets: vec![1, 1],
+        },
+        &[0, 5, 7, 7],
+        0,
+    )
+    .unwrap();
     let px = |k: usize| plan.transfers[k * 16].coords.clone();
     assert_eq!(px(0), [0, 6, 8, 7]); // base (W 5, H 7) + offsets (1, 1)
     assert!(plan.transfers[0].global.is_some());
@@ -442,17 +958,43 @@ fn im2col_offsets_and_strides() {
 #[test]
 fn im2col_w_and_w128_halo() {
     // §5.5.5.3 example: C=128, W=9, H=7, N=64, ppc 128, cpp 64, corners 0; coords (7,2,3,0), wHalo 2.
-    let p = TensorMapParams::im2col_wide(DataType::Float16, vec![128, 9, 7, 64], 0, 0, 64, 128, WideMode::W);
+    let p = TensorMapParams::im2col_wide(
+        DataType::Float16,
+        vec![128, 9, 7, 64],
+        0,
+        0,
+        64,
+        128,
+        WideMode::W,
+    );
     let m = vmap(p.clone(), SM100);
     // "(7, 2, 3, 0)" outermost first: N 7, H 2, W 3, C 0.
-    let plan = access::load(&m, &LoadMode::Im2colW { w_halo: 2, w_offset: 0 }, &[0, 3, 2, 7], 0).unwrap();
+    let plan = access::load(
+        &m,
+        &LoadMode::Im2colW {
+            w_halo: 2,
+            w_offset: 0,
+        },
+        &[0, 3, 2, 7],
+        0,
+    )
+    .unwrap();
     assert_eq!(plan.transfers.len(), 130 * 64);
     assert_eq!(plan.transfers[128 * 64].coords, [0, 131, 2, 7]);
     // 128B swizzle: each 128-byte pixel row is one line.
     assert_eq!(plan.transfers[64].smem, Pattern::B128.apply(128));
     assert_eq!(plan.complete_tx_bytes(), 130 * 64 * 2);
     let m128 = vmap(with(p, |p| p.mode = Some(WideMode::W128)), SM100);
-    let plan = access::load(&m128, &LoadMode::Im2colW128 { w_halo: 2, w_offset: 1 }, &[0, 3, 2, 7], 0).unwrap();
+    let plan = access::load(
+        &m128,
+        &LoadMode::Im2colW128 {
+            w_halo: 2,
+            w_offset: 1,
+        },
+        &[0, 3, 2, 7],
+        0,
+    )
+    .unwrap();
     assert_eq!(plan.transfers.len(), 4 * 34 * 64);
     // Row 32 is the first halo pixel (W 3+1+32), row 34 resumes the main run.
     assert_eq!(plan.transfers[32 * 64].coords[1], 36);
@@ -462,13 +1004,26 @@ fn im2col_w_and_w128_halo() {
 
 #[test]
 fn oob_nan_fill_pattern() {
-    let m = vmap(with(TensorMapParams::tiled(DataType::Bfloat16, vec![16, 4], vec![16, 2]), |p| p.oob_fill = OobFill::NanRequestZeroFma), SM90);
+    let m = vmap(
+        with(
+            TensorMapParams::tiled(DataType::Bfloat16, vec![16, 4], vec![16, 2]),
+            |p| p.oob_fill = OobFill::NanRequestZeroFma,
+        ),
+        SM90,
+    );
     let plan = access::load(&m, &LoadMode::Tile, &[0, 3], 0).unwrap();
     let mut smem = vec![0xAAu8; 64];
     access::apply_load(&plan, &[0x11; 128], 0, &mut smem, 0).unwrap();
     assert_eq!(&smem[..2], &[0x11, 0x11]);
     assert_eq!(u16::from_le_bytes([smem[32], smem[33]]), OOB_NAN_F16);
-    assert_eq!(Fill::of(&vmap(with(t2(), |p| p.oob_fill = OobFill::NanRequestZeroFma), SM90)).bytes(4), OOB_NAN_F32.to_le_bytes());
+    assert_eq!(
+        Fill::of(&vmap(
+            with(t2(), |p| p.oob_fill = OobFill::NanRequestZeroFma),
+            SM90
+        ))
+        .bytes(4),
+        OOB_NAN_F32.to_le_bytes()
+    );
 }
 
 #[test]
@@ -477,7 +1032,10 @@ fn packed_units() {
     let plan = access::load(&m, &LoadMode::Tile, &[128, 1], 0).unwrap();
     assert_eq!(plan.transfers.len(), 8 * 2);
     let t = &plan.transfers[1];
-    assert_eq!((t.global_bytes, t.smem_bytes, t.smem, t.coords[0]), (12, 16, 16, 144));
+    assert_eq!(
+        (t.global_bytes, t.smem_bytes, t.smem, t.coords[0]),
+        (12, 16, 16, 144)
+    );
     assert_eq!(t.global, Some(m.byte_strides[1] + 12 * 9));
     assert_eq!(plan.complete_tx_bytes(), 16 * 16);
     let s = access::store(&m, StoreMode::Tile, &[0, 0], 0).unwrap();
@@ -523,7 +1081,10 @@ fn coords_for(m: &ValidatedMap, g: &mut SplitMix) -> Vec<i32> {
 fn prop_tile_load_store_round_trip() {
     let mut g = SplitMix(99);
     // tf32 loads round (Conv::RoundTf32): the round trip is an identity for the other types.
-    let maps: Vec<_> = generated_tiled(1).into_iter().filter(|m| !matches!(m.ty, DataType::Tfloat32 | DataType::Tfloat32Ftz)).collect();
+    let maps: Vec<_> = generated_tiled(1)
+        .into_iter()
+        .filter(|m| !matches!(m.ty, DataType::Tfloat32 | DataType::Tfloat32Ftz))
+        .collect();
     assert!(maps.len() > 50, "{}", maps.len());
     for m in &maps {
         let coords = coords_for(m, &mut g);
@@ -539,10 +1100,23 @@ fn prop_tile_load_store_round_trip() {
         let store = access::store(m, StoreMode::Tile, &coords, 1024).unwrap();
         let mut dst = vec![0u8; n];
         access::apply_store(&store, &smem, 1024, &mut dst, 0).unwrap();
-        let written: HashSet<u64> = store.transfers.iter().filter_map(|t| t.global).flat_map(|g| g..g + Unit::of_map(&m).global_bytes).collect();
+        let written: HashSet<u64> = store
+            .transfers
+            .iter()
+            .filter_map(|t| t.global)
+            .flat_map(|g| g..g + Unit::of_map(&m).global_bytes)
+            .collect();
         for i in 0..n as u64 {
-            let want = if written.contains(&i) { src[i as usize] } else { 0 };
-            assert_eq!(dst[i as usize], want, "byte {i} of {:?} at {coords:?}", m.params);
+            let want = if written.contains(&i) {
+                src[i as usize]
+            } else {
+                0
+            };
+            assert_eq!(
+                dst[i as usize], want,
+                "byte {i} of {:?} at {coords:?}",
+                m.params
+            );
         }
     }
 }
@@ -550,13 +1124,20 @@ fn prop_tile_load_store_round_trip() {
 #[test]
 fn prop_oob_filled_per_mode() {
     let mut g = SplitMix(5);
-    for m in generated_tiled(2).into_iter().filter(|m| !matches!(m.ty, DataType::Tfloat32 | DataType::Tfloat32Ftz)) {
+    for m in generated_tiled(2)
+        .into_iter()
+        .filter(|m| !matches!(m.ty, DataType::Tfloat32 | DataType::Tfloat32Ftz))
+    {
         let coords = coords_for(&m, &mut g);
         let plan = access::load(&m, &LoadMode::Tile, &coords, 0).unwrap();
         let mut smem = vec![0xEEu8; 64 * 1024];
         access::apply_load(&plan, &vec![0x5A; global_bytes(&m)], 0, &mut smem, 0).unwrap();
         for t in &plan.transfers {
-            let inside = t.coords.iter().zip(&m.global_dim).all(|(&c, &d)| c >= 0 && (c as u64) < d);
+            let inside = t
+                .coords
+                .iter()
+                .zip(&m.global_dim)
+                .all(|(&c, &d)| c >= 0 && (c as u64) < d);
             assert_eq!(t.global.is_some(), inside);
             let got = &smem[t.smem as usize..(t.smem + t.smem_bytes) as usize];
             if inside {
@@ -610,16 +1191,53 @@ fn prop_complete_tx_matches_box_bytes() {
         let Ok(m) = validate(&p, SM100) else { continue };
         let unit = Unit::of_map(&m);
         let (mode, want) = match &m.geometry {
-            Geometry::Tiled { .. } => (LoadMode::Tile, box_counts(&m).iter().product::<u64>() * unit.smem_bytes),
-            Geometry::Im2col { corners: Im2colBox::Full { .. }, channels_per_pixel, pixels_per_column } => {
+            Geometry::Tiled { .. } => (
+                LoadMode::Tile,
+                box_counts(&m).iter().product::<u64>() * unit.smem_bytes,
+            ),
+            Geometry::Im2col {
+                corners: Im2colBox::Full { .. },
+                channels_per_pixel,
+                pixels_per_column,
+            } => {
                 // With interleave a pixel is one granule (Assumption::Im2colInterleaveStepsDim0).
-                let per_pixel = if m.interleave.granule().is_some() { 1 } else { *channels_per_pixel as u64 / unit.values };
-                (LoadMode::Im2col { offsets: vec![0; m.rank - 2] }, *pixels_per_column as u64 * per_pixel * unit.smem_bytes)
+                let per_pixel = if m.interleave.granule().is_some() {
+                    1
+                } else {
+                    *channels_per_pixel as u64 / unit.values
+                };
+                (
+                    LoadMode::Im2col {
+                        offsets: vec![0; m.rank - 2],
+                    },
+                    *pixels_per_column as u64 * per_pixel * unit.smem_bytes,
+                )
             }
-            Geometry::Im2col { corners: Im2colBox::Wide { mode, .. }, channels_per_pixel, pixels_per_column } => {
-                let rows = if *mode == WideMode::W { *pixels_per_column as u64 + 3 } else { 4 * (32 + 3) };
-                let lm = if *mode == WideMode::W { LoadMode::Im2colW { w_halo: 3, w_offset: 1 } } else { LoadMode::Im2colW128 { w_halo: 3, w_offset: 1 } };
-                (lm, rows * *channels_per_pixel as u64 / unit.values * unit.smem_bytes)
+            Geometry::Im2col {
+                corners: Im2colBox::Wide { mode, .. },
+                channels_per_pixel,
+                pixels_per_column,
+            } => {
+                let rows = if *mode == WideMode::W {
+                    *pixels_per_column as u64 + 3
+                } else {
+                    4 * (32 + 3)
+                };
+                let lm = if *mode == WideMode::W {
+                    LoadMode::Im2colW {
+                        w_halo: 3,
+                        w_offset: 1,
+                    }
+                } else {
+                    LoadMode::Im2colW128 {
+                        w_halo: 3,
+                        w_offset: 1,
+                    }
+                };
+                (
+                    lm,
+                    rows * *channels_per_pixel as u64 / unit.values * unit.smem_bytes,
+                )
             }
         };
         let mut coords: Vec<i32> = vec![0; m.rank];
@@ -631,7 +1249,15 @@ fn prop_complete_tx_matches_box_bytes() {
                 assert_eq!(tx, want, "{p:?}");
                 n += 1;
             }
-            Err(e) => assert!([copy_rule::PACKED_DIRECTION, copy_rule::BOX_FITS_SMEM, copy_rule::FILTER_IN_BOX].contains(&e.rule), "{e}"),
+            Err(e) => assert!(
+                [
+                    copy_rule::PACKED_DIRECTION,
+                    copy_rule::BOX_FITS_SMEM,
+                    copy_rule::FILTER_IN_BOX
+                ]
+                .contains(&e.rule),
+                "{e}"
+            ),
         }
     }
     assert!(n > 150, "{n}");
@@ -645,12 +1271,30 @@ fn driver_args_mapping() {
     })
     .driver_args();
     assert_eq!(a.function, "cuTensorMapEncodeIm2col");
-    assert_eq!((a.tensor_data_type, a.tensor_rank, a.swizzle, a.oob_fill), (6, 4, 1, 1));
+    assert_eq!(
+        (a.tensor_data_type, a.tensor_rank, a.swizzle, a.oob_fill),
+        (6, 4, 1, 1)
+    );
     assert_eq!(a.global_strides, vec![16, 144, 2016]);
     assert_eq!(a.element_strides, vec![1, 1, 1, 1]);
-    assert_eq!((a.pixel_box_lower_corner.clone(), a.channels_per_pixel, a.pixels_per_column), (vec![-1, -1], 8, 64));
+    assert_eq!(
+        (
+            a.pixel_box_lower_corner.clone(),
+            a.channels_per_pixel,
+            a.pixels_per_column
+        ),
+        (vec![-1, -1], 8, 64)
+    );
     let w = wide().driver_args();
-    assert_eq!((w.function.as_str(), w.mode, w.swizzle, w.pixel_box_lower_corner_width), ("cuTensorMapEncodeIm2colWide", 0, 3, 0));
+    assert_eq!(
+        (
+            w.function.as_str(),
+            w.mode,
+            w.swizzle,
+            w.pixel_box_lower_corner_width
+        ),
+        ("cuTensorMapEncodeIm2colWide", 0, 3, 0)
+    );
 }
 
 /// `TENSOR_SWEEP_OUT=dir cargo test ... dump_sweep_for_driver`: writes `sweep.txt` (one
@@ -658,10 +1302,21 @@ fn driver_args_mapping() {
 /// `model.txt` (the model's verdict per line for `TENSOR_SWEEP_TARGET`, default sm_90a).
 #[test]
 fn dump_sweep_for_driver() {
-    let Ok(dir) = std::env::var("TENSOR_SWEEP_OUT") else { return };
-    let target: Target = std::env::var("TENSOR_SWEEP_TARGET").unwrap_or("sm_90a".into()).parse().unwrap();
-    let seed: u64 = std::env::var("TENSOR_SWEEP_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    let n: usize = std::env::var("TENSOR_SWEEP_N").ok().and_then(|s| s.parse().ok()).unwrap_or(5000);
+    let Ok(dir) = std::env::var("TENSOR_SWEEP_OUT") else {
+        return;
+    };
+    let target: Target = std::env::var("TENSOR_SWEEP_TARGET")
+        .unwrap_or("sm_90a".into())
+        .parse()
+        .unwrap();
+    let seed: u64 = std::env::var("TENSOR_SWEEP_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let n: usize = std::env::var("TENSOR_SWEEP_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5000);
     let mut cases = param_sweep(seed, n);
     // Rule-edge examples first, so every rule is tried on the driver.
     let mut edges = Vec::new();
@@ -704,7 +1359,11 @@ fn dump_sweep_for_driver() {
             a.l2_promotion,
             a.oob_fill
         );
-        let verdict = if std::env::var("TENSOR_SWEEP_PREDICT").is_ok() { predict_driver(p, target) } else { validate(p, target).map(|_| ()) };
+        let verdict = if std::env::var("TENSOR_SWEEP_PREDICT").is_ok() {
+            predict_driver(p, target)
+        } else {
+            validate(p, target).map(|_| ())
+        };
         model += &match verdict {
             Ok(_) => "ok\n".to_string(),
             Err(e) => format!("{}\n", e.rule),
@@ -713,8 +1372,15 @@ fn dump_sweep_for_driver() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(format!("{dir}/sweep.txt"), sweep).unwrap();
     std::fs::write(format!("{dir}/model.txt"), model).unwrap();
-    let json: Vec<_> = edges.iter().map(|p| serde_json::to_value(p).unwrap()).collect();
-    std::fs::write(format!("{dir}/params.json"), serde_json::to_string(&json).unwrap()).unwrap();
+    let json: Vec<_> = edges
+        .iter()
+        .map(|p| serde_json::to_value(p).unwrap())
+        .collect();
+    std::fs::write(
+        format!("{dir}/params.json"),
+        serde_json::to_string(&json).unwrap(),
+    )
+    .unwrap();
 }
 
 /// cuTensorMapEncode* results (0 = CUDA_SUCCESS, 1 = CUDA_ERROR_INVALID_VALUE) for
@@ -727,7 +1393,11 @@ const H100_DRIVER_13_0_SWEEP_3_400: &str = "101111100011001011100111111000111011
 fn predict_driver_matches_recorded_h100_results() {
     let maps = param_sweep(3, 400);
     let mut mismatches = Vec::new();
-    for (i, (p, r)) in maps.iter().zip(H100_DRIVER_13_0_SWEEP_3_400.bytes()).enumerate() {
+    for (i, (p, r)) in maps
+        .iter()
+        .zip(H100_DRIVER_13_0_SWEEP_3_400.bytes())
+        .enumerate()
+    {
         let predicted_ok = predict_driver(p, SM90).is_ok();
         if predicted_ok != (r == b'0') {
             mismatches.push((i, predicted_ok, validate(p, SM90).err()));
@@ -735,7 +1405,10 @@ fn predict_driver_matches_recorded_h100_results() {
     }
     assert!(mismatches.is_empty(), "{mismatches:?}");
     // The documented contract is stricter than the driver on some maps of the sweep.
-    let stricter = maps.iter().filter(|p| validate(p, SM90).is_err() && predict_driver(p, SM90).is_ok()).count();
+    let stricter = maps
+        .iter()
+        .filter(|p| validate(p, SM90).is_err() && predict_driver(p, SM90).is_ok())
+        .count();
     assert!(stricter > 0);
 }
 
@@ -747,10 +1420,16 @@ fn predict_driver_never_panics_on_odd_arrays() {
         p.element_strides = Some(vec![1, 1, 1]);
         p.channels_per_pixel = Some(3);
     });
-    assert_eq!(validate(&long, SM90).unwrap_err().rule, rule::FIELDS_FOR_ENCODE.id);
+    assert_eq!(
+        validate(&long, SM90).unwrap_err().rule,
+        rule::FIELDS_FOR_ENCODE.id
+    );
     assert!(predict_driver(&long, SM90).is_ok()); // the driver ignores extra entries and fields
     let short = with(t2(), |p| p.global_strides = vec![]);
-    assert_eq!(predict_driver(&short, SM90).unwrap_err().rule, rule::ARRAY_LENGTHS.id);
+    assert_eq!(
+        predict_driver(&short, SM90).unwrap_err().rule,
+        rule::ARRAY_LENGTHS.id
+    );
     for p in param_sweep(17, 300) {
         let _ = predict_driver(&p, SM100);
     }
@@ -768,13 +1447,18 @@ const H100_BF16_NAN_AT_M8_0: &str = "f77ff77ff77ff77ff77ff77ff77ff77f00000040010
 const H100_F32_SWIZZLE128_16X8: &str = "000000400100004002000040030000400400004005000040060000400700004008000040090000400a0000400b0000400c0000400d0000400e0000400f000040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab44000040450000404600004047000040400000404100004042000040430000404c0000404d0000404e0000404f00004048000040490000404a0000404b000040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab88000040890000408a0000408b0000408c0000408d0000408e0000408f0000408000004081000040820000408300004084000040850000408600004087000040ababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababcc000040cd000040ce000040cf000040c8000040c9000040ca000040cb000040c4000040c5000040c6000040c7000040c0000040c1000040c2000040c3000040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab000100400101004002010040030100400401004005010040060100400701004008010040090100400a0100400b0100400c0100400d0100400e0100400f010040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab44010040450100404601004047010040400100404101004042010040430100404c0100404d0100404e0100404f01004048010040490100404a0100404b010040abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab88010040890100408a0100408b0100408c0100408d0100408e0100408f0100408001004081010040820100408301004084010040850100408601004087010040ababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababcc010040cd010040ce010040cf010040c8010040c9010040ca010040cb010040c4010040c5010040c6010040c7010040c0010040c1010040c2010040c3010040";
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 fn h100_image(p: TensorMapParams, coords: &[i32], len: usize) -> (Vec<u8>, u64) {
     let m = vmap(p, SM90);
     let plan = access::load(&m, &LoadMode::Tile, coords, 0).unwrap();
-    let global: Vec<u8> = (0..(1u32 << 14)).flat_map(|k| (0x4000_0000 | k).to_le_bytes()).collect();
+    let global: Vec<u8> = (0..(1u32 << 14))
+        .flat_map(|k| (0x4000_0000 | k).to_le_bytes())
+        .collect();
     let mut smem = vec![0xABu8; len];
     access::apply_load(&plan, &global, 0, &mut smem, 0).unwrap();
     (smem, plan.complete_tx_bytes())
@@ -786,7 +1470,15 @@ fn matches_h100_images() {
     let (img, tx) = h100_image(nan(t2()), &[-4, 30], 512);
     assert_eq!(img, hex(H100_F32_NAN_AT_M4_30));
     assert_eq!(tx, 512);
-    let (img, _) = h100_image(nan(TensorMapParams::tiled(DataType::Bfloat16, vec![64, 32], vec![16, 8])), &[-8, 0], 512);
+    let (img, _) = h100_image(
+        nan(TensorMapParams::tiled(
+            DataType::Bfloat16,
+            vec![64, 32],
+            vec![16, 8],
+        )),
+        &[-8, 0],
+        512,
+    );
     assert_eq!(img[..64], hex(H100_BF16_NAN_AT_M8_0));
     let (img, tx) = h100_image(with(t2(), |p| p.swizzle = Swizzle::B128), &[0, 0], 1024);
     assert_eq!(img, hex(H100_F32_SWIZZLE128_16X8));
@@ -808,7 +1500,9 @@ const H100_STORE_CLIP: &str = "0000000000000000000000000000000000000000000000000
 fn h100_load(p: TensorMapParams, mode: LoadMode, coords: &[i32], dst: u64, len: usize) -> Vec<u8> {
     let m = vmap(p, SM90);
     let plan = access::load(&m, &mode, coords, dst).unwrap();
-    let global: Vec<u8> = (0..(1u32 << 19)).flat_map(|k| (0x4000_0000 | k).to_le_bytes()).collect();
+    let global: Vec<u8> = (0..(1u32 << 19))
+        .flat_map(|k| (0x4000_0000 | k).to_le_bytes())
+        .collect();
     let mut smem = vec![0xABu8; len];
     access::apply_load(&plan, &global, 0, &mut smem, 0).unwrap();
     smem
@@ -819,21 +1513,81 @@ fn matches_h100_images_batch_2() {
     let f16 = DataType::Float16;
     // §5.5.4 Example 1 and the traversal-stride example, coordinates read outermost first.
     let ex1 = TensorMapParams::im2col(f16, vec![64, 9, 14, 64], vec![-1, -1], vec![-1, -1], 8, 64);
-    assert_eq!(h100_load(ex1, LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 4, 7, 7], 0, 1024), hex(H100_IM2COL_EX1));
-    let ex3 = with(TensorMapParams::im2col(f16, vec![64, 8, 14, 64], vec![-1, -1], vec![-1, -1], 16, 32), |p| p.element_strides = Some(vec![1, 2, 2, 1]));
-    assert_eq!(h100_load(ex3, LoadMode::Im2col { offsets: vec![1, 1] }, &[0, 5, 7, 7], 0, 1024), hex(H100_IM2COL_EX3));
+    assert_eq!(
+        h100_load(
+            ex1,
+            LoadMode::Im2col {
+                offsets: vec![0, 0]
+            },
+            &[0, 4, 7, 7],
+            0,
+            1024
+        ),
+        hex(H100_IM2COL_EX1)
+    );
+    let ex3 = with(
+        TensorMapParams::im2col(f16, vec![64, 8, 14, 64], vec![-1, -1], vec![-1, -1], 16, 32),
+        |p| p.element_strides = Some(vec![1, 2, 2, 1]),
+    );
+    assert_eq!(
+        h100_load(
+            ex3,
+            LoadMode::Im2col {
+                offsets: vec![1, 1]
+            },
+            &[0, 5, 7, 7],
+            0,
+            1024
+        ),
+        hex(H100_IM2COL_EX3)
+    );
     // Swizzle on the absolute address (dstMem = 128), and row pitch = span for 64B / 32B.
-    let sw = |b0: u32, s: Swizzle| with(TensorMapParams::tiled(DataType::Float32, vec![64, 32], vec![b0, 8]), |p| p.swizzle = s);
-    assert_eq!(h100_load(sw(32, Swizzle::B128), LoadMode::Tile, &[0, 0], 128, 1280), hex(H100_SWIZZLE128_DST128));
-    assert_eq!(h100_load(sw(8, Swizzle::B64), LoadMode::Tile, &[0, 0], 0, 512), hex(H100_SWIZZLE64_8X8));
-    assert_eq!(h100_load(sw(4, Swizzle::B32), LoadMode::Tile, &[0, 0], 0, 256), hex(H100_SWIZZLE32_4X8));
+    let sw = |b0: u32, s: Swizzle| {
+        with(
+            TensorMapParams::tiled(DataType::Float32, vec![64, 32], vec![b0, 8]),
+            |p| p.swizzle = s,
+        )
+    };
+    assert_eq!(
+        h100_load(sw(32, Swizzle::B128), LoadMode::Tile, &[0, 0], 128, 1280),
+        hex(H100_SWIZZLE128_DST128)
+    );
+    assert_eq!(
+        h100_load(sw(8, Swizzle::B64), LoadMode::Tile, &[0, 0], 0, 512),
+        hex(H100_SWIZZLE64_8X8)
+    );
+    assert_eq!(
+        h100_load(sw(4, Swizzle::B32), LoadMode::Tile, &[0, 0], 0, 256),
+        hex(H100_SWIZZLE32_4X8)
+    );
     // f64 OOB-NaN is the 16-bit pattern repeated.
-    let f64m = with(TensorMapParams::tiled(DataType::Float64, vec![32, 8], vec![4, 2]), |p| p.oob_fill = OobFill::NanRequestZeroFma);
-    assert_eq!(h100_load(f64m, LoadMode::Tile, &[-2, 0], 0, 64), hex(H100_F64_NAN));
+    let f64m = with(
+        TensorMapParams::tiled(DataType::Float64, vec![32, 8], vec![4, 2]),
+        |p| p.oob_fill = OobFill::NanRequestZeroFma,
+    );
+    assert_eq!(
+        h100_load(f64m, LoadMode::Tile, &[-2, 0], 0, 64),
+        hex(H100_F64_NAN)
+    );
     // tf32 loads round.
-    assert_eq!(h100_load(TensorMapParams::tiled(DataType::Tfloat32, vec![64, 32], vec![16, 8]), LoadMode::Tile, &[0, 0], 0, 512)[..64], hex(H100_TF32_ROUNDED));
+    assert_eq!(
+        h100_load(
+            TensorMapParams::tiled(DataType::Tfloat32, vec![64, 32], vec![16, 8]),
+            LoadMode::Tile,
+            &[0, 0],
+            0,
+            512
+        )[..64],
+        hex(H100_TF32_ROUNDED)
+    );
     // Store clipping: element-exact.
-    let m = vmap(with(TensorMapParams::tiled(DataType::Float32, vec![18, 4], vec![16, 2]), |p| p.global_strides = vec![80]), SM90);
+    let m = vmap(
+        with(
+            TensorMapParams::tiled(DataType::Float32, vec![18, 4], vec![16, 2]),
+            |p| p.global_strides = vec![80],
+        ),
+        SM90,
+    );
     let plan = access::store(&m, StoreMode::Tile, &[8, 1], 0).unwrap();
     let smem: Vec<u8> = (0..4096u32).map(|j| (j * 7 + 1) as u8).collect();
     let mut global = vec![0u8; 320];
@@ -849,8 +1603,35 @@ const H200_IM2COL_EX1_SWIZZLE128: &str = "a0760040a1760040a2760040a3760040ababab
 
 #[test]
 fn matches_h200_images_batch_3() {
-    let edge = with(TensorMapParams::tiled(DataType::Float32, vec![18, 4], vec![16, 2]), |p| p.global_strides = vec![80]);
-    assert_eq!(h100_load(edge, LoadMode::Tile, &[8, 1], 0, 128), hex(H200_LOAD_INNER_EDGE));
-    let ex1 = with(TensorMapParams::im2col(DataType::Float16, vec![64, 9, 14, 64], vec![-1, -1], vec![-1, -1], 8, 64), |p| p.swizzle = Swizzle::B128);
-    assert_eq!(h100_load(ex1, LoadMode::Im2col { offsets: vec![0, 0] }, &[0, 4, 7, 7], 0, 8192), hex(H200_IM2COL_EX1_SWIZZLE128));
+    let edge = with(
+        TensorMapParams::tiled(DataType::Float32, vec![18, 4], vec![16, 2]),
+        |p| p.global_strides = vec![80],
+    );
+    assert_eq!(
+        h100_load(edge, LoadMode::Tile, &[8, 1], 0, 128),
+        hex(H200_LOAD_INNER_EDGE)
+    );
+    let ex1 = with(
+        TensorMapParams::im2col(
+            DataType::Float16,
+            vec![64, 9, 14, 64],
+            vec![-1, -1],
+            vec![-1, -1],
+            8,
+            64,
+        ),
+        |p| p.swizzle = Swizzle::B128,
+    );
+    assert_eq!(
+        h100_load(
+            ex1,
+            LoadMode::Im2col {
+                offsets: vec![0, 0]
+            },
+            &[0, 4, 7, 7],
+            0,
+            8192
+        ),
+        hex(H200_IM2COL_EX1_SWIZZLE128)
+    );
 }
