@@ -1,4 +1,5 @@
 pub mod cli;
+pub mod compile;
 pub mod emit;
 pub mod fuzz;
 pub mod gpu;
