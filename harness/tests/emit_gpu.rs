@@ -72,10 +72,14 @@ fn run(case: &Case) -> Run {
         cluster: clustered.then_some(e.launch.cluster),
         dynamic_smem: e.dyn_smem_bytes as u32,
     };
-    let mut params = vec![
-        ParamImage::from_bytes(&pblock.addr().to_le_bytes()),
-        ParamImage::from_bytes(&dump.addr().to_le_bytes()),
-    ];
+    // One instance: the table's only entry is (pblock, dump).
+    let mut table = ctx.alloc(16).unwrap();
+    let entry: Vec<u8> = [pblock.addr(), dump.addr()]
+        .iter()
+        .flat_map(|a| a.to_le_bytes())
+        .collect();
+    table.write(0, &entry).unwrap();
+    let mut params = vec![ParamImage::from_bytes(&table.addr().to_le_bytes())];
     assert!(
         e.tensor_maps.is_empty(),
         "tensor maps are not encoded by this test"
@@ -305,81 +309,3 @@ program:
 
 #[path = "emit_mapa.rs"]
 mod mapa;
-
-/// Not a test: writes `$PTXCONFORM_EMIT_JOBS` (JSON) with [`example_cases`]'
-/// kernels and host inputs, for running on a machine without this build (a driver-API script).
-#[test]
-#[ignore]
-fn write_jobs() {
-    let Some(out) = std::env::var_os("PTXCONFORM_EMIT_JOBS") else {
-        return;
-    };
-    let mut jobs = Vec::new();
-    {
-        for c in example_cases() {
-            let e = emit(&c).unwrap();
-            let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-            let globals: Vec<_> = c
-                .memory
-                .global
-                .iter()
-                .map(|r| serde_json::json!({"size": r.size, "align": r.align, "misalign": r.misalign, "init": hex(&r.init.materialize(r.size).unwrap())}))
-                .collect();
-            jobs.push(serde_json::json!({
-                "name": c.name, "ptx": e.ptx, "pblock": e.pblock, "globals": globals,
-                "shared_init": hex(&e.shared_init), "dump": e.dump_layout.total_bytes,
-                "grid": e.launch.grid, "block": e.launch.block, "cluster": e.launch.cluster, "smem": e.dyn_smem_bytes,
-            }));
-        }
-    }
-    std::fs::write(out, serde_json::to_string(&jobs).unwrap()).unwrap();
-}
-
-/// The driver-API script (Python, ctypes) that ran [`write_jobs`]' file on an H100 without this
-/// build: `python3 r.py jobs.json results.json` (cluster launches through `cuLaunchKernelEx`).
-#[allow(dead_code)]
-const REMOTE_RUNNER_PY: &str = r#"
-import ctypes as C,sys,json
-L=C.CDLL('libcuda.so.1');V=C.c_void_p;U=C.c_uint64;S=C.c_size_t
-def k(r,w=''):
-  if r:raise SystemExit('cuda %s %d'%(w,r))
-k(L.cuInit(0));d=C.c_int();k(L.cuDeviceGet(C.byref(d),0));x=V();k(L.cuDevicePrimaryCtxRetain(C.byref(x),d));k(L.cuCtxSetCurrent(x))
-def al(n):p=U();k(L.cuMemAlloc_v2(C.byref(p),S(max(n,1))));return p.value
-def w(p,b):k(L.cuMemcpyHtoD_v2(U(p),b,S(len(b))))
-def rd(p,n):b=C.create_string_buffer(n);k(L.cuMemcpyDtoH_v2(b,U(p),S(n)),'dtoh');return b.raw
-res=[]
-for j in json.load(open(sys.argv[1])):
-  lg=C.create_string_buffer(8192);o=(C.c_int*2)(5,6);v=(V*2)(C.cast(lg,V),V(8192))
-  m=V();r=L.cuModuleLoadDataEx(C.byref(m),j['ptx'].encode()+b'\0',2,o,v)
-  if r:res.append({'name':j['name'],'jit':r,'log':lg.value.decode()});continue
-  f=V();k(L.cuModuleGetFunction(C.byref(f),m,b'ptxconform_case'))
-  pb=j['pblock'];gs=[]
-  for i,g in enumerate(j['globals']):
-    n=g['size']+512+g['align']+g['misalign'];a=al(n);k(L.cuMemsetD8_v2(U(a),0xCD,S(n)))
-    s=(a+256+g['align']-1)//g['align']*g['align']+g['misalign'];w(s,bytes.fromhex(g['init']));pb[6+i]=s;gs.append((a,n,s-a,g['size']))
-  si=bytes.fromhex(j['shared_init']);sa=al(len(si));w(sa,si);pb[2]=sa
-  pbb=b''.join(q.to_bytes(8,'little') for q in pb);pa=al(len(pbb));w(pa,pbb)
-  da=al(j['dump']);k(L.cuMemsetD8_v2(U(da),0,S(j['dump'])))
-  a1=U(pa);a2=U(da);ar=(V*2)(C.cast(C.byref(a1),V),C.cast(C.byref(a2),V))
-  g=j['grid'];b=j['block'];cl=j.get('cluster',[1,1,1])
-  if cl[0]*cl[1]*cl[2]>1:
-    class A(C.Structure):_fields_=[('id',C.c_int),('pad',C.c_int),('v',C.c_uint*16)]
-    class F(C.Structure):_fields_=[('g',C.c_uint*3),('b',C.c_uint*3),('sm',C.c_uint),('st',V),('at',C.POINTER(A)),('n',C.c_uint)]
-    at=A(4,0);at.v[0],at.v[1],at.v[2]=cl
-    cf=F((C.c_uint*3)(*g),(C.c_uint*3)(*b),j['smem'],None,C.pointer(at),1)
-    k(L.cuLaunchKernelEx(C.byref(cf),f,ar,None),'launchEx')
-  else:k(L.cuLaunchKernel(f,g[0],g[1],g[2],b[0],b[1],b[2],j['smem'],None,ar,None),'launch')
-  k(L.cuCtxSynchronize(),'sync')
-  res.append({'name':j['name'],'dump':rd(da,j['dump']).hex(),'globals':[rd(a,n).hex() for a,n,_,_ in gs],'offs':[(o,z) for _,_,o,z in gs]})
-json.dump(res,open(sys.argv[2],'w'))
-print('ran',len(res))
-"#;
-
-/// Not a test: writes [`REMOTE_RUNNER_PY`] to `$PTXCONFORM_EMIT_RUNNER`.
-#[test]
-#[ignore]
-fn write_runner() {
-    if let Some(p) = std::env::var_os("PTXCONFORM_EMIT_RUNNER") {
-        std::fs::write(p, REMOTE_RUNNER_PY.trim_start()).unwrap();
-    }
-}

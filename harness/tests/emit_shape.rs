@@ -100,9 +100,11 @@ fn cp_async_golden_lines() {
         &[".version 7.0", ".target sm_80", ".address_size 64"]
     );
     assert!(lines.contains(&".extern .shared .align 1024 .b8 smem[];"));
-    assert!(
-        lines.contains(&".visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump)")
-    );
+    assert!(lines.contains(&".visible .entry ptxconform_case(.param .u64 table)"));
+    // instance number = %ctaid.x / the case's grid x; its (pblock, dump) pair from the table
+    assert!(lines.contains(&"div.u32 %r3, %r4, 1;"), "{}", e.ptx);
+    assert!(lines.contains(&"mul.wide.u32 %rd0, %r3, 16;"), "{}", e.ptx);
+    assert_eq!(e.max_instances(), i32::MAX as usize);
     // the copy: a shared address register, a global address register, the immediate cp-size and
     // the src-size from the block
     let cp = lines
@@ -308,7 +310,16 @@ program:
   - ptx: "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [tm, {x, y}], [bar]"
 "#,
     );
-    assert!(e.ptx.contains(".visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump, .param .align 64 .b8 tmap0[128])"), "{}", e.ptx);
+    assert!(
+        e.ptx.contains(&format!(
+            ".visible .entry ptxconform_case(.param .u64 table, .param .align 64 .b8 tmaps[{}])",
+            128 * ptxconform::emit::TMAP_SLOTS
+        )),
+        "{}",
+        e.ptx
+    );
+    // one map per instance: a launch holds as many instances as there are slots
+    assert_eq!(e.max_instances(), ptxconform::emit::TMAP_SLOTS);
     let lines: Vec<&str> = e.ptx.lines().collect();
     let i = lines
         .iter()
@@ -323,7 +334,15 @@ program:
         .next()
         .unwrap();
     assert!(lines[..i].contains(&format!("cvta.param.u64 {map}, {map};").as_str()));
-    assert!(lines[..i].contains(&format!("mov.u64 {map}, tmap0;").as_str()));
+    assert!(lines[..i].contains(&format!("mov.u64 {map}, tmaps;").as_str()));
+    // the instance's map: tmaps + instance * 128
+    assert!(
+        lines[..i]
+            .iter()
+            .any(|l| l.starts_with(&format!("add.s64 {map}, {map}, %rd"))),
+        "{}",
+        e.ptx
+    );
     let pred = lines[i].split(' ').next().unwrap().trim_start_matches('@');
     assert!(
         lines[..i]
@@ -338,7 +357,7 @@ program:
             e.tensor_maps[0].param.as_str(),
             e.tensor_maps[0].global_index
         ),
-        ("tmap0", 0)
+        ("tmaps[0]", 0)
     );
 }
 

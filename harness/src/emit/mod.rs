@@ -4,9 +4,14 @@
 //!
 //! ```text
 //! .extern .shared .align 1024 .b8 smem[];                  // the per-CTA shared image
-//! .visible .entry ptxconform_case(.param .u64 pblock, .param .u64 dump,
-//!                                 .param .align 64 .b8 tmap0[128], ...)  // one per tensor map
+//! .visible .entry ptxconform_case(.param .u64 table,
+//!                                 .param .align 64 .b8 tmaps[128 * TMAP_SLOTS])  // if maps
 //! ```
+//! One launch runs many *instances* of a kernel (cases of one shape): the grid's x extent is
+//! the case's times the instance count, and instance `i` owns CTAs `i*gx .. i*gx+gx-1` along x
+//! (its own CTAs or clusters). `table` points to a device array of u64 pairs, entry `i` =
+//! (instance `i`'s `pblock`, its `dump`); tensor map `k` of instance `i` is the 128 bytes at
+//! `tmaps + (i * maps + k) * 128` ([`Emitted::max_instances`] bounds a launch by the slots).
 //! * `pblock` points to a device array of u64 ([`dump::pb`] names the header slots): header,
 //!   the base address of every global region, then the value of every register operand in
 //!   emission order (immediates of operand slots, `params` values, region offsets of address
@@ -15,7 +20,8 @@
 //!   *shape*: cases that differ only in such values give identical PTX ([`Emitted::shape_key`]).
 //!   What stays in the text (the shape): opcodes and qualifiers, immediates that are no operand
 //!   slot (cp-size, wait_group N, …), `wait_parity` parities, which CTA/thread runs each step,
-//!   which region each address operand names, the number of stored bytes.
+//!   which region each address operand names, the number of stored bytes, the grid and cluster
+//!   extents.
 //! * `dump` points to the observation buffer ([`DumpLayout`]), zero-filled by the host.
 //! * Shared memory is dynamic (`dyn_smem_bytes`); regions and mbarriers sit at
 //!   [`Layout`] offsets. The prologue copies the initial image (`Emitted::shared_init`, uploaded
@@ -25,13 +31,14 @@
 //!   global ones are the region base from `pblock` + offset. A `Param::Mapa { mapa, cta }`
 //!   operand is `mapa.shared::cluster.u32` of the local address with the rank from `pblock`
 //!   (`mapa.u64` of the generic address for generic operands). A tensor map operand is the generic
-//!   address of its `.param` (`mov.u64 %rd, tmapN; cvta.param.u64 %rd, %rd;`, what nvcc emits
-//!   for the address of a `__grid_constant__` parameter).
+//!   address of the instance's map in the `tmaps` parameter (`cvta.param.u64` of `tmaps`, what
+//!   nvcc emits for the address of a `__grid_constant__` parameter, plus the map's offset).
 //!
 //! # CTA numbering and step order
 //!
-//! CTA number: with clusters, `cluster linear id * cluster size + %cluster_ctarank` (so in a
-//! one-cluster grid it is the cluster rank); without, the linear `%ctaid`. Assumption: this is
+//! CTA number (within the instance): with clusters, `cluster linear id * cluster size +
+//! %cluster_ctarank` (so in a one-cluster grid it is the cluster rank); without, the linear
+//! `%ctaid`; both computed from the instance-local CTA id. Assumption: this is
 //! the numbering `cta:` in a case means (the reference executor must agree). Steps run in listed
 //! order, each guarded by "this is CTA c and thread t". Between consecutive steps with different
 //! executors the kernel inserts `bar.sync 0` (same CTA set) or, in a clustered launch, a cluster
@@ -84,6 +91,21 @@ pub const STATICALLY_REJECTED: &[&str] = &["tcgen05.ub.cta_group_mixed"];
 /// Name of the kernel entry.
 pub const ENTRY: &str = "ptxconform_case";
 
+/// Tensor-map slots of the `tmaps` parameter: 28 KiB, within the 32,764 bytes of kernel
+/// parameters PTX ISA 8.1+ allows, with room for `table`.
+pub const TMAP_SLOTS: usize = 224;
+/// Slots under PTX ISA < 8.1 (a case pinning an older version): 4,352 bytes of parameters at most.
+pub const TMAP_SLOTS_BEFORE_8_1: usize = 33;
+
+/// The `tmaps` slots of a kernel of PTX ISA `v`.
+pub fn tmap_slots(v: PtxVersion) -> usize {
+    if v >= PtxVersion::new(8, 1) {
+        TMAP_SLOTS
+    } else {
+        TMAP_SLOTS_BEFORE_8_1
+    }
+}
+
 /// Launch dimensions of a case kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchDims {
@@ -92,7 +114,7 @@ pub struct LaunchDims {
     pub block: [u32; 3],
 }
 
-/// A tensor map the host encodes and passes as kernel parameter `param` (`tmapN`).
+/// A tensor map the host encodes and passes in the `tmaps` parameter (`param` names its slot).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapParam {
     pub param: String,
@@ -150,6 +172,15 @@ impl Emitted {
     /// need a newer PTX ISA than [`PtxVersion::MAX_SUPPORTED`] runs on the reference only.
     pub fn assemblable(&self) -> bool {
         self.version <= PtxVersion::MAX_SUPPORTED
+    }
+
+    /// How many instances of this kernel one launch can hold (tensor-map slots, grid extent).
+    pub fn max_instances(&self) -> usize {
+        let by_grid = (i32::MAX as u32 / self.launch.grid[0].max(1)) as usize;
+        match self.tensor_maps.len() {
+            0 => by_grid,
+            m => (tmap_slots(self.version) / m).min(by_grid),
+        }
     }
 
     /// The pblock as little-endian bytes, for upload.
@@ -267,6 +298,8 @@ struct Em<'a> {
     smem: String,
     cta: String,
     tid: String,
+    /// The instance number of this CTA in a batched launch.
+    inst: String,
     label: usize,
     errors: Vec<String>,
 }
@@ -303,9 +336,10 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     let version = version_of(case, &stmts)?;
     let mut kb = KernelBuilder::new(version, case.target);
     kb.name = ENTRY.into();
-    let (pbr, dumpr, smem, cta, tid) = (
+    let (pbr, dumpr, smem, cta, tid, inst) = (
         kb.fresh(RegTy::B64),
         kb.fresh(RegTy::B64),
+        kb.fresh(RegTy::B32),
         kb.fresh(RegTy::B32),
         kb.fresh(RegTy::B32),
         kb.fresh(RegTy::B32),
@@ -354,6 +388,7 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         smem,
         cta,
         tid,
+        inst,
         label: 0,
         errors: Vec::new(),
     };
@@ -449,7 +484,8 @@ fn version_of(case: &Case, stmts: &[Option<Statement>]) -> Result<PtxVersion, Em
 }
 
 /// PTX ISA the harness's own instructions need: `fence.proxy.async` 8.0 (emitted on sm_90+),
-/// cluster barriers / `%cluster_ctarank` / `mapa` and `mbarrier.try_wait` 7.8, `cvta.param` 7.7,
+/// cluster barriers / `%cluster_ctarank` / `mapa` and `mbarrier.try_wait` 7.8, `cvta.param` 7.7
+/// (8.1 with tensor maps: the batched `tmaps` parameter),
 /// `mbarrier.test_wait` 7.1. With an explicit `ptx_version` below 8.0 the fence is left out.
 fn scaffold_min_ptx(case: &Case) -> PtxVersion {
     let mut v = case.target.min_ptx();
@@ -461,7 +497,8 @@ fn scaffold_min_ptx(case: &Case) -> PtxVersion {
         v = v.max(PtxVersion::new(7, 1));
     }
     if !case.memory.tensor_maps.is_empty() {
-        v = v.max(PtxVersion::new(7, 7));
+        // `cvta.param` 7.7; a `tmaps` parameter over 4,352 bytes 8.1.
+        v = v.max(PtxVersion::new(8, 1));
     }
     if case.launch.cluster_size() > 1 || (waits && case.target.sm >= 90) {
         v = v.max(PtxVersion::new(7, 8));
@@ -533,12 +570,9 @@ impl Em<'_> {
     fn prologue(&mut self) -> Result<Vec<TensorMapParam>, EmitError> {
         self.kb
             .declare_module(".extern .shared .align 1024 .b8 smem[];");
-        self.kb.param(".param .u64 pblock");
-        self.kb.param(".param .u64 dump");
+        self.kb.param(".param .u64 table");
         let mut tms = Vec::new();
         for (i, t) in self.case.memory.tensor_maps.iter().enumerate() {
-            let param = format!("tmap{i}");
-            self.kb.param(format!(".param .align 64 .b8 {param}[128]"));
             let Some(Place::Global { index, .. }) = self.layout.get(&t.global) else {
                 return err(format!(
                     "tensor map `{}`: `{}` is not a global region",
@@ -546,58 +580,74 @@ impl Em<'_> {
                 ));
             };
             tms.push(TensorMapParam {
-                param,
+                param: format!("tmaps[{i}]"),
                 name: t.name.clone(),
                 global: t.global.clone(),
                 global_index: index,
                 map: t.map.clone(),
             });
         }
-        let (pbr, dumpr, smem, cta, tid) = (
+        if !tms.is_empty() {
+            self.kb.param(format!(
+                ".param .align 64 .b8 tmaps[{}]",
+                128 * tmap_slots(self.kb.version)
+            ));
+        }
+        let (pbr, dumpr, smem, cta, tid, inst) = (
             self.pbr.clone(),
             self.dumpr.clone(),
             self.smem.clone(),
             self.cta.clone(),
             self.tid.clone(),
+            self.inst.clone(),
         );
-        self.line(format!("ld.param.u64 {pbr}, [pblock];"));
+        let l = &self.case.launch;
+        let gx = l.grid[0];
+        // Instance `inst` owns CTAs inst*gx .. inst*gx+gx-1 along x (the batch multiplies the
+        // grid's x extent); its pblock and dump pointers are entry `inst` of the table.
+        let (lx, t64) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B64));
+        self.line(format!("ld.param.u64 {t64}, [table];"));
+        self.line(format!("cvta.to.global.u64 {t64}, {t64};"));
+        self.line(format!("mov.u32 {lx}, %ctaid.x;"));
+        self.line(format!("div.u32 {inst}, {lx}, {gx};"));
+        self.line(format!("mul.wide.u32 {pbr}, {inst}, 16;"));
+        self.line(format!("add.s64 {t64}, {t64}, {pbr};"));
+        self.line(format!("ld.global.u64 {pbr}, [{t64}];"));
         self.line(format!("cvta.to.global.u64 {pbr}, {pbr};"));
-        self.line(format!("ld.param.u64 {dumpr}, [dump];"));
+        self.line(format!("ld.global.u64 {dumpr}, [{t64}+8];"));
         self.line(format!("cvta.to.global.u64 {dumpr}, {dumpr};"));
+        let first = self.kb.fresh(RegTy::B32);
+        self.line(format!("mul.lo.u32 {first}, {inst}, {gx};"));
+        self.line(format!("sub.u32 {lx}, {lx}, {first};"));
         self.line(format!("mov.u32 {smem}, smem;"));
         self.line(format!("mov.u32 {tid}, %tid.x;"));
-        let l = &self.case.launch;
+        let (y, z, n) = (
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+            self.kb.fresh(RegTy::B32),
+        );
+        self.line(format!("mov.u32 {y}, %ctaid.y;"));
+        self.line(format!("mov.u32 {z}, %ctaid.z;"));
         if self.clustered() {
-            // cluster linear id * cluster size + rank
-            let (x, y, z, n) = (
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-            );
-            self.line(format!("mov.u32 {x}, %clusterid.x;"));
-            self.line(format!("mov.u32 {y}, %clusterid.y;"));
-            self.line(format!("mov.u32 {z}, %clusterid.z;"));
-            self.line(format!("mov.u32 {n}, %nclusterid.y;"));
-            self.line(format!("mad.lo.u32 {y}, {z}, {n}, {y};"));
-            self.line(format!("mov.u32 {n}, %nclusterid.x;"));
-            self.line(format!("mad.lo.u32 {x}, {y}, {n}, {x};"));
+            // The instance's cluster linear id * cluster size + rank, the cluster coordinates
+            // computed from the instance-local CTA id (%clusterid would count across instances).
+            let [cx, cy, cz] = l.cluster;
+            self.line(format!("div.u32 {lx}, {lx}, {cx};"));
+            self.line(format!("div.u32 {y}, {y}, {cy};"));
+            self.line(format!("div.u32 {z}, {z}, {cz};"));
+            self.line(format!(
+                "mad.lo.u32 {y}, {z}, {}, {y};",
+                l.grid[1] / cy.max(1)
+            ));
+            self.line(format!("mad.lo.u32 {lx}, {y}, {}, {lx};", gx / cx.max(1)));
             self.line(format!("mov.u32 {n}, %cluster_ctarank;"));
-            self.line(format!("mad.lo.u32 {cta}, {x}, {}, {n};", l.cluster_size()));
+            self.line(format!(
+                "mad.lo.u32 {cta}, {lx}, {}, {n};",
+                l.cluster_size()
+            ));
         } else {
-            let (x, y, z, n) = (
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-            );
-            self.line(format!("mov.u32 {x}, %ctaid.x;"));
-            self.line(format!("mov.u32 {y}, %ctaid.y;"));
-            self.line(format!("mov.u32 {z}, %ctaid.z;"));
-            self.line(format!("mov.u32 {n}, %nctaid.y;"));
-            self.line(format!("mad.lo.u32 {y}, {z}, {n}, {y};"));
-            self.line(format!("mov.u32 {n}, %nctaid.x;"));
-            self.line(format!("mad.lo.u32 {cta}, {y}, {n}, {x};"));
+            self.line(format!("mad.lo.u32 {y}, {z}, {}, {y};", l.grid[1]));
+            self.line(format!("mad.lo.u32 {cta}, {y}, {gx}, {lx};"));
         }
         // Initial shared image: global -> shared, cooperatively, 4 bytes at a time.
         let src = self.load_at(RegTy::B64, pb::SHARED_INIT * 8);
@@ -897,9 +947,17 @@ impl Em<'_> {
                     .position(|t| t.name == tensor.map)
                 {
                     Some(i) => {
-                        let r = self.kb.fresh(RegTy::B64);
-                        self.line(format!("mov.u64 {r}, tmap{i};"));
+                        // Map i of instance `inst`: tmaps + (inst * maps + i) * 128.
+                        let (r, o) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
+                        let maps = self.case.memory.tensor_maps.len() * 128;
+                        let inst = self.inst.clone();
+                        self.line(format!("mov.u64 {r}, tmaps;"));
                         self.line(format!("cvta.param.u64 {r}, {r};"));
+                        self.line(format!("mul.wide.u32 {o}, {inst}, {maps};"));
+                        self.line(format!("add.s64 {r}, {r}, {o};"));
+                        if i > 0 {
+                            self.line(format!("add.s64 {r}, {r}, {};", i * 128));
+                        }
                         tensor.map = r;
                     }
                     None => self.errors.push(format!(

@@ -11,7 +11,6 @@ pub mod campaign;
 pub mod minimize;
 pub mod ptxas_oracle;
 
-use crate::gpu::Supervisor;
 use crate::report::{CaseResult, RunInfo, Verdict};
 use crate::run::gpu::{observation, run_batch};
 use ptxconform_reference::case::{Case, Observation};
@@ -133,8 +132,7 @@ pub trait Hardware {
 
 /// The GPU through the isolating supervisor, exactly as `run` drives it.
 pub struct Gpu {
-    sup: Supervisor,
-    cc: (i32, i32),
+    pub eng: crate::run::gpu::Engine,
     info: RunInfo,
 }
 
@@ -154,8 +152,11 @@ impl Gpu {
             ptxconform: env!("CARGO_PKG_VERSION").into(),
         };
         Ok(Gpu {
-            sup,
-            cc: dev.compute_capability,
+            eng: crate::run::gpu::Engine::new(
+                sup,
+                dev.compute_capability,
+                crate::compile::Compiler::find().ok(),
+            ),
             info,
         })
     }
@@ -166,11 +167,11 @@ impl Hardware for Gpu {
         self.info.clone()
     }
     fn runs(&self, t: Target) -> bool {
-        crate::run::gpu::runs_on(t, self.cc)
+        crate::run::gpu::runs_on(t, self.eng.cc)
     }
     fn run(&mut self, cases: &[Case]) -> Result<Vec<HwOutcome>, String> {
         let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("fuzz", c)).collect();
-        let rs = run_batch(&mut self.sup, self.cc, &batch)?;
+        let rs = run_batch(&mut self.eng, &batch)?;
         Ok(rs
             .into_iter()
             .map(|h| HwOutcome {

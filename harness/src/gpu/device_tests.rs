@@ -70,6 +70,7 @@ fn launch(
 ) -> Option<KernelLaunch> {
     Some(KernelLaunch {
         ptx: PTX.into(),
+        cubin: vec![],
         kernel: kernel.into(),
         dims: LaunchDims {
             grid,
@@ -130,7 +131,7 @@ fn device_end_to_end() {
             id: 102,
             buffers: vec![],
             tensor_maps: vec![],
-            launch: Some(KernelLaunch { ptx: ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\n".into(), kernel: "k".into(), dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 }, params: vec![] }),
+            launch: Some(KernelLaunch { ptx: ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\n".into(), cubin: vec![], kernel: "k".into(), dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 }, params: vec![] }),
             read_back: vec![],
         },
         // 3: cluster launch: 4 CTAs in clusters of 2.

@@ -379,6 +379,26 @@ impl Context {
     /// JIT-compile PTX with `cuModuleLoadDataEx`, capturing the info and error logs.
     pub fn load_module(&self, ptx: &str) -> Result<Module<'_>, ModuleError> {
         let image = CString::new(ptx).map_err(|_| ModuleError::InteriorNul)?;
+        self.load_image(image.as_bytes_with_nul())
+    }
+
+    /// Load a compiled module (a cubin from offline ptxas) with `cuModuleLoadDataEx`.
+    pub fn load_cubin(&self, cubin: &[u8]) -> Result<Module<'_>, ModuleError> {
+        if cubin.len() < 4 || &cubin[..4] != b"\x7fELF" {
+            return Err(ModuleError::Jit {
+                error: DriverError {
+                    call: "cuModuleLoadDataEx".into(),
+                    code: 200,
+                    name: "CUDA_ERROR_INVALID_IMAGE".into(),
+                },
+                log: "not an ELF cubin".into(),
+            });
+        }
+        self.load_image(cubin)
+    }
+
+    /// `image`: NUL-terminated PTX or an ELF cubin.
+    fn load_image(&self, image: &[u8]) -> Result<Module<'_>, ModuleError> {
         let mut info = vec![0u8; JIT_LOG_BYTES];
         let mut err = vec![0u8; JIT_LOG_BYTES];
         use sys::CUjit_option as O;
@@ -398,7 +418,7 @@ impl Context {
             std::ptr::without_provenance_mut(1),
         ];
         let mut m: sys::CUmodule = std::ptr::null_mut();
-        // SAFETY: `image` is a NUL-terminated PTX string alive for the call; `opts` and `vals` have
+        // SAFETY: `image` is a NUL-terminated PTX string or a cubin, alive for the call; `opts` and `vals` have
         // equal length 5; the log buffers are JIT_LOG_BYTES long as declared and outlive the call;
         // this context is current on this thread.
         let r = unsafe {

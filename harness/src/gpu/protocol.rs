@@ -106,8 +106,13 @@ pub enum Encode {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelLaunch {
-    /// Complete PTX module text; JIT-compiled by the driver for the worker's device.
+    /// Complete PTX module text; JIT-compiled by the driver for the worker's device unless
+    /// `cubin` is given.
     pub ptx: String,
+    /// The module compiled offline (ptxas) from `ptx`; empty: the driver JIT compiles `ptx`.
+    /// Workers keep loaded modules by content, so a kernel loads once per worker.
+    #[serde(default, with = "hex", skip_serializing_if = "Vec::is_empty")]
+    pub cubin: Vec<u8>,
     /// The `.entry` name.
     pub kernel: String,
     pub dims: LaunchDims,
@@ -125,6 +130,13 @@ pub enum KernelParam {
     U64(u64),
     /// The 128-byte map produced by `tensor_maps[i]`, passed by value (`.param .align 64 .b8 [128]`).
     TensorMap(usize),
+    /// The maps `tensor_maps[first..first + count]` back to back, zero-padded to `slots` maps
+    /// (`.param .align 64 .b8 [128 * slots]`): the per-instance maps of a batched launch.
+    TensorMapArray {
+        first: usize,
+        count: usize,
+        slots: usize,
+    },
     /// Arbitrary bytes, for parameter kinds not covered above.
     Bytes(#[serde(with = "hex")] Vec<u8>),
 }
@@ -335,6 +347,7 @@ mod tests {
             }],
             launch: Some(KernelLaunch {
                 ptx: ".version 9.0\n".into(),
+                cubin: vec![0x7f, b'E'],
                 kernel: "k".into(),
                 dims: LaunchDims {
                     grid: [2, 1, 1],
@@ -348,6 +361,11 @@ mod tests {
                         offset: 16,
                     }),
                     KernelParam::TensorMap(0),
+                    KernelParam::TensorMapArray {
+                        first: 0,
+                        count: 1,
+                        slots: 4,
+                    },
                 ],
             }),
             read_back: vec![0],

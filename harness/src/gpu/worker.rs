@@ -1,14 +1,16 @@
 //! Process isolation: the worker side (`worker_main`, `serve`, the CUDA [`Executor`]) and the
 //! parent side ([`Supervisor`]: spawn, watchdog, restart, isolation of failing jobs).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::driver::{self, Context, DeviceBuffer, Driver, ModuleError, ParamImage, SyncError};
+use super::driver::{
+    self, Context, DeviceBuffer, Driver, Module, ModuleError, ParamImage, SyncError,
+};
 use super::protocol::*;
 
 /// Runs jobs inside a worker process. The CUDA implementation is [`CudaExecutor`]; tests use a
@@ -123,7 +125,10 @@ fn init_failed(message: String) -> i32 {
 pub struct CudaExecutor {
     driver: Driver,
     info: DeviceInfo,
-    ctx: Context,
+    /// Leaked: the worker keeps its context until the process exits, and cached modules borrow it.
+    ctx: &'static Context,
+    /// Loaded modules by content (FNV-1a of the cubin, else of the PTX), with their JIT log.
+    modules: HashMap<u64, Module<'static>>,
 }
 
 impl CudaExecutor {
@@ -131,8 +136,13 @@ impl CudaExecutor {
         let driver = Driver::load()?;
         let dev = driver.device(ordinal).map_err(|e| e.to_string())?;
         let info = dev.info(&driver).map_err(|e| e.to_string())?;
-        let ctx = dev.context().map_err(|e| e.to_string())?;
-        Ok(CudaExecutor { driver, info, ctx })
+        let ctx = Box::leak(Box::new(dev.context().map_err(|e| e.to_string())?));
+        Ok(CudaExecutor {
+            driver,
+            info,
+            ctx,
+            modules: HashMap::new(),
+        })
     }
 }
 
@@ -144,7 +154,8 @@ impl Executor for CudaExecutor {
     fn execute(&mut self, job: &Job) -> JobResult {
         let start = Instant::now();
         let mut r = JobResult::bare(job.id, Outcome::Ok);
-        r.outcome = run_on_device(&self.driver, &self.ctx, job, &mut r).unwrap_or_else(|o| o);
+        r.outcome = run_on_device(&self.driver, self.ctx, &mut self.modules, job, &mut r)
+            .unwrap_or_else(|o| o);
         r.wall_us = start.elapsed().as_micros() as u64;
         r
     }
@@ -175,10 +186,57 @@ fn resolve(buffers: &[JobBuffer<'_>], a: Address) -> Result<u64, Outcome> {
     }
 }
 
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], driver::EncodeError> {
+    match e {
+        Encode::Tiled { common, box_dim } => driver::encode_tiled(d, addr, common, box_dim),
+        Encode::Im2col {
+            common,
+            lower_corner,
+            upper_corner,
+            channels_per_pixel,
+            pixels_per_column,
+        } => driver::encode_im2col(
+            d,
+            addr,
+            common,
+            lower_corner,
+            upper_corner,
+            *channels_per_pixel,
+            *pixels_per_column,
+        ),
+        Encode::Im2colWide {
+            common,
+            lower_corner_width,
+            upper_corner_width,
+            channels_per_pixel,
+            pixels_per_column,
+            mode,
+        } => driver::encode_im2col_wide(
+            d,
+            addr,
+            common,
+            *lower_corner_width,
+            *upper_corner_width,
+            *channels_per_pixel,
+            *pixels_per_column,
+            *mode,
+        ),
+    }
+}
+
 /// Runs one job; `Err` carries the outcome of an early stop. Fills `r`'s maps, logs, read-backs.
+/// Every buffer's contents (fill, init, patched addresses, stored tensor maps) are composed on
+/// the host and uploaded with one copy: a batched job has one large buffer, not many small writes.
 fn run_on_device(
     d: &Driver,
-    ctx: &Context,
+    ctx: &'static Context,
+    modules: &mut HashMap<u64, Module<'static>>,
     job: &Job,
     r: &mut JobResult,
 ) -> Result<Outcome, Outcome> {
@@ -199,16 +257,22 @@ fn run_on_device(
         let total = size
             .checked_add(align - 1)
             .ok_or_else(|| setup(format!("buffer {i}: size too large")))?;
-        let mut mem = ctx
+        let mem = ctx
             .alloc(total)
             .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         let start = (mem.addr() as usize).next_multiple_of(align) - mem.addr() as usize;
-        mem.fill(spec.fill)
-            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
-        mem.write(start, &spec.init)
-            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         buffers.push(JobBuffer { mem, start, size });
     }
+    // Host images: the aligned start of each buffer (the over-allocated head stays unset).
+    let mut images: Vec<Vec<u8>> = job
+        .buffers
+        .iter()
+        .map(|spec| {
+            let mut img = vec![spec.fill; spec.size as usize];
+            img[..spec.init.len()].copy_from_slice(&spec.init);
+            img
+        })
+        .collect();
     for (i, spec) in job.buffers.iter().enumerate() {
         for p in &spec.patches {
             if p.offset.checked_add(8).is_none_or(|end| end > spec.size) {
@@ -218,78 +282,55 @@ fn run_on_device(
                 )));
             }
             let addr = resolve(&buffers, p.address)?;
-            let b = &mut buffers[i];
-            let at = b.start + p.offset as usize;
-            b.mem
-                .write(at, &addr.to_le_bytes())
-                .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+            let at = p.offset as usize;
+            images[i][at..at + 8].copy_from_slice(&addr.to_le_bytes());
         }
     }
-
     for (i, req) in job.tensor_maps.iter().enumerate() {
         let addr = resolve(&buffers, req.global)?;
-        let enc = match &req.encode {
-            Encode::Tiled { common, box_dim } => driver::encode_tiled(d, addr, common, box_dim),
-            Encode::Im2col {
-                common,
-                lower_corner,
-                upper_corner,
-                channels_per_pixel,
-                pixels_per_column,
-            } => driver::encode_im2col(
-                d,
-                addr,
-                common,
-                lower_corner,
-                upper_corner,
-                *channels_per_pixel,
-                *pixels_per_column,
-            ),
-            Encode::Im2colWide {
-                common,
-                lower_corner_width,
-                upper_corner_width,
-                channels_per_pixel,
-                pixels_per_column,
-                mode,
-            } => driver::encode_im2col_wide(
-                d,
-                addr,
-                common,
-                *lower_corner_width,
-                *upper_corner_width,
-                *channels_per_pixel,
-                *pixels_per_column,
-                *mode,
-            ),
-        };
-        match enc {
+        match encode(d, addr, &req.encode) {
             Ok(map) => {
-                if let Some(Address::Buffer { index, offset }) = req.store {
-                    let b = buffers
-                        .get_mut(index)
-                        .ok_or_else(|| setup(format!("tensor map {i}: no buffer {index}")))?;
-                    let at = usize::try_from(offset).ok().filter(|o| o + 128 <= b.size);
-                    let at = at.ok_or_else(|| {
-                        setup(format!(
-                            "tensor map {i}: store offset {offset} outside buffer"
-                        ))
-                    })?;
-                    b.mem
-                        .write(b.start + at, &map)
-                        .map_err(|e| setup(format!("tensor map {i}: {e}")))?;
-                } else if req.store.is_some() {
-                    return Err(setup(format!(
-                        "tensor map {i}: can only store into a job buffer"
-                    )));
+                match req.store {
+                    Some(Address::Buffer { index, offset }) => {
+                        let img = images
+                            .get_mut(index)
+                            .ok_or_else(|| setup(format!("tensor map {i}: no buffer {index}")))?;
+                        let at = usize::try_from(offset)
+                            .ok()
+                            .filter(|o| o + 128 <= img.len())
+                            .ok_or_else(|| {
+                                setup(format!(
+                                    "tensor map {i}: store offset {offset} outside buffer"
+                                ))
+                            })?;
+                        img[at..at + 128].copy_from_slice(&map);
+                    }
+                    Some(Address::Raw(_)) => {
+                        return Err(setup(format!(
+                            "tensor map {i}: can only store into a job buffer"
+                        )))
+                    }
+                    None => {}
                 }
                 r.tensor_maps.push(EncodeOutcome::Ok(map.to_vec()));
             }
             Err(e) => r.tensor_maps.push(EncodeOutcome::Err(e)),
         }
     }
+    for (i, (b, img)) in buffers.iter_mut().zip(&images).enumerate() {
+        b.mem
+            .write(b.start, img)
+            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+    }
 
     if let Some(l) = &job.launch {
+        let map_bytes = |i: usize| match r.tensor_maps.get(i) {
+            Some(EncodeOutcome::Ok(m)) => Ok(m.as_slice()),
+            Some(EncodeOutcome::Err(_)) => Err(setup(format!(
+                "parameter uses tensor map {i}, which failed to encode"
+            ))),
+            None => Err(setup(format!("no tensor map {i}"))),
+        };
         let mut params = Vec::with_capacity(l.params.len());
         for p in &l.params {
             params.push(match p {
@@ -299,21 +340,46 @@ fn run_on_device(
                 KernelParam::U32(v) => ParamImage::from_bytes(&v.to_le_bytes()),
                 KernelParam::U64(v) => ParamImage::from_bytes(&v.to_le_bytes()),
                 KernelParam::Bytes(b) => ParamImage::from_bytes(b),
-                KernelParam::TensorMap(i) => match r.tensor_maps.get(*i) {
-                    Some(EncodeOutcome::Ok(m)) => ParamImage::from_bytes(m),
-                    Some(EncodeOutcome::Err(_)) => {
-                        return Err(setup(format!(
-                            "parameter uses tensor map {i}, which failed to encode"
-                        )))
+                KernelParam::TensorMap(i) => ParamImage::from_bytes(map_bytes(*i)?),
+                KernelParam::TensorMapArray {
+                    first,
+                    count,
+                    slots,
+                } => {
+                    if count > slots {
+                        return Err(setup(format!("{count} tensor maps in {slots} slots")));
                     }
-                    None => return Err(setup(format!("no tensor map {i}"))),
-                },
+                    let mut img = vec![0u8; 128 * slots];
+                    for k in 0..*count {
+                        img[128 * k..128 * (k + 1)].copy_from_slice(map_bytes(first + k)?);
+                    }
+                    ParamImage::from_bytes(&img)
+                }
             });
         }
-        let module = match ctx.load_module(&l.ptx) {
-            Ok(m) => m,
-            Err(ModuleError::InteriorNul) => return Err(setup("PTX text contains a NUL byte")),
-            Err(ModuleError::Jit { error, log }) => return Err(Outcome::JitError { error, log }),
+        let key = if l.cubin.is_empty() {
+            fnv1a(l.ptx.as_bytes())
+        } else {
+            fnv1a(&l.cubin) ^ 0x9e37_79b9_7f4a_7c15
+        };
+        let module = match modules.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let loaded = if l.cubin.is_empty() {
+                    ctx.load_module(&l.ptx)
+                } else {
+                    ctx.load_cubin(&l.cubin)
+                };
+                match loaded {
+                    Ok(m) => v.insert(m),
+                    Err(ModuleError::InteriorNul) => {
+                        return Err(setup("PTX text contains a NUL byte"))
+                    }
+                    Err(ModuleError::Jit { error, log }) => {
+                        return Err(Outcome::JitError { error, log })
+                    }
+                }
+            }
         };
         r.jit_info_log = module.info_log.clone();
         let f = module
@@ -649,6 +715,14 @@ impl Supervisor {
     }
 
     /// Start the worker now (instead of on the first `run`) and return its device.
+    /// Whether a failing job in a group is re-run alone to confirm it (see [`SupervisorConfig`]).
+    pub fn confirm_failures(&self) -> bool {
+        self.cfg.confirm_failures
+    }
+    pub fn set_confirm_failures(&mut self, on: bool) {
+        self.cfg.confirm_failures = on;
+    }
+
     pub fn device(&mut self) -> Result<DeviceInfo, SupervisorError> {
         Ok(self.live_worker()?.device.clone())
     }
@@ -909,6 +983,7 @@ mod tests {
             tensor_maps: vec![],
             launch: Some(KernelLaunch {
                 ptx: String::new(),
+                cubin: vec![],
                 kernel: kernel.into(),
                 dims: LaunchDims {
                     grid: [1; 3],

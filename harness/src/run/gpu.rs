@@ -2,13 +2,11 @@
 //! block with patched pointers, dump buffer, every global region between canaries), run batches
 //! through the isolating supervisor, decode the dump and classify the case against the reference.
 
+use super::batch::{BatchStats, Limits, Unit};
 use super::reference::{evaluate, expected_regions, shared_key, to_hex};
 use super::{Loaded, RunArgs};
 use crate::emit::{emit, Emitted};
-use crate::gpu::{
-    Address, BufferSpec, DeviceInfo, Job, JobResult, KernelLaunch, KernelParam, LaunchDims,
-    Outcome, Patch, Supervisor, SupervisorConfig, WorkerCommand,
-};
+use crate::gpu::{DeviceInfo, JobResult, Outcome, Supervisor, SupervisorConfig, WorkerCommand};
 use crate::journal::Journal;
 use crate::report::{CaseResult, RegionDiff, RunInfo, Verdict};
 use indicatif::ProgressBar;
@@ -17,14 +15,15 @@ use ptxconform_reference::layout::{Layout, Place, CANARY, CANARY_BYTE};
 use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome as RefOutcome};
 use ptxconform_reference::target::{Suffix, Target};
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// Fixed buffers of every job: the parameter block, the dump, the initial shared image.
-const PBLOCK: usize = 0;
-const DUMP: usize = 1;
-const SHARED_INIT: usize = 2;
-const FIRST_GLOBAL: usize = 3;
+/// Buffer indices of a case's job result (see [`super::batch`], which shapes each instance's
+/// result this way): the dump, then every global region's buffer.
+pub(crate) const DUMP: usize = 1;
+pub(crate) const FIRST_GLOBAL: usize = 3;
 
 /// Can a device of compute capability `cc` run code built for `t`? Arch-specific targets (`a`) run
 /// only on exactly that architecture; family targets (`f`) on the same family; plain ones on
@@ -41,121 +40,11 @@ pub fn runs_on(t: Target, cc: (i32, i32)) -> bool {
 /// Where global region `i` starts inside its buffer, and the buffer's size and alignment: at
 /// least [`CANARY`] canary bytes on each side, the start aligned as the region asks plus its
 /// deliberate `misalign` (the reference's A-EXEC-GLOBAL-BASE).
-fn global_geometry(case: &Case, i: usize) -> (u64, u64, u64) {
+pub(crate) fn global_geometry(case: &Case, i: usize) -> (u64, u64, u64) {
     let r = &case.memory.global[i];
     let pad = CANARY.max(r.align);
     let start = pad + r.misalign;
     (start, start + r.size + CANARY, r.align.max(256))
-}
-
-/// The worker job of one emitted case.
-pub fn job_of(id: u64, case: &Case, em: &Emitted) -> Result<Job, String> {
-    let mut patches = Vec::new();
-    for i in 0..em.globals {
-        let (start, _, _) = global_geometry(case, i);
-        patches.push(Patch {
-            offset: ((crate::emit::dump::pb::HEADER + i) * 8) as u64,
-            address: Address::Buffer {
-                index: FIRST_GLOBAL + i,
-                offset: start,
-            },
-        });
-    }
-    patches.push(Patch {
-        offset: (crate::emit::dump::pb::SHARED_INIT * 8) as u64,
-        address: Address::Buffer {
-            index: SHARED_INIT,
-            offset: 0,
-        },
-    });
-    let pb = em.pblock_bytes();
-    let mut buffers = vec![
-        BufferSpec {
-            size: pb.len() as u64,
-            align: 256,
-            fill: 0,
-            init: pb,
-            patches,
-        },
-        BufferSpec {
-            size: em.dump_layout.total_bytes.max(16),
-            align: 256,
-            fill: 0,
-            init: vec![],
-            patches: vec![],
-        },
-        BufferSpec {
-            size: (em.shared_init.len() as u64).max(16),
-            align: 256,
-            fill: 0,
-            init: em.shared_init.clone(),
-            patches: vec![],
-        },
-    ];
-    for (i, r) in case.memory.global.iter().enumerate() {
-        let (start, size, align) = global_geometry(case, i);
-        let mut init = vec![CANARY_BYTE; start as usize];
-        init.extend(
-            r.init
-                .materialize(r.size)
-                .map_err(|e| format!("global `{}`: {e}", r.name))?,
-        );
-        buffers.push(BufferSpec {
-            size,
-            align,
-            fill: CANARY_BYTE,
-            init,
-            patches: vec![],
-        });
-    }
-    // Tensor maps are encoded by the driver in the worker, with the tensor at its region's base,
-    // and passed by value as the kernel's `tmapN` parameters (in emission order).
-    let tensor_maps: Vec<_> = em
-        .tensor_maps
-        .iter()
-        .map(|t| {
-            let (start, _, _) = global_geometry(case, t.global_index);
-            crate::cli::tensormaps::request_at(
-                &t.map,
-                Address::Buffer {
-                    index: FIRST_GLOBAL + t.global_index,
-                    offset: start,
-                },
-            )
-        })
-        .collect();
-    let dims = LaunchDims {
-        grid: em.launch.grid,
-        block: em.launch.block,
-        cluster: (em.launch.cluster != [1, 1, 1]).then_some(em.launch.cluster),
-        dynamic_smem: u32::try_from(em.dyn_smem_bytes).map_err(|_| "shared image too large")?,
-    };
-    let mut params = vec![
-        KernelParam::Pointer(Address::Buffer {
-            index: PBLOCK,
-            offset: 0,
-        }),
-        KernelParam::Pointer(Address::Buffer {
-            index: DUMP,
-            offset: 0,
-        }),
-    ];
-    params.extend((0..tensor_maps.len()).map(KernelParam::TensorMap));
-    let read_back = std::iter::once(DUMP)
-        .chain((0..case.memory.global.len()).map(|i| FIRST_GLOBAL + i))
-        .collect();
-    Ok(Job {
-        id,
-        buffers,
-        tensor_maps,
-        launch: Some(KernelLaunch {
-            ptx: em.ptx.clone(),
-            kernel: em.entry.to_string(),
-            dims,
-            params,
-        }),
-        read_back,
-    })
 }
 
 /// What the hardware showed, by report region name (`name` for global, `name@ctaN` for shared).
@@ -517,59 +406,118 @@ pub struct HwResult {
     pub em: Option<Box<Emitted>>,
 }
 
-/// Run `cases` (file, case) as one worker batch and classify each against the reference (known
-/// divergences are not applied here). One result per case, in order.
-pub fn run_batch(
-    sup: &mut Supervisor,
-    cc: (i32, i32),
-    cases: &[(&str, &Case)],
-) -> Result<Vec<HwResult>, String> {
-    let mut out: Vec<Option<HwResult>> = Vec::new();
-    let mut jobs = Vec::new();
-    let mut ready = Vec::new();
-    for (k, (file, case)) in cases.iter().enumerate() {
-        out.push(None);
-        match prepare(file, case, cc) {
-            Prepared::Done(r) => {
-                out[k] = Some(HwResult {
-                    result: r,
-                    observed: None,
-                    em: None,
-                })
-            }
-            Prepared::Ready { mut result, ex, em } => match job_of(k as u64, case, &em) {
-                Ok(j) => {
-                    jobs.push(j);
-                    ready.push((k, result, ex, em));
-                }
-                Err(e) => {
-                    result.verdict = Verdict::NotRun;
-                    result.detail = e;
-                    out[k] = Some(HwResult {
-                        result,
-                        observed: None,
-                        em: Some(em),
-                    });
-                }
-            },
+/// The hardware side of every path (`run`, `fuzz`, minimization): a worker supervisor, the
+/// device's compute capability, compiled modules by shape, and launch limits.
+pub struct Engine {
+    pub sup: Supervisor,
+    pub cc: (i32, i32),
+    pub limits: Limits,
+    /// Offline compiler; `None`: the driver JIT compiles in the worker.
+    pub compiler: Option<crate::compile::Compiler>,
+    cubins: HashMap<u64, Arc<Vec<u8>>>,
+    pub stats: BatchStats,
+}
+
+impl Engine {
+    pub fn new(
+        sup: Supervisor,
+        cc: (i32, i32),
+        compiler: Option<crate::compile::Compiler>,
+    ) -> Engine {
+        Engine {
+            sup,
+            cc,
+            limits: Limits::default(),
+            compiler,
+            cubins: HashMap::new(),
+            stats: BatchStats::default(),
         }
     }
-    let results = if jobs.is_empty() {
-        vec![]
-    } else {
-        sup.run(&jobs).map_err(|e| format!("GPU worker: {e:?}"))?
-    };
-    for ((k, mut r, ex, em), jr) in ready.into_iter().zip(results) {
-        r.wall_us = jr.wall_us;
-        let observed = classify(cases[k].1, &ex, &em, &jr, &mut r);
-        out[k] = Some(HwResult {
-            result: r,
-            observed,
-            em: Some(em),
-        });
+
+    /// Compile every shape of `ems` not compiled yet, in parallel. A shape that does not compile
+    /// offline is left to the driver's JIT (which reports its own error for the case).
+    fn compile(&mut self, ems: &[&Emitted]) {
+        let Some(c) = &self.compiler else { return };
+        let mut todo: Vec<(&str, Target)> = Vec::new();
+        let mut keys = Vec::new();
+        for em in ems {
+            if !self.cubins.contains_key(&em.shape_key) && !keys.contains(&em.shape_key) {
+                keys.push(em.shape_key);
+                todo.push((em.ptx.as_str(), em.target));
+            }
+        }
+        for (k, r) in keys.into_iter().zip(c.compile_many(&todo)) {
+            if let Ok(cubin) = r {
+                self.cubins.insert(k, cubin);
+            }
+        }
     }
-    out.into_iter()
-        .map(|o| o.ok_or_else(|| "worker returned fewer results than jobs".to_string()))
+}
+
+/// Run `cases` (file, case) on the reference (host threads) and the device (batched launches),
+/// and classify each (known divergences are not applied here). One result per case, in order.
+pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResult>, String> {
+    use rayon::prelude::*;
+    let cc = eng.cc;
+    let prepared: Vec<Prepared> = cases
+        .par_iter()
+        .map(|(file, case)| prepare(file, case, cc))
+        .collect();
+    let ready: Vec<(usize, &Execution, &Emitted)> = prepared
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match p {
+            Prepared::Ready { ex, em, .. } => Some((k, &**ex, &**em)),
+            Prepared::Done(_) => None,
+        })
+        .collect();
+    let ems: Vec<&Emitted> = ready.iter().map(|(_, _, em)| *em).collect();
+    eng.compile(&ems);
+    let units: Vec<Unit> = ready
+        .iter()
+        .map(|&(k, ex, em)| Unit {
+            case: cases[k].1,
+            em,
+            // Predicted traps, hangs and undefined behaviour may disturb their neighbours.
+            alone: ex.expected_hw != ExpectedHw::Completes
+                || matches!(ex.outcome, RefOutcome::Undefined { .. }),
+        })
+        .collect();
+    let results = super::batch::execute(
+        &mut eng.sup,
+        &units,
+        &eng.cubins,
+        eng.limits,
+        &mut eng.stats,
+    )?;
+    let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
+    for ((k, _, _), jr) in ready.iter().zip(results) {
+        jrs[*k] = Some(jr);
+    }
+    drop(ready);
+    prepared
+        .into_par_iter()
+        .zip(jrs)
+        .enumerate()
+        .map(|(k, (p, jr))| match (p, jr) {
+            (Prepared::Done(r), _) => Ok(HwResult {
+                result: r,
+                observed: None,
+                em: None,
+            }),
+            (Prepared::Ready { mut result, ex, em }, Some(jr)) => {
+                result.wall_us = jr.wall_us;
+                let observed = classify(cases[k].1, &ex, &em, &jr, &mut result);
+                Ok(HwResult {
+                    result,
+                    observed,
+                    em: Some(em),
+                })
+            }
+            (Prepared::Ready { .. }, None) => {
+                Err("worker returned fewer results than jobs".to_string())
+            }
+        })
         .collect()
 }
 
@@ -594,15 +542,17 @@ pub fn run_cases(
     info: &RunInfo,
 ) -> Result<Vec<CaseResult>, String> {
     let mut out = Vec::new();
-    let mut sup = supervisor(args.device, args.job_timeout, true)?;
+    let sup = supervisor(args.device, args.job_timeout, true)?;
+    let mut eng = Engine::new(
+        sup,
+        dev.compute_capability,
+        crate::compile::Compiler::find().ok(),
+    );
     let known = crate::report::KnownDivergences::load(&args.known)?;
     let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
-        for (l, hw) in chunk
-            .iter()
-            .zip(run_batch(&mut sup, dev.compute_capability, &batch)?)
-        {
+        for (l, hw) in chunk.iter().zip(run_batch(&mut eng, &batch)?) {
             let mut r = hw.result;
             known.apply(&mut r);
             let o = hw

@@ -2,6 +2,7 @@
 //! where a GPU is present — on hardware, classifies each case, journals every result as it
 //! arrives (so `--resume` after a kill loses nothing), and writes the reports.
 
+pub mod batch;
 pub mod gpu;
 pub mod reference;
 

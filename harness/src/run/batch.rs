@@ -1,0 +1,368 @@
+//! Batched hardware execution: many case instances per launch.
+//!
+//! Cases whose emitted kernels are identical (same [`Emitted::shape_key`], launch shape and
+//! shared-memory size) run as *instances* of one launch, each in its own CTAs or cluster (see
+//! the kernel ABI in [`crate::emit`]). A launch is one worker [`Job`] with two buffers, composed
+//! and uploaded once: `IN` (the instance table, every pblock and initial shared image) and `OUT`
+//! (every dump and global region between canaries, read back with one copy). The result of a
+//! batch is split into one [`JobResult`] per instance, shaped exactly like the result of a job of
+//! that case alone, so observation and judgement do not know about batching.
+//!
+//! A launch that does not complete (trap, driver rejection, watchdog) says nothing about which
+//! instance caused it: it is split in halves and the halves re-run (each trap costs the worker
+//! its context), until every failure is pinned to one instance run alone — about log2(n)
+//! rounds. Instances the caller marks `alone` (the reference predicts a trap, a hang or undefined
+//! behaviour) never share a launch.
+
+use super::gpu::{global_geometry, DUMP, FIRST_GLOBAL};
+use crate::emit::{tmap_slots, Emitted};
+use crate::gpu::{
+    Address, BufferSpec, Job, JobResult, KernelLaunch, KernelParam, LaunchDims, Outcome, Patch,
+    ReadBack, Supervisor,
+};
+use ptxconform_reference::case::Case;
+use ptxconform_reference::layout::CANARY_BYTE;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The batch's input buffer (table, pblocks, shared images) and output buffer (dumps, globals).
+const IN: usize = 0;
+const OUT: usize = 1;
+
+/// One case instance ready to run.
+#[derive(Clone, Copy)]
+pub struct Unit<'a> {
+    pub case: &'a Case,
+    pub em: &'a Emitted,
+    /// Run in a launch of its own.
+    pub alone: bool,
+}
+
+/// Limits of one launch.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most instances per launch.
+    pub instances: usize,
+    /// Most bytes of the two buffers together (keeps one job's transfer bounded).
+    pub bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            instances: 4096,
+            bytes: 256 << 20,
+        }
+    }
+}
+
+/// Where one instance lives in the batch's buffers.
+struct Placement {
+    dump: u64,
+    /// Start of each global region's buffer (its canary head) in `OUT`.
+    globals: Vec<u64>,
+}
+
+fn align_to(x: u64, a: u64) -> u64 {
+    x.next_multiple_of(a.max(1))
+}
+
+/// Buffer bytes of one instance (both buffers), for packing.
+fn footprint(u: &Unit) -> u64 {
+    let em = u.em;
+    let mut b = 16 + em.pblock.len() as u64 * 8 + em.shared_init.len() as u64 + 32;
+    b += em.dump_layout.total_bytes + 256;
+    for i in 0..u.case.memory.global.len() {
+        let (_, size, align) = global_geometry(u.case, i);
+        b += size + align;
+    }
+    b
+}
+
+/// The launch of `units` (all of one shape) as one job, and where each instance landed.
+fn batch_job(
+    id: u64,
+    units: &[Unit],
+    cubin: Option<&Arc<Vec<u8>>>,
+) -> Result<(Job, Vec<Placement>), String> {
+    let first = units.first().ok_or("empty batch")?;
+    let n = units.len() as u64;
+    let (mut inb, mut outb) = (vec![0u8; (16 * n) as usize], Vec::new());
+    let mut patches = Vec::new();
+    let mut out_align = 256u64;
+    let mut places = Vec::with_capacity(units.len());
+    let mut tensor_maps = Vec::new();
+    let put = |buf: &mut Vec<u8>, align: u64, bytes: &[u8]| {
+        let at = align_to(buf.len() as u64, align);
+        buf.resize(at as usize, 0);
+        buf.extend_from_slice(bytes);
+        at
+    };
+    for (i, u) in units.iter().enumerate() {
+        let (case, em) = (u.case, u.em);
+        let pblock_at = put(&mut inb, 16, &em.pblock_bytes());
+        let init_at = put(&mut inb, 16, &em.shared_init);
+        let dump_at = put(
+            &mut outb,
+            256,
+            &vec![0u8; em.dump_layout.total_bytes.max(16) as usize],
+        );
+        let mut globals = Vec::new();
+        for (g, r) in case.memory.global.iter().enumerate() {
+            let (start, size, align) = global_geometry(case, g);
+            let mut img = vec![CANARY_BYTE; size as usize];
+            let init = r
+                .init
+                .materialize(r.size)
+                .map_err(|e| format!("global `{}`: {e}", r.name))?;
+            img[start as usize..start as usize + init.len()].copy_from_slice(&init);
+            out_align = out_align.max(align);
+            let at = put(&mut outb, align, &img);
+            patches.push(Patch {
+                offset: pblock_at + ((crate::emit::dump::pb::HEADER + g) * 8) as u64,
+                address: Address::Buffer {
+                    index: OUT,
+                    offset: at + start,
+                },
+            });
+            globals.push(at);
+        }
+        patches.push(Patch {
+            offset: pblock_at + (crate::emit::dump::pb::SHARED_INIT * 8) as u64,
+            address: Address::Buffer {
+                index: IN,
+                offset: init_at,
+            },
+        });
+        patches.push(Patch {
+            offset: 16 * i as u64,
+            address: Address::Buffer {
+                index: IN,
+                offset: pblock_at,
+            },
+        });
+        patches.push(Patch {
+            offset: 16 * i as u64 + 8,
+            address: Address::Buffer {
+                index: OUT,
+                offset: dump_at,
+            },
+        });
+        for t in &em.tensor_maps {
+            let (start, _, _) = global_geometry(case, t.global_index);
+            tensor_maps.push(crate::cli::tensormaps::request_at(
+                &t.map,
+                Address::Buffer {
+                    index: OUT,
+                    offset: globals[t.global_index] + start,
+                },
+            ));
+        }
+        places.push(Placement {
+            dump: dump_at,
+            globals,
+        });
+    }
+    let em = first.em;
+    let dims = LaunchDims {
+        grid: [
+            em.launch.grid[0]
+                .checked_mul(units.len() as u32)
+                .ok_or("grid too large")?,
+            em.launch.grid[1],
+            em.launch.grid[2],
+        ],
+        block: em.launch.block,
+        cluster: (em.launch.cluster != [1, 1, 1]).then_some(em.launch.cluster),
+        dynamic_smem: u32::try_from(em.dyn_smem_bytes).map_err(|_| "shared image too large")?,
+    };
+    let mut params = vec![KernelParam::Pointer(Address::Buffer {
+        index: IN,
+        offset: 0,
+    })];
+    if !tensor_maps.is_empty() {
+        let slots = tmap_slots(em.version);
+        if tensor_maps.len() > slots {
+            return Err(format!("{} tensor maps in one launch", tensor_maps.len()));
+        }
+        params.push(KernelParam::TensorMapArray {
+            first: 0,
+            count: tensor_maps.len(),
+            slots,
+        });
+    }
+    let (in_size, out_size) = (inb.len().max(16) as u64, outb.len().max(16) as u64);
+    let job = Job {
+        id,
+        buffers: vec![
+            BufferSpec {
+                size: in_size,
+                align: 256,
+                fill: 0,
+                init: inb,
+                patches,
+            },
+            BufferSpec {
+                size: out_size,
+                align: out_align,
+                fill: 0,
+                init: outb,
+                patches: vec![],
+            },
+        ],
+        tensor_maps,
+        launch: Some(KernelLaunch {
+            ptx: em.ptx.clone(),
+            cubin: cubin.map(|c| c.to_vec()).unwrap_or_default(),
+            kernel: em.entry.to_string(),
+            dims,
+            params,
+        }),
+        read_back: vec![OUT],
+    };
+    Ok((job, places))
+}
+
+/// The per-instance results of a completed batch: each shaped like the result of the case's own
+/// job (dump at [`DUMP`], global `g`'s buffer at `FIRST_GLOBAL + g`).
+fn split(units: &[Unit], places: &[Placement], jr: JobResult) -> Vec<JobResult> {
+    let out = jr
+        .read_back
+        .iter()
+        .find(|b| b.index == OUT)
+        .map(|b| b.data.as_slice())
+        .unwrap_or(&[]);
+    let n = units.len().max(1) as u64;
+    let mut maps = jr.tensor_maps.into_iter();
+    units
+        .iter()
+        .zip(places)
+        .map(|(u, p)| {
+            let mut r = JobResult::bare(jr.id, jr.outcome.clone());
+            r.wall_us = jr.wall_us / n;
+            r.jit_info_log = jr.jit_info_log.clone();
+            r.tensor_maps = maps.by_ref().take(u.em.tensor_maps.len()).collect();
+            let slice = |at: u64, len: u64| {
+                out.get(at as usize..(at + len) as usize)
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
+            };
+            r.read_back.push(ReadBack {
+                index: DUMP,
+                data: slice(p.dump, u.em.dump_layout.total_bytes.max(16)),
+            });
+            for (g, at) in p.globals.iter().enumerate() {
+                let (_, size, _) = global_geometry(u.case, g);
+                r.read_back.push(ReadBack {
+                    index: FIRST_GLOBAL + g,
+                    data: slice(*at, size),
+                });
+            }
+            r
+        })
+        .collect()
+}
+
+/// Launches of `units`: groups of one shape, split by `limits`; `alone` units by themselves.
+fn groups(units: &[Unit], limits: Limits) -> Vec<Vec<usize>> {
+    let mut by_shape: BTreeMap<(u64, String, u64), Vec<usize>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, u) in units.iter().enumerate() {
+        if u.alone {
+            out.push(vec![i]);
+        } else {
+            let key = (
+                u.em.shape_key,
+                format!("{:?}", u.em.launch),
+                u.em.dyn_smem_bytes,
+            );
+            by_shape.entry(key).or_default().push(i);
+        }
+    }
+    for (_, members) in by_shape {
+        let cap = units[members[0]]
+            .em
+            .max_instances()
+            .min(limits.instances)
+            .max(1);
+        let mut cur: Vec<usize> = Vec::new();
+        let mut bytes = 0;
+        for i in members {
+            let b = footprint(&units[i]);
+            if !cur.is_empty() && (cur.len() >= cap || bytes + b > limits.bytes) {
+                out.push(std::mem::take(&mut cur));
+                bytes = 0;
+            }
+            cur.push(i);
+            bytes += b;
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
+/// Counters of one [`execute`] call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    pub launches: u64,
+    /// Launches that failed as a whole and were split.
+    pub splits: u64,
+    pub instances: u64,
+}
+
+/// Run every unit on the device and return one result per unit, in order. `cubins` maps a
+/// shape key to its offline-compiled module (missing: the worker's JIT compiles the PTX).
+pub fn execute(
+    sup: &mut Supervisor,
+    units: &[Unit],
+    cubins: &std::collections::HashMap<u64, Arc<Vec<u8>>>,
+    limits: Limits,
+    stats: &mut BatchStats,
+) -> Result<Vec<JobResult>, String> {
+    let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
+    let mut pending = groups(units, limits);
+    let confirm = sup.confirm_failures();
+    while !pending.is_empty() {
+        // Multi-instance launches first, without confirmation re-runs (a failing launch is split
+        // anyway); then single instances with the caller's setting.
+        let (multi, single): (Vec<_>, Vec<_>) = pending.drain(..).partition(|g| g.len() > 1);
+        for (round, confirm_now) in [(multi, false), (single, confirm)] {
+            if round.is_empty() {
+                continue;
+            }
+            let mut jobs = Vec::with_capacity(round.len());
+            let mut places = Vec::with_capacity(round.len());
+            for (k, g) in round.iter().enumerate() {
+                let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
+                let (job, p) = batch_job(k as u64, &us, cubins.get(&us[0].em.shape_key))?;
+                jobs.push(job);
+                places.push(p);
+            }
+            sup.set_confirm_failures(confirm_now);
+            let rs = sup.run(&jobs);
+            sup.set_confirm_failures(confirm);
+            let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
+            stats.launches += jobs.len() as u64;
+            for ((g, p), jr) in round.into_iter().zip(places).zip(rs) {
+                if jr.outcome == Outcome::Ok || g.len() == 1 {
+                    let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
+                    for (i, r) in g.iter().zip(split(&us, &p, jr)) {
+                        results[*i] = Some(r);
+                    }
+                    stats.instances += g.len() as u64;
+                } else {
+                    stats.splits += 1;
+                    let half = g.len() / 2;
+                    pending.push(g[..half].to_vec());
+                    pending.push(g[half..].to_vec());
+                }
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.ok_or_else(|| "a unit got no result".to_string()))
+        .collect()
+}
