@@ -440,7 +440,13 @@ impl Engine {
         let Some(c) = &self.compiler else { return };
         let mut todo: Vec<(&str, Target)> = Vec::new();
         let mut keys = Vec::new();
+        let dev = (self.cc.0 * 10 + self.cc.1) as u32;
         for em in ems {
+            // A cubin runs only on its own architecture: an older target (sm_80 on an sm_90
+            // device) is left to the JIT, which compiles its PTX for the device.
+            if em.target.sm != dev {
+                continue;
+            }
             if !self.cubins.contains_key(&em.shape_key) && !keys.contains(&em.shape_key) {
                 keys.push(em.shape_key);
                 todo.push((em.ptx.as_str(), em.target));
