@@ -500,6 +500,8 @@ struct Worker {
     stdin: ChildStdin,
     events: Receiver<Event>,
     device: DeviceInfo,
+    /// Jobs this worker has finished.
+    ran: usize,
 }
 
 impl Worker {
@@ -541,6 +543,7 @@ impl Worker {
             stdin,
             events,
             device: placeholder_device(),
+            ran: 0,
         };
         match w.events.recv_timeout(cfg.start_timeout) {
             Ok(Event::Msg(FromWorker::Ready { device })) => {
@@ -701,8 +704,10 @@ fn plan(group: &[usize], done: &[usize], failure: Failure, confirm: bool) -> Pla
 pub struct Supervisor {
     cfg: SupervisorConfig,
     worker: Option<Worker>,
-    /// Workers started so far (for reports and tests).
+    /// Workers put to use so far (for reports and tests).
     pub spawned: usize,
+    /// Time spent waiting for a worker to become ready (for the timing breakdown).
+    pub spawn_wall: Duration,
 }
 
 impl Supervisor {
@@ -711,6 +716,7 @@ impl Supervisor {
             cfg,
             worker: None,
             spawned: 0,
+            spawn_wall: Duration::ZERO,
         }
     }
 
@@ -730,12 +736,23 @@ impl Supervisor {
     fn live_worker(&mut self) -> Result<&mut Worker, SupervisorError> {
         if self.worker.is_none() {
             self.spawned += 1;
-            self.worker = Some(Worker::spawn(&self.cfg).map_err(SupervisorError::WorkerStart)?);
+            let t = Instant::now();
+            let w = Worker::spawn(&self.cfg);
+            self.spawn_wall += t.elapsed();
+            self.worker = Some(w.map_err(SupervisorError::WorkerStart)?);
         }
         // Just ensured Some.
         self.worker
             .as_mut()
             .ok_or_else(|| SupervisorError::WorkerStart("unreachable".into()))
+    }
+
+    /// Drop the current worker (killed if still alive) on a background thread: a worker whose
+    /// context trapped takes tens of milliseconds to exit.
+    fn retire_worker(&mut self) {
+        if let Some(w) = self.worker.take() {
+            std::thread::spawn(move || drop(w));
+        }
     }
 
     /// Run `jobs`; results come back in the order of `jobs`, one per job.
@@ -753,14 +770,21 @@ impl Supervisor {
             .map(|c| c.to_vec())
             .collect();
         while let Some(group) = queue.pop_front() {
+            let fresh = self.worker.as_ref().is_none_or(|w| w.ran == 0);
             let (done, failure) = self.run_group(jobs, &group)?;
+            if let Some(w) = &mut self.worker {
+                w.ran += done.len();
+            }
             let done_idx: Vec<usize> = done.iter().map(|(i, _)| *i).collect();
+            // The culprit of a failure was the first job of a fresh worker: nothing else can
+            // have left state behind, so no confirmation run is needed.
+            let first = fresh && done_idx.is_empty();
             for (i, r) in done {
                 results[i] = Some(r);
             }
             if let Some(f) = failure {
-                self.worker = None; // dropped: killed if still alive
-                let p = plan(&group, &done_idx, f, self.cfg.confirm_failures);
+                self.retire_worker();
+                let p = plan(&group, &done_idx, f, self.cfg.confirm_failures && !first);
                 for (i, o) in p.settled {
                     results[i] = Some(JobResult::bare(jobs[i].id, o));
                 }
@@ -1047,6 +1071,37 @@ mod tests {
         }
         // First worker traps at 5; the confirmation run of 5 alone traps again; 6..8 need a third.
         assert_eq!(s.spawned, 3);
+    }
+
+    #[test]
+    fn traps_first_in_fresh_workers_are_final_later_ones_confirmed() {
+        let mut s = fake_supervisor(5_000);
+        let kernels = ["trap", "ok", "trap", "trap", "ok", "ok", "trap", "ok"];
+        let jobs: Vec<Job> = (0..8).map(|i| job(i, kernels[i as usize])).collect();
+        let rs = s.run(&jobs).unwrap();
+        for (i, r) in rs.iter().enumerate() {
+            match kernels[i] {
+                "trap" => assert!(matches!(r.outcome, Outcome::Trap { .. }), "job {i}"),
+                _ => assert_ok(r, i as u64),
+            }
+        }
+        // Workers: [0 traps first: final] [1 ok, 2 traps] [2 confirmed alone] [3 first: final]
+        // [4, 5 ok, 6 traps] [6 confirmed alone] [7].
+        assert_eq!(s.spawned, 7);
+    }
+
+    #[test]
+    fn a_trap_first_in_a_fresh_worker_needs_no_confirmation() {
+        let mut s = fake_supervisor(5_000);
+        let jobs: Vec<Job> = (0..4)
+            .map(|i| job(i, if i == 0 { "trap" } else { "ok" }))
+            .collect();
+        let rs = s.run(&jobs).unwrap();
+        assert!(matches!(rs[0].outcome, Outcome::Trap { .. }));
+        for i in 1..4 {
+            assert_ok(&rs[i], i as u64);
+        }
+        assert_eq!(s.spawned, 2);
     }
 
     #[test]

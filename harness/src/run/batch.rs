@@ -11,8 +11,10 @@
 //! A launch that does not complete (trap, driver rejection, watchdog) says nothing about which
 //! instance caused it: it is split in halves and the halves re-run (each trap costs the worker
 //! its context), until every failure is pinned to one instance run alone — about log2(n)
-//! rounds. Instances the caller marks `alone` (the reference predicts a trap, a hang or undefined
-//! behaviour) never share a launch.
+//! rounds. Instances the caller isolates (the reference predicts a trap, a hang or undefined
+//! behaviour; a known finding) never share a launch. A trap costs far more than a launch: on an
+//! H100 the fault itself takes 0.1–0.35 s to be reported and a fresh worker 0.2–0.3 s (driver
+//! init and context creation, serialised by the driver across processes).
 
 use super::gpu::{global_geometry, DUMP, FIRST_GLOBAL};
 use crate::emit::{tmap_slots, Emitted};
@@ -29,13 +31,25 @@ use std::sync::Arc;
 const IN: usize = 0;
 const OUT: usize = 1;
 
+/// Whether an instance may share its launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isolation {
+    /// Expected to trap (predicted by the reference, or a known finding): a launch of its own,
+    /// scheduled before the other lone launches so that each trap is the first job of a fresh
+    /// worker and needs no confirmation run.
+    Suspect,
+    /// May disturb its neighbours (undefined behaviour, a predicted hang): a launch of its own.
+    Alone,
+    /// Shares a launch with the other instances of its shape.
+    Shared,
+}
+
 /// One case instance ready to run.
 #[derive(Clone, Copy)]
 pub struct Unit<'a> {
     pub case: &'a Case,
     pub em: &'a Emitted,
-    /// Run in a launch of its own.
-    pub alone: bool,
+    pub isolation: Isolation,
 }
 
 /// Limits of one launch.
@@ -268,7 +282,7 @@ fn groups(units: &[Unit], limits: Limits) -> Vec<Vec<usize>> {
     let mut by_shape: BTreeMap<(u64, String, u64), Vec<usize>> = BTreeMap::new();
     let mut out = Vec::new();
     for (i, u) in units.iter().enumerate() {
-        if u.alone {
+        if u.isolation != Isolation::Shared {
             out.push(vec![i]);
         } else {
             let key = (
@@ -310,6 +324,12 @@ pub struct BatchStats {
     /// Launches that failed as a whole and were split.
     pub splits: u64,
     pub instances: u64,
+    /// Host time composing launch buffers and splitting their results.
+    pub host: std::time::Duration,
+    /// Time in the worker supervisor (transfer, launch, worker restarts).
+    pub device: std::time::Duration,
+    /// Time the workers report for their launches (module load, upload, run, read-back).
+    pub worker: std::time::Duration,
 }
 
 /// Run every unit on the device and return one result per unit, in order. `cubins` maps a
@@ -327,11 +347,13 @@ pub fn execute(
     while !pending.is_empty() {
         // Multi-instance launches first, without confirmation re-runs (a failing launch is split
         // anyway); then single instances with the caller's setting.
-        let (multi, single): (Vec<_>, Vec<_>) = pending.drain(..).partition(|g| g.len() > 1);
+        let (multi, mut single): (Vec<_>, Vec<_>) = pending.drain(..).partition(|g| g.len() > 1);
+        single.sort_by_key(|g| units[g[0]].isolation);
         for (round, confirm_now) in [(multi, false), (single, confirm)] {
             if round.is_empty() {
                 continue;
             }
+            let t = std::time::Instant::now();
             let mut jobs = Vec::with_capacity(round.len());
             let mut places = Vec::with_capacity(round.len());
             for (k, g) in round.iter().enumerate() {
@@ -340,12 +362,17 @@ pub fn execute(
                 jobs.push(job);
                 places.push(p);
             }
+            stats.host += t.elapsed();
+            let t = std::time::Instant::now();
             sup.set_confirm_failures(confirm_now);
             let rs = sup.run(&jobs);
             sup.set_confirm_failures(confirm);
+            stats.device += t.elapsed();
+            let t = std::time::Instant::now();
             let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
             stats.launches += jobs.len() as u64;
             for ((g, p), jr) in round.into_iter().zip(places).zip(rs) {
+                stats.worker += std::time::Duration::from_micros(jr.wall_us);
                 if jr.outcome == Outcome::Ok || g.len() == 1 {
                     let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
                     for (i, r) in g.iter().zip(split(&us, &p, jr)) {
@@ -359,6 +386,7 @@ pub fn execute(
                     pending.push(g[half..].to_vec());
                 }
             }
+            stats.host += t.elapsed();
         }
     }
     results

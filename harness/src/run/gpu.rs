@@ -2,7 +2,7 @@
 //! block with patched pointers, dump buffer, every global region between canaries), run batches
 //! through the isolating supervisor, decode the dump and classify the case against the reference.
 
-use super::batch::{BatchStats, Limits, Unit};
+use super::batch::{BatchStats, Isolation, Limits, Unit};
 use super::reference::{evaluate, expected_regions, shared_key, to_hex};
 use super::{Loaded, RunArgs};
 use crate::emit::{emit, Emitted};
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Buffer indices of a case's job result (see [`super::batch`], which shapes each instance's
 /// result this way): the dump, then every global region's buffer.
@@ -415,7 +415,23 @@ pub struct Engine {
     /// Offline compiler; `None`: the driver JIT compiles in the worker.
     pub compiler: Option<crate::compile::Compiler>,
     cubins: HashMap<u64, Arc<Vec<u8>>>,
+    /// Known findings: their cases are expected to misbehave and run apart.
+    pub known: crate::report::KnownDivergences,
     pub stats: BatchStats,
+    pub times: Times,
+}
+
+/// Wall time of each stage of [`run_batch`], summed over calls.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Times {
+    /// Reference evaluation and emission (host threads).
+    pub prepare: Duration,
+    /// Offline compilation of new shapes.
+    pub compile: Duration,
+    /// Batched execution (see [`BatchStats`] for its host and device parts).
+    pub execute: Duration,
+    /// Observation and judgement (host threads).
+    pub judge: Duration,
 }
 
 impl Engine {
@@ -430,7 +446,9 @@ impl Engine {
             limits: Limits::default(),
             compiler,
             cubins: HashMap::new(),
+            known: Default::default(),
             stats: BatchStats::default(),
+            times: Times::default(),
         }
     }
 
@@ -442,14 +460,16 @@ impl Engine {
         let mut keys = Vec::new();
         let dev = (self.cc.0 * 10 + self.cc.1) as u32;
         for em in ems {
-            // A cubin runs only on its own architecture: an older target (sm_80 on an sm_90
-            // device) is left to the JIT, which compiles its PTX for the device.
-            if em.target.sm != dev {
-                continue;
-            }
+            // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an
+            // sm_90 device) is compiled for the device, as the driver's JIT would.
+            let target = if em.target.sm == dev {
+                em.target
+            } else {
+                Target::new(dev, Suffix::None)
+            };
             if !self.cubins.contains_key(&em.shape_key) && !keys.contains(&em.shape_key) {
                 keys.push(em.shape_key);
-                todo.push((em.ptx.as_str(), em.target));
+                todo.push((em.ptx.as_str(), target));
             }
         }
         for (k, r) in keys.into_iter().zip(c.compile_many(&todo)) {
@@ -465,6 +485,7 @@ impl Engine {
 pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResult>, String> {
     use rayon::prelude::*;
     let cc = eng.cc;
+    let t = Instant::now();
     let prepared: Vec<Prepared> = cases
         .par_iter()
         .map(|(file, case)| prepare(file, case, cc))
@@ -478,15 +499,28 @@ pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResu
         })
         .collect();
     let ems: Vec<&Emitted> = ready.iter().map(|(_, _, em)| *em).collect();
+    eng.times.prepare += t.elapsed();
+    let t = Instant::now();
     eng.compile(&ems);
+    eng.times.compile += t.elapsed();
+    let t = Instant::now();
     let units: Vec<Unit> = ready
         .iter()
         .map(|&(k, ex, em)| Unit {
             case: cases[k].1,
             em,
-            // Predicted traps, hangs and undefined behaviour may disturb their neighbours.
-            alone: ex.expected_hw != ExpectedHw::Completes
-                || matches!(ex.outcome, RefOutcome::Undefined { .. }),
+            isolation: if ex.expected_hw == ExpectedHw::MayTrap
+                || eng.known.matching(&cases[k].1.name).is_some()
+            {
+                Isolation::Suspect
+            } else if ex.expected_hw != ExpectedHw::Completes
+                || matches!(ex.outcome, RefOutcome::Undefined { .. })
+            {
+                // Predicted hangs and undefined behaviour may disturb their neighbours.
+                Isolation::Alone
+            } else {
+                Isolation::Shared
+            },
         })
         .collect();
     let results = super::batch::execute(
@@ -501,7 +535,9 @@ pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResu
         jrs[*k] = Some(jr);
     }
     drop(ready);
-    prepared
+    eng.times.execute += t.elapsed();
+    let t = Instant::now();
+    let out = prepared
         .into_par_iter()
         .zip(jrs)
         .enumerate()
@@ -524,7 +560,39 @@ pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResu
                 Err("worker returned fewer results than jobs".to_string())
             }
         })
-        .collect()
+        .collect();
+    eng.times.judge += t.elapsed();
+    out
+}
+
+impl Engine {
+    /// One line: where the time went.
+    pub fn breakdown(&self) -> String {
+        let (t, s) = (&self.times, &self.stats);
+        let c = self
+            .compiler
+            .as_ref()
+            .map(|c| c.stats())
+            .unwrap_or_default();
+        format!(
+            "timing: prepare {:.2}s, compile {:.2}s ({} compiled, {} cached), execute {:.2}s \
+             (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, {} split, \
+             {} workers, {:.2}s waiting for one), judge {:.2}s",
+            t.prepare.as_secs_f64(),
+            t.compile.as_secs_f64(),
+            c.compiled,
+            c.memory_hits + c.disk_hits,
+            t.execute.as_secs_f64(),
+            s.host.as_secs_f64(),
+            s.device.as_secs_f64(),
+            s.launches,
+            s.worker.as_secs_f64(),
+            s.splits,
+            self.sup.spawned,
+            self.sup.spawn_wall.as_secs_f64(),
+            t.judge.as_secs_f64(),
+        )
+    }
 }
 
 /// A supervisor for device `device` with a per-job watchdog.
@@ -554,13 +622,13 @@ pub fn run_cases(
         dev.compute_capability,
         crate::compile::Compiler::find().ok(),
     );
-    let known = crate::report::KnownDivergences::load(&args.known)?;
+    eng.known = crate::report::KnownDivergences::load(&args.known)?;
     let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
         for (l, hw) in chunk.iter().zip(run_batch(&mut eng, &batch)?) {
             let mut r = hw.result;
-            known.apply(&mut r);
+            eng.known.apply(&mut r);
             let o = hw
                 .observed
                 .as_ref()
@@ -591,6 +659,7 @@ pub fn run_cases(
             out.push(r);
         }
     }
+    eprintln!("{}", eng.breakdown());
     if args.record {
         let n = record(&recorded)?;
         println!("recorded {n} hardware observations into the case files");

@@ -34,8 +34,8 @@ pub struct RunArgs {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: i32,
-    /// Cases per worker batch on the GPU.
-    #[arg(long, default_value_t = 64)]
+    /// Cases prepared, launched and judged together (the progress bar moves per batch).
+    #[arg(long, default_value_t = 1024)]
     pub batch: usize,
     /// Known divergences (named, explained), reported but not failing the run.
     #[arg(long, default_value = "reports/known-divergences.yaml")]
