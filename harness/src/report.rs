@@ -1,6 +1,7 @@
 //! Run reports: the summary as JSON, JUnit XML (for CI systems) and a self-contained HTML page
 //! with one table per family and, for every divergence, a picture of expected vs observed bytes.
 
+use ptxconform_reference::gen::swarm::Features;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -79,6 +80,10 @@ pub struct KnownDivergence {
     pub case: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// Generator features (`Features::NAMES`) that reach this finding: a campaign turns them
+    /// off, so that it spends its time on new ground instead of rediscovering it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub avoid: Vec<String>,
     pub reason: String,
 }
 
@@ -102,6 +107,26 @@ impl KnownDivergences {
         self.known
             .iter()
             .find(|k| !k.case.is_empty() && crate::legality::glob(&k.case, case))
+    }
+    /// The generator features to turn off (union of every entry's `avoid`), with the entries
+    /// that ask for each; an unknown feature name is an error naming its entry.
+    pub fn avoided(&self) -> Result<(Features, Vec<(String, String)>), String> {
+        let mut f = Features::default();
+        let mut why = Vec::new();
+        for k in &self.known {
+            for a in &k.avoid {
+                let one = Features::named(a).ok_or_else(|| {
+                    format!(
+                        "known divergence `{}`: avoid: unknown generator feature `{a}` (one of {})",
+                        k.name,
+                        Features::NAMES.join(", ")
+                    )
+                })?;
+                f = f.union(one);
+                why.push((a.clone(), k.name.clone()));
+            }
+        }
+        Ok((f, why))
     }
     /// The known divergence a fuzz divergence signature falls under, if any.
     pub fn matching_signature(&self, signature: &str) -> Option<&KnownDivergence> {
@@ -584,6 +609,7 @@ mod tests {
                 name: "f32-no-ftz".into(),
                 case: "reduce.*.f32*".into(),
                 signature: None,
+                avoid: vec![],
                 reason: "r".into(),
             }],
         };

@@ -16,6 +16,7 @@ use ptxconform_reference::case::validate::{validate_case, Severity};
 use ptxconform_reference::case::{to_yaml, Case};
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -153,6 +154,26 @@ pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
         Some(p) => super::ptxas_oracle::check_ptxas(p, g),
         None => Ok(()),
     }
+}
+
+/// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
+/// ptxas once for all instructions it has not judged yet.
+pub fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
+    let mut out: Vec<Result<(), Violation>> = gs.par_iter().map(check_cpu).collect();
+    if let Some(p) = super::ptxas_oracle::ptxas() {
+        let (idx, ok): (Vec<usize>, Vec<&Generated>) = gs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| out[*i].is_ok())
+            .unzip();
+        for (i, r) in idx
+            .into_iter()
+            .zip(super::ptxas_oracle::check_ptxas_many(p, &ok))
+        {
+            out[i] = r;
+        }
+    }
+    out
 }
 
 /// Intent of a (minimized) case, read back from its `expect`.
@@ -377,25 +398,35 @@ impl<'h> Campaign<'h> {
                 || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
         };
         while !done(self) {
-            let k = self.stats.programs;
-            let g = generate_bytes(&program_bytes(self.stats.seed, k, &self.cfg), &self.cfg);
-            self.stats.programs += 1;
-            *self
-                .stats
-                .intents
-                .entry(intent_name(&g.intent).into())
-                .or_default() += 1;
-            if let Err(v) = cpu_oracles(&g) {
-                self.violation(k, &g, &v)?;
-            } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
-                pending.push((k, g.case));
+            // A block of programs is generated and checked on every core, then handled in
+            // program order (violations, then one hardware batch), so results do not depend on
+            // the number of threads.
+            let k0 = self.stats.programs;
+            let left = stop.programs.map_or(u64::MAX, |n| n - (k0 - p0));
+            let n = (self.opts.batch as u64).min(left);
+            let (seed, cfg) = (self.stats.seed, &self.cfg);
+            let gens: Vec<Generated> = (k0..k0 + n)
+                .into_par_iter()
+                .map(|k| generate_bytes(&program_bytes(seed, k, cfg), cfg))
+                .collect();
+            let checked = cpu_oracles_many(&gens);
+            for ((k, g), checked) in (k0..).zip(gens).zip(checked) {
+                self.stats.programs += 1;
+                *self
+                    .stats
+                    .intents
+                    .entry(intent_name(&g.intent).into())
+                    .or_default() += 1;
+                if let Err(v) = checked {
+                    self.violation(k, &g, &v)?;
+                } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
+                    pending.push((k, g.case));
+                }
             }
-            if pending.len() >= self.opts.batch {
+            if !pending.is_empty() {
                 self.hardware(std::mem::take(&mut pending))?;
             }
-            if pending.is_empty() && (self.hw.is_some() || self.stats.programs % 64 == 0) {
-                self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
-            }
+            self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
             if print && last_print.elapsed() >= Duration::from_secs(5) {
                 last_print = Instant::now();
                 let e = t0.elapsed().as_secs_f64();

@@ -54,8 +54,9 @@ pub struct FuzzArgs {
     /// Continue the seed sequence (and the figures) from the campaign journal in --out.
     #[arg(long)]
     pub resume: bool,
-    /// Programs per GPU worker batch.
-    #[arg(long, default_value_t = 64)]
+    /// Programs generated and checked together, and run on the GPU as one batch (also the
+    /// candidates per minimization round).
+    #[arg(long, default_value_t = 512)]
     pub batch: usize,
     /// Where minimized regression cases are written.
     #[arg(long, default_value = "cases/regressions")]
@@ -69,6 +70,10 @@ pub struct FuzzArgs {
     /// Per-job watchdog (seconds) on the GPU.
     #[arg(long, default_value_t = 10)]
     pub job_timeout: u64,
+    /// Keep generating the features that known findings ask to avoid (`avoid:` in the known
+    /// divergences), e.g. to check that they still reproduce.
+    #[arg(long)]
+    pub no_steer: bool,
     /// Most test rounds (GPU batches) one minimization may use.
     #[arg(long, default_value_t = 40)]
     pub minimize_rounds: usize,
@@ -273,12 +278,28 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         Some(p) => println!("ptxas oracle: {}", p.path.display()),
         None => println!("ptxas not found ($PTXAS, PATH, $CUDA_HOME/bin, pip nvidia-cuda-nvcc): ptxas oracle skipped"),
     }
-    let hw = gpu.as_mut().map(|g| g as &mut dyn Hardware);
     let opts = campaign::Options::from_args(args);
+    let mut cfg = cfg;
+    if !args.no_steer {
+        let (avoid, why) = opts.known.avoided()?;
+        cfg.avoid = avoid;
+        for (feature, name) in why {
+            println!("steering away from `{feature}` (known finding {name}; --no-steer keeps it)");
+        }
+    }
+    if let Some(g) = &mut gpu {
+        g.eng.known = opts.known.clone();
+    }
+    let hw = gpu.as_mut().map(|g| g as &mut dyn Hardware);
     let mut c = campaign::Campaign::open(cfg, opts, hw)?;
     let stop = campaign::Stop::from_args(args);
     c.run(&stop, true)?;
-    Ok(if c.new_findings() > 0 { 1 } else { 0 })
+    let found = c.new_findings();
+    drop(c);
+    if let Some(g) = &gpu {
+        println!("{}", g.eng.breakdown());
+    }
+    Ok(if found > 0 { 1 } else { 0 })
 }
 
 #[cfg(test)]

@@ -7,9 +7,11 @@ use crate::legality::{glob, judge_lines, parse_exceptions, ExceptionFile};
 use crate::ptxas::Ptxas;
 use ptxconform_reference::gen::oracle::{parse_ctx, ptx_steps, Violation};
 use ptxconform_reference::gen::{Generated, Intent};
-use ptxconform_reference::ptx::Statement;
-use ptxconform_reference::target::{PtxVersion, Verdict};
-use std::sync::OnceLock;
+use ptxconform_reference::ptx::{Instruction, Statement};
+use ptxconform_reference::target::{PtxVersion, Target, Verdict};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
 
 /// Known model/ptxas disagreements (the legality differential's exceptions file).
 fn exceptions() -> &'static ExceptionFile {
@@ -26,34 +28,118 @@ pub fn ptxas() -> Option<&'static Ptxas> {
     P.get_or_init(|| Ptxas::find().ok()).as_ref()
 }
 
+/// ptxas' verdict per (target, instruction), shared by every check in the process: generated
+/// programs repeat instructions, and a verdict depends on nothing else.
+type Memo = HashMap<(Target, String), Option<String>>;
+
+fn memo() -> &'static Mutex<Memo> {
+    static M: OnceLock<Mutex<Memo>> = OnceLock::new();
+    M.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Instructions per ptxas run when filling the memo (a run's cost grows with its length; runs
+/// of different chunks go in parallel).
+const CHUNK: usize = 256;
+
+/// A `ptx:` step parsed for the oracle.
+struct Step {
+    index: usize,
+    text: String,
+    instr: Instruction,
+    key: String,
+}
+
+fn parse_steps(g: &Generated) -> Result<Vec<Step>, Violation> {
+    let ctx = parse_ctx(&g.case);
+    ptx_steps(&g.case)
+        .map(|(index, text)| match Statement::parse_with(text, &ctx) {
+            Ok(st) => Ok(Step {
+                index,
+                text: text.to_string(),
+                key: format!("{:?}", st.instr),
+                instr: st.instr,
+            }),
+            Err(_) => Err(Violation {
+                oracle: "ptxas",
+                message: format!("step {index} does not parse: {text}"),
+            }),
+        })
+        .collect()
+}
+
+/// Ask ptxas about every instruction of `steps` not in the memo yet, in parallel chunks.
+fn fill_memo(p: &Ptxas, steps: &[(Target, &Step)]) {
+    let mut todo: BTreeMap<Target, Vec<&Step>> = BTreeMap::new();
+    {
+        let m = lock(memo());
+        let mut seen = HashSet::new();
+        for &(t, st) in steps {
+            if !m.contains_key(&(t, st.key.clone())) && seen.insert((t, st.key.as_str())) {
+                todo.entry(t).or_default().push(st);
+            }
+        }
+    }
+    let chunks: Vec<(Target, &[&Step])> = todo
+        .iter()
+        .flat_map(|(t, sts)| sts.chunks(CHUNK).map(move |c| (*t, c)))
+        .collect();
+    let judged: Vec<Vec<((Target, String), Option<String>)>> = chunks
+        .par_iter()
+        .map(|(t, sts)| {
+            let mut kb = KernelBuilder::new(PtxVersion::MAX_SUPPORTED, *t);
+            for st in sts.iter() {
+                kb.push_instruction(&st.instr);
+            }
+            sts.iter()
+                .zip(judge_lines(p, &kb))
+                .map(|(st, v)| ((*t, st.key.clone()), v))
+                .collect()
+        })
+        .collect();
+    lock(memo()).extend(judged.into_iter().flatten());
+}
+
+fn lock(m: &Mutex<Memo>) -> std::sync::MutexGuard<'_, Memo> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Every `ptx:` step of the case assembles with ptxas for the case's target (PTX ISA 9.0) exactly
 /// when the model's verdict is `Legal`, up to the listed exceptions; an `Illegal` intent's step
 /// is rejected.
 pub fn check_ptxas(p: &Ptxas, g: &Generated) -> Result<(), Violation> {
+    check_ptxas_many(p, &[g]).remove(0)
+}
+
+/// [`check_ptxas`] over many programs: one ptxas run per chunk of instructions not judged yet.
+pub fn check_ptxas_many(p: &Ptxas, gs: &[&Generated]) -> Vec<Result<(), Violation>> {
+    let parsed: Vec<Result<Vec<Step>, Violation>> = gs.par_iter().map(|g| parse_steps(g)).collect();
+    let all: Vec<(Target, &Step)> = gs
+        .iter()
+        .zip(&parsed)
+        .filter_map(|(g, s)| s.as_ref().ok().map(|s| (g, s)))
+        .flat_map(|(g, s)| s.iter().map(move |st| (g.case.target, st)))
+        .collect();
+    fill_memo(p, &all);
+    let m = lock(memo());
+    gs.iter()
+        .zip(parsed)
+        .map(|(g, steps)| judge_program(g, &steps?, &m))
+        .collect()
+}
+
+fn judge_program(g: &Generated, steps: &[Step], m: &Memo) -> Result<(), Violation> {
     let target = g.case.target;
-    let ctx = parse_ctx(&g.case);
-    let mut kb = KernelBuilder::new(PtxVersion::MAX_SUPPORTED, target);
-    let mut lines = Vec::new();
-    for (i, text) in ptx_steps(&g.case) {
-        let Ok(st) = Statement::parse_with(text, &ctx) else {
-            return Err(Violation {
-                oracle: "ptxas",
-                message: format!("step {i} does not parse: {text}"),
-            });
-        };
-        kb.push_instruction(&st.instr);
-        lines.push((i, text.to_string(), st.instr));
-    }
-    let verdicts = judge_lines(p, &kb);
-    for ((i, text, instr), got) in lines.iter().zip(verdicts) {
-        let legal = instr
+    for st in steps {
+        let got = m.get(&(target, st.key.clone())).cloned().flatten();
+        let legal = st
+            .instr
             .requirement()
             .verdict(target, PtxVersion::MAX_SUPPORTED)
             == Verdict::Legal;
         if legal == got.is_none() {
             continue;
         }
-        let row = instr.row();
+        let (row, text) = (st.instr.row(), &st.text);
         let listed = exceptions().exceptions.iter().any(|e| {
             (e.row.is_some() || e.text.is_some())
                 && e.row.as_deref().is_none_or(|r| glob(r, &row))
@@ -62,7 +148,8 @@ pub fn check_ptxas(p: &Ptxas, g: &Generated) -> Result<(), Violation> {
         });
         if !listed {
             let msg = format!(
-                "step {i} `{text}` on {target}: model says {}, ptxas {}",
+                "step {} `{text}` on {target}: model says {}, ptxas {}",
+                st.index,
                 if legal { "legal" } else { "illegal" },
                 got.as_deref().unwrap_or("accepts it")
             );
@@ -73,7 +160,7 @@ pub fn check_ptxas(p: &Ptxas, g: &Generated) -> Result<(), Violation> {
         }
     }
     if let Intent::Illegal { step, why } = &g.intent {
-        if !lines.iter().any(|(i, _, _)| i == step) {
+        if !steps.iter().any(|st| st.index == *step) {
             return Err(Violation {
                 oracle: "ptxas",
                 message: format!("illegal step {step} ({why}) is not a ptx step"),

@@ -227,6 +227,7 @@ fn known_signature_suppresses() {
             name: "flip".into(),
             case: String::new(),
             signature: Some("*/diverge/sbuf".into()),
+            avoid: vec![],
             reason: "planted".into(),
         }],
     };
@@ -507,4 +508,45 @@ fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
             std::fs::remove_dir_all(dir).ok();
         }
     }
+}
+
+#[test]
+fn steering_turns_off_the_features_known_findings_name() {
+    use ptxconform_reference::gen::generate_bytes;
+    let known = |avoid: &str| KnownDivergences {
+        known: vec![KnownDivergence {
+            name: "hint-traps".into(),
+            case: String::new(),
+            signature: None,
+            avoid: vec![avoid.into()],
+            reason: "r".into(),
+        }],
+    };
+    let (f, why) = known("cache_hint").avoided().unwrap();
+    assert!(f.cache_hint && !f.fill);
+    assert_eq!(
+        why,
+        vec![("cache_hint".to_string(), "hint-traps".to_string())]
+    );
+    let e = known("cache_hints").avoided().unwrap_err();
+    assert!(e.contains("hint-traps") && e.contains("cache_hints"), "{e}");
+
+    let hinted = |cfg: &GenConfig| {
+        (0..400u64)
+            .filter(|k| {
+                let g = generate_bytes(&campaign::program_bytes(7, *k, cfg), cfg);
+                g.case
+                    .program
+                    .iter()
+                    .any(|s| format!("{s:?}").contains("cache_hint"))
+            })
+            .count()
+    };
+    let mut cfg = GenConfig::legal();
+    assert!(
+        hinted(&cfg) > 0,
+        "the generator uses .L2::cache_hint unsteered"
+    );
+    cfg.avoid = f;
+    assert_eq!(hinted(&cfg), 0, "steered programs never use it");
 }

@@ -64,6 +64,8 @@ pub struct GenConfig {
     pub undefined_per_256: u8,
     /// ... or one race between an asynchronous operation and a plain access.
     pub racy_per_256: u8,
+    /// Features no program enables (a campaign steering away from a known finding).
+    pub avoid: swarm::Features,
 }
 
 impl Default for GenConfig {
@@ -85,6 +87,7 @@ impl Default for GenConfig {
             illegal_per_256: 0,
             undefined_per_256: 0,
             racy_per_256: 0,
+            avoid: swarm::Features::default(),
         }
     }
 }

@@ -96,6 +96,55 @@ pub struct Features {
     pub order: bool,
 }
 
+impl Features {
+    /// Feature names, in the order of their bits in the swarm's feature byte.
+    pub const NAMES: [&'static str; 8] = [
+        "reg_operands",
+        "cache_hint",
+        "shared_cta",
+        "prefetch_size",
+        "fill",
+        "multicast",
+        "cp_mask",
+        "order",
+    ];
+    pub fn from_bits(f: u8) -> Features {
+        Features {
+            reg_operands: f & 1 != 0,
+            cache_hint: f & 2 != 0,
+            shared_cta: f & 4 != 0,
+            prefetch_size: f & 8 != 0,
+            fill: f & 16 != 0,
+            multicast: f & 32 != 0,
+            cp_mask: f & 64 != 0,
+            order: f & 128 != 0,
+        }
+    }
+    pub fn bits(self) -> u8 {
+        [
+            self.reg_operands,
+            self.cache_hint,
+            self.shared_cta,
+            self.prefetch_size,
+            self.fill,
+            self.multicast,
+            self.cp_mask,
+            self.order,
+        ]
+        .iter()
+        .enumerate()
+        .fold(0, |a, (i, on)| a | (u8::from(*on) << i))
+    }
+    /// The feature called `name` alone.
+    pub fn named(name: &str) -> Option<Features> {
+        let i = Self::NAMES.iter().position(|n| *n == name)?;
+        Some(Features::from_bits(1 << i))
+    }
+    pub fn union(self, o: Features) -> Features {
+        Features::from_bits(self.bits() | o.bits())
+    }
+}
+
 /// The families and features one program enables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Swarm {
@@ -114,17 +163,7 @@ impl Swarm {
     pub fn draw(c: &mut Chunk<'_>, cfg: &GenConfig) -> Swarm {
         let fam = Families(c.byte() & cfg.families.0);
         let fam = if fam.0 == 0 { cfg.families } else { fam };
-        let f = c.byte();
-        let features = Features {
-            reg_operands: f & 1 != 0,
-            cache_hint: f & 2 != 0,
-            shared_cta: f & 4 != 0,
-            prefetch_size: f & 8 != 0,
-            fill: f & 16 != 0,
-            multicast: f & 32 != 0,
-            cp_mask: f & 64 != 0,
-            order: f & 128 != 0,
-        };
+        let features = Features::from_bits(c.byte() & !cfg.avoid.bits());
         Swarm {
             families: fam.list(),
             features,
