@@ -14,6 +14,7 @@
 //! truncated or damaged file is detected: it counts as a miss and is recompiled and rewritten.
 //! Disk cache failures (unwritable directory, …) never fail a compilation.
 
+use crate::hash::{fnv1a128, fnv1a64, FNV128_OFFSET};
 use crate::ptxas::{parse_errors, Ptxas};
 use ptxconform_reference::target::Target;
 use rayon::prelude::*;
@@ -33,22 +34,6 @@ pub const OPTIONS: &[&str] = &["-O3"];
 
 /// One compiled module, or why it did not compile.
 pub type Compiled = Result<Arc<Vec<u8>>, String>;
-
-/// FNV-1a 128 of `bytes`, continuing from `h`.
-fn fnv1a128(h: u128, bytes: &[u8]) -> u128 {
-    bytes.iter().fold(h, |h, &b| {
-        (h ^ b as u128).wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b)
-    })
-}
-
-const FNV128_OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-
-/// FNV-1a 64 of `bytes` (the disk file checksum).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
 
 /// A 128-bit cache key; its hex form names the disk file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

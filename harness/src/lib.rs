@@ -3,6 +3,7 @@ pub mod compile;
 pub mod emit;
 pub mod fuzz;
 pub mod gpu;
+pub mod hash;
 pub mod journal;
 pub mod kernel;
 pub mod legality;

@@ -1,13 +1,13 @@
 //! Every case of the corpus emits a kernel that ptxas assembles for the case's target.
 
-use ptxconform::emit::emit;
+use ptxconform::emit::{emit, link, Emitted};
 use ptxconform::ptxas;
-use ptxconform_reference::case::load_dir;
+use ptxconform_reference::case::{load_dir, Case};
 use ptxconform_reference::target::Target;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-fn corpus() -> Vec<ptxconform_reference::case::Case> {
+fn corpus() -> Vec<Case> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     let mut out = Vec::new();
     for (path, r) in load_dir(&root) {
@@ -24,11 +24,11 @@ fn corpus_emits_and_assembles() {
     let cases = corpus();
     assert!(cases.len() >= 4, "corpus not found: {} cases", cases.len());
     let p = ptxas::for_tests();
-    // Cases of one shape emit identical PTX (`Emitted::shape_key`): assemble each distinct text
-    // once, all of them in parallel, then check the cases in corpus order as before.
+    // Cases of one shape emit identical PTX (`Emitted::shape_key`); distinct shapes of one
+    // preamble are linked into modules of several kernels as the engine does, and the modules
+    // assembled in parallel. A module ptxas rejects is assembled shape by shape to name the case.
     let mut emitted = Vec::new();
     let mut shapes: HashMap<u64, usize> = HashMap::new();
-    let mut distinct: Vec<(String, Target)> = Vec::new();
     for c in &cases {
         let e = emit(c).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         assert!(
@@ -46,37 +46,67 @@ fn corpus_emits_and_assembles() {
         if ptxconform::emit::STATICALLY_REJECTED.contains(&c.name.as_str()) {
             continue; // ptxas refuses it (a finding; tests/emit_tcgen05.rs checks the refusal)
         }
-        let shape = *shapes.entry(e.shape_key).or_insert_with(|| {
-            distinct.push((e.ptx.clone(), c.target));
-            distinct.len() - 1
-        });
-        // One shape key, one text: the engine compiles one module per key.
-        assert_eq!(distinct[shape].0, e.ptx, "{}: shape_key collision", c.name);
-        emitted.push((c, e, shape));
+        let next = emitted.len();
+        let first = *shapes.entry(e.shape_key).or_insert(next);
+        if first != next {
+            // One shape key, one text: the engine compiles one kernel per key.
+            let (_, f): &(&Case, Emitted) = &emitted[first];
+            assert_eq!(f.ptx, e.ptx, "{}: shape_key collision", c.name);
+        }
+        emitted.push((c, e));
     }
-    let mut assembled = 0;
+    let mut groups: BTreeMap<(String, Target), Vec<&(&Case, Emitted)>> = BTreeMap::new();
+    for (i, ce) in emitted.iter().enumerate() {
+        if shapes[&ce.1.shape_key] == i {
+            let key = (ce.1.preamble().to_string(), ce.0.target);
+            groups.entry(key).or_default().push(ce);
+        }
+    }
+    let modules: Vec<(Target, Vec<&(&Case, Emitted)>)> = groups
+        .into_iter()
+        .flat_map(|((_, t), m)| m.chunks(64).map(|c| (t, c.to_vec())).collect::<Vec<_>>())
+        .collect();
     if let Some(p) = &p {
-        let results = p.assemble_all(&distinct);
-        for (c, e, shape) in &emitted {
-            if let Err(errs) = &results[*shape] {
-                let numbered: String = e
-                    .ptx
-                    .lines()
-                    .enumerate()
-                    .map(|(i, l)| format!("{:4} {l}\n", i + 1))
-                    .collect();
-                panic!(
-                    "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
-                    c.name
-                );
+        let texts: Vec<(String, Target)> = modules
+            .iter()
+            .map(|(t, m)| (link(&m.iter().map(|(_, e)| e).collect::<Vec<_>>()), *t))
+            .collect();
+        let results = p.assemble_all(&texts);
+        for ((t, members), r) in modules.iter().zip(results) {
+            if r.is_ok() {
+                continue;
             }
-            assembled += 1;
+            for (c, e) in members {
+                if let Err(errs) = p.assemble(&e.ptx, *t) {
+                    let numbered: String = e
+                        .ptx
+                        .lines()
+                        .enumerate()
+                        .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+                        .collect();
+                    panic!(
+                        "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
+                        c.name
+                    );
+                }
+            }
+            panic!(
+                "a linked module of {} kernels is rejected: {r:?}",
+                members.len()
+            );
         }
     }
     eprintln!(
-        "{} cases emitted, {assembled} assembled ({} distinct shapes)",
+        "{} cases emitted, {} assemblable, {} distinct shapes in {} modules{}",
         cases.len(),
-        if p.is_some() { distinct.len() } else { 0 }
+        emitted.len(),
+        shapes.len(),
+        modules.len(),
+        if p.is_some() {
+            ", all assembled"
+        } else {
+            " (no ptxas)"
+        }
     );
 }
 

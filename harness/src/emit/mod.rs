@@ -174,6 +174,21 @@ impl Emitted {
         self.version <= PtxVersion::MAX_SUPPORTED
     }
 
+    /// The module text before the `.entry` (directives and module-scope declarations): shapes
+    /// with the same preamble can share a module ([`link`]).
+    pub fn preamble(&self) -> &str {
+        &self.ptx[..self.entry_at()]
+    }
+
+    fn entry_at(&self) -> usize {
+        self.ptx.find("\n.visible .entry ").map_or(0, |i| i + 1)
+    }
+
+    /// The kernel's entry name inside a linked module (unique per shape).
+    pub fn linked_entry(&self) -> String {
+        format!("{}_{:016x}", self.entry, self.shape_key)
+    }
+
     /// How many instances of this kernel one launch can hold (tensor-map slots, grid extent).
     pub fn max_instances(&self) -> usize {
         let by_grid = (i32::MAX as u32 / self.launch.grid[0].max(1)) as usize;
@@ -202,11 +217,22 @@ fn err<T>(m: impl Into<String>) -> Result<T, EmitError> {
     Err(EmitError(m.into()))
 }
 
+/// One module holding the kernels of several shapes of one [`Emitted::preamble`], each entry
+/// renamed to its [`Emitted::linked_entry`]: one ptxas run and one module load serve them all.
+pub fn link(ems: &[&Emitted]) -> String {
+    let mut out = ems.first().map_or("", |e| e.preamble()).to_string();
+    for em in ems {
+        let body = &em.ptx[em.entry_at()..];
+        let from = format!(".entry {}(", em.entry);
+        out.push_str(&body.replacen(&from, &format!(".entry {}(", em.linked_entry()), 1));
+        out.push('\n');
+    }
+    out
+}
+
 /// FNV-1a, 64-bit (stable across builds, unlike `DefaultHasher`).
 pub fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    crate::hash::fnv1a64(s.as_bytes())
 }
 
 /// What a `params` name binds to.

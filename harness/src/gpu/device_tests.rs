@@ -72,6 +72,7 @@ fn launch(
         ptx: PTX.into(),
         cubin: vec![],
         kernel: kernel.into(),
+        module: 0,
         dims: LaunchDims {
             grid,
             block: [1, 1, 1],
@@ -131,7 +132,7 @@ fn device_end_to_end() {
             id: 102,
             buffers: vec![],
             tensor_maps: vec![],
-            launch: Some(KernelLaunch { ptx: ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\n".into(), cubin: vec![], kernel: "k".into(), dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 }, params: vec![] }),
+            launch: Some(KernelLaunch { ptx: ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\n".into(), cubin: vec![], kernel: "k".into(), module: 0, dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 }, params: vec![] }),
             read_back: vec![],
         },
         // 3: cluster launch: 4 CTAs in clusters of 2.

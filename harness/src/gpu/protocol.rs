@@ -115,10 +115,45 @@ pub struct KernelLaunch {
     pub cubin: Vec<u8>,
     /// The `.entry` name.
     pub kernel: String,
+    /// A module sent separately ([`ToWorker::Run`]'s `modules`), by key, when `ptx` and
+    /// `cubin` are empty; 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub module: u64,
     pub dims: LaunchDims,
     /// Kernel parameters in declaration order.
     #[serde(default)]
     pub params: Vec<KernelParam>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// A compiled module sent to a worker once, for the launches that name it by `key`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleBytes {
+    pub key: u64,
+    #[serde(with = "hex")]
+    pub cubin: Vec<u8>,
+}
+
+/// The module key of a cubin (distinct from the key of PTX with the same bytes).
+pub fn module_key_of_cubin(cubin: &[u8]) -> u64 {
+    crate::hash::fnv1a64(cubin) ^ 0x9e37_79b9_7f4a_7c15
+}
+
+impl KernelLaunch {
+    /// Identifies the module a worker loads for this launch: `module` if set, else the content
+    /// hash of the cubin, else of the PTX.
+    pub fn module_key(&self) -> u64 {
+        if self.module != 0 {
+            self.module
+        } else if !self.cubin.is_empty() {
+            module_key_of_cubin(&self.cubin)
+        } else {
+            crate::hash::fnv1a64(self.ptx.as_bytes())
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,8 +252,14 @@ impl JobResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToWorker {
-    /// Run these jobs in order; answer `Started`/`Done` per job, then `BatchDone`.
-    Run { jobs: Vec<Job> },
+    /// Run these jobs in order; answer `Started`/`Done` per job, then `BatchDone`. `modules`:
+    /// compiled modules the jobs name by key ([`KernelLaunch::module`]) that the worker has
+    /// not been sent before; it keeps them for later requests.
+    Run {
+        jobs: Vec<Job>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        modules: Vec<ModuleBytes>,
+    },
     /// Exit cleanly.
     Shutdown,
 }
@@ -349,6 +390,7 @@ mod tests {
                 ptx: ".version 9.0\n".into(),
                 cubin: vec![0x7f, b'E'],
                 kernel: "k".into(),
+                module: 0,
                 dims: LaunchDims {
                     grid: [2, 1, 1],
                     block: [32, 1, 1],
@@ -370,15 +412,17 @@ mod tests {
             }),
             read_back: vec![0],
         };
-        let line = serde_json::to_string(&ToWorker::Run {
-            jobs: vec![job.clone()],
-        })
-        .unwrap();
+        let run = ToWorker::Run {
+            jobs: vec![job],
+            modules: vec![ModuleBytes {
+                key: 9,
+                cubin: vec![0x7f, b'E', b'L', b'F'],
+            }],
+        };
+        let line = serde_json::to_string(&run).unwrap();
         assert!(!line.contains('\n'));
-        assert_eq!(
-            serde_json::from_str::<ToWorker>(&line).unwrap(),
-            ToWorker::Run { jobs: vec![job] }
-        );
+        assert!(line.contains("\"cubin\":\"7f454c46\""), "{line}");
+        assert_eq!(serde_json::from_str::<ToWorker>(&line).unwrap(), run);
 
         let mut r = JobResult::bare(
             7,

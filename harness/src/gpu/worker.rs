@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::driver::{
@@ -18,6 +19,8 @@ use super::protocol::*;
 pub trait Executor {
     fn device(&self) -> DeviceInfo;
     fn execute(&mut self, job: &Job) -> JobResult;
+    /// Keep a module that later launches name by key (loaded when first used).
+    fn add_module(&mut self, _m: ModuleBytes) {}
 }
 
 /// How `serve` ended.
@@ -59,7 +62,12 @@ pub fn serve<E: Executor>(exec: &mut E, input: impl BufRead, mut output: impl Wr
             continue;
         }
         let jobs = match serde_json::from_str::<ToWorker>(&line) {
-            Ok(ToWorker::Run { jobs }) => jobs,
+            Ok(ToWorker::Run { jobs, modules }) => {
+                for m in modules {
+                    exec.add_module(m);
+                }
+                jobs
+            }
             Ok(ToWorker::Shutdown) => return ServeEnd::Finished,
             Err(e) => return ServeEnd::ProtocolError(format!("bad request: {e}")),
         };
@@ -127,8 +135,10 @@ pub struct CudaExecutor {
     info: DeviceInfo,
     /// Leaked: the worker keeps its context until the process exits, and cached modules borrow it.
     ctx: &'static Context,
-    /// Loaded modules by content (FNV-1a of the cubin, else of the PTX), with their JIT log.
+    /// Loaded modules by [`KernelLaunch::module_key`], with their JIT log.
     modules: HashMap<u64, Module<'static>>,
+    /// Modules sent by key and not loaded yet.
+    sent: HashMap<u64, Vec<u8>>,
 }
 
 impl CudaExecutor {
@@ -142,6 +152,7 @@ impl CudaExecutor {
             info,
             ctx,
             modules: HashMap::new(),
+            sent: HashMap::new(),
         })
     }
 }
@@ -151,11 +162,16 @@ impl Executor for CudaExecutor {
         self.info.clone()
     }
 
+    fn add_module(&mut self, m: ModuleBytes) {
+        if !self.modules.contains_key(&m.key) {
+            self.sent.insert(m.key, m.cubin);
+        }
+    }
+
     fn execute(&mut self, job: &Job) -> JobResult {
         let start = Instant::now();
         let mut r = JobResult::bare(job.id, Outcome::Ok);
-        r.outcome = run_on_device(&self.driver, self.ctx, &mut self.modules, job, &mut r)
-            .unwrap_or_else(|o| o);
+        r.outcome = run_on_device(self, job, &mut r).unwrap_or_else(|o| o);
         r.wall_us = start.elapsed().as_micros() as u64;
         r
     }
@@ -184,12 +200,6 @@ fn resolve(buffers: &[JobBuffer<'_>], a: Address) -> Result<u64, Outcome> {
             Ok(b.mem.addr() + b.start as u64 + offset)
         }
     }
-}
-
-fn fnv1a(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], driver::EncodeError> {
@@ -233,13 +243,8 @@ fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], driver::Encode
 /// Runs one job; `Err` carries the outcome of an early stop. Fills `r`'s maps, logs, read-backs.
 /// Every buffer's contents (fill, init, patched addresses, stored tensor maps) are composed on
 /// the host and uploaded with one copy: a batched job has one large buffer, not many small writes.
-fn run_on_device(
-    d: &Driver,
-    ctx: &'static Context,
-    modules: &mut HashMap<u64, Module<'static>>,
-    job: &Job,
-    r: &mut JobResult,
-) -> Result<Outcome, Outcome> {
+fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<Outcome, Outcome> {
+    let (d, ctx) = (&ex.driver, ex.ctx);
     let mut buffers = Vec::with_capacity(job.buffers.len());
     for (i, spec) in job.buffers.iter().enumerate() {
         if !spec.align.is_power_of_two() || spec.align > MAX_BUFFER_ALIGN {
@@ -357,21 +362,29 @@ fn run_on_device(
                 }
             });
         }
-        let key = if l.cubin.is_empty() {
-            fnv1a(l.ptx.as_bytes())
-        } else {
-            fnv1a(&l.cubin) ^ 0x9e37_79b9_7f4a_7c15
-        };
-        let module = match modules.entry(key) {
+        let module = match ex.modules.entry(l.module_key()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
-                let loaded = if l.cubin.is_empty() {
+                let loaded = if !l.cubin.is_empty() {
+                    ctx.load_cubin(&l.cubin)
+                } else if !l.ptx.is_empty() {
                     ctx.load_module(&l.ptx)
                 } else {
-                    ctx.load_cubin(&l.cubin)
+                    match ex.sent.get(&l.module) {
+                        Some(cubin) => ctx.load_cubin(cubin),
+                        None => {
+                            return Err(setup(format!(
+                                "module {:016x} was never sent to this worker",
+                                l.module
+                            )))
+                        }
+                    }
                 };
                 match loaded {
-                    Ok(m) => v.insert(m),
+                    Ok(m) => {
+                        ex.sent.remove(&l.module);
+                        v.insert(m)
+                    }
                     Err(ModuleError::InteriorNul) => {
                         return Err(setup("PTX text contains a NUL byte"))
                     }
@@ -502,6 +515,8 @@ struct Worker {
     device: DeviceInfo,
     /// Jobs this worker has finished.
     ran: usize,
+    /// Modules sent to this worker (it keeps them).
+    has: std::collections::HashSet<u64>,
 }
 
 impl Worker {
@@ -544,6 +559,7 @@ impl Worker {
             events,
             device: placeholder_device(),
             ran: 0,
+            has: Default::default(),
         };
         match w.events.recv_timeout(cfg.start_timeout) {
             Ok(Event::Msg(FromWorker::Ready { device })) => {
@@ -699,11 +715,16 @@ fn plan(group: &[usize], done: &[usize], failure: Failure, confirm: bool) -> Pla
     p
 }
 
+/// Modules a worker may hold before the supervisor replaces it with a fresh one.
+const MAX_MODULES: usize = 1024;
+
 /// Parent-side owner of the worker process: runs jobs, keeps every non-failing job's result, and
 /// isolates traps, hangs and crashes to the job that caused them.
 pub struct Supervisor {
     cfg: SupervisorConfig,
     worker: Option<Worker>,
+    /// Registered modules by key ([`Supervisor::add_module`]); jobs name them by key.
+    modules: HashMap<u64, Arc<Vec<u8>>>,
     /// Workers put to use so far (for reports and tests).
     pub spawned: usize,
     /// Time spent waiting for a worker to become ready (for the timing breakdown).
@@ -715,6 +736,7 @@ impl Supervisor {
         Supervisor {
             cfg,
             worker: None,
+            modules: HashMap::new(),
             spawned: 0,
             spawn_wall: Duration::ZERO,
         }
@@ -727,6 +749,19 @@ impl Supervisor {
     }
     pub fn set_confirm_failures(&mut self, on: bool) {
         self.cfg.confirm_failures = on;
+    }
+
+    /// Register a compiled module; a launch names it by the returned key (`module`, with no
+    /// `ptx` or `cubin`) and the supervisor sends its bytes once to each worker that needs it.
+    pub fn add_module(&mut self, cubin: Arc<Vec<u8>>) -> u64 {
+        let key = super::protocol::module_key_of_cubin(&cubin);
+        self.modules.insert(key, cubin);
+        key
+    }
+
+    /// Forget every registered module (their jobs are done).
+    pub fn clear_modules(&mut self) {
+        self.modules.clear();
     }
 
     pub fn device(&mut self) -> Result<DeviceInfo, SupervisorError> {
@@ -821,11 +856,44 @@ impl Supervisor {
         group: &[usize],
     ) -> Result<(Vec<(usize, JobResult)>, Option<Failure>), SupervisorError> {
         let job_timeout = self.cfg.job_timeout;
-        let w = self.live_worker()?;
+        if self
+            .worker
+            .as_ref()
+            .is_some_and(|w| w.has.len() > MAX_MODULES)
+        {
+            // Loaded modules hold device memory: a long campaign starts over in a fresh worker.
+            self.retire_worker();
+        }
+        self.live_worker()?;
+        let Supervisor {
+            worker: Some(w),
+            modules,
+            ..
+        } = self
+        else {
+            return Err(SupervisorError::WorkerStart("no worker".into()));
+        };
+        // A module goes to a worker once, with the first request that needs it.
         let batch: Vec<Job> = group.iter().map(|&i| jobs[i].clone()).collect();
+        let mut send = Vec::new();
+        for l in batch.iter().filter_map(|j| j.launch.as_ref()) {
+            if l.module != 0 && !w.has.contains(&l.module) {
+                if let Some(c) = modules.get(&l.module) {
+                    w.has.insert(l.module);
+                    send.push(ModuleBytes {
+                        key: l.module,
+                        cubin: c.to_vec(),
+                    });
+                }
+            }
+        }
         let by_id = |id: u64| group.iter().copied().find(|&i| jobs[i].id == id);
         let mut done = Vec::new();
-        let line = serde_json::to_string(&ToWorker::Run { jobs: batch }).unwrap_or_default();
+        let line = serde_json::to_string(&ToWorker::Run {
+            jobs: batch,
+            modules: send,
+        })
+        .unwrap_or_default();
         if let Err(e) = writeln!(w.stdin, "{line}").and_then(|_| w.stdin.flush()) {
             let status = w.status();
             return Ok((
@@ -915,6 +983,17 @@ mod tests {
     /// anything else (or no launch) → Ok with buffer 0 read back as its `init` bytes + job id byte.
     struct Fake {
         poisoned: bool,
+        /// Modules received (a launch naming another one fails, like the real worker).
+        modules: std::collections::HashSet<u64>,
+    }
+
+    impl Fake {
+        fn new() -> Fake {
+            Fake {
+                poisoned: false,
+                modules: Default::default(),
+            }
+        }
     }
 
     impl Executor for Fake {
@@ -923,6 +1002,10 @@ mod tests {
                 name: "fake".into(),
                 ..placeholder_device()
             }
+        }
+
+        fn add_module(&mut self, m: ModuleBytes) {
+            self.modules.insert(m.key);
         }
 
         fn execute(&mut self, job: &Job) -> JobResult {
@@ -937,6 +1020,16 @@ mod tests {
             };
             if self.poisoned {
                 return trap();
+            }
+            if let Some(l) = job.launch.as_ref().filter(|l| l.module != 0) {
+                if !self.modules.contains(&l.module) {
+                    return JobResult::bare(
+                        job.id,
+                        Outcome::Setup {
+                            message: "module never sent".into(),
+                        },
+                    );
+                }
             }
             match job.launch.as_ref().map(|l| l.kernel.as_str()) {
                 Some("trap") => return trap(),
@@ -971,7 +1064,7 @@ mod tests {
         }
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        let end = serve(&mut Fake { poisoned: false }, stdin.lock(), stdout.lock());
+        let end = serve(&mut Fake::new(), stdin.lock(), stdout.lock());
         std::process::exit(exit_status(end));
     }
 
@@ -1009,6 +1102,7 @@ mod tests {
                 ptx: String::new(),
                 cubin: vec![],
                 kernel: kernel.into(),
+                module: 0,
                 dims: LaunchDims {
                     grid: [1; 3],
                     block: [1; 3],
@@ -1102,6 +1196,33 @@ mod tests {
             assert_ok(&rs[i], i as u64);
         }
         assert_eq!(s.spawned, 2);
+    }
+
+    #[test]
+    fn modules_go_to_every_worker_that_needs_them() {
+        let mut s = fake_supervisor(5_000);
+        let key = s.add_module(Arc::new(vec![0x7f, b'E', b'L', b'F']));
+        let by_key = |id: u64, k: &str| {
+            let mut j = job(id, k);
+            if let Some(l) = &mut j.launch {
+                l.module = key;
+            }
+            j
+        };
+        let jobs = vec![by_key(0, "ok"), by_key(1, "trap"), by_key(2, "ok")];
+        let rs = s.run(&jobs).unwrap();
+        assert_ok(&rs[0], 0);
+        assert!(matches!(rs[1].outcome, Outcome::Trap { .. }));
+        // Job 2 runs in a fresh worker, which must have been sent the module again.
+        assert_ok(&rs[2], 2);
+        let rs = s.run(&[by_key(3, "ok")]).unwrap();
+        assert_ok(&rs[0], 3);
+        let mut unknown = job(4, "ok");
+        if let Some(l) = &mut unknown.launch {
+            l.module = key ^ 1;
+        }
+        let rs = s.run(&[unknown]).unwrap();
+        assert!(matches!(rs[0].outcome, Outcome::Setup { .. }));
     }
 
     #[test]
@@ -1264,12 +1385,13 @@ mod tests {
                     .enumerate()
                     .map(|(i, k)| job(i as u64, k))
                     .collect(),
+                modules: vec![],
             })
             .unwrap()
         };
         let input = format!("{}\n{}\n", req(&["ok", "trap", "ok"]), req(&["ok"]));
         let mut out = Vec::new();
-        let end = serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out);
+        let end = serve(&mut Fake::new(), input.as_bytes(), &mut out);
         assert_eq!(end, ServeEnd::Poisoned);
         let msgs: Vec<FromWorker> = String::from_utf8(out)
             .unwrap()
@@ -1290,7 +1412,7 @@ mod tests {
         let mut out = Vec::new();
         let input = format!("{}\n\"shutdown\"\n{}\n", req(&["ok"]), req(&["ok"]));
         assert_eq!(
-            serve(&mut Fake { poisoned: false }, input.as_bytes(), &mut out),
+            serve(&mut Fake::new(), input.as_bytes(), &mut out),
             ServeEnd::Finished
         );
         assert_eq!(
@@ -1299,11 +1421,7 @@ mod tests {
             "ready, started, done, batch_done; nothing after shutdown"
         );
         assert!(matches!(
-            serve(
-                &mut Fake { poisoned: false },
-                "{bad\n".as_bytes(),
-                Vec::new()
-            ),
+            serve(&mut Fake::new(), "{bad\n".as_bytes(), Vec::new()),
             ServeEnd::ProtocolError(_)
         ));
     }

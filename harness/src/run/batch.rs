@@ -25,7 +25,6 @@ use crate::gpu::{
 use ptxconform_reference::case::Case;
 use ptxconform_reference::layout::CANARY_BYTE;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// The batch's input buffer (table, pblocks, shared images) and output buffer (dumps, globals).
 const IN: usize = 0;
@@ -50,6 +49,14 @@ pub struct Unit<'a> {
     pub case: &'a Case,
     pub em: &'a Emitted,
     pub isolation: Isolation,
+}
+
+/// A shape's compiled kernel: the module holding it (registered with the supervisor) and its
+/// entry name there.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub module: u64,
+    pub entry: String,
 }
 
 /// Limits of one launch.
@@ -97,7 +104,7 @@ fn footprint(u: &Unit) -> u64 {
 fn batch_job(
     id: u64,
     units: &[Unit],
-    cubin: Option<&Arc<Vec<u8>>>,
+    kernel: Option<&Kernel>,
 ) -> Result<(Job, Vec<Placement>), String> {
     let first = units.first().ok_or("empty batch")?;
     let n = units.len() as u64;
@@ -225,12 +232,23 @@ fn batch_job(
             },
         ],
         tensor_maps,
-        launch: Some(KernelLaunch {
-            ptx: em.ptx.clone(),
-            cubin: cubin.map(|c| c.to_vec()).unwrap_or_default(),
-            kernel: em.entry.to_string(),
-            dims,
-            params,
+        launch: Some(match kernel {
+            Some(k) => KernelLaunch {
+                ptx: String::new(),
+                cubin: Vec::new(),
+                kernel: k.entry.clone(),
+                module: k.module,
+                dims,
+                params,
+            },
+            None => KernelLaunch {
+                ptx: em.ptx.clone(),
+                cubin: Vec::new(),
+                kernel: em.entry.to_string(),
+                module: 0,
+                dims,
+                params,
+            },
         }),
         read_back: vec![OUT],
     };
@@ -332,12 +350,12 @@ pub struct BatchStats {
     pub worker: std::time::Duration,
 }
 
-/// Run every unit on the device and return one result per unit, in order. `cubins` maps a
-/// shape key to its offline-compiled module (missing: the worker's JIT compiles the PTX).
+/// Run every unit on the device and return one result per unit, in order. `kernels` maps a
+/// shape key to its offline-compiled kernel (missing: the worker's JIT compiles the PTX).
 pub fn execute(
     sup: &mut Supervisor,
     units: &[Unit],
-    cubins: &std::collections::HashMap<u64, Arc<Vec<u8>>>,
+    kernels: &std::collections::HashMap<u64, Kernel>,
     limits: Limits,
     stats: &mut BatchStats,
 ) -> Result<Vec<JobResult>, String> {
@@ -358,7 +376,7 @@ pub fn execute(
             let mut places = Vec::with_capacity(round.len());
             for (k, g) in round.iter().enumerate() {
                 let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                let (job, p) = batch_job(k as u64, &us, cubins.get(&us[0].em.shape_key))?;
+                let (job, p) = batch_job(k as u64, &us, kernels.get(&us[0].em.shape_key))?;
                 jobs.push(job);
                 places.push(p);
             }

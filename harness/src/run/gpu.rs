@@ -2,10 +2,10 @@
 //! block with patched pointers, dump buffer, every global region between canaries), run batches
 //! through the isolating supervisor, decode the dump and classify the case against the reference.
 
-use super::batch::{BatchStats, Isolation, Limits, Unit};
+use super::batch::{BatchStats, Isolation, Kernel, Limits, Unit};
 use super::reference::{evaluate, expected_regions, shared_key, to_hex};
 use super::{Loaded, RunArgs};
-use crate::emit::{emit, Emitted};
+use crate::emit::{emit, link, Emitted};
 use crate::gpu::{DeviceInfo, JobResult, Outcome, Supervisor, SupervisorConfig, WorkerCommand};
 use crate::journal::Journal;
 use crate::report::{CaseResult, RegionDiff, RunInfo, Verdict};
@@ -17,7 +17,6 @@ use ptxconform_reference::target::{Suffix, Target};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Buffer indices of a case's job result (see [`super::batch`], which shapes each instance's
@@ -414,7 +413,8 @@ pub struct Engine {
     pub limits: Limits,
     /// Offline compiler; `None`: the driver JIT compiles in the worker.
     pub compiler: Option<crate::compile::Compiler>,
-    cubins: HashMap<u64, Arc<Vec<u8>>>,
+    /// Compiled kernels by shape key.
+    kernels: HashMap<u64, Kernel>,
     /// Known findings: their cases are expected to misbehave and run apart.
     pub known: crate::report::KnownDivergences,
     pub stats: BatchStats,
@@ -445,40 +445,91 @@ impl Engine {
             cc,
             limits: Limits::default(),
             compiler,
-            cubins: HashMap::new(),
+            kernels: HashMap::new(),
             known: Default::default(),
             stats: BatchStats::default(),
             times: Times::default(),
         }
     }
 
-    /// Compile every shape of `ems` not compiled yet, in parallel. A shape that does not compile
-    /// offline is left to the driver's JIT (which reports its own error for the case).
+    /// Compile every shape of `ems` not compiled yet. Shapes of one preamble are linked into
+    /// modules of several kernels (one ptxas run and one module load each), the modules compiled
+    /// in parallel. A module that does not compile is split into its shapes, so that an error
+    /// belongs to one shape; a shape that does not compile offline is left to the driver's JIT
+    /// (which reports its own error for the case).
     fn compile(&mut self, ems: &[&Emitted]) {
         let Some(c) = &self.compiler else { return };
-        let mut todo: Vec<(&str, Target)> = Vec::new();
-        let mut keys = Vec::new();
+        if self.kernels.len() > MAX_KERNELS {
+            self.kernels.clear();
+            self.sup.clear_modules();
+        }
         let dev = (self.cc.0 * 10 + self.cc.1) as u32;
-        for em in ems {
-            // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an
-            // sm_90 device) is compiled for the device, as the driver's JIT would.
-            let target = if em.target.sm == dev {
+        // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
+        // device) is compiled for the device, as the driver's JIT would.
+        let arch = |em: &Emitted| {
+            if em.target.sm == dev {
                 em.target
             } else {
                 Target::new(dev, Suffix::None)
-            };
-            if !self.cubins.contains_key(&em.shape_key) && !keys.contains(&em.shape_key) {
-                keys.push(em.shape_key);
-                todo.push((em.ptx.as_str(), target));
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut groups: BTreeMap<(&str, Target), Vec<&Emitted>> = BTreeMap::new();
+        for em in ems {
+            if !self.kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key) {
+                groups
+                    .entry((em.preamble(), arch(em)))
+                    .or_default()
+                    .push(em);
             }
         }
-        for (k, r) in keys.into_iter().zip(c.compile_many(&todo)) {
+        // Enough modules to keep every core busy, at most MODULE_KERNELS kernels each.
+        let threads = rayon::current_num_threads().max(1);
+        let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
+        for ((_, t), members) in groups {
+            let per = members.len().div_ceil(threads).clamp(1, MODULE_KERNELS);
+            modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
+        }
+        let texts: Vec<String> = modules.iter().map(|(_, m)| link(m)).collect();
+        let jobs: Vec<(&str, Target)> = texts
+            .iter()
+            .zip(&modules)
+            .map(|(text, (t, _))| (text.as_str(), *t))
+            .collect();
+        let mut alone: Vec<(&str, Target, &Emitted)> = Vec::new();
+        for ((t, members), r) in modules.iter().zip(c.compile_many(&jobs)) {
+            match r {
+                Ok(cubin) => {
+                    let module = self.sup.add_module(cubin);
+                    for em in members {
+                        let k = Kernel {
+                            module,
+                            entry: em.linked_entry(),
+                        };
+                        self.kernels.insert(em.shape_key, k);
+                    }
+                }
+                Err(_) if members.len() > 1 => {
+                    alone.extend(members.iter().map(|em| (em.ptx.as_str(), *t, *em)))
+                }
+                Err(_) => {}
+            }
+        }
+        let jobs: Vec<(&str, Target)> = alone.iter().map(|(p, t, _)| (*p, *t)).collect();
+        for ((_, _, em), r) in alone.iter().zip(c.compile_many(&jobs)) {
             if let Ok(cubin) = r {
-                self.cubins.insert(k, cubin);
+                let module = self.sup.add_module(cubin);
+                let entry = em.entry.to_string();
+                self.kernels.insert(em.shape_key, Kernel { module, entry });
             }
         }
     }
 }
+
+/// Most kernels linked into one module.
+const MODULE_KERNELS: usize = 64;
+/// Compiled kernels an engine keeps before starting over (bounds a long campaign's memory).
+const MAX_KERNELS: usize = 65_536;
 
 /// Run `cases` (file, case) on the reference (host threads) and the device (batched launches),
 /// and classify each (known divergences are not applied here). One result per case, in order.
@@ -526,7 +577,7 @@ pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResu
     let results = super::batch::execute(
         &mut eng.sup,
         &units,
-        &eng.cubins,
+        &eng.kernels,
         eng.limits,
         &mut eng.stats,
     )?;
@@ -575,7 +626,7 @@ impl Engine {
             .map(|c| c.stats())
             .unwrap_or_default();
         format!(
-            "timing: prepare {:.2}s, compile {:.2}s ({} compiled, {} cached), execute {:.2}s \
+            "timing: prepare {:.2}s, compile {:.2}s ({} modules compiled, {} cached), execute {:.2}s \
              (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, {} split, \
              {} workers, {:.2}s waiting for one), judge {:.2}s",
             t.prepare.as_secs_f64(),
