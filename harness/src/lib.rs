@@ -1,3 +1,4 @@
+pub mod bench;
 pub mod cli;
 pub mod compile;
 pub mod emit;

@@ -14,13 +14,6 @@ struct Cli {
     cmd: Cmd,
 }
 
-/// Arguments of a subcommand that is not implemented yet (accepted and ignored).
-#[derive(clap::Args)]
-struct Later {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    rest: Vec<String>,
-}
-
 #[derive(Subcommand)]
 enum Cmd {
     /// Parse PTX (FILE or stdin), print modelled instructions canonically, report syntax errors.
@@ -37,15 +30,10 @@ enum Cmd {
     Coverage(cli::coverage::CoverageArgs),
     /// Compare the tensor-map model's driver prediction with cuTensorMapEncode* (GPU optional).
     Tensormaps(cli::tensormaps::TensormapsArgs),
-    /// Throughput benchmarks.
-    Bench(Later),
+    /// Throughput of every path (reference, end to end at fixed shapes, naive, fuzz), as a table and JSON.
+    Bench(ptxconform::bench::BenchArgs),
     /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
     Fuzz(ptxconform::fuzz::FuzzArgs),
-}
-
-fn later(what: &str, issue: &str) -> Result<i32, String> {
-    println!("ptxconform {what}: not implemented yet; the {issue} issue provides it");
-    Ok(2)
 }
 
 fn main() {
@@ -70,7 +58,7 @@ fn main() {
             }),
         ),
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
-        Cmd::Bench(_) => later("bench", "benchmark"),
+        Cmd::Bench(a) => ptxconform::bench::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
     };
     match r {

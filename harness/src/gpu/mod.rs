@@ -34,6 +34,7 @@
 //!   turns into `SupervisorError::WorkerStart`.
 
 pub mod driver;
+pub mod frame;
 pub mod protocol;
 pub mod worker;
 

@@ -2,7 +2,7 @@
 //!
 //! Parent → worker (stdin): [`ToWorker`] lines. Worker → parent (stdout): [`FromWorker`] lines,
 //! each prefixed by [`LINE_PREFIX`]; other stdout lines (e.g. from a library) and any text before the prefix are ignored. Byte
-//! payloads are lowercase hex strings.
+//! payloads travel raw beside the JSON ([`super::frame`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +38,7 @@ pub struct BufferSpec {
     pub align: u64,
     #[serde(default)]
     pub fill: u8,
-    #[serde(default, with = "hex")]
+    #[serde(default, with = "super::frame::bytes")]
     pub init: Vec<u8>,
     /// Device addresses written into this buffer (u64, little-endian) once every buffer of the
     /// job is allocated: how a parameter block holds pointers to the job's other buffers.
@@ -111,7 +111,11 @@ pub struct KernelLaunch {
     pub ptx: String,
     /// The module compiled offline (ptxas) from `ptx`; empty: the driver JIT compiles `ptx`.
     /// Workers keep loaded modules by content, so a kernel loads once per worker.
-    #[serde(default, with = "hex", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        with = "super::frame::bytes",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub cubin: Vec<u8>,
     /// The `.entry` name.
     pub kernel: String,
@@ -133,7 +137,7 @@ fn is_zero(x: &u64) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleBytes {
     pub key: u64,
-    #[serde(with = "hex")]
+    #[serde(with = "super::frame::bytes")]
     pub cubin: Vec<u8>,
 }
 
@@ -173,7 +177,7 @@ pub enum KernelParam {
         slots: usize,
     },
     /// Arbitrary bytes, for parameter kinds not covered above.
-    Bytes(#[serde(with = "hex")] Vec<u8>),
+    Bytes(#[serde(with = "super::frame::bytes")] Vec<u8>),
 }
 
 /// What happened to a job.
@@ -209,14 +213,14 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EncodeOutcome {
-    Ok(#[serde(with = "hex")] Vec<u8>),
+    Ok(#[serde(with = "super::frame::bytes")] Vec<u8>),
     Err(EncodeError),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadBack {
     pub index: usize,
-    #[serde(with = "hex")]
+    #[serde(with = "super::frame::bytes")]
     pub data: Vec<u8>,
 }
 
@@ -285,19 +289,24 @@ pub enum FromWorker {
 }
 
 impl FromWorker {
-    pub fn to_line(&self) -> String {
-        // Serialising these plain data types cannot fail (no maps with non-string keys).
-        format!(
-            "{LINE_PREFIX}{}",
-            serde_json::to_string(self).unwrap_or_default()
-        )
+    /// The message as a frame on the worker's stdout ([`super::frame`]).
+    pub fn to_frame(&self) -> Vec<u8> {
+        super::frame::encode(LINE_PREFIX, self)
     }
 
     /// `None` for lines that are not protocol lines; `Some(Err)` for corrupt protocol lines.
     /// Text before the prefix is ignored: another writer may have left a line unterminated.
+    pub fn parse_frame(f: super::frame::Frame) -> Option<Result<FromWorker, String>> {
+        let body = &f.line[f.line.find(LINE_PREFIX)? + LINE_PREFIX.len()..];
+        Some(super::frame::decode(body, f.blobs).map_err(|e| format!("bad worker line: {e}")))
+    }
+
+    /// [`FromWorker::parse_frame`] of a line without payloads.
     pub fn parse_line(line: &str) -> Option<Result<FromWorker, String>> {
-        let body = &line[line.find(LINE_PREFIX)? + LINE_PREFIX.len()..];
-        Some(serde_json::from_str(body).map_err(|e| format!("bad worker line: {e}")))
+        Self::parse_frame(super::frame::Frame {
+            line: line.to_string(),
+            blobs: vec![],
+        })
     }
 }
 
@@ -438,12 +447,17 @@ mod tests {
         let msg = FromWorker::Done {
             result: Box::new(r),
         };
-        let line = msg.to_line();
+        // Outside a frame the payload is hex; in a frame it travels raw beside the line.
+        let line = format!("{LINE_PREFIX}{}", serde_json::to_string(&msg).unwrap());
         assert!(
             line.contains("\"misaligned_address\"") && line.contains("\"09090909\""),
             "{line}"
         );
         assert_eq!(FromWorker::parse_line(&line), Some(Ok(msg.clone())));
+        let wire = msg.to_frame();
+        assert!(wire.starts_with(b"PTXC1-BLOBS 4\n\x09\x09\x09\x09PTXC1 {"));
+        let f = super::super::frame::read(&mut &wire[..]).unwrap().unwrap();
+        assert_eq!(FromWorker::parse_frame(f), Some(Ok(msg.clone())));
         assert_eq!(FromWorker::parse_line("running 1 test"), None);
         assert_eq!(
             FromWorker::parse_line(&format!("test x ... {line}")),

@@ -42,9 +42,14 @@ pub const EXIT_INIT_FAILED: i32 = 4;
 pub const EXIT_PROTOCOL: i32 = 5;
 
 /// The worker's request loop: announce the device, then run batches until told to stop.
-pub fn serve<E: Executor>(exec: &mut E, input: impl BufRead, mut output: impl Write) -> ServeEnd {
+pub fn serve<E: Executor>(
+    exec: &mut E,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> ServeEnd {
     let mut send = |m: FromWorker| -> Result<(), String> {
-        writeln!(output, "{}", m.to_line())
+        output
+            .write_all(&m.to_frame())
             .and_then(|_| output.flush())
             .map_err(|e| format!("stdout: {e}"))
     };
@@ -53,15 +58,16 @@ pub fn serve<E: Executor>(exec: &mut E, input: impl BufRead, mut output: impl Wr
     }) {
         return ServeEnd::ProtocolError(e);
     }
-    for line in input.lines() {
-        let line = match line {
-            Ok(l) => l,
+    loop {
+        let f = match super::frame::read(&mut input) {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
             Err(e) => return ServeEnd::ProtocolError(format!("stdin: {e}")),
         };
-        if line.trim().is_empty() {
+        if f.line.trim().is_empty() {
             continue;
         }
-        let jobs = match serde_json::from_str::<ToWorker>(&line) {
+        let jobs = match super::frame::decode::<ToWorker>(&f.line, f.blobs) {
             Ok(ToWorker::Run { jobs, modules }) => {
                 for m in modules {
                     exec.add_module(m);
@@ -125,7 +131,7 @@ fn exit_status(end: ServeEnd) -> i32 {
 }
 
 fn init_failed(message: String) -> i32 {
-    println!("{}", FromWorker::InitFailed { message }.to_line());
+    let _ = std::io::stdout().write_all(&FromWorker::InitFailed { message }.to_frame());
     EXIT_INIT_FAILED
 }
 
@@ -540,9 +546,9 @@ impl Worker {
         };
         let (tx, events) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let ev = match FromWorker::parse_line(&line) {
+            let mut r = BufReader::new(stdout);
+            while let Ok(Some(f)) = super::frame::read(&mut r) {
+                let ev = match FromWorker::parse_frame(f) {
                     None => continue, // not ours (library chatter, test harness output)
                     Some(Ok(m)) => Event::Msg(m),
                     Some(Err(e)) => Event::Corrupt(e),
@@ -889,12 +895,14 @@ impl Supervisor {
         }
         let by_id = |id: u64| group.iter().copied().find(|&i| jobs[i].id == id);
         let mut done = Vec::new();
-        let line = serde_json::to_string(&ToWorker::Run {
-            jobs: batch,
-            modules: send,
-        })
-        .unwrap_or_default();
-        if let Err(e) = writeln!(w.stdin, "{line}").and_then(|_| w.stdin.flush()) {
+        let frame = super::frame::encode(
+            "",
+            &ToWorker::Run {
+                jobs: batch,
+                modules: send,
+            },
+        );
+        if let Err(e) = w.stdin.write_all(&frame).and_then(|_| w.stdin.flush()) {
             let status = w.status();
             return Ok((
                 done,
@@ -1393,11 +1401,11 @@ mod tests {
         let mut out = Vec::new();
         let end = serve(&mut Fake::new(), input.as_bytes(), &mut out);
         assert_eq!(end, ServeEnd::Poisoned);
-        let msgs: Vec<FromWorker> = String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| FromWorker::parse_line(l).unwrap().unwrap())
-            .collect();
+        let mut r = &out[..];
+        let mut msgs: Vec<FromWorker> = Vec::new();
+        while let Some(f) = crate::gpu::frame::read(&mut r).unwrap() {
+            msgs.push(FromWorker::parse_frame(f).unwrap().unwrap());
+        }
         let tags: Vec<&str> = msgs
             .iter()
             .map(|m| match m {
@@ -1415,9 +1423,13 @@ mod tests {
             serve(&mut Fake::new(), input.as_bytes(), &mut out),
             ServeEnd::Finished
         );
+        let mut r = &out[..];
+        let mut n = 0;
+        while crate::gpu::frame::read(&mut r).unwrap().is_some() {
+            n += 1;
+        }
         assert_eq!(
-            String::from_utf8(out).unwrap().lines().count(),
-            4,
+            n, 4,
             "ready, started, done, batch_done; nothing after shutdown"
         );
         assert!(matches!(

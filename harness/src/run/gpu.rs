@@ -415,6 +415,8 @@ pub struct Engine {
     pub compiler: Option<crate::compile::Compiler>,
     /// Compiled kernels by shape key.
     kernels: HashMap<u64, Kernel>,
+    /// Every case compiles a module of its own (the naive baseline of `bench`).
+    pub naive: bool,
     /// Known findings: their cases are expected to misbehave and run apart.
     pub known: crate::report::KnownDivergences,
     pub stats: BatchStats,
@@ -446,6 +448,7 @@ impl Engine {
             limits: Limits::default(),
             compiler,
             kernels: HashMap::new(),
+            naive: false,
             known: Default::default(),
             stats: BatchStats::default(),
             times: Times::default(),
@@ -537,10 +540,20 @@ pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResu
     use rayon::prelude::*;
     let cc = eng.cc;
     let t = Instant::now();
-    let prepared: Vec<Prepared> = cases
+    let mut prepared: Vec<Prepared> = cases
         .par_iter()
         .map(|(file, case)| prepare(file, case, cc))
         .collect();
+    if eng.naive {
+        let base = eng.stats.instances;
+        for (k, p) in prepared.iter_mut().enumerate() {
+            if let Prepared::Ready { em, .. } = p {
+                em.ptx
+                    .push_str(&format!("// instance {}\n", base + k as u64));
+                em.shape_key = crate::emit::fnv1a(&em.ptx);
+            }
+        }
+    }
     let ready: Vec<(usize, &Execution, &Emitted)> = prepared
         .iter()
         .enumerate()

@@ -1,0 +1,459 @@
+//! `ptxconform bench`: throughput of every path, measured in one run (a benchmark, never a
+//! timed test).
+//!
+//! - **reference**: cases/s of the reference model alone, on every core and per core;
+//! - **end to end** at fixed shapes: one corpus case per family (cp.async, bulk copy, tensor
+//!   tile, bulk reduce, mbarrier) instantiated N times with different data (each region's
+//!   `pattern` seed), through the same path as `run`: reference, emission, compilation, batched
+//!   launches, judgement; with where the time went;
+//! - **naive**: the same cases the old way — one module compiled (driver JIT) and one launch
+//!   and synchronisation per case — and the ratio of each end-to-end rate to it;
+//! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
+//!   oracles, hardware), on fresh seeds, in a scratch directory.
+//!
+//! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
+
+use crate::fuzz::campaign::{Campaign, Options, Stop};
+use crate::fuzz::{parse_families, Gpu, Hardware};
+use crate::report::{KnownDivergences, Verdict};
+use crate::run::gpu::{run_batch, supervisor, Engine, Times};
+use crate::run::reference::evaluate;
+use ptxconform_reference::case::{load_file, Case, Init};
+use ptxconform_reference::gen::GenConfig;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Case instances per family for the end-to-end and reference rates.
+    #[arg(long, default_value_t = 32768)]
+    pub cases: usize,
+    /// Cases per family on the naive path (each compiles its own module).
+    #[arg(long, default_value_t = 100)]
+    pub naive: usize,
+    /// Seconds of fuzzing per family mix (0: skip the fuzz rates).
+    #[arg(long, default_value_t = 10)]
+    pub fuzz_seconds: u64,
+    /// The case corpus the fixed shapes come from.
+    #[arg(long, default_value = "cases")]
+    pub corpus: PathBuf,
+    /// Where the JSON results go.
+    #[arg(long, default_value = "reports/bench/latest.json")]
+    pub out: PathBuf,
+    /// Commit measured (default: `git rev-parse --short HEAD`, if it answers).
+    #[arg(long)]
+    pub commit: Option<String>,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: i32,
+    /// Known divergences (their `avoid` features steer the fuzz rates' generator).
+    #[arg(long, default_value = "reports/known-divergences.yaml")]
+    pub known: PathBuf,
+    /// Only the reference rates, even if a GPU is present.
+    #[arg(long)]
+    pub reference_only: bool,
+}
+
+/// A fixed shape: a corpus case by name.
+struct Shape {
+    family: &'static str,
+    file: &'static str,
+    case: &'static str,
+}
+
+const SHAPES: [Shape; 5] = [
+    Shape {
+        family: "cp.async",
+        file: "cp_async/copy.yaml",
+        case: "cp_async.ca.4.shared.full",
+    },
+    Shape {
+        family: "cp.async.bulk",
+        file: "bulk/g2s.yaml",
+        case: "bulk.g2s.cta.256",
+    },
+    Shape {
+        family: "cp.async.bulk.tensor tile",
+        file: "tensor/rows/load_tile.yaml",
+        case: "tensor.row.load.2d.cluster.default_tile",
+    },
+    Shape {
+        family: "cp.reduce.async.bulk",
+        file: "reduce/global.yaml",
+        case: "reduce.global.add.u32",
+    },
+    Shape {
+        family: "mbarrier",
+        file: "mbarrier/tx.yaml",
+        case: "mbarrier.tx.arrive_expect_then_complete",
+    },
+];
+
+/// Family mixes of the fuzz rates (`--families` lists).
+const MIXES: [&str; 6] = [
+    "all",
+    "cp_async",
+    "bulk_copy",
+    "bulk_reduce",
+    "tensor",
+    "mbarrier",
+];
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Breakdown {
+    pub prepare_s: f64,
+    pub compile_s: f64,
+    pub execute_s: f64,
+    pub judge_s: f64,
+    pub launches: u64,
+}
+
+impl Breakdown {
+    fn of(t: &Times, launches: u64) -> Breakdown {
+        Breakdown {
+            prepare_s: t.prepare.as_secs_f64(),
+            compile_s: t.compile.as_secs_f64(),
+            execute_s: t.execute.as_secs_f64(),
+            judge_s: t.judge.as_secs_f64(),
+            launches,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FamilyRates {
+    pub family: String,
+    pub case: String,
+    /// Reference model alone, all threads.
+    pub reference_per_s: f64,
+    pub reference_per_core_per_s: f64,
+    pub cases: usize,
+    /// End to end (None: no GPU).
+    pub end_to_end_per_s: Option<f64>,
+    pub end_to_end: Option<Breakdown>,
+    /// Cases whose verdict was not `pass` end to end (a rate of failures is no rate).
+    pub end_to_end_not_pass: usize,
+    pub naive_cases: usize,
+    pub naive_per_s: Option<f64>,
+    pub speedup_over_naive: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FuzzRate {
+    pub families: String,
+    pub programs: u64,
+    pub seconds: f64,
+    pub programs_per_s: f64,
+    pub gpu_cases: u64,
+    pub verdicts: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    pub device: String,
+    pub driver: String,
+    pub date: String,
+    pub commit: String,
+    pub threads: usize,
+    pub families: Vec<FamilyRates>,
+    pub fuzz: Vec<FuzzRate>,
+}
+
+fn commit(args: &BenchArgs) -> String {
+    if let Some(c) = &args.commit {
+        return c.clone();
+    }
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// `n` instances of `template`: the first as it is, the others with every region initialised
+/// from its own `pattern` seed (the emitted kernel does not change: data lives in the regions).
+pub fn instances(template: &Case, n: usize) -> Vec<Case> {
+    (0..n)
+        .map(|i| {
+            let mut c = template.clone();
+            c.name = format!("{}#{i}", template.name);
+            // Observations recorded for the template's data say nothing about other data.
+            c.observed.clear();
+            if i == 0 {
+                return c;
+            }
+            let regions = c.memory.global.iter_mut().chain(c.memory.shared.iter_mut());
+            for (k, r) in regions.enumerate() {
+                r.init = Init::Pattern((i as u64) << 8 | k as u64);
+            }
+            c
+        })
+        .collect()
+}
+
+fn template(corpus: &Path, s: &Shape) -> Result<Case, String> {
+    let path = corpus.join(s.file);
+    let cases = load_file(&path).map_err(|e| e.to_string())?;
+    cases
+        .into_iter()
+        .find(|c| c.name == s.case)
+        .ok_or_else(|| format!("{}: no case `{}` (bench shape)", path.display(), s.case))
+}
+
+/// Cases/s of the reference alone over `cases`, on every rayon thread.
+fn reference_rate(cases: &[Case]) -> f64 {
+    let t = Instant::now();
+    let done: usize = cases
+        .par_iter()
+        .map(|c| usize::from(!evaluate("bench", c).0.verdict.is_failure()))
+        .sum();
+    std::hint::black_box(done);
+    cases.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Run `cases` end to end on `eng`; the rate, the breakdown and how many did not pass.
+fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize), String> {
+    let (t0, l0) = (eng.times, eng.stats.launches);
+    let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("bench", c)).collect();
+    let t = Instant::now();
+    let rs = run_batch(eng, &batch)?;
+    let rate = cases.len() as f64 / t.elapsed().as_secs_f64();
+    let not_pass = rs
+        .iter()
+        .filter(|r| r.result.verdict != Verdict::Pass)
+        .count();
+    let d = Times {
+        prepare: eng.times.prepare - t0.prepare,
+        compile: eng.times.compile - t0.compile,
+        execute: eng.times.execute - t0.execute,
+        judge: eng.times.judge - t0.judge,
+    };
+    Ok((rate, Breakdown::of(&d, eng.stats.launches - l0), not_pass))
+}
+
+fn fuzz_rate(
+    gpu: &mut Gpu,
+    mix: &str,
+    args: &BenchArgs,
+    scratch: &Path,
+) -> Result<FuzzRate, String> {
+    let seconds = args.fuzz_seconds;
+    let mut cfg = GenConfig::legal();
+    if mix != "all" {
+        cfg.families = parse_families(mix)?;
+    }
+    let known = KnownDivergences::load(&args.known)?;
+    cfg.avoid = known.avoided()?.0;
+    let dir = scratch.join(mix);
+    let opts = Options {
+        seed: 0xbe9c_0000 ^ crate::emit::fnv1a(mix),
+        out: dir.join("campaign"),
+        regressions: dir.join("regressions"),
+        known,
+        resume: false,
+        batch: 512,
+        minimize_rounds: 0,
+    };
+    let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Hardware))?;
+    let t = Instant::now();
+    let stats = c.run(
+        &Stop {
+            seconds: Some(seconds),
+            programs: None,
+        },
+        false,
+    )?;
+    let secs = t.elapsed().as_secs_f64();
+    Ok(FuzzRate {
+        families: mix.into(),
+        programs: stats.programs,
+        seconds: secs,
+        programs_per_s: stats.programs as f64 / secs,
+        gpu_cases: stats.gpu_cases,
+        verdicts: stats.verdicts,
+    })
+}
+
+pub fn main(args: &BenchArgs) -> Result<i32, String> {
+    let threads = rayon::current_num_threads();
+    let dev = if args.reference_only {
+        None
+    } else {
+        match crate::gpu::gpu_available() {
+            Ok(d) => Some(d),
+            Err(why) => {
+                println!("no GPU ({why}): reference rates only");
+                None
+            }
+        }
+    };
+    let mut report = BenchReport {
+        device: dev.as_ref().map_or("none".into(), |d| d.name.clone()),
+        driver: dev.as_ref().map_or(String::new(), |d| {
+            format!(
+                "CUDA {}.{}",
+                d.driver_version / 1000,
+                (d.driver_version % 1000) / 10
+            )
+        }),
+        date: crate::run::today(),
+        commit: commit(args),
+        threads,
+        families: vec![],
+        fuzz: vec![],
+    };
+    let mut engines = match &dev {
+        Some(d) => {
+            let fast = Engine::new(
+                supervisor(args.device, 20, true)?,
+                d.compute_capability,
+                crate::compile::Compiler::find().ok(),
+            );
+            // The naive path: the driver JIT compiles every case's own module, one launch each.
+            let mut naive = Engine::new(
+                supervisor(args.device, 20, true)?,
+                d.compute_capability,
+                None,
+            );
+            naive.naive = true;
+            naive.limits.instances = 1;
+            Some((fast, naive))
+        }
+        None => None,
+    };
+    for s in &SHAPES {
+        let t = template(&args.corpus, s)?;
+        let cases = instances(&t, args.cases.max(1));
+        let reference = reference_rate(&cases);
+        let mut f = FamilyRates {
+            family: s.family.into(),
+            case: s.case.into(),
+            reference_per_s: reference,
+            reference_per_core_per_s: reference / threads as f64,
+            cases: cases.len(),
+            ..Default::default()
+        };
+        if let Some((fast, naive)) = &mut engines {
+            // Warm-up: the worker's start-up and the module's first compile are not a rate.
+            end_to_end(fast, &cases[..1])?;
+            let (rate, b, bad) = end_to_end(fast, &cases)?;
+            f.end_to_end_per_s = Some(rate);
+            f.end_to_end = Some(b);
+            f.end_to_end_not_pass = bad;
+            let few = &cases[..args.naive.clamp(1, cases.len())];
+            end_to_end(naive, &few[..1])?;
+            let (nrate, _, _) = end_to_end(naive, few)?;
+            f.naive_cases = few.len();
+            f.naive_per_s = Some(nrate);
+            f.speedup_over_naive = Some(rate / nrate);
+        }
+        report.families.push(f);
+    }
+    if let (Some(d), true) = (&dev, args.fuzz_seconds > 0) {
+        let mut gpu = Gpu::new(d, args.device, 10)?;
+        let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
+        for mix in MIXES {
+            report.fuzz.push(fuzz_rate(&mut gpu, mix, args, &scratch)?);
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    print_table(&report);
+    if let Some(p) = args.out.parent() {
+        std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    std::fs::write(&args.out, json + "\n").map_err(|e| format!("{}: {e}", args.out.display()))?;
+    println!("results: {}", args.out.display());
+    Ok(0)
+}
+
+fn rate(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| format!("{v:.0}"))
+}
+
+fn print_table(r: &BenchReport) {
+    println!(
+        "ptxconform bench — {} ({}), {} threads, {} at {}",
+        r.device, r.driver, r.threads, r.date, r.commit
+    );
+    println!(
+        "{:<26} {:>12} {:>12} {:>12} {:>10} {:>9}  breakdown (s): prepare / compile / execute / judge, launches",
+        "fixed shape (cases/s)", "reference", "ref/core", "end-to-end", "naive", "speedup"
+    );
+    for f in &r.families {
+        let b = f.end_to_end.as_ref().map_or(String::new(), |b| {
+            format!(
+                "{:.2} / {:.2} / {:.2} / {:.2}, {}",
+                b.prepare_s, b.compile_s, b.execute_s, b.judge_s, b.launches
+            )
+        });
+        println!(
+            "{:<26} {:>12.0} {:>12.0} {:>12} {:>10} {:>9}  {b}{}",
+            f.family,
+            f.reference_per_s,
+            f.reference_per_core_per_s,
+            rate(f.end_to_end_per_s),
+            rate(f.naive_per_s),
+            f.speedup_over_naive
+                .map_or("—".into(), |x| format!("{x:.0}×")),
+            if f.end_to_end_not_pass > 0 {
+                format!("  ({} not pass!)", f.end_to_end_not_pass)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !r.fuzz.is_empty() {
+        println!(
+            "{:<26} {:>12} {:>12}  verdicts",
+            "fuzz mix", "programs/s", "programs"
+        );
+        for z in &r.fuzz {
+            let v: Vec<String> = z
+                .verdicts
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            println!(
+                "{:<26} {:>12.0} {:>12}  {}",
+                z.families,
+                z.programs_per_s,
+                z.programs,
+                v.join(", ")
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every fixed shape exists in the corpus, and its instances differ in data only: the
+    /// reference finds each well defined and they all emit one kernel.
+    #[test]
+    fn fixed_shapes_instantiate_to_one_kernel() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        for s in &SHAPES {
+            let t = template(&corpus, s).unwrap();
+            let cases = instances(&t, 3);
+            let mut keys = std::collections::BTreeSet::new();
+            let mut data = std::collections::BTreeSet::new();
+            for c in &cases {
+                let (r, _) = evaluate("bench", c);
+                assert!(!r.verdict.is_failure(), "{}: {}", c.name, r.detail);
+                let em = crate::emit::emit(c).unwrap();
+                keys.insert(em.shape_key);
+                data.insert(format!("{:?}", c.memory));
+            }
+            assert_eq!(keys.len(), 1, "{}: one kernel", s.case);
+            let regions = t.memory.global.len() + t.memory.shared.len();
+            let expect = if regions == 0 { 1 } else { 3 };
+            assert_eq!(data.len(), expect, "{}: instances differ in data", s.case);
+        }
+    }
+}
