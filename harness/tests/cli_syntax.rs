@@ -51,10 +51,49 @@ fn stdin_is_read_and_named() {
 }
 
 #[test]
-fn placeholders_exit_2() {
+fn bench_reference_only_writes_its_figures() {
     let out = bin().args(["bench", "--anything"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown flag is a usage error"
+    );
+
+    let json = std::env::temp_dir().join(format!("ptxconform-bench-{}.json", std::process::id()));
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases");
+    let out = bin()
+        .args([
+            "bench",
+            "--reference-only",
+            "--cases",
+            "64",
+            "--corpus",
+            corpus,
+            "--out",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("cp.async.bulk.tensor tile"), "{stdout}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let fams = v["families"].as_array().unwrap();
+    assert_eq!(fams.len(), 5);
+    for f in fams {
+        assert!(f["reference_per_s"].as_f64().unwrap() > 0.0, "{f}");
+        assert!(
+            f["end_to_end_per_s"].is_null(),
+            "no GPU rate without a GPU: {f}"
+        );
+    }
+    let _ = std::fs::remove_file(&json);
 }
 
 #[test]

@@ -145,14 +145,15 @@ proptest! {
             if wait { "  - ptx: cp.async.bulk.wait_group 0\n" } else { "" }));
         let x = defined(&y);
         let o = global(&x, "out");
-        for i in 0..64usize {
+        prop_assert!(o.len() >= 64);
+        for (i, got) in o.iter().enumerate().take(64) {
             let sel = i < 48 && mask >> (i % 16) & 1 == 1;
             let want = match (sel, wait) {
                 (false, _) => Byte::Known(0x11),
                 (true, true) => Byte::Known(0xAA),
                 (true, false) => Byte::Known(0x11).union(Byte::Known(0xAA)),
             };
-            prop_assert_eq!(o[i], want);
+            prop_assert_eq!(*got, want);
         }
     }
 

@@ -87,7 +87,7 @@ fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
 
 /// Smaller values to try for `v`: multiples of 16 stay multiples of 16.
 fn smaller(v: u64) -> Vec<u64> {
-    let mut c: Vec<u64> = if v % 16 == 0 {
+    let mut c: Vec<u64> = if v.is_multiple_of(16) {
         vec![0, 16, v / 32 * 16, v.saturating_sub(16)]
     } else {
         vec![0, 1, v / 2, v - 1]

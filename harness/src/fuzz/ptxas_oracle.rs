@@ -83,7 +83,7 @@ fn fill_memo(p: &Ptxas, steps: &[(Target, &Step)]) {
         .iter()
         .flat_map(|(t, sts)| sts.chunks(CHUNK).map(move |c| (*t, c)))
         .collect();
-    let judged: Vec<Vec<((Target, String), Option<String>)>> = chunks
+    let judged: Vec<Memo> = chunks
         .par_iter()
         .map(|(t, sts)| {
             let mut kb = KernelBuilder::new(PtxVersion::MAX_SUPPORTED, *t);

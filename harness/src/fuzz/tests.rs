@@ -499,7 +499,7 @@ fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
             assert_eq!(evaluate("", m).0.verdict, Verdict::ReferencePass);
             // init, expect_tx (+ arrive), the copy, the wait (per destination CTA for multicast)
             assert!(
-                m.program.len() <= most + m.launch.ctas() as usize - 1,
+                m.program.len() < most + m.launch.ctas() as usize,
                 "{what}: {} steps",
                 m.program.len()
             );

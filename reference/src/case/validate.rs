@@ -451,14 +451,11 @@ fn launch(c: &Case, o: &mut Out) {
     }
     // CUDA grid limits: x < 2^31, y and z ≤ 65535.
     let grid_max = [i32::MAX as u32, 65535, 65535];
-    for d in 0..3 {
-        if l.grid[d] == 0 || l.grid[d] > grid_max[d] {
+    for (d, &max) in grid_max.iter().enumerate() {
+        if l.grid[d] == 0 || l.grid[d] > max {
             o.err(
                 pi(&["launch", "grid"], d),
-                format!(
-                    "grid dimension {d} must be 1..={}, not {}",
-                    grid_max[d], l.grid[d]
-                ),
+                format!("grid dimension {d} must be 1..={}, not {}", max, l.grid[d]),
             );
         }
         if l.cluster[d] == 0 {
@@ -466,7 +463,7 @@ fn launch(c: &Case, o: &mut Out) {
                 pi(&["launch", "cluster"], d),
                 "cluster dimensions are at least 1",
             );
-        } else if l.grid[d] % l.cluster[d] != 0 {
+        } else if !l.grid[d].is_multiple_of(l.cluster[d]) {
             o.err(
                 pi(&["launch", "cluster"], d),
                 format!(

@@ -537,7 +537,7 @@ fn load(
         let cta_group = match g.below(4) {
             _ if !blackwell || dst != LoadDst::SharedCluster => None,
             0 => Some(CtaGroup::One),
-            1 if mask.is_none() && cs % 2 == 0 => Some(CtaGroup::Two),
+            1 if mask.is_none() && cs.is_multiple_of(2) => Some(CtaGroup::Two),
             _ => None,
         };
         let cache_policy = policy(w, g);

@@ -241,16 +241,15 @@ impl<'a> Cursor<'a> {
         let mut i = start + 1;
         while i < b.len() {
             let c = b[i];
-            if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' {
-                i += 1;
-            } else if c == b'-'
+            // A `-` continues an identifier only between letters (`-` as in `no-ftz`).
+            let word = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+            let dash = c == b'-'
                 && b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic())
-                && b[i - 1] != b' '
-            {
-                i += 1;
-            } else {
+                && b[i - 1] != b' ';
+            if !(word || dash) {
                 break;
             }
+            i += 1;
         }
         self.pos = i;
         Some((start, &self.text[start..i]))

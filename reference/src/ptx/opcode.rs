@@ -105,7 +105,7 @@ impl Quals {
         let mut i = 0;
         while i < self.toks.len() {
             if let Some((_, v)) = choices.iter().find(|(s, _)| *s == self.toks[i].text) {
-                if let Some(_) = found {
+                if found.is_some() {
                     return Err(SyntaxError::new(
                         self.toks[i].at,
                         format!("at most one {what}"),

@@ -412,7 +412,7 @@ pub fn complete_tx_bytes(
 fn common_checks(map: &ValidatedMap, dir: Direction, smem: u64) -> Result<(), CopyError> {
     let _ = Assumption::SharedAlign128;
     let align = SMEM_ALIGN_BYTES;
-    need(smem % align == 0, copy_rule::SMEM_ALIGN, || {
+    need(smem.is_multiple_of(align), copy_rule::SMEM_ALIGN, || {
         format!("shared address {smem:#x} not {align}-byte aligned")
     })?;
     if dir == Direction::Store {

@@ -99,9 +99,6 @@ impl Pattern {
         }
     }
 
-    /// Alignment the sub-mode needs of the shared-memory destination (§5.5.7: 32B atomicity
-    /// "requires 32 byte alignment", 64B atomicity "64-byte alignment"; the box itself 16).
-
     /// The physical shared-memory address of logical address `a` (an involution).
     pub fn apply(self, a: u64) -> u64 {
         let xored = match self.cute() {

@@ -1104,7 +1104,7 @@ fn prop_tile_load_store_round_trip() {
             .transfers
             .iter()
             .filter_map(|t| t.global)
-            .flat_map(|g| g..g + Unit::of_map(&m).global_bytes)
+            .flat_map(|g| g..g + Unit::of_map(m).global_bytes)
             .collect();
         for i in 0..n as u64 {
             let want = if written.contains(&i) {
