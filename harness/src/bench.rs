@@ -16,6 +16,7 @@
 use crate::fuzz::campaign::{Campaign, Options, Stop};
 use crate::fuzz::{parse_families, Gpu, Hardware};
 use crate::report::{KnownDivergences, Verdict};
+use crate::run::batch::BatchStats;
 use crate::run::gpu::{run_batch, supervisor, Engine, Times};
 use crate::run::reference::evaluate;
 use ptxconform_reference::case::{load_file, Case, Init};
@@ -101,6 +102,9 @@ const MIXES: [&str; 6] = [
     "mbarrier",
 ];
 
+/// Where an end-to-end run's time went (seconds): the stages of `run_batch`, and inside
+/// `execute` the host's share (composing launch buffers, splitting results), the worker's
+/// phases, and the rest (transport between the processes).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Breakdown {
     pub prepare_s: f64,
@@ -108,16 +112,34 @@ pub struct Breakdown {
     pub execute_s: f64,
     pub judge_s: f64,
     pub launches: u64,
+    pub host_s: f64,
+    pub worker_setup_s: f64,
+    pub worker_upload_s: f64,
+    pub worker_module_s: f64,
+    pub worker_kernel_s: f64,
+    pub worker_read_back_s: f64,
+    pub transport_s: f64,
 }
 
 impl Breakdown {
-    fn of(t: &Times, launches: u64) -> Breakdown {
+    fn between(eng: &Engine, t0: &Times, s0: &BatchStats) -> Breakdown {
+        let (t, s) = (&eng.times, &eng.stats);
+        let us = |a: u64, b: u64| (a - b) as f64 / 1e6;
+        let (p, p0) = (&s.phases, &s0.phases);
+        let worker = (s.worker - s0.worker).as_secs_f64();
         Breakdown {
-            prepare_s: t.prepare.as_secs_f64(),
-            compile_s: t.compile.as_secs_f64(),
-            execute_s: t.execute.as_secs_f64(),
-            judge_s: t.judge.as_secs_f64(),
-            launches,
+            prepare_s: (t.prepare - t0.prepare).as_secs_f64(),
+            compile_s: (t.compile - t0.compile).as_secs_f64(),
+            execute_s: (t.execute - t0.execute).as_secs_f64(),
+            judge_s: (t.judge - t0.judge).as_secs_f64(),
+            launches: s.launches - s0.launches,
+            host_s: (s.host - s0.host).as_secs_f64(),
+            worker_setup_s: us(p.setup_us, p0.setup_us),
+            worker_upload_s: us(p.upload_us, p0.upload_us),
+            worker_module_s: us(p.module_us, p0.module_us),
+            worker_kernel_s: us(p.kernel_us, p0.kernel_us),
+            worker_read_back_s: us(p.read_back_us, p0.read_back_us),
+            transport_s: (s.device - s0.device).as_secs_f64() - worker,
         }
     }
 }
@@ -217,7 +239,7 @@ fn reference_rate(cases: &[Case]) -> f64 {
 
 /// Run `cases` end to end on `eng`; the rate, the breakdown and how many did not pass.
 fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize), String> {
-    let (t0, l0) = (eng.times, eng.stats.launches);
+    let (t0, s0) = (eng.times, eng.stats);
     let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("bench", c)).collect();
     let t = Instant::now();
     let rs = run_batch(eng, &batch)?;
@@ -226,13 +248,7 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
         .iter()
         .filter(|r| r.result.verdict != Verdict::Pass)
         .count();
-    let d = Times {
-        prepare: eng.times.prepare - t0.prepare,
-        compile: eng.times.compile - t0.compile,
-        execute: eng.times.execute - t0.execute,
-        judge: eng.times.judge - t0.judge,
-    };
-    Ok((rate, Breakdown::of(&d, eng.stats.launches - l0), not_pass))
+    Ok((rate, Breakdown::between(eng, &t0, &s0), not_pass))
 }
 
 fn fuzz_rate(
@@ -387,8 +403,20 @@ fn print_table(r: &BenchReport) {
     for f in &r.families {
         let b = f.end_to_end.as_ref().map_or(String::new(), |b| {
             format!(
-                "{:.2} / {:.2} / {:.2} / {:.2}, {}",
-                b.prepare_s, b.compile_s, b.execute_s, b.judge_s, b.launches
+                "{:.2} / {:.2} / {:.2} / {:.2}, {} (execute: host {:.2}, worker setup {:.2} \
+                 upload {:.2} module {:.2} kernel {:.2} read-back {:.2}, transport {:.2})",
+                b.prepare_s,
+                b.compile_s,
+                b.execute_s,
+                b.judge_s,
+                b.launches,
+                b.host_s,
+                b.worker_setup_s,
+                b.worker_upload_s,
+                b.worker_module_s,
+                b.worker_kernel_s,
+                b.worker_read_back_s,
+                b.transport_s
             )
         });
         println!(

@@ -44,7 +44,7 @@ mod device_tests;
 pub use driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
 pub use protocol::{
     Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
-    Patch, ReadBack, TensorMapRequest,
+    Patch, Phases, ReadBack, TensorMapRequest,
 };
 pub use worker::{
     worker_main, Executor, Supervisor, SupervisorConfig, SupervisorError, WorkerCommand,

@@ -238,6 +238,32 @@ pub struct JobResult {
     /// Wall time of the job inside the worker, microseconds.
     #[serde(default)]
     pub wall_us: u64,
+    /// Where that time went.
+    #[serde(default)]
+    pub phases: Phases,
+}
+
+impl std::ops::AddAssign for Phases {
+    fn add_assign(&mut self, o: Phases) {
+        self.setup_us += o.setup_us;
+        self.upload_us += o.upload_us;
+        self.module_us += o.module_us;
+        self.kernel_us += o.kernel_us;
+        self.read_back_us += o.read_back_us;
+    }
+}
+
+/// Where a job's time went inside the worker, microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Phases {
+    /// Allocation, host images, address patches, tensor-map encoding.
+    pub setup_us: u64,
+    pub upload_us: u64,
+    /// Module load (cached per worker) and JIT when no cubin is given.
+    pub module_us: u64,
+    /// Launch and synchronisation.
+    pub kernel_us: u64,
+    pub read_back_us: u64,
 }
 
 impl JobResult {
@@ -249,6 +275,7 @@ impl JobResult {
             read_back: vec![],
             jit_info_log: String::new(),
             wall_us: 0,
+            phases: Phases::default(),
         }
     }
 }

@@ -251,6 +251,12 @@ fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], driver::Encode
 /// the host and uploaded with one copy: a batched job has one large buffer, not many small writes.
 fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<Outcome, Outcome> {
     let (d, ctx) = (&ex.driver, ex.ctx);
+    let mut t = Instant::now();
+    let mut lap = || {
+        let us = t.elapsed().as_micros() as u64;
+        t = Instant::now();
+        us
+    };
     let mut buffers = Vec::with_capacity(job.buffers.len());
     for (i, spec) in job.buffers.iter().enumerate() {
         if !spec.align.is_power_of_two() || spec.align > MAX_BUFFER_ALIGN {
@@ -328,11 +334,13 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
             Err(e) => r.tensor_maps.push(EncodeOutcome::Err(e)),
         }
     }
+    r.phases.setup_us = lap();
     for (i, (b, img)) in buffers.iter_mut().zip(&images).enumerate() {
         b.mem
             .write(b.start, img)
             .map_err(|e| setup(format!("buffer {i}: {e}")))?;
     }
+    r.phases.upload_us = lap();
 
     if let Some(l) = &job.launch {
         let map_bytes = |i: usize| match r.tensor_maps.get(i) {
@@ -401,6 +409,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
             }
         };
         r.jit_info_log = module.info_log.clone();
+        r.phases.module_us = lap();
         let f = module
             .function(&l.kernel)
             .map_err(|error| Outcome::LaunchError { error })?;
@@ -426,6 +435,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
         }
     }
 
+    r.phases.kernel_us = lap();
     for &index in &job.read_back {
         let b = buffers
             .get(index)
@@ -436,6 +446,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
             .map_err(|error| Outcome::LaunchError { error })?;
         r.read_back.push(ReadBack { index, data });
     }
+    r.phases.read_back_us = lap();
     Ok(Outcome::Ok)
 }
 

@@ -348,6 +348,8 @@ pub struct BatchStats {
     pub device: std::time::Duration,
     /// Time the workers report for their launches (module load, upload, run, read-back).
     pub worker: std::time::Duration,
+    /// The same, by phase.
+    pub phases: crate::gpu::Phases,
 }
 
 /// Run every unit on the device and return one result per unit, in order. `kernels` maps a
@@ -391,6 +393,7 @@ pub fn execute(
             stats.launches += jobs.len() as u64;
             for ((g, p), jr) in round.into_iter().zip(places).zip(rs) {
                 stats.worker += std::time::Duration::from_micros(jr.wall_us);
+                stats.phases += jr.phases;
                 if jr.outcome == Outcome::Ok || g.len() == 1 {
                     let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
                     for (i, r) in g.iter().zip(split(&us, &p, jr)) {
