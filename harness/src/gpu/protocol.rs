@@ -133,6 +133,17 @@ fn is_zero(x: &u64) -> bool {
     *x == 0
 }
 
+/// [`ToWorker::Run`] over borrowed jobs: the same message without copying the jobs' buffers.
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunRef<'a> {
+    Run {
+        jobs: Vec<&'a Job>,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        modules: &'a [ModuleBytes],
+    },
+}
+
 /// A compiled module sent to a worker once, for the launches that name it by `key`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleBytes {
@@ -456,6 +467,14 @@ mod tests {
             }],
         };
         let line = serde_json::to_string(&run).unwrap();
+        let ToWorker::Run { jobs, modules } = &run else {
+            unreachable!()
+        };
+        let borrowed = RunRef::Run {
+            jobs: jobs.iter().collect(),
+            modules,
+        };
+        assert_eq!(serde_json::to_string(&borrowed).unwrap(), line);
         assert!(!line.contains('\n'));
         assert!(line.contains("\"cubin\":\"7f454c46\""), "{line}");
         assert_eq!(serde_json::from_str::<ToWorker>(&line).unwrap(), run);

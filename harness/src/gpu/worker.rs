@@ -891,7 +891,7 @@ impl Supervisor {
             return Err(SupervisorError::WorkerStart("no worker".into()));
         };
         // A module goes to a worker once, with the first request that needs it.
-        let batch: Vec<Job> = group.iter().map(|&i| jobs[i].clone()).collect();
+        let batch: Vec<&Job> = group.iter().map(|&i| &jobs[i]).collect();
         let mut send = Vec::new();
         for l in batch.iter().filter_map(|j| j.launch.as_ref()) {
             if l.module != 0 && !w.has.contains(&l.module) {
@@ -908,9 +908,9 @@ impl Supervisor {
         let mut done = Vec::new();
         let frame = super::frame::encode(
             "",
-            &ToWorker::Run {
+            &RunRef::Run {
                 jobs: batch,
-                modules: send,
+                modules: &send,
             },
         );
         if let Err(e) = w.stdin.write_all(&frame).and_then(|_| w.stdin.flush()) {
