@@ -156,6 +156,25 @@ pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
     }
 }
 
+/// Generated programs with their CPU oracles' verdicts, in program order.
+type Block = Vec<(Generated, Result<(), Violation>)>;
+
+/// Programs `ks` of campaign `seed`, generated and checked on every core.
+fn check_block(seed: u64, cfg: &GenConfig, ks: std::ops::Range<u64>) -> Block {
+    let gens: Vec<Generated> = ks
+        .into_par_iter()
+        .map(|k| generate_bytes(&program_bytes(seed, k, cfg), cfg))
+        .collect();
+    let checked = cpu_oracles_many(&gens);
+    gens.into_iter().zip(checked).collect()
+}
+
+/// Programs in the next block: `batch`, or what `stop` leaves after `done`.
+fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
+    let left = stop.programs.map_or(u64::MAX, |n| n.saturating_sub(done));
+    (batch as u64).min(left)
+}
+
 /// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
 /// ptxas once for all instructions it has not judged yet.
 pub fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
@@ -393,6 +412,7 @@ impl<'h> Campaign<'h> {
         self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
         let mut last_print = Instant::now();
         let mut pending: Vec<(u64, Case)> = Vec::new();
+        let mut prefetched: Option<(u64, Block)> = None;
         let done = |c: &Campaign<'_>| {
             deadline.is_some_and(|d| Instant::now() >= d)
                 || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
@@ -400,17 +420,14 @@ impl<'h> Campaign<'h> {
         while !done(self) {
             // A block of programs is generated and checked on every core, then handled in
             // program order (violations, then one hardware batch), so results do not depend on
-            // the number of threads.
+            // the number of threads. The next block is generated while the hardware runs.
             let k0 = self.stats.programs;
-            let left = stop.programs.map_or(u64::MAX, |n| n - (k0 - p0));
-            let n = (self.opts.batch as u64).min(left);
-            let (seed, cfg) = (self.stats.seed, &self.cfg);
-            let gens: Vec<Generated> = (k0..k0 + n)
-                .into_par_iter()
-                .map(|k| generate_bytes(&program_bytes(seed, k, cfg), cfg))
-                .collect();
-            let checked = cpu_oracles_many(&gens);
-            for ((k, g), checked) in (k0..).zip(gens).zip(checked) {
+            let n = block_len(self.opts.batch, stop, k0 - p0);
+            let block = match prefetched.take() {
+                Some((k, b)) if k == k0 => b,
+                _ => check_block(self.stats.seed, &self.cfg, k0..k0 + n),
+            };
+            for (k, (g, checked)) in (k0..).zip(block) {
                 self.stats.programs += 1;
                 *self
                     .stats
@@ -424,7 +441,21 @@ impl<'h> Campaign<'h> {
                 }
             }
             if !pending.is_empty() {
-                self.hardware(std::mem::take(&mut pending))?;
+                let k1 = self.stats.programs;
+                let n1 = block_len(self.opts.batch, stop, k1 - p0);
+                let more = n1 > 0 && deadline.is_none_or(|d| Instant::now() < d);
+                let (seed, cfg) = (self.stats.seed, self.cfg.clone());
+                let batch = std::mem::take(&mut pending);
+                let (hw, next) = std::thread::scope(|s| {
+                    let next = more.then(|| s.spawn(move || check_block(seed, &cfg, k1..k1 + n1)));
+                    (self.hardware(batch), next.map(|h| h.join()))
+                });
+                hw?;
+                prefetched = match next {
+                    Some(Ok(b)) => Some((k1, b)),
+                    Some(Err(_)) => return Err("program generation panicked".into()),
+                    None => None,
+                };
             }
             self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
             if print && last_print.elapsed() >= Duration::from_secs(5) {
