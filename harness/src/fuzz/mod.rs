@@ -280,7 +280,9 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     }
     let opts = campaign::Options::from_args(args);
     let mut cfg = cfg;
-    if !args.no_steer {
+    // Steering spares the hardware traps it has already explained; the CPU oracles keep every
+    // feature.
+    if !args.no_steer && gpu.is_some() {
         let (avoid, why) = opts.known.avoided()?;
         cfg.avoid = avoid;
         for (feature, name) in why {
