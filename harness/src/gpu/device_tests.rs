@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::worker::{Supervisor, SupervisorConfig, WorkerCommand};
+use super::supervisor::{Supervisor, SupervisorConfig, WorkerCommand};
 use super::*;
 
 const PTX: &str = include_str!("testdata/device_smoke.ptx");

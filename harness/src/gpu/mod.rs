@@ -36,6 +36,7 @@
 pub mod driver;
 pub mod frame;
 pub mod protocol;
+pub mod supervisor;
 pub mod worker;
 
 #[cfg(test)]
@@ -46,9 +47,8 @@ pub use protocol::{
     Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
     Patch, Phases, ReadBack, TensorMapRequest,
 };
-pub use worker::{
-    worker_main, Executor, Supervisor, SupervisorConfig, SupervisorError, WorkerCommand,
-};
+pub use supervisor::{Supervisor, SupervisorConfig, SupervisorError, WorkerCommand};
+pub use worker::{worker_main, Executor};
 
 /// The hidden subcommand that starts a worker: `ptxconform __worker [--device N]`.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
