@@ -37,17 +37,19 @@ pub mod driver;
 pub mod frame;
 pub mod protocol;
 pub mod supervisor;
+pub mod tensormap;
 pub mod worker;
 
 #[cfg(test)]
 mod device_tests;
 
-pub use driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
+pub use driver::{DeviceInfo, DriverError, LaunchDims, TrapKind};
 pub use protocol::{
     Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
     Patch, Phases, ReadBack, TensorMapRequest,
 };
 pub use supervisor::{Supervisor, SupervisorConfig, SupervisorError, WorkerCommand};
+pub use tensormap::{EncodeCommon, EncodeError};
 pub use worker::{worker_main, Executor};
 
 /// The hidden subcommand that starts a worker: `ptxconform __worker [--device N]`.

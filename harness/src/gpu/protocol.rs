@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::driver::{DeviceInfo, DriverError, EncodeCommon, EncodeError, LaunchDims, TrapKind};
+pub use super::driver::{DeviceInfo, DriverError, LaunchDims, TrapKind};
+pub use super::tensormap::{EncodeCommon, EncodeError};
 
 /// Marks a protocol line on the worker's stdout; the digit is the protocol version.
 pub const LINE_PREFIX: &str = "PTXC1 ";

@@ -10,6 +10,7 @@ use super::driver::{
     self, Context, DeviceBuffer, Driver, Module, ModuleError, ParamImage, SyncError,
 };
 use super::protocol::*;
+use super::tensormap;
 
 /// Runs jobs inside a worker process. The CUDA implementation is [`CudaExecutor`]; tests use a
 /// fake. `execute` must not panic on bad input: malformed jobs yield `Outcome::Setup`.
@@ -205,16 +206,16 @@ fn resolve(buffers: &[JobBuffer<'_>], a: Address) -> Result<u64, Outcome> {
     }
 }
 
-fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], driver::EncodeError> {
+fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], tensormap::EncodeError> {
     match e {
-        Encode::Tiled { common, box_dim } => driver::encode_tiled(d, addr, common, box_dim),
+        Encode::Tiled { common, box_dim } => tensormap::encode_tiled(d, addr, common, box_dim),
         Encode::Im2col {
             common,
             lower_corner,
             upper_corner,
             channels_per_pixel,
             pixels_per_column,
-        } => driver::encode_im2col(
+        } => tensormap::encode_im2col(
             d,
             addr,
             common,
@@ -230,7 +231,7 @@ fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], driver::Encode
             channels_per_pixel,
             pixels_per_column,
             mode,
-        } => driver::encode_im2col_wide(
+        } => tensormap::encode_im2col_wide(
             d,
             addr,
             common,
