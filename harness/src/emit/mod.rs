@@ -66,8 +66,11 @@
 //! deallocates it (A-EXEC-TCGEN05-EPILOGUE); such cases need 128 threads.
 
 pub mod dump;
+mod emitted;
+mod tmem;
 
 pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
+pub use emitted::{link, Emitted, LaunchDims, StepLines, TensorMapParam};
 
 use crate::kernel::KernelBuilder;
 use dump::pb;
@@ -78,9 +81,8 @@ use ptxconform_reference::ptx::common::CtaGroup;
 use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
 use ptxconform_reference::ptx::tcgen05::Tcgen05Op;
 use ptxconform_reference::ptx::{Instruction, Statement};
-use ptxconform_reference::target::{PtxVersion, Target};
+use ptxconform_reference::target::PtxVersion;
 use std::collections::{BTreeSet, HashMap};
-use std::ops::Range;
 
 /// Corpus cases whose programs ptxas (CUDA 13.0) refuses although the manual only calls them
 /// undefined: mixing `.cta_group::1` and `::2` in one kernel ("uses single CTA(.cta_group::1) and
@@ -106,104 +108,6 @@ pub fn tmap_slots(v: PtxVersion) -> usize {
     }
 }
 
-/// Launch dimensions of a case kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchDims {
-    pub grid: [u32; 3],
-    pub cluster: [u32; 3],
-    pub block: [u32; 3],
-}
-
-/// A tensor map the host encodes and passes in the `tmaps` parameter (`param` names its slot).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TensorMapParam {
-    pub param: String,
-    pub name: String,
-    /// Global region whose base is the tensor's global address.
-    pub global: String,
-    /// Global region index (the `pblock` slot `pb::HEADER + global_index` holds its base).
-    pub global_index: usize,
-    /// The encode parameters (`globalAddress` is the region's base, set by the host).
-    pub map: ptxconform_reference::sem::tensor::TensorMapParams,
-}
-
-/// PTX lines (1-based, inclusive start, exclusive end) of one program step, guard included.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StepLines {
-    pub step: usize,
-    pub lines: Range<usize>,
-}
-
-/// The emitted program of a case and everything the host needs to run it.
-#[derive(Clone, Debug)]
-pub struct Emitted {
-    pub ptx: String,
-    /// FNV-1a hash of `ptx`: equal keys, one compiled module.
-    pub shape_key: u64,
-    pub entry: &'static str,
-    pub target: Target,
-    pub version: PtxVersion,
-    /// The parameter block; global-base and `SHARED_INIT` slots are 0 until the host sets them.
-    pub pblock: Vec<u64>,
-    /// Number of global regions (slots `pb::HEADER..pb::HEADER + globals`).
-    pub globals: usize,
-    pub dump_layout: DumpLayout,
-    pub dyn_smem_bytes: u64,
-    /// Initial bytes of every CTA's shared image (regions' `init`, zero elsewhere and in mbarriers).
-    pub shared_init: Vec<u8>,
-    pub launch: LaunchDims,
-    pub tensor_maps: Vec<TensorMapParam>,
-    pub step_map: Vec<StepLines>,
-}
-
-impl Emitted {
-    pub fn set_global_base(&mut self, region: usize, addr: u64) {
-        if region < self.globals {
-            self.pblock[pb::HEADER + region] = addr;
-        }
-    }
-    pub fn set_shared_init(&mut self, addr: u64) {
-        self.pblock[pb::SHARED_INIT] = addr;
-    }
-    pub fn set_timeout_ns(&mut self, ns: u64) {
-        self.pblock[pb::TIMEOUT_NS] = ns;
-    }
-    /// Whether the pinned ptxas / driver can take the program at all: a case whose instructions
-    /// need a newer PTX ISA than [`PtxVersion::MAX_SUPPORTED`] runs on the reference only.
-    pub fn assemblable(&self) -> bool {
-        self.version <= PtxVersion::MAX_SUPPORTED
-    }
-
-    /// The module text before the `.entry` (directives and module-scope declarations): shapes
-    /// with the same preamble can share a module ([`link`]).
-    pub fn preamble(&self) -> &str {
-        &self.ptx[..self.entry_at()]
-    }
-
-    fn entry_at(&self) -> usize {
-        self.ptx.find("\n.visible .entry ").map_or(0, |i| i + 1)
-    }
-
-    /// The kernel's entry name inside a linked module (unique per shape).
-    pub fn linked_entry(&self) -> String {
-        format!("{}_{:016x}", self.entry, self.shape_key)
-    }
-
-    /// How many instances of this kernel one launch can hold (tensor-map slots, grid extent).
-    pub fn max_instances(&self) -> usize {
-        let by_grid = (i32::MAX as u32 / self.launch.grid[0].max(1)) as usize;
-        match self.tensor_maps.len() {
-            0 => by_grid,
-            m => (tmap_slots(self.version) / m).min(by_grid),
-        }
-    }
-
-    /// The pblock as little-endian bytes, for upload.
-    pub fn pblock_bytes(&self) -> Vec<u8> {
-        self.pblock.iter().flat_map(|w| w.to_le_bytes()).collect()
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmitError(pub String);
 
@@ -215,19 +119,6 @@ impl std::fmt::Display for EmitError {
 
 fn err<T>(m: impl Into<String>) -> Result<T, EmitError> {
     Err(EmitError(m.into()))
-}
-
-/// One module holding the kernels of several shapes of one [`Emitted::preamble`], each entry
-/// renamed to its [`Emitted::linked_entry`]: one ptxas run and one module load serve them all.
-pub fn link(ems: &[&Emitted]) -> String {
-    let mut out = ems.first().map_or("", |e| e.preamble()).to_string();
-    for em in ems {
-        let body = &em.ptx[em.entry_at()..];
-        let from = format!(".entry {}(", em.entry);
-        out.push_str(&body.replacen(&from, &format!(".entry {}(", em.linked_entry()), 1));
-        out.push('\n');
-    }
-    out
 }
 
 /// FNV-1a, 64-bit (stable across builds, unlike `DefaultHasher`).
@@ -1145,91 +1036,6 @@ impl Em<'_> {
             self.line("bar.sync 0;");
             self.cluster_barrier();
         }
-    }
-}
-
-impl Em<'_> {
-    /// A-EXEC-TCGEN05-EPILOGUE: every checked allocation → dump (32x32b, warp w reads lanes
-    /// 32w..32w+31, one column per load), then warp 0 deallocates it. Ends with `bar.sync 0`.
-    fn tmem_epilogue(&mut self) {
-        let checked: Vec<(u64, u32)> = self
-            .case
-            .memory
-            .tmem
-            .iter()
-            .filter(|t| self.case.check.contains(&t.name))
-            .filter_map(|t| match self.layout.get(&t.name) {
-                Some(Place::Shared { offset, .. }) => Some((offset, t.columns)),
-                _ => None,
-            })
-            .collect();
-        if checked.is_empty() {
-            return;
-        }
-        let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
-        let per_cta: u32 = checked.iter().map(|(_, c)| 128 * c).sum();
-        self.line("tcgen05.fence::after_thread_sync;");
-        let (lb, lane, ta, tc, col, v, idx) = (
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-        );
-        let (p, fa) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::B64));
-        let at = self.load(RegTy::B32, self.tmem_at);
-        let mut before = 0u32;
-        for (offset, cols) in checked.iter().copied() {
-            let skip = self.label("tmem_read");
-            self.line(format!("setp.ge.u32 {p}, {tid}, 128;"));
-            self.line(format!("@{p} bra {skip};"));
-            self.line(format!("and.b32 {lane}, {tid}, 31;"));
-            self.line(format!("and.b32 {lb}, {tid}, 96;"));
-            let w = self.shared_addr(offset);
-            self.line(format!("ld.shared.b32 {ta}, [{w}];"));
-            self.line(format!("shl.b32 {tc}, {lb}, 16;"));
-            self.line(format!("add.u32 {ta}, {ta}, {tc};"));
-            // idx = at + ((cta * per_cta + before) + (lb + lane) * cols) * 4
-            self.line(format!("add.u32 {idx}, {lb}, {lane};"));
-            self.line(format!("mul.lo.u32 {idx}, {idx}, {cols};"));
-            self.line(format!("add.u32 {idx}, {idx}, {before};"));
-            self.line(format!("mad.lo.u32 {idx}, {cta}, {per_cta}, {idx};"));
-            self.line(format!("mad.lo.u32 {idx}, {idx}, 4, {at};"));
-            self.line(format!("mov.u32 {col}, 0;"));
-            let top = self.label("tmem_col");
-            self.line(format!("{top}:"));
-            self.line(format!("add.u32 {tc}, {ta}, {col};"));
-            self.line(format!(
-                "tcgen05.ld.sync.aligned.32x32b.x1.b32 {{{v}}}, [{tc}];"
-            ));
-            self.line("tcgen05.wait::ld.sync.aligned;");
-            self.line(format!("cvt.u64.u32 {fa}, {idx};"));
-            self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
-            self.line(format!("st.global.b32 [{fa}], {v};"));
-            self.line(format!("add.u32 {idx}, {idx}, 4;"));
-            self.line(format!("add.u32 {col}, {col}, 1;"));
-            self.line(format!("setp.lt.u32 {p}, {col}, {cols};"));
-            self.line(format!("@{p} bra {top};"));
-            self.line(format!("{skip}:"));
-            before += 128 * cols;
-        }
-        self.line("tcgen05.fence::before_thread_sync;");
-        self.line("bar.sync 0;");
-        let skip = self.label("tmem_free");
-        self.line(format!("setp.ge.u32 {p}, {tid}, 32;"));
-        self.line(format!("@{p} bra {skip};"));
-        let g = self.cta_group.ptx();
-        for (offset, cols) in checked {
-            let w = self.shared_addr(offset);
-            self.line(format!("ld.shared.b32 {ta}, [{w}];"));
-            self.line(format!(
-                "tcgen05.dealloc.{g}.sync.aligned.b32 {ta}, {cols};"
-            ));
-        }
-        self.line(format!("{skip}:"));
-        self.line("bar.sync 0;");
     }
 }
 
