@@ -123,18 +123,9 @@ enum Line {
 /// every episode the config allows).
 pub fn program_bytes(seed: u64, k: u64, cfg: &GenConfig) -> Vec<u8> {
     let n = HEADER + BLOCK * cfg.max_episodes.max(1);
-    let mut x =
+    let start =
         seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0x243f_6a88_85a3_08d3;
-    let mut out = Vec::with_capacity(n + 8);
-    while out.len() < n {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(n);
-    out
+    ptxconform_reference::case::init::pattern(start, n)
 }
 
 fn intent_name(i: &Intent) -> &'static str {

@@ -43,18 +43,36 @@ fn err(element: Option<usize>, message: impl Into<String>) -> InitError {
     }
 }
 
-/// The splitmix64 generator (Steele, Lea, Flood 2014), as specified in the module docs.
+/// The splitmix64 generator (Steele, Lea, Flood 2014), as specified in the module docs: the one
+/// deterministic generator of the workspace (patterns, generators, sweeps, campaign seeds).
 #[derive(Clone, Debug)]
 pub struct SplitMix64(pub u64);
 
-impl Iterator for SplitMix64 {
-    type Item = u64;
-    fn next(&mut self) -> Option<u64> {
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Some(z ^ (z >> 31))
+        z ^ (z >> 31)
+    }
+    /// Below `n` (0 when `n` is 0); the modulo bias is irrelevant for test generation.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+impl Iterator for SplitMix64 {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        Some(self.next_u64())
     }
 }
 

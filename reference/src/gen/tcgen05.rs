@@ -101,11 +101,10 @@ impl<'c, 'a> Bits<'c, 'a> {
             self.h = (self.h ^ b as u64).wrapping_mul(0x100_0000_01b3);
             b
         } else {
-            self.h = self.h.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.h;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) >> 56) as u8
+            let mut g = crate::case::init::SplitMix64(self.h);
+            let z = g.next_u64();
+            self.h = g.0;
+            (z >> 56) as u8
         }
     }
     fn below(&mut self, n: u32) -> u32 {

@@ -1065,29 +1065,8 @@ fn corner_limit(rank: u32) -> i32 {
 /// driver 13.0 on sm_90 accepts 2^31 + 1 and 2^32 and rejects 2^32 + 1 (dimensions 0 and 1 probed).
 pub const GLOBAL_DIM_MAX: u64 = 1 << 32;
 
-/// A small deterministic generator (SplitMix64), so sweeps need no RNG crate and are stable.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next_u64() % n
-        }
-    }
-    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+/// The workspace's deterministic generator, under the name sweeps use.
+pub use crate::case::init::SplitMix64 as SplitMix;
 
 /// `n` parameter sets for comparing [`validate`] with the real driver. Deterministic in `seed`.
 /// Each set starts from a valid map of a random encode kind and then, with probability about
