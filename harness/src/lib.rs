@@ -5,6 +5,7 @@ pub mod emit;
 pub mod fuzz;
 pub mod gpu;
 pub mod hash;
+pub mod hex;
 pub mod journal;
 pub mod kernel;
 pub mod legality;

@@ -109,7 +109,7 @@ pub fn decode<T: DeserializeOwned>(json: &str, blobs: Vec<Vec<u8>>) -> serde_jso
 /// Serde adapter for byte payloads: raw inside a frame, hex outside.
 pub mod bytes {
     use super::{SINK, SOURCE};
-    use crate::gpu::protocol::hex;
+    use crate::hex;
     use serde::de::{self, Visitor};
     use serde::{Deserializer, Serializer};
 

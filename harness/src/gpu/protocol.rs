@@ -349,58 +349,9 @@ impl FromWorker {
     }
 }
 
-/// Serde adapter: bytes as a lowercase hex string.
-pub mod hex {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn encode(b: &[u8]) -> String {
-        const D: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(b.len() * 2);
-        for &x in b {
-            s.push(D[(x >> 4) as usize] as char);
-            s.push(D[(x & 15) as usize] as char);
-        }
-        s
-    }
-
-    pub fn decode(s: &str) -> Result<Vec<u8>, String> {
-        let nib = |c: u8| match c {
-            b'0'..=b'9' => Ok(c - b'0'),
-            b'a'..=b'f' => Ok(c - b'a' + 10),
-            b'A'..=b'F' => Ok(c - b'A' + 10),
-            _ => Err(format!("not a hex digit: {:?}", c as char)),
-        };
-        let b = s.as_bytes();
-        if b.len() & 1 == 1 {
-            return Err("odd-length hex string".into());
-        }
-        b.chunks(2)
-            .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
-            .collect()
-    }
-
-    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&encode(b))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = String::deserialize(d)?;
-        decode(&s).map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hex_round_trips_and_rejects_garbage() {
-        let b: Vec<u8> = (0..=255).collect();
-        assert_eq!(hex::decode(&hex::encode(&b)).unwrap(), b);
-        assert_eq!(hex::encode(&[0x0f, 0xa0]), "0fa0");
-        assert!(hex::decode("abc").is_err());
-        assert!(hex::decode("zz").is_err());
-    }
 
     #[test]
     fn messages_round_trip_through_lines() {

@@ -3,7 +3,7 @@
 //! through the isolating supervisor, decode the dump and classify the case against the reference.
 
 use super::batch::{BatchStats, Isolation, Kernel, Limits, Unit};
-use super::reference::{evaluate, expected_regions, shared_key, to_hex};
+use super::reference::{evaluate, expected_regions, shared_key};
 use super::{Loaded, RunArgs};
 use crate::emit::{emit, link, Emitted};
 use crate::gpu::{DeviceInfo, JobResult, Outcome, Supervisor, SupervisorConfig, WorkerCommand};
@@ -296,7 +296,7 @@ pub fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observa
         regions: obs
             .regions
             .iter()
-            .map(|(k, v)| (k.clone(), to_hex(v)))
+            .map(|(k, v)| (k.clone(), crate::hex::encode(v)))
             .collect(),
         mbarriers: obs
             .parity

@@ -105,7 +105,8 @@ pub fn replay(
         let Some((_, exp)) = expected.iter().find(|(n, _)| n == name) else {
             continue;
         };
-        let observed = from_hex(hex).map_err(|e| format!("recorded region `{name}`: {e}"))?;
+        let observed =
+            crate::hex::decode(hex).map_err(|e| format!("recorded region `{name}`: {e}"))?;
         if observed.len() != exp.len() {
             return Err(format!(
                 "recorded region `{name}` has {} bytes, the case declares {}",
@@ -123,21 +124,6 @@ pub fn replay(
         }
     }
     Ok(diffs)
-}
-
-pub fn to_hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    if !s.len().is_multiple_of(2) {
-        return Err("odd number of hex digits".into());
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("bad hex at {i}")))
-        .collect()
 }
 
 /// The reference-only result of a case (no GPU): the model runs it, `expect` holds, and every
