@@ -709,17 +709,7 @@ pub fn run_cases(
                     .or_default()
                     .push((l.case.name.clone(), o));
             }
-            journal.append(&r)?;
-            pb.inc(1);
-            if r.verdict.is_failure() {
-                pb.println(format!(
-                    "{}: {}: {} — {}",
-                    r.file,
-                    r.case,
-                    r.verdict.name(),
-                    r.detail
-                ));
-            }
+            super::settle(&r, journal, pb)?;
             out.push(r);
         }
     }

@@ -115,6 +115,26 @@ fn progress(n: usize, quiet: bool) -> ProgressBar {
     pb
 }
 
+/// Journal a case's result, advance the progress bar, and print it if it failed.
+pub(crate) fn settle(
+    r: &CaseResult,
+    journal: &mut Journal,
+    pb: &ProgressBar,
+) -> Result<(), String> {
+    journal.append(r)?;
+    pb.inc(1);
+    if r.verdict.is_failure() {
+        pb.println(format!(
+            "{}: {}: {} — {}",
+            r.file,
+            r.case,
+            r.verdict.name(),
+            r.detail
+        ));
+    }
+    Ok(())
+}
+
 pub fn today() -> String {
     // Days since the epoch to a civil date (no date crate needed for one line of metadata).
     let secs = std::time::SystemTime::now()
@@ -206,17 +226,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         None => {
             for l in &todo {
                 let (r, _) = reference::evaluate(&l.file, &l.case);
-                journal.append(&r)?;
-                pb.inc(1);
-                if r.verdict.is_failure() {
-                    pb.println(format!(
-                        "{}: {}: {} — {}",
-                        r.file,
-                        r.case,
-                        r.verdict.name(),
-                        r.detail
-                    ));
-                }
+                settle(&r, &mut journal, &pb)?;
                 results.push(r);
             }
         }
