@@ -309,13 +309,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     };
     let mut report = BenchReport {
         device: dev.as_ref().map_or("none".into(), |d| d.name.clone()),
-        driver: dev.as_ref().map_or(String::new(), |d| {
-            format!(
-                "CUDA {}.{}",
-                d.driver_version / 1000,
-                (d.driver_version % 1000) / 10
-            )
-        }),
+        driver: dev.as_ref().map_or(String::new(), |d| d.cuda()),
         date: crate::run::today(),
         commit: commit(args),
         threads,

@@ -147,11 +147,7 @@ impl Gpu {
         let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
         let info = RunInfo {
             device: dev.name.clone(),
-            driver: format!(
-                "CUDA {}.{}",
-                dev.driver_version / 1000,
-                (dev.driver_version % 1000) / 10
-            ),
+            driver: dev.cuda(),
             date: crate::run::today(),
             mode: "fuzz: reference + hardware".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),

@@ -198,6 +198,17 @@ pub struct DeviceInfo {
     pub cluster_launch: bool,
 }
 
+impl DeviceInfo {
+    /// The CUDA version the driver supports, as reports print it ("CUDA 13.0").
+    pub fn cuda(&self) -> String {
+        format!(
+            "CUDA {}.{}",
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10
+        )
+    }
+}
+
 /// Proof that libcuda is loaded and `cuInit` succeeded.
 #[derive(Debug)]
 pub struct Driver(());

@@ -212,11 +212,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         },
         Some(d) => RunInfo {
             device: d.name.clone(),
-            driver: format!(
-                "CUDA {}.{}",
-                d.driver_version / 1000,
-                (d.driver_version % 1000) / 10
-            ),
+            driver: d.cuda(),
             date: today(),
             mode: "reference + hardware".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
