@@ -725,6 +725,52 @@ pub fn run_cases(
 mod tests {
     use super::*;
 
+    /// Shapes of one preamble share a module; a module ptxas rejects is split into its shapes,
+    /// so that only the bad shape is left without a kernel (for the JIT to report).
+    #[test]
+    fn shapes_link_into_modules_and_a_rejected_module_splits() {
+        let Some(p) = crate::ptxas::for_tests() else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("ptxconform-link-{}", std::process::id()));
+        let compiler = crate::compile::Compiler::new(p, Some(dir.clone())).unwrap();
+        let sup = supervisor(0, 10, true).unwrap();
+        let mut eng = Engine::new(sup, (9, 0), Some(compiler));
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = load_file(&file).unwrap();
+        // One thread: the engine makes as many modules as threads, here one.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let good: Vec<Emitted> = cases[..6].iter().map(|c| emit(c).unwrap()).collect();
+        one.install(|| eng.compile(&good.iter().collect::<Vec<_>>()));
+        let modules: std::collections::BTreeSet<u64> = good
+            .iter()
+            .map(|e| eng.kernels[&e.shape_key].module)
+            .collect();
+        assert_eq!(modules.len(), 1, "six shapes of one preamble, one module");
+        assert_eq!(
+            eng.kernels[&good[0].shape_key].entry,
+            good[0].linked_entry()
+        );
+
+        let mut bad = emit(&cases[6]).unwrap();
+        bad.ptx = bad.ptx.replacen("cp.async.ca", "cp.async.bogus", 1);
+        bad.shape_key = crate::emit::fnv1a(&bad.ptx);
+        let other = emit(&cases[7]).unwrap();
+        one.install(|| eng.compile(&[&bad, &other]));
+        assert!(!eng.kernels.contains_key(&bad.shape_key), "left to the JIT");
+        let k = &eng.kernels[&other.shape_key];
+        assert_eq!(
+            k.entry,
+            crate::emit::ENTRY,
+            "compiled alone, under its own name"
+        );
+        assert!(!modules.contains(&k.module));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn target_runs_on_device() {
         let h100 = (9, 0);
