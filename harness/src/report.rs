@@ -128,6 +128,31 @@ impl KnownDivergences {
         }
         Ok((f, why))
     }
+    /// The known finding that explains a trap in `case`, if any. A trap does not say which
+    /// instruction caused it, so a signature naming the program's first copy family proves
+    /// little: a finding explains the trap when the program uses a feature the finding's `avoid`
+    /// names and the finding's signature matches the trap under one of the program's families.
+    pub fn explaining_trap(
+        &self,
+        used: Features,
+        families: &[&str],
+        verdict_at: &str,
+    ) -> Option<&KnownDivergence> {
+        self.known.iter().find(|k| {
+            let Some(glob) = k.signature.as_deref() else {
+                return false;
+            };
+            let avoid = k
+                .avoid
+                .iter()
+                .filter_map(|a| Features::named(a))
+                .fold(Features::default(), Features::union);
+            avoid.intersects(used)
+                && families
+                    .iter()
+                    .any(|f| crate::legality::glob(glob, &format!("{f}/{verdict_at}")))
+        })
+    }
     /// The known divergence a fuzz divergence signature falls under, if any.
     pub fn matching_signature(&self, signature: &str) -> Option<&KnownDivergence> {
         self.known.iter().find(|k| {

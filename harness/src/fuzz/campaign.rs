@@ -11,10 +11,11 @@ use super::minimize::{minimize, Budget, Minimized};
 use super::{FuzzArgs, Hardware, HwOutcome, Signature};
 use crate::report::{CaseResult, KnownDivergences, Verdict};
 use crate::run::gpu::write_divergence;
-use crate::run::reference::{evaluate, family_of};
+use crate::run::reference::{evaluate, families_of, family_of};
 use ptxconform_reference::case::validate::{validate_case, Severity};
 use ptxconform_reference::case::{to_yaml, Case};
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
+use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -574,8 +575,16 @@ impl<'h> Campaign<'h> {
     }
 
     fn is_known(&self, case: &Case, sig: &Signature) -> bool {
-        self.opts.known.matching_signature(&sig.key()).is_some()
-            || self.opts.known.matching(&case.name).is_some()
+        let k = &self.opts.known;
+        k.matching_signature(&sig.key()).is_some()
+            || k.matching(&case.name).is_some()
+            || (sig.verdict == Verdict::TrapUnexpected
+                && k.explaining_trap(
+                    Features::used_by(case),
+                    &families_of(case),
+                    &sig.key()[sig.family.len() + 1..],
+                )
+                .is_some())
     }
 
     /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.

@@ -10,6 +10,7 @@ use crate::run::reference::{evaluate, expected_regions};
 use ptxconform_reference::case::to_yaml;
 use ptxconform_reference::case::{load_file, StepOp};
 use ptxconform_reference::gen::oracle::parse_ctx;
+use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::ptx::cp_async::{CpAsyncOp, CpSize};
 use ptxconform_reference::ptx::{Instruction, Statement};
 use std::path::Path;
@@ -549,4 +550,52 @@ fn steering_turns_off_the_features_known_findings_name() {
     );
     cfg.avoid = f;
     assert_eq!(hinted(&cfg), 0, "steered programs never use it");
+}
+
+/// A trap names no instruction: a program whose first copy is a bulk prefetch but which also
+/// holds H1's `cp.async … .L2::cache_hint` is explained by H1, one without the hint is not.
+#[test]
+fn a_trap_is_explained_by_a_known_finding_the_program_can_reach() {
+    let known = KnownDivergences::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../reports/known-divergences.yaml"
+    )))
+    .unwrap();
+    let case = |hint: &str| {
+        let y = format!(
+            "- name: t\n  target: sm_90a\n  launch: {{ grid: [1, 1, 1], threads: 32 }}\n  memory:\n    \
+             global: [{{ name: g, size: 256, align: 128 }}]\n    shared: [{{ name: s, size: 256, align: 128 }}]\n  \
+             params: {{ policy: {{ value: 0, type: b64 }} }}\n  program:\n  \
+             - ptx: cp.async.bulk.prefetch.L2.global [g], 128\n  \
+             - ptx: cp.async.ca.shared.global{hint} [s], [g], 16{}\n  \
+             - ptx: cp.async.wait_all\n",
+            if hint.is_empty() { "" } else { ", policy" }
+        );
+        ptxconform_reference::case::load_str(&y, "t.yaml")
+            .unwrap()
+            .remove(0)
+    };
+    let at = "trap_unexpected/trap IllegalInstruction";
+    let hinted = case(".L2::cache_hint");
+    assert_eq!(
+        crate::run::reference::family_of(&hinted),
+        "cp.async.bulk.prefetch"
+    );
+    let k = known.explaining_trap(
+        Features::used_by(&hinted),
+        &crate::run::reference::families_of(&hinted),
+        at,
+    );
+    assert_eq!(
+        k.map(|k| k.name.as_str()),
+        Some("cp-async-cache-hint-policy-traps")
+    );
+    let plain = case("");
+    assert!(known
+        .explaining_trap(
+            Features::used_by(&plain),
+            &crate::run::reference::families_of(&plain),
+            at
+        )
+        .is_none());
 }

@@ -10,17 +10,22 @@ use ptxconform_reference::sem::memory::Byte;
 /// The coverage family a case belongs to: its first copy instruction's family, else its first
 /// instruction's family.
 pub fn family_of(case: &Case) -> String {
-    let fams: Vec<&'static str> = ptxconform_reference::case::validate::parse_steps(case)
-        .into_iter()
-        .filter_map(|(_, s)| s.ok())
-        .map(|s| s.instr.family())
-        .collect();
+    let fams = families_of(case);
     let copy = |f: &&&str| f.starts_with("cp.") || f.starts_with("tcgen05");
     fams.iter()
         .find(copy)
         .or(fams.first())
         .map(|s| s.to_string())
         .unwrap_or_else(|| "other".into())
+}
+
+/// The family of every parsed `ptx:` step, in program order.
+pub fn families_of(case: &Case) -> Vec<&'static str> {
+    ptxconform_reference::case::validate::parse_steps(case)
+        .into_iter()
+        .filter_map(|(_, s)| s.ok())
+        .map(|s| s.instr.family())
+        .collect()
 }
 
 pub fn expected_byte(b: &Byte) -> ExpectedByte {

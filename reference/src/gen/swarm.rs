@@ -143,6 +143,33 @@ impl Features {
     pub fn union(self, o: Features) -> Features {
         Features::from_bits(self.bits() | o.bits())
     }
+    pub fn intersects(self, o: Features) -> bool {
+        self.bits() & o.bits() != 0
+    }
+
+    /// The features a program visibly uses, read from the spelling of its `ptx:` steps.
+    /// `reg_operands` and `fill` leave no mark of their own and are never reported.
+    pub fn used_by(case: &crate::case::Case) -> Features {
+        let text: Vec<&str> = case
+            .program
+            .iter()
+            .filter_map(|s| match &s.op {
+                crate::case::StepOp::Ptx(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        let any = |marks: &[&str]| text.iter().any(|t| marks.iter().any(|m| t.contains(m)));
+        Features {
+            reg_operands: false,
+            cache_hint: any(&[".L2::cache_hint"]),
+            shared_cta: any(&[".shared::cta"]),
+            prefetch_size: any(&[".L2::64B", ".L2::128B", ".L2::256B"]),
+            fill: false,
+            multicast: any(&[".multicast::cluster"]),
+            cp_mask: any(&[".cp_mask"]),
+            order: any(&[".release", ".acquire", ".relaxed"]),
+        }
+    }
 }
 
 /// The families and features one program enables.
