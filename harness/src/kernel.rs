@@ -47,6 +47,14 @@ pub fn addr_reg_ty(space: Space) -> RegTy {
     }
 }
 
+/// `text` with 1-based line numbers, as ptxas error lines refer to it (for error messages).
+pub fn numbered(text: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+        .collect()
+}
+
 /// A kernel under construction: register declarations plus body lines, printed as
 ///
 /// ```text

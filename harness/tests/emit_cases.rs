@@ -78,12 +78,7 @@ fn corpus_emits_and_assembles() {
             }
             for (c, e) in members {
                 if let Err(errs) = p.assemble(&e.ptx, *t) {
-                    let numbered: String = e
-                        .ptx
-                        .lines()
-                        .enumerate()
-                        .map(|(i, l)| format!("{:4} {l}\n", i + 1))
-                        .collect();
+                    let numbered = ptxconform::kernel::numbered(&e.ptx);
                     panic!(
                         "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
                         c.name

@@ -15,12 +15,7 @@ fn emitted(yaml: &str) -> Emitted {
     let e = emit(&c).unwrap_or_else(|e| panic!("{e}"));
     if let Some(p) = ptxas::for_tests() {
         if let Err(errs) = p.assemble(&e.ptx, c.target) {
-            let numbered: String = e
-                .ptx
-                .lines()
-                .enumerate()
-                .map(|(i, l)| format!("{:4} {l}\n", i + 1))
-                .collect();
+            let numbered = ptxconform::kernel::numbered(&e.ptx);
             panic!("ptxas rejects: {errs:?}\n{numbered}");
         }
     }

@@ -54,12 +54,7 @@ fn tcgen05_cases_emit_and_assemble_for_sm_100a() {
                 continue;
             }
             if let Err(errs) = res {
-                let numbered: String = e
-                    .ptx
-                    .lines()
-                    .enumerate()
-                    .map(|(i, l)| format!("{:4} {l}\n", i + 1))
-                    .collect();
+                let numbered = ptxconform::kernel::numbered(&e.ptx);
                 panic!(
                     "{}: ptxas rejects the emitted kernel: {errs:?}\n{numbered}",
                     c.name
