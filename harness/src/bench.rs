@@ -296,17 +296,7 @@ fn fuzz_rate(
 
 pub fn main(args: &BenchArgs) -> Result<i32, String> {
     let threads = rayon::current_num_threads();
-    let dev = if args.reference_only {
-        None
-    } else {
-        match crate::gpu::gpu_available() {
-            Ok(d) => Some(d),
-            Err(why) => {
-                println!("no GPU ({why}): reference rates only");
-                None
-            }
-        }
-    };
+    let dev = crate::gpu::device_unless(args.reference_only, args.device, "reference rates only");
     let mut report = BenchReport {
         device: dev.as_ref().map_or("none".into(), |d| d.name.clone()),
         driver: dev.as_ref().map_or(String::new(), |d| d.cuda()),

@@ -141,11 +141,7 @@ fn intent_name(i: &Intent) -> &'static str {
 /// Every CPU oracle over a generated program (the static ones, the reference, and ptxas when it
 /// is installed); the first violation.
 pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
-    check_cpu(g)?;
-    match super::ptxas_oracle::ptxas() {
-        Some(p) => super::ptxas_oracle::check_ptxas(p, g),
-        None => Ok(()),
-    }
+    cpu_oracles_many(std::slice::from_ref(g)).remove(0)
 }
 
 /// Generated programs with their CPU oracles' verdicts, in program order.

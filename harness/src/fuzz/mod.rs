@@ -264,11 +264,14 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     let mut gpu = None;
     if args.reference_only {
         println!("--reference-only: CPU oracles only");
-    } else {
-        match crate::gpu::device_info(args.device) {
-            Ok(d) => gpu = Some(Gpu::new(&d, args.device, args.job_timeout)?),
-            Err(why) => println!("no GPU ({why}): fuzzing the CPU oracles only"),
-        }
+    }
+    let dev = crate::gpu::device_unless(
+        args.reference_only,
+        args.device,
+        "fuzzing the CPU oracles only",
+    );
+    if let Some(d) = dev {
+        gpu = Some(Gpu::new(&d, args.device, args.job_timeout)?);
     }
     match ptxas_oracle::ptxas() {
         Some(p) => println!("ptxas oracle: {}", p.path.display()),

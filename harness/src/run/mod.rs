@@ -160,17 +160,11 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if let Some(f) = &args.filter {
         cases.retain(|c| c.case.name.contains(f.as_str()));
     }
-    let gpu = if args.reference_only {
-        None
-    } else {
-        match crate::gpu::gpu_available() {
-            Ok(d) => Some(d),
-            Err(why) => {
-                println!("no GPU ({why}): running the reference-only checks");
-                None
-            }
-        }
-    };
+    let gpu = crate::gpu::device_unless(
+        args.reference_only,
+        args.device,
+        "running the reference-only checks",
+    );
     let (mut journal, done) = Journal::open(&args.out.join("journal.jsonl"), args.resume)?;
     let skip = done_keys(&done);
     let mut results = done;
