@@ -212,6 +212,11 @@ fn batch_job(
             slots,
         });
     }
+    // A compiled kernel is named by its module (sent to the worker once); else the JIT takes the PTX.
+    let (ptx, entry, module) = match kernel {
+        Some(k) => (String::new(), k.entry.clone(), k.module),
+        None => (em.ptx.clone(), em.entry.to_string(), 0),
+    };
     let (in_size, out_size) = (inb.len().max(16) as u64, outb.len().max(16) as u64);
     let job = Job {
         id,
@@ -232,23 +237,13 @@ fn batch_job(
             },
         ],
         tensor_maps,
-        launch: Some(match kernel {
-            Some(k) => KernelLaunch {
-                ptx: String::new(),
-                cubin: Vec::new(),
-                kernel: k.entry.clone(),
-                module: k.module,
-                dims,
-                params,
-            },
-            None => KernelLaunch {
-                ptx: em.ptx.clone(),
-                cubin: Vec::new(),
-                kernel: em.entry.to_string(),
-                module: 0,
-                dims,
-                params,
-            },
+        launch: Some(KernelLaunch {
+            ptx,
+            cubin: Vec::new(),
+            kernel: entry,
+            module,
+            dims,
+            params,
         }),
         read_back: vec![OUT],
     };
