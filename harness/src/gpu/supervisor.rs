@@ -222,9 +222,10 @@ struct Plan {
 /// The isolation policy. `group` is the jobs sent; `done` those that finished before the failure
 /// (their results stand: they completed in a healthy context).
 ///
-/// - A failure attributable to one job (`Started` without `Done`, or a trap result) is final only
-///   if that job ran alone in a fresh worker; otherwise it is re-run alone (confirmation, so a
-///   job is never blamed for state left by an earlier one) and the jobs after it form a new group.
+/// - A failure attributable to one job (`Started` without `Done`, or a trap result) is final if
+///   that job ran alone or first in a fresh worker (the caller then passes `confirm` off);
+///   otherwise it is re-run alone (confirmation, so a job is never blamed for state left by an
+///   earlier one) and the jobs after it form a new group.
 ///   With `confirm` off, an attributed failure is final at once (cheaper when many jobs are
 ///   expected to trap, at the risk of blaming a job for an earlier job's leftover state).
 /// - An unattributable failure (worker died between jobs, corrupt output) bisects the unfinished
@@ -318,7 +319,6 @@ impl Supervisor {
         }
     }
 
-    /// Start the worker now (instead of on the first `run`) and return its device.
     /// Whether a failing job in a group is re-run alone to confirm it (see [`SupervisorConfig`]).
     pub fn confirm_failures(&self) -> bool {
         self.cfg.confirm_failures
@@ -340,6 +340,7 @@ impl Supervisor {
         self.modules.clear();
     }
 
+    /// Start the worker now (instead of on the first `run`) and return its device.
     pub fn device(&mut self) -> Result<DeviceInfo, SupervisorError> {
         Ok(self.live_worker()?.device.clone())
     }
