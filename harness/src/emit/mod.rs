@@ -74,11 +74,11 @@ pub use emitted::{link, Emitted, LaunchDims, StepLines, TensorMapParam};
 
 use crate::kernel::KernelBuilder;
 use dump::pb;
-use ptxconform_reference::case::validate::{validate_case, Names, Severity};
+use ptxconform_reference::case::validate::{parse_steps, validate_case, Names, Severity};
 use ptxconform_reference::case::{Case, Ctas, Param, StepOp};
 use ptxconform_reference::layout::{Layout, Place};
 use ptxconform_reference::ptx::common::CtaGroup;
-use ptxconform_reference::ptx::operand::{AddrBase, ParseCtx, RegTy, Slot, Space, Value};
+use ptxconform_reference::ptx::operand::{AddrBase, RegTy, Slot, Space, Value};
 use ptxconform_reference::ptx::tcgen05::Tcgen05Op;
 use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::target::PtxVersion;
@@ -237,18 +237,13 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     }
     let layout = Layout::of(case).map_err(|e| EmitError(e.0))?;
     let names = Names::of(case);
-    let ctx = ParseCtx {
-        decls: names.params.clone(),
-    };
-    let mut stmts = Vec::new();
-    for s in &case.program {
-        if let StepOp::Ptx(t) = &s.op {
-            stmts.push(Some(
-                Statement::parse_with(t, &ctx).map_err(|e| EmitError(format!("`{t}`: {e}")))?,
-            ));
-        } else {
-            stmts.push(None);
-        }
+    let mut stmts: Vec<Option<Statement>> = vec![None; case.program.len()];
+    for (i, st) in parse_steps(case) {
+        let text = match &case.program[i].op {
+            StepOp::Ptx(t) => t.as_str(),
+            _ => "",
+        };
+        stmts[i] = Some(st.map_err(|e| EmitError(format!("`{text}`: {e}")))?);
     }
     let version = version_of(case, &stmts)?;
     let mut kb = KernelBuilder::new(version, case.target);

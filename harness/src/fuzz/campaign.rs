@@ -183,19 +183,6 @@ pub fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
     out
 }
 
-/// Intent of a (minimized) case, read back from its `expect`.
-fn intent_of(c: &Case) -> Intent {
-    match &c.expect {
-        Some(ptxconform_reference::case::Expect::Undefined(r)) => {
-            match ptxconform_reference::sem::ub::rule(r) {
-                Some(rule) => Intent::Undefined { rule: rule.id },
-                None => Intent::WellDefined,
-            }
-        }
-        _ => Intent::WellDefined,
-    }
-}
-
 fn validates(c: &Case) -> bool {
     !validate_case(c)
         .iter()
@@ -510,7 +497,7 @@ impl<'h> Campaign<'h> {
             let still = |c: &Case| -> Option<Violation> {
                 let g = Generated {
                     case: c.clone(),
-                    intent: intent_of(c),
+                    intent: ptxconform_reference::gen::intent_of(c.expect.as_ref()),
                     episodes: 0,
                 };
                 match cpu_oracles(&g) {

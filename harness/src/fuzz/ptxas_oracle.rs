@@ -5,9 +5,10 @@
 use crate::kernel::KernelBuilder;
 use crate::legality::{glob, judge_lines, parse_exceptions, ExceptionFile};
 use crate::ptxas::Ptxas;
-use ptxconform_reference::gen::oracle::{parse_ctx, ptx_steps, Violation};
+use ptxconform_reference::case::validate;
+use ptxconform_reference::gen::oracle::{ptx_steps, Violation};
 use ptxconform_reference::gen::{Generated, Intent};
-use ptxconform_reference::ptx::{Instruction, Statement};
+use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::target::{PtxVersion, Target, Verdict};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -50,9 +51,9 @@ struct Step {
 }
 
 fn parse_steps(g: &Generated) -> Result<Vec<Step>, Violation> {
-    let ctx = parse_ctx(&g.case);
     ptx_steps(&g.case)
-        .map(|(index, text)| match Statement::parse_with(text, &ctx) {
+        .zip(validate::parse_steps(&g.case))
+        .map(|((index, text), (_, parsed))| match parsed {
             Ok(st) => Ok(Step {
                 index,
                 text: text.to_string(),

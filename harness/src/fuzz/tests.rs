@@ -8,19 +8,17 @@ use super::*;
 use crate::report::{ExpectedByte, KnownDivergence, KnownDivergences, RegionDiff};
 use crate::run::reference::{evaluate, expected_regions};
 use ptxconform_reference::case::to_yaml;
+use ptxconform_reference::case::validate::parse_steps;
 use ptxconform_reference::case::{load_file, StepOp};
-use ptxconform_reference::gen::oracle::parse_ctx;
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::ptx::cp_async::{CpAsyncOp, CpSize};
-use ptxconform_reference::ptx::{Instruction, Statement};
+use ptxconform_reference::ptx::Instruction;
 use std::path::Path;
 
 /// Does the case run a 16-byte cp.async?
 fn has_cp_async_16(c: &Case) -> bool {
-    let ctx = parse_ctx(c);
-    c.program.iter().any(|s| match &s.op {
-        StepOp::Ptx(t) => matches!(Statement::parse_with(t, &ctx), Ok(st) if matches!(&st.instr, Instruction::CpAsync(CpAsyncOp::Copy(x)) if x.size == CpSize::B16)),
-        _ => false,
+    parse_steps(c).into_iter().any(|(_, st)| {
+        matches!(st, Ok(st) if matches!(&st.instr, Instruction::CpAsync(CpAsyncOp::Copy(x)) if x.size == CpSize::B16))
     })
 }
 

@@ -3,8 +3,8 @@
 //! check CI runs without a GPU so the reference cannot drift from silicon unnoticed.
 
 use crate::report::{CaseResult, ExpectedByte, RegionDiff, Verdict};
-use ptxconform_reference::case::{Case, Expect, Observation};
-use ptxconform_reference::sem::exec::{execute, ExecError, Execution, ExpectedHw, Outcome};
+use ptxconform_reference::case::{Case, Observation};
+use ptxconform_reference::sem::exec::{execute, ExecError, Execution, Outcome};
 use ptxconform_reference::sem::memory::Byte;
 
 /// The coverage family a case belongs to: its first copy instruction's family, else its first
@@ -64,40 +64,6 @@ pub fn expected_regions(case: &Case, ex: &Execution) -> Vec<(String, Vec<Expecte
     out
 }
 
-/// Does the model's outcome satisfy the case's own `expect`? `Err` says how it does not.
-pub fn check_expect(case: &Case, ex: &Execution) -> Result<(), String> {
-    let ub = match &ex.outcome {
-        Outcome::Defined => None,
-        Outcome::Undefined { ub, step } => Some((ub, *step)),
-    };
-    match (&case.expect, ub) {
-        (None, _) => Ok(()),
-        (Some(Expect::Pass), None) => Ok(()),
-        (Some(Expect::Pass), Some((u, s))) => Err(format!(
-            "expected well defined, model says undefined at step {s}: {} ({})",
-            u.rule, u.detail
-        )),
-        (Some(Expect::Undefined(rule)), Some((u, _))) if u.rule == rule => Ok(()),
-        (Some(Expect::Undefined(rule)), Some((u, s))) => Err(format!(
-            "expected UB `{rule}`, model found `{}` at step {s}",
-            u.rule
-        )),
-        (Some(Expect::Undefined(rule)), None) => Err(format!(
-            "expected UB `{rule}`, model found the case well defined"
-        )),
-        (Some(Expect::Timeout), _) if ex.expected_hw == ExpectedHw::Timeout => Ok(()),
-        (Some(Expect::Timeout), _) => Err(format!(
-            "expected a timeout, model expects {:?}",
-            ex.expected_hw
-        )),
-        (Some(Expect::Trap), _) if ex.expected_hw == ExpectedHw::MayTrap => Ok(()),
-        (Some(Expect::Trap), _) => Err(format!(
-            "expected a trap, model expects {:?}",
-            ex.expected_hw
-        )),
-    }
-}
-
 /// Compare recorded observed regions (hex) with the model's expectation; diffs of the regions
 /// that disagree.
 pub fn replay(
@@ -153,7 +119,7 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
             r.detail = format!("case error: {e}");
         }
         Ok(x) => {
-            if let Err(why) = check_expect(case, x) {
+            if let Err(why) = x.meets(case.expect.as_ref()) {
                 r.verdict = Verdict::ReferenceFail;
                 r.detail = why;
             } else {
@@ -197,7 +163,7 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ptxconform_reference::case::load_str;
+    use ptxconform_reference::case::{load_str, Expect};
 
     const CASE: &str = r#"
 name: copy4
@@ -243,6 +209,11 @@ check: [buf]
         let (r, _) = evaluate("t.yaml", &c);
         assert_eq!(r.verdict, Verdict::ReferenceFail);
         assert!(r.detail.contains("well defined"), "{}", r.detail);
+        // A well-defined copy is expected to complete: `expect: trap` is a failure.
+        c.expect = Some(Expect::Trap);
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(r.detail.contains("expected a trap"), "{}", r.detail);
         assert_eq!(family_of(&c), "cp.async");
     }
 }

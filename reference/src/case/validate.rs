@@ -142,7 +142,7 @@ pub fn parse_steps(
     usize,
     Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>,
 )> {
-    let ctx = Names::of(case).parse_ctx();
+    let ctx = parse_ctx(case);
     case.program
         .iter()
         .enumerate()
@@ -153,6 +153,12 @@ pub fn parse_steps(
             _ => None,
         })
         .collect()
+}
+
+/// The one parse context of a case: its params declared with their register types (untyped ones
+/// as `.b32`), so type-disambiguated operands parse as the case means them everywhere.
+pub fn parse_ctx(case: &Case) -> ParseCtx {
+    Names::of(case).parse_ctx()
 }
 
 fn param_type(p: &Param) -> Option<RegTy> {

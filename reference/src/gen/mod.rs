@@ -249,5 +249,17 @@ pub fn expect_for(intent: &Intent) -> Option<Expect> {
     }
 }
 
+/// The intent a case's `expect` states, the inverse of [`expect_for`] (a rule the model does not
+/// know, a trap or a timeout states no generator intent: well defined).
+pub fn intent_of(expect: Option<&Expect>) -> Intent {
+    match expect {
+        Some(Expect::Undefined(r)) => match crate::sem::ub::rule(r) {
+            Some(rule) => Intent::Undefined { rule: rule.id },
+            None => Intent::WellDefined,
+        },
+        _ => Intent::WellDefined,
+    }
+}
+
 #[cfg(test)]
 mod tests;

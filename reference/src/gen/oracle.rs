@@ -4,9 +4,8 @@
 
 use super::{Generated, Intent};
 use crate::case::model::{Case, StepOp};
+use crate::case::validate::parse_steps;
 use crate::case::validate::{validate_case, Severity};
-use crate::ptx::operand::ParseCtx;
-use crate::ptx::Statement;
 use crate::target::{PtxVersion, Verdict};
 use std::fmt;
 
@@ -54,9 +53,8 @@ impl Oracle for Validates {
         if !errs.is_empty() {
             return fail(self.name(), errs.join("; "));
         }
-        let ctx = parse_ctx(&g.case);
-        for (i, text) in ptx_steps(&g.case) {
-            match Statement::parse_with(text, &ctx) {
+        for ((i, text), (_, parsed)) in ptx_steps(&g.case).zip(parse_steps(&g.case)) {
+            match parsed {
                 Ok(st) if st.instr.to_string() == text => {}
                 Ok(st) => {
                     return fail(
@@ -85,9 +83,8 @@ impl Oracle for StaticLegality {
         "static_legality"
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
-        let ctx = parse_ctx(&g.case);
-        for (i, text) in ptx_steps(&g.case) {
-            let Ok(st) = Statement::parse_with(text, &ctx) else {
+        for ((i, text), (_, parsed)) in ptx_steps(&g.case).zip(parse_steps(&g.case)) {
+            let Ok(st) = parsed else {
                 continue;
             };
             let v = st
@@ -156,18 +153,6 @@ impl Oracle for Reference {
         }
         check_reference_intent(&g.case, &g.intent)
     }
-}
-
-/// [`Reference`] for a case whose intent is read from its `expect` field.
-pub fn check_reference(case: &Case) -> Result<(), Violation> {
-    let intent = match &case.expect {
-        Some(crate::case::model::Expect::Undefined(r)) => match crate::sem::ub::rule(r) {
-            Some(rule) => Intent::Undefined { rule: rule.id },
-            None => return fail("reference", format!("unknown rule {r}")),
-        },
-        _ => Intent::WellDefined,
-    };
-    check_reference_intent(case, &intent)
 }
 
 fn check_reference_intent(case: &Case, intent: &Intent) -> Result<(), Violation> {
@@ -246,17 +231,6 @@ pub fn ptx_steps(c: &Case) -> impl Iterator<Item = (usize, &str)> {
             StepOp::Ptx(t) => Some((i, t.as_str())),
             _ => None,
         })
-}
-
-/// The parse context of a case (its parameters' register types).
-pub fn parse_ctx(c: &Case) -> ParseCtx {
-    crate::case::validate::Names::of(c).params.into_iter().fold(
-        ParseCtx::default(),
-        |mut ctx, (k, v)| {
-            ctx.decls.insert(k, v);
-            ctx
-        },
-    )
 }
 
 /// Every oracle that needs no executor and no ptxas.

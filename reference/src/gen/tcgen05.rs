@@ -596,7 +596,6 @@ mod tests {
     use super::super::{generate_bytes, GenConfig, Generated, Intent, HEADER};
     use super::*;
     use crate::case::model::StepOp;
-    use crate::ptx::Statement;
     use crate::target::Target;
     use std::collections::BTreeSet;
 
@@ -638,18 +637,10 @@ mod tests {
     }
 
     fn tc_ops(g: &Generated) -> Vec<Tcgen05Op> {
-        g.case
-            .program
-            .iter()
-            .filter_map(|s| match &s.op {
-                StepOp::Ptx(t) => {
-                    match Statement::parse_with(t, &super::super::oracle::parse_ctx(&g.case))
-                        .map(|s| s.instr)
-                    {
-                        Ok(Instruction::Tcgen05(op)) => Some(op),
-                        _ => None,
-                    }
-                }
+        crate::case::validate::parse_steps(&g.case)
+            .into_iter()
+            .filter_map(|(_, st)| match st.map(|s| s.instr) {
+                Ok(Instruction::Tcgen05(op)) => Some(op),
                 _ => None,
             })
             .collect()

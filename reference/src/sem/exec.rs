@@ -58,10 +58,10 @@ use super::mbarrier::{Slot, StateToken};
 use super::memory::{Addr, Byte, MemError, Memory, ReadHoldId, RegionId, WriteId};
 use super::tracking::{self, SemError, TrackedCopy, Tracking};
 use super::ub::{self, Ub, UbRule};
-use crate::case::{Case, Ctas, Param, StepOp};
+use crate::case::{Case, Ctas, Expect, Param, StepOp};
 use crate::layout::{Layout, Place, MBARRIER_BYTES};
 use crate::ptx::common::{RedOp, RedType};
-use crate::ptx::operand::{AddrBase, Address, ParseCtx, RegTy, Value};
+use crate::ptx::operand::{AddrBase, Address, Value};
 use crate::ptx::{Instruction, Statement};
 
 pub const ASSUMPTIONS: &[&str] = &[
@@ -258,6 +258,43 @@ pub struct Execution {
     pub final_state: FinalState,
 }
 
+impl Execution {
+    /// Does this execution satisfy what a case asserts (`expect`)? The one check of `expect`:
+    /// `Err` says how it does not.
+    pub fn meets(&self, expect: Option<&Expect>) -> Result<(), String> {
+        let ub = match &self.outcome {
+            Outcome::Defined => None,
+            Outcome::Undefined { ub, step } => Some((ub, *step)),
+        };
+        match (expect, ub) {
+            (None, _) | (Some(Expect::Pass), None) => Ok(()),
+            (Some(Expect::Pass), Some((u, s))) => Err(format!(
+                "expected well defined, model says undefined at step {s}: {} ({})",
+                u.rule, u.detail
+            )),
+            (Some(Expect::Undefined(rule)), Some((u, _))) if u.rule == rule => Ok(()),
+            (Some(Expect::Undefined(rule)), Some((u, s))) => Err(format!(
+                "expected UB `{rule}`, model found `{}` at step {s}",
+                u.rule
+            )),
+            (Some(Expect::Undefined(rule)), None) => Err(format!(
+                "expected UB `{rule}`, model found the case well defined"
+            )),
+            (Some(Expect::Timeout), _) if self.expected_hw == ExpectedHw::Timeout => Ok(()),
+            (Some(Expect::Trap), _) if self.expected_hw == ExpectedHw::MayTrap => Ok(()),
+            (Some(e @ (Expect::Timeout | Expect::Trap)), _) => Err(format!(
+                "expected {}, model expects {:?}",
+                if *e == Expect::Trap {
+                    "a trap"
+                } else {
+                    "a timeout"
+                },
+                self.expected_hw
+            )),
+        }
+    }
+}
+
 /// A case-level error: the case cannot be executed as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecError {
@@ -441,7 +478,7 @@ pub(crate) struct Machine<'c> {
 /// Runs the case. Err only for case-level errors; UB is an [`Outcome`].
 pub fn execute(case: &Case) -> Result<Execution, ExecError> {
     let mut m = Machine::new(case).map_err(|kind| ExecError { step: None, kind })?;
-    let ctx = parse_ctx(case);
+    let ctx = crate::case::validate::parse_ctx(case);
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
     'steps: for (i, step) in case.program.iter().enumerate() {
@@ -516,20 +553,6 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
         trace,
         final_state,
     })
-}
-
-fn parse_ctx(case: &Case) -> ParseCtx {
-    let mut ctx = ParseCtx::default();
-    for (name, p) in &case.params {
-        let ty = match p {
-            Param::Int(_) | Param::Mapa { .. } => Some(RegTy::B32),
-            Param::Typed { ty, .. } => RegTy::from_ptx(ty),
-        };
-        if let Some(ty) = ty {
-            ctx.decls.insert(name.clone(), ty);
-        }
-    }
-    ctx
 }
 
 impl<'c> Machine<'c> {

@@ -593,7 +593,7 @@ pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String
         Ok(m) => m,
         Err(e) => return vec![Err(format!("{e:?}"))],
     };
-    let ctx = super::parse_ctx(case);
+    let ctx = crate::case::validate::parse_ctx(case);
     let mut out = vec![];
     for (i, step) in case.program.iter().enumerate() {
         let StepOp::Ptx(text) = &step.op else {
