@@ -14,10 +14,11 @@
 //! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
 
 use crate::fuzz::campaign::{Campaign, Options, Stop};
-use crate::fuzz::{parse_families, Gpu, Hardware};
+use crate::diff::Backend;
+use crate::fuzz::parse_families;
 use crate::report::{KnownDivergences, Verdict};
 use crate::run::batch::BatchStats;
-use crate::run::gpu::{run_batch, supervisor, Engine, Times};
+use crate::run::gpu::{supervisor, Engine, Times};
 use crate::run::reference::evaluate;
 use ptxconform_reference::case::{load_file, Case, Init};
 use ptxconform_reference::gen::GenConfig;
@@ -107,9 +108,11 @@ const MIXES: [&str; 6] = [
 /// phases, and the rest (transport between the processes).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Breakdown {
-    pub prepare_s: f64,
+    pub reference_s: f64,
+    pub emit_s: f64,
     pub compile_s: f64,
     pub execute_s: f64,
+    pub observe_s: f64,
     pub judge_s: f64,
     pub launches: u64,
     pub host_s: f64,
@@ -128,9 +131,11 @@ impl Breakdown {
         let (p, p0) = (&s.phases, &s0.phases);
         let worker = (s.worker - s0.worker).as_secs_f64();
         Breakdown {
-            prepare_s: (t.prepare - t0.prepare).as_secs_f64(),
+            reference_s: (t.reference - t0.reference).as_secs_f64(),
+            emit_s: (t.emit - t0.emit).as_secs_f64(),
             compile_s: (t.compile - t0.compile).as_secs_f64(),
             execute_s: (t.execute - t0.execute).as_secs_f64(),
+            observe_s: (t.observe - t0.observe).as_secs_f64(),
             judge_s: (t.judge - t0.judge).as_secs_f64(),
             launches: s.launches - s0.launches,
             host_s: (s.host - s0.host).as_secs_f64(),
@@ -242,7 +247,7 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
     let (t0, s0) = (eng.times, eng.stats);
     let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("bench", c)).collect();
     let t = Instant::now();
-    let rs = run_batch(eng, &batch)?;
+    let rs = crate::diff::run_batch(eng, &KnownDivergences::default(), &batch)?;
     let rate = cases.len() as f64 / t.elapsed().as_secs_f64();
     let not_pass = rs
         .iter()
@@ -252,7 +257,7 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
 }
 
 fn fuzz_rate(
-    gpu: &mut Gpu,
+    gpu: &mut Engine,
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
@@ -274,7 +279,7 @@ fn fuzz_rate(
         batch: 512,
         minimize_rounds: 0,
     };
-    let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Hardware))?;
+    let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
     let t = Instant::now();
     let stats = c.run(
         &Stop {
@@ -354,7 +359,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         report.families.push(f);
     }
     if let (Some(d), true) = (&dev, args.fuzz_seconds > 0) {
-        let mut gpu = Gpu::new(d, args.device, 10)?;
+        let mut gpu = crate::fuzz::gpu(d, args.device, 10)?;
         let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
         for mix in MIXES {
             report.fuzz.push(fuzz_rate(&mut gpu, mix, args, &scratch)?);
@@ -381,17 +386,19 @@ fn print_table(r: &BenchReport) {
         r.device, r.driver, r.threads, r.date, r.commit
     );
     println!(
-        "{:<26} {:>12} {:>12} {:>12} {:>10} {:>9}  breakdown (s): prepare / compile / execute / judge, launches",
+        "{:<26} {:>12} {:>12} {:>12} {:>10} {:>9}  breakdown (s): reference / emit / compile / execute / observe / judge, launches",
         "fixed shape (cases/s)", "reference", "ref/core", "end-to-end", "naive", "speedup"
     );
     for f in &r.families {
         let b = f.end_to_end.as_ref().map_or(String::new(), |b| {
             format!(
-                "{:.2} / {:.2} / {:.2} / {:.2}, {} (execute: host {:.2}, worker setup {:.2} \
-                 upload {:.2} module {:.2} kernel {:.2} read-back {:.2}, transport {:.2})",
-                b.prepare_s,
+                "{:.2} / {:.2} / {:.2} / {:.2} / {:.2} / {:.2}, {} (execute: host {:.2}, worker \
+                 setup {:.2} upload {:.2} module {:.2} kernel {:.2} read-back {:.2}, transport {:.2})",
+                b.reference_s,
+                b.emit_s,
                 b.compile_s,
                 b.execute_s,
+                b.observe_s,
                 b.judge_s,
                 b.launches,
                 b.host_s,

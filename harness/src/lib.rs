@@ -1,12 +1,14 @@
 pub mod bench;
 pub mod cli;
 pub mod compile;
+pub mod diff;
 pub mod emit;
 pub mod fuzz;
 pub mod gpu;
 pub mod hash;
-pub mod hex;
+pub use ptxconform_reference::hex;
 pub mod journal;
+pub mod judge;
 pub mod kernel;
 pub mod legality;
 pub mod ptxas;

@@ -8,6 +8,7 @@
 
 pub mod case;
 pub mod gen;
+pub mod hex;
 pub mod layout;
 pub mod ptx;
 pub mod sem;

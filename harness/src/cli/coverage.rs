@@ -111,7 +111,7 @@ fn hardware_of(
     }
     if cases
         .iter()
-        .any(|c| c.observed.iter().any(|o| o.outcome == "pass"))
+        .any(|c| crate::judge::confirmed(c))
     {
         return Hardware::Confirmed;
     }
@@ -379,7 +379,7 @@ mod tests {
     - ptx: cp.async.ca.shared.global [buf], [src], 4
     - ptx: cp.async.commit_group
   observed:
-    - { device: H100, driver: "580", date: "2026-11-21", outcome: pass }
+    - { device: H100, driver: "580", date: "2026-11-21", outcome: completed }
 - name: b
   target: sm_90a
   memory:

@@ -9,7 +9,8 @@
 //! does not write left white. A swizzle shows as the permutation of the colours within each line.
 
 use crate::report::ExpectedByte;
-use crate::run::reference::{evaluate, expected_regions};
+use crate::judge::expected_regions;
+use crate::run::reference::evaluate;
 use ptxconform_reference::case::load_file;
 use ptxconform_reference::sem::exec::Outcome;
 use std::path::PathBuf;

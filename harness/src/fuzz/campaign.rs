@@ -8,7 +8,8 @@
 //! resumed campaign generates exactly the programs an uninterrupted one would.
 
 use super::minimize::{minimize, Budget, Minimized};
-use super::{FuzzArgs, Hardware, HwOutcome, Signature};
+use super::{FuzzArgs, Signature};
+use crate::diff::{Backend, Judged};
 use crate::report::{CaseResult, KnownDivergences, Verdict};
 use crate::run::gpu::write_divergence;
 use crate::run::reference::{evaluate, families_of, family_of};
@@ -244,7 +245,7 @@ pub fn settled(c: &Case) -> bool {
 pub struct Campaign<'h> {
     cfg: GenConfig,
     opts: Options,
-    hw: Option<&'h mut dyn Hardware>,
+    hw: Option<&'h mut dyn Backend>,
     pub stats: Stats,
     journal: File,
     /// Raw signature of an unminimized failure -> signature its minimization ended at.
@@ -259,7 +260,7 @@ impl<'h> Campaign<'h> {
     pub fn open(
         mut cfg: GenConfig,
         opts: Options,
-        hw: Option<&'h mut dyn Hardware>,
+        hw: Option<&'h mut dyn Backend>,
     ) -> Result<Campaign<'h>, String> {
         std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
         let path = opts.out.join("journal.jsonl");
@@ -542,7 +543,7 @@ impl<'h> Campaign<'h> {
             return Ok(());
         };
         let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
-        let outs = hw.run(&cases)?;
+        let outs = super::run_cases(hw, &self.opts.known, &cases)?;
         self.stats.gpu_cases += cases.len() as u64;
         for ((k, case), out) in batch.into_iter().zip(outs) {
             *self
@@ -571,7 +572,7 @@ impl<'h> Campaign<'h> {
     }
 
     /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.
-    fn divergence(&mut self, k: u64, case: &Case, out: HwOutcome) -> Result<(), String> {
+    fn divergence(&mut self, k: u64, case: &Case, out: Judged) -> Result<(), String> {
         let sig = Signature::of(&out.result);
         if self.is_known(case, &sig) {
             self.stats.known += 1;
@@ -594,8 +595,9 @@ impl<'h> Campaign<'h> {
         // inits and tx counts consistent (an unbalanced phase never completes, which the
         // reference reports as undefined).
         let admissible = |c: &Case| validates(c) && settled(c);
-        let mut test = |cs: &[Case]| -> Result<Vec<Option<HwOutcome>>, String> {
-            let outs = hw.run(cs)?;
+        let known = &self.opts.known;
+        let mut test = |cs: &[Case]| -> Result<Vec<Option<Judged>>, String> {
+            let outs = super::run_cases(hw, known, cs)?;
             Ok(outs
                 .into_iter()
                 .map(|o| {
@@ -641,7 +643,7 @@ impl<'h> Campaign<'h> {
         case: &Case,
         sig: &Signature,
         what: &str,
-        out: Option<&HwOutcome>,
+        out: Option<&Judged>,
     ) -> Result<(), String> {
         let name = format!("regress.{}", sig.hash());
         let mut c = case.clone();

@@ -1,6 +1,6 @@
 //! `ptxconform fuzz`: the differential fuzzing campaign. Generated programs
 //! (`ptxconform_reference::gen`) go through the static and reference oracles on the CPU and — where
-//! a GPU is present — through the same hardware path as `run` ([`crate::run::gpu::run_batch`]).
+//! a GPU is present — through the same differential core as `run` ([`crate::diff::run_batch`]).
 //! Every new failure is minimized ([`minimize`]) and saved as a regression case.
 //!
 //! A failure is identified by its [`Signature`] (family / verdict / where), not by the case name
@@ -11,12 +11,12 @@ pub mod campaign;
 pub mod minimize;
 pub mod ptxas_oracle;
 
-use crate::report::{CaseResult, RunInfo, Verdict};
-use crate::run::gpu::{observation, run_batch};
-use ptxconform_reference::case::{Case, Observation};
+use crate::diff::{Backend, Judged};
+use crate::report::{CaseResult, KnownDivergences, RunInfo, Verdict};
+use crate::run::gpu::Engine;
+use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::swarm::{Families, Family};
 use ptxconform_reference::gen::GenConfig;
-use ptxconform_reference::target::Target;
 use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,75 +116,34 @@ pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
     Ok(cfg)
 }
 
-/// What a hardware run of one case gave: its classified result, the observation to record and
-/// the PTX that ran (for divergence reports).
-#[derive(Clone, Debug)]
-pub struct HwOutcome {
-    pub result: CaseResult,
-    pub observation: Option<Observation>,
-    pub ptx: Option<String>,
+/// The GPU engine a campaign drives: traps are not confirmed by a re-run (a fuzzer expects
+/// some, and the minimizer re-runs them anyway).
+pub fn gpu(dev: &crate::gpu::DeviceInfo, device: i32, job_timeout: u64) -> Result<Engine, String> {
+    let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
+    let mut eng = Engine::new(
+        sup,
+        dev.compute_capability,
+        crate::compile::Compiler::find().ok(),
+    );
+    eng.info = RunInfo {
+        device: dev.name.clone(),
+        driver: dev.cuda(),
+        date: crate::run::today(),
+        mode: "fuzz: reference + hardware".into(),
+        ptxconform: env!("CARGO_PKG_VERSION").into(),
+    };
+    Ok(eng)
 }
 
-/// "Run these cases, give verdicts": the GPU, or a fake in tests.
-pub trait Hardware {
-    /// The device, in words.
-    fn info(&self) -> RunInfo;
-    /// Can this device run programs built for `t`?
-    fn runs(&self, t: Target) -> bool;
-    /// One outcome per case, in order (known divergences not applied).
-    fn run(&mut self, cases: &[Case]) -> Result<Vec<HwOutcome>, String>;
-}
-
-/// The GPU through the isolating supervisor, exactly as `run` drives it.
-pub struct Gpu {
-    pub eng: crate::run::gpu::Engine,
-    info: RunInfo,
-}
-
-impl Gpu {
-    pub fn new(dev: &crate::gpu::DeviceInfo, device: i32, job_timeout: u64) -> Result<Gpu, String> {
-        // No confirmation re-run of traps: a fuzzer expects some, and the minimizer re-runs them anyway.
-        let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
-        let info = RunInfo {
-            device: dev.name.clone(),
-            driver: dev.cuda(),
-            date: crate::run::today(),
-            mode: "fuzz: reference + hardware".into(),
-            ptxconform: env!("CARGO_PKG_VERSION").into(),
-        };
-        Ok(Gpu {
-            eng: crate::run::gpu::Engine::new(
-                sup,
-                dev.compute_capability,
-                crate::compile::Compiler::find().ok(),
-            ),
-            info,
-        })
-    }
-}
-
-impl Hardware for Gpu {
-    fn info(&self) -> RunInfo {
-        self.info.clone()
-    }
-    fn runs(&self, t: Target) -> bool {
-        crate::run::gpu::runs_on(t, self.eng.cc)
-    }
-    fn run(&mut self, cases: &[Case]) -> Result<Vec<HwOutcome>, String> {
-        let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("fuzz", c)).collect();
-        let rs = run_batch(&mut self.eng, &batch)?;
-        Ok(rs
-            .into_iter()
-            .map(|h| HwOutcome {
-                observation: h
-                    .observed
-                    .as_ref()
-                    .map(|o| observation(&self.info, &h.result.verdict, o)),
-                ptx: h.em.map(|e| e.ptx.clone()),
-                result: h.result,
-            })
-            .collect())
-    }
+/// Run generated cases through the differential core on `hw`, one judged result per case (known
+/// findings are the campaign's to apply).
+pub fn run_cases(
+    hw: &mut dyn Backend,
+    known: &KnownDivergences,
+    cases: &[Case],
+) -> Result<Vec<Judged>, String> {
+    let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("fuzz", c)).collect();
+    crate::diff::run_batch(hw, known, &batch)
 }
 
 /// What identifies a failure across programs: the case's family, the verdict, and where it
@@ -271,7 +230,7 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         "fuzzing the CPU oracles only",
     );
     if let Some(d) = dev {
-        gpu = Some(Gpu::new(&d, args.device, args.job_timeout)?);
+        gpu = Some(self::gpu(&d, args.device, args.job_timeout)?);
     }
     match ptxas_oracle::ptxas() {
         Some(p) => println!("ptxas oracle: {}", p.path.display()),
@@ -289,16 +248,16 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         }
     }
     if let Some(g) = &mut gpu {
-        g.eng.known = opts.known.clone();
+        g.known = opts.known.clone();
     }
-    let hw = gpu.as_mut().map(|g| g as &mut dyn Hardware);
+    let hw = gpu.as_mut().map(|g| g as &mut dyn Backend);
     let mut c = campaign::Campaign::open(cfg, opts, hw)?;
     let stop = campaign::Stop::from_args(args);
     c.run(&stop, true)?;
     let found = c.new_findings();
     drop(c);
     if let Some(g) = &gpu {
-        println!("{}", g.eng.breakdown());
+        println!("{}", g.breakdown());
     }
     Ok(if found > 0 { 1 } else { 0 })
 }

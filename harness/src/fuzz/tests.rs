@@ -5,8 +5,12 @@
 use super::campaign::{Campaign, Options, Stop};
 use super::minimize::{cost, minimize, Budget};
 use super::*;
+use crate::diff::{predicted, Run};
+use crate::judge::expected_regions;
 use crate::report::{ExpectedByte, KnownDivergence, KnownDivergences, RegionDiff};
-use crate::run::reference::{evaluate, expected_regions};
+use crate::run::reference::evaluate;
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::target::Target;
 use ptxconform_reference::case::to_yaml;
 use ptxconform_reference::case::validate::parse_steps;
 use ptxconform_reference::case::{load_file, StepOp};
@@ -43,7 +47,8 @@ impl Fake {
     }
 }
 
-impl Hardware for Fake {
+/// The model's own prediction, with the flip applied.
+impl Backend for Fake {
     fn info(&self) -> RunInfo {
         RunInfo {
             device: "fake".into(),
@@ -53,61 +58,27 @@ impl Hardware for Fake {
     fn runs(&self, _: Target) -> bool {
         true
     }
-    fn run(&mut self, cases: &[Case]) -> Result<Vec<HwOutcome>, String> {
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
         self.batches += 1;
+        let info = self.info();
         Ok(cases
             .iter()
-            .map(|c| {
+            .map(|(c, ex)| {
                 self.ran.push(c.name.clone());
-                let (mut r, ex) = evaluate("fuzz", c);
-                let Ok(ex) = ex else {
-                    return HwOutcome {
-                        result: r,
-                        observation: None,
-                        ptx: None,
-                    };
-                };
-                if r.verdict.is_failure() {
-                    return HwOutcome {
-                        result: r,
-                        observation: None,
-                        ptx: None,
-                    };
-                }
-                r.verdict = Verdict::Pass;
+                let mut obs = predicted(&info, ex);
                 if (self.flip)(c) {
-                    for (name, exp) in expected_regions(c, &ex) {
-                        let Some(i) = exp.iter().position(ExpectedByte::is_known) else {
-                            continue;
-                        };
-                        if !name.starts_with("sbuf@") {
-                            continue;
+                    let sbuf = obs.regions.iter_mut().find(|(k, _)| k.starts_with("sbuf@"));
+                    let known = expected_regions(c, ex);
+                    if let Some((name, bytes)) = sbuf {
+                        let exp = known.iter().find(|(n, _)| n == name).map(|(_, e)| e);
+                        if let Some(i) = exp.and_then(|e| e.iter().position(ExpectedByte::is_known)) {
+                            bytes[i] ^= 0xff;
                         }
-                        let mut observed: Vec<u8> = exp
-                            .iter()
-                            .map(|e| {
-                                if let ExpectedByte::Known(v) = e {
-                                    *v
-                                } else {
-                                    0
-                                }
-                            })
-                            .collect();
-                        observed[i] ^= 0xff;
-                        r.verdict = Verdict::Diverge;
-                        r.detail = format!("{name} byte {i}: observed {:#04x}", observed[i]);
-                        r.diffs = vec![RegionDiff {
-                            region: name,
-                            expected: exp,
-                            observed,
-                        }];
-                        break;
                     }
                 }
-                HwOutcome {
-                    result: r,
-                    observation: None,
+                Run {
                     ptx: Some("// fake".into()),
+                    ..Run::observed(obs)
                 }
             })
             .collect())
@@ -193,9 +164,22 @@ fn planted_divergence_is_minimized_and_saved() {
         "the regression passes reference-only runs"
     );
     assert_eq!(m.launch.ctas(), 1);
-    // It still reproduces on the fake, and the divergence report was written as `run` writes it.
+    // The regression carries the fake's observation: replaying it without hardware shows the
+    // divergence, as the run that found it did...
+    let known = KnownDivergences::default();
+    let replayed = run_cases(&mut Fake::new(false), &known, std::slice::from_ref(m)).unwrap();
+    assert_eq!(replayed[0].result.verdict, Verdict::ReferenceFail);
+    assert!(
+        replayed[0].result.detail.contains("recorded on fake") && replayed[0].result.detail.contains("sbuf@cta0"),
+        "{}",
+        replayed[0].result.detail
+    );
+    // ...and without it, it still reproduces on the fake; the divergence report was written as
+    // `run` writes it.
+    let mut fresh = m.clone();
+    fresh.observed.clear();
     assert_eq!(
-        Fake::new(true).run(std::slice::from_ref(m)).unwrap()[0]
+        run_cases(&mut Fake::new(true), &known, std::slice::from_ref(&fresh)).unwrap()[0]
             .result
             .verdict,
         Verdict::Diverge

@@ -1,16 +1,15 @@
-//! The hardware side of a run: emit each case's program, turn it into a worker job (parameter
-//! block with patched pointers, dump buffer, every global region between canaries), run batches
-//! through the isolating supervisor, decode the dump and classify the case against the reference.
+//! The GPU backend of the differential core: emit each case's program, turn it into a worker job
+//! (parameter block with patched pointers, dump buffer, every global region between canaries),
+//! run batches through the isolating supervisor, decode what came back into a typed observation.
 
 use super::batch::{BatchStats, Isolation, Kernel, Limits, Unit};
-use super::reference::{evaluate, expected_regions, shared_key};
-use super::{Loaded, RunArgs};
+use super::RunArgs;
+use crate::diff::{Backend, Ran, Run};
 use crate::emit::{emit, link, Emitted};
 use crate::gpu::{DeviceInfo, JobResult, Outcome, Supervisor, SupervisorConfig, WorkerCommand};
-use crate::journal::Journal;
-use crate::report::{CaseResult, RegionDiff, RunInfo, Verdict};
-use indicatif::ProgressBar;
-use ptxconform_reference::case::{load_file, to_yaml, Case, Observation};
+use crate::judge::shared_key;
+use crate::report::{KnownDivergences, RunInfo};
+use ptxconform_reference::case::{load_file, to_yaml, Case, Ending, Observation, Parity};
 use ptxconform_reference::layout::{Layout, Place, CANARY, CANARY_BYTE};
 use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome as RefOutcome};
 use ptxconform_reference::target::{Suffix, Target};
@@ -46,19 +45,44 @@ pub(crate) fn global_geometry(case: &Case, i: usize) -> (u64, u64, u64) {
     (start, start + r.size + CANARY, r.align.max(256))
 }
 
-/// What the hardware showed, by report region name (`name` for global, `name@ctaN` for shared).
-pub struct Observed {
-    pub regions: BTreeMap<String, Vec<u8>>,
-    pub canaries_ok: Vec<String>,
-    pub timeouts: Vec<usize>,
-    pub not_reached: Vec<u32>,
-    /// (mbarrier@cta, parity-0 complete, parity-1 complete)
-    pub parity: Vec<(String, bool, bool)>,
-    /// Checked Tensor Memory by `name@ctaN`: cells lane-major (128 lanes × declared columns).
-    pub tmem: BTreeMap<String, Vec<u32>>,
+/// What the device showed of `case` in job result `r`, typed; `Failed` when the harness, not the
+/// case, went wrong.
+pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> Ran {
+    let mut obs = Observation {
+        device: info.device.clone(),
+        driver: info.driver.clone(),
+        date: info.date.clone(),
+        outcome: Ending::Completed,
+        regions: BTreeMap::new(),
+        mbarriers: BTreeMap::new(),
+        tmem: BTreeMap::new(),
+        canaries_broken: vec![],
+        not_reached: vec![],
+    };
+    obs.outcome = match &r.outcome {
+        Outcome::Ok => Ending::Completed,
+        Outcome::Trap { kind, code } => Ending::Trap {
+            kind: format!("{kind:?}"),
+            code: *code,
+        },
+        Outcome::Timeout { after_ms } => Ending::Watchdog(*after_ms),
+        // The driver refused a tensor map of the case: a fact about the case, for the judge.
+        Outcome::Setup { message } if message.contains("tensor map") => {
+            Ending::Rejected(message.clone())
+        }
+        other => return Ran::Failed(format!("{other:?}").chars().take(600).collect()),
+    };
+    if obs.outcome != Ending::Completed {
+        return Ran::Observed(obs);
+    }
+    match read_back(case, em, r, &mut obs) {
+        Ok(()) => Ran::Observed(obs),
+        Err(e) => Ran::Failed(e),
+    }
 }
 
-pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, String> {
+/// Decode the dump and the global buffers of a completed job into `obs`.
+fn read_back(case: &Case, em: &Emitted, r: &JobResult, obs: &mut Observation) -> Result<(), String> {
     let get = |i: usize| {
         r.read_back
             .iter()
@@ -68,8 +92,6 @@ pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, Str
     };
     let view = em.dump_layout.decode(get(DUMP)?)?;
     let layout = Layout::of(case).map_err(|e| e.to_string())?;
-    let mut regions = BTreeMap::new();
-    let mut bad_canaries = Vec::new();
     for (i, g) in case.memory.global.iter().enumerate() {
         let data = get(FIRST_GLOBAL + i)?;
         let (start, size, _) = global_geometry(case, i);
@@ -82,228 +104,55 @@ pub fn observe(case: &Case, em: &Emitted, r: &JobResult) -> Result<Observed, Str
             .chain(&data[e..])
             .any(|&b| b != CANARY_BYTE)
         {
-            bad_canaries.push(g.name.clone());
+            obs.canaries_broken.push(g.name.clone());
         }
-        regions.insert(g.name.clone(), data[s..e].to_vec());
+        obs.regions.insert(g.name.clone(), data[s..e].to_vec());
     }
     for (cta, img) in view.images.iter().enumerate() {
         for s in &case.memory.shared {
             if let Some(Place::Shared { offset, size }) = layout.get(&s.name) {
                 let (a, b) = (offset as usize, (offset + size) as usize);
                 if b <= img.len() {
-                    regions.insert(shared_key(&s.name, cta), img[a..b].to_vec());
+                    obs.regions
+                        .insert(shared_key(&s.name, cta), img[a..b].to_vec());
                 }
             }
         }
     }
-    let mut parity = Vec::new();
     for (cta, ms) in view.parity.iter().enumerate() {
-        for (m, (p0, p1)) in ms.iter().enumerate() {
-            parity.push((shared_key(&em.dump_layout.mbarriers[m], cta), *p0, *p1));
+        for (m, &(parity0_done, parity1_done)) in ms.iter().enumerate() {
+            let p = Parity {
+                parity0_done,
+                parity1_done,
+            };
+            obs.mbarriers
+                .insert(shared_key(&em.dump_layout.mbarriers[m], cta), p);
         }
     }
-    let timeouts = view
+    let steps: Vec<usize> = view
         .timeouts
         .iter()
         .enumerate()
         .filter(|(_, cs)| cs.iter().any(|&t| t))
         .map(|(s, _)| s)
         .collect();
-    let not_reached = view
+    if !steps.is_empty() {
+        obs.outcome = Ending::Timeout(steps);
+    }
+    obs.not_reached = view
         .reached_end
         .iter()
         .enumerate()
         .filter(|(_, &r)| !r)
         .map(|(c, _)| c as u32)
         .collect();
-    let mut tmem = BTreeMap::new();
     for (cta, ks) in view.tmem.iter().enumerate() {
         for (k, cells) in ks.iter().enumerate() {
-            tmem.insert(shared_key(&em.dump_layout.tmem[k].0, cta), cells.clone());
+            obs.tmem
+                .insert(shared_key(&em.dump_layout.tmem[k].0, cta), cells.clone());
         }
     }
-    Ok(Observed {
-        regions,
-        canaries_ok: bad_canaries,
-        timeouts,
-        not_reached,
-        parity,
-        tmem,
-    })
-}
-
-/// Compare one hardware result with the reference's execution.
-pub fn classify(
-    case: &Case,
-    ex: &Execution,
-    em: &Emitted,
-    jr: &JobResult,
-    base: &mut CaseResult,
-) -> Option<Observed> {
-    let undefined = matches!(ex.outcome, RefOutcome::Undefined { .. });
-    let trap_or_timeout = |base: &mut CaseResult, expected: ExpectedHw, what: String| {
-        base.verdict = match (expected, what.starts_with("trap")) {
-            (ExpectedHw::MayTrap, true) => Verdict::TrapExpected,
-            (ExpectedHw::Timeout, false) => Verdict::TimeoutExpected,
-            _ if undefined => Verdict::ReferenceUndefined,
-            (_, true) => Verdict::TrapUnexpected,
-            (_, false) => Verdict::TimeoutUnexpected,
-        };
-        base.detail = format!("{what}; reference: {}", ref_summary(ex));
-    };
-    match &jr.outcome {
-        Outcome::Ok => {}
-        Outcome::Trap { kind, code } => {
-            trap_or_timeout(
-                base,
-                ex.expected_hw,
-                format!("trap {kind:?} (CUDA error {code})"),
-            );
-            return None;
-        }
-        Outcome::Timeout { after_ms } => {
-            trap_or_timeout(
-                base,
-                ex.expected_hw,
-                format!("timeout: watchdog after {after_ms} ms"),
-            );
-            return None;
-        }
-        Outcome::Setup { message } if undefined && message.contains("tensor map") => {
-            // The driver refused a map the reference classified as an encode rejection.
-            base.verdict = Verdict::ReferenceUndefined;
-            base.detail = format!("driver: {message}; reference: {}", ref_summary(ex));
-            return None;
-        }
-        other => {
-            base.verdict = Verdict::HarnessError;
-            base.detail = format!("{other:?}").chars().take(600).collect();
-            return None;
-        }
-    }
-    let obs = match observe(case, em, jr) {
-        Ok(o) => o,
-        Err(e) => {
-            base.verdict = Verdict::HarnessError;
-            base.detail = e;
-            return None;
-        }
-    };
-    if !obs.timeouts.is_empty() {
-        trap_or_timeout(
-            base,
-            ex.expected_hw,
-            format!("timeout in wait step(s) {:?}", obs.timeouts),
-        );
-        return Some(obs);
-    }
-    if undefined {
-        base.verdict = Verdict::ReferenceUndefined;
-        base.detail = format!("hardware completed; reference: {}", ref_summary(ex));
-        return Some(obs);
-    }
-    let mut problems = Vec::new();
-    if !obs.canaries_ok.is_empty() {
-        problems.push(format!(
-            "canary bytes overwritten around {:?}",
-            obs.canaries_ok
-        ));
-    }
-    if !obs.not_reached.is_empty() {
-        problems.push(format!("CTAs {:?} did not reach the end", obs.not_reached));
-    }
-    for (name, exp) in expected_regions(case, ex) {
-        if let Some(o) = obs.regions.get(&name) {
-            let d = RegionDiff {
-                region: name.clone(),
-                expected: exp,
-                observed: o.clone(),
-            };
-            if let Some(i) = d.first_mismatch() {
-                problems.push(format!("{name} byte {i}: observed {:#04x}", d.observed[i]));
-                base.diffs.push(d);
-            }
-        }
-    }
-    for (cta, ts) in ex.final_state.tmem.iter().enumerate() {
-        for (name, cells) in ts {
-            let key = shared_key(name, cta);
-            let Some(o) = obs.tmem.get(&key) else {
-                continue;
-            };
-            let cols = cells.len() / 128;
-            if let Some(i) = cells.iter().zip(o).position(|(c, v)| !c.accepts(*v)) {
-                problems.push(format!(
-                    "Tensor Memory {key} lane {} column {}: observed {:#010x}, expected {:?}",
-                    i / cols.max(1),
-                    i % cols.max(1),
-                    o[i],
-                    cells[i]
-                ));
-            }
-        }
-    }
-    for (cta, ms) in ex.final_state.mbarriers.iter().enumerate() {
-        for (name, st) in ms {
-            let key = shared_key(name, cta);
-            let Some(&(_, p0, p1)) = obs.parity.iter().find(|(k, _, _)| *k == key) else {
-                continue;
-            };
-            if let (true, Some(cur)) = (st.valid, st.phase_parity) {
-                // test_wait.parity(p) is true when the phase of parity p (the current or the
-                // immediately preceding one) has completed, i.e. when p != the current parity.
-                let want = (cur != 0, cur != 1);
-                if (p0, p1) != want {
-                    problems.push(format!("mbarrier {key}: phase parity {cur} expected, test_wait.parity gave ({p0}, {p1})"));
-                }
-            }
-        }
-    }
-    if problems.is_empty() {
-        base.verdict = Verdict::Pass;
-        base.detail = String::new();
-    } else {
-        base.verdict = Verdict::Diverge;
-        base.detail = problems.join("; ");
-    }
-    Some(obs)
-}
-
-fn ref_summary(ex: &Execution) -> String {
-    match &ex.outcome {
-        RefOutcome::Defined => format!("well defined, expects {:?}", ex.expected_hw),
-        RefOutcome::Undefined { ub, step } => format!(
-            "UB {} at step {step}, expects {:?}",
-            ub.rule, ex.expected_hw
-        ),
-    }
-}
-
-/// The observation recorded into a case file.
-pub fn observation(info: &RunInfo, verdict: &Verdict, obs: &Observed) -> Observation {
-    Observation {
-        device: info.device.clone(),
-        driver: info.driver.clone(),
-        date: info.date.clone(),
-        outcome: match verdict {
-            Verdict::Pass => "pass",
-            Verdict::Diverge => "diverge",
-            Verdict::TrapExpected | Verdict::TrapUnexpected => "trap",
-            Verdict::TimeoutExpected | Verdict::TimeoutUnexpected => "timeout",
-            _ => "other",
-        }
-        .to_string(),
-        regions: obs
-            .regions
-            .iter()
-            .map(|(k, v)| (k.clone(), crate::hex::encode(v)))
-            .collect(),
-        mbarriers: obs
-            .parity
-            .iter()
-            .map(|(k, a, b)| (k.clone(), format!("parity0_done={a} parity1_done={b}")))
-            .collect(),
-    }
+    Ok(())
 }
 
 /// Write a divergence report: the case with the hardware observation (itself a runnable case)
@@ -336,7 +185,7 @@ pub fn write_divergence(
 }
 
 /// Record observations into the case files (one per device: a newer one replaces the older).
-fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usize, String> {
+pub(crate) fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usize, String> {
     let mut n = 0;
     for (file, obs) in recorded {
         let mut cases = load_file(Path::new(file)).map_err(|e| e.to_string())?;
@@ -350,59 +199,6 @@ fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usi
         std::fs::write(file, to_yaml(&cases)).map_err(|e| format!("{file}: {e}"))?;
     }
     Ok(n)
-}
-
-/// A case prepared for hardware: either already decided (reference failure, not runnable on this
-/// device, emit error) or ready to run with its reference execution and emitted program.
-pub enum Prepared {
-    Done(CaseResult),
-    Ready {
-        result: CaseResult,
-        ex: Box<Execution>,
-        em: Box<Emitted>,
-    },
-}
-
-/// Evaluate `case` on the reference and emit it for a device of compute capability `cc`.
-pub fn prepare(file: &str, case: &Case, cc: (i32, i32)) -> Prepared {
-    let (r, ex) = evaluate(file, case);
-    let ex = match ex {
-        Ok(x) if !r.verdict.is_failure() => x,
-        _ => return Prepared::Done(r),
-    };
-    let mut r = r;
-    if !runs_on(case.target, cc) {
-        r.verdict = Verdict::NotRun;
-        r.detail = format!("needs {}", case.target);
-        return Prepared::Done(r);
-    }
-    match emit(case) {
-        Ok(em) if em.assemblable() => Prepared::Ready {
-            result: r,
-            ex: Box::new(ex),
-            em: Box::new(em),
-        },
-        Ok(em) => {
-            r.verdict = Verdict::NotRun;
-            r.detail = format!(
-                "needs PTX ISA {} (the driver takes at most 9.0)",
-                em.version
-            );
-            Prepared::Done(r)
-        }
-        Err(e) => {
-            r.verdict = Verdict::HarnessError;
-            r.detail = format!("emit: {e}");
-            Prepared::Done(r)
-        }
-    }
-}
-
-/// The classified hardware result of one case, with what a divergence report needs.
-pub struct HwResult {
-    pub result: CaseResult,
-    pub observed: Option<Observed>,
-    pub em: Option<Box<Emitted>>,
 }
 
 /// The hardware side of every path (`run`, `fuzz`, minimization): a worker supervisor, the
@@ -421,18 +217,24 @@ pub struct Engine {
     pub known: crate::report::KnownDivergences,
     pub stats: BatchStats,
     pub times: Times,
+    /// The device, as observations record it.
+    pub info: RunInfo,
 }
 
-/// Wall time of each stage of [`run_batch`], summed over calls.
+/// Wall time of each stage of a batch, summed over calls.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Times {
-    /// Reference evaluation and emission (host threads).
-    pub prepare: Duration,
+    /// Reference evaluation and recorded-observation replay (host threads).
+    pub reference: Duration,
+    /// Emission (host threads).
+    pub emit: Duration,
     /// Offline compilation of new shapes.
     pub compile: Duration,
     /// Batched execution (see [`BatchStats`] for its host and device parts).
     pub execute: Duration,
-    /// Observation and judgement (host threads).
+    /// Decoding read-back state into observations (host threads).
+    pub observe: Duration,
+    /// Judgement (host threads).
     pub judge: Duration,
 }
 
@@ -452,6 +254,7 @@ impl Engine {
             known: Default::default(),
             stats: BatchStats::default(),
             times: Times::default(),
+            info: RunInfo::default(),
         }
     }
 
@@ -534,99 +337,116 @@ const MODULE_KERNELS: usize = 64;
 /// Compiled kernels an engine keeps before starting over (bounds a long campaign's memory).
 const MAX_KERNELS: usize = 65_536;
 
-/// Run `cases` (file, case) on the reference (host threads) and the device (batched launches),
-/// and classify each (known divergences are not applied here). One result per case, in order.
-pub fn run_batch(eng: &mut Engine, cases: &[(&str, &Case)]) -> Result<Vec<HwResult>, String> {
-    use rayon::prelude::*;
-    let cc = eng.cc;
-    let t = Instant::now();
-    let mut prepared: Vec<Prepared> = cases
-        .par_iter()
-        .map(|(file, case)| prepare(file, case, cc))
-        .collect();
-    if eng.naive {
-        let base = eng.stats.instances;
-        for (k, p) in prepared.iter_mut().enumerate() {
-            if let Prepared::Ready { em, .. } = p {
-                em.ptx
-                    .push_str(&format!("// instance {}\n", base + k as u64));
-                em.shape_key = crate::emit::fnv1a(&em.ptx);
+impl Backend for Engine {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, t: Target) -> bool {
+        runs_on(t, self.cc)
+    }
+    /// Emit every case (host threads), compile new shapes, run them in batched launches, decode
+    /// what came back.
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        use rayon::prelude::*;
+        let t = Instant::now();
+        let mut emitted: Vec<Result<Emitted, Ran>> = cases
+            .par_iter()
+            .map(|(case, _)| match emit(case) {
+                Ok(em) if em.assemblable() => Ok(em),
+                Ok(em) => Err(Ran::NotRun(format!(
+                    "needs PTX ISA {} (the driver takes at most 9.0)",
+                    em.version
+                ))),
+                Err(e) => Err(Ran::Failed(format!("emit: {e}"))),
+            })
+            .collect();
+        if self.naive {
+            let base = self.stats.instances;
+            for (k, em) in emitted.iter_mut().enumerate() {
+                if let Ok(em) = em {
+                    em.ptx.push_str(&format!("// instance {}\n", base + k as u64));
+                    em.shape_key = crate::emit::fnv1a(&em.ptx);
+                }
             }
         }
+        self.times.emit += t.elapsed();
+        let ready: Vec<(usize, &Emitted)> = emitted
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| e.as_ref().ok().map(|em| (k, em)))
+            .collect();
+        let t = Instant::now();
+        self.compile(&ready.iter().map(|(_, em)| *em).collect::<Vec<_>>());
+        self.times.compile += t.elapsed();
+        let t = Instant::now();
+        let units: Vec<Unit> = ready
+            .iter()
+            .map(|&(k, em)| {
+                let (case, ex) = cases[k];
+                let isolation = if ex.expected_hw == ExpectedHw::MayTrap
+                    || self.known.matching(&case.name).is_some()
+                {
+                    Isolation::Suspect
+                } else if ex.expected_hw != ExpectedHw::Completes
+                    || matches!(ex.outcome, RefOutcome::Undefined { .. })
+                {
+                    // Predicted hangs and undefined behaviour may disturb their neighbours.
+                    Isolation::Alone
+                } else {
+                    Isolation::Shared
+                };
+                Unit {
+                    case,
+                    em,
+                    isolation,
+                }
+            })
+            .collect();
+        let results = super::batch::execute(
+            &mut self.sup,
+            &units,
+            &self.kernels,
+            self.limits,
+            &mut self.stats,
+        )?;
+        let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
+        for ((k, _), jr) in ready.iter().zip(results) {
+            jrs[*k] = Some(jr);
+        }
+        drop(units);
+        drop(ready);
+        self.times.execute += t.elapsed();
+        let t = Instant::now();
+        let info = &self.info;
+        let runs = emitted
+            .into_par_iter()
+            .zip(jrs)
+            .enumerate()
+            .map(|(k, (em, jr))| match (em, jr) {
+                (Err(ran), _) => Run {
+                    ran,
+                    ptx: None,
+                    wall_us: 0,
+                },
+                (Ok(em), Some(jr)) => Run {
+                    ran: observation(cases[k].0, &em, &jr, info),
+                    ptx: Some(em.ptx),
+                    wall_us: jr.wall_us,
+                },
+                (Ok(em), None) => Run {
+                    ran: Ran::Failed("worker returned fewer results than jobs".into()),
+                    ptx: Some(em.ptx),
+                    wall_us: 0,
+                },
+            })
+            .collect();
+        self.times.observe += t.elapsed();
+        Ok(runs)
     }
-    let ready: Vec<(usize, &Execution, &Emitted)> = prepared
-        .iter()
-        .enumerate()
-        .filter_map(|(k, p)| match p {
-            Prepared::Ready { ex, em, .. } => Some((k, &**ex, &**em)),
-            Prepared::Done(_) => None,
-        })
-        .collect();
-    let ems: Vec<&Emitted> = ready.iter().map(|(_, _, em)| *em).collect();
-    eng.times.prepare += t.elapsed();
-    let t = Instant::now();
-    eng.compile(&ems);
-    eng.times.compile += t.elapsed();
-    let t = Instant::now();
-    let units: Vec<Unit> = ready
-        .iter()
-        .map(|&(k, ex, em)| Unit {
-            case: cases[k].1,
-            em,
-            isolation: if ex.expected_hw == ExpectedHw::MayTrap
-                || eng.known.matching(&cases[k].1.name).is_some()
-            {
-                Isolation::Suspect
-            } else if ex.expected_hw != ExpectedHw::Completes
-                || matches!(ex.outcome, RefOutcome::Undefined { .. })
-            {
-                // Predicted hangs and undefined behaviour may disturb their neighbours.
-                Isolation::Alone
-            } else {
-                Isolation::Shared
-            },
-        })
-        .collect();
-    let results = super::batch::execute(
-        &mut eng.sup,
-        &units,
-        &eng.kernels,
-        eng.limits,
-        &mut eng.stats,
-    )?;
-    let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
-    for ((k, _, _), jr) in ready.iter().zip(results) {
-        jrs[*k] = Some(jr);
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.times.reference += reference;
+        self.times.judge += judge;
     }
-    drop(ready);
-    eng.times.execute += t.elapsed();
-    let t = Instant::now();
-    let out = prepared
-        .into_par_iter()
-        .zip(jrs)
-        .enumerate()
-        .map(|(k, (p, jr))| match (p, jr) {
-            (Prepared::Done(r), _) => Ok(HwResult {
-                result: r,
-                observed: None,
-                em: None,
-            }),
-            (Prepared::Ready { mut result, ex, em }, Some(jr)) => {
-                result.wall_us = jr.wall_us;
-                let observed = classify(cases[k].1, &ex, &em, &jr, &mut result);
-                Ok(HwResult {
-                    result,
-                    observed,
-                    em: Some(em),
-                })
-            }
-            (Prepared::Ready { .. }, None) => {
-                Err("worker returned fewer results than jobs".to_string())
-            }
-        })
-        .collect();
-    eng.times.judge += t.elapsed();
-    out
 }
 
 impl Engine {
@@ -639,10 +459,11 @@ impl Engine {
             .map(|c| c.stats())
             .unwrap_or_default();
         format!(
-            "timing: prepare {:.2}s, compile {:.2}s ({} modules compiled, {} cached), execute {:.2}s \
-             (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, {} split, \
-             {} workers, {:.2}s waiting for one), judge {:.2}s",
-            t.prepare.as_secs_f64(),
+            "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s ({} modules compiled, {} cached), \
+             execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
+             {} split, {} workers, {:.2}s waiting for one), observe {:.2}s, judge {:.2}s",
+            t.reference.as_secs_f64(),
+            t.emit.as_secs_f64(),
             t.compile.as_secs_f64(),
             c.compiled,
             c.memory_hits + c.disk_hits,
@@ -654,6 +475,7 @@ impl Engine {
             s.splits,
             self.sup.spawned,
             self.sup.spawn_wall.as_secs_f64(),
+            t.observe.as_secs_f64(),
             t.judge.as_secs_f64(),
         )
     }
@@ -671,54 +493,18 @@ pub fn supervisor(
     Ok(Supervisor::new(cfg))
 }
 
-pub fn run_cases(
-    args: &RunArgs,
-    dev: &DeviceInfo,
-    todo: &[&Loaded],
-    journal: &mut Journal,
-    pb: &ProgressBar,
-    info: &RunInfo,
-) -> Result<Vec<CaseResult>, String> {
-    let mut out = Vec::new();
+/// The engine `run` drives: device `args.device`, confirmed traps, the offline compiler when one
+/// is found, the known findings for isolation.
+pub fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<Engine, String> {
     let sup = supervisor(args.device, args.job_timeout, true)?;
     let mut eng = Engine::new(
         sup,
         dev.compute_capability,
         crate::compile::Compiler::find().ok(),
     );
-    eng.known = crate::report::KnownDivergences::load(&args.known)?;
-    let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
-    for chunk in todo.chunks(args.batch.max(1)) {
-        let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
-        for (l, hw) in chunk.iter().zip(run_batch(&mut eng, &batch)?) {
-            let mut r = hw.result;
-            eng.known.apply(&mut r);
-            let o = hw
-                .observed
-                .as_ref()
-                .map(|o| observation(info, &r.verdict, o));
-            if let (true, Some(em)) = (
-                r.verdict.is_failure() && r.verdict != Verdict::HarnessError,
-                &hw.em,
-            ) {
-                write_divergence(&args.out, &l.case, &em.ptx, o.as_ref())?;
-            }
-            if let (true, Some(o)) = (args.record, o) {
-                recorded
-                    .entry(l.file.clone())
-                    .or_default()
-                    .push((l.case.name.clone(), o));
-            }
-            super::settle(&r, journal, pb)?;
-            out.push(r);
-        }
-    }
-    eprintln!("{}", eng.breakdown());
-    if args.record {
-        let n = record(&recorded)?;
-        println!("recorded {n} hardware observations into the case files");
-    }
-    Ok(out)
+    eng.known = KnownDivergences::load(&args.known)?;
+    eng.info = info.clone();
+    Ok(eng)
 }
 
 #[cfg(test)]

@@ -6,10 +6,12 @@ pub mod batch;
 pub mod gpu;
 pub mod reference;
 
+use crate::diff::Backend;
 use crate::journal::{done_keys, key, Journal};
-use crate::report::{write_all, CaseResult, RunInfo, Summary, Verdict};
+use crate::report::{write_all, CaseResult, KnownDivergences, RunInfo, Summary, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
-use ptxconform_reference::case::{load_dir, load_file, Case};
+use ptxconform_reference::case::{load_dir, load_file, Case, Observation};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -29,8 +31,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub filter: Option<String>,
     /// Record hardware observations into the case files (GPU runs).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "replay")]
     pub record: bool,
+    /// Judge the corpus against the observations recorded in the case files on a device whose
+    /// name contains this text (e.g. `H100`), as a live run on it would, without a GPU.
+    #[arg(long, value_name = "DEVICE")]
+    pub replay: Option<String>,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: i32,
@@ -161,7 +167,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         cases.retain(|c| c.case.name.contains(f.as_str()));
     }
     let gpu = crate::gpu::device_unless(
-        args.reference_only,
+        args.reference_only || args.replay.is_some(),
         args.device,
         "running the reference-only checks",
     );
@@ -196,15 +202,19 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         .filter(|c| !skip.contains(&key(&c.file, &c.case.name)))
         .collect();
     let pb = progress(todo.len(), std::env::var_os("CI").is_some());
-    let info = match &gpu {
-        None => RunInfo {
+    let replay = args.replay.as_ref().map(|device| crate::diff::Replay {
+        device: device.clone(),
+    });
+    let info = match (&replay, &gpu) {
+        (Some(r), _) => r.info(),
+        (None, None) => RunInfo {
             device: "none (reference model only)".into(),
             driver: String::new(),
             date: today(),
             mode: "reference-only".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
         },
-        Some(d) => RunInfo {
+        (None, Some(d)) => RunInfo {
             device: d.name.clone(),
             driver: d.cuda(),
             date: today(),
@@ -212,17 +222,25 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             ptxconform: env!("CARGO_PKG_VERSION").into(),
         },
     };
-    match &gpu {
-        None => {
+    let known = KnownDivergences::load(&args.known)?;
+    match (&gpu, replay) {
+        (_, Some(mut replay)) => {
+            results.extend(run_on(args, &mut replay, &known, &todo, &mut journal, &pb)?);
+        }
+        (None, None) => {
             for l in &todo {
-                let (r, _) = reference::evaluate(&l.file, &l.case);
+                let (mut r, ex) = reference::evaluate(&l.file, &l.case);
+                if let (Ok(ex), false) = (&ex, r.verdict.is_failure()) {
+                    crate::judge::replay(&l.case, ex, &known, &mut r);
+                }
                 settle(&r, &mut journal, &pb)?;
                 results.push(r);
             }
         }
-        Some(dev) => {
-            let hw = gpu::run_cases(args, dev, &todo, &mut journal, &pb, &info)?;
-            results.extend(hw);
+        (Some(dev), None) => {
+            let mut eng = gpu::engine(args, dev, &info)?;
+            results.extend(run_on(args, &mut eng, &known, &todo, &mut journal, &pb)?);
+            eprintln!("{}", eng.breakdown());
         }
     }
     pb.finish_and_clear();
@@ -230,6 +248,46 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     write_all(&args.out, &summary)?;
     print_summary(&summary, &args.out);
     Ok(if summary.failures() > 0 { 1 } else { 0 })
+}
+
+/// Run `todo` through the differential core on `backend` in batches: known findings applied,
+/// divergence reports written, observations recorded into the case files with `--record`.
+fn run_on(
+    args: &RunArgs,
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    todo: &[&Loaded],
+    journal: &mut Journal,
+    pb: &ProgressBar,
+) -> Result<Vec<CaseResult>, String> {
+    let mut out = Vec::new();
+    let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
+    for chunk in todo.chunks(args.batch.max(1)) {
+        let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
+        for (l, j) in chunk.iter().zip(crate::diff::run_batch(backend, known, &batch)?) {
+            let mut r = j.result;
+            known.apply(&mut r);
+            if let (true, Some(ptx)) = (
+                r.verdict.is_failure() && r.verdict != Verdict::HarnessError,
+                &j.ptx,
+            ) {
+                gpu::write_divergence(&args.out, &l.case, ptx, j.observation.as_ref())?;
+            }
+            if let (true, Some(o)) = (args.record, j.observation) {
+                recorded
+                    .entry(l.file.clone())
+                    .or_default()
+                    .push((l.case.name.clone(), o));
+            }
+            settle(&r, journal, pb)?;
+            out.push(r);
+        }
+    }
+    if args.record {
+        let n = gpu::record(&recorded)?;
+        println!("recorded {n} hardware observations into the case files");
+    }
+    Ok(out)
 }
 
 pub fn print_summary(s: &Summary, out: &Path) {

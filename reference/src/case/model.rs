@@ -288,19 +288,70 @@ pub enum Expect {
     Timeout,
 }
 
-/// A recorded hardware run of this case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A recorded hardware run of a case: what the device showed, typed. A live run produces one for
+/// every case it executes and judges it ([`Observation`] is all the judge sees of the hardware),
+/// so replaying a recorded one checks exactly what the live run checked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Observation {
     pub device: String,
     pub driver: String,
     pub date: String,
-    /// pass / diverge / trap / timeout / ...
-    pub outcome: String,
-    /// Region name -> observed bytes, hex (`regions`) ...
+    pub outcome: Ending,
+    /// Every global region by name and shared region as `name@ctaN`, the bytes read back (hex).
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "crate::hex::bytes_map"
+    )]
+    pub regions: BTreeMap<String, Vec<u8>>,
+    /// What `mbarrier.test_wait.parity` said of each mbarrier (`name@ctaN`) at the end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub regions: BTreeMap<String, String>,
-    /// ... and mbarrier name -> observed state summary.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub mbarriers: BTreeMap<String, String>,
+    pub mbarriers: BTreeMap<String, Parity>,
+    /// Checked Tensor Memory (`name@ctaN`): 32-bit cells, lane-major (hex of little-endian words).
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "crate::hex::words_map"
+    )]
+    pub tmem: BTreeMap<String, Vec<u32>>,
+    /// Global regions whose canary bytes (around the region) were overwritten.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub canaries_broken: Vec<String>,
+    /// CTAs that did not reach the end of the program.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_reached: Vec<u32>,
+}
+
+/// How a hardware run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Ending {
+    /// Every CTA ran to the end; the observation's state was read back.
+    Completed,
+    /// These wait steps hit the kernel's own bound (the CTAs finished; the state was read back).
+    /// Empty: which steps was not recorded.
+    Timeout(Vec<usize>),
+    /// The launch trapped with a sticky CUDA error (its kind, e.g. `IllegalInstruction`, and
+    /// code); nothing read back.
+    Trap { kind: String, code: i32 },
+    /// The host watchdog killed the run after this many milliseconds; nothing read back.
+    Watchdog(u64),
+    /// The driver refused a tensor map of the case (its message); no kernel ran.
+    Rejected(String),
+}
+
+impl Ending {
+    /// Did the device's state come back (regions, mbarriers, Tensor Memory)?
+    pub fn read_back(&self) -> bool {
+        matches!(self, Ending::Completed | Ending::Timeout(_))
+    }
+}
+
+/// The two answers of `mbarrier.test_wait.parity` at the end of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parity {
+    pub parity0_done: bool,
+    pub parity1_done: bool,
 }

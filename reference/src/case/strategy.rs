@@ -118,22 +118,35 @@ pub fn expect() -> impl Strategy<Value = Option<Expect>> {
     ])
 }
 pub fn observation() -> impl Strategy<Value = Observation> {
+    let ending = prop_oneof![
+        Just(Ending::Completed),
+        vec(0usize..64, 0..3).prop_map(Ending::Timeout),
+        (text(), any::<i32>()).prop_map(|(kind, code)| Ending::Trap { kind, code }),
+        any::<u64>().prop_map(Ending::Watchdog),
+        text().prop_map(Ending::Rejected),
+    ];
+    let parity = (any::<bool>(), any::<bool>()).prop_map(|(a, b)| Parity {
+        parity0_done: a,
+        parity1_done: b,
+    });
     (
-        text(),
-        text(),
-        text(),
-        text(),
-        btree_map(ident(), "[0-9a-f?]{0,16}", 0..2),
-        btree_map(ident(), text(), 0..2),
+        (text(), text(), text(), ending),
+        btree_map(ident(), vec(any::<u8>(), 0..8), 0..2),
+        btree_map(ident(), parity, 0..2),
+        btree_map(ident(), vec(any::<u32>(), 0..4), 0..2),
+        (vec(ident(), 0..2), vec(any::<u32>(), 0..2)),
     )
         .prop_map(
-            |(device, driver, date, outcome, regions, mbarriers)| Observation {
+            |((device, driver, date, outcome), regions, mbarriers, tmem, (canaries_broken, not_reached))| Observation {
                 device,
                 driver,
                 date,
                 outcome,
                 regions,
                 mbarriers,
+                tmem,
+                canaries_broken,
+                not_reached,
             },
         )
 }

@@ -601,3 +601,48 @@ fn tensor_map_params_are_typed_and_located() {
         "{addr}"
     );
 }
+
+/// Recorded observations are typed: the ending, bytes as hex, mbarrier parity as booleans, Tensor
+/// Memory as little-endian words. The YAML form is stable (case files hold thousands of them).
+#[test]
+fn observation_yaml_form() {
+    let mut c = load_str(
+        "name: o\ntarget: sm_90a\nprogram: [ { ptx: cp.async.wait_all } ]\n",
+        "o.yaml",
+    )
+    .unwrap()
+    .remove(0);
+    c.observed.push(Observation {
+        device: "H100".into(),
+        driver: "CUDA 13.0".into(),
+        date: "2026-11-24".into(),
+        outcome: Ending::Timeout(vec![3]),
+        regions: [("buf@cta0".to_string(), vec![0xab, 1])].into(),
+        mbarriers: [(
+            "bar@cta0".to_string(),
+            Parity {
+                parity0_done: true,
+                parity1_done: false,
+            },
+        )]
+        .into(),
+        tmem: [("t@cta0".to_string(), vec![0x0403_0201])].into(),
+        canaries_broken: vec![],
+        not_reached: vec![1],
+    });
+    let y = to_yaml(std::slice::from_ref(&c));
+    assert_eq!(load_str(&y, "o.yaml").unwrap()[0], c);
+    for line in [
+        "outcome:\n      timeout:\n      - 3\n",
+        "buf@cta0: ab01",
+        "parity0_done: true",
+        "t@cta0: \"01020304\"",
+        "not_reached:",
+    ] {
+        assert!(y.contains(line), "`{line}` not in\n{y}");
+    }
+    // A bad hex string is an error at its place, not a panic.
+    let bad = y.replace("ab01", "ab0");
+    let e = load_str(&bad, "o.yaml").unwrap_err().to_string();
+    assert!(e.contains("o.yaml:"), "{e}");
+}
