@@ -13,8 +13,8 @@
 //!
 //! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
 
-use crate::fuzz::campaign::{Campaign, Options, Stop};
 use crate::diff::Backend;
+use crate::fuzz::campaign::{Campaign, Options, Stop};
 use crate::fuzz::parse_families;
 use crate::report::{KnownDivergences, Verdict};
 use crate::run::batch::BatchStats;

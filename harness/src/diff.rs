@@ -198,8 +198,7 @@ pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
                     parity0_done: cur != 0,
                     parity1_done: cur != 1,
                 };
-                obs.mbarriers
-                    .insert(crate::judge::shared_key(name, cta), p);
+                obs.mbarriers.insert(crate::judge::shared_key(name, cta), p);
             }
         }
     }
@@ -278,5 +277,177 @@ impl Backend for Replay {
                 }
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxconform_reference::case::load_str;
+
+    const CASE: &str = r#"
+name: copy4
+target: sm_90a
+memory:
+  global: [ { name: src, size: 16, init: { bytes: [1,2,3,4] } } ]
+  shared: [ { name: buf, size: 16, init: { fill: 170 } } ]
+  mbarriers: [ { name: bar } ]
+program:
+  - ptx: mbarrier.init.shared.b64 [bar], 1
+  - ptx: cp.async.ca.shared.global [buf], [src], 4
+  - ptx: cp.async.wait_all
+  - ptx: mbarrier.arrive.shared.b64 _, [bar]
+check: [buf]
+"#;
+
+    fn info(device: &str) -> RunInfo {
+        RunInfo {
+            device: device.into(),
+            date: "2026-11-24".into(),
+            ..RunInfo::default()
+        }
+    }
+
+    fn one(b: &mut dyn Backend, c: &Case) -> Judged {
+        let known = KnownDivergences::default();
+        run_batch(b, &known, &[("t.yaml", c)]).unwrap().remove(0)
+    }
+
+    /// The model's prediction, judged against the model, passes for every corpus case the
+    /// reference accepts: the judge and the observation form agree with each other.
+    #[test]
+    fn every_corpus_case_passes_against_its_own_prediction() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let (loaded, errors) = crate::run::load_corpus(&[dir]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut b = Predicted {
+            info: info("model"),
+        };
+        let cases: Vec<(&str, &Case)> = loaded.iter().map(|l| (l.file.as_str(), &l.case)).collect();
+        let known = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../reports/known-divergences.yaml");
+        let known = KnownDivergences::load(&known).unwrap();
+        let out = run_batch(&mut b, &known, &cases).unwrap();
+        let mut passed = 0;
+        for (l, j) in loaded.iter().zip(&out) {
+            assert!(
+                !j.result.verdict.is_failure(),
+                "{} `{}`: {} {}",
+                l.file,
+                l.case.name,
+                j.result.verdict.name(),
+                j.result.detail
+            );
+            passed += usize::from(j.result.verdict == Verdict::Pass);
+        }
+        assert!(passed > 2000, "{passed} of {} pass", out.len());
+    }
+
+    /// Each part of an observation is judged: bytes, mbarrier parity, canaries, CTAs reaching
+    /// the end, traps.
+    #[test]
+    fn judge_checks_every_part_of_an_observation() {
+        let c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let (_, ex) = evaluate("t.yaml", &c);
+        let good = predicted(&info("d"), &ex.unwrap());
+        assert_eq!(good.regions["buf@cta0"][..5], [1, 2, 3, 4, 0xaa]);
+        let p = good.mbarriers["bar@cta0"];
+        assert!(p.parity0_done && !p.parity1_done, "{p:?}");
+        let verdict = |o: Observation| {
+            let mut c = c.clone();
+            c.observed.clear();
+            let j = one(&mut Fixed(o), &c);
+            (j.result.verdict, j.result.detail)
+        };
+        assert_eq!(verdict(good.clone()).0, Verdict::Pass);
+        let mut o = good.clone();
+        o.regions.get_mut("buf@cta0").unwrap()[2] = 9;
+        let (v, d) = verdict(o);
+        assert_eq!(v, Verdict::Diverge);
+        assert!(d.contains("buf@cta0 byte 2: observed 0x09"), "{d}");
+        let mut o = good.clone();
+        o.mbarriers.get_mut("bar@cta0").unwrap().parity1_done = true;
+        assert!(verdict(o).1.contains("mbarrier bar@cta0"));
+        let mut o = good.clone();
+        o.canaries_broken = vec!["src".into()];
+        assert!(verdict(o).1.contains("canary"));
+        let mut o = good.clone();
+        o.not_reached = vec![0];
+        assert!(verdict(o).1.contains("did not reach the end"));
+        let mut o = good.clone();
+        o.outcome = Ending::Trap {
+            kind: "IllegalAddress".into(),
+            code: 700,
+        };
+        let (v, d) = verdict(o);
+        assert_eq!(v, Verdict::TrapUnexpected);
+        assert!(d.starts_with("trap IllegalAddress (CUDA error 700)"), "{d}");
+        let mut o = good;
+        o.outcome = Ending::Timeout(vec![3]);
+        assert_eq!(verdict(o).0, Verdict::TimeoutUnexpected);
+    }
+
+    /// A recorded observation is replayed through the judge: one the model agrees with keeps
+    /// the case passing, one it disagrees with is a reference failure naming the recording; the
+    /// replay backend judges the newest recording of the asked device as a live run would.
+    #[test]
+    fn recorded_observations_replay_through_the_judge() {
+        let mut c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let (_, ex) = evaluate("t.yaml", &c);
+        let mut old = predicted(&info("NVIDIA H100"), &ex.unwrap());
+        old.date = "2026-11-01".into();
+        let mut new = old.clone();
+        new.date = "2026-11-24".into();
+        new.regions.get_mut("buf@cta0").unwrap()[3] = 5;
+        c.observed = vec![old.clone()];
+        let mut reference = Predicted { info: info("m") };
+        assert_eq!(one(&mut reference, &c).result.verdict, Verdict::Pass);
+        c.observed.push(new);
+        let j = one(&mut reference, &c);
+        assert_eq!(j.result.verdict, Verdict::ReferenceFail);
+        assert!(
+            j.result
+                .detail
+                .contains("recorded on NVIDIA H100 (2026-11-24)")
+                && j.result.detail.contains("buf@cta0 byte 3"),
+            "{}",
+            j.result.detail
+        );
+        // The replay backend takes the newest recording of the device (without the core's own
+        // replay of every recording, which would already fail the case).
+        let mut replay = Replay {
+            device: "h100".into(),
+        };
+        let ex = evaluate("t.yaml", &c).1.unwrap();
+        let runs = replay.observe(&[(&c, &ex)]).unwrap();
+        let Ran::Observed(o) = &runs[0].ran else {
+            panic!("{:?}", runs[0].ran)
+        };
+        assert_eq!(o.date, "2026-11-24");
+        let mut other = Replay {
+            device: "H200".into(),
+        };
+        assert!(matches!(
+            other.observe(&[(&c, &ex)]).unwrap()[0].ran,
+            Ran::NotRun(_)
+        ));
+    }
+
+    /// A backend that observes one fixed observation.
+    struct Fixed(Observation);
+
+    impl Backend for Fixed {
+        fn info(&self) -> RunInfo {
+            info("fixed")
+        }
+        fn runs(&self, _: Target) -> bool {
+            true
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Ok(cases
+                .iter()
+                .map(|_| Run::observed(self.0.clone()))
+                .collect())
+        }
     }
 }

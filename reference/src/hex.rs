@@ -40,12 +40,20 @@ pub mod bytes_map {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::collections::BTreeMap;
 
-    pub fn serialize<S: Serializer>(m: &BTreeMap<String, Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
-        let hex: BTreeMap<&str, String> = m.iter().map(|(k, v)| (k.as_str(), super::encode(v))).collect();
+    pub fn serialize<S: Serializer>(
+        m: &BTreeMap<String, Vec<u8>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let hex: BTreeMap<&str, String> = m
+            .iter()
+            .map(|(k, v)| (k.as_str(), super::encode(v)))
+            .collect();
         hex.serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<u8>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, Vec<u8>>, D::Error> {
         BTreeMap::<String, String>::deserialize(d)?
             .into_iter()
             .map(|(k, v)| match super::decode(&v) {
@@ -63,7 +71,10 @@ pub mod words_map {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::collections::BTreeMap;
 
-    pub fn serialize<S: Serializer>(m: &BTreeMap<String, Vec<u32>>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(
+        m: &BTreeMap<String, Vec<u32>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         let hex: BTreeMap<&str, String> = m
             .iter()
             .map(|(k, v)| {
@@ -74,7 +85,9 @@ pub mod words_map {
         hex.serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<u32>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, Vec<u32>>, D::Error> {
         BTreeMap::<String, String>::deserialize(d)?
             .into_iter()
             .map(|(k, v)| {
@@ -82,7 +95,9 @@ pub mod words_map {
                 if b.len() % 4 != 0 {
                     return Err(D::Error::custom(format!("`{k}`: not whole 32-bit words")));
                 }
-                let w = b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+                let w = b
+                    .chunks(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
                 Ok((k, w.collect()))
             })
             .collect()

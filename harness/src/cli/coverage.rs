@@ -109,10 +109,7 @@ fn hardware_of(
     if cases.is_empty() {
         return Hardware::NoCase;
     }
-    if cases
-        .iter()
-        .any(|c| crate::judge::confirmed(c))
-    {
+    if cases.iter().any(|c| crate::judge::confirmed(c)) {
         return Hardware::Confirmed;
     }
     // The GPUs lent to this project are Hopper (sm_90a); rows needing a newer target wait for one.

@@ -8,8 +8,8 @@
 //! row, lightness by the dimension-0 column), OOB-filled cells grey and hatched, bytes the load
 //! does not write left white. A swizzle shows as the permutation of the colours within each line.
 
-use crate::report::ExpectedByte;
 use crate::judge::expected_regions;
+use crate::report::ExpectedByte;
 use crate::run::reference::evaluate;
 use ptxconform_reference::case::load_file;
 use ptxconform_reference::sem::exec::Outcome;

@@ -9,14 +9,14 @@ use crate::diff::{predicted, Run};
 use crate::judge::expected_regions;
 use crate::report::{ExpectedByte, KnownDivergence, KnownDivergences, RegionDiff};
 use crate::run::reference::evaluate;
-use ptxconform_reference::sem::exec::Execution;
-use ptxconform_reference::target::Target;
 use ptxconform_reference::case::to_yaml;
 use ptxconform_reference::case::validate::parse_steps;
 use ptxconform_reference::case::{load_file, StepOp};
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::ptx::cp_async::{CpAsyncOp, CpSize};
 use ptxconform_reference::ptx::Instruction;
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::target::Target;
 use std::path::Path;
 
 /// Does the case run a 16-byte cp.async?
@@ -71,7 +71,8 @@ impl Backend for Fake {
                     let known = expected_regions(c, ex);
                     if let Some((name, bytes)) = sbuf {
                         let exp = known.iter().find(|(n, _)| n == name).map(|(_, e)| e);
-                        if let Some(i) = exp.and_then(|e| e.iter().position(ExpectedByte::is_known)) {
+                        if let Some(i) = exp.and_then(|e| e.iter().position(ExpectedByte::is_known))
+                        {
                             bytes[i] ^= 0xff;
                         }
                     }
@@ -170,7 +171,8 @@ fn planted_divergence_is_minimized_and_saved() {
     let replayed = run_cases(&mut Fake::new(false), &known, std::slice::from_ref(m)).unwrap();
     assert_eq!(replayed[0].result.verdict, Verdict::ReferenceFail);
     assert!(
-        replayed[0].result.detail.contains("recorded on fake") && replayed[0].result.detail.contains("sbuf@cta0"),
+        replayed[0].result.detail.contains("recorded on fake")
+            && replayed[0].result.detail.contains("sbuf@cta0"),
         "{}",
         replayed[0].result.detail
     );

@@ -82,7 +82,12 @@ pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> 
 }
 
 /// Decode the dump and the global buffers of a completed job into `obs`.
-fn read_back(case: &Case, em: &Emitted, r: &JobResult, obs: &mut Observation) -> Result<(), String> {
+fn read_back(
+    case: &Case,
+    em: &Emitted,
+    r: &JobResult,
+    obs: &mut Observation,
+) -> Result<(), String> {
     let get = |i: usize| {
         r.read_back
             .iter()
@@ -185,7 +190,9 @@ pub fn write_divergence(
 }
 
 /// Record observations into the case files (one per device: a newer one replaces the older).
-pub(crate) fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usize, String> {
+pub(crate) fn record(
+    recorded: &BTreeMap<String, Vec<(String, Observation)>>,
+) -> Result<usize, String> {
     let mut n = 0;
     for (file, obs) in recorded {
         let mut cases = load_file(Path::new(file)).map_err(|e| e.to_string())?;
@@ -349,22 +356,23 @@ impl Backend for Engine {
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
         use rayon::prelude::*;
         let t = Instant::now();
-        let mut emitted: Vec<Result<Emitted, Ran>> = cases
+        let mut emitted: Vec<Result<Emitted, Box<Ran>>> = cases
             .par_iter()
             .map(|(case, _)| match emit(case) {
                 Ok(em) if em.assemblable() => Ok(em),
-                Ok(em) => Err(Ran::NotRun(format!(
+                Ok(em) => Err(Box::new(Ran::NotRun(format!(
                     "needs PTX ISA {} (the driver takes at most 9.0)",
                     em.version
-                ))),
-                Err(e) => Err(Ran::Failed(format!("emit: {e}"))),
+                )))),
+                Err(e) => Err(Box::new(Ran::Failed(format!("emit: {e}")))),
             })
             .collect();
         if self.naive {
             let base = self.stats.instances;
             for (k, em) in emitted.iter_mut().enumerate() {
                 if let Ok(em) = em {
-                    em.ptx.push_str(&format!("// instance {}\n", base + k as u64));
+                    em.ptx
+                        .push_str(&format!("// instance {}\n", base + k as u64));
                     em.shape_key = crate::emit::fnv1a(&em.ptx);
                 }
             }
@@ -424,7 +432,7 @@ impl Backend for Engine {
             .enumerate()
             .map(|(k, (em, jr))| match (em, jr) {
                 (Err(ran), _) => Run {
-                    ran,
+                    ran: *ran,
                     ptx: None,
                     wall_us: 0,
                 },

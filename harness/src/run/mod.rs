@@ -264,7 +264,10 @@ fn run_on(
     let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
-        for (l, j) in chunk.iter().zip(crate::diff::run_batch(backend, known, &batch)?) {
+        for (l, j) in chunk
+            .iter()
+            .zip(crate::diff::run_batch(backend, known, &batch)?)
+        {
             let mut r = j.result;
             known.apply(&mut r);
             if let (true, Some(ptx)) = (

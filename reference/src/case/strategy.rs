@@ -137,7 +137,13 @@ pub fn observation() -> impl Strategy<Value = Observation> {
         (vec(ident(), 0..2), vec(any::<u32>(), 0..2)),
     )
         .prop_map(
-            |((device, driver, date, outcome), regions, mbarriers, tmem, (canaries_broken, not_reached))| Observation {
+            |(
+                (device, driver, date, outcome),
+                regions,
+                mbarriers,
+                tmem,
+                (canaries_broken, not_reached),
+            )| Observation {
                 device,
                 driver,
                 date,
