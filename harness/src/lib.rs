@@ -14,3 +14,4 @@ pub mod legality;
 pub mod ptxas;
 pub mod report;
 pub mod run;
+pub mod shard;

@@ -256,7 +256,10 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn new(info: RunInfo, results: Vec<CaseResult>) -> Summary {
+    /// The summary of `results`, ordered by file, then case name (stable), so that a run's report
+    /// does not depend on the order results arrived in (batches, devices, shards, `--resume`).
+    pub fn new(info: RunInfo, mut results: Vec<CaseResult>) -> Summary {
+        results.sort_by(|a, b| (&a.file, &a.case).cmp(&(&b.file, &b.case)));
         let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut totals: BTreeMap<String, usize> = BTreeMap::new();
         for r in &results {

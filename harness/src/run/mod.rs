@@ -49,7 +49,15 @@ pub struct RunArgs {
     /// Per-job watchdog (seconds) on the GPU.
     #[arg(long, default_value_t = 20)]
     pub job_timeout: u64,
+    /// Run only shard I of N (0-based) of the cases, by a stable hash of file and case name;
+    /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables. Merge the shards'
+    /// `--out` folders with `ptxconform merge`.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<crate::shard::Shard>,
 }
+
+/// The case name of a result that stands for a file that did not load.
+const FILE_ERROR: &str = "<file>";
 
 /// A loaded case with the file it came from.
 pub struct Loaded {
@@ -166,6 +174,12 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if let Some(f) = &args.filter {
         cases.retain(|c| c.case.name.contains(f.as_str()));
     }
+    let shard = args.shard.unwrap_or(crate::shard::Shard::ALL);
+    cases.retain(|c| shard.owns_case(&c.file, &c.case.name));
+    let load_errors: Vec<(String, String)> = load_errors
+        .into_iter()
+        .filter(|(file, _)| shard.owns_case(file, FILE_ERROR))
+        .collect();
     let gpu = crate::gpu::device_unless(
         args.reference_only || args.replay.is_some(),
         args.device,
@@ -183,7 +197,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     }
     for (file, e) in &load_errors {
         let r = CaseResult {
-            case: "<file>".into(),
+            case: FILE_ERROR.into(),
             file: file.clone(),
             family: "corpus".into(),
             verdict: Verdict::ReferenceFail,
