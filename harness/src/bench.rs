@@ -278,6 +278,7 @@ fn fuzz_rate(
         resume: false,
         batch: 512,
         minimize_rounds: 0,
+        shard: crate::shard::Shard::ALL,
     };
     let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
     let t = Instant::now();

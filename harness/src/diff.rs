@@ -29,6 +29,8 @@ pub struct Run {
     pub ran: Ran,
     pub ptx: Option<String>,
     pub wall_us: u64,
+    /// Which device ran it, when a backend has several (empty: the backend's only one).
+    pub device: String,
 }
 
 impl Run {
@@ -37,6 +39,7 @@ impl Run {
             ran: Ran::Observed(obs),
             ptx: None,
             wall_us: 0,
+            device: String::new(),
         }
     }
 }
@@ -120,6 +123,7 @@ pub fn run_batch(
         .map(|(&(k, case, ex), run)| {
             let mut r = out[k].result.clone();
             r.wall_us = run.wall_us;
+            r.device = run.device;
             let observation = match run.ran {
                 Ran::Observed(o) => {
                     judge(case, ex, &o, &mut r);
@@ -273,6 +277,7 @@ impl Backend for Replay {
                         ran: Ran::NotRun(format!("no observation recorded on `{}`", self.device)),
                         ptx: None,
                         wall_us: 0,
+                        device: String::new(),
                     },
                 }
             })

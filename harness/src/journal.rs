@@ -92,6 +92,7 @@ mod tests {
             detail: String::new(),
             diffs: vec![],
             wall_us: 0,
+            device: String::new(),
         }
     }
 

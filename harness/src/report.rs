@@ -234,6 +234,9 @@ pub struct CaseResult {
     pub diffs: Vec<RegionDiff>,
     #[serde(default)]
     pub wall_us: u64,
+    /// The device that ran it, when a run used several.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub device: String,
 }
 
 /// Where and on what a run happened.
@@ -597,6 +600,7 @@ mod tests {
                     detail: String::new(),
                     diffs: vec![],
                     wall_us: 5,
+                    device: String::new(),
                 },
                 CaseResult {
                     case: "b<x>".into(),
@@ -606,6 +610,7 @@ mod tests {
                     detail: "byte 2".into(),
                     diffs: vec![diff],
                     wall_us: 7,
+                    device: String::new(),
                 },
                 CaseResult {
                     case: "c".into(),
@@ -615,6 +620,7 @@ mod tests {
                     detail: "needs sm_100a".into(),
                     diffs: vec![],
                     wall_us: 0,
+                    device: String::new(),
                 },
             ],
         )

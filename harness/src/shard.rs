@@ -46,7 +46,9 @@ impl Shard {
         match (num(SLURM_INDEX)?, num(SLURM_COUNT)?) {
             // Slurm numbers array tasks as the job asked (`--array=0-3`); the count is how many.
             (Some(i), Some(n)) => return Shard::new(i, n),
-            (Some(_), None) => return Err(format!("{SLURM_INDEX} is set but {SLURM_COUNT} is not")),
+            (Some(_), None) => {
+                return Err(format!("{SLURM_INDEX} is set but {SLURM_COUNT} is not"))
+            }
             _ => {}
         }
         match (num(K8S_INDEX)?, num(COUNT_VAR)?) {
@@ -73,7 +75,8 @@ impl Shard {
 
     /// Does this shard own the case `name` of `file`?
     pub fn owns_case(self, file: &str, name: &str) -> bool {
-        self.is_all() || crate::hash::fnv1a64(format!("{file}\n{name}").as_bytes()) % self.count == self.index
+        self.is_all()
+            || crate::hash::fnv1a64(format!("{file}\n{name}").as_bytes()) % self.count == self.index
     }
 
     /// The campaign-wide number of this shard's `k`-th program.
@@ -123,7 +126,10 @@ mod tests {
     #[test]
     fn parse_and_environment() {
         assert_eq!("1/4".parse::<Shard>().unwrap(), Shard::new(1, 4).unwrap());
-        assert!("4/4".parse::<Shard>().unwrap_err().contains("below the count"));
+        assert!("4/4"
+            .parse::<Shard>()
+            .unwrap_err()
+            .contains("below the count"));
         assert!("x".parse::<Shard>().unwrap_err().contains("INDEX/COUNT"));
         let slurm = env(&[(SLURM_INDEX, "2"), (SLURM_COUNT, "3")]);
         assert_eq!(Shard::from_env(slurm).unwrap(), Shard::new(2, 3).unwrap());

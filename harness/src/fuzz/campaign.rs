@@ -13,6 +13,7 @@ use crate::diff::{Backend, Judged};
 use crate::report::{CaseResult, KnownDivergences, Verdict};
 use crate::run::gpu::write_divergence;
 use crate::run::reference::{evaluate, families_of, family_of};
+use crate::shard::Shard;
 use ptxconform_reference::case::validate::{validate_case, Severity};
 use ptxconform_reference::case::{to_yaml, Case};
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
@@ -39,6 +40,8 @@ pub struct Options {
     pub resume: bool,
     pub batch: usize,
     pub minimize_rounds: usize,
+    /// The part of the campaign's programs this process runs.
+    pub shard: Shard,
 }
 
 impl Options {
@@ -54,6 +57,7 @@ impl Options {
             resume: a.resume,
             batch: a.batch.max(1),
             minimize_rounds: a.minimize_rounds,
+            shard: a.shard.unwrap_or(Shard::ALL),
         }
     }
 }
@@ -83,7 +87,10 @@ impl Stop {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub seed: u64,
-    /// Programs generated (the next program index).
+    /// `I/N` when this campaign runs shard I of N of the programs (empty: all).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub shard: String,
+    /// Programs generated (the next program index within the shard).
     pub programs: u64,
     /// Generated cases run on hardware.
     pub gpu_cases: u64,
@@ -148,11 +155,11 @@ pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
 /// Generated programs with their CPU oracles' verdicts, in program order.
 type Block = Vec<(Generated, Result<(), Violation>)>;
 
-/// Programs `ks` of campaign `seed`, generated and checked on every core.
-fn check_block(seed: u64, cfg: &GenConfig, ks: std::ops::Range<u64>) -> Block {
+/// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
+fn check_block(seed: u64, cfg: &GenConfig, shard: Shard, ks: std::ops::Range<u64>) -> Block {
     let gens: Vec<Generated> = ks
         .into_par_iter()
-        .map(|k| generate_bytes(&program_bytes(seed, k, cfg), cfg))
+        .map(|k| generate_bytes(&program_bytes(seed, shard.program(k), cfg), cfg))
         .collect();
     let checked = cpu_oracles_many(&gens);
     gens.into_iter().zip(checked).collect()
@@ -264,8 +271,14 @@ impl<'h> Campaign<'h> {
     ) -> Result<Campaign<'h>, String> {
         std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
         let path = opts.out.join("journal.jsonl");
+        let shard = if opts.shard.is_all() {
+            String::new()
+        } else {
+            opts.shard.to_string()
+        };
         let mut stats = Stats {
             seed: opts.seed,
+            shard: shard.clone(),
             ..Stats::default()
         };
         if opts.resume && path.exists() {
@@ -284,6 +297,13 @@ impl<'h> Campaign<'h> {
             }
             // Findings saved after the last progress line still count as found.
             stats.findings.extend(findings);
+            if stats.shard != shard {
+                return Err(format!(
+                    "{}: the journal is of shard `{}`, not `{shard}`: resume a shard in its own --out",
+                    path.display(),
+                    stats.shard
+                ));
+            }
             if stats.seed != opts.seed {
                 println!(
                     "resuming the journal's seed {} (not --seed {})",
@@ -401,9 +421,10 @@ impl<'h> Campaign<'h> {
             let n = block_len(self.opts.batch, stop, k0 - p0);
             let block = match prefetched.take() {
                 Some((k, b)) if k == k0 => b,
-                _ => check_block(self.stats.seed, &self.cfg, k0..k0 + n),
+                _ => check_block(self.stats.seed, &self.cfg, self.opts.shard, k0..k0 + n),
             };
             for (k, (g, checked)) in (k0..).zip(block) {
+                let k = self.opts.shard.program(k);
                 self.stats.programs += 1;
                 *self
                     .stats
@@ -420,10 +441,11 @@ impl<'h> Campaign<'h> {
                 let k1 = self.stats.programs;
                 let n1 = block_len(self.opts.batch, stop, k1 - p0);
                 let more = n1 > 0 && deadline.is_none_or(|d| Instant::now() < d);
-                let (seed, cfg) = (self.stats.seed, self.cfg.clone());
+                let (seed, cfg, shard) = (self.stats.seed, self.cfg.clone(), self.opts.shard);
                 let batch = std::mem::take(&mut pending);
                 let (hw, next) = std::thread::scope(|s| {
-                    let next = more.then(|| s.spawn(move || check_block(seed, &cfg, k1..k1 + n1)));
+                    let next =
+                        more.then(|| s.spawn(move || check_block(seed, &cfg, shard, k1..k1 + n1)));
                     (self.hardware(batch), next.map(|h| h.join()))
                 });
                 hw?;
@@ -710,5 +732,6 @@ pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
         detail: detail.into(),
         diffs: vec![],
         wall_us: 0,
+        device: String::new(),
     }
 }

@@ -13,6 +13,7 @@ pub mod ptxas_oracle;
 
 use crate::diff::{Backend, Judged};
 use crate::report::{CaseResult, KnownDivergences, RunInfo, Verdict};
+use crate::run::fleet::Fleet;
 use crate::run::gpu::Engine;
 use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::swarm::{Families, Family};
@@ -64,9 +65,10 @@ pub struct FuzzArgs {
     /// Known divergences (suppressed by `signature` or `case` glob).
     #[arg(long, default_value = "reports/known-divergences.yaml")]
     pub known: PathBuf,
-    /// CUDA device ordinal.
-    #[arg(long, default_value_t = 0)]
-    pub device: i32,
+    /// GPUs to spread the batches over: `all`, or ordinals such as `0,2` (`0,0`: two workers on
+    /// device 0).
+    #[arg(long, alias = "device", default_value = "all")]
+    pub devices: crate::gpu::Devices,
     /// Per-job watchdog (seconds) on the GPU.
     #[arg(long, default_value_t = 10)]
     pub job_timeout: u64,
@@ -77,6 +79,10 @@ pub struct FuzzArgs {
     /// Most test rounds (GPU batches) one minimization may use.
     #[arg(long, default_value_t = 40)]
     pub minimize_rounds: usize,
+    /// Run only shard I of N (0-based) of the campaign's programs (program k is shard k mod N's);
+    /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).
@@ -224,13 +230,23 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     if args.reference_only {
         println!("--reference-only: CPU oracles only");
     }
-    let dev = crate::gpu::device_unless(
+    let devs = crate::gpu::devices_unless(
         args.reference_only,
-        args.device,
+        &args.devices,
         "fuzzing the CPU oracles only",
     );
-    if let Some(d) = dev {
-        gpu = Some(self::gpu(&d, args.device, args.job_timeout)?);
+    if !devs.is_empty() {
+        let engines = devs
+            .iter()
+            .map(|d| {
+                let mut e = self::gpu(d, d.ordinal, args.job_timeout)?;
+                if devs.len() > 1 {
+                    e.label = format!("GPU {} ({})", d.ordinal, d.name);
+                }
+                Ok(e)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        gpu = Some(Fleet { engines });
     }
     match ptxas_oracle::ptxas() {
         Some(p) => println!("ptxas oracle: {}", p.path.display()),
@@ -247,8 +263,8 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
             println!("steering away from `{feature}` (known finding {name}; --no-steer keeps it)");
         }
     }
-    if let Some(g) = &mut gpu {
-        g.known = opts.known.clone();
+    for e in gpu.iter_mut().flat_map(|g| &mut g.engines) {
+        e.known = opts.known.clone();
     }
     let hw = gpu.as_mut().map(|g| g as &mut dyn Backend);
     let mut c = campaign::Campaign::open(cfg, opts, hw)?;

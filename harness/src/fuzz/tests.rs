@@ -101,7 +101,45 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         resume,
         batch: 16,
         minimize_rounds: 60,
+        shard: crate::shard::Shard::ALL,
     }
+}
+
+/// Shards of a campaign split its programs: two halves see exactly the programs (here: their
+/// intents, with the mixed config) of the whole, and a shard resumes only as itself.
+#[test]
+fn shards_partition_a_campaign() {
+    use crate::shard::Shard;
+    let dir = tmp("shards");
+    let cfg = GenConfig {
+        illegal_per_256: 64,
+        undefined_per_256: 64,
+        racy_per_256: 64,
+        ..cfg()
+    };
+    let run = |name: &str, shard: Shard, programs: u64, resume: bool| {
+        let mut o = opts(&dir.join(name), KnownDivergences::default(), resume);
+        o.shard = shard;
+        let mut c = Campaign::open(cfg.clone(), o, None)?;
+        let stop = Stop {
+            seconds: None,
+            programs: Some(programs),
+        };
+        c.run(&stop, false)
+    };
+    let whole = run("whole", Shard::ALL, 64, false).unwrap();
+    let a = run("a", Shard::new(0, 2).unwrap(), 32, false).unwrap();
+    let b = run("b", Shard::new(1, 2).unwrap(), 32, false).unwrap();
+    let mut sum = a.intents.clone();
+    for (k, v) in &b.intents {
+        *sum.entry(k.clone()).or_default() += v;
+    }
+    assert_eq!(sum, whole.intents);
+    assert!(whole.intents.len() > 1, "{:?}", whole.intents);
+    assert_eq!(a.shard, "0/2");
+    let e = run("a", Shard::new(1, 2).unwrap(), 1, true).unwrap_err();
+    assert!(e.contains("shard `0/2`"), "{e}");
+    std::fs::remove_dir_all(dir).ok();
 }
 
 fn cfg() -> GenConfig {
@@ -398,6 +436,7 @@ fn signatures() {
             observed: vec![],
         }],
         wall_us: 0,
+        device: String::new(),
     };
     let s = Signature::of(&r);
     assert_eq!(s.key(), "cp.async.bulk/diverge/sbuf");

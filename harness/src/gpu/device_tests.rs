@@ -224,3 +224,60 @@ fn device_encoders_present() {
     assert!(driver::symbol_present(&d, "cuTensorMapEncodeTiled"));
     assert!(!driver::symbol_present(&d, "cuNoSuchEntryPoint"));
 }
+
+/// Two engines on one device spread a batch between them (work stealing) and give the same
+/// verdicts, case for case, as one engine; each result names the engine that ran it.
+#[test]
+fn fleet_spreads_a_batch_and_agrees_with_one_engine() {
+    use crate::diff::run_batch;
+    use crate::report::KnownDivergences;
+    use crate::run::fleet::Fleet;
+    use crate::run::gpu::Engine;
+    let Some(dev) = device_or_skip() else { return };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let (loaded, errors) = crate::run::load_corpus(&[root.join("cp_async"), root.join("mbarrier")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    // Well-defined cases only: traps need fresh workers and would only slow the test down.
+    let cases: Vec<(&str, &ptxconform_reference::case::Case)> = loaded
+        .iter()
+        .filter(|l| {
+            !l.case.name.contains("hint")
+                && crate::run::reference::evaluate("", &l.case).0.verdict
+                    == crate::report::Verdict::ReferencePass
+        })
+        .map(|l| (l.file.as_str(), &l.case))
+        .collect();
+    assert!(cases.len() > 100, "{}", cases.len());
+    let known = KnownDivergences::default();
+    let engine = |label: &str| {
+        let mut e = Engine::new(supervisor(), dev.compute_capability, None);
+        e.label = label.into();
+        e
+    };
+    let mut one = Fleet {
+        engines: vec![engine("")],
+    };
+    let mut two = Fleet {
+        engines: vec![engine("a"), engine("b")],
+    };
+    let r1 = run_batch(&mut one, &known, &cases).unwrap();
+    let r2 = run_batch(&mut two, &known, &cases).unwrap();
+    assert_eq!(r1.len(), r2.len());
+    for (x, y) in r1.iter().zip(&r2) {
+        assert_eq!(
+            (&x.result.case, &x.result.verdict),
+            (&y.result.case, &y.result.verdict),
+            "{} / {}",
+            x.result.detail,
+            y.result.detail
+        );
+    }
+    let ran_on = |d: &str| r2.iter().filter(|j| j.result.device == d).count();
+    assert!(
+        ran_on("a") > 0 && ran_on("b") > 0,
+        "a {} b {}",
+        ran_on("a"),
+        ran_on("b")
+    );
+    assert!(two.engines.iter().all(|e| e.stats.launches > 0));
+}

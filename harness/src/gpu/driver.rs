@@ -234,6 +234,14 @@ impl Driver {
         Ok(v)
     }
 
+    /// How many CUDA devices this process sees (after `CUDA_VISIBLE_DEVICES`).
+    pub fn device_count(&self) -> Result<i32, DriverError> {
+        let mut n: c_int = 0;
+        // SAFETY: `n` is a valid out-pointer; cuInit has run (we hold a `Driver`).
+        check("cuDeviceGetCount", unsafe { sys::cuDeviceGetCount(&mut n) })?;
+        Ok(n)
+    }
+
     pub fn device(&self, ordinal: i32) -> Result<Device, DriverError> {
         let mut d: sys::CUdevice = 0;
         // SAFETY: `d` is a valid out-pointer; cuInit has run (we hold a `Driver`).

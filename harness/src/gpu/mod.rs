@@ -87,9 +87,81 @@ pub fn device_unless(reference_only: bool, ordinal: i32, instead: &str) -> Optio
     }
 }
 
+/// Which devices a command uses: every one the process sees, or a list of ordinals (an ordinal
+/// may repeat: two workers on one device).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Devices {
+    All,
+    List(Vec<i32>),
+}
+
+impl std::str::FromStr for Devices {
+    type Err = String;
+    /// `all` or `0,2,…`.
+    fn from_str(s: &str) -> Result<Devices, String> {
+        if s == "all" {
+            return Ok(Devices::All);
+        }
+        s.split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&d| d >= 0)
+                    .ok_or_else(|| format!("--devices {s:?}: `{x}` is not a device ordinal"))
+            })
+            .collect::<Result<Vec<i32>, String>>()
+            .map(Devices::List)
+    }
+}
+
+/// The devices a command runs on: empty when told to stay on the reference or when there is no
+/// usable GPU (said in one line, with what the command does `instead`).
+pub fn devices_unless(reference_only: bool, which: &Devices, instead: &str) -> Vec<DeviceInfo> {
+    if reference_only {
+        return vec![];
+    }
+    let ordinals = match which {
+        Devices::List(l) => Ok(l.clone()),
+        Devices::All => std::panic::catch_unwind(|| {
+            let d = driver::Driver::load()?;
+            d.device_count().map_err(|e| e.to_string())
+        })
+        .unwrap_or_else(|_| Err("CUDA driver is missing a required entry point".into()))
+        .map(|n| (0..n).collect()),
+    };
+    let found = ordinals.and_then(|os| {
+        if os.is_empty() {
+            return Err("no CUDA device".to_string());
+        }
+        os.into_iter()
+            .map(device_info)
+            .collect::<Result<Vec<_>, _>>()
+    });
+    match found {
+        Ok(ds) => ds,
+        Err(why) => {
+            println!("no GPU ({why}): {instead}");
+            vec![]
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_lists_parse() {
+        assert_eq!("all".parse::<Devices>(), Ok(Devices::All));
+        assert_eq!("0,0,2".parse::<Devices>(), Ok(Devices::List(vec![0, 0, 2])));
+        assert!("0,x".parse::<Devices>().unwrap_err().contains("`x`"));
+        // Without a driver, no device and no panic.
+        if gpu_available().is_err() {
+            assert!(devices_unless(false, &Devices::All, "test").is_empty());
+        }
+        assert!(devices_unless(true, &Devices::All, "test").is_empty());
+    }
 
     #[test]
     fn gpu_available_does_not_panic() {

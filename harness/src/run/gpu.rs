@@ -226,6 +226,8 @@ pub struct Engine {
     pub times: Times,
     /// The device, as observations record it.
     pub info: RunInfo,
+    /// The device among several (`GPU 1 (NVIDIA H200)`), as results record it; empty for one.
+    pub label: String,
 }
 
 /// Wall time of each stage of a batch, summed over calls.
@@ -262,6 +264,7 @@ impl Engine {
             stats: BatchStats::default(),
             times: Times::default(),
             info: RunInfo::default(),
+            label: String::new(),
         }
     }
 
@@ -425,7 +428,7 @@ impl Backend for Engine {
         drop(ready);
         self.times.execute += t.elapsed();
         let t = Instant::now();
-        let info = &self.info;
+        let (info, label) = (&self.info, &self.label);
         let runs = emitted
             .into_par_iter()
             .zip(jrs)
@@ -435,16 +438,19 @@ impl Backend for Engine {
                     ran: *ran,
                     ptx: None,
                     wall_us: 0,
+                    device: label.clone(),
                 },
                 (Ok(em), Some(jr)) => Run {
                     ran: observation(cases[k].0, &em, &jr, info),
                     ptx: Some(em.ptx),
                     wall_us: jr.wall_us,
+                    device: label.clone(),
                 },
                 (Ok(em), None) => Run {
                     ran: Ran::Failed("worker returned fewer results than jobs".into()),
                     ptx: Some(em.ptx),
                     wall_us: 0,
+                    device: label.clone(),
                 },
             })
             .collect();
@@ -504,14 +510,17 @@ pub fn supervisor(
 /// The engine `run` drives: device `args.device`, confirmed traps, the offline compiler when one
 /// is found, the known findings for isolation.
 pub fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<Engine, String> {
-    let sup = supervisor(args.device, args.job_timeout, true)?;
+    let sup = supervisor(dev.ordinal, args.job_timeout, true)?;
     let mut eng = Engine::new(
         sup,
         dev.compute_capability,
         crate::compile::Compiler::find().ok(),
     );
     eng.known = KnownDivergences::load(&args.known)?;
-    eng.info = info.clone();
+    eng.info = RunInfo {
+        device: dev.name.clone(),
+        ..info.clone()
+    };
     Ok(eng)
 }
 

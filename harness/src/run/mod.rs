@@ -3,6 +3,7 @@
 //! arrives (so `--resume` after a kill loses nothing), and writes the reports.
 
 pub mod batch;
+pub mod fleet;
 pub mod gpu;
 pub mod reference;
 
@@ -37,9 +38,10 @@ pub struct RunArgs {
     /// name contains this text (e.g. `H100`), as a live run on it would, without a GPU.
     #[arg(long, value_name = "DEVICE")]
     pub replay: Option<String>,
-    /// CUDA device ordinal.
-    #[arg(long, default_value_t = 0)]
-    pub device: i32,
+    /// GPUs to spread the batches over: `all`, or ordinals such as `0,2` (`0,0`: two workers on
+    /// device 0).
+    #[arg(long, alias = "device", default_value = "all")]
+    pub devices: crate::gpu::Devices,
     /// Cases prepared, launched and judged together (the progress bar moves per batch).
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,
@@ -180,9 +182,9 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         .into_iter()
         .filter(|(file, _)| shard.owns_case(file, FILE_ERROR))
         .collect();
-    let gpu = crate::gpu::device_unless(
+    let gpus = crate::gpu::devices_unless(
         args.reference_only || args.replay.is_some(),
-        args.device,
+        &args.devices,
         "running the reference-only checks",
     );
     let (mut journal, done) = Journal::open(&args.out.join("journal.jsonl"), args.resume)?;
@@ -204,6 +206,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             detail: e.clone(),
             diffs: vec![],
             wall_us: 0,
+            device: String::new(),
         };
         eprintln!("{e}");
         if !skip.contains(&key(&r.file, &r.case)) {
@@ -219,7 +222,30 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     let replay = args.replay.as_ref().map(|device| crate::diff::Replay {
         device: device.clone(),
     });
-    let info = match (&replay, &gpu) {
+    let mut fleet = match gpus.first() {
+        None => None,
+        Some(first) => {
+            let base = RunInfo {
+                device: first.name.clone(),
+                driver: first.cuda(),
+                date: today(),
+                mode: "reference + hardware".into(),
+                ptxconform: env!("CARGO_PKG_VERSION").into(),
+            };
+            let engines = gpus
+                .iter()
+                .map(|d| {
+                    let mut e = gpu::engine(args, d, &base)?;
+                    if gpus.len() > 1 {
+                        e.label = format!("GPU {} ({})", d.ordinal, d.name);
+                    }
+                    Ok(e)
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Some(fleet::Fleet { engines })
+        }
+    };
+    let info = match (&replay, &fleet) {
         (Some(r), _) => r.info(),
         (None, None) => RunInfo {
             device: "none (reference model only)".into(),
@@ -228,16 +254,10 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             mode: "reference-only".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
         },
-        (None, Some(d)) => RunInfo {
-            device: d.name.clone(),
-            driver: d.cuda(),
-            date: today(),
-            mode: "reference + hardware".into(),
-            ptxconform: env!("CARGO_PKG_VERSION").into(),
-        },
+        (None, Some(f)) => f.info(),
     };
     let known = KnownDivergences::load(&args.known)?;
-    match (&gpu, replay) {
+    match (&mut fleet, replay) {
         (_, Some(mut replay)) => {
             results.extend(run_on(args, &mut replay, &known, &todo, &mut journal, &pb)?);
         }
@@ -251,10 +271,9 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
                 results.push(r);
             }
         }
-        (Some(dev), None) => {
-            let mut eng = gpu::engine(args, dev, &info)?;
-            results.extend(run_on(args, &mut eng, &known, &todo, &mut journal, &pb)?);
-            eprintln!("{}", eng.breakdown());
+        (Some(fleet), None) => {
+            results.extend(run_on(args, fleet, &known, &todo, &mut journal, &pb)?);
+            eprintln!("{}", fleet.breakdown());
         }
     }
     pb.finish_and_clear();
@@ -320,6 +339,20 @@ pub fn print_summary(s: &Summary, out: &Path) {
     }
     let parts: Vec<String> = s.totals.iter().map(|(v, n)| format!("{v}: {n}")).collect();
     println!("  {:<30} {}", "total", parts.join(", "));
+    let mut by_device: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for r in s.results.iter().filter(|r| !r.device.is_empty()) {
+        *by_device
+            .entry(&r.device)
+            .or_default()
+            .entry(r.verdict.name())
+            .or_default() += 1;
+    }
+    if by_device.len() > 1 {
+        for (dev, counts) in by_device {
+            let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{v}: {n}")).collect();
+            println!("  {dev:<30} {}", parts.join(", "));
+        }
+    }
     for r in s.results.iter().filter(|r| r.verdict.is_failure()) {
         println!(
             "FAIL {}: {}: {} — {}",

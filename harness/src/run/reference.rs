@@ -38,6 +38,7 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
         detail: String::new(),
         diffs: vec![],
         wall_us: 0,
+        device: String::new(),
     };
     let t = std::time::Instant::now();
     let ex = execute(case);
