@@ -18,10 +18,12 @@ pub struct Fleet {
     pub engines: Vec<Engine>,
 }
 
-/// Chunks each engine takes at a time: small enough to balance a batch over the devices, large
-/// enough to keep a launch full.
+/// Cases an engine takes at a time: two chunks per engine and batch balance the devices; larger
+/// chunks keep launches full and let an engine link many new shapes into one module (with a
+/// chunk of 32 fuzz programs, modules of one or two kernels made two engines on one device
+/// slower than one: 229 against 355 programs/s on an H100).
 fn chunk_len(cases: usize, engines: usize) -> usize {
-    cases.div_ceil(engines * 8).clamp(32, 1024)
+    cases.div_ceil(engines * 2).clamp(64, 1024)
 }
 
 impl Fleet {
@@ -110,8 +112,8 @@ impl Backend for Fleet {
 mod tests {
     #[test]
     fn chunks_balance_a_batch() {
-        assert_eq!(super::chunk_len(1024, 2), 64);
-        assert_eq!(super::chunk_len(10, 2), 32);
+        assert_eq!(super::chunk_len(1024, 2), 256);
+        assert_eq!(super::chunk_len(10, 2), 64);
         assert_eq!(super::chunk_len(1 << 20, 2), 1024);
     }
 }
