@@ -2,13 +2,23 @@
 //! chunk of steps (halves down to single steps, as ddmin's complement phase), fewer CTAs, cluster
 //! → 1, one warp, smaller region sizes and immediates (multiples of 16 stay multiples of 16; one
 //! value replaced everywhere at once so a copy size and its `expect_tx` byte count shrink
-//! together), fewer declarations, init patterns → fill, dropped qualifiers (multicast → unicast,
-//! no cache hint) — keeps those the caller's `admissible` accepts (for hardware failures: the
+//! together), fewer declarations, init patterns → fill, simpler variants of an instruction
+//! (multicast → unicast, no cache hint, …) — keeps those the caller's `admissible` accepts (for hardware failures: the
 //! case validates and the reference finds it well defined, which is what keeps mbarrier init and
 //! tx bookkeeping consistent), tests them in batches, and moves to the first that still fails the
 //! same way. Every move strictly lowers [`cost`], so it terminates.
+//!
+//! Instructions are shrunk as typed values of the family model, never as PTX text: their numeric
+//! operands are found by walking their operand slots ([`Instruction::visit_operands`]), and a
+//! simpler variant is another variant of the same family whose qualifiers are a subset, with the
+//! operands carried over by role.
 
+use ptxconform_reference::case::validate::parse_steps;
 use ptxconform_reference::case::{AllCtas, Case, Ctas, Init, Param, StepOp};
+use ptxconform_reference::ptx::operand::{Address, Slot, TensorRef, Value};
+use ptxconform_reference::ptx::{Instruction, Statement};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 /// Lexicographic size of a case: what the minimizer lowers.
 pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
@@ -21,9 +31,11 @@ pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
     };
     let mut numbers: u64 = 0;
     let mut text = 0;
+    for (_, mut st) in statements(c) {
+        each_number(&mut st.instr, &mut |_, v| numbers += v.unsigned_abs());
+    }
     for s in &c.program {
         if let StepOp::Ptx(t) = &s.op {
-            numbers += tokens(t).iter().map(|(_, _, v)| *v).sum::<u64>();
             text += t.len();
         }
         if let StepOp::Store { bytes, .. } = &s.op {
@@ -53,36 +65,43 @@ pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
     )
 }
 
-/// Unsigned integer literals of a PTX line that stand alone (not part of a name like `bar0` or
-/// a qualifier like `.L2::128B`): (start, end, value).
-fn tokens(t: &str) -> Vec<(usize, usize, u64)> {
-    let b = t.as_bytes();
-    let ident = |c: u8| {
-        c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':' || c == b'$' || c == b'%'
-    };
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() && (i == 0 || !ident(b[i - 1])) {
-            let mut j = i;
-            while j < b.len() && (b[j].is_ascii_alphanumeric()) {
-                j += 1;
+/// The `ptx:` steps of `c` that parse, typed.
+fn statements(c: &Case) -> Vec<(usize, Statement)> {
+    parse_steps(c)
+        .into_iter()
+        .filter_map(|(i, st)| st.ok().map(|st| (i, st)))
+        .collect()
+}
+
+/// Write a typed statement back into step `i`.
+fn put(c: &mut Case, i: usize, st: &Statement) {
+    let text = st.to_string();
+    c.program[i].op = StepOp::Ptx(text.strip_suffix(';').unwrap_or(&text).to_string());
+}
+
+/// Every numeric operand of an instruction, with its role: immediates (alone, in a vector or
+/// among tensor coordinates) and address offsets (role `offset`).
+fn each_number(i: &mut Instruction, f: &mut dyn FnMut(&str, &mut i64)) {
+    i.visit_operands(&mut |slot| match slot {
+        Slot::Value {
+            role,
+            value: Value::Imm(x),
+            ..
+        } => f(role, x),
+        Slot::Vector { role, values, .. }
+        | Slot::Tensor {
+            role,
+            tensor: TensorRef { coords: values, .. },
+        } => {
+            for v in values.iter_mut() {
+                if let Value::Imm(x) = v {
+                    f(role, x)
+                }
             }
-            let lit = &t[i..j];
-            let v = if let Some(h) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) {
-                u64::from_str_radix(h, 16).ok()
-            } else {
-                lit.parse().ok()
-            };
-            if let (Some(v), false) = (v, j < b.len() && ident(b[j])) {
-                out.push((i, j, v));
-            }
-            i = j;
-        } else {
-            i += 1;
         }
-    }
-    out
+        Slot::Addr { addr, .. } if addr.offset != 0 => f("offset", &mut addr.offset),
+        Slot::Value { .. } | Slot::Addr { .. } => {}
+    });
 }
 
 /// Smaller values to try for `v`: multiples of 16 stay multiples of 16.
@@ -192,41 +211,42 @@ fn launch(c: &Case, out: &mut Vec<Case>) {
 /// Replace one numeric value: everywhere at once (keeps sizes and their tx counts equal), then
 /// each occurrence alone.
 fn numbers(c: &Case, out: &mut Vec<Case>) {
-    let mut values: Vec<u64> = Vec::new();
-    for s in &c.program {
-        if let StepOp::Ptx(t) = &s.op {
-            values.extend(tokens(t).iter().map(|x| x.2));
-        }
+    let stmts = statements(c);
+    let mut values: BTreeSet<u64> = BTreeSet::new();
+    for (_, st) in &stmts {
+        each_number(&mut st.instr.clone(), &mut |_, v| {
+            if *v > 0 {
+                values.insert(*v as u64);
+            }
+        });
     }
     for p in c.params.values() {
         if let Param::Int(v) | Param::Typed { value: v, .. } = p {
             if *v > 0 {
-                values.push(*v as u64);
+                values.insert(*v as u64);
             }
         }
     }
-    values.sort_unstable();
-    values.dedup();
-    values.reverse();
-    let replace_text = |t: &str, from: u64, to: u64, only: Option<usize>| -> String {
-        let mut s = String::new();
-        let mut last = 0;
-        for (k, (a, b, _)) in tokens(t).into_iter().filter(|x| x.2 == from).enumerate() {
-            if only.is_none_or(|o| o == k) {
-                s.push_str(&t[last..a]);
-                s.push_str(&to.to_string());
-                last = b;
+    // Replace the occurrences of `from` in `st` (only the `only`-th with `Some`); how many it saw.
+    let replace = |st: &mut Statement, from: u64, to: u64, only: Option<usize>| {
+        let mut seen = 0;
+        each_number(&mut st.instr, &mut |_, x| {
+            if *x == from as i64 {
+                if only.is_none_or(|o| o == seen) {
+                    *x = to as i64;
+                }
+                seen += 1;
             }
-        }
-        s.push_str(&t[last..]);
-        s
+        });
+        seen
     };
-    for v in values {
+    for v in values.into_iter().rev() {
         for to in smaller(v) {
             let mut m = c.clone();
-            for s in m.program.iter_mut() {
-                if let StepOp::Ptx(t) = &mut s.op {
-                    *t = replace_text(t, v, to, None);
+            for (i, st) in &stmts {
+                let mut st = st.clone();
+                if replace(&mut st, v, to, None) > 0 {
+                    put(&mut m, *i, &st);
                 }
             }
             for p in m.params.values_mut() {
@@ -237,12 +257,13 @@ fn numbers(c: &Case, out: &mut Vec<Case>) {
                 }
             }
             out.push(m);
-            for (i, s) in c.program.iter().enumerate() {
-                let StepOp::Ptx(t) = &s.op else { continue };
-                let n = tokens(t).iter().filter(|x| x.2 == v).count();
+            for (i, st) in &stmts {
+                let n = replace(&mut st.clone(), v, v, None);
                 for k in 0..n {
+                    let mut one = st.clone();
+                    replace(&mut one, v, to, Some(k));
                     let mut m = c.clone();
-                    m.program[i].op = StepOp::Ptx(replace_text(t, v, to, Some(k)));
+                    put(&mut m, *i, &one);
                     out.push(m);
                 }
             }
@@ -326,102 +347,135 @@ fn memory(c: &Case, out: &mut Vec<Case>) {
     }
 }
 
-/// Drop one opcode qualifier; dropping `.multicast::cluster` or `.L2::cache_hint` also drops
-/// the operand it adds (the ctaMask after the mbarrier, the trailing cache policy).
-fn qualifiers(c: &Case, out: &mut Vec<Case>) {
-    for (i, s) in c.program.iter().enumerate() {
-        let StepOp::Ptx(t) = &s.op else { continue };
-        let (op, args) = t.split_once(' ').unwrap_or((t, ""));
-        let quals: Vec<&str> = op.split('.').collect();
-        for q in 1..quals.len() {
-            let new_op: Vec<&str> = quals
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| *k != q)
-                .map(|(_, x)| *x)
-                .collect();
-            let mut args = args.to_string();
-            let drop_operand = |a: &str, after: usize| -> Option<String> {
-                let rest = &a[after..];
-                let start = rest.find(',')?;
-                let end = rest[start + 1..]
-                    .find(',')
-                    .map(|e| start + 1 + e)
-                    .unwrap_or(rest.len());
-                Some(format!("{}{}{}", &a[..after], &rest[..start], &rest[end..]))
-            };
-            match quals[q] {
-                "multicast::cluster" => {
-                    match args.rfind(']').and_then(|p| drop_operand(&args, p + 1)) {
-                        Some(a) => args = a,
-                        None => continue,
-                    }
-                }
-                "L2::cache_hint" => match args.rfind(',') {
-                    Some(p) => args.truncate(p),
-                    None => continue,
-                },
-                _ => {}
-            }
-            let mut m = c.clone();
-            m.program[i].op = StepOp::Ptx(
-                format!("{} {}", new_op.join("."), args)
-                    .trim_end()
-                    .to_string(),
-            );
-            out.push(m);
-        }
-    }
+/// Every variant of the model's families (placeholder operands), made once.
+fn all_variants() -> &'static [Instruction] {
+    static ALL: OnceLock<Vec<Instruction>> = OnceLock::new();
+    ALL.get_or_init(Instruction::all_variants)
 }
 
-/// Where a numeric operand lives: an immediate (step, byte range in its text) or a parameter.
-#[derive(Clone, Debug)]
-enum Loc {
-    Imm(usize, usize, usize),
-    Param(String),
-}
-
-/// Top-level operands of a PTX line (commas inside brackets or braces do not split).
-fn operands(t: &str) -> Vec<(usize, &str)> {
-    let Some(sp) = t.find(' ') else { return vec![] };
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, sp + 1);
-    for (i, ch) in t.char_indices().skip(sp + 1) {
-        match ch {
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push((start, &t[start..i]));
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push((start, &t[start..]));
-    out.into_iter()
-        .map(|(k, o)| (k + (o.len() - o.trim_start().len()), o.trim()))
+/// The qualifiers (and noted optional operands) of an instruction's coverage row.
+fn qualifiers_of(i: &Instruction) -> BTreeSet<String> {
+    i.row()
+        .split(['.', ' '])
+        .filter(|q| !q.is_empty())
+        .map(str::to_string)
         .collect()
 }
 
-/// The value and location of operand `o` (at byte `at` of step `step`).
-fn value_of(c: &Case, step: usize, at: usize, o: &str) -> Option<(Loc, u64)> {
-    if let Ok(v) = o.parse::<u64>() {
-        return Some((Loc::Imm(step, at, at + o.len()), v));
-    }
-    match c.params.get(o)? {
-        Param::Int(v) | Param::Typed { value: v, .. } if *v >= 0 => {
-            Some((Loc::Param(o.to_string()), *v as u64))
+/// One operand, as a slot holds it.
+#[derive(Clone)]
+enum Operand {
+    Addr(Address),
+    Value(Value),
+    Tensor(TensorRef),
+    Vector(Vec<Value>),
+}
+
+fn operands_by_role(i: &Instruction) -> HashMap<&'static str, Operand> {
+    let mut out = HashMap::new();
+    i.clone().visit_operands(&mut |slot| {
+        let (role, o) = match slot {
+            Slot::Addr { role, addr, .. } => (role, Operand::Addr(addr.clone())),
+            Slot::Value { role, value, .. } => (role, Operand::Value(value.clone())),
+            Slot::Tensor { role, tensor } => (role, Operand::Tensor(tensor.clone())),
+            Slot::Vector { role, values, .. } => (role, Operand::Vector(values.clone())),
+        };
+        out.insert(role, o);
+    });
+    out
+}
+
+/// `variant` with the operands of `from`, role by role; `None` if it needs a role `from` lacks.
+fn with_operands(variant: &Instruction, from: &HashMap<&str, Operand>) -> Option<Instruction> {
+    let mut n = variant.clone();
+    let mut complete = true;
+    n.visit_operands(&mut |slot| {
+        let o = from.get(slot_role(&slot));
+        match (slot, o) {
+            (Slot::Addr { addr, .. }, Some(Operand::Addr(a))) => *addr = a.clone(),
+            (Slot::Value { value, .. }, Some(Operand::Value(v))) => *value = v.clone(),
+            (Slot::Tensor { tensor, .. }, Some(Operand::Tensor(t))) => *tensor = t.clone(),
+            (Slot::Vector { values, .. }, Some(Operand::Vector(v))) => *values = v.clone(),
+            _ => complete = false,
         }
+    });
+    complete.then_some(n)
+}
+
+fn slot_role(s: &Slot<'_>) -> &'static str {
+    match s {
+        Slot::Addr { role, .. }
+        | Slot::Value { role, .. }
+        | Slot::Tensor { role, .. }
+        | Slot::Vector { role, .. } => role,
+    }
+}
+
+/// Simpler instructions: another variant of the same family whose qualifiers are a strict subset
+/// (multicast → unicast, no cache hint, no completion qualifier, …), its operands carried over
+/// by role (an operand the simpler variant has no role for, e.g. the ctaMask or the cache
+/// policy, is dropped with its qualifier).
+fn qualifiers(c: &Case, out: &mut Vec<Case>) {
+    for (i, st) in statements(c) {
+        let have = qualifiers_of(&st.instr);
+        let ops = operands_by_role(&st.instr);
+        let family = st.instr.family();
+        for v in all_variants().iter().filter(|v| v.family() == family) {
+            let q = qualifiers_of(v);
+            if q.len() >= have.len() || !q.is_subset(&have) {
+                continue;
+            }
+            if let Some(instr) = with_operands(v, &ops) {
+                let mut m = c.clone();
+                put(
+                    &mut m,
+                    i,
+                    &Statement {
+                        instr,
+                        ..st.clone()
+                    },
+                );
+                out.push(m);
+            }
+        }
+    }
+}
+
+/// Where a numeric operand lives: the immediate of a role in a step, or a parameter.
+#[derive(Clone, Debug)]
+enum Loc {
+    Imm(usize, String),
+    Param(String),
+}
+
+/// The value and location of the `role` operand of step `i`.
+fn value_of(c: &Case, i: usize, st: &Statement, role: &str) -> Option<(Loc, u64)> {
+    match operands_by_role(&st.instr).remove(role)? {
+        Operand::Value(Value::Imm(v)) if v >= 0 => Some((Loc::Imm(i, role.to_string()), v as u64)),
+        Operand::Value(Value::Reg(name)) => match c.params.get(&name)? {
+            Param::Int(v) | Param::Typed { value: v, .. } if *v >= 0 => {
+                Some((Loc::Param(name), *v as u64))
+            }
+            _ => None,
+        },
         _ => None,
     }
 }
 
 fn set(c: &mut Case, l: &Loc, v: u64) {
     match l {
-        Loc::Imm(step, a, b) => {
-            if let StepOp::Ptx(t) = &mut c.program[*step].op {
-                *t = format!("{}{v}{}", &t[..*a], &t[*b..]);
-            }
+        Loc::Imm(i, role) => {
+            let Some((_, mut st)) = statements(c).into_iter().find(|(k, _)| k == i) else {
+                return;
+            };
+            st.instr.visit_operands(&mut |slot| {
+                if let Slot::Value { role: r, value, .. } = slot {
+                    if r == role {
+                        *value = Value::Imm(v as i64);
+                    }
+                }
+            });
+            put(c, *i, &st);
         }
         Loc::Param(n) => {
             if let Some(Param::Int(x) | Param::Typed { value: x, .. }) = c.params.get_mut(n) {
@@ -431,47 +485,37 @@ fn set(c: &mut Case, l: &Loc, v: u64) {
     }
 }
 
-/// Byte counts announced to mbarriers (`expect_tx` operands), with the mbarrier operand text.
-fn tx_counts(c: &Case) -> Vec<(String, Loc, u64)> {
-    let mut out = Vec::new();
-    for (i, s) in c.program.iter().enumerate() {
-        let StepOp::Ptx(t) = &s.op else { continue };
-        if !t.starts_with("mbarrier.") || !t.contains("expect_tx") {
-            continue;
-        }
-        let ops = operands(t);
-        let bar = ops
-            .iter()
-            .find(|(_, o)| o.starts_with('['))
-            .map(|(_, o)| o.to_string())
-            .unwrap_or_default();
-        if let Some((at, o)) = ops.last() {
-            if let Some((l, v)) = value_of(c, i, *at, o) {
-                out.push((bar, l, v));
-            }
-        }
+/// The address operand of `role`.
+fn address(st: &Statement, role: &str) -> Option<Address> {
+    match operands_by_role(&st.instr).remove(role)? {
+        Operand::Addr(a) => Some(a),
+        _ => None,
     }
-    out
 }
 
-/// Bulk copies completing on an mbarrier (`[dst], [src], size, [mbar], ...`): drop one, or shrink
-/// its size, taking the same byte count off an `expect_tx` on that mbarrier so the phase still
+/// Byte counts announced to mbarriers (`expect_tx` operands), with the mbarrier's address.
+fn tx_counts(c: &Case) -> Vec<(Address, Loc, u64)> {
+    statements(c)
+        .into_iter()
+        .filter(|(_, st)| matches!(st.instr, Instruction::Mbarrier(_)))
+        .filter_map(|(i, st)| {
+            let (l, v) = value_of(c, i, &st, "txCount")?;
+            Some((address(&st, "addr")?, l, v))
+        })
+        .collect()
+}
+
+/// Copies completing on an mbarrier (a `size` and an `mbar` operand): drop one, or shrink its
+/// size, taking the same byte count off an `expect_tx` on that mbarrier so the phase still
 /// balances.
 fn tx_copies(c: &Case, out: &mut Vec<Case>) {
     let txs = tx_counts(c);
-    for (i, s) in c.program.iter().enumerate() {
-        let StepOp::Ptx(t) = &s.op else { continue };
-        if !t.contains("complete_tx") || !t.starts_with("cp.") {
-            continue;
-        }
-        let ops = operands(t);
-        let (Some((at, size)), Some((_, bar))) = (ops.get(2), ops.get(3)) else {
+    for (i, st) in statements(c) {
+        let (Some((sl, sv)), Some(bar)) = (value_of(c, i, &st, "size"), address(&st, "mbar"))
+        else {
             continue;
         };
-        let Some((sl, sv)) = value_of(c, i, *at, size) else {
-            continue;
-        };
-        for (tbar, tl, tv) in txs.iter().filter(|(b, _, _)| b == bar) {
+        for (_, tl, tv) in txs.iter().filter(|(b, _, _)| *b == bar) {
             if *tv >= sv {
                 let mut m = c.clone();
                 set(&mut m, tl, tv - sv);
@@ -481,10 +525,8 @@ fn tx_copies(c: &Case, out: &mut Vec<Case>) {
             for to in smaller(sv).into_iter().filter(|x| *x > 0) {
                 if *tv >= sv - to {
                     let mut m = c.clone();
-                    // The size first: both may be immediates of different steps, never the same text.
                     set(&mut m, &sl, to);
                     set(&mut m, tl, tv - (sv - to));
-                    let _ = tbar;
                     out.push(m);
                 }
             }
@@ -576,4 +618,72 @@ pub fn minimize<E>(
         rounds,
         tested,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxconform_reference::case::load_str;
+
+    const CASE: &str = r#"
+name: m
+target: sm_90a
+launch: { cluster: [2,1,1], grid: [2,1,1] }
+memory:
+  global: [ { name: src, size: 256 } ]
+  shared: [ { name: dst, size: 256 } ]
+  mbarriers: [ { name: bar } ]
+params: { mask: 3, pol: { value: 0, type: b64 } }
+program:
+  - ptx: mbarrier.init.shared.b64 [bar], 1
+  - ptx: mbarrier.arrive.expect_tx.shared.b64 _, [bar], 128
+  - ptx: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [dst+16], [src], 128, [bar], mask, pol
+"#;
+
+    fn texts(cs: &[Case], step: usize) -> Vec<String> {
+        cs.iter()
+            .filter_map(|c| match &c.program.get(step)?.op {
+                StepOp::Ptx(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Shrinking works on the typed instruction: simpler variants of the family keep their
+    /// operands by role and drop the ones their qualifier brought; numbers are operands found
+    /// through the operand slots (a size and the tx count announcing it shrink together).
+    #[test]
+    fn typed_candidates() {
+        let c = load_str(CASE, "m.yaml").unwrap().remove(0);
+        let mut q = Vec::new();
+        qualifiers(&c, &mut q);
+        let copies = texts(&q, 2);
+        assert!(
+            copies.contains(
+                &"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst+16], [src], 128, [bar]".to_string()
+            ),
+            "{copies:#?}"
+        );
+        assert!(copies
+            .iter()
+            .any(|t| t.ends_with("[bar], mask") && !t.contains("cache_hint")));
+        let mut n = Vec::new();
+        numbers(&c, &mut n);
+        let together = n
+            .iter()
+            .find(|m| texts(std::slice::from_ref(m), 2)[0].contains("], 112, [bar]"))
+            .expect("size 128 -> 112");
+        assert!(texts(std::slice::from_ref(together), 1)[0].ends_with("[bar], 112"));
+        assert!(
+            texts(&n, 2).iter().any(|t| t.contains("[dst], [src], 128")),
+            "offset 16 -> 0"
+        );
+        let mut t = Vec::new();
+        tx_copies(&c, &mut t);
+        assert!(t
+            .iter()
+            .any(|m| m.program.len() == 2
+                && texts(std::slice::from_ref(m), 1)[0].ends_with("[bar], 0")));
+        assert!(candidates(&c).iter().all(|m| cost(m) != cost(&c)));
+    }
 }
