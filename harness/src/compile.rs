@@ -29,7 +29,7 @@ use std::time::{Duration, Instant, SystemTime};
 /// Environment variable naming the disk cache directory (overrides the XDG/HOME default).
 pub const CACHE_ENV: &str = "PTXCONFORM_CACHE";
 
-/// Options passed to every ptxas run (besides `-arch`).
+/// Options of a ptxas run besides `-arch`, unless [`Compiler::with_opt_level`] says otherwise.
 pub const OPTIONS: &[&str] = &["-O3"];
 
 /// One compiled module, or why it did not compile.
@@ -181,6 +181,8 @@ pub struct Compiler {
     cache_dir: Option<PathBuf>,
     /// Where ptxas reads and writes (`<temp>/ptxconform-compile-<pid>-<instance>`), removed on drop.
     work_dir: PathBuf,
+    /// Passed to every ptxas run besides `-arch` (part of each build's cache key).
+    options: Vec<String>,
     counter: AtomicU64,
     memory: Mutex<HashMap<CacheKey, Compiled>>,
     stats: Mutex<CompileStats>,
@@ -214,10 +216,20 @@ impl Compiler {
             identity,
             cache_dir,
             work_dir,
+            options: OPTIONS.iter().map(|o| o.to_string()).collect(),
             counter: AtomicU64::new(0),
             memory: Mutex::new(HashMap::new()),
             stats: Mutex::new(CompileStats::default()),
         })
+    }
+
+    /// The same service compiling with `-O<level>` (0–3) instead.
+    pub fn with_opt_level(mut self, level: u8) -> Result<Compiler, String> {
+        if level > 3 {
+            return Err(format!("ptxas optimization level {level}: expected 0 to 3"));
+        }
+        self.options = vec![format!("-O{level}")];
+        Ok(self)
     }
 
     pub fn ptxas(&self) -> &Ptxas {
@@ -234,7 +246,7 @@ impl Compiler {
             compiler: self.identity.clone(),
             version: self.ptxas.version.clone(),
             arch: arch.to_string(),
-            options: OPTIONS.iter().map(|o| o.to_string()).collect(),
+            options: self.options.clone(),
         }
     }
 
@@ -337,7 +349,7 @@ impl Compiler {
         keys.iter().map(|k| done[k].clone()).collect()
     }
 
-    /// `ptxas -arch=<arch> -O3 in.ptx -o out.cubin` in the work directory.
+    /// `ptxas -arch=<arch> <options> in.ptx -o out.cubin` in the work directory.
     fn run_ptxas(&self, ptx: &str, arch: &str) -> Result<Vec<u8>, String> {
         std::fs::create_dir_all(&self.work_dir)
             .map_err(|e| format!("cannot create {}: {e}", self.work_dir.display()))?;
@@ -348,7 +360,7 @@ impl Compiler {
             .map_err(|e| format!("cannot write {}: {e}", input.display()))?;
         let out = Command::new(&self.ptxas.path)
             .arg(format!("-arch={arch}"))
-            .args(OPTIONS)
+            .args(&self.options)
             .arg(&input)
             .arg("-o")
             .arg(&output)
@@ -551,6 +563,12 @@ mod tests {
         assert_eq!(fresh.compile(&ptx, Target::SM_90A).unwrap(), cubin);
         let s = fresh.stats();
         assert_eq!((s.memory_hits, s.disk_hits, s.compiled), (0, 1, 0), "{s}");
+        // Another optimization level is another build: its own key, compiled anew.
+        let o0 = service(&dir).unwrap().with_opt_level(0).unwrap();
+        assert_ne!(o0.build("sm_90a").key(&ptx), key);
+        assert!(o0.compile(&ptx, Target::SM_90A).unwrap().starts_with(b"\x7fELF"));
+        assert_eq!(o0.stats().compiled, 1);
+        assert!(service(&dir).unwrap().with_opt_level(4).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -79,6 +79,9 @@ pub struct FuzzArgs {
     /// Most test rounds (GPU batches) one minimization may use.
     #[arg(long, default_value_t = 40)]
     pub minimize_rounds: usize,
+    /// ptxas optimization level (0–3) of the offline build the GPU runs.
+    #[arg(long, default_value_t = 3)]
+    pub opt_level: u8,
     /// Run only shard I of N (0-based) of the campaign's programs (program k is shard k mod N's);
     /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables.
     #[arg(long, value_name = "I/N|auto")]
@@ -124,13 +127,18 @@ pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
 
 /// The GPU engine a campaign drives: traps are not confirmed by a re-run (a fuzzer expects
 /// some, and the minimizer re-runs them anyway).
-pub fn gpu(dev: &crate::gpu::DeviceInfo, device: i32, job_timeout: u64) -> Result<Engine, String> {
+pub fn gpu(
+    dev: &crate::gpu::DeviceInfo,
+    device: i32,
+    job_timeout: u64,
+    opt_level: u8,
+) -> Result<Engine, String> {
     let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
-    let mut eng = Engine::new(
-        sup,
-        dev.compute_capability,
-        crate::compile::Compiler::find().ok(),
-    );
+    let compiler = match crate::compile::Compiler::find() {
+        Ok(c) => Some(c.with_opt_level(opt_level)?),
+        Err(_) => None,
+    };
+    let mut eng = Engine::new(sup, dev.compute_capability, compiler);
     eng.info = RunInfo {
         device: dev.name.clone(),
         driver: dev.cuda(),
@@ -239,7 +247,7 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         let engines = devs
             .iter()
             .map(|d| {
-                let mut e = self::gpu(d, d.ordinal, args.job_timeout)?;
+                let mut e = self::gpu(d, d.ordinal, args.job_timeout, args.opt_level)?;
                 if devs.len() > 1 {
                     e.label = format!("GPU {} ({})", d.ordinal, d.name);
                 }
