@@ -566,7 +566,10 @@ mod tests {
         // Another optimization level is another build: its own key, compiled anew.
         let o0 = service(&dir).unwrap().with_opt_level(0).unwrap();
         assert_ne!(o0.build("sm_90a").key(&ptx), key);
-        assert!(o0.compile(&ptx, Target::SM_90A).unwrap().starts_with(b"\x7fELF"));
+        assert!(o0
+            .compile(&ptx, Target::SM_90A)
+            .unwrap()
+            .starts_with(b"\x7fELF"));
         assert_eq!(o0.stats().compiled, 1);
         assert!(service(&dir).unwrap().with_opt_level(4).is_err());
         let _ = std::fs::remove_dir_all(&dir);

@@ -26,18 +26,11 @@ impl Journal {
         }
         let mut done = Vec::new();
         if resume && path.exists() {
-            let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let mut good = Vec::new();
-            for line in BufReader::new(f).lines() {
-                let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-                if let Ok(r) = serde_json::from_str::<CaseResult>(&line) {
-                    good.push(line);
-                    done.push(r);
-                }
-            }
+            done = read(path)?;
             // Rewrite without a torn tail so later appends start on a fresh line.
-            let mut text = good.join("\n");
-            if !text.is_empty() {
+            let mut text = String::new();
+            for r in &done {
+                text.push_str(&serde_json::to_string(r).map_err(|e| e.to_string())?);
                 text.push('\n');
             }
             std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -71,6 +64,20 @@ impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The results journaled in `path`; a line that does not parse (the torn tail of a killed run)
+/// is dropped.
+pub fn read(path: &Path) -> Result<Vec<CaseResult>, String> {
+    let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for line in BufReader::new(f).lines() {
+        let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Ok(r) = serde_json::from_str::<CaseResult>(&line) {
+            out.push(r);
+        }
+    }
+    Ok(out)
 }
 
 /// Keys of journaled results.

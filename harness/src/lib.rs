@@ -11,6 +11,7 @@ pub mod journal;
 pub mod judge;
 pub mod kernel;
 pub mod legality;
+pub mod merge;
 pub mod ptxas;
 pub mod report;
 pub mod run;

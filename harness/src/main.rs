@@ -34,6 +34,8 @@ enum Cmd {
     Bench(ptxconform::bench::BenchArgs),
     /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
     Fuzz(ptxconform::fuzz::FuzzArgs),
+    /// Join the result folders of `run --shard` into one report.
+    Merge(ptxconform::merge::MergeArgs),
 }
 
 fn main() {
@@ -60,6 +62,7 @@ fn main() {
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
         Cmd::Bench(a) => ptxconform::bench::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
+        Cmd::Merge(a) => ptxconform::merge::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),
