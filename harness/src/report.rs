@@ -32,6 +32,9 @@ pub enum Verdict {
     ReferencePass,
     /// The reference itself failed on the case (a case error, or a violated `expect`).
     ReferenceFail,
+    /// The program is illegal on its target (the restriction named): ptxas would refuse it, so
+    /// it is neither judged nor run.
+    Illegal,
     /// Not run on hardware, with the reason (e.g. "needs sm_100a").
     NotRun,
     /// The harness could not run it (JIT error, setup error, worker crash).
@@ -51,6 +54,7 @@ impl Verdict {
             Verdict::ReferenceUndefined => "reference-undefined",
             Verdict::ReferencePass => "reference pass",
             Verdict::ReferenceFail => "reference FAIL",
+            Verdict::Illegal => "illegal on its target",
             Verdict::NotRun => "not run",
             Verdict::HarnessError => "harness error",
         }
@@ -63,6 +67,7 @@ impl Verdict {
                 | Verdict::TrapUnexpected
                 | Verdict::TimeoutUnexpected
                 | Verdict::ReferenceFail
+                | Verdict::Illegal
                 | Verdict::HarnessError
         )
     }

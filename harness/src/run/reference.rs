@@ -26,8 +26,8 @@ pub fn families_of(case: &Case) -> Vec<&'static str> {
         .collect()
 }
 
-/// The reference's result of a case: the model runs it and `expect` holds (recorded observations
-/// are replayed by [`crate::judge::replay`]).
+/// The reference's result of a case: its program is legal on its target, the model runs it and
+/// `expect` holds (recorded observations are replayed by [`crate::judge::replay`]).
 pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecError>) {
     let family = family_of(case);
     let mut r = CaseResult {
@@ -43,6 +43,12 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
     let t = std::time::Instant::now();
     let ex = execute(case);
     r.wall_us = t.elapsed().as_micros() as u64;
+    if let Some((step, why)) = ptxconform_reference::case::validate::illegal_step(case) {
+        // What ptxas would refuse is never a pass, whatever the model makes of it.
+        r.verdict = Verdict::Illegal;
+        r.detail = format!("step {step}: {why}");
+        return (r, ex);
+    }
     match &ex {
         Err(e) => {
             r.verdict = Verdict::ReferenceFail;
@@ -96,5 +102,42 @@ check: [buf]
         assert_eq!(r.verdict, Verdict::ReferenceFail);
         assert!(r.detail.contains("expected a trap"), "{}", r.detail);
         assert_eq!(family_of(&c), "cp.async");
+    }
+}
+
+#[cfg(test)]
+mod legality_tests {
+    use super::*;
+    use ptxconform_reference::case::load_str;
+
+    /// A program ptxas would refuse on its target is classified illegal with the restriction
+    /// named, never a pass (and not run).
+    #[test]
+    fn illegal_programs_are_never_a_pass() {
+        for (target, ptx, says) in [
+            (
+                "sm_80",
+                "cp.async.cg.shared.global [buf], [src], 8",
+                "cp.async.cg",
+            ),
+            (
+                "sm_80",
+                "cp.async.bulk.prefetch.L2.global [src], 16",
+                "sm_80",
+            ),
+        ] {
+            let yaml = format!(
+                "name: c\ntarget: {target}\nmemory:\n  global: [ {{ name: src, size: 64 }} ]\n  shared: [ {{ name: buf, size: 64 }} ]\nprogram:\n  - ptx: {ptx}\n"
+            );
+            let c = load_str(&yaml, "t.yaml").unwrap().remove(0);
+            let (r, _) = evaluate("t.yaml", &c);
+            assert_eq!(r.verdict, Verdict::Illegal, "{ptx}: {}", r.detail);
+            assert!(
+                r.detail.contains(says) && r.detail.starts_with("step 0"),
+                "{}",
+                r.detail
+            );
+            assert!(r.verdict.is_failure());
+        }
     }
 }

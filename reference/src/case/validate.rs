@@ -161,6 +161,31 @@ pub fn parse_ctx(case: &Case) -> ParseCtx {
     Names::of(case).parse_ctx()
 }
 
+/// The first `ptx:` step that is illegal on the case's target (at its `ptx_version` when it
+/// names one, else at any version): its index, the instruction and the restriction that fails.
+pub fn illegal_step(case: &Case) -> Option<(usize, String)> {
+    let pinned = case
+        .ptx_version
+        .as_deref()
+        .and_then(|v| v.parse::<PtxVersion>().ok());
+    parse_steps(case).into_iter().find_map(|(i, st)| {
+        let st = st.ok()?;
+        let req = st.instr.requirement();
+        let why = match pinned {
+            Some(v) => match req.verdict(case.target, v) {
+                crate::target::Verdict::Legal => return None,
+                crate::target::Verdict::WrongTarget { why }
+                | crate::target::Verdict::PtxTooOld { why, .. } => why,
+            },
+            None => req.min_ptx_for(case.target).err()?,
+        };
+        Some((
+            i,
+            format!("`{}` is illegal on {}: {why}", st.instr, case.target),
+        ))
+    })
+}
+
 fn param_type(p: &Param) -> Option<RegTy> {
     match p {
         Param::Int(_) => Some(RegTy::B32),
