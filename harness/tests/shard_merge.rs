@@ -93,6 +93,9 @@ fn four_shards_merged_equal_one_run() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
+    // The run fails exactly when one of its shards does.
+    let shard_code = outputs[1..].iter().filter_map(|o| o.status.code()).max();
+    assert_eq!(shard_code, outputs[0].status.code());
     let mut seen = std::collections::BTreeSet::new();
     for dir in &shards {
         let cs = cases(&summary(dir));
@@ -101,6 +104,13 @@ fn four_shards_merged_equal_one_run() {
             assert!(seen.insert(c.clone()), "{c} is in two shards");
         }
     }
+    // A shard killed mid-write and resumed to the end can leave a torn line; it is not a result.
+    let mut j = std::fs::OpenOptions::new()
+        .append(true)
+        .open(shards[3].join("journal.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut j, b"{\"case\":\"torn").unwrap();
+    drop(j);
     let merged = tmp.join("merged");
     let mut args: Vec<String> = vec!["merge".into()];
     args.extend(shards.iter().map(|d| d.display().to_string()));
@@ -130,7 +140,11 @@ fn four_shards_merged_equal_one_run() {
     let mut r: Value = serde_json::from_str(first).unwrap();
     r["detail"] = Value::String("something else".into());
     std::fs::write(bad.join("journal.jsonl"), format!("{r}\n")).unwrap();
-    std::fs::copy(shards[0].join("summary.json"), bad.join("summary.json")).unwrap();
+    let mut sv: Value =
+        serde_json::from_str(&std::fs::read_to_string(shards[0].join("summary.json")).unwrap())
+            .unwrap();
+    sv["results"] = Value::Array(vec![r]);
+    std::fs::write(bad.join("summary.json"), sv.to_string()).unwrap();
     let out = tmp.join("m2").display().to_string();
     let (s0, b) = (shards[0].display().to_string(), bad.display().to_string());
     let e = ptxconform(&["merge", &s0, &b, "--out", &out], &[]);
@@ -140,6 +154,31 @@ fn four_shards_merged_equal_one_run() {
     let missing = tmp.join("nope").display().to_string();
     let e = ptxconform(&["merge", &s0, &missing, "--out", &out], &[]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("no such result folder"));
+    let e = ptxconform(&["merge", &tmp.display().to_string(), "--out", &out], &[]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("no journal.jsonl"));
+    // Shards of another mode (here: a hardware run) do not join.
+    let other = tmp.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(shards[1].join("journal.jsonl"), other.join("journal.jsonl")).unwrap();
+    let mut sv: Value =
+        serde_json::from_str(&std::fs::read_to_string(shards[1].join("summary.json")).unwrap())
+            .unwrap();
+    sv["info"]["mode"] = Value::String("reference + hardware".into());
+    std::fs::write(other.join("summary.json"), sv.to_string()).unwrap();
+    let o = other.display().to_string();
+    let e = ptxconform(&["merge", &s0, &o, "--out", &out], &[]);
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains("one mode") && err.contains(&o), "{err}");
+    // A journal that lost results beside a summary that has them (a rerun without --resume that
+    // was killed) is not a finished shard.
+    let half: String = journal.lines().take(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(other.join("journal.jsonl"), half).unwrap();
+    std::fs::copy(shards[0].join("summary.json"), other.join("summary.json")).unwrap();
+    let e = ptxconform(&["merge", &o, "--out", &out], &[]);
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains("different runs"), "{err}");
+    // Nothing was written by the refused merges.
+    assert!(!tmp.join("m2").exists());
     std::fs::remove_file(bad.join("summary.json")).unwrap();
     let e = ptxconform(&["merge", &b, "--out", &out], &[]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("unfinished shard"));
