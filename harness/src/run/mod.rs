@@ -176,6 +176,19 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if let Some(f) = &args.filter {
         cases.retain(|c| c.case.name.contains(f.as_str()));
     }
+    if cases.is_empty() && load_errors.is_empty() {
+        let filter = args
+            .filter
+            .as_ref()
+            .map(|f| format!(" with `{f}` in their name"))
+            .unwrap_or_default();
+        let paths: Vec<String> = if args.paths.is_empty() {
+            vec!["cases".into()]
+        } else {
+            args.paths.iter().map(|p| p.display().to_string()).collect()
+        };
+        return Err(format!("no cases{filter} in {}", paths.join(", ")));
+    }
     let shard = args.shard.unwrap_or(crate::shard::Shard::ALL);
     cases.retain(|c| shard.owns_case(&c.file, &c.case.name));
     let load_errors: Vec<(String, String)> = load_errors
@@ -187,6 +200,9 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         &args.devices,
         "running the reference-only checks",
     );
+    if args.record && gpus.is_empty() {
+        return Err("--record writes hardware observations: it needs a GPU".into());
+    }
     let (mut journal, done) = Journal::open(&args.out.join("journal.jsonl"), args.resume)?;
     let skip = done_keys(&done);
     let mut results = done;
