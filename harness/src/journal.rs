@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 pub struct Journal {
     path: PathBuf,
     file: File,
+    /// Held while the journal is open: a second run into the same folder is refused instead of
+    /// interleaving its lines with ours.
+    _lock: File,
 }
 
 /// The key a result is journaled under: the file and the case name.
@@ -23,6 +26,22 @@ impl Journal {
     pub fn open(path: &Path, resume: bool) -> Result<(Journal, Vec<CaseResult>), String> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let lock_path = path.with_extension("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+        if let Err(e) = lock.try_lock() {
+            return Err(match e {
+                std::fs::TryLockError::WouldBlock => format!(
+                    "{}: another run is writing to this folder; give this one another --out",
+                    path.display()
+                ),
+                std::fs::TryLockError::Error(e) => format!("{}: {e}", lock_path.display()),
+            });
         }
         let mut done = Vec::new();
         if resume && path.exists() {
@@ -49,6 +68,7 @@ impl Journal {
             Journal {
                 path: path.to_path_buf(),
                 file,
+                _lock: lock,
             },
             done,
         ))
@@ -101,6 +121,19 @@ mod tests {
             wall_us: 0,
             device: String::new(),
         }
+    }
+
+    /// Two runs into one folder: the second is refused while the first holds the journal.
+    #[test]
+    fn one_writer_per_folder() {
+        let dir = std::env::temp_dir().join(format!("ptxc-journal-lock-{}", std::process::id()));
+        let p = dir.join("journal.jsonl");
+        let (first, _) = Journal::open(&p, false).unwrap();
+        let e = Journal::open(&p, true).err().unwrap();
+        assert!(e.contains("another run is writing"), "{e}");
+        drop(first);
+        assert!(Journal::open(&p, true).is_ok());
+        std::fs::remove_dir_all(dir).ok();
     }
 
     #[test]
