@@ -70,3 +70,68 @@ fn nothing_to_run_is_an_error() {
     }
     std::fs::remove_dir_all(empty).ok();
 }
+
+/// A file with bad cases: every bad case is a failure of its own, with its place; the good
+/// cases of the same file still run.
+#[test]
+fn bad_cases_lose_no_good_case() {
+    let dir = std::env::temp_dir().join(format!("ptxc-badcases-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mixed.yaml");
+    std::fs::write(
+        &file,
+        "\
+- name: good
+  target: sm_90a
+  program: [ { ptx: cp.async.wait_all } ]
+- name: typo
+  target: sm_90a
+  progrm: [ { ptx: cp.async.wait_all } ]
+- name: undeclared
+  target: sm_90a
+  program: [ { ptx: \"cp.async.ca.shared.global [nope], [src], 4\" } ]
+",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        file.to_str().unwrap(),
+        "--reference-only",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let got: Vec<(String, String)> = s["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["case"].as_str().unwrap().into(),
+                r["verdict"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let want = [
+        ("<case 1>", "reference_fail"),
+        ("<case 2>", "reference_fail"),
+        ("good", "reference_pass"),
+    ];
+    assert_eq!(
+        got,
+        want.map(|(a, b)| (a.to_string(), b.to_string())).to_vec()
+    );
+    let detail = s["results"][1]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("mixed.yaml:9:") && detail.contains("`src`"),
+        "{detail}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -11,7 +11,7 @@ use crate::diff::Backend;
 use crate::journal::{done_keys, key, Journal};
 use crate::report::{write_all, CaseResult, KnownDivergences, RunInfo, Summary, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
-use ptxconform_reference::case::{load_dir, load_file, Case, Observation};
+use ptxconform_reference::case::{load_dir_each, load_file_each, Case, Observation};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -58,7 +58,7 @@ pub struct RunArgs {
     pub shard: Option<crate::shard::Shard>,
 }
 
-/// The case name of a result that stands for a file that did not load.
+/// The case name of a result that stands for a whole file that did not load.
 const FILE_ERROR: &str = "<file>";
 
 /// A loaded case with the file it came from.
@@ -76,18 +76,18 @@ fn opt_in(p: &Path) -> bool {
         .any(|c| OPT_IN.iter().any(|o| c.as_os_str() == *o))
 }
 
-fn walk(dir: &Path, skip_opt_in: bool, out: &mut Vec<(PathBuf, Result<Vec<Case>, String>)>) {
-    for (p, r) in load_dir(dir) {
-        if skip_opt_in && opt_in(&p) {
-            continue;
-        }
-        out.push((p, r.map_err(|e| e.to_string())));
-    }
+/// A case (or a whole file) that did not load: its file, the result name it is reported under
+/// (`<file>`, or `<case K>` for one bad case of a file), every located message about it.
+#[derive(Clone, Debug)]
+pub struct LoadError {
+    pub file: String,
+    pub at: String,
+    pub message: String,
 }
 
-/// Load cases from files and directories; files that fail to load are returned as errors and
-/// every other file's cases are kept.
-pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<(String, String)>) {
+/// Load cases from files and directories, case by case: every good case of every file is kept,
+/// every bad case (or unreadable file) is an error of its own.
+pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<LoadError>) {
     let defaults = [PathBuf::from("cases")];
     let paths = if paths.is_empty() {
         &defaults[..]
@@ -97,22 +97,41 @@ pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<(String, String)>) {
     let mut raw = Vec::new();
     for p in paths {
         if p.is_dir() {
-            walk(p, !opt_in(p), &mut raw);
+            let skip_opt_in = !opt_in(p);
+            raw.extend(
+                load_dir_each(p)
+                    .into_iter()
+                    .filter(|(f, _, _)| !(skip_opt_in && opt_in(f))),
+            );
         } else {
-            raw.push((p.clone(), load_file(p).map_err(|e| e.to_string())));
+            let (cases, errors) = load_file_each(p);
+            raw.push((p.clone(), cases, errors));
         }
     }
     let mut cases = Vec::new();
     let mut errors = Vec::new();
-    for (p, r) in raw {
+    for (p, cs, es) in raw {
         let file = p.display().to_string();
-        match r {
-            Ok(cs) => cases.extend(cs.into_iter().map(|case| Loaded {
-                file: file.clone(),
-                case,
-            })),
-            Err(e) => errors.push((file, e)),
+        // One result per bad case (`[K]` leads the field path of case K of a sequence), or for
+        // the file when nothing of it loaded.
+        let whole = cs.is_empty() && es.iter().all(|e| !e.path.starts_with('['));
+        cases.extend(cs.into_iter().map(|case| Loaded {
+            file: file.clone(),
+            case,
+        }));
+        let mut by_case: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for e in es {
+            let at = match e.path.strip_prefix('[').and_then(|r| r.split_once(']')) {
+                Some((k, _)) if !whole => format!("<case {k}>"),
+                _ => FILE_ERROR.to_string(),
+            };
+            by_case.entry(at).or_default().push(e.to_string());
         }
+        errors.extend(by_case.into_iter().map(|(at, messages)| LoadError {
+            file: file.clone(),
+            at,
+            message: messages.join("\n"),
+        }));
     }
     (cases, errors)
 }
@@ -191,9 +210,9 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     }
     let shard = args.shard.unwrap_or(crate::shard::Shard::ALL);
     cases.retain(|c| shard.owns_case(&c.file, &c.case.name));
-    let load_errors: Vec<(String, String)> = load_errors
+    let load_errors: Vec<LoadError> = load_errors
         .into_iter()
-        .filter(|(file, _)| shard.owns_case(file, FILE_ERROR))
+        .filter(|e| shard.owns_case(&e.file, &e.at))
         .collect();
     let gpus = crate::gpu::devices_unless(
         args.reference_only || args.replay.is_some(),
@@ -213,18 +232,18 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             journal.path().display()
         );
     }
-    for (file, e) in &load_errors {
+    for e in &load_errors {
         let r = CaseResult {
-            case: FILE_ERROR.into(),
-            file: file.clone(),
+            case: e.at.clone(),
+            file: e.file.clone(),
             family: "corpus".into(),
             verdict: Verdict::ReferenceFail,
-            detail: e.clone(),
+            detail: e.message.clone(),
             diffs: vec![],
             wall_us: 0,
             device: String::new(),
         };
-        eprintln!("{e}");
+        eprintln!("{}", e.message);
         if !skip.contains(&key(&r.file, &r.case)) {
             journal.append(&r)?;
             results.push(r);

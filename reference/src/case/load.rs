@@ -29,6 +29,8 @@ pub struct Checked {
     pub cases: Vec<Case>,
     pub errors: Vec<CaseError>,
     pub notes: Vec<CaseError>,
+    /// Indices into `cases` of the cases an error is about.
+    pub bad: std::collections::BTreeSet<usize>,
 }
 
 fn located(file: &str, at: Pos, path: &str, message: impl Into<String>) -> CaseError {
@@ -261,7 +263,10 @@ fn with_problems(
         };
         let e = locate_problem(p, root, &prefix, text, origin);
         match p.severity {
-            Severity::Error => out.errors.push(e),
+            Severity::Error => {
+                out.errors.push(e);
+                out.bad.insert(p.case);
+            }
             Severity::Note => out.notes.push(e),
         }
     }
@@ -295,6 +300,113 @@ pub fn load_str(text: &str, origin: &str) -> Result<Vec<Case>, CaseError> {
     } else {
         Err(c.errors.swap_remove(0))
     }
+}
+
+/// Load one YAML text case by case: every good case, and an error for every bad one, so that one
+/// bad case loses no other. A sequence of cases that does not deserialize as a whole is split at
+/// its top-level items (`- ` in column 1) and each item loaded alone, at its place in the file.
+pub fn load_each(text: &str, origin: &str) -> (Vec<Case>, Vec<CaseError>) {
+    let c = check_str(text, origin);
+    if c.errors.is_empty() || !c.cases.is_empty() {
+        let good = c.cases.into_iter().enumerate();
+        let good = good.filter(|(i, _)| !c.bad.contains(i)).map(|(_, x)| x);
+        return (good.collect(), c.errors);
+    }
+    let starts: Vec<usize> = text
+        .split_inclusive('\n')
+        .scan(0, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        })
+        .filter(|(_, l)| l.starts_with("- ") || l.trim_end() == "-")
+        .map(|(start, _)| start)
+        .collect();
+    if starts.len() < 2 {
+        return (Vec::new(), c.errors);
+    }
+    let (mut cases, mut errors) = (Vec::new(), Vec::new());
+    for (k, &a) in starts.iter().enumerate() {
+        let b = starts.get(k + 1).copied().unwrap_or(text.len());
+        // Blank lines in front keep every line number of the item what it is in the file.
+        let lines_before = text[..a].matches('\n').count();
+        let item = format!("{}{}", "\n".repeat(lines_before), &text[a..b]);
+        let one = check_str(&item, origin);
+        cases.extend(
+            one.cases
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !one.bad.contains(i))
+                .map(|(_, x)| x),
+        );
+        // The item is case [k] of the file, not [0] of its own text.
+        errors.extend(one.errors.into_iter().map(|mut e| {
+            if let Some(rest) = e.path.strip_prefix("[0]") {
+                e.path = format!("[{k}]{rest}");
+            }
+            e
+        }));
+    }
+    // Names must stay unique across the items loaded apart.
+    let mut seen = std::collections::HashSet::new();
+    cases.retain(|x: &Case| {
+        let fresh = seen.insert(x.name.clone());
+        if !fresh {
+            errors.push(located(
+                origin,
+                Pos { line: 1, col: 1 },
+                "name",
+                format!("duplicate case name `{}`", x.name),
+            ));
+        }
+        fresh
+    });
+    (cases, errors)
+}
+
+/// [`load_each`] of a file: an unreadable file or invalid UTF-8 is its only error.
+pub fn load_file_each(path: &Path) -> (Vec<Case>, Vec<CaseError>) {
+    let origin = path.display().to_string();
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                vec![],
+                vec![located(
+                    &origin,
+                    Pos { line: 1, col: 1 },
+                    "io",
+                    e.to_string(),
+                )],
+            )
+        }
+    };
+    match std::str::from_utf8(&bytes) {
+        Ok(t) => load_each(t.strip_prefix('\u{feff}').unwrap_or(t), &origin),
+        Err(_) => (
+            vec![],
+            vec![load_bytes(&bytes, &origin).err().unwrap_or_else(|| {
+                located(&origin, Pos { line: 1, col: 1 }, "utf-8", "invalid UTF-8")
+            })],
+        ),
+    }
+}
+
+/// [`load_file_each`] of every case file under `dir` (as [`load_dir`] finds them).
+pub fn load_dir_each(dir: &Path) -> Vec<(PathBuf, Vec<Case>, Vec<CaseError>)> {
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    walk(dir, &mut files, &mut unreadable);
+    let mut out: Vec<(PathBuf, Vec<Case>, Vec<CaseError>)> = unreadable
+        .into_iter()
+        .map(|(p, r)| (p, vec![], r.err().into_iter().collect()))
+        .collect();
+    for f in files {
+        let (cases, errors) = load_file_each(&f);
+        out.push((f, cases, errors));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }
 
 /// Like [`load_str`], for raw bytes (invalid UTF-8 is a located error).

@@ -10,7 +10,10 @@ pub mod strategy;
 pub mod validate;
 
 pub use error::CaseError;
-pub use load::{check_str, load_bytes, load_dir, load_file, load_str, to_yaml, Checked};
+pub use load::{
+    check_str, load_bytes, load_dir, load_dir_each, load_each, load_file, load_file_each, load_str,
+    to_yaml, Checked,
+};
 pub use loc::Seg;
 pub use model::*;
 

@@ -646,3 +646,38 @@ fn observation_yaml_form() {
     let e = load_str(&bad, "o.yaml").unwrap_err().to_string();
     assert!(e.contains("o.yaml:"), "{e}");
 }
+
+/// One bad case loses no other: a case that does not deserialize and one that does not validate
+/// are each an error at their own line; the good cases load.
+#[test]
+fn load_each_keeps_good_cases() {
+    let text = "\
+- name: good1
+  target: sm_90a
+  program: [ { ptx: cp.async.wait_all } ]
+- name: typo
+  target: sm_90a
+  progrm: [ { ptx: cp.async.wait_all } ]
+- name: undefined-region
+  target: sm_90a
+  program: [ { ptx: \"cp.async.ca.shared.global [nope], [src], 4\" } ]
+- name: good2
+  target: sm_90a
+  program: [ { ptx: cp.async.wait_all } ]
+";
+    let (cases, errors) = load_each(text, "f.yaml");
+    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["good1", "good2"]);
+    // Every problem is reported, each at its place, under the case's index in the file.
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert_eq!((errors[0].line, errors[0].path.as_str()), (6, "[1].progrm"));
+    assert!(errors[0].to_string().contains("progrm"), "{}", errors[0]);
+    assert!(
+        errors[1..]
+            .iter()
+            .all(|e| e.line == 9 && e.path.starts_with("[2].")),
+        "{errors:?}"
+    );
+    // The whole-file loader still reports the first problem only.
+    assert!(load_str(text, "f.yaml").is_err());
+}
