@@ -36,72 +36,81 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
 
 /// Serde adapter: a map of byte strings, written as hex.
 pub mod bytes_map {
-    use serde::de::Error;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserializer, Serializer};
     use std::collections::BTreeMap;
 
     pub fn serialize<S: Serializer>(
         m: &BTreeMap<String, Vec<u8>>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let hex: BTreeMap<&str, String> = m
-            .iter()
-            .map(|(k, v)| (k.as_str(), super::encode(v)))
-            .collect();
-        hex.serialize(s)
+        super::map_to_hex(m, s, |v| v.clone())
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<BTreeMap<String, Vec<u8>>, D::Error> {
-        BTreeMap::<String, String>::deserialize(d)?
-            .into_iter()
-            .map(|(k, v)| match super::decode(&v) {
-                Ok(b) => Ok((k, b)),
-                Err(e) => Err(D::Error::custom(format!("`{k}`: {e}"))),
-            })
-            .collect()
+        super::map_from_hex(d, Ok)
     }
 }
 
 /// Serde adapter: a map of 32-bit word strings (Tensor Memory cells), written as the hex of their
 /// little-endian bytes.
 pub mod words_map {
-    use serde::de::Error;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserializer, Serializer};
     use std::collections::BTreeMap;
 
     pub fn serialize<S: Serializer>(
         m: &BTreeMap<String, Vec<u32>>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let hex: BTreeMap<&str, String> = m
-            .iter()
-            .map(|(k, v)| {
-                let b: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
-                (k.as_str(), super::encode(&b))
-            })
-            .collect();
-        hex.serialize(s)
+        super::map_to_hex(m, s, |v| v.iter().flat_map(|w| w.to_le_bytes()).collect())
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<BTreeMap<String, Vec<u32>>, D::Error> {
-        BTreeMap::<String, String>::deserialize(d)?
-            .into_iter()
-            .map(|(k, v)| {
-                let b = super::decode(&v).map_err(|e| D::Error::custom(format!("`{k}`: {e}")))?;
-                if b.len() % 4 != 0 {
-                    return Err(D::Error::custom(format!("`{k}`: not whole 32-bit words")));
-                }
-                let w = b
-                    .chunks(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-                Ok((k, w.collect()))
-            })
-            .collect()
+        super::map_from_hex(d, |b| {
+            if b.len() % 4 != 0 {
+                return Err("not whole 32-bit words".into());
+            }
+            Ok(b.chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect())
+        })
     }
+}
+
+/// A map serialized with each value's bytes (`bytes`) as hex.
+fn map_to_hex<T, S: serde::Serializer>(
+    m: &std::collections::BTreeMap<String, T>,
+    s: S,
+    bytes: impl Fn(&T) -> Vec<u8>,
+) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    let hex: std::collections::BTreeMap<&str, String> = m
+        .iter()
+        .map(|(k, v)| (k.as_str(), encode(&bytes(v))))
+        .collect();
+    hex.serialize(s)
+}
+
+/// A map of hex strings deserialized, each value's bytes made a `T` by `value`; an error names
+/// its key.
+fn map_from_hex<'de, T, D: serde::Deserializer<'de>>(
+    d: D,
+    value: impl Fn(Vec<u8>) -> Result<T, String>,
+) -> Result<std::collections::BTreeMap<String, T>, D::Error> {
+    use serde::de::Error;
+    use serde::Deserialize;
+    std::collections::BTreeMap::<String, String>::deserialize(d)?
+        .into_iter()
+        .map(|(k, v)| {
+            decode(&v)
+                .and_then(&value)
+                .map(|t| (k.clone(), t))
+                .map_err(|e| D::Error::custom(format!("`{k}`: {e}")))
+        })
+        .collect()
 }
 
 #[cfg(test)]
