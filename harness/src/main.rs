@@ -36,6 +36,8 @@ enum Cmd {
     Fuzz(ptxconform::fuzz::FuzzArgs),
     /// Join the result folders of `run --shard` into one report.
     Merge(ptxconform::merge::MergeArgs),
+    /// The undefined-behaviour rules the model classifies (a Markdown table).
+    Rules(cli::rules::RulesArgs),
 }
 
 /// Like other Unix tools, end quietly when the reader of our output goes away (`run | head`).
@@ -84,6 +86,7 @@ fn main() {
         Cmd::Bench(a) => ptxconform::bench::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
         Cmd::Merge(a) => ptxconform::merge::main(&a),
+        Cmd::Rules(a) => cli::rules::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),

@@ -3,5 +3,6 @@
 pub mod coverage;
 pub mod emit;
 pub mod explain;
+pub mod rules;
 pub mod syntax;
 pub mod tensormaps;
