@@ -360,7 +360,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         report.families.push(f);
     }
     if let (Some(d), true) = (&dev, args.fuzz_seconds > 0) {
-        let mut gpu = crate::fuzz::gpu(d, args.device, 10, 3)?;
+        let mut gpu = crate::fuzz::gpu(d, 10, crate::compile::DEFAULT_OPT_LEVEL)?;
         let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
         for mix in MIXES {
             report.fuzz.push(fuzz_rate(&mut gpu, mix, args, &scratch)?);

@@ -29,8 +29,8 @@ use std::time::{Duration, Instant, SystemTime};
 /// Environment variable naming the disk cache directory (overrides the XDG/HOME default).
 pub const CACHE_ENV: &str = "PTXCONFORM_CACHE";
 
-/// Options of a ptxas run besides `-arch`, unless [`Compiler::with_opt_level`] says otherwise.
-pub const OPTIONS: &[&str] = &["-O3"];
+/// The ptxas optimization level of a build unless [`Compiler::with_opt_level`] says otherwise.
+pub const DEFAULT_OPT_LEVEL: u8 = 3;
 
 /// One compiled module, or why it did not compile.
 pub type Compiled = Result<Arc<Vec<u8>>, String>;
@@ -216,7 +216,7 @@ impl Compiler {
             identity,
             cache_dir,
             work_dir,
-            options: OPTIONS.iter().map(|o| o.to_string()).collect(),
+            options: vec![format!("-O{DEFAULT_OPT_LEVEL}")],
             counter: AtomicU64::new(0),
             memory: Mutex::new(HashMap::new()),
             stats: Mutex::new(CompileStats::default()),

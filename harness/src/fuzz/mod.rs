@@ -80,7 +80,7 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = 40)]
     pub minimize_rounds: usize,
     /// ptxas optimization level (0–3) of the offline build the GPU runs.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = crate::compile::DEFAULT_OPT_LEVEL)]
     pub opt_level: u8,
     /// Run only shard I of N (0-based) of the campaign's programs (program k is shard k mod N's);
     /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables.
@@ -129,11 +129,10 @@ pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
 /// some, and the minimizer re-runs them anyway).
 pub fn gpu(
     dev: &crate::gpu::DeviceInfo,
-    device: i32,
     job_timeout: u64,
     opt_level: u8,
 ) -> Result<Engine, String> {
-    let sup = crate::run::gpu::supervisor(device, job_timeout, false)?;
+    let sup = crate::run::gpu::supervisor(dev.ordinal, job_timeout, false)?;
     let compiler = match crate::compile::Compiler::find() {
         Ok(c) => Some(c.with_opt_level(opt_level)?),
         Err(_) => None,
@@ -247,7 +246,7 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         let engines = devs
             .iter()
             .map(|d| {
-                let mut e = self::gpu(d, d.ordinal, args.job_timeout, args.opt_level)?;
+                let mut e = self::gpu(d, args.job_timeout, args.opt_level)?;
                 if devs.len() > 1 {
                     e.label = format!("GPU {} ({})", d.ordinal, d.name);
                 }
