@@ -326,19 +326,13 @@ pub fn load_each(text: &str, origin: &str) -> (Vec<Case>, Vec<CaseError>) {
         return (Vec::new(), c.errors);
     }
     let (mut cases, mut errors) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::HashSet::new();
     for (k, &a) in starts.iter().enumerate() {
         let b = starts.get(k + 1).copied().unwrap_or(text.len());
         // Blank lines in front keep every line number of the item what it is in the file.
         let lines_before = text[..a].matches('\n').count();
         let item = format!("{}{}", "\n".repeat(lines_before), &text[a..b]);
         let one = check_str(&item, origin);
-        cases.extend(
-            one.cases
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| !one.bad.contains(i))
-                .map(|(_, x)| x),
-        );
         // The item is case [k] of the file, not [0] of its own text.
         errors.extend(one.errors.into_iter().map(|mut e| {
             if let Some(rest) = e.path.strip_prefix("[0]") {
@@ -346,21 +340,23 @@ pub fn load_each(text: &str, origin: &str) -> (Vec<Case>, Vec<CaseError>) {
             }
             e
         }));
-    }
-    // Names must stay unique across the items loaded apart.
-    let mut seen = std::collections::HashSet::new();
-    cases.retain(|x: &Case| {
-        let fresh = seen.insert(x.name.clone());
-        if !fresh {
-            errors.push(located(
-                origin,
-                Pos { line: 1, col: 1 },
-                "name",
-                format!("duplicate case name `{}`", x.name),
-            ));
+        for (i, case) in one.cases.into_iter().enumerate() {
+            if one.bad.contains(&i) {
+                continue;
+            }
+            // Names stay unique across items loaded apart, as `validate_file` keeps them.
+            if !seen.insert(case.name.clone()) {
+                let at = Pos {
+                    line: lines_before + 1,
+                    col: 1,
+                };
+                let msg = format!("duplicate case name `{}`", case.name);
+                errors.push(located(origin, at, &format!("[{k}].name"), msg));
+                continue;
+            }
+            cases.push(case);
         }
-        fresh
-    });
+    }
     (cases, errors)
 }
 

@@ -681,3 +681,27 @@ fn load_each_keeps_good_cases() {
     // The whole-file loader still reports the first problem only.
     assert!(load_str(text, "f.yaml").is_err());
 }
+
+/// Loaded item by item, a file still keeps case names unique: a repeated name is an error at
+/// the repeating item.
+#[test]
+fn load_each_keeps_names_unique() {
+    let text = "\
+- name: a
+  target: sm_90a
+  program: [ { ptx: cp.async.wait_all } ]
+- name: bad
+  target: sm_90a
+  progrm: []
+- name: a
+  target: sm_90a
+  program: [ { ptx: cp.async.wait_all } ]
+";
+    let (cases, errors) = load_each(text, "f.yaml");
+    assert_eq!(cases.len(), 1);
+    let dup = errors
+        .iter()
+        .find(|e| e.message.contains("duplicate case name `a`"))
+        .expect("duplicate reported");
+    assert_eq!((dup.line, dup.path.as_str()), (7, "[2].name"));
+}
