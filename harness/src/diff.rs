@@ -66,6 +66,23 @@ pub struct Judged {
     pub ptx: Option<String>,
 }
 
+/// The reference's side of a case: its result (legality, the model's run, `expect`, every
+/// recorded observation replayed through the judge) and, when that is no failure, the execution
+/// a backend's observation is judged against.
+pub fn reference_side(
+    file: &str,
+    case: &Case,
+    known: &KnownDivergences,
+) -> (CaseResult, Option<Execution>) {
+    let (mut r, ex) = evaluate(file, case);
+    let ex = ex.ok().filter(|_| !r.verdict.is_failure());
+    if let Some(x) = &ex {
+        replay(case, x, known, &mut r);
+    }
+    let ex = ex.filter(|_| !r.verdict.is_failure());
+    (r, ex)
+}
+
 /// Run `cases` (file, case): the reference on host threads (with every recorded observation
 /// replayed), then the backend, then the judge. One result per case, in order; known divergences
 /// are applied only to the replays (the caller decides for live results).
@@ -78,15 +95,7 @@ pub fn run_batch(
     let t = Instant::now();
     let evaluated: Vec<(CaseResult, Option<Execution>)> = cases
         .par_iter()
-        .map(|(file, case)| {
-            let (mut r, ex) = evaluate(file, case);
-            let ex = ex.ok().filter(|_| !r.verdict.is_failure());
-            if let Some(x) = &ex {
-                replay(case, x, known, &mut r);
-            }
-            let ex = ex.filter(|_| !r.verdict.is_failure());
-            (r, ex)
-        })
+        .map(|(file, case)| reference_side(file, case, known))
         .collect();
     let mut out: Vec<Judged> = Vec::with_capacity(cases.len());
     let mut ready: Vec<(usize, &Case, &Execution)> = Vec::new();
