@@ -14,7 +14,7 @@
 //! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
 
 use crate::diff::Backend;
-use crate::fuzz::campaign::{Campaign, Options, Stop};
+use crate::fuzz::campaign::{Campaign, Options, Planted, Stop};
 use crate::fuzz::parse_families;
 use crate::report::{KnownDivergences, Verdict};
 use crate::run::batch::BatchStats;
@@ -170,12 +170,31 @@ pub struct FamilyRates {
 #[derive(Clone, Debug, Serialize)]
 pub struct FuzzRate {
     pub families: String,
+    /// Every N-th program's hardware run was a known trapping case (0: none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trap_every: u64,
     pub programs: u64,
     pub seconds: f64,
     pub programs_per_s: f64,
     pub gpu_cases: u64,
     pub verdicts: std::collections::BTreeMap<String, u64>,
+    /// Where the campaign's time went (s): compiling kernels, and executing batches (worker
+    /// starts after traps included); the rest is generation, CPU oracles and judgement.
+    pub compile_s: f64,
+    pub execute_s: f64,
+    /// ptxas runs for the campaign's kernels.
+    pub ptxas_runs: u64,
 }
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The trapping case planted for the trap-cost rate: cp.async with `.L2::cache_hint` and
+/// CUTLASS's EVICT_LAST policy, a known finding (H1) that traps on sm_90.
+const TRAP_CASE: (&str, &str) = ("cp_async/copy.yaml", "cp_async.ca.4.shared.full.hint");
+/// One planted trap per this many programs (the trap-cost target's rate).
+const TRAP_EVERY: u64 = 100;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
@@ -261,6 +280,7 @@ fn fuzz_rate(
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
+    planted: Option<Planted>,
 ) -> Result<FuzzRate, String> {
     let seconds = args.fuzz_seconds;
     let mut cfg = GenConfig::legal();
@@ -269,7 +289,8 @@ fn fuzz_rate(
     }
     let known = KnownDivergences::load(&args.known)?;
     cfg.avoid = known.avoided()?.0;
-    let dir = scratch.join(mix);
+    let trap_every = planted.as_ref().map_or(0, |p| p.every);
+    let dir = scratch.join(format!("{mix}-{trap_every}"));
     let opts = Options {
         seed: 0xbe9c_0000 ^ crate::emit::fnv1a(mix),
         out: dir.join("campaign"),
@@ -279,7 +300,9 @@ fn fuzz_rate(
         batch: 512,
         minimize_rounds: 0,
         shard: crate::shard::Shard::ALL,
+        planted,
     };
+    let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
     let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
     let t = Instant::now();
     let stats = c.run(
@@ -290,13 +313,19 @@ fn fuzz_rate(
         false,
     )?;
     let secs = t.elapsed().as_secs_f64();
+    drop(c);
+    let runs = |s: Option<crate::compile::CompileStats>| s.map_or(0, |s| s.compiled + s.failed);
     Ok(FuzzRate {
         families: mix.into(),
+        trap_every,
         programs: stats.programs,
         seconds: secs,
         programs_per_s: stats.programs as f64 / secs,
         gpu_cases: stats.gpu_cases,
         verdicts: stats.verdicts,
+        compile_s: (gpu.times.compile - t0.compile).as_secs_f64(),
+        execute_s: (gpu.times.execute - t0.execute).as_secs_f64(),
+        ptxas_runs: runs(gpu.compiler.as_ref().map(|c| c.stats())) - runs(c0),
     })
 }
 
@@ -363,8 +392,26 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         let mut gpu = crate::fuzz::gpu(d, 10, crate::compile::DEFAULT_OPT_LEVEL)?;
         let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
         for mix in MIXES {
-            report.fuzz.push(fuzz_rate(&mut gpu, mix, args, &scratch)?);
+            report
+                .fuzz
+                .push(fuzz_rate(&mut gpu, mix, args, &scratch, None)?);
         }
+        // What traps cost: the all-family campaign again, one program in TRAP_EVERY replaced by
+        // a known trapping case.
+        let trap = Planted {
+            every: TRAP_EVERY,
+            case: template(
+                &args.corpus,
+                &Shape {
+                    family: "cp.async",
+                    file: TRAP_CASE.0,
+                    case: TRAP_CASE.1,
+                },
+            )?,
+        };
+        report
+            .fuzz
+            .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
         let _ = std::fs::remove_dir_all(&scratch);
     }
     print_table(&report);
@@ -429,8 +476,8 @@ fn print_table(r: &BenchReport) {
     }
     if !r.fuzz.is_empty() {
         println!(
-            "{:<26} {:>12} {:>12}  verdicts",
-            "fuzz mix", "programs/s", "programs"
+            "{:<26} {:>12} {:>12} {:>9} {:>9} {:>6}  verdicts",
+            "fuzz mix", "programs/s", "programs", "compile", "execute", "ptxas"
         );
         for z in &r.fuzz {
             let v: Vec<String> = z
@@ -438,11 +485,18 @@ fn print_table(r: &BenchReport) {
                 .iter()
                 .map(|(k, n)| format!("{k}: {n}"))
                 .collect();
+            let mix = match z.trap_every {
+                0 => z.families.clone(),
+                n => format!("{} + 1 trap/{n}", z.families),
+            };
             println!(
-                "{:<26} {:>12.0} {:>12}  {}",
-                z.families,
+                "{:<26} {:>12.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
+                mix,
                 z.programs_per_s,
                 z.programs,
+                z.compile_s,
+                z.execute_s,
+                z.ptxas_runs,
                 v.join(", ")
             );
         }

@@ -42,6 +42,27 @@ pub struct Options {
     pub minimize_rounds: usize,
     /// The part of the campaign's programs this process runs.
     pub shard: Shard,
+    /// A case planted among the generated ones (what traps cost a campaign: `bench`).
+    pub planted: Option<Planted>,
+}
+
+/// Every `every`-th program's hardware run is replaced by a copy of `case` (named for the
+/// program), e.g. a known trapping case, so a campaign meets it at a fixed rate.
+#[derive(Clone, Debug)]
+pub struct Planted {
+    pub every: u64,
+    pub case: Case,
+}
+
+impl Planted {
+    /// The case program `k` runs instead of its own, if any.
+    fn at(&self, k: u64) -> Option<Case> {
+        (self.every > 0 && (k + 1) % self.every == 0).then(|| {
+            let mut c = self.case.clone();
+            c.name = format!("{}.planted{k}", c.name);
+            c
+        })
+    }
 }
 
 impl Options {
@@ -58,6 +79,7 @@ impl Options {
             batch: a.batch.max(1),
             minimize_rounds: a.minimize_rounds,
             shard: a.shard.unwrap_or(Shard::ALL),
+            planted: None,
         }
     }
 }
@@ -434,7 +456,8 @@ impl<'h> Campaign<'h> {
                 if let Err(v) = checked {
                     self.violation(k, &g, &v)?;
                 } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
-                    pending.push((k, g.case));
+                    let planted = self.opts.planted.as_ref().and_then(|p| p.at(k));
+                    pending.push((k, planted.unwrap_or(g.case)));
                 }
             }
             if !pending.is_empty() {

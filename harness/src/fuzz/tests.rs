@@ -102,6 +102,7 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         batch: 16,
         minimize_rounds: 60,
         shard: crate::shard::Shard::ALL,
+        planted: None,
     }
 }
 
@@ -621,4 +622,65 @@ fn a_trap_is_explained_by_a_known_finding_the_program_can_reach() {
             at
         )
         .is_none());
+}
+
+/// A planted case replaces every N-th program's hardware run (named for the program), and a
+/// known finding that names it keeps it from counting as a divergence.
+#[test]
+fn planted_case_runs_every_nth_program() {
+    let dir = tmp("plant");
+    let trap = load_file(Path::new("../cases/cp_async/copy.yaml"))
+        .unwrap()
+        .into_iter()
+        .find(|c| c.name == "cp_async.ca.4.shared.full.hint")
+        .unwrap();
+    // Its shared buffer named as the fake flips it.
+    let yaml = to_yaml(std::slice::from_ref(&trap)).replace("buf", "sbuf");
+    let trap = ptxconform_reference::case::load_str(&yaml, "planted")
+        .unwrap()
+        .remove(0);
+    let known = KnownDivergences {
+        known: vec![KnownDivergence {
+            name: "planted".into(),
+            case: "cp_async.ca.4.shared.full.hint.planted*".into(),
+            signature: None,
+            avoid: vec![],
+            reason: "a test".into(),
+        }],
+    };
+    let mut o = opts(&dir, known, false);
+    o.planted = Some(super::campaign::Planted {
+        every: 8,
+        case: trap,
+    });
+    // Every planted run comes back different from the model: a "trap" in all but name.
+    let mut hw = Fake::on(|c| c.name.contains(".planted"));
+    let mut c = Campaign::open(cfg(), o, Some(&mut hw as &mut dyn Backend)).unwrap();
+    let s = c
+        .run(
+            &Stop {
+                seconds: None,
+                programs: Some(32),
+            },
+            false,
+        )
+        .unwrap();
+    drop(c);
+    let planted: Vec<&String> = hw.ran.iter().filter(|n| n.contains(".planted")).collect();
+    assert_eq!(
+        planted,
+        ["7", "15", "23", "31"]
+            .iter()
+            .map(|k| format!("cp_async.ca.4.shared.full.hint.planted{k}"))
+            .collect::<Vec<_>>()
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(s.gpu_cases, 32);
+    assert_eq!(
+        (s.known, s.divergences, s.minimized_written),
+        (4, 0, 0),
+        "{s:?}"
+    );
+    std::fs::remove_dir_all(dir).ok();
 }

@@ -299,13 +299,16 @@ impl Engine {
                     .push(em);
             }
         }
-        // Enough modules to keep every core busy, at most MODULE_KERNELS kernels each.
-        let threads = rayon::current_num_threads().max(1);
+        let sizes: Vec<usize> = groups.values().map(Vec::len).collect();
         let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
-        for ((_, t), members) in groups {
-            let per = members.len().div_ceil(threads).clamp(1, MODULE_KERNELS);
+        for (((_, t), members), per) in groups
+            .into_iter()
+            .zip(module_sizes(&sizes, rayon::current_num_threads()))
+        {
             modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
         }
+        // Largest first: the parallel compile then ends about when its longest module does.
+        modules.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
         let texts: Vec<String> = modules.iter().map(|(_, m)| link(m)).collect();
         let jobs: Vec<(&str, Target)> = texts
             .iter()
@@ -344,6 +347,20 @@ impl Engine {
 
 /// Most kernels linked into one module.
 const MODULE_KERNELS: usize = 64;
+
+/// Kernels per module for groups of `sizes` new shapes (one group per preamble), compiled on
+/// `threads` cores: about an equal share of all new shapes per core, so a batch of many small
+/// groups (a fuzz block spreads over a dozen PTX versions and targets) starts about one ptxas per
+/// core, not one per group and core — a start costs as much as a few small kernels. Each group is
+/// cut into equal parts of at most [`MODULE_KERNELS`].
+fn module_sizes(sizes: &[usize], threads: usize) -> Vec<usize> {
+    let total: usize = sizes.iter().sum();
+    let share = total.div_ceil(threads.max(1)).clamp(1, MODULE_KERNELS);
+    sizes
+        .iter()
+        .map(|&n| n.div_ceil(n.div_ceil(share).max(1)).max(1))
+        .collect()
+}
 /// Compiled kernels an engine keeps before starting over (bounds a long campaign's memory).
 const MAX_KERNELS: usize = 65_536;
 
@@ -572,6 +589,22 @@ mod tests {
         );
         assert!(!modules.contains(&k.module));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn module_sizes_share_new_shapes_across_cores() {
+        // Ten preamble groups of a fuzz block (315 shapes) on 16 cores: 20 modules, not 125.
+        let sizes = [47, 8, 8, 34, 82, 75, 12, 14, 16, 19];
+        let per = module_sizes(&sizes, 16);
+        let modules: usize = sizes.iter().zip(&per).map(|(n, p)| n.div_ceil(*p)).sum();
+        assert_eq!(modules, 20, "{per:?}");
+        assert!(per.iter().all(|&p| p <= 20), "{per:?}");
+        // Parts of a group are equal to within one kernel.
+        assert_eq!(per[4], 17);
+        // A big corpus group is cut at MODULE_KERNELS; one shape is one module.
+        assert_eq!(module_sizes(&[1000], 16), vec![63]);
+        assert_eq!(module_sizes(&[1], 16), vec![1]);
+        assert_eq!(module_sizes(&[0, 3], 1), vec![1, 3]);
     }
 
     #[test]
