@@ -292,7 +292,8 @@ fn fuzz_rate(
     let trap_every = planted.as_ref().map_or(0, |p| p.every);
     let dir = scratch.join(format!("{mix}-{trap_every}"));
     let opts = Options {
-        seed: 0xbe9c_0000 ^ crate::emit::fnv1a(mix),
+        // Fresh programs per row: the engine keeps compiled kernels across rows.
+        seed: 0xbe9c_0000 ^ crate::emit::fnv1a(mix) ^ trap_every,
         out: dir.join("campaign"),
         regressions: dir.join("regressions"),
         known,

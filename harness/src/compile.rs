@@ -236,6 +236,14 @@ impl Compiler {
         &self.ptxas
     }
 
+    /// The `-O` level of this service's builds.
+    pub fn opt_level(&self) -> u8 {
+        self.options
+            .iter()
+            .find_map(|o| o.strip_prefix("-O")?.parse().ok())
+            .unwrap_or(DEFAULT_OPT_LEVEL)
+    }
+
     pub fn cache_dir(&self) -> Option<&Path> {
         self.cache_dir.as_deref()
     }

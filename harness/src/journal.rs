@@ -120,6 +120,7 @@ mod tests {
             diffs: vec![],
             wall_us: 0,
             device: String::new(),
+            attribution: None,
         }
     }
 

@@ -1,5 +1,7 @@
+pub mod attribution;
 pub mod bench;
 pub mod cli;
+pub mod codegen;
 pub mod compile;
 pub mod diff;
 pub mod emit;

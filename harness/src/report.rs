@@ -242,6 +242,9 @@ pub struct CaseResult {
     /// The device that ran it, when a run used several.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub device: String,
+    /// Who departed from the model, when the case was run under several builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<crate::attribution::Attribution>,
 }
 
 /// Where and on what a run happened.
@@ -300,6 +303,14 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// A result's detail, followed by its attribution when it has one.
+pub fn detail_with_attribution(r: &CaseResult) -> String {
+    match &r.attribution {
+        Some(a) => format!("{} [attribution: {a}]", r.detail),
+        None => r.detail.clone(),
+    }
+}
+
 /// JUnit XML: one testsuite per family, one testcase per case; failures for failing verdicts,
 /// skipped for not-run.
 pub fn junit(s: &Summary) -> String {
@@ -327,21 +338,28 @@ pub fn junit(s: &Summary) -> String {
                 esc(&r.file),
                 esc(&r.case)
             );
+            let mut inner = String::new();
+            if let Some(a) = &r.attribution {
+                let _ = writeln!(
+                    inner,
+                    "      <properties><property name=\"attribution\" value=\"{}\"/></properties>",
+                    esc(&a.to_string())
+                );
+            }
             if r.verdict.is_failure() {
                 let _ = writeln!(
-                    x,
-                    ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                    inner,
+                    "      <failure message=\"{}\">{}</failure>",
                     esc(r.verdict.name()),
                     esc(&r.detail)
                 );
             } else if r.verdict == Verdict::NotRun {
-                let _ = writeln!(
-                    x,
-                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
-                    esc(&r.detail)
-                );
-            } else {
+                let _ = writeln!(inner, "      <skipped message=\"{}\"/>", esc(&r.detail));
+            }
+            if inner.is_empty() {
                 let _ = writeln!(x, "/>");
+            } else {
+                let _ = write!(x, ">\n{inner}    </testcase>\n");
             }
         }
         x.push_str("  </testsuite>\n");
@@ -455,7 +473,7 @@ pub fn html(s: &Summary) -> String {
                 esc(&r.case),
                 esc(&r.case),
                 esc(r.verdict.name()),
-                esc(&r.detail)
+                esc(&detail_with_attribution(r))
             );
         }
         h.push_str("</table>");
@@ -606,6 +624,7 @@ mod tests {
                     diffs: vec![],
                     wall_us: 5,
                     device: String::new(),
+                    attribution: None,
                 },
                 CaseResult {
                     case: "b<x>".into(),
@@ -616,6 +635,7 @@ mod tests {
                     diffs: vec![diff],
                     wall_us: 7,
                     device: String::new(),
+                    attribution: None,
                 },
                 CaseResult {
                     case: "c".into(),
@@ -626,6 +646,7 @@ mod tests {
                     diffs: vec![],
                     wall_us: 0,
                     device: String::new(),
+                    attribution: None,
                 },
             ],
         )

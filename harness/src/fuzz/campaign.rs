@@ -57,7 +57,7 @@ pub struct Planted {
 impl Planted {
     /// The case program `k` runs instead of its own, if any.
     fn at(&self, k: u64) -> Option<Case> {
-        (self.every > 0 && (k + 1) % self.every == 0).then(|| {
+        (self.every > 0 && (k + 1).is_multiple_of(self.every)).then(|| {
             let mut c = self.case.clone();
             c.name = format!("{}.planted{k}", c.name);
             c
@@ -756,5 +756,6 @@ pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
         diffs: vec![],
         wall_us: 0,
         device: String::new(),
+        attribution: None,
     }
 }

@@ -438,6 +438,7 @@ fn signatures() {
         }],
         wall_us: 0,
         device: String::new(),
+        attribution: None,
     };
     let s = Signature::of(&r);
     assert_eq!(s.key(), "cp.async.bulk/diverge/sbuf");

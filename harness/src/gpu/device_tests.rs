@@ -80,6 +80,7 @@ fn launch(
             dynamic_smem: 0,
         },
         params,
+        jit_level: None,
     })
 }
 
@@ -132,7 +133,7 @@ fn device_end_to_end() {
             id: 102,
             buffers: vec![],
             tensor_maps: vec![],
-            launch: Some(KernelLaunch { ptx: ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\n".into(), cubin: vec![], kernel: "k".into(), module: 0, dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 }, params: vec![] }),
+            launch: Some(KernelLaunch { ptx: ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\n".into(), cubin: vec![], kernel: "k".into(), module: 0, dims: LaunchDims { grid: [1; 3], block: [1; 3], cluster: None, dynamic_smem: 0 }, params: vec![], jit_level: None }),
             read_back: vec![],
         },
         // 3: cluster launch: 4 CTAs in clusters of 2.

@@ -397,8 +397,14 @@ pub const PORTABLE_CLUSTER_SIZE: u32 = 8;
 impl Context {
     /// JIT-compile PTX with `cuModuleLoadDataEx`, capturing the info and error logs.
     pub fn load_module(&self, ptx: &str) -> Result<Module<'_>, ModuleError> {
+        self.load_module_at(ptx, None)
+    }
+
+    /// [`Context::load_module`] at JIT optimization level `level` (0–4; `None`: the driver's
+    /// default).
+    pub fn load_module_at(&self, ptx: &str, level: Option<u8>) -> Result<Module<'_>, ModuleError> {
         let image = CString::new(ptx).map_err(|_| ModuleError::InteriorNul)?;
-        self.load_image(image.as_bytes_with_nul())
+        self.load_image(image.as_bytes_with_nul(), level)
     }
 
     /// Load a compiled module (a cubin from offline ptxas) with `cuModuleLoadDataEx`.
@@ -413,15 +419,15 @@ impl Context {
                 log: "not an ELF cubin".into(),
             });
         }
-        self.load_image(cubin)
+        self.load_image(cubin, None)
     }
 
     /// `image`: NUL-terminated PTX or an ELF cubin.
-    fn load_image(&self, image: &[u8]) -> Result<Module<'_>, ModuleError> {
+    fn load_image(&self, image: &[u8], level: Option<u8>) -> Result<Module<'_>, ModuleError> {
         let mut info = vec![0u8; JIT_LOG_BYTES];
         let mut err = vec![0u8; JIT_LOG_BYTES];
         use sys::CUjit_option as O;
-        let mut opts = [
+        let mut opts = vec![
             O::CU_JIT_INFO_LOG_BUFFER,
             O::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             O::CU_JIT_ERROR_LOG_BUFFER,
@@ -429,16 +435,20 @@ impl Context {
             O::CU_JIT_LOG_VERBOSE,
         ];
         // Size options are passed by value in the pointer slot and overwritten with bytes used.
-        let mut vals: [*mut c_void; 5] = [
+        let mut vals: Vec<*mut c_void> = vec![
             info.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(JIT_LOG_BYTES),
             err.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(JIT_LOG_BYTES),
             std::ptr::without_provenance_mut(1),
         ];
+        if let Some(l) = level {
+            opts.push(O::CU_JIT_OPTIMIZATION_LEVEL);
+            vals.push(std::ptr::without_provenance_mut(usize::from(l.min(4))));
+        }
         let mut m: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `image` is a NUL-terminated PTX string or a cubin, alive for the call; `opts` and `vals` have
-        // equal length 5; the log buffers are JIT_LOG_BYTES long as declared and outlive the call;
+        // equal length (5 or 6); the log buffers are JIT_LOG_BYTES long as declared and outlive the call;
         // this context is current on this thread.
         let r = unsafe {
             sys::cuModuleLoadDataEx(

@@ -128,6 +128,9 @@ pub struct KernelLaunch {
     /// Kernel parameters in declaration order.
     #[serde(default)]
     pub params: Vec<KernelParam>,
+    /// `CU_JIT_OPTIMIZATION_LEVEL` when the driver JIT compiles `ptx` (`None`: its default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jit_level: Option<u8>,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -167,7 +170,8 @@ impl KernelLaunch {
         } else if !self.cubin.is_empty() {
             module_key_of_cubin(&self.cubin)
         } else {
-            crate::hash::fnv1a64(self.ptx.as_bytes())
+            // The same PTX JIT-compiled at another level is another module.
+            crate::hash::fnv1a64(self.ptx.as_bytes()) ^ u64::from(self.jit_level.unwrap_or(0xff))
         }
     }
 }
@@ -408,6 +412,7 @@ mod tests {
                         slots: 4,
                     },
                 ],
+                jit_level: None,
             }),
             read_back: vec![0],
         };

@@ -380,7 +380,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
                 let loaded = if !l.cubin.is_empty() {
                     ctx.load_cubin(&l.cubin)
                 } else if !l.ptx.is_empty() {
-                    ctx.load_module(&l.ptx)
+                    ctx.load_module_at(&l.ptx, l.jit_level)
                 } else {
                     match ex.sent.get(&l.module) {
                         Some(cubin) => ctx.load_cubin(cubin),
@@ -477,6 +477,7 @@ pub(crate) mod tests {
                     dynamic_smem: 0,
                 },
                 params: vec![],
+                jit_level: None,
             }),
             read_back: vec![0],
         }

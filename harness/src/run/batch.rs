@@ -105,6 +105,7 @@ fn batch_job(
     id: u64,
     units: &[Unit],
     kernel: Option<&Kernel>,
+    jit_level: Option<u8>,
 ) -> Result<(Job, Vec<Placement>), String> {
     let first = units.first().ok_or("empty batch")?;
     let n = units.len() as u64;
@@ -244,6 +245,7 @@ fn batch_job(
             module,
             dims,
             params,
+            jit_level: kernel.map_or(jit_level, |_| None),
         }),
         read_back: vec![OUT],
     };
@@ -348,12 +350,14 @@ pub struct BatchStats {
 }
 
 /// Run every unit on the device and return one result per unit, in order. `kernels` maps a
-/// shape key to its offline-compiled kernel (missing: the worker's JIT compiles the PTX).
+/// shape key to its offline-compiled kernel (missing: the worker's JIT compiles the PTX, at
+/// `jit_level` when given).
 pub fn execute(
     sup: &mut Supervisor,
     units: &[Unit],
     kernels: &std::collections::HashMap<u64, Kernel>,
     limits: Limits,
+    jit_level: Option<u8>,
     stats: &mut BatchStats,
 ) -> Result<Vec<JobResult>, String> {
     let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
@@ -373,7 +377,8 @@ pub fn execute(
             let mut places = Vec::with_capacity(round.len());
             for (k, g) in round.iter().enumerate() {
                 let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                let (job, p) = batch_job(k as u64, &us, kernels.get(&us[0].em.shape_key))?;
+                let (job, p) =
+                    batch_job(k as u64, &us, kernels.get(&us[0].em.shape_key), jit_level)?;
                 jobs.push(job);
                 places.push(p);
             }

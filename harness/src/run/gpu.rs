@@ -174,9 +174,14 @@ pub fn write_divergence(
     if let Some(o) = obs {
         c.observed = vec![o.clone()];
     }
-    let stem: String = case
-        .name
-        .chars()
+    let stem = file_stem(&case.name);
+    std::fs::write(d.join(format!("{stem}.yaml")), to_yaml(&[c])).map_err(|e| e.to_string())?;
+    std::fs::write(d.join(format!("{stem}.ptx")), ptx).map_err(|e| e.to_string())
+}
+
+/// A case name as a file name (characters other than letters, digits, `-_.` become `_`).
+pub fn file_stem(name: &str) -> String {
+    name.chars()
         .map(|ch| {
             if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.' {
                 ch
@@ -184,9 +189,7 @@ pub fn write_divergence(
                 '_'
             }
         })
-        .collect();
-    std::fs::write(d.join(format!("{stem}.yaml")), to_yaml(&[c])).map_err(|e| e.to_string())?;
-    std::fs::write(d.join(format!("{stem}.ptx")), ptx).map_err(|e| e.to_string())
+        .collect()
 }
 
 /// Record observations into the case files (one per device: a newer one replaces the older).
@@ -216,6 +219,8 @@ pub struct Engine {
     pub limits: Limits,
     /// Offline compiler; `None`: the driver JIT compiles in the worker.
     pub compiler: Option<crate::compile::Compiler>,
+    /// The JIT's optimization level when it compiles (`None`: the driver's default).
+    pub jit_level: Option<u8>,
     /// Compiled kernels by shape key.
     kernels: HashMap<u64, Kernel>,
     /// Every case compiles a module of its own (the naive baseline of `bench`).
@@ -258,6 +263,7 @@ impl Engine {
             cc,
             limits: Limits::default(),
             compiler,
+            jit_level: None,
             kernels: HashMap::new(),
             naive: false,
             known: Default::default(),
@@ -435,6 +441,7 @@ impl Backend for Engine {
             &units,
             &self.kernels,
             self.limits,
+            self.jit_level,
             &mut self.stats,
         )?;
         let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
@@ -481,6 +488,20 @@ impl Backend for Engine {
 }
 
 impl Engine {
+    /// The build this engine's kernels are made with.
+    pub fn codegen(&self) -> crate::codegen::Codegen {
+        use crate::codegen::{release_of, Codegen, JIT_DEFAULT_LEVEL};
+        match &self.compiler {
+            Some(c) => Codegen::Ptxas {
+                release: release_of(&c.ptxas().version).unwrap_or_else(|| "?".into()),
+                level: c.opt_level(),
+            },
+            None => Codegen::Jit {
+                level: self.jit_level.unwrap_or(JIT_DEFAULT_LEVEL),
+            },
+        }
+    }
+
     /// One line: where the time went.
     pub fn breakdown(&self) -> String {
         let (t, s) = (&self.times, &self.stats);

@@ -56,6 +56,16 @@ pub struct RunArgs {
     /// `--out` folders with `ptxconform merge`.
     #[arg(long, value_name = "I/N|auto")]
     pub shard: Option<crate::shard::Shard>,
+    /// Which hardware departures are run again under other builds to name the culprit
+    /// (silicon, compiler, flaky): `auto` those no known finding explains, `all` every
+    /// divergence, trap and timeout, `none`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub attribute: crate::attribution::Scope,
+    /// The builds a departure is run again under (default: every build that can be made here:
+    /// `jit`, the pinned ptxas at -O0, other installed ptxas releases), e.g.
+    /// `jit-O4,ptxas-13.0-O0,ptxas-13.5-O3`.
+    #[arg(long, value_name = "LIST", value_parser = crate::codegen::parse_list)]
+    pub builds: Option<Vec<crate::codegen::Codegen>>,
 }
 
 /// The case name of a result that stands for a whole file that did not load.
@@ -242,6 +252,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             diffs: vec![],
             wall_us: 0,
             device: String::new(),
+            attribution: None,
         };
         eprintln!("{}", e.message);
         if !skip.contains(&key(&r.file, &r.case)) {
@@ -292,9 +303,35 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         (None, Some(f)) => f.info(),
     };
     let known = KnownDivergences::load(&args.known)?;
+    let mut attributor = match (gpus.first(), &fleet) {
+        (Some(d), Some(f)) if args.attribute != crate::attribution::Scope::None => {
+            let primary = f.engines[0].codegen();
+            let others = args
+                .builds
+                .clone()
+                .unwrap_or_else(crate::codegen::available);
+            Some(crate::attribution::Attributor::new(
+                d,
+                &info,
+                args.job_timeout,
+                &known,
+                primary,
+                others,
+            ))
+        }
+        _ => None,
+    };
     match (&mut fleet, replay) {
         (_, Some(mut replay)) => {
-            results.extend(run_on(args, &mut replay, &known, &todo, &mut journal, &pb)?);
+            results.extend(run_on(
+                args,
+                &mut replay,
+                &known,
+                &todo,
+                &mut journal,
+                &pb,
+                None,
+            )?);
         }
         (None, None) => {
             for l in &todo {
@@ -304,7 +341,15 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             }
         }
         (Some(fleet), None) => {
-            results.extend(run_on(args, fleet, &known, &todo, &mut journal, &pb)?);
+            results.extend(run_on(
+                args,
+                fleet,
+                &known,
+                &todo,
+                &mut journal,
+                &pb,
+                attributor.as_mut(),
+            )?);
             eprintln!("{}", fleet.breakdown());
         }
     }
@@ -324,23 +369,31 @@ fn run_on(
     todo: &[&Loaded],
     journal: &mut Journal,
     pb: &ProgressBar,
+    mut attributor: Option<&mut crate::attribution::Attributor>,
 ) -> Result<Vec<CaseResult>, String> {
     let mut out = Vec::new();
     let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
-        for (l, j) in chunk
-            .iter()
-            .zip(crate::diff::run_batch(backend, known, &batch)?)
-        {
+        let judged = crate::diff::run_batch(backend, known, &batch)?;
+        let attributions = match attributor.as_deref_mut() {
+            Some(a) => a.attribute_some(args.attribute, known, &batch, &judged),
+            None => vec![None; judged.len()],
+        };
+        for ((l, j), attribution) in chunk.iter().zip(judged).zip(attributions) {
             let mut r = j.result;
             known.apply(&mut r);
             if let (true, Some(ptx)) = (
-                r.verdict.is_failure() && r.verdict != Verdict::HarnessError,
+                (r.verdict.is_failure() || attribution.is_some())
+                    && r.verdict != Verdict::HarnessError,
                 &j.ptx,
             ) {
                 gpu::write_divergence(&args.out, &l.case, ptx, j.observation.as_ref())?;
+                if let (Some(a), Some(at)) = (attributor.as_deref(), &attribution) {
+                    a.write_evidence(&args.out, &l.case, ptx, at)?;
+                }
             }
+            r.attribution = attribution;
             if let (true, Some(o)) = (args.record, j.observation) {
                 recorded
                     .entry(l.file.clone())

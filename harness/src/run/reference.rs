@@ -40,6 +40,7 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
         diffs: vec![],
         wall_us: 0,
         device: String::new(),
+        attribution: None,
     };
     let t = std::time::Instant::now();
     let ex = execute(case);

@@ -1,0 +1,607 @@
+//! Who departed from the model: the silicon, a code generator, or nobody reliably.
+//!
+//! A hardware result that departs from the reference (a divergence, a trap, a timeout) was
+//! produced by one build of its kernel. [`Attributor`] runs the case again under other builds
+//! ([`Codegen`]: the driver JIT, other ptxas releases and levels) and under its own build once
+//! more, judges every run with the one judge, and names the culprit:
+//!
+//! - **silicon**: every build departs in the same way (same verdict and detail) — the code
+//!   generator is not the cause; the silicon departs from the model (or, where the text is
+//!   silent, the model's position is wrong — a finding says which);
+//! - **compiler: BUILDS**: the departure follows the code generation — the named builds depart,
+//!   the others agree with the model;
+//! - **mixed**: the builds depart in different ways (each build's outcome is listed);
+//! - **flaky**: the same build, run again, did not depart in the same way.
+
+use crate::codegen::Codegen;
+use crate::diff::{run_batch, Backend, Judged};
+use crate::gpu::DeviceInfo;
+use crate::report::{KnownDivergences, RunInfo, Verdict};
+use crate::run::gpu::Engine;
+use ptxconform_reference::case::Case;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The culprit of a departure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Culprit {
+    Silicon,
+    Compiler(Vec<String>),
+    Mixed,
+    Flaky,
+    /// No other build could run the case (their toolchains are missing or failed).
+    Untested,
+}
+
+impl fmt::Display for Culprit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Culprit::Silicon => f.write_str("silicon"),
+            Culprit::Compiler(b) => write!(f, "compiler: {}", b.join(", ")),
+            Culprit::Mixed => f.write_str("mixed"),
+            Culprit::Flaky => f.write_str("flaky"),
+            Culprit::Untested => f.write_str("untested"),
+        }
+    }
+}
+
+/// One build's judged run of the case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildOutcome {
+    pub build: String,
+    pub verdict: Verdict,
+    pub detail: String,
+}
+
+impl BuildOutcome {
+    fn departs(&self) -> bool {
+        departs(&self.verdict)
+    }
+    fn same(&self, o: &BuildOutcome) -> bool {
+        self.verdict == o.verdict && self.detail == o.detail
+    }
+}
+
+/// A departure's attribution: the culprit and every build's outcome (the case's own build
+/// first, then its repeat, then the others).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attribution {
+    pub culprit: Culprit,
+    pub builds: Vec<BuildOutcome>,
+}
+
+impl fmt::Display for Attribution {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let per: Vec<String> = self
+            .builds
+            .iter()
+            .map(|b| format!("{}: {}", b.build, b.verdict.name()))
+            .collect();
+        write!(f, "{} ({})", self.culprit, per.join("; "))
+    }
+}
+
+/// Does a raw (before known findings) verdict depart from the model on hardware?
+pub fn departs(v: &Verdict) -> bool {
+    matches!(
+        v,
+        Verdict::Diverge
+            | Verdict::TrapUnexpected
+            | Verdict::TimeoutUnexpected
+            | Verdict::TrapExpected
+            | Verdict::TimeoutExpected
+    )
+}
+
+/// The culprit from the original run, its repeat under the same build, and the other builds.
+pub fn culprit(first: &BuildOutcome, again: &BuildOutcome, others: &[BuildOutcome]) -> Culprit {
+    if !again.same(first) {
+        return Culprit::Flaky;
+    }
+    // A build that could not run says nothing.
+    let others: Vec<BuildOutcome> = others
+        .iter()
+        .filter(|o| o.verdict != Verdict::HarnessError)
+        .cloned()
+        .collect();
+    let others = &others[..];
+    if others.is_empty() {
+        return Culprit::Untested;
+    }
+    let all = std::iter::once(first).chain(others);
+    if others.iter().all(|o| o.same(first)) {
+        return Culprit::Silicon;
+    }
+    let departing: Vec<&BuildOutcome> = all.clone().filter(|o| o.departs()).collect();
+    let agreeing = all.clone().filter(|o| !o.departs()).count();
+    // Some builds agree with the model, and every departing build departs the same way.
+    if agreeing > 0 && departing.iter().all(|o| o.same(departing[0])) {
+        return Culprit::Compiler(departing.iter().map(|o| o.build.clone()).collect());
+    }
+    Culprit::Mixed
+}
+
+/// Makes the backend of a build (an [`Engine`] on the GPU; a fake in tests).
+pub type MakeBackend = Box<dyn FnMut(&Codegen) -> Result<Box<dyn Backend>, String>>;
+
+/// Backends for the builds a departure is re-run under, made on first use.
+pub struct Attributor {
+    known: KnownDivergences,
+    /// The build the run itself used.
+    pub primary: Codegen,
+    pub others: Vec<Codegen>,
+    /// Compute capability of the device (the SASS is built for it).
+    cc: (i32, i32),
+    make: MakeBackend,
+    backends: Vec<(Codegen, Option<Box<dyn Backend>>)>,
+}
+
+impl Attributor {
+    /// Re-runs on device `dev`, one engine per build.
+    pub fn new(
+        dev: &DeviceInfo,
+        info: &RunInfo,
+        job_timeout: u64,
+        known: &KnownDivergences,
+        primary: Codegen,
+        others: Vec<Codegen>,
+    ) -> Attributor {
+        let (dev, info, k) = (dev.clone(), info.clone(), known.clone());
+        let cc = dev.compute_capability;
+        let make: MakeBackend = Box::new(move |cg: &Codegen| {
+            engine(&dev, &info, job_timeout, &k, cg).map(|e| Box::new(e) as Box<dyn Backend>)
+        });
+        Attributor::with(known, primary, others, cc, make)
+    }
+
+    /// Re-runs on the backends `make` returns.
+    pub fn with(
+        known: &KnownDivergences,
+        primary: Codegen,
+        others: Vec<Codegen>,
+        cc: (i32, i32),
+        make: MakeBackend,
+    ) -> Attributor {
+        let others: Vec<Codegen> = others.into_iter().filter(|c| *c != primary).collect();
+        let backends = std::iter::once(&primary)
+            .chain(&others)
+            .map(|c| (c.clone(), None))
+            .collect();
+        Attributor {
+            known: known.clone(),
+            primary,
+            others,
+            cc,
+            make,
+            backends,
+        }
+    }
+
+    /// Run `cases` (each with its original judged result) under the primary build again and
+    /// under every other build; one attribution per case. A build whose engine cannot be made
+    /// (its toolchain is missing) is reported as a harness error of that build.
+    pub fn attribute(&mut self, cases: &[(&str, &Case, &Judged)]) -> Vec<Attribution> {
+        if cases.is_empty() {
+            return vec![];
+        }
+        let batch: Vec<(&str, &Case)> = cases.iter().map(|(f, c, _)| (*f, *c)).collect();
+        let mut per_build: Vec<Vec<BuildOutcome>> = Vec::new();
+        for (cg, slot) in self.backends.iter_mut() {
+            let build = cg.to_string();
+            if slot.is_none() {
+                match (self.make)(cg) {
+                    Ok(e) => *slot = Some(e),
+                    Err(e) => {
+                        per_build.push(failed(&build, &e, cases.len()));
+                        continue;
+                    }
+                }
+            }
+            let eng = slot.as_deref_mut().expect("made above");
+            let outs = match run_batch(eng, &self.known, &batch) {
+                Ok(js) => js
+                    .into_iter()
+                    .map(|j| BuildOutcome {
+                        build: build.clone(),
+                        verdict: j.result.verdict,
+                        detail: j.result.detail,
+                    })
+                    .collect(),
+                Err(e) => failed(&build, &e, cases.len()),
+            };
+            per_build.push(outs);
+        }
+        let name = self.primary.to_string();
+        (0..cases.len())
+            .map(|k| {
+                let j = &cases[k].2.result;
+                let first = BuildOutcome {
+                    build: name.clone(),
+                    verdict: j.verdict.clone(),
+                    detail: j.detail.clone(),
+                };
+                let again = BuildOutcome {
+                    build: format!("{name} (again)"),
+                    ..per_build[0][k].clone()
+                };
+                let others: Vec<BuildOutcome> =
+                    per_build[1..].iter().map(|b| b[k].clone()).collect();
+                let culprit = culprit(&first, &again, &others);
+                let mut builds = vec![first, again];
+                builds.extend(others);
+                Attribution { culprit, builds }
+            })
+            .collect()
+    }
+}
+
+impl Attributor {
+    /// Attribute the cases of a judged batch that `scope` wants (raw verdicts, before known
+    /// findings); `None` for the others.
+    pub fn attribute_some(
+        &mut self,
+        scope: Scope,
+        known: &KnownDivergences,
+        batch: &[(&str, &Case)],
+        judged: &[Judged],
+    ) -> Vec<Option<Attribution>> {
+        let picked: Vec<usize> = (0..judged.len())
+            .filter(|&k| {
+                let mut r = judged[k].result.clone();
+                known.apply(&mut r);
+                scope.wants(&judged[k].result.verdict, &r.verdict)
+            })
+            .collect();
+        let cases: Vec<(&str, &Case, &Judged)> = picked
+            .iter()
+            .map(|&k| (batch[k].0, batch[k].1, &judged[k]))
+            .collect();
+        let mut out = vec![None; judged.len()];
+        for (k, a) in picked.into_iter().zip(self.attribute(&cases)) {
+            out[k] = Some(a);
+        }
+        out
+    }
+
+    /// [`write_evidence`] for every build of this attributor.
+    pub fn write_evidence(
+        &self,
+        dir: &std::path::Path,
+        case: &Case,
+        ptx: &str,
+        a: &Attribution,
+    ) -> Result<(), String> {
+        let builds: Vec<Codegen> = std::iter::once(&self.primary)
+            .chain(&self.others)
+            .cloned()
+            .collect();
+        write_evidence(dir, case, ptx, a, &builds, self.cc).map(|_| ())
+    }
+}
+
+fn failed(build: &str, why: &str, n: usize) -> Vec<BuildOutcome> {
+    vec![
+        BuildOutcome {
+            build: build.to_string(),
+            verdict: Verdict::HarnessError,
+            detail: why.to_string(),
+        };
+        n
+    ]
+}
+
+/// An engine that builds every kernel with `cg`.
+pub fn engine(
+    dev: &DeviceInfo,
+    info: &RunInfo,
+    job_timeout: u64,
+    known: &KnownDivergences,
+    cg: &Codegen,
+) -> Result<Engine, String> {
+    let sup = crate::run::gpu::supervisor(dev.ordinal, job_timeout, true)?;
+    let compiler = match cg {
+        Codegen::Jit { .. } => None,
+        Codegen::Ptxas { release, level } => Some(
+            crate::compile::Compiler::new(
+                crate::codegen::ptxas_of(release)?,
+                crate::compile::default_cache_dir(),
+            )?
+            .with_opt_level(*level)?,
+        ),
+    };
+    let mut e = Engine::new(sup, dev.compute_capability, compiler);
+    if let Codegen::Jit { level } = cg {
+        e.jit_level = Some(*level);
+    }
+    e.known = known.clone();
+    e.info = RunInfo {
+        device: dev.name.clone(),
+        ..info.clone()
+    };
+    Ok(e)
+}
+
+/// The SASS of a case's kernel under `cg` (offline builds only: the driver's JIT keeps no
+/// image), the instructions of the case's asynchronous steps marked.
+pub fn sass_of(
+    cg: &Codegen,
+    ptx: &str,
+    arch: &str,
+    steps: &[(usize, String)],
+) -> Result<String, String> {
+    let Codegen::Ptxas { release, level } = cg else {
+        return Err(format!("{cg}: the driver JIT's machine code is not kept"));
+    };
+    let c = crate::compile::Compiler::new(crate::codegen::ptxas_of(release)?, None)?
+        .with_opt_level(*level)?;
+    let cubin = c.compile_arch_many(&[(ptx, arch.to_string())]).remove(0)?;
+    let entry = ptx
+        .lines()
+        .find_map(|l| l.split(".entry ").nth(1))
+        .and_then(|r| r.split('(').next())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let sass = crate::codegen::sass(&cubin, &entry)?;
+    Ok(format!(
+        "// {cg} ({}), -arch={arch}, kernel {entry}\n{}",
+        c.ptxas().version,
+        crate::codegen::mark(&sass, steps)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::{predicted, Run};
+    use ptxconform_reference::case::{load_file, Ending};
+    use ptxconform_reference::sem::exec::Execution;
+    use ptxconform_reference::target::Target;
+
+    /// A build as a fake device: the model's prediction, or a trap where `traps`.
+    struct Fake {
+        traps: bool,
+    }
+
+    impl Backend for Fake {
+        fn info(&self) -> RunInfo {
+            RunInfo::default()
+        }
+        fn runs(&self, _: Target) -> bool {
+            true
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Ok(cases
+                .iter()
+                .map(|(_, ex)| {
+                    let mut o = predicted(&RunInfo::default(), ex);
+                    if self.traps {
+                        o.outcome = Ending::Trap {
+                            kind: "IllegalInstruction".into(),
+                            code: 715,
+                        };
+                        o.regions.clear();
+                    }
+                    Run::observed(o)
+                })
+                .collect())
+        }
+    }
+
+    /// Departures are run again under every build, and the culprit follows what the builds did:
+    /// only the builds named `*-O3` trap → the compiler; every build traps → the silicon; a
+    /// case that passed is not re-run.
+    #[test]
+    fn attributes_through_the_builds() {
+        let cases = load_file(std::path::Path::new("../cases/cp_async/copy.yaml")).unwrap();
+        let case = cases
+            .iter()
+            .find(|c| c.name == "cp_async.ca.4.shared.full")
+            .unwrap();
+        let known = KnownDivergences::default();
+        let batch = [("copy.yaml", case), ("copy.yaml", case)];
+        let mut trapping = Fake { traps: true };
+        let mut judged = run_batch(&mut trapping, &known, &batch).unwrap();
+        assert_eq!(judged[0].result.verdict, Verdict::TrapUnexpected);
+        judged[1] = run_batch(&mut Fake { traps: false }, &known, &batch[..1])
+            .unwrap()
+            .remove(0);
+        let builds =
+            crate::codegen::parse_list("ptxas-13.0-O3,jit-O4,ptxas-13.0-O0,ptxas-13.5-O3").unwrap();
+        let made = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = made.clone();
+        let trap_all = std::rc::Rc::new(std::cell::Cell::new(false));
+        let all = trap_all.clone();
+        let make: MakeBackend = Box::new(move |cg: &Codegen| {
+            log.borrow_mut().push(cg.to_string());
+            let traps = all.get() || cg.to_string().ends_with("-O3");
+            Ok(Box::new(Fake { traps }) as Box<dyn Backend>)
+        });
+        let mut a = Attributor::with(&known, builds[0].clone(), builds.clone(), (9, 0), make);
+        let got = a.attribute_some(Scope::Auto, &known, &batch, &judged);
+        assert!(got[1].is_none(), "a pass is not attributed");
+        let at = got[0].as_ref().unwrap();
+        assert_eq!(
+            at.culprit,
+            Culprit::Compiler(vec!["ptxas-13.0-O3".into(), "ptxas-13.5-O3".into()]),
+            "{at}"
+        );
+        assert_eq!(at.builds.len(), 5, "original, again, three others: {at}");
+        assert_eq!(made.borrow().len(), 4, "one backend per build, made once");
+        // A scope of none attributes nothing.
+        let none = a.attribute_some(Scope::None, &known, &batch, &judged);
+        assert!(none.iter().all(Option::is_none));
+        // Every build traps: silicon. The backends made above are reused.
+        let mut b = Attributor::with(
+            &known,
+            builds[0].clone(),
+            builds.clone(),
+            (9, 0),
+            Box::new(|_: &Codegen| Ok(Box::new(Fake { traps: true }) as Box<dyn Backend>)),
+        );
+        trap_all.set(true);
+        let got = b.attribute_some(Scope::All, &known, &batch[..1], &judged[..1]);
+        assert_eq!(got[0].as_ref().unwrap().culprit, Culprit::Silicon);
+    }
+
+    fn o(build: &str, v: Verdict, d: &str) -> BuildOutcome {
+        BuildOutcome {
+            build: build.into(),
+            verdict: v,
+            detail: d.into(),
+        }
+    }
+
+    #[test]
+    fn culprits() {
+        let trap = |b: &str| o(b, Verdict::TrapUnexpected, "trap IllegalInstruction");
+        let pass = |b: &str| o(b, Verdict::Pass, "");
+        // Every build traps the same way: not the compiler.
+        assert_eq!(
+            culprit(&trap("a"), &trap("a"), &[trap("b"), trap("c")]),
+            Culprit::Silicon
+        );
+        // Only the -O3 builds trap: the compiler.
+        assert_eq!(
+            culprit(&trap("p-O3"), &trap("p-O3"), &[pass("p-O0"), trap("q-O3")]),
+            Culprit::Compiler(vec!["p-O3".into(), "q-O3".into()])
+        );
+        // The same build once traps, once passes.
+        assert_eq!(
+            culprit(&trap("a"), &pass("a"), &[trap("b")]),
+            Culprit::Flaky
+        );
+        // Two builds depart differently.
+        let div = o("b", Verdict::Diverge, "dst[3]: expected 01, got 00");
+        assert_eq!(
+            culprit(&trap("a"), &trap("a"), std::slice::from_ref(&div)),
+            Culprit::Mixed
+        );
+        assert_eq!(
+            culprit(&trap("a"), &trap("a"), &[div, pass("c")]),
+            Culprit::Mixed
+        );
+        let missing = o("z", Verdict::HarnessError, "ptxas of CUDA 13.5 not found");
+        assert_eq!(
+            culprit(&trap("a"), &trap("a"), std::slice::from_ref(&missing)),
+            Culprit::Untested
+        );
+        assert_eq!(
+            culprit(&trap("a"), &trap("a"), &[missing, trap("b")]),
+            Culprit::Silicon
+        );
+        assert_eq!(
+            Culprit::Compiler(vec!["x".into(), "y".into()]).to_string(),
+            "compiler: x, y"
+        );
+    }
+}
+
+/// How much of a run is attributed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// Departures no known finding explains (divergences, unexpected traps and timeouts).
+    Auto,
+    /// Every departure: known findings and expected traps and timeouts too.
+    All,
+    None,
+}
+
+impl Scope {
+    /// Is a case with raw verdict `raw` (and `explained`, its verdict after known findings)
+    /// attributed?
+    pub fn wants(self, raw: &Verdict, explained: &Verdict) -> bool {
+        match self {
+            Scope::None => false,
+            Scope::All => departs(raw),
+            Scope::Auto => departs(raw) && explained.is_failure(),
+        }
+    }
+}
+
+/// The arch a case's kernel is built for on a device of compute capability `cc`: its own
+/// target on that architecture, else the device's (as the engine compiles older targets).
+pub fn arch_for(case: &Case, cc: (i32, i32)) -> String {
+    let dev = (cc.0 * 10 + cc.1) as u32;
+    if case.target.sm == dev {
+        case.target.to_string()
+    } else {
+        format!("sm_{dev}")
+    }
+}
+
+/// Next to a divergence report (`DIR/divergences/<stem>.*`): the attribution as JSON and the
+/// SASS of the case's kernel under every offline build (its asynchronous steps marked).
+/// Returns the files written; a build without SASS gets a note saying why.
+pub fn write_evidence(
+    dir: &std::path::Path,
+    case: &Case,
+    ptx: &str,
+    attribution: &Attribution,
+    builds: &[Codegen],
+    cc: (i32, i32),
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let d = dir.join("divergences");
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    let stem = crate::run::gpu::file_stem(&case.name);
+    let mut files = Vec::new();
+    let json = serde_json::to_string_pretty(attribution).map_err(|e| e.to_string())?;
+    let f = d.join(format!("{stem}.attribution.json"));
+    std::fs::write(&f, json + "\n").map_err(|e| format!("{}: {e}", f.display()))?;
+    files.push(f);
+    let steps: Vec<(usize, String)> = ptxconform_reference::gen::oracle::ptx_steps(case)
+        .map(|(i, t)| (i, t.to_string()))
+        .collect();
+    let arch = arch_for(case, cc);
+    for cg in builds {
+        let text = sass_of(cg, ptx, &arch, &steps).unwrap_or_else(|e| format!("// no SASS: {e}\n"));
+        let f = d.join(format!("{stem}.{cg}.sass"));
+        std::fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))?;
+        files.push(f);
+    }
+    Ok(files)
+}
+
+/// With the toolchains installed (`tools/install-toolchains.sh`; CI installs them): the SASS of a
+/// cp.async kernel under two ptxas releases, its LDGSTS marked as the cp.async step's.
+#[cfg(test)]
+mod sass_tests {
+    use super::*;
+
+    #[test]
+    fn sass_of_offline_builds_marks_the_step() {
+        let required = std::env::var_os(crate::ptxas::REQUIRE_ENV).is_some();
+        let have = crate::codegen::nvdisasm().is_some()
+            && crate::codegen::ptxas_of("13.5").is_ok()
+            && crate::codegen::ptxas_of("13.0").is_ok();
+        if !have {
+            assert!(
+                !required,
+                "toolchains missing: run tools/install-toolchains.sh"
+            );
+            eprintln!("skipped: toolchains not installed (tools/install-toolchains.sh)");
+            return;
+        }
+        let ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n\
+            .visible .entry ptxconform_case(.param .u64 p)\n{\n.reg .b64 %rd<3>;\n.reg .b32 %r<3>;\n\
+            .shared .align 16 .b8 buf[64];\nld.param.u64 %rd1, [p];\nmov.u32 %r1, buf;\n\
+            cp.async.cg.shared.global [%r1], [%rd1], 16;\ncp.async.wait_all;\n\
+            ld.shared.u32 %r2, [%r1];\nst.global.u32 [%rd1+64], %r2;\nret;\n}\n";
+        let steps = vec![(1, "cp.async.cg.shared.global [buf], [src], 16".to_string())];
+        for b in ["ptxas-13.0-O3", "ptxas-13.5-O0"] {
+            let cg: Codegen = b.parse().unwrap();
+            let s = sass_of(&cg, ptx, "sm_90a", &steps).unwrap();
+            assert!(s.starts_with(&format!("// {b} (")), "{s}");
+            let marked: Vec<&str> = s.lines().filter(|l| l.starts_with(">>")).collect();
+            assert!(
+                marked
+                    .iter()
+                    .any(|l| l.contains("LDGSTS") && l.ends_with("// step 1")),
+                "{b}: {s}"
+            );
+        }
+        let jit: Codegen = "jit".parse().unwrap();
+        assert!(sass_of(&jit, ptx, "sm_90a", &steps).is_err());
+    }
+}
