@@ -52,11 +52,22 @@ pub struct BuildOutcome {
     pub build: String,
     pub verdict: Verdict,
     pub detail: String,
+    /// It departed from the model: diverged, trapped or hung (also where the model calls the
+    /// case undefined).
+    pub departs: bool,
 }
 
 impl BuildOutcome {
+    fn of(build: &str, j: &Judged) -> BuildOutcome {
+        BuildOutcome {
+            build: build.to_string(),
+            verdict: j.result.verdict.clone(),
+            detail: j.result.detail.clone(),
+            departs: departs(&j.result.verdict) || stopped(j),
+        }
+    }
     fn departs(&self) -> bool {
-        departs(&self.verdict)
+        self.departs
     }
     fn same(&self, o: &BuildOutcome) -> bool {
         self.verdict == o.verdict && self.detail == o.detail
@@ -200,14 +211,7 @@ impl Attributor {
             }
             let eng = slot.as_deref_mut().expect("made above");
             let outs = match run_batch(eng, &self.known, &batch) {
-                Ok(js) => js
-                    .into_iter()
-                    .map(|j| BuildOutcome {
-                        build: build.clone(),
-                        verdict: j.result.verdict,
-                        detail: j.result.detail,
-                    })
-                    .collect(),
+                Ok(js) => js.iter().map(|j| BuildOutcome::of(&build, j)).collect(),
                 Err(e) => failed(&build, &e, cases.len()),
             };
             per_build.push(outs);
@@ -215,12 +219,7 @@ impl Attributor {
         let name = self.primary.to_string();
         (0..cases.len())
             .map(|k| {
-                let j = &cases[k].2.result;
-                let first = BuildOutcome {
-                    build: name.clone(),
-                    verdict: j.verdict.clone(),
-                    detail: j.detail.clone(),
-                };
+                let first = BuildOutcome::of(&name, cases[k].2);
                 let again = BuildOutcome {
                     build: format!("{name} (again)"),
                     ..per_build[0][k].clone()
@@ -250,7 +249,7 @@ impl Attributor {
             .filter(|&k| {
                 let mut r = judged[k].result.clone();
                 known.apply(&mut r);
-                scope.wants(&judged[k].result.verdict, &r.verdict)
+                scope.wants(&judged[k], &r.verdict)
             })
             .collect();
         let cases: Vec<(&str, &Case, &Judged)> = picked
@@ -286,6 +285,7 @@ fn failed(build: &str, why: &str, n: usize) -> Vec<BuildOutcome> {
             build: build.to_string(),
             verdict: Verdict::HarnessError,
             detail: why.to_string(),
+            departs: false,
         };
         n
     ]
@@ -448,6 +448,7 @@ mod tests {
     fn o(build: &str, v: Verdict, d: &str) -> BuildOutcome {
         BuildOutcome {
             build: build.into(),
+            departs: departs(&v),
             verdict: v,
             detail: d.into(),
         }
@@ -498,6 +499,14 @@ mod tests {
     }
 }
 
+/// Undefined behaviour the hardware trapped or hung on: a departure all the same.
+fn stopped(j: &Judged) -> bool {
+    j.result.verdict == Verdict::ReferenceUndefined
+        && j.observation
+            .as_ref()
+            .is_some_and(|o| o.outcome != ptxconform_reference::case::Ending::Completed)
+}
+
 /// How much of a run is attributed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
@@ -509,12 +518,12 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// Is a case with raw verdict `raw` (and `explained`, its verdict after known findings)
-    /// attributed?
-    pub fn wants(self, raw: &Verdict, explained: &Verdict) -> bool {
+    /// Is a judged case attributed? `explained` is its verdict after known findings.
+    pub fn wants(self, j: &Judged, explained: &Verdict) -> bool {
+        let raw = &j.result.verdict;
         match self {
             Scope::None => false,
-            Scope::All => departs(raw),
+            Scope::All => departs(raw) || stopped(j),
             Scope::Auto => departs(raw) && explained.is_failure(),
         }
     }

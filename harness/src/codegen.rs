@@ -86,7 +86,18 @@ impl FromStr for Codegen {
     }
 }
 
-/// A comma-separated list of builds (`--builds`, `--attribute`).
+/// Builds named on a command line: `jit-O4,ptxas-13.0-O0,…` ([`parse_list`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildList(pub Vec<Codegen>);
+
+impl FromStr for BuildList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<BuildList, String> {
+        parse_list(s).map(BuildList)
+    }
+}
+
+/// A comma-separated list of builds (`--builds`), duplicates dropped.
 pub fn parse_list(s: &str) -> Result<Vec<Codegen>, String> {
     let mut out: Vec<Codegen> = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {

@@ -21,6 +21,8 @@ pub enum Ran {
     NotRun(String),
     /// The harness failed on it (JIT error, launch error, worker crash): no observation.
     Failed(String),
+    /// Builds of its kernel saw different things (the groups of builds, in words).
+    Disagree(String),
 }
 
 /// One case's run on a backend, with the program that ran (for divergence reports).
@@ -146,6 +148,11 @@ pub fn run_batch(
                 Ran::Failed(why) => {
                     r.verdict = Verdict::HarnessError;
                     r.detail = why;
+                    None
+                }
+                Ran::Disagree(groups) => {
+                    r.verdict = Verdict::BuildsDisagree;
+                    r.detail = groups;
                     None
                 }
             };

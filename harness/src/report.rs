@@ -39,6 +39,8 @@ pub enum Verdict {
     NotRun,
     /// The harness could not run it (JIT error, setup error, worker crash).
     HarnessError,
+    /// Builds of its kernel (code generators, levels) ran it differently: a compiler finding.
+    BuildsDisagree,
 }
 
 impl Verdict {
@@ -57,6 +59,7 @@ impl Verdict {
             Verdict::Illegal => "illegal on its target",
             Verdict::NotRun => "not run",
             Verdict::HarnessError => "harness error",
+            Verdict::BuildsDisagree => "builds disagree",
         }
     }
     /// Does this verdict fail a run?
@@ -69,6 +72,7 @@ impl Verdict {
                 | Verdict::ReferenceFail
                 | Verdict::Illegal
                 | Verdict::HarnessError
+                | Verdict::BuildsDisagree
         )
     }
 }
@@ -89,7 +93,28 @@ pub struct KnownDivergence {
     /// off, so that it spends its time on new ground instead of rediscovering it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub avoid: Vec<String>,
+    /// Who departs from the model, as attribution established it (default: the silicon).
+    #[serde(default, skip_serializing_if = "KnownCulprit::is_silicon")]
+    pub culprit: KnownCulprit,
     pub reason: String,
+}
+
+/// The culprit of a known finding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KnownCulprit {
+    /// The silicon departs from the model (which keeps the text's position).
+    #[default]
+    Silicon,
+    /// A code generator (ptxas, the driver's JIT) miscompiles the program: the same PTX under
+    /// another build matches the model.
+    Compiler,
+}
+
+impl KnownCulprit {
+    fn is_silicon(&self) -> bool {
+        *self == KnownCulprit::Silicon
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -173,7 +198,11 @@ impl KnownDivergences {
             Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected
         ) {
             if let Some(k) = self.matching(&r.case) {
-                r.detail = format!("[known: {}] {}: {}", k.name, r.verdict.name(), r.detail);
+                let what = match k.culprit {
+                    KnownCulprit::Silicon => "known",
+                    KnownCulprit::Compiler => "known compiler defect",
+                };
+                r.detail = format!("[{what}: {}] {}: {}", k.name, r.verdict.name(), r.detail);
                 r.verdict = Verdict::Known;
             }
         }
@@ -670,6 +699,7 @@ mod tests {
                 case: "reduce.*.f32*".into(),
                 signature: None,
                 avoid: vec![],
+                culprit: Default::default(),
                 reason: "r".into(),
             }],
         };

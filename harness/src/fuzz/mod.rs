@@ -7,6 +7,7 @@
 //! (generated names are hashes): duplicates of a signature already found are counted, not saved
 //! again, and `reports/known-divergences.yaml` entries with a `signature` glob suppress them.
 
+pub mod builds;
 pub mod campaign;
 pub mod minimize;
 pub mod ptxas_oracle;
@@ -86,6 +87,11 @@ pub struct FuzzArgs {
     /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables.
     #[arg(long, value_name = "I/N|auto")]
     pub shard: Option<crate::shard::Shard>,
+    /// Compiler differential: run every program under each of these builds (first GPU) and
+    /// compare them with each other and with the reference, e.g.
+    /// `ptxas-13.0-O3,jit-O4,ptxas-13.5-O0` (see tools/install-toolchains.sh).
+    #[arg(long, value_name = "LIST")]
+    pub builds: Option<crate::codegen::BuildList>,
 }
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).
@@ -242,7 +248,26 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         &args.devices,
         "fuzzing the CPU oracles only",
     );
-    if !devs.is_empty() {
+    let mut differential: Option<builds::Builds> = None;
+    if let (Some(list), Some(d)) = (&args.builds, devs.first()) {
+        let known = KnownDivergences::load(&args.known)?;
+        let info = self::gpu(d, args.job_timeout, args.opt_level)?.info;
+        let mut bs = Vec::new();
+        for cg in &list.0 {
+            let e = crate::attribution::engine(d, &info, args.job_timeout, &known, cg)?;
+            bs.push((cg.clone(), Box::new(e) as Box<dyn Backend>));
+        }
+        println!(
+            "compiler differential on {}: {}",
+            d.name,
+            list.0
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        differential = Some(builds::Builds::new(bs));
+    } else if !devs.is_empty() {
         let engines = devs
             .iter()
             .map(|d| {
@@ -263,7 +288,7 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     let mut cfg = cfg;
     // Steering spares the hardware traps it has already explained; the CPU oracles keep every
     // feature.
-    if !args.no_steer && gpu.is_some() {
+    if !args.no_steer && (gpu.is_some() || differential.is_some()) {
         let (avoid, why) = opts.known.avoided()?;
         cfg.avoid = avoid;
         for (feature, name) in why {
@@ -273,7 +298,10 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     for e in gpu.iter_mut().flat_map(|g| &mut g.engines) {
         e.known = opts.known.clone();
     }
-    let hw = gpu.as_mut().map(|g| g as &mut dyn Backend);
+    let hw = match (&mut differential, &mut gpu) {
+        (Some(b), _) => Some(b as &mut dyn Backend),
+        (None, g) => g.as_mut().map(|g| g as &mut dyn Backend),
+    };
     let mut c = campaign::Campaign::open(cfg, opts, hw)?;
     let stop = campaign::Stop::from_args(args);
     c.run(&stop, true)?;
@@ -281,6 +309,17 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     drop(c);
     if let Some(g) = &gpu {
         println!("{}", g.breakdown());
+    }
+    if let Some(b) = &differential {
+        println!("{}", b.summary());
+        let path = args.out.join("builds.json");
+        let json = serde_json::json!({
+            "builds": b.builds.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>(),
+            "disagreements": b.disagreements,
+            "per_build": b.figures,
+        });
+        std::fs::write(&path, format!("{json:#}\n"))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(if found > 0 { 1 } else { 0 })
 }

@@ -252,6 +252,7 @@ fn known_signature_suppresses() {
             case: String::new(),
             signature: Some("*/diverge/sbuf".into()),
             avoid: vec![],
+            culprit: Default::default(),
             reason: "planted".into(),
         }],
     };
@@ -545,6 +546,7 @@ fn steering_turns_off_the_features_known_findings_name() {
             case: String::new(),
             signature: None,
             avoid: vec![avoid.into()],
+            culprit: Default::default(),
             reason: "r".into(),
         }],
     };
@@ -646,6 +648,7 @@ fn planted_case_runs_every_nth_program() {
             case: "cp_async.ca.4.shared.full.hint.planted*".into(),
             signature: None,
             avoid: vec![],
+            culprit: Default::default(),
             reason: "a test".into(),
         }],
     };

@@ -64,8 +64,8 @@ pub struct RunArgs {
     /// The builds a departure is run again under (default: every build that can be made here:
     /// `jit`, the pinned ptxas at -O0, other installed ptxas releases), e.g.
     /// `jit-O4,ptxas-13.0-O0,ptxas-13.5-O3`.
-    #[arg(long, value_name = "LIST", value_parser = crate::codegen::parse_list)]
-    pub builds: Option<Vec<crate::codegen::Codegen>>,
+    #[arg(long, value_name = "LIST")]
+    pub builds: Option<crate::codegen::BuildList>,
 }
 
 /// The case name of a result that stands for a whole file that did not load.
@@ -306,10 +306,10 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     let mut attributor = match (gpus.first(), &fleet) {
         (Some(d), Some(f)) if args.attribute != crate::attribution::Scope::None => {
             let primary = f.engines[0].codegen();
-            let others = args
-                .builds
-                .clone()
-                .unwrap_or_else(crate::codegen::available);
+            let others = match &args.builds {
+                Some(b) => b.0.clone(),
+                None => crate::codegen::available(),
+            };
             Some(crate::attribution::Attributor::new(
                 d,
                 &info,

@@ -1,0 +1,247 @@
+//! The compiler differential: every program runs under several builds of its kernel (the driver
+//! JIT, ptxas releases and levels, [`Codegen`]) and the builds are compared with each other as
+//! well as with the reference. A program whose builds disagree is a finding of its own
+//! ([`Verdict::BuildsDisagree`]) — whichever of them the model agrees with — and is minimized
+//! like any divergence, on the same builds.
+
+use crate::codegen::Codegen;
+use crate::diff::{Backend, Ran, Run};
+use crate::report::RunInfo;
+use ptxconform_reference::case::{Case, Observation};
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::target::Target;
+use std::collections::BTreeMap;
+
+/// Per build: programs run, and programs on which it sided with a minority of the builds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BuildFigures {
+    pub runs: u64,
+    pub odd_one_out: u64,
+}
+
+/// Several builds as one backend: the first build's run is the program's run when every build
+/// saw the same; otherwise the run is a disagreement naming the groups.
+pub struct Builds {
+    pub builds: Vec<(Codegen, Box<dyn Backend>)>,
+    /// Programs on which the builds disagreed.
+    pub disagreements: u64,
+    pub figures: BTreeMap<String, BuildFigures>,
+}
+
+impl Builds {
+    pub fn new(builds: Vec<(Codegen, Box<dyn Backend>)>) -> Builds {
+        Builds {
+            builds,
+            disagreements: 0,
+            figures: BTreeMap::new(),
+        }
+    }
+
+    /// One line per build for the campaign's summary.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "builds: {} programs on which the builds disagreed",
+            self.disagreements
+        );
+        for (b, f) in &self.figures {
+            s.push_str(&format!(
+                "\n  {b:<16} {} runs, odd one out {}",
+                f.runs, f.odd_one_out
+            ));
+        }
+        s
+    }
+}
+
+/// What a build's run showed, for comparing builds: the observation without who and when, or
+/// why it did not run.
+fn seen(run: &Run) -> Result<Observation, String> {
+    match &run.ran {
+        Ran::Observed(o) => {
+            let mut o = o.clone();
+            o.device.clear();
+            o.driver.clear();
+            o.date.clear();
+            Ok(o)
+        }
+        Ran::NotRun(w) => Err(format!("not run: {w}")),
+        Ran::Failed(w) => Err(format!("failed: {w}")),
+        Ran::Disagree(w) => Err(format!("disagree: {w}")),
+    }
+}
+
+/// In words: how a run ended and the first region it differs from `base` in.
+fn brief(s: &Result<Observation, String>, base: &Result<Observation, String>) -> String {
+    match s {
+        Err(e) => e.chars().take(80).collect(),
+        Ok(o) => {
+            let ending = format!("{:?}", o.outcome);
+            let ending: String = ending.chars().take(60).collect();
+            let differs = match base {
+                Ok(b) if b.outcome == o.outcome => o
+                    .regions
+                    .iter()
+                    .find(|(k, v)| b.regions.get(*k) != Some(*v))
+                    .map(|(k, _)| format!(", {k} differs"))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            format!("{ending}{differs}")
+        }
+    }
+}
+
+impl Backend for Builds {
+    fn info(&self) -> RunInfo {
+        let mut i = self.builds[0].1.info();
+        let names: Vec<String> = self.builds.iter().map(|(c, _)| c.to_string()).collect();
+        i.mode = format!("{} (builds: {})", i.mode, names.join(", "));
+        i
+    }
+    fn runs(&self, t: Target) -> bool {
+        self.builds.iter().all(|(_, b)| b.runs(t))
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        let mut per: Vec<Vec<Run>> = Vec::with_capacity(self.builds.len());
+        for (_, b) in self.builds.iter_mut() {
+            per.push(b.observe(cases)?);
+        }
+        let names: Vec<String> = self.builds.iter().map(|(c, _)| c.to_string()).collect();
+        let mut out = Vec::with_capacity(cases.len());
+        for k in 0..cases.len() {
+            let views: Vec<Result<Observation, String>> = per.iter().map(|r| seen(&r[k])).collect();
+            // Groups of builds that saw the same, in build order.
+            let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+            for (i, v) in views.iter().enumerate() {
+                match groups.iter_mut().find(|(rep, _)| views[*rep] == *v) {
+                    Some((_, g)) => g.push(i),
+                    None => groups.push((i, vec![i])),
+                }
+            }
+            let largest = groups.iter().map(|(_, g)| g.len()).max().unwrap_or(0);
+            for (i, n) in names.iter().enumerate() {
+                let f = self.figures.entry(n.clone()).or_default();
+                f.runs += 1;
+                if groups.len() > 1
+                    && groups
+                        .iter()
+                        .any(|(_, g)| g.contains(&i) && g.len() < largest)
+                {
+                    f.odd_one_out += 1;
+                }
+            }
+            let first = per[0][k].clone();
+            if groups.len() == 1 {
+                out.push(first);
+                continue;
+            }
+            self.disagreements += 1;
+            let text: Vec<String> = groups
+                .iter()
+                .map(|(rep, g)| {
+                    let who: Vec<&str> = g.iter().map(|&i| names[i].as_str()).collect();
+                    format!("{}: {}", who.join(", "), brief(&views[*rep], &views[0]))
+                })
+                .collect();
+            out.push(Run {
+                ran: Ran::Disagree(text.join(" | ")),
+                ..first
+            });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::{predicted, run_batch};
+    use crate::report::{KnownDivergences, Verdict};
+    use ptxconform_reference::case::load_file;
+
+    /// A build as a fake device: the model's prediction, with one byte of `buf@cta0` changed
+    /// when `flip`.
+    struct Fake {
+        flip: bool,
+    }
+
+    impl Backend for Fake {
+        fn info(&self) -> RunInfo {
+            RunInfo::default()
+        }
+        fn runs(&self, _: Target) -> bool {
+            true
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Ok(cases
+                .iter()
+                .map(|(_, ex)| {
+                    let mut o = predicted(&RunInfo::default(), ex);
+                    if self.flip {
+                        if let Some(b) = o.regions.get_mut("buf@cta0") {
+                            b[0] ^= 0xff;
+                        }
+                    }
+                    Run::observed(o)
+                })
+                .collect())
+        }
+    }
+
+    fn builds(flips: &[bool]) -> Builds {
+        let names = ["ptxas-13.0-O3", "jit-O4", "ptxas-13.5-O3"];
+        Builds::new(
+            flips
+                .iter()
+                .zip(names)
+                .map(|(&flip, n)| {
+                    (
+                        n.parse().unwrap(),
+                        Box::new(Fake { flip }) as Box<dyn Backend>,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn builds_that_disagree_are_a_finding_naming_the_groups() {
+        let cases = load_file(std::path::Path::new("../cases/cp_async/copy.yaml")).unwrap();
+        let case = cases
+            .iter()
+            .find(|c| c.name == "cp_async.ca.4.shared.full")
+            .unwrap();
+        let known = KnownDivergences::default();
+        // All agree (with the model): a pass.
+        let mut same = builds(&[false, false, false]);
+        let j = run_batch(&mut same, &known, &[("f", case)]).unwrap();
+        assert_eq!(j[0].result.verdict, Verdict::Pass);
+        assert_eq!(same.disagreements, 0);
+        // The JIT alone flips a byte: builds disagree, the JIT is the odd one out.
+        let mut odd = builds(&[false, true, false]);
+        let j = run_batch(&mut odd, &known, &[("f", case)]).unwrap();
+        assert_eq!(
+            j[0].result.verdict,
+            Verdict::BuildsDisagree,
+            "{:?}",
+            j[0].result
+        );
+        let d = &j[0].result.detail;
+        assert!(
+            d.starts_with(
+                "ptxas-13.0-O3, ptxas-13.5-O3: Completed | jit-O4: Completed, buf@cta0 differs"
+            ),
+            "{d}"
+        );
+        assert_eq!(odd.disagreements, 1);
+        assert_eq!(odd.figures["jit-O4"].odd_one_out, 1);
+        assert_eq!(odd.figures["ptxas-13.0-O3"].odd_one_out, 0);
+        assert!(odd
+            .summary()
+            .contains("1 programs on which the builds disagreed"));
+        // Every build departs the same way: not a build disagreement, the judge's divergence.
+        let mut all = builds(&[true, true, true]);
+        let j = run_batch(&mut all, &known, &[("f", case)]).unwrap();
+        assert_eq!(j[0].result.verdict, Verdict::Diverge);
+    }
+}
