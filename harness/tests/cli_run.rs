@@ -53,7 +53,7 @@ fn nothing_to_run_is_an_error() {
     for (args, says) in [
         (
             vec!["--filter", "no-such-case-name"],
-            "no cases with `no-such-case-name`",
+            "no cases selected by --filter `no-such-case-name`",
         ),
         (vec![empty.to_str().unwrap()], "no cases in"),
         (

@@ -141,7 +141,8 @@ pub fn devices_unless(reference_only: bool, which: &Devices, instead: &str) -> V
     match found {
         Ok(ds) => ds,
         Err(why) => {
-            println!("no GPU ({why}): {instead}");
+            // A message, on stderr: stdout may be a JSON document (`run --format json`).
+            eprintln!("no GPU ({why}): {instead}");
             vec![]
         }
     }

@@ -3,16 +3,19 @@
 //! arrives (so `--resume` after a kill loses nothing), and writes the reports.
 
 pub mod batch;
+pub mod console;
 pub mod fleet;
 pub mod gpu;
 pub mod reference;
+pub mod select;
 
 use crate::diff::Backend;
-use crate::journal::{done_keys, key, Journal};
+use crate::journal::{key, Claim, Journal};
 use crate::report::{write_all, CaseResult, KnownDivergences, RunInfo, Summary, Verdict};
+use console::Console;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxconform_reference::case::{load_dir_each, load_file_each, Case, Observation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -22,15 +25,25 @@ pub struct RunArgs {
     /// Run the reference model only, even if a GPU is present.
     #[arg(long)]
     pub reference_only: bool,
-    /// Continue an interrupted run from its journal.
+    /// Continue the run whose results are in --out (a killed run, or a finished one: nothing is
+    /// counted twice).
     #[arg(long)]
     pub resume: bool,
-    /// Report directory (journal, summary.json, junit.xml, report.html, divergences/).
-    #[arg(long, default_value = "reports/runs/latest")]
-    pub out: PathBuf,
-    /// Only cases whose name contains this text.
+    /// Discard the results of an earlier run in --out (a folder holding them is refused
+    /// otherwise).
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
+    /// Report directory (journal, summary.json, junit.xml, report.html, divergences/); the
+    /// default, reports/runs/latest, is replaced by each run that does not --resume.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the selected cases (`FILE:NAME`, one per line) and exit without running them.
     #[arg(long)]
-    pub filter: Option<String>,
+    pub list: bool,
+    #[command(flatten)]
+    pub select: select::SelectArgs,
+    #[command(flatten)]
+    pub output: console::OutputArgs,
     /// Record hardware observations into the case files (GPU runs).
     #[arg(long, conflicts_with = "replay")]
     pub record: bool,
@@ -70,6 +83,68 @@ pub struct RunArgs {
 
 /// The case name of a result that stands for a whole file that did not load.
 const FILE_ERROR: &str = "<file>";
+
+/// The scratch report folder: a run that names no --out replaces what is there.
+const DEFAULT_OUT: &str = "reports/runs/latest";
+
+/// What a run leaves in its --out folder (the journal, [`write_all`]'s reports, divergence
+/// reports): cleared by --force, and found there it means an earlier run's results.
+const RUN_FILES: [&str; 6] = [
+    "journal.jsonl",
+    "summary.json",
+    "summary.md",
+    "junit.xml",
+    "report.html",
+    "divergences",
+];
+
+impl RunArgs {
+    pub fn out(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| DEFAULT_OUT.into())
+    }
+}
+
+/// Take the --out folder for this run: refused while another run writes there, and refused if it
+/// holds an earlier run's results unless the run resumes them or discards them (--force, or the
+/// default folder). Resuming keeps the journaled results `keep` accepts.
+fn claim_out(
+    args: &RunArgs,
+    keep: impl Fn(&CaseResult) -> bool,
+    console: &Console,
+) -> Result<(Journal, Vec<CaseResult>), String> {
+    let out = args.out();
+    let claim = Claim::take(&out.join("journal.jsonl"))?;
+    if args.resume {
+        return claim.resume(keep);
+    }
+    let earlier = claim.has_results() || out.join("summary.json").exists();
+    if earlier && !args.force && args.out.is_some() {
+        return Err(format!(
+            "{} holds the results of an earlier run: --resume continues it, --force discards \
+             them, or choose another --out",
+            out.display()
+        ));
+    }
+    if !earlier {
+        return Ok((claim.start()?, Vec::new()));
+    }
+    console.say(&format!("replacing the earlier run in {}", out.display()));
+    for name in RUN_FILES {
+        let p = out.join(name);
+        let gone = if p.is_dir() {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
+        match gone {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("{}: {e}", p.display()))
+            }
+            _ => {}
+        }
+    }
+    Ok((claim.start()?, Vec::new()))
+}
 
 /// A loaded case with the file it came from.
 pub struct Loaded {
@@ -160,23 +235,16 @@ fn progress(n: usize, quiet: bool) -> ProgressBar {
     pb
 }
 
-/// Journal a case's result, advance the progress bar, and print it if it failed.
+/// Journal a case's result, advance the progress bar, and show it (see [`Console::arrived`]).
 pub(crate) fn settle(
     r: &CaseResult,
     journal: &mut Journal,
     pb: &ProgressBar,
+    console: &Console,
 ) -> Result<(), String> {
     journal.append(r)?;
     pb.inc(1);
-    if r.verdict.is_failure() {
-        pb.println(format!(
-            "{}: {}: {} — {}",
-            r.file,
-            r.case,
-            r.verdict.name(),
-            r.detail
-        ));
-    }
+    console.arrived(r, pb);
     Ok(())
 }
 
@@ -201,22 +269,23 @@ pub fn today() -> String {
 /// Run the corpus. Returns the exit code: 1 if any case failed (divergence, unexpected trap or
 /// timeout, reference failure, harness error), else 0.
 pub fn main(args: &RunArgs) -> Result<i32, String> {
+    let console = Console::new(&args.output);
+    let selection = select::Selection::new(&args.select)?;
     let (mut cases, load_errors) = load_corpus(&args.paths);
-    if let Some(f) = &args.filter {
-        cases.retain(|c| c.case.name.contains(f.as_str()));
+    for w in selection.apply(&mut cases) {
+        eprintln!("warning: {w}");
     }
     if cases.is_empty() && load_errors.is_empty() {
-        let filter = args
-            .filter
-            .as_ref()
-            .map(|f| format!(" with `{f}` in their name"))
-            .unwrap_or_default();
         let paths: Vec<String> = if args.paths.is_empty() {
             vec!["cases".into()]
         } else {
             args.paths.iter().map(|p| p.display().to_string()).collect()
         };
-        return Err(format!("no cases{filter} in {}", paths.join(", ")));
+        return Err(format!(
+            "no cases{} in {}",
+            selection.describe(),
+            paths.join(", ")
+        ));
     }
     let shard = args.shard.unwrap_or(crate::shard::Shard::ALL);
     cases.retain(|c| shard.owns_case(&c.file, &c.case.name));
@@ -224,6 +293,14 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         .into_iter()
         .filter(|e| shard.owns_case(&e.file, &e.at))
         .collect();
+    if args.list {
+        for e in &load_errors {
+            eprintln!("{}", e.message);
+        }
+        console.list(&cases)?;
+        // A case that did not load cannot be listed: say so in the exit code too.
+        return Ok(i32::from(!load_errors.is_empty()));
+    }
     let gpus = crate::gpu::devices_unless(
         args.reference_only || args.replay.is_some(),
         &args.devices,
@@ -232,15 +309,23 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if args.record && gpus.is_empty() {
         return Err("--record writes hardware observations: it needs a GPU".into());
     }
-    let (mut journal, done) = Journal::open(&args.out.join("journal.jsonl"), args.resume)?;
-    let skip = done_keys(&done);
+    // A resumed run keeps the journaled results of the cases it runs now; cases that did not
+    // load are reported afresh (a file fixed since loads and runs, a file broken since is
+    // reported), so no case has two results.
+    let selected: BTreeSet<String> = cases.iter().map(|c| key(&c.file, &c.case.name)).collect();
+    let (mut journal, done) = claim_out(
+        args,
+        |r| selected.contains(&key(&r.file, &r.case)),
+        &console,
+    )?;
+    let skip: BTreeSet<String> = crate::journal::done_keys(&done);
     let mut results = done;
     if args.resume && !results.is_empty() {
-        println!(
+        console.say(&format!(
             "resuming: {} results already in {}",
             results.len(),
             journal.path().display()
-        );
+        ));
     }
     for e in &load_errors {
         let r = CaseResult {
@@ -255,16 +340,17 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             attribution: None,
         };
         eprintln!("{}", e.message);
-        if !skip.contains(&key(&r.file, &r.case)) {
-            journal.append(&r)?;
-            results.push(r);
-        }
+        journal.append(&r)?;
+        results.push(r);
     }
     let todo: Vec<&Loaded> = cases
         .iter()
         .filter(|c| !skip.contains(&key(&c.file, &c.case.name)))
         .collect();
-    let pb = progress(todo.len(), std::env::var_os("CI").is_some());
+    let pb = progress(
+        todo.len(),
+        console.quiet() || std::env::var_os("CI").is_some(),
+    );
     let replay = args.replay.as_ref().map(|device| crate::diff::Replay {
         device: device.clone(),
     });
@@ -323,40 +409,46 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     };
     match (&mut fleet, replay) {
         (_, Some(mut replay)) => {
-            results.extend(run_on(
+            let got = run_on(
                 args,
                 &mut replay,
                 &known,
                 &todo,
                 &mut journal,
                 &pb,
+                &console,
                 None,
-            )?);
+            )?;
+            results.extend(got);
         }
         (None, None) => {
             for l in &todo {
                 let (r, _) = crate::diff::reference_side(&l.file, &l.case, &known);
-                settle(&r, &mut journal, &pb)?;
+                settle(&r, &mut journal, &pb, &console)?;
                 results.push(r);
             }
         }
         (Some(fleet), None) => {
-            results.extend(run_on(
+            let got = run_on(
                 args,
                 fleet,
                 &known,
                 &todo,
                 &mut journal,
                 &pb,
+                &console,
                 attributor.as_mut(),
-            )?);
-            eprintln!("{}", fleet.breakdown());
+            )?;
+            results.extend(got);
+            if !console.quiet() {
+                eprintln!("{}", fleet.breakdown());
+            }
         }
     }
     pb.finish_and_clear();
     let summary = Summary::new(info, results);
-    write_all(&args.out, &summary)?;
-    print_summary(&summary, &args.out);
+    write_all(&args.out(), &summary)?;
+    console.summary(&summary, &args.out())?;
     Ok(if summary.failures() > 0 { 1 } else { 0 })
 }
 
@@ -369,6 +461,7 @@ fn run_on(
     todo: &[&Loaded],
     journal: &mut Journal,
     pb: &ProgressBar,
+    console: &Console,
     mut attributor: Option<&mut crate::attribution::Attributor>,
 ) -> Result<Vec<CaseResult>, String> {
     let mut out = Vec::new();
@@ -388,9 +481,9 @@ fn run_on(
                     && r.verdict != Verdict::HarnessError,
                 &j.ptx,
             ) {
-                gpu::write_divergence(&args.out, &l.case, ptx, j.observation.as_ref())?;
+                gpu::write_divergence(&args.out(), &l.case, ptx, j.observation.as_ref())?;
                 if let (Some(a), Some(at)) = (attributor.as_deref(), &attribution) {
-                    a.write_evidence(&args.out, &l.case, ptx, at)?;
+                    a.write_evidence(&args.out(), &l.case, ptx, at)?;
                 }
             }
             r.attribution = attribution;
@@ -400,55 +493,21 @@ fn run_on(
                     .or_default()
                     .push((l.case.name.clone(), o));
             }
-            settle(&r, journal, pb)?;
+            settle(&r, journal, pb, console)?;
             out.push(r);
         }
     }
     if args.record {
         let n = gpu::record(&recorded)?;
-        println!("recorded {n} hardware observations into the case files");
+        console.say(&format!(
+            "recorded {n} hardware observations into the case files"
+        ));
     }
     Ok(out)
 }
 
+/// The summary as a plain `run` prints it (used by `merge`).
 pub fn print_summary(s: &Summary, out: &Path) {
-    println!(
-        "{} cases on {} ({})",
-        s.results.len(),
-        s.info.device,
-        s.info.mode
-    );
-    for (fam, counts) in &s.counts {
-        let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{v}: {n}")).collect();
-        println!("  {fam:<30} {}", parts.join(", "));
-    }
-    let parts: Vec<String> = s.totals.iter().map(|(v, n)| format!("{v}: {n}")).collect();
-    println!("  {:<30} {}", "total", parts.join(", "));
-    let mut by_device: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-    for r in s.results.iter().filter(|r| !r.device.is_empty()) {
-        *by_device
-            .entry(&r.device)
-            .or_default()
-            .entry(r.verdict.name())
-            .or_default() += 1;
-    }
-    if by_device.len() > 1 {
-        for (dev, counts) in by_device {
-            let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{v}: {n}")).collect();
-            println!("  {dev:<30} {}", parts.join(", "));
-        }
-    }
-    for r in s.results.iter().filter(|r| r.verdict.is_failure()) {
-        println!(
-            "FAIL {}: {}: {} — {}",
-            r.file,
-            r.case,
-            r.verdict.name(),
-            r.detail
-        );
-    }
-    println!(
-        "reports: {}/{{summary.json,junit.xml,report.html}}",
-        out.display()
-    );
+    // Only JSON output can fail to be made; text cannot.
+    let _ = Console::new(&console::OutputArgs::default()).summary(s, out);
 }

@@ -3,19 +3,77 @@
 
 use crate::report::{CaseResult, Verdict};
 use ptxconform_reference::case::Case;
+use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{execute, ExecError, Execution, Outcome};
 
-/// The coverage family a case belongs to: its first copy instruction's family (`cp.*`,
-/// `tcgen05.cp`), else its first instruction's family.
+/// The family a case is counted under in a run's tables: the instruction of its first copy
+/// (`cp.*`, `tcgen05.cp`), else of its first instruction, by the instruction's PTX name.
 pub fn family_of(case: &Case) -> String {
-    let fams = families_of(case);
+    let steps: Vec<Instruction> = ptxconform_reference::case::validate::parse_steps(case)
+        .into_iter()
+        .filter_map(|(_, s)| s.ok())
+        .map(|s| s.instr)
+        .collect();
     // Copies first: a tcgen05 program allocates Tensor Memory before it copies into it.
-    let copy = |f: &&&str| f.starts_with("cp.") || **f == "tcgen05.cp";
-    fams.iter()
+    let copy = |i: &&Instruction| {
+        let f = i.family();
+        f.starts_with("cp.") || f == "tcgen05.cp"
+    };
+    steps
+        .iter()
         .find(copy)
-        .or(fams.first())
-        .map(|s| s.to_string())
+        .or(steps.first())
+        .map(instruction_name)
         .unwrap_or_else(|| "other".into())
+}
+
+/// PTX instruction names that the model's coverage families group: `async-group` (the
+/// commit / wait instructions of cp.async and of bulk copies), `tcgen05.alloc` (with dealloc and
+/// relinquish_alloc_permit), `tcgen05.ld/st`, `tcgen05.cp` (with shift), `tcgen05.sync`; and
+/// the copy families' names, so that a longer name wins (`cp.async.bulk.tensor` over
+/// `cp.async.bulk`, `cp.async.mbarrier.arrive` over `cp.async`).
+const INSTRUCTIONS: [&str; 23] = [
+    "cp.async",
+    "cp.async.commit_group",
+    "cp.async.wait_group",
+    "cp.async.wait_all",
+    "cp.async.mbarrier.arrive",
+    "cp.async.bulk",
+    "cp.async.bulk.commit_group",
+    "cp.async.bulk.wait_group",
+    "cp.async.bulk.prefetch",
+    "cp.async.bulk.tensor",
+    "cp.async.bulk.prefetch.tensor",
+    "cp.reduce.async.bulk",
+    "cp.reduce.async.bulk.tensor",
+    "tcgen05.alloc",
+    "tcgen05.dealloc",
+    "tcgen05.relinquish_alloc_permit",
+    "tcgen05.ld",
+    "tcgen05.st",
+    "tcgen05.wait",
+    "tcgen05.cp",
+    "tcgen05.shift",
+    "tcgen05.fence",
+    "tcgen05.commit",
+];
+
+/// The PTX name of an instruction: the longest of [`INSTRUCTIONS`] its opcode starts with (up to
+/// a `.` or `::` qualifier), else its family (`mbarrier`, `fence`, `barrier.cluster`, which name
+/// the instruction or its whole family).
+fn instruction_name(i: &Instruction) -> String {
+    let text = i.to_string();
+    let opcode = text.split_whitespace().next().unwrap_or("");
+    INSTRUCTIONS
+        .iter()
+        .filter(|n| {
+            opcode.strip_prefix(**n).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with('.') || rest.starts_with("::")
+            })
+        })
+        .max_by_key(|n| n.len())
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| i.family().to_string())
 }
 
 /// The family of every parsed `ptx:` step, in program order.
@@ -141,6 +199,29 @@ mod legality_tests {
             );
             assert!(r.verdict.is_failure());
         }
+    }
+
+    /// Every modelled instruction is counted under its PTX name: the families that group several
+    /// instructions (async-group, tcgen05.*) never name a row.
+    #[test]
+    fn rows_are_named_for_instructions() {
+        let mut names = std::collections::BTreeMap::new();
+        for i in Instruction::all_variants() {
+            let n = instruction_name(&i);
+            assert!(!n.contains('/') && n != "async-group", "{i}: {n}");
+            let head = i.to_string();
+            assert!(head.starts_with(&n) || n == i.family(), "{head}: {n}");
+            names.entry(n).or_insert(i.family());
+        }
+        for (n, fam) in &names {
+            assert!(
+                INSTRUCTIONS.contains(&n.as_str())
+                    || ["mbarrier", "fence", "barrier.cluster"].contains(fam),
+                "{n} ({fam})"
+            );
+        }
+        assert!(names.contains_key("cp.async.bulk.commit_group"));
+        assert!(names.contains_key("tcgen05.relinquish_alloc_permit"));
     }
 
     /// A tcgen05 program allocates Tensor Memory before it copies: it counts as a copy.

@@ -1,0 +1,284 @@
+//! `ptxconform run` selection and output, through the built binary on small corpora copied from
+//! cases/ (reference-only): a folder of earlier results needs --resume or --force, --resume
+//! counts each case once, --list / --filter / --exclude / --case-list, -q / -v, --format json and
+//! colour.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A scratch folder with a corpus of `files` (paths under cases/) in `corpus/`.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str, files: &[&str]) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("ptxc-runcli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("corpus")).unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        for f in files {
+            let to = dir.join("corpus").join(f.replace('/', "_"));
+            std::fs::copy(root.join(f), to).unwrap();
+        }
+        Scratch(dir)
+    }
+    /// `ptxconform run --reference-only CORPUS ARGS` in the scratch folder.
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_ptxconform"))
+            .args(["run", "--reference-only", "corpus"])
+            .args(args)
+            .current_dir(&self.0)
+            .env("CI", "1")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .output()
+            .unwrap()
+    }
+    fn summary(&self, out: &str) -> Value {
+        let text = std::fs::read_to_string(self.0.join(out).join("summary.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// (file, case) of every result, in order.
+fn results(s: &Value) -> Vec<(String, String)> {
+    s["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["file"].to_string(), r["case"].to_string()))
+        .collect()
+}
+
+#[test]
+fn a_folder_of_earlier_results_needs_resume_or_force() {
+    let s = Scratch::new(
+        "out",
+        &["cp_async/groups.yaml", "examples/mbarrier_phase.yaml"],
+    );
+    let first = s.run(&["--out", "out"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let before = s.summary("out");
+    assert_eq!(results(&before).len(), 12);
+
+    let again = s.run(&["--out", "out"]);
+    let err = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("earlier run") && err.contains("--resume") && err.contains("--force"),
+        "{err}"
+    );
+    // Refused: the folder is as it was.
+    assert_eq!(s.summary("out"), before);
+
+    // --force discards the old results, stale divergence reports included.
+    std::fs::create_dir_all(s.0.join("out/divergences")).unwrap();
+    std::fs::write(s.0.join("out/divergences/stale.yaml"), "old").unwrap();
+    let forced = s.run(&["--out", "out", "--force", "--filter", "empty_group_only"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", text(&forced.stderr));
+    assert!(!s.0.join("out/divergences").exists());
+    assert_eq!(results(&s.summary("out")).len(), 1);
+    let journal = std::fs::read_to_string(s.0.join("out/journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 1);
+
+    let both = s.run(&["--out", "out", "--force", "--resume"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+/// Resuming a finished run, a journal with a case twice and a torn last line, and results of
+/// cases that did not load: one result per case, the same counts as the run itself.
+#[test]
+fn resume_counts_each_case_once() {
+    let s = Scratch::new("resume", &["cp_async/groups.yaml", "bulk/s2g.yaml"]);
+    let bad = "- name: bad\n  target: sm_90a\n  progrm: [ { ptx: cp.async.wait_all } ]\n";
+    let good = "- name: now.good\n  target: sm_90a\n  program: [ { ptx: cp.async.wait_all } ]\n";
+    std::fs::write(s.0.join("corpus/mixed.yaml"), bad).unwrap();
+    let first = s.run(&["--out", "out"]);
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
+    let whole = s.summary("out");
+    let n = results(&whole).len();
+    assert_eq!(n, 10 + 14 + 1);
+
+    // A finished run resumed reports the same results.
+    let r = s.run(&["--out", "out", "--resume"]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r.stderr));
+    assert_eq!(s.summary("out")["totals"], whole["totals"]);
+    assert_eq!(results(&s.summary("out")), results(&whole));
+
+    // A journaled case twice and half a line at the end.
+    let jp = s.0.join("out/journal.jsonl");
+    let j = std::fs::read_to_string(&jp).unwrap();
+    let dup = j.lines().nth(3).unwrap();
+    std::fs::write(&jp, format!("{j}{dup}\n{{\"case\":\"cp_async.gr")).unwrap();
+    let r = s.run(&["--out", "out", "--resume"]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r.stderr));
+    assert_eq!(results(&s.summary("out")), results(&whole));
+    assert_eq!(s.summary("out")["totals"], whole["totals"]);
+    let lines = std::fs::read_to_string(&jp).unwrap().lines().count();
+    assert_eq!(lines, n, "the journal holds one line per result");
+
+    // The bad case is fixed: its load error goes, the case runs.
+    std::fs::write(s.0.join("corpus/mixed.yaml"), good).unwrap();
+    let r = s.run(&["--out", "out", "--resume"]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stdout));
+    let cases: Vec<String> = results(&s.summary("out"))
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(cases.len(), n);
+    assert!(cases.contains(&"\"now.good\"".to_string()), "{cases:?}");
+    assert!(!cases.iter().any(|c| c.contains("<case")), "{cases:?}");
+}
+
+#[test]
+fn list_filter_exclude_and_case_lists() {
+    let s = Scratch::new(
+        "list",
+        &[
+            "cp_async/groups.yaml",
+            "bulk/g2s.yaml",
+            "tcgen05/alloc.yaml",
+        ],
+    );
+    let list = |args: &[&str]| {
+        let mut a = vec!["--list", "--out", "never"];
+        a.extend(args);
+        let o = s.run(&a);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let all = list(&[]);
+    assert_eq!(all.len(), 10 + 19 + 7);
+    assert!(all.contains(&"corpus/bulk_g2s.yaml:bulk.g2s.cta.16".to_string()));
+    // --list runs nothing and writes nothing.
+    assert!(!s.0.join("never").exists());
+
+    // A plain text is a substring (as before), a glob matches the whole name.
+    let sub = list(&["--filter", "g2s.cta.1"]);
+    assert!(!sub.is_empty() && sub.iter().all(|l| l.contains("g2s.cta.1")));
+    assert_eq!(
+        s.run(&["--list", "--filter", "g2s.cta.1*"]).status.code(),
+        Some(2)
+    );
+    let glob = list(&["--filter", "bulk.g2s.cta.1*"]);
+    assert_eq!(glob, sub);
+    // With `/` or `:` a pattern is matched against FILE:NAME; excludes win.
+    let tc = list(&["--filter", "*tcgen05_alloc.yaml:*"]);
+    assert_eq!(tc.len(), 7);
+    let some = list(&["--filter", "corpus/tcgen05*", "--exclude", "*cta_group2*"]);
+    assert_eq!(some.len(), 5);
+    assert!(some.iter().all(|l| !l.contains("cta_group2")));
+    let two = list(&[
+        "--filter",
+        "empty_group_only",
+        "--filter",
+        "bulk.g2s.cta.16",
+    ]);
+    assert_eq!(two.len(), 2);
+
+    // A case list: names, FILE:NAME (as --list prints them), globs; comments and blank lines.
+    std::fs::write(
+        s.0.join("must.txt"),
+        format!(
+            "# smoke\n\n{}\ncp_async.groups.empty_group_only\n  bulk.g2s.cta.16  \nno.such.case\n",
+            all[all.len() - 1]
+        ),
+    )
+    .unwrap();
+    let o = s.run(&["--list", "--case-list", "must.txt"]);
+    assert_eq!(o.status.code(), Some(0));
+    let listed = text(&o.stdout);
+    assert_eq!(listed.lines().count(), 3, "{listed}");
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("warning: must.txt:6: `no.such.case` matches no case"),
+        "{err}"
+    );
+
+    // JSON for machines: every listed case with its file and family.
+    let o = s.run(&["--list", "--format", "json", "--filter", "tcgen05.alloc*"]);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    let v = v.as_array().unwrap();
+    assert!(!v.is_empty());
+    assert!(v.iter().all(|c| c["file"] == "corpus/tcgen05_alloc.yaml"
+        && c["family"].as_str().unwrap().starts_with("tcgen05.")));
+
+    // Bad selections are errors that say where.
+    for (args, says) in [
+        (vec!["--case-list", "missing.txt"], "missing.txt"),
+        (vec!["--filter", "a[b"], "--filter: invalid pattern `a[b`"),
+        (
+            vec!["--filter", "nothing.matches.this"],
+            "no cases selected by",
+        ),
+    ] {
+        let o = s.run(&args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn quiet_verbose_json_and_colour() {
+    let s = Scratch::new("output", &["cp_async/groups.yaml"]);
+    std::fs::write(
+        s.0.join("corpus/bad.yaml"),
+        "name: bad\ntarget: sm_90a\nprogrm: []\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let mut a = vec!["--force", "--out", "out"];
+        a.extend(args);
+        let o = s.run(&a);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o.stderr));
+        (text(&o.stdout), text(&o.stderr))
+    };
+    // -q: the failure and the totals line, nothing else.
+    let (out, _) = run(&["-q"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("FAIL corpus/bad.yaml: <file>: reference FAIL"));
+    assert!(lines[1].starts_with("total: 11 cases — "), "{out}");
+    // -v: a line per result, then the table.
+    let (out, _) = run(&["-v"]);
+    let per_case = out
+        .lines()
+        .filter(|l| l.starts_with("corpus/cp_async_groups.yaml: "))
+        .count();
+    assert_eq!(per_case, 10, "{out}");
+    assert!(out.contains("  total "), "{out}");
+    // Family rows carry instruction names.
+    assert!(out.contains("  cp.async.commit_group "), "{out}");
+    assert!(!out.contains("async-group"), "{out}");
+    // No colour into a pipe; --color always colours verdict names.
+    assert!(!out.contains('\x1b'));
+    let (out, _) = run(&["--color", "always"]);
+    assert!(out.contains("reference FAIL\x1b[0m"), "{out}");
+    assert!(out.contains("\x1b[32mreference pass\x1b[0m"), "{out}");
+
+    // --format json: stdout is one JSON document, the summary.json counts with the failures.
+    let (out, err) = run(&["--format", "json", "-v", "--color", "always"]);
+    let v: Value = serde_json::from_str(&out).expect("stdout is JSON");
+    let summary = s.summary("out");
+    assert_eq!(v["counts"], summary["counts"]);
+    assert_eq!(v["totals"], summary["totals"]);
+    assert_eq!(v["cases"], 11);
+    assert_eq!(v["failures"].as_array().unwrap().len(), 1);
+    assert_eq!(v["failures"][0]["case"], "<file>");
+    // The per-result lines went to stderr.
+    assert!(err.contains("corpus/cp_async_groups.yaml: "), "{err}");
+}
