@@ -199,7 +199,7 @@ program:
         let svg = tensor_svg::document(&[&c]).expect("a tensor load");
         assert_eq!(svg.matches("<svg").count(), 1, "one document");
         assert!(
-            svg.contains("step 2 (cta 0): cp.async.bulk.tensor.2d"),
+            svg.contains("sw: step 2 (cta 0)") && svg.contains(">cp.async.bulk.tensor.2d"),
             "{svg}"
         );
         assert_eq!(

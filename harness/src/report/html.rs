@@ -15,10 +15,11 @@ const PICTURE_BYTES: usize = 16 * 1024;
 /// Differing bytes listed openly; a longer table is folded into a `<details>` (all rows kept).
 const OPEN_ROWS: usize = 32;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:0 2em 2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}td.l{text-align:left}.fail{color:#d62728;font-weight:bold}.known{color:#9467bd;font-weight:bold}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}#filters{position:sticky;top:0;background:#f7f7f7;border-bottom:1px solid #ccc;padding:.6em 1em;margin:0 -2em 1em;z-index:2}#filters label{margin-right:1.2em}#f-count{color:#555}figure.tensor{margin:0 0 1.5em}figure.tensor svg{vertical-align:top;margin:0 1.5em .5em 0}figcaption{font-family:monospace;margin-bottom:.4em}section.div{border-top:2px solid #ddd;margin-top:1em}";
+const STYLE: &str = "body{font-family:sans-serif;margin:0 2em 2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child,th.l{text-align:left}td.l{text-align:left}td.v{white-space:nowrap}.fail{color:#d62728;font-weight:bold}.known{color:#9467bd;font-weight:bold}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}#filters{position:sticky;top:0;background:#f7f7f7;border-bottom:1px solid #ccc;padding:.6em 1em;margin:0 -2em 1em;z-index:2}#filters label{margin-right:1.2em}#f-count{color:#555}figure.tensor{margin:0 0 1.5em}figure.tensor svg{vertical-align:top;margin:0 1.5em .5em 0}figcaption{font-family:monospace;margin-bottom:.4em}section.div{border-top:2px solid #ddd;margin-top:1em}";
 
 /// Filtering: a row (or divergence block) shows when it matches the family, the verdict (or
-/// "failures") and contains the text; a section with no row left is hidden.
+/// "failures") and contains the text; a section with no row left is hidden. The filter is kept in
+/// the address (`#family=…&verdict=…&text=…`), so a filtered view can be linked to.
 const SCRIPT: &str = r#"(function(){
 var fam=document.getElementById('f-family'),ver=document.getElementById('f-verdict'),txt=document.getElementById('f-text'),cnt=document.getElementById('f-count');
 function ok(e,f,v,t){return(!f||e.dataset.family===f)&&(!v||(v==='@failures'?e.dataset.fail==='1':e.dataset.verdict===v))&&(!t||e.dataset.text.indexOf(t)>=0);}
@@ -26,7 +27,10 @@ function apply(){
 var f=fam.value,v=ver.value,t=txt.value.toLowerCase().trim(),shown=0,total=0;
 document.querySelectorAll('.row').forEach(function(e){var m=ok(e,f,v,t);e.hidden=!m;if(e.classList.contains('case')){total++;if(m)shown++;}});
 document.querySelectorAll('section.group').forEach(function(s){if(s.querySelector('.row'))s.hidden=!s.querySelector('.row:not([hidden])');});
-cnt.textContent=shown+' of '+total+' cases shown';}
+cnt.textContent=shown+' of '+total+' cases shown';
+if(f||v||t){var q=new URLSearchParams();if(f)q.set('family',f);if(v)q.set('verdict',v);if(t)q.set('text',t);history.replaceState(null,'','#'+q.toString());}
+else if(location.hash.indexOf('=')>=0)history.replaceState(null,'',location.pathname);}
+if(location.hash.indexOf('=')>=0){var q=new URLSearchParams(location.hash.slice(1));fam.value=q.get('family')||'';ver.value=q.get('verdict')||'';txt.value=q.get('text')||'';}
 fam.addEventListener('change',apply);ver.addEventListener('change',apply);txt.addEventListener('input',apply);apply();})();"#;
 
 /// Failures first, then known findings, then everything else.
@@ -204,7 +208,7 @@ impl FilePictures {
             Ok(cs) => cs
                 .iter()
                 .find(|c| c.name == r.case)
-                .map(tensor_svg::html)
+                .map(|c| tensor_svg::html(c, &r.diffs))
                 .unwrap_or_default(),
             Err(_) => String::new(),
         }
@@ -233,7 +237,7 @@ fn result_row(h: &mut String, i: usize, r: &CaseResult, class: &str, family_colu
     }
     let _ = write!(
         h,
-        "<td{}>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+        "<td class=\"v\"><span{}>{}</span></td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
         verdict_class(&r.verdict),
         esc(r.verdict.name()),
         esc(&r.detail),
@@ -295,7 +299,7 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
         h.push_str("</tr>");
     }
     h.push_str("</table>");
-    const HEAD: &str = "<th>verdict</th><th>detail</th><th>file</th></tr>";
+    const HEAD: &str = "<th>verdict</th><th class=\"l\">detail</th><th class=\"l\">file</th></tr>";
     let _ = write!(
         h,
         "<section class=\"group\" id=\"failures\"><h2>Failures ({fails})</h2>"
@@ -303,7 +307,10 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
     if fails == 0 {
         h.push_str("<p>No failures.</p>");
     } else {
-        let _ = write!(h, "<table><tr><th>case</th><th>family</th>{HEAD}");
+        let _ = write!(
+            h,
+            "<table><tr><th>case</th><th class=\"l\">family</th>{HEAD}"
+        );
         for (i, r) in s.results.iter().enumerate() {
             if r.verdict.is_failure() {
                 result_row(&mut h, i, r, "", true);
@@ -320,9 +327,10 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
         rs.sort_by_key(|(_, r)| rank(&r.verdict));
         let _ = write!(
             h,
-            "<section class=\"group\"><h2>{} ({} cases)</h2><table><tr><th>case</th>{HEAD}",
+            "<section class=\"group\"><h2>{} ({} case{})</h2><table><tr><th>case</th>{HEAD}",
             esc(fam),
-            rs.len()
+            rs.len(),
+            if rs.len() == 1 { "" } else { "s" }
         );
         for (i, r) in rs {
             result_row(&mut h, i, r, " case", false);

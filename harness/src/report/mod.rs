@@ -641,7 +641,7 @@ mod tests {
         let s = sample();
         let h = html_with(&s, &mut |r| {
             assert_eq!(r.case, "b<x>", "pictures are asked for divergences only");
-            tensor_svg::html(&case)
+            tensor_svg::html(&case, &r.diffs)
         });
         assert!(h.contains("<figure class=\"tensor\">"));
         assert!(h.contains("Tensor loads of the case"));

@@ -14,7 +14,7 @@
 //!   with the source row, the chunk's label names the source row; OOB-filled elements are grey
 //!   and crossed, bytes the load does not write are white.
 
-use super::esc;
+use super::{esc, RegionDiff};
 use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::tensor::{load_pictures, LoadPicture};
 use ptxconform_reference::sem::tensor::access::Unit;
@@ -35,7 +35,7 @@ const MAX_LINES: u64 = 256;
 /// Cells of a tensor axis drawn in full; beyond, the view is a window around the box.
 const MAX_VIEW: i64 = 64;
 
-const STYLE: &str = "<style>.cap{font-size:12px;font-weight:bold}.lbl{fill:#444}.tensor{fill:#e8eef7;stroke:none}.edge{fill:none;stroke:#000;stroke-width:1.5}.grid{stroke:#c6d0de;stroke-width:0.5}.in{fill:#4c78a8;stroke:#fff;stroke-width:0.5}.oob{fill:#e45756;stroke:#fff;stroke-width:0.5}.part{fill:#f58518;stroke:#fff;stroke-width:0.5}.boxline{fill:none;stroke:#111;stroke-width:1.5;stroke-dasharray:4 2}.free{fill:#fff;stroke:#e4e4e4;stroke-width:0.5}.el{stroke:#fff;stroke-width:0.5}.fill{fill:#b0b0b0;stroke:#fff;stroke-width:0.5}.x{stroke:#333;stroke-width:0.8}.chunk{fill:none;stroke:#555;stroke-width:0.8}.err{fill:#b00}</style>";
+const STYLE: &str = "<style>.cap{font-size:12px;font-weight:bold}.lbl{fill:#444}.tensor{fill:#e8eef7;stroke:none}.edge{fill:none;stroke:#000;stroke-width:1.5}.grid{stroke:#c6d0de;stroke-width:0.5}.in{fill:#4c78a8;stroke:#fff;stroke-width:0.5}.oob{fill:#e45756;stroke:#fff;stroke-width:0.5}.part{fill:#f58518;stroke:#fff;stroke-width:0.5}.boxline{fill:none;stroke:#111;stroke-width:1.5;stroke-dasharray:4 2}.free{fill:#fff;stroke:#e4e4e4;stroke-width:0.5}.el{stroke:#fff;stroke-width:0.5}.fill{fill:#b0b0b0;stroke:#fff;stroke-width:0.5}.x{stroke:#333;stroke-width:0.8}.chunk{fill:none;stroke:#555;stroke-width:0.8}.err{fill:#b00}.bad{fill:none;stroke:#d62728;stroke-width:2}</style>";
 
 /// An SVG drawing: its size and its elements (no enclosing `<svg>`), so that drawings can be
 /// stacked into one document.
@@ -108,21 +108,26 @@ fn coords_text(c: &[i64]) -> String {
 
 /// One tensor load of a case: a caption and its two pictures.
 pub struct LoadFigure {
+    /// The case, step and CTA of the load.
     pub caption: String,
+    /// The load instruction, canonically printed.
+    pub instruction: String,
     pub tensor: Svg,
     pub tile: Svg,
 }
 
 /// The figures of every tensor load of `case`, in program order; Err says why a load could not
-/// be planned (e.g. its UB).
-pub fn figures(case: &Case) -> Vec<Result<LoadFigure, String>> {
+/// be planned (e.g. its UB). Elements of a tile whose bytes differ in `diffs` (the divergence of
+/// region `DST@ctaN`) are outlined in red.
+pub fn figures(case: &Case, diffs: &[RegionDiff]) -> Vec<Result<LoadFigure, String>> {
     load_pictures(case)
         .into_iter()
         .map(|p| {
             p.map(|p| LoadFigure {
-                caption: format!("{}: step {} (cta {}): {}", case.name, p.step, p.cta, p.text),
+                tile: tile_picture(&p, &differing(&p, diffs)),
+                caption: format!("{}: step {} (cta {})", case.name, p.step, p.cta),
+                instruction: p.text.clone(),
                 tensor: box_picture(&p),
-                tile: tile_picture(&p),
             })
         })
         .collect()
@@ -133,10 +138,11 @@ pub fn figures(case: &Case) -> Vec<Result<LoadFigure, String>> {
 pub fn document(cases: &[&Case]) -> Option<String> {
     let mut parts = vec![];
     for c in cases {
-        for f in figures(c) {
+        for f in figures(c, &[]) {
             match f {
                 Ok(f) => {
                     parts.push((0, text(800, "cap", &f.caption)));
+                    parts.push((0, text(800, "lbl", &f.instruction)));
                     parts.push((0, Svg::beside(vec![f.tensor, f.tile], 32)));
                 }
                 Err(e) => parts.push((0, text(800, "err", &format!("{}: {e}", c.name)))),
@@ -147,16 +153,35 @@ pub fn document(cases: &[&Case]) -> Option<String> {
     (!parts.is_empty()).then(|| Svg::stack(parts).document())
 }
 
-/// The figures of `case` as HTML (a `<figure>` per load with inline SVGs); empty without loads.
-pub fn html(case: &Case) -> String {
+/// The byte offsets (from the destination's start) that differ in the region a load writes.
+fn differing(p: &LoadPicture, diffs: &[RegionDiff]) -> BTreeSet<u64> {
+    let region = format!("{}@cta{}", p.dst, p.cta);
+    diffs
+        .iter()
+        .filter(|d| d.region == region)
+        .flat_map(|d| {
+            d.expected
+                .iter()
+                .zip(&d.observed)
+                .enumerate()
+                .filter(|(_, (e, o))| !e.allows(**o))
+                .map(|(i, _)| i as u64)
+        })
+        .collect()
+}
+
+/// The figures of `case` as HTML (a `<figure>` per load with inline SVGs), the elements whose
+/// bytes differ in `diffs` outlined; empty without loads.
+pub fn html(case: &Case, diffs: &[RegionDiff]) -> String {
     let mut h = String::new();
-    for f in figures(case) {
+    for f in figures(case, diffs) {
         match f {
             Ok(f) => {
                 let _ = write!(
                     h,
-                    "<figure class=\"tensor\"><figcaption>{}</figcaption>{}{}</figure>",
+                    "<figure class=\"tensor\"><figcaption>{}<br>{}</figcaption>{}{}</figure>",
                     esc(&f.caption),
+                    esc(&f.instruction),
                     f.tensor.document(),
                     f.tile.document()
                 );
@@ -409,7 +434,7 @@ pub fn box_picture(p: &LoadPicture) -> Svg {
 
 /// The shared-memory tile: 128-byte lines of 16-byte chunks, each element where the plan's
 /// (swizzled) address puts it.
-pub fn tile_picture(p: &LoadPicture) -> Svg {
+pub fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
     let unit = Unit::of_map(&p.map);
     let values = unit.values.max(1) as i64;
     let ts = &p.plan.transfers;
@@ -452,6 +477,7 @@ pub fn tile_picture(p: &LoadPicture) -> Svg {
     // The source rows each chunk holds (for its label).
     let mut rows_in: BTreeMap<u64, BTreeSet<Vec<i64>>> = BTreeMap::new();
     let mut src_chunks = 0;
+    let mut bad_elements = 0;
     for t in ts {
         let off = t.smem - base;
         if off / LINE >= drawn {
@@ -479,6 +505,17 @@ pub fn tile_picture(p: &LoadPicture) -> Svg {
                 b,
                 "<rect class=\"el\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{ROW_PX}\" fill=\"{}\"><title>({c}) at +{at:#x}</title></rect>",
                 colour(src_chunk, row)
+            );
+        }
+        if bad.range(at..at + t.smem_bytes).next().is_some() {
+            bad_elements += 1;
+            let _ = write!(
+                b,
+                "<rect class=\"bad\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
+                x + 1,
+                y + 1,
+                w - 2,
+                ROW_PX - 2
             );
         }
         b.push('\n');
@@ -545,6 +582,16 @@ pub fn tile_picture(p: &LoadPicture) -> Svg {
         y + 10,
         y + 10
     );
+    if !bad.is_empty() {
+        y += 18;
+        let _ = write!(
+            b,
+            "<rect class=\"bad\" x=\"1\" y=\"{}\" width=\"10\" height=\"10\"/><text x=\"16\" y=\"{}\" class=\"lbl\">elements that differ on the hardware: {bad_elements} ({} differing bytes in the region)</text>",
+            y + 1,
+            y + 10,
+            bad.len()
+        );
+    }
     Svg {
         width: TILE_X0 + LINE * BYTE_PX + 10,
         height: y + 20,
@@ -626,7 +673,7 @@ program:
     fn tile_places_elements_where_the_reference_swizzle_says() {
         for (name, pattern) in [("128b", Pattern::B128), ("none", Pattern::None)] {
             let c = case(name, (32, 8), (32, 8), (0, 0));
-            let f = figures(&c).remove(0).unwrap();
+            let f = figures(&c, &[]).remove(0).unwrap();
             let svg = f.tile.document();
             assert_eq!(svg.matches("class=\"el\"").count(), 256, "{name}");
             for (x, y) in [(0u64, 0u64), (4, 1), (0, 3), (13, 5), (31, 7)] {
@@ -640,7 +687,7 @@ program:
             }
         }
         // 128B: row 1's first chunk moves to chunk 1; no swizzle leaves it in chunk 0.
-        let sw = figures(&case("128b", (32, 8), (32, 8), (0, 0)))
+        let sw = figures(&case("128b", (32, 8), (32, 8), (0, 0)), &[])
             .remove(0)
             .unwrap();
         assert_eq!(rect_at(&sw.tile.body, "(0, 1) ").0, TILE_X0 + 16 * BYTE_PX);
@@ -650,7 +697,7 @@ program:
     fn box_marks_oob_cells_and_tile_marks_oob_fill() {
         // 32 x 4 f32 box from row 1 of a 64 x 3 tensor: rows 1-2 inside, rows 3-4 OOB.
         let c = case("128b", (64, 3), (32, 4), (0, 1));
-        let f = figures(&c).remove(0).unwrap();
+        let f = figures(&c, &[]).remove(0).unwrap();
         let b = f.tensor.document();
         assert_eq!(b.matches("class=\"in\"").count(), 64 + 1, "+1 legend");
         assert_eq!(b.matches("class=\"oob\"").count(), 64 + 1, "+1 legend");
@@ -673,7 +720,7 @@ program:
     #[test]
     fn a_large_tensor_is_drawn_as_a_window_around_the_box() {
         let c = case("none", (4096, 2), (8, 2), (1024, 0));
-        let f = figures(&c).remove(0).unwrap();
+        let f = figures(&c, &[]).remove(0).unwrap();
         assert!(f.tensor.body.contains("tensor continues beyond the window"));
         assert!(f.tensor.width < 1000, "{}", f.tensor.width);
         assert_eq!(f.tensor.body.matches("class=\"in\"").count(), 16 + 1);
@@ -693,6 +740,50 @@ program:
         .unwrap()
         .remove(0);
         assert!(document(&[&plain]).is_none());
-        assert!(html(&plain).is_empty());
+        assert!(html(&plain, &[]).is_empty());
+    }
+
+    #[test]
+    fn tile_outlines_the_elements_whose_bytes_differ() {
+        use crate::report::ExpectedByte;
+        let c = case("128b", (32, 8), (32, 8), (0, 0));
+        let mut expected = vec![ExpectedByte::Known(0); 1024];
+        expected[0x94] = ExpectedByte::OneOf(vec![1, 2]);
+        let mut observed = vec![0u8; 1024];
+        // Bytes 0x90..0x94 are element (0, 1) (line 1, chunk 0 ^ 1 = 1); 0x94 is allowed.
+        for b in &mut observed[0x90..0x95] {
+            *b = 1;
+        }
+        let d = RegionDiff {
+            region: "dst@cta0".into(),
+            expected,
+            observed,
+        };
+        let f = figures(&c, std::slice::from_ref(&d)).remove(0).unwrap();
+        let t = f.tile.body;
+        assert_eq!(
+            t.matches("class=\"bad\"").count(),
+            1 + 1,
+            "one element, and the legend"
+        );
+        let (x, y) = rect_at(&t, "(0, 1) at +0x90");
+        assert!(t.contains(&format!(
+            "<rect class=\"bad\" x=\"{}\" y=\"{}\"",
+            x + 1,
+            y + 1
+        )));
+        assert!(
+            t.contains("differ on the hardware: 1 (4 differing bytes in the region)"),
+            "{t}"
+        );
+        let other = RegionDiff {
+            region: "dst@cta1".into(),
+            ..d
+        };
+        let f = figures(&c, &[other]).remove(0).unwrap();
+        assert!(
+            !f.tile.body.contains("class=\"bad\""),
+            "another CTA's region"
+        );
     }
 }
