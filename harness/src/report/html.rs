@@ -15,7 +15,7 @@ const PICTURE_BYTES: usize = 16 * 1024;
 /// Differing bytes listed openly; a longer table is folded into a `<details>` (all rows kept).
 const OPEN_ROWS: usize = 32;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:0 2em 2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child,th.l{text-align:left}td.l{text-align:left}td.v{white-space:nowrap}.fail{color:#d62728;font-weight:bold}.known{color:#9467bd;font-weight:bold}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}#filters{position:sticky;top:0;background:#f7f7f7;border-bottom:1px solid #ccc;padding:.6em 1em;margin:0 -2em 1em;z-index:2}#filters label{margin-right:1.2em}#f-count{color:#555}figure.tensor{margin:0 0 1.5em}figure.tensor svg{vertical-align:top;margin:0 1.5em .5em 0}figcaption{font-family:monospace;margin-bottom:.4em}section.div{border-top:2px solid #ddd;margin-top:1em}";
+const STYLE: &str = "body{font-family:sans-serif;margin:0 2em 2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child,th.l{text-align:left}td.l{text-align:left}td.d{text-align:left;overflow-wrap:anywhere}td.v{white-space:nowrap}.fail{color:#d62728;font-weight:bold}.known{color:#9467bd;font-weight:bold}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}#filters{position:sticky;top:0;background:#f7f7f7;border-bottom:1px solid #ccc;padding:.6em 1em;margin:0 -2em 1em;z-index:2}#filters label{margin-right:1.2em}#f-count{color:#555}figure.tensor{margin:0 0 1.5em}figure.tensor svg{vertical-align:top;margin:0 1.5em .5em 0}figcaption{font-family:monospace;margin-bottom:.4em}section.div{border-top:2px solid #ddd;margin-top:1em}div.bytes{display:flex;gap:2.5em;align-items:flex-start;margin-bottom:1em}div.bytes p{margin-top:0}";
 
 /// Filtering: a row (or divergence block) shows when it matches the family, the verdict (or
 /// "failures") and contains the text; a section with no row left is hidden. The filter is kept in
@@ -154,10 +154,14 @@ fn region_html(h: &mut String, d: &RegionDiff) {
             "<p>picture: the first {PICTURE_BYTES} of {n} bytes (the table lists every differing byte)</p>"
         );
     }
+    // The picture and the table side by side.
+    h.push_str("<div class=\"bytes\">");
     h.push_str(&diff_svg(d));
     if differing.is_empty() {
+        h.push_str("</div>");
         return;
     }
+    h.push_str("<div>");
     let mut t = String::from(
         "<table class=\"diff\"><tr><th>byte</th><th>offset</th><th>expected</th><th>observed</th></tr>",
     );
@@ -185,6 +189,7 @@ fn region_html(h: &mut String, d: &RegionDiff) {
             if differing.len() == 1 { "" } else { "s" }
         );
     }
+    h.push_str("</div></div>");
 }
 
 /// The tensor-load figures of a result's case, read from its case file (`r.file`), cached per
@@ -237,7 +242,7 @@ fn result_row(h: &mut String, i: usize, r: &CaseResult, class: &str, family_colu
     }
     let _ = write!(
         h,
-        "<td class=\"v\"><span{}>{}</span></td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+        "<td class=\"v\"><span{}>{}</span></td><td class=\"d\">{}</td><td class=\"l\">{}</td></tr>",
         verdict_class(&r.verdict),
         esc(r.verdict.name()),
         esc(&r.detail),
