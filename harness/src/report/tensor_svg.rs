@@ -452,9 +452,10 @@ pub fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
     let mut b = String::new();
     let _ = writeln!(
         b,
-        "<text x=\"0\" y=\"12\" class=\"lbl\">shared `{}` from +{:#x}: {lines} lines × 8 chunks of 16 B, {:?} swizzle{}</text><text x=\"0\" y=\"26\" class=\"lbl\">offset</text>",
+        "<text x=\"0\" y=\"12\" class=\"lbl\">shared `{}` from +{:#x}: {lines} line{} × 8 chunks of 16 B, {:?} swizzle{}</text><text x=\"0\" y=\"26\" class=\"lbl\">offset</text>",
         esc(&p.dst),
         base.saturating_sub(p.dst_start),
+        if lines == 1 { "" } else { "s" },
         p.map.swizzle,
         if drawn < lines {
             format!(" (first {drawn} lines drawn)")
@@ -488,12 +489,14 @@ pub fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
             top + (off / LINE) * ROW_PX,
         );
         let w = t.smem_bytes * BYTE_PX;
+        // Narrow elements (1-byte types) without their separating stroke, which would hide them.
+        let thin = if w < 8 { " style=\"stroke:none\"" } else { "" };
         let c = coords_text(&t.coords);
         let at = t.smem.saturating_sub(p.dst_start);
         if t.global.is_none() {
             let _ = write!(
                 b,
-                "<rect class=\"fill\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{ROW_PX}\"><title>OOB fill ({c}) at +{at:#x}</title></rect>{}",
+                "<rect class=\"fill\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{ROW_PX}\"{thin}><title>OOB fill ({c}) at +{at:#x}</title></rect>{}",
                 cross(x as f64 + 1.0, y as f64 + 1.0, w as f64 - 2.0, ROW_PX as f64 - 2.0)
             );
         } else {
@@ -503,7 +506,7 @@ pub fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
             let row = t.coords.iter().skip(1).sum::<i64>();
             let _ = write!(
                 b,
-                "<rect class=\"el\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{ROW_PX}\" fill=\"{}\"><title>({c}) at +{at:#x}</title></rect>",
+                "<rect class=\"el\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{ROW_PX}\" fill=\"{}\"{thin}><title>({c}) at +{at:#x}</title></rect>",
                 colour(src_chunk, row)
             );
         }
