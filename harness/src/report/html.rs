@@ -19,7 +19,8 @@ const STYLE: &str = "body{font-family:sans-serif;margin:0 2em 2em}table{border-c
 
 /// Filtering: a row (or divergence block) shows when it matches the family, the verdict (or
 /// "failures") and contains the text; a section with no row left is hidden. The filter is kept in
-/// the address (`#family=…&verdict=…&text=…`), so a filtered view can be linked to.
+/// the address (`#family=…&verdict=…&text=…`), so a filtered view can be linked to (where the
+/// browser lets a local page rewrite its address).
 const SCRIPT: &str = r#"(function(){
 var fam=document.getElementById('f-family'),ver=document.getElementById('f-verdict'),txt=document.getElementById('f-text'),cnt=document.getElementById('f-count');
 function ok(e,f,v,t){return(!f||e.dataset.family===f)&&(!v||(v==='@failures'?e.dataset.fail==='1':e.dataset.verdict===v))&&(!t||e.dataset.text.indexOf(t)>=0);}
@@ -28,8 +29,8 @@ var f=fam.value,v=ver.value,t=txt.value.toLowerCase().trim(),shown=0,total=0;
 document.querySelectorAll('.row').forEach(function(e){var m=ok(e,f,v,t);e.hidden=!m;if(e.classList.contains('case')){total++;if(m)shown++;}});
 document.querySelectorAll('section.group').forEach(function(s){if(s.querySelector('.row'))s.hidden=!s.querySelector('.row:not([hidden])');});
 cnt.textContent=shown+' of '+total+' cases shown';
-if(f||v||t){var q=new URLSearchParams();if(f)q.set('family',f);if(v)q.set('verdict',v);if(t)q.set('text',t);history.replaceState(null,'','#'+q.toString());}
-else if(location.hash.indexOf('=')>=0)history.replaceState(null,'',location.pathname);}
+try{if(f||v||t){var q=new URLSearchParams();if(f)q.set('family',f);if(v)q.set('verdict',v);if(t)q.set('text',t);history.replaceState(null,'','#'+q.toString());}
+else if(location.hash.indexOf('=')>=0)history.replaceState(null,'',location.pathname);}catch(e){}}
 if(location.hash.indexOf('=')>=0){var q=new URLSearchParams(location.hash.slice(1));fam.value=q.get('family')||'';ver.value=q.get('verdict')||'';txt.value=q.get('text')||'';}
 fam.addEventListener('change',apply);ver.addEventListener('change',apply);txt.addEventListener('input',apply);apply();})();"#;
 
