@@ -1,11 +1,17 @@
-//! Run reports: the summary as JSON, JUnit XML (for CI systems) and a self-contained HTML page
-//! with one table per family and, for every divergence, a picture of expected vs observed bytes.
+//! Run reports: the summary as JSON, JUnit XML (for CI systems), Markdown and a self-contained
+//! HTML page ([`html`]: failures first, filters, every divergence with its complete byte table
+//! and, for tensor loads, the pictures of [`tensor_svg`]).
 
 use ptxconform_reference::gen::swarm::Features;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+
+mod html;
+pub mod tensor_svg;
+
+pub use html::{diff_svg, html, html_with, FilePictures};
 
 /// The classified result of one case.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -397,163 +403,6 @@ pub fn junit(s: &Summary) -> String {
     x
 }
 
-fn expected_text(e: &ExpectedByte) -> String {
-    match e {
-        ExpectedByte::Known(k) => format!("{k:#04x}"),
-        ExpectedByte::OneOf(v) => format!(
-            "one of {}",
-            v.iter()
-                .map(|b| format!("{b:#04x}"))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        ExpectedByte::Any => "any".into(),
-    }
-}
-
-/// An SVG grid of a region: one cell per byte, 32 per row; green = matches a known value, blue =
-/// matches an uncertain (allowed-set) value, red = differs. Hover shows expected and observed.
-pub fn diff_svg(d: &RegionDiff) -> String {
-    const COLS: usize = 32;
-    const CELL: usize = 12;
-    let n = d.expected.len().min(d.observed.len()).min(16 * 1024);
-    let rows = n.div_ceil(COLS);
-    let (w, h) = (COLS * CELL + 60, rows * CELL + 4);
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-size=\"9\" font-family=\"monospace\">");
-    for row in 0..rows {
-        let _ = write!(
-            s,
-            "<text x=\"0\" y=\"{}\">{:#06x}</text>",
-            row * CELL + 10,
-            row * COLS
-        );
-    }
-    for i in 0..n {
-        let (e, o) = (&d.expected[i], d.observed[i]);
-        let color = if !e.allows(o) {
-            "#d62728"
-        } else if e.is_known() {
-            "#2ca02c"
-        } else {
-            "#1f77b4"
-        };
-        let exp = expected_text(e);
-        let _ = write!(
-            s,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{color}\"><title>byte {i}: expected {exp}, observed {o:#04x}</title></rect>",
-            56 + (i % COLS) * CELL,
-            (i / COLS) * CELL + 2,
-            CELL - 1,
-            CELL - 1
-        );
-    }
-    s.push_str("</svg>");
-    s
-}
-
-pub fn html(s: &Summary) -> String {
-    let mut h = String::from("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>ptxconform run</title><style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}.fail{color:#d62728;font-weight:bold}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}</style></head><body>");
-    let _ = write!(
-        h,
-        "<h1>ptxconform run</h1><p>device: {} — driver: {} — date: {} — mode: {} — ptxconform {}</p>",
-        esc(&s.info.device),
-        esc(&s.info.driver),
-        esc(&s.info.date),
-        esc(&s.info.mode),
-        esc(&s.info.ptxconform)
-    );
-    let verdicts: Vec<&String> = s.totals.keys().collect();
-    h.push_str("<h2>Outcomes per family</h2><table><tr><th>family</th>");
-    for v in &verdicts {
-        let _ = write!(h, "<th>{}</th>", esc(v));
-    }
-    h.push_str("</tr>");
-    for (fam, c) in s
-        .counts
-        .iter()
-        .chain(std::iter::once((&"total".to_string(), &s.totals)))
-    {
-        let _ = write!(h, "<tr><td>{}</td>", esc(fam));
-        for v in &verdicts {
-            let _ = write!(h, "<td>{}</td>", c.get(*v).copied().unwrap_or(0));
-        }
-        h.push_str("</tr>");
-    }
-    h.push_str("</table>");
-    let mut by_fam: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
-    for r in &s.results {
-        by_fam.entry(&r.family).or_default().push(r);
-    }
-    for (fam, rs) in by_fam {
-        let _ = write!(
-            h,
-            "<h2>{}</h2><table><tr><th>case</th><th>verdict</th><th>detail</th></tr>",
-            esc(fam)
-        );
-        for r in rs {
-            let cls = if r.verdict.is_failure() {
-                " class=\"fail\""
-            } else {
-                ""
-            };
-            let _ = write!(
-                h,
-                "<tr><td><a href=\"#{}\">{}</a></td><td{cls}>{}</td><td style=\"text-align:left\">{}</td></tr>",
-                esc(&r.case),
-                esc(&r.case),
-                esc(r.verdict.name()),
-                esc(&detail_with_attribution(r))
-            );
-        }
-        h.push_str("</table>");
-    }
-    let divergent: Vec<&CaseResult> = s.results.iter().filter(|r| !r.diffs.is_empty()).collect();
-    if !divergent.is_empty() {
-        h.push_str("<h2>Divergences</h2><p class=\"legend\">bytes:<span style=\"background:#2ca02c\"></span>match<span style=\"background:#1f77b4\"></span>allowed (uncertain)<span style=\"background:#d62728\"></span>differs</p>");
-        for r in divergent {
-            let _ = write!(
-                h,
-                "<h3 id=\"{}\">{} — {}</h3><p>{}</p>",
-                esc(&r.case),
-                esc(&r.case),
-                esc(r.verdict.name()),
-                esc(&r.detail)
-            );
-            for d in &r.diffs {
-                let _ = write!(
-                    h,
-                    "<p>region <b>{}</b>: {} of {} bytes differ{}</p>{}",
-                    esc(&d.region),
-                    d.mismatches(),
-                    d.expected.len(),
-                    d.first_mismatch()
-                        .map(|i| format!(", first at byte {i}"))
-                        .unwrap_or_default(),
-                    diff_svg(d)
-                );
-                h.push_str("<table><tr><th>byte</th><th>expected</th><th>observed</th></tr>");
-                for (i, (e, o)) in d
-                    .expected
-                    .iter()
-                    .zip(&d.observed)
-                    .enumerate()
-                    .filter(|(_, (e, o))| !e.allows(**o))
-                    .take(8)
-                {
-                    let _ = write!(
-                        h,
-                        "<tr><td>{i}</td><td>{}</td><td>{o:#04x}</td></tr>",
-                        esc(&expected_text(e))
-                    );
-                }
-                h.push_str("</table>");
-            }
-        }
-    }
-    h.push_str("</body></html>\n");
-    h
-}
-
 /// A Markdown summary: where and when, then outcome counts per family.
 pub fn markdown(s: &Summary) -> String {
     let mut m = format!(
@@ -744,5 +593,108 @@ mod tests {
             1,
             "one uncertain byte"
         );
+    }
+
+    #[test]
+    fn html_puts_failures_first() {
+        let h = html(&sample());
+        let failures = h.find("<h2>Failures (1)</h2>").expect("a failures section");
+        let family = h
+            .find("<h2>cp.async (2 cases)</h2>")
+            .expect("a family section");
+        assert!(
+            failures < family,
+            "the failures section comes before the families"
+        );
+        // In the family table the diverging `b<x>` precedes `a` (which sorts first by name).
+        let table = &h[family..];
+        let (b, a) = (
+            table.find(">b&lt;x&gt;</a>").unwrap(),
+            table.find("<td>a</td>").unwrap(),
+        );
+        assert!(b < a, "failures first within a family");
+        assert_eq!(
+            h[failures..family].matches("<tr class=\"row\"").count(),
+            1,
+            "only the failure in the failures section"
+        );
+        assert!(
+            h.contains("href=\"#d1\"") && h.contains("id=\"d1\""),
+            "linked to its divergence"
+        );
+    }
+
+    #[test]
+    fn html_offers_a_filter_for_every_family_and_verdict() {
+        let s = sample();
+        let h = html(&s);
+        for fam in s.counts.keys() {
+            assert!(
+                h.contains(&format!("<option value=\"{fam}\">{fam}</option>")),
+                "family {fam}"
+            );
+        }
+        for v in s.totals.keys() {
+            assert!(
+                h.contains(&format!("<option value=\"{v}\">{v}</option>")),
+                "verdict {v}"
+            );
+        }
+        assert!(h.contains("<option value=\"@failures\">failures only</option>"));
+        assert!(h.contains("<input id=\"f-text\""));
+        assert!(h.contains("data-family=\"tcgen05.cp\" data-verdict=\"not run\" data-fail=\"0\""));
+        assert!(
+            h.contains("<script>") && !h.contains("src=\"http"),
+            "inline script only"
+        );
+    }
+
+    #[test]
+    fn html_lists_every_differing_byte() {
+        let mut s = sample();
+        let n = 100;
+        s.results[1].diffs[0] = RegionDiff {
+            region: "big".into(),
+            expected: (0..n).map(|i| ExpectedByte::Known(i as u8)).collect(),
+            observed: (0..n)
+                .map(|i| if i % 2 == 0 { 0xff } else { i as u8 })
+                .collect(),
+        };
+        let h = html(&s);
+        assert!(h.contains("50 of 100 bytes differ, first at byte 0"), "{h}");
+        assert!(h.contains("<details><summary>all 50 differing bytes of big (table of 50 rows)"));
+        for i in (0..n).step_by(2) {
+            assert!(
+                h.contains(&format!(
+                    "<tr><td>{i}</td><td>{i:#x}</td><td>{i:#04x}</td><td>0xff</td></tr>"
+                )),
+                "byte {i} listed"
+            );
+        }
+        assert_eq!(h.matches("<td>0xff</td></tr>").count(), 50);
+        // A short list stays open.
+        let mut s = sample();
+        s.results[1].diffs[0].expected = vec![ExpectedByte::Known(0); 9];
+        s.results[1].diffs[0].observed = vec![1; 9];
+        let h = html(&s);
+        assert!(h.contains("<p>9 differing bytes:</p>") && !h.contains("<details>"));
+        assert_eq!(h.matches("<td>0x01</td></tr>").count(), 9);
+    }
+
+    #[test]
+    fn html_embeds_the_tensor_pictures_of_a_divergent_case() {
+        let case = ptxconform_reference::case::load_file(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../cases/tensor/gen/load_oob.yaml"
+        )))
+        .unwrap()
+        .remove(0);
+        let s = sample();
+        let h = html_with(&s, &mut |r| {
+            assert_eq!(r.case, "b<x>", "pictures are asked for divergences only");
+            tensor_svg::html(&case, &r.diffs)
+        });
+        assert!(h.contains("<figure class=\"tensor\">"));
+        assert!(h.contains("Tensor loads of the case"));
     }
 }
