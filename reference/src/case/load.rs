@@ -204,7 +204,7 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
 /// tree (a second parse and its memory) would go unused.
 fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) -> Option<Checked> {
     // Most texts are well-formed cases: deserialize first and build the located node tree (a
-    // second YAML parse) only when there is a problem to locate. serde-saphyr's `from_str` reads
+    // second YAML parse) only when there is a problem to locate. serde-saphyr's deserializer reads
     // the whole stream and fails on a second document or a syntax error anywhere, so its success
     // means the located pass would have found this one document with this root.
     let mut first = None;
