@@ -15,10 +15,11 @@
 use std::path::{Path, PathBuf};
 
 use super::error::CaseError;
-use super::loc::{self, Kind, Node, Seg};
+use super::loc::{self, Kind, Lines, Node, ParseError, Seg};
 use super::model::Case;
 use super::validate::{self, Problem, Severity};
 use crate::ptx::lex::Pos;
+use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::granit_parser::{Event, Parser};
 
 /// Everything known about one file: the cases that deserialized, and every located problem.
@@ -31,6 +32,62 @@ pub struct Checked {
     pub notes: Vec<CaseError>,
     /// Indices into `cases` of the cases an error is about.
     pub bad: std::collections::BTreeSet<usize>,
+}
+
+/// The environment variable that sets the most YAML nodes one case file may hold.
+pub const NODES_ENV: &str = "PTXCONFORM_YAML_NODES";
+
+/// The default of [`NODES_ENV`]: a 50 MB file of bytes written as tightly as YAML allows (`0,`
+/// per element) holds 25 million nodes. The limit bounds the memory a file can take (about 50
+/// bytes a node when a problem must be located), not the work, which is linear in the file.
+pub const DEFAULT_MAX_NODES: usize = 25_000_000;
+
+/// The rule named by an error about the node limit (for a file, never for a case).
+const NODE_LIMIT: &str = "node-limit";
+
+/// The node limit from [`NODES_ENV`]'s value, if set (digits, `_` allowed as a separator).
+fn parse_node_limit(value: Option<&str>) -> Result<usize, String> {
+    let Some(v) = value else {
+        return Ok(DEFAULT_MAX_NODES);
+    };
+    let digits = v.trim().replace('_', "");
+    match digits.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "{NODES_ENV}={v:?}: expected a positive whole number of YAML nodes (default {DEFAULT_MAX_NODES})"
+        )),
+    }
+}
+
+fn node_limit() -> Result<usize, String> {
+    parse_node_limit(std::env::var(NODES_ENV).ok().as_deref())
+}
+
+fn over_node_limit(file: &str, at: Pos, limit: usize) -> CaseError {
+    located(
+        file,
+        at,
+        NODE_LIMIT,
+        format!(
+            "the file holds more than {limit} YAML nodes (scalars, sequences and mappings), the \
+             loader's limit; raise it with the environment variable {NODES_ENV} (e.g. \
+             {NODES_ENV}={}) or split the file",
+            limit.saturating_mul(4)
+        ),
+    )
+}
+
+/// serde-saphyr's options for a text under a node limit. Its own budget stops at 250,000 nodes
+/// and 1,000,000 events; here the node limit is ours, events follow from nodes and the text's
+/// length (each event is a node, ends a collection, or consumes text), and the scalar bytes of
+/// a text already in memory are bounded by the text.
+fn yaml_options(text: &str, max_nodes: usize) -> serde_saphyr::Options {
+    let budget = serde_saphyr::budget! {
+        max_nodes: max_nodes,
+        max_events: usize::MAX,
+        max_total_scalar_bytes: text.len().max(serde_saphyr::Budget::default().max_total_scalar_bytes),
+    };
+    serde_saphyr::options! { budget: budget }
 }
 
 fn located(file: &str, at: Pos, path: &str, message: impl Into<String>) -> CaseError {
@@ -68,7 +125,7 @@ fn friendlier(msg: &str) -> &str {
     }
 }
 
-fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> CaseError {
+fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &str) -> CaseError {
     let e = e.without_snippet();
     let at = e
         .location()
@@ -81,23 +138,23 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> Case
     let msg = friendlier(strip_location_suffix(&text));
     let mut at = at;
     let path = match root {
-        Some(r) => {
-            let (mut path, on_key) = r.path_at(at);
+        Some((lines, r)) => {
+            let (mut path, on_key) = r.path_at(lines.offset(at));
             // serde locates a missing field at some key of the mapping that lacks it; point at
             // the mapping instead.
             if on_key && msg.starts_with("missing field") {
                 path.pop();
-                at = r.find(&path).at;
+                at = lines.pos(r.find(&path).start);
             }
-            // Under `flatten` serde locates an unknown field at its mapping; point at the key.
-            // (or, for a flattened enum's variant, at the variant's key): point at the key.
+            // Under `flatten` serde locates an unknown field at its mapping (or, for a
+            // flattened enum's variant, at the variant's key): point at the key.
             if let Some(name) = msg
                 .strip_prefix("unknown field `")
                 .and_then(|m| m.split('`').next())
             {
                 let here = r.find(&path);
                 if let Some((rel, k)) = here.key_below(name) {
-                    at = k.at;
+                    at = lines.pos(k.start);
                     path.extend(rel);
                 }
             }
@@ -112,36 +169,79 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<&Node>, file: &str) -> Case
     located(file, at, &path, msg)
 }
 
+/// The node-limit error for a deserialization that stopped at the limit.
+fn limit_error(e: &serde_saphyr::Error, file: &str, limit: usize) -> Option<CaseError> {
+    match e.without_snippet() {
+        serde_saphyr::Error::Budget {
+            breach: BudgetBreach::Nodes { .. },
+            location,
+        } => {
+            let at = Pos {
+                line: location.line() as usize,
+                col: location.column() as usize,
+            };
+            Some(over_node_limit(file, at, limit))
+        }
+        _ => None,
+    }
+}
+
 /// Load, deserialize and validate every case of one YAML text, collecting every problem.
-/// `origin` names the text in messages (usually its path).
+/// `origin` names the text in messages (usually its path). A text of more YAML nodes than
+/// [`NODES_ENV`] allows (default [`DEFAULT_MAX_NODES`]) has that as its only error.
 pub fn check_str(text: &str, origin: &str) -> Checked {
+    match node_limit() {
+        Ok(limit) => check_limited(text, origin, limit, false).unwrap_or_default(),
+        Err(msg) => Checked {
+            errors: vec![located(origin, Pos { line: 1, col: 1 }, NODE_LIMIT, msg)],
+            ..Checked::default()
+        },
+    }
+}
+
+/// [`check_str`] under a node limit. With `defer_seq_error`, a sequence of cases that does not
+/// deserialize is `None` instead: the caller loads its items apart, and the whole text's located
+/// tree (a second parse and its memory) would go unused.
+fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) -> Option<Checked> {
     // Most texts are well-formed cases: deserialize first and build the located node tree (a
-    // second YAML parse) only when there is a problem to locate. serde-saphyr's `from_str` reads
+    // second YAML parse) only when there is a problem to locate. serde-saphyr's deserializer reads
     // the whole stream and fails on a second document or a syntax error anywhere, so its success
     // means the located pass would have found this one document with this root.
     let mut first = None;
     if let Some(multi) = collection_root(text) {
-        match deserialize(text, multi) {
+        match deserialize(text, multi, limit) {
             Ok(cases) => {
                 let problems = validate::validate_file(&cases);
                 if problems.is_empty() {
-                    return Checked {
+                    return Some(Checked {
                         cases,
                         ..Checked::default()
-                    };
+                    });
                 }
-                if let Ok(docs) = loc::parse(text) {
-                    if let [root] = docs.as_slice() {
-                        return with_problems(cases, &problems, multi, root, text, origin);
+                if let Ok(l) = loc::parse(text, limit) {
+                    if let [root] = l.docs.as_slice() {
+                        let c = with_problems(cases, &problems, multi, &l.lines, root, origin);
+                        return Some(c);
                     }
                 }
                 first = Some((multi, Ok(cases)));
             }
-            // The located pass reuses the error rather than deserializing again.
-            Err(e) => first = Some((multi, Err(e))),
+            Err(e) => {
+                if let Some(over) = limit_error(&e, origin, limit) {
+                    return Some(Checked {
+                        errors: vec![over],
+                        ..Checked::default()
+                    });
+                }
+                if multi && defer_seq_error {
+                    return None;
+                }
+                // The located pass reuses the error rather than deserializing again.
+                first = Some((multi, Err(e)));
+            }
         }
     }
-    located_pass(text, origin, first)
+    Some(located_pass(text, origin, limit, first))
 }
 
 /// Whether the first document's root is a sequence (`Some(true)`) or a mapping (`Some(false)`),
@@ -159,32 +259,42 @@ fn collection_root(text: &str) -> Option<bool> {
     None
 }
 
-fn deserialize(text: &str, multi: bool) -> Result<Vec<Case>, serde_saphyr::Error> {
+fn deserialize(text: &str, multi: bool, limit: usize) -> Result<Vec<Case>, serde_saphyr::Error> {
+    let opts = yaml_options(text, limit);
     if multi {
-        serde_saphyr::from_str::<Vec<Case>>(text)
+        serde_saphyr::from_str_with_options::<Vec<Case>>(text, opts)
     } else {
-        serde_saphyr::from_str::<Case>(text).map(|c| vec![c])
+        serde_saphyr::from_str_with_options::<Case>(text, opts).map(|c| vec![c])
     }
 }
 
 /// [`check_str`] with the located node tree built first (every problem gets a position).
 #[cfg(test)]
 pub(super) fn check_located(text: &str, origin: &str) -> Checked {
-    located_pass(text, origin, None)
+    located_pass(text, origin, DEFAULT_MAX_NODES, None)
 }
 
 /// The located pass; `first` is a deserialization of `text` already tried (sequence root or not).
 fn located_pass(
     text: &str,
     origin: &str,
+    limit: usize,
     mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>,
 ) -> Checked {
     let mut out = Checked::default();
-    let docs = match loc::parse(text) {
-        Ok(d) => d,
-        Err(scan) => {
+    let located_tree = match loc::parse(text, limit) {
+        Ok(l) => l,
+        Err(ParseError::TooManyNodes { at }) => {
+            let at = crate::ptx::lex::locate(text, at);
+            out.errors.push(over_node_limit(origin, at, limit));
+            return out;
+        }
+        Err(ParseError::Syntax(scan)) => {
             // Prefer serde-saphyr's wording of the syntax error; fall back to the scanner's.
-            let e = match serde_saphyr::from_str::<serde::de::IgnoredAny>(text) {
+            let e = match serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(
+                text,
+                yaml_options(text, limit),
+            ) {
                 Err(e) => serde_error(&e, None, origin),
                 Ok(_) => {
                     let m = scan.marker();
@@ -203,13 +313,14 @@ fn located_pass(
             return out;
         }
     };
-    let root = match docs.as_slice() {
+    let lines = &located_tree.lines;
+    let root = match located_tree.docs.as_slice() {
         [] => return out,
         [root] => root,
         [_, second, ..] => {
             out.errors.push(located(
                 origin,
-                second.at,
+                lines.pos(second.start),
                 "yaml",
                 "a case file holds one YAML document (a case, or a sequence of cases); found another document",
             ));
@@ -218,7 +329,7 @@ fn located_pass(
     };
     let mut deserialized = |multi: bool| match first.take() {
         Some((m, r)) if m == multi => r,
-        _ => deserialize(text, multi),
+        _ => deserialize(text, multi, limit),
     };
     let (cases, multi) = match &root.kind {
         Kind::Map(_) => (deserialized(false), false),
@@ -227,7 +338,7 @@ fn located_pass(
         _ => {
             out.errors.push(located(
                 origin,
-                root.at,
+                lines.pos(root.start),
                 "case",
                 "expected a case (a mapping) or a sequence of cases",
             ));
@@ -237,12 +348,13 @@ fn located_pass(
     let cases = match cases {
         Ok(c) => c,
         Err(e) => {
-            out.errors.push(serde_error(&e, Some(root), origin));
+            out.errors
+                .push(serde_error(&e, Some((lines, root)), origin));
             return out;
         }
     };
     let problems = validate::validate_file(&cases);
-    with_problems(cases, &problems, multi, root, text, origin)
+    with_problems(cases, &problems, multi, lines, root, origin)
 }
 
 /// The deserialized cases with their validation problems located in the tree under `root`.
@@ -250,8 +362,8 @@ fn with_problems(
     cases: Vec<Case>,
     problems: &[Problem],
     multi: bool,
+    lines: &Lines,
     root: &Node,
-    text: &str,
     origin: &str,
 ) -> Checked {
     let mut out = Checked::default();
@@ -261,7 +373,7 @@ fn with_problems(
         } else {
             Vec::new()
         };
-        let e = locate_problem(p, root, &prefix, text, origin);
+        let e = locate_problem(p, lines, root, &prefix, origin);
         match p.severity {
             Severity::Error => {
                 out.errors.push(e);
@@ -276,13 +388,19 @@ fn with_problems(
     out
 }
 
-fn locate_problem(p: &Problem, root: &Node, prefix: &[Seg], text: &str, origin: &str) -> CaseError {
+fn locate_problem(
+    p: &Problem,
+    lines: &Lines,
+    root: &Node,
+    prefix: &[Seg],
+    origin: &str,
+) -> CaseError {
     let mut full = prefix.to_vec();
     full.extend(p.path.iter().cloned());
     let node = root.find(&full);
     let at = match p.offset {
-        Some(off) => node.inner_pos(text, off),
-        None => node.at,
+        Some(off) => node.inner_pos(lines, off),
+        None => lines.pos(node.start),
     };
     let path = if full.is_empty() {
         "case".to_string()
@@ -305,36 +423,65 @@ pub fn load_str(text: &str, origin: &str) -> Result<Vec<Case>, CaseError> {
 /// Load one YAML text case by case: every good case, and an error for every bad one, so that one
 /// bad case loses no other. A sequence of cases that does not deserialize as a whole is split at
 /// its top-level items (`- ` in column 1) and each item loaded alone, at its place in the file.
+/// A text over the node limit is one error for the whole text.
 pub fn load_each(text: &str, origin: &str) -> (Vec<Case>, Vec<CaseError>) {
-    let c = check_str(text, origin);
-    if c.errors.is_empty() || !c.cases.is_empty() {
+    let limit = match node_limit() {
+        Ok(l) => l,
+        Err(msg) => {
+            return (
+                vec![],
+                vec![located(origin, Pos { line: 1, col: 1 }, NODE_LIMIT, msg)],
+            )
+        }
+    };
+    load_each_limited(text, origin, limit)
+}
+
+fn load_each_limited(text: &str, origin: &str, limit: usize) -> (Vec<Case>, Vec<CaseError>) {
+    let starts = item_starts(text);
+    let split = starts.len() >= 2;
+    let Some(c) = check_limited(text, origin, limit, split) else {
+        return load_items(text, &starts, origin, limit);
+    };
+    let over = c.errors.iter().any(|e| e.path == NODE_LIMIT);
+    if c.errors.is_empty() || !c.cases.is_empty() || over || !split {
         let good = c.cases.into_iter().enumerate();
         let good = good.filter(|(i, _)| !c.bad.contains(i)).map(|(_, x)| x);
         return (good.collect(), c.errors);
     }
-    let starts: Vec<usize> = text
-        .split_inclusive('\n')
-        .scan(0, |at, l| {
-            let start = *at;
-            *at += l.len();
-            Some((start, l))
-        })
-        .filter(|(_, l)| l.starts_with("- ") || l.trim_end() == "-")
-        .map(|(start, _)| start)
-        .collect();
-    if starts.len() < 2 {
-        return (Vec::new(), c.errors);
+    load_items(text, &starts, origin, limit)
+}
+
+/// Where each top-level item (`- ` in column 1) of `text` starts, with the number of lines
+/// before it, counted in one pass.
+fn item_starts(text: &str) -> Vec<(usize, usize)> {
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for (line, l) in text.split_inclusive('\n').enumerate() {
+        if l.starts_with("- ") || l.trim_end() == "-" {
+            starts.push((at, line));
+        }
+        at += l.len();
     }
+    starts
+}
+
+/// [`load_each`] of a sequence of cases item by item, each at its place in the file.
+fn load_items(
+    text: &str,
+    starts: &[(usize, usize)],
+    origin: &str,
+    limit: usize,
+) -> (Vec<Case>, Vec<CaseError>) {
     let (mut cases, mut errors) = (Vec::new(), Vec::new());
     let mut seen = std::collections::HashSet::new();
-    for (k, &a) in starts.iter().enumerate() {
-        let b = starts.get(k + 1).copied().unwrap_or(text.len());
-        // Blank lines in front keep every line number of the item what it is in the file.
-        let lines_before = text[..a].matches('\n').count();
-        let item = format!("{}{}", "\n".repeat(lines_before), &text[a..b]);
-        let one = check_str(&item, origin);
+    for (k, &(a, lines_before)) in starts.iter().enumerate() {
+        let b = starts.get(k + 1).map_or(text.len(), |s| s.0);
+        // The item starts a line, so its positions are the file's, lines_before lines down.
+        let one = check_limited(&text[a..b], origin, limit, false).unwrap_or_default();
         // The item is case [k] of the file, not [0] of its own text.
         errors.extend(one.errors.into_iter().map(|mut e| {
+            e.line += lines_before;
             if let Some(rest) = e.path.strip_prefix("[0]") {
                 e.path = format!("[{k}]{rest}");
             }

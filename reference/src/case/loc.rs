@@ -1,28 +1,142 @@
-//! A located view of a YAML text: the node tree with the source position of every node, built
+//! A located view of a YAML text: the node tree with the source extent of every node, built
 //! from the YAML event stream. serde gives us typed values without positions (and `Spanned` loses
 //! them under `flatten`/`untagged`, which the schema uses), so validation looks positions up here
 //! by field path after deserializing.
+//!
+//! Nodes keep byte offsets only; [`Lines`] turns an offset into a line and column on demand, in
+//! time independent of the line's length, so a case file whose megabytes of data sit on one line
+//! locates as fast as one spread over many lines.
+
+use std::borrow::Cow;
 
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, ScanError};
 
-use crate::ptx::lex::{locate, LineIndex, Pos};
+use crate::ptx::lex::Pos;
 
-/// One YAML node with its source extent (`start..end` in bytes of the text).
+/// Bytes per block of [`Lines`]' character-count checkpoints: the most a lookup scans.
+const BLOCK: usize = 4096;
+
+/// Line and column of byte offsets in one text: the line starts, and the number of characters
+/// before every `BLOCK`-th byte, both found in one pass. A lookup is a binary search plus a count
+/// of at most `BLOCK` bytes, however long the line (a column counts characters, so a line of
+/// non-ASCII text cannot be measured in bytes).
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    /// Byte offset of the start of every line (the first is 0).
+    starts: Vec<usize>,
+    /// Characters in `text[..k * BLOCK]`, for every block `k`.
+    chars_at_block: Vec<usize>,
+    /// Bytes counted by lookups so far (tests assert a lookup's work is bounded).
+    #[cfg(test)]
+    scanned: std::cell::Cell<usize>,
+}
+
+/// Characters in UTF-8 `bytes` that may start or end mid-character: the bytes that begin one.
+fn char_starts(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let bytes = text.as_bytes();
+        let starts = std::iter::once(0)
+            .chain(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        let mut chars_at_block = vec![0];
+        let mut total = 0;
+        for block in bytes.chunks(BLOCK) {
+            total += char_starts(block);
+            chars_at_block.push(total);
+        }
+        Lines {
+            text,
+            starts,
+            chars_at_block,
+            #[cfg(test)]
+            scanned: std::cell::Cell::new(0),
+        }
+    }
+
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// Characters in `text[..offset]` (`offset` on a character boundary).
+    fn chars_before(&self, offset: usize) -> usize {
+        let block = offset / BLOCK;
+        let tail = &self.text.as_bytes()[block * BLOCK..offset];
+        #[cfg(test)]
+        self.scanned.set(self.scanned.get() + tail.len());
+        self.chars_at_block[block] + char_starts(tail)
+    }
+
+    fn boundary_at_or_before(&self, offset: usize) -> usize {
+        let mut b = offset.min(self.text.len());
+        while !self.text.is_char_boundary(b) {
+            b -= 1;
+        }
+        b
+    }
+
+    /// 1-based line and column (in characters) of byte `offset`.
+    pub fn pos(&self, offset: usize) -> Pos {
+        let offset = self.boundary_at_or_before(offset);
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let line_start = self.starts[line - 1];
+        Pos {
+            line,
+            col: self.chars_before(offset) - self.chars_before(line_start) + 1,
+        }
+    }
+
+    /// The byte offset of `p` ([`Lines::pos`] inverted), clamped to the text and to the end of
+    /// its line.
+    pub fn offset(&self, p: Pos) -> usize {
+        let line = p.line.clamp(1, self.starts.len());
+        let line_start = self.starts[line - 1];
+        let line_end = self
+            .starts
+            .get(line)
+            .map(|&s| s - 1)
+            .unwrap_or(self.text.len());
+        let target = self.chars_before(line_start) + p.col.max(1) - 1;
+        // The last block starting at or before the target character, but not before the line.
+        let block = self.chars_at_block.partition_point(|&c| c <= target) - 1;
+        let mut from = (block * BLOCK).clamp(line_start, line_end);
+        while !self.text.is_char_boundary(from) {
+            from += 1;
+        }
+        let skip = target.saturating_sub(self.chars_before(from));
+        self.text[from..line_end]
+            .char_indices()
+            .nth(skip)
+            .map(|(i, _)| from + i)
+            .unwrap_or(line_end)
+    }
+}
+
+/// One YAML node with its source extent (`start..end` in bytes of the text). Scalars borrow
+/// their value from the text where the parser could (plain scalars): a file of millions of
+/// numbers keeps no copy of them.
 #[derive(Clone, Debug)]
-pub(crate) struct Node {
-    pub at: Pos,
-    pub end_at: Pos,
+pub(crate) struct Node<'a> {
     pub start: usize,
     pub end: usize,
-    pub kind: Kind,
+    pub kind: Kind<'a>,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) enum Kind {
-    Scalar(String, ScalarStyle),
-    Seq(Vec<Node>),
+pub(crate) enum Kind<'a> {
+    Scalar(Cow<'a, str>, ScalarStyle),
+    Seq(Vec<Node<'a>>),
     /// Keys are nodes too (their positions locate unknown-field and duplicate errors).
-    Map(Vec<(Node, Node)>),
+    Map(Vec<(Node<'a>, Node<'a>)>),
     /// `*alias`: located where it is used.
     Alias,
 }
@@ -55,40 +169,37 @@ pub(crate) fn path_string(path: &[Seg]) -> String {
     s
 }
 
-enum Frame {
-    Seq(usize, Vec<Node>),
-    Map(usize, Vec<(Node, Node)>, Option<Node>),
+/// A parsed text: its documents' node trees and the index that locates their offsets.
+pub(crate) struct Located<'a> {
+    pub lines: Lines<'a>,
+    pub docs: Vec<Node<'a>>,
+}
+
+/// Why a text has no located tree.
+#[derive(Debug)]
+pub(crate) enum ParseError {
+    Syntax(ScanError),
+    /// More than the allowed number of nodes; `at` is the byte offset of the first one too many.
+    TooManyNodes {
+        at: usize,
+    },
+}
+
+enum Frame<'a> {
+    Seq(usize, Vec<Node<'a>>),
+    Map(usize, Vec<(Node<'a>, Node<'a>)>, Option<Node<'a>>),
 }
 
 fn byte_of(text: &str, m: &serde_saphyr::granit_parser::Marker) -> usize {
-    let b = match m.byte_offset() {
-        Some(b) => b,
-        // Only string input is parsed here, which carries byte offsets; fall back to chars.
-        None => text
-            .char_indices()
-            .nth(m.index())
-            .map(|(b, _)| b)
-            .unwrap_or(text.len()),
-    };
-    let mut b = b.min(text.len());
+    // String input carries byte offsets; without one, the end of the text is as good as any.
+    let mut b = m.byte_offset().unwrap_or(text.len()).min(text.len());
     while !text.is_char_boundary(b) {
         b -= 1;
     }
     b
 }
 
-fn node(lines: &LineIndex, start: usize, end: usize, kind: Kind) -> Node {
-    let end = end.max(start);
-    Node {
-        at: lines.locate(start),
-        end_at: lines.locate(end),
-        start,
-        end,
-        kind,
-    }
-}
-
-fn attach(stack: &mut [Frame], docs: &mut Vec<Node>, n: Node) {
+fn attach<'a>(stack: &mut [Frame<'a>], docs: &mut Vec<Node<'a>>, n: Node<'a>) {
     match stack.last_mut() {
         None => docs.push(n),
         Some(Frame::Seq(_, items)) => items.push(n),
@@ -99,67 +210,103 @@ fn attach(stack: &mut [Frame], docs: &mut Vec<Node>, n: Node) {
     }
 }
 
-/// Parse `text` into its documents' node trees.
-pub(crate) fn parse(text: &str) -> Result<Vec<Node>, ScanError> {
+/// Parse `text` into its documents' node trees, refusing more than `max_nodes` nodes (scalars,
+/// sequences and mappings, as serde-saphyr counts them).
+pub(crate) fn parse(text: &str, max_nodes: usize) -> Result<Located<'_>, ParseError> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut docs = Vec::new();
-    let lines = LineIndex::new(text);
+    let mut nodes = 0usize;
     for ev in Parser::new_from_str(text) {
-        let (ev, span) = ev?;
+        let (ev, span) = ev.map_err(ParseError::Syntax)?;
         let s = byte_of(text, &span.start);
-        let e = byte_of(text, &span.end);
+        let e = byte_of(text, &span.end).max(s);
+        if matches!(
+            ev,
+            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..)
+        ) {
+            nodes += 1;
+            if nodes > max_nodes {
+                return Err(ParseError::TooManyNodes { at: s });
+            }
+        }
         match ev {
-            Event::Scalar(v, style, _, _) => attach(
-                &mut stack,
-                &mut docs,
-                node(&lines, s, e, Kind::Scalar(v.into_owned(), style)),
-            ),
-            Event::Alias(_) => attach(&mut stack, &mut docs, node(&lines, s, e, Kind::Alias)),
+            Event::Scalar(v, style, _, _) => {
+                let n = Node {
+                    start: s,
+                    end: e,
+                    kind: Kind::Scalar(v, style),
+                };
+                attach(&mut stack, &mut docs, n)
+            }
+            Event::Alias(_) => {
+                let n = Node {
+                    start: s,
+                    end: e,
+                    kind: Kind::Alias,
+                };
+                attach(&mut stack, &mut docs, n)
+            }
             Event::SequenceStart(..) => stack.push(Frame::Seq(s, Vec::new())),
             Event::MappingStart(..) => stack.push(Frame::Map(s, Vec::new(), None)),
             Event::SequenceEnd | Event::MappingEnd => {
-                let n = match stack.pop() {
-                    Some(Frame::Seq(start, items)) => node(&lines, start, e, Kind::Seq(items)),
-                    Some(Frame::Map(start, pairs, _)) => node(&lines, start, e, Kind::Map(pairs)),
+                let (start, kind) = match stack.pop() {
+                    Some(Frame::Seq(start, mut items)) => {
+                        items.shrink_to_fit();
+                        (start, Kind::Seq(items))
+                    }
+                    Some(Frame::Map(start, mut pairs, _)) => {
+                        pairs.shrink_to_fit();
+                        (start, Kind::Map(pairs))
+                    }
                     None => continue,
+                };
+                let n = Node {
+                    start,
+                    end: e.max(start),
+                    kind,
                 };
                 attach(&mut stack, &mut docs, n);
             }
             _ => {}
         }
     }
-    Ok(docs)
+    Ok(Located {
+        lines: Lines::new(text),
+        docs,
+    })
 }
 
-impl Node {
-    pub fn get(&self, k: &str) -> Option<&Node> {
+impl<'a> Node<'a> {
+    fn is_key(&self, k: &str) -> bool {
+        matches!(&self.kind, Kind::Scalar(s, _) if s == k)
+    }
+    pub fn get(&self, k: &str) -> Option<&Node<'a>> {
         match &self.kind {
-            Kind::Map(pairs) => pairs
-                .iter()
-                .find(|(kn, _)| matches!(&kn.kind, Kind::Scalar(s, _) if s == k))
-                .map(|(_, v)| v),
+            Kind::Map(pairs) => pairs.iter().find(|(kn, _)| kn.is_key(k)).map(|(_, v)| v),
             _ => None,
         }
     }
     /// The key `k` in this mapping, or in a mapping one level below it, with its path from here.
-    pub fn key_below(&self, k: &str) -> Option<(Vec<Seg>, &Node)> {
-        let is_k = |kn: &Node| matches!(&kn.kind, Kind::Scalar(s, _) if s == k);
+    pub fn key_below(&self, k: &str) -> Option<(Vec<Seg>, &Node<'a>)> {
         let Kind::Map(pairs) = &self.kind else {
             return None;
         };
-        if let Some((kn, _)) = pairs.iter().find(|(kn, _)| is_k(kn)) {
+        if let Some((kn, _)) = pairs.iter().find(|(kn, _)| kn.is_key(k)) {
             return Some((vec![Seg::Key(k.to_string())], kn));
         }
         for (kn, v) in pairs {
             if let (Kind::Scalar(name, _), Kind::Map(inner)) = (&kn.kind, &v.kind) {
-                if let Some((ik, _)) = inner.iter().find(|(ik, _)| is_k(ik)) {
-                    return Some((vec![Seg::Key(name.clone()), Seg::Key(k.to_string())], ik));
+                if let Some((ik, _)) = inner.iter().find(|(ik, _)| ik.is_key(k)) {
+                    return Some((
+                        vec![Seg::Key(name.to_string()), Seg::Key(k.to_string())],
+                        ik,
+                    ));
                 }
             }
         }
         None
     }
-    pub fn idx(&self, i: usize) -> Option<&Node> {
+    pub fn idx(&self, i: usize) -> Option<&Node<'a>> {
         match &self.kind {
             Kind::Seq(items) => items.get(i),
             _ => None,
@@ -167,7 +314,7 @@ impl Node {
     }
     /// The node at `path`, or the deepest node on the way (a default-filled or merged field has
     /// no node of its own; its nearest ancestor locates it).
-    pub fn find(&self, path: &[Seg]) -> &Node {
+    pub fn find(&self, path: &[Seg]) -> &Node<'a> {
         let mut n = self;
         for seg in path {
             let next = match seg {
@@ -182,12 +329,12 @@ impl Node {
         n
     }
 
-    fn contains(&self, p: Pos) -> bool {
-        self.at <= p && (p < self.end_at || p == self.at)
+    fn contains(&self, offset: usize) -> bool {
+        self.start <= offset && (offset < self.end || offset == self.start)
     }
 
-    /// The field path of the innermost node at `p`, and whether `p` is on a mapping key.
-    pub fn path_at(&self, p: Pos) -> (Vec<Seg>, bool) {
+    /// The field path of the innermost node at byte `offset`, and whether it is on a mapping key.
+    pub fn path_at(&self, offset: usize) -> (Vec<Seg>, bool) {
         let mut path = Vec::new();
         let mut n = self;
         'down: loop {
@@ -195,14 +342,14 @@ impl Node {
                 Kind::Map(pairs) => {
                     for (k, v) in pairs {
                         let name = match &k.kind {
-                            Kind::Scalar(s, _) => s.clone(),
+                            Kind::Scalar(s, _) => s.to_string(),
                             _ => "?".to_string(),
                         };
-                        if k.contains(p) {
+                        if k.contains(offset) {
                             path.push(Seg::Key(name));
                             return (path, true);
                         }
-                        if v.contains(p) {
+                        if v.contains(offset) {
                             path.push(Seg::Key(name));
                             n = v;
                             continue 'down;
@@ -211,14 +358,18 @@ impl Node {
                     return (path, false);
                 }
                 Kind::Seq(items) => {
-                    for (i, v) in items.iter().enumerate() {
-                        if v.contains(p) {
+                    // Items are in source order: the last one starting at or before `offset`
+                    // is the only candidate (a linear scan would make locating in a long
+                    // sequence quadratic over its errors).
+                    let i = items.partition_point(|v| v.start <= offset);
+                    match i.checked_sub(1).filter(|&i| items[i].contains(offset)) {
+                        Some(i) => {
                             path.push(Seg::Idx(i));
-                            n = v;
+                            n = &items[i];
                             continue 'down;
                         }
+                        None => return (path, false),
                     }
-                    return (path, false);
                 }
                 _ => return (path, false),
             }
@@ -230,10 +381,11 @@ impl Node {
     /// folded blocks and multi-line flow scalars the value's characters are matched in order
     /// against the source (line folds match any whitespace), which lands on the right character
     /// unless the text around it was produced by an escape such as `\t`.
-    pub fn inner_pos(&self, text: &str, offset: usize) -> Pos {
+    pub fn inner_pos(&self, lines: &Lines, offset: usize) -> Pos {
         let Kind::Scalar(value, style) = &self.kind else {
-            return self.at;
+            return lines.pos(self.start);
         };
+        let text = lines.text();
         let mut offset = offset.min(value.len());
         while !value.is_char_boundary(offset) {
             offset -= 1;
@@ -241,7 +393,7 @@ impl Node {
         let raw_end = self.end.min(text.len()).max(self.start);
         let raw = &text[self.start..raw_end];
         match style {
-            ScalarStyle::Literal => literal_pos(self, value, offset),
+            ScalarStyle::Literal => literal_pos(lines.pos(self.start), value, offset),
             ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted if !raw.contains('\n') => {
                 let q = raw.chars().next().map(|c| c.len_utf8()).unwrap_or(0);
                 let map = quoted_map(&raw[q..], *style == ScalarStyle::DoubleQuoted);
@@ -250,13 +402,13 @@ impl Node {
                     .get(ci)
                     .copied()
                     .unwrap_or(raw.len().saturating_sub(q + 1));
-                locate(text, self.start + q + b)
+                lines.pos(self.start + q + b)
             }
             ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
                 let q = raw.chars().next().map(|c| c.len_utf8()).unwrap_or(0);
-                greedy_pos(text, self.start + q, &raw[q..], value, offset)
+                greedy_pos(lines, self.start + q, &raw[q..], value, offset)
             }
-            _ => greedy_pos(text, self.start, raw, value, offset),
+            _ => greedy_pos(lines, self.start, raw, value, offset),
         }
     }
 }
@@ -294,22 +446,22 @@ fn quoted_map(body: &str, double: bool) -> Vec<usize> {
 
 /// Literal blocks keep lines one to one: value line k is source line k of the block (whose
 /// span starts at its first content character, after the indentation).
-fn literal_pos(n: &Node, value: &str, offset: usize) -> Pos {
+fn literal_pos(at: Pos, value: &str, offset: usize) -> Pos {
     let before = &value[..offset];
     let k = before.matches('\n').count();
     let col = before[before.rfind('\n').map(|i| i + 1).unwrap_or(0)..]
         .chars()
         .count();
     Pos {
-        line: n.at.line + k,
-        col: n.at.col + col,
+        line: at.line + k,
+        col: at.col + col,
     }
 }
 
 /// Match the value's characters in order against the source text `raw` (which begins at byte
-/// `base` of `text`; line folds match any whitespace) and return where the character at
+/// `base` of the text; line folds match any whitespace) and return where the character at
 /// `offset` came from.
-fn greedy_pos(text: &str, base: usize, raw: &str, value: &str, offset: usize) -> Pos {
+fn greedy_pos(lines: &Lines, base: usize, raw: &str, value: &str, offset: usize) -> Pos {
     let src: Vec<(usize, char)> = raw.char_indices().collect();
     let mut si = 0;
     for (vi, vc) in value.char_indices() {
@@ -321,37 +473,39 @@ fn greedy_pos(text: &str, base: usize, raw: &str, value: &str, offset: usize) ->
             }
         });
         let Some(j) = found else {
-            return locate(text, base + raw.len());
+            return lines.pos(base + raw.len());
         };
         if vi >= offset {
-            return locate(text, base + src[j].0);
+            return lines.pos(base + src[j].0);
         }
         si = j + 1;
     }
     // Offset at the end of the value: just past the last matched character.
     let b = src.get(si).map(|x| x.0).unwrap_or(raw.len());
-    locate(text, base + b)
+    lines.pos(base + b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn scalar_at<'a>(root: &'a Node, path: &[Seg]) -> &'a Node {
-        root.find(path)
+    fn parse(t: &str) -> Located<'_> {
+        super::parse(t, usize::MAX).unwrap()
     }
 
     #[test]
     fn positions_and_paths() {
         let t = "a: 1\nb:\n  - x\n  - { c: hello }\n";
-        let docs = parse(t).unwrap();
+        let l = parse(t);
+        let docs = &l.docs;
         assert_eq!(docs.len(), 1);
-        let c = scalar_at(&docs[0], &[key("b"), Seg::Idx(1), key("c")]);
-        assert_eq!(c.at, Pos { line: 4, col: 10 });
-        let (p, on_key) = docs[0].path_at(Pos { line: 4, col: 12 });
+        let c = docs[0].find(&[key("b"), Seg::Idx(1), key("c")]);
+        assert_eq!(l.lines.pos(c.start), Pos { line: 4, col: 10 });
+        let at = |line, col| l.lines.offset(Pos { line, col });
+        let (p, on_key) = docs[0].path_at(at(4, 12));
         assert_eq!(path_string(&p), "b[1].c");
         assert!(!on_key);
-        let (p, on_key) = docs[0].path_at(Pos { line: 4, col: 7 });
+        let (p, on_key) = docs[0].path_at(at(4, 7));
         assert_eq!(path_string(&p), "b[1].c");
         assert!(on_key);
     }
@@ -368,47 +522,47 @@ mod tests {
             ("k: \"a\\x41b X\"\n", 12),
         ];
         for (t, col) in cases {
-            let docs = parse(t).unwrap();
-            let n = docs[0].get("k").unwrap();
+            let l = parse(t);
+            let n = l.docs[0].get("k").unwrap();
             let Kind::Scalar(v, _) = &n.kind else {
                 panic!()
             };
             let off = v.find('X').unwrap();
-            assert_eq!(n.inner_pos(t, off), Pos { line: 1, col }, "{t:?}");
+            assert_eq!(n.inner_pos(&l.lines, off), Pos { line: 1, col }, "{t:?}");
         }
     }
 
     #[test]
     fn inner_positions_multiline() {
         let t = "k: |\n  first\n    second X\n";
-        let docs = parse(t).unwrap();
-        let n = docs[0].get("k").unwrap();
+        let l = parse(t);
+        let n = l.docs[0].get("k").unwrap();
         let Kind::Scalar(v, _) = &n.kind else {
             panic!()
         };
         assert_eq!(
-            n.inner_pos(t, v.find('X').unwrap()),
+            n.inner_pos(&l.lines, v.find('X').unwrap()),
             Pos { line: 3, col: 12 }
         );
         let t = "k: >\n  first\n  second X\n";
-        let docs = parse(t).unwrap();
-        let n = docs[0].get("k").unwrap();
+        let l = parse(t);
+        let n = l.docs[0].get("k").unwrap();
         let Kind::Scalar(v, _) = &n.kind else {
             panic!()
         };
         assert_eq!(
-            n.inner_pos(t, v.find('X').unwrap()),
+            n.inner_pos(&l.lines, v.find('X').unwrap()),
             Pos { line: 3, col: 10 }
         );
         let t = "k: first\n  second X\n";
-        let docs = parse(t).unwrap();
-        let n = docs[0].get("k").unwrap();
+        let l = parse(t);
+        let n = l.docs[0].get("k").unwrap();
         let Kind::Scalar(v, _) = &n.kind else {
             panic!()
         };
         assert_eq!(v, "first second X");
         assert_eq!(
-            n.inner_pos(t, v.find('X').unwrap()),
+            n.inner_pos(&l.lines, v.find('X').unwrap()),
             Pos { line: 2, col: 10 }
         );
     }
@@ -426,13 +580,86 @@ mod tests {
             }).collect();
             let q = if double { '"' } else { '\'' };
             let t = format!("k: {q}{}{q}\n", enc.concat());
-            let docs = parse(&t).unwrap();
-            let n = docs[0].get("k").unwrap();
+            let l = parse(&t);
+            let n = l.docs[0].get("k").unwrap();
             let mut col = 5;
             for ((off, _), e) in v.char_indices().zip(&enc) {
-                proptest::prop_assert_eq!(n.inner_pos(&t, off), Pos { line: 1, col }, "{:?}", t);
+                proptest::prop_assert_eq!(n.inner_pos(&l.lines, off), Pos { line: 1, col }, "{:?}", t);
                 col += e.chars().count();
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// `Lines` agrees with the one-off `lex::locate` everywhere, across block boundaries and
+        /// multi-byte characters, and `offset` inverts `pos`.
+        #[test]
+        fn lines_agree_with_locate(
+            parts in proptest::collection::vec(("[a\u{e9}\u{20ac}\u{1f600}]{0,3000}", proptest::bool::ANY), 1..6),
+            picks in proptest::collection::vec(0usize..1_000_000, 1..40),
+        ) {
+            let t: String = parts.iter().map(|(s, nl)| format!("{s}{}", if *nl { "\n" } else { "" })).collect();
+            let lines = Lines::new(&t);
+            let bounds: Vec<usize> = t.char_indices().map(|(i, _)| i).chain([t.len()]).collect();
+            for k in picks {
+                let off = bounds[k % bounds.len()];
+                let p = lines.pos(off);
+                proptest::prop_assert_eq!(p, crate::ptx::lex::locate(&t, off));
+                proptest::prop_assert_eq!(lines.offset(p), off);
+            }
+        }
+    }
+
+    /// A lookup scans at most two blocks, wherever on however long a line: locating every node
+    /// of a file is linear in the file, not quadratic in the length of its lines.
+    #[test]
+    fn lookups_do_bounded_work_on_long_lines() {
+        let n = 300_000;
+        let t = format!(
+            "k: [{}]\n",
+            (0..n)
+                .map(|i| (i % 256).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let l = parse(&t);
+        let Kind::Seq(items) = &l.docs[0].get("k").unwrap().kind else {
+            panic!()
+        };
+        assert_eq!(items.len(), n);
+        assert_eq!(
+            l.lines.scanned.get(),
+            0,
+            "building the tree locates nothing"
+        );
+        let last = &items[n - 1];
+        let col = t.rfind(", ").unwrap() + 3;
+        assert_eq!(l.lines.pos(last.start), Pos { line: 1, col });
+        assert_eq!(
+            l.docs[0].path_at(last.start).0,
+            vec![key("k"), Seg::Idx(n - 1)]
+        );
+        let before = l.lines.scanned.get();
+        assert!(
+            before <= 2 * BLOCK,
+            "{before} bytes scanned for one position"
+        );
+        for item in items.iter().step_by(1000) {
+            let p = l.lines.pos(item.start);
+            assert_eq!(l.lines.offset(p), item.start);
+        }
+        let per_lookup = (l.lines.scanned.get() - before) / (2 * n.div_ceil(1000));
+        assert!(per_lookup <= 2 * BLOCK, "{per_lookup} bytes per lookup");
+    }
+
+    #[test]
+    fn node_limit_stops_the_parse() {
+        let t = "a: [1, 2, 3]\n";
+        // The mapping, the key, the sequence and its three items.
+        assert!(super::parse(t, 6).is_ok());
+        match super::parse(t, 5) {
+            Err(ParseError::TooManyNodes { at }) => assert_eq!(&t[at..at + 1], "3"),
+            other => panic!("{:?}", other.map(|l| l.docs.len())),
         }
     }
 }
