@@ -38,6 +38,8 @@ enum Cmd {
     Merge(ptxconform::merge::MergeArgs),
     /// The undefined-behaviour rules the model classifies (a Markdown table).
     Rules(cli::rules::RulesArgs),
+    /// The JSON Schema of case files (docs/case.schema.json), for editors.
+    Schema(cli::schema::SchemaArgs),
 }
 
 /// Like other Unix tools, end quietly when the reader of our output goes away (`run | head`).
@@ -87,6 +89,7 @@ fn main() {
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
         Cmd::Merge(a) => ptxconform::merge::main(&a),
         Cmd::Rules(a) => cli::rules::main(&a),
+        Cmd::Schema(a) => cli::schema::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),

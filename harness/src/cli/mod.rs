@@ -4,5 +4,6 @@ pub mod coverage;
 pub mod emit;
 pub mod explain;
 pub mod rules;
+pub mod schema;
 pub mod syntax;
 pub mod tensormaps;
