@@ -40,6 +40,8 @@ enum Cmd {
     Rules(cli::rules::RulesArgs),
     /// The JSON Schema of case files (docs/case.schema.json), for editors.
     Schema(cli::schema::SchemaArgs),
+    /// Print a commented starter case for an instruction family (--list: the families).
+    New(cli::new::NewArgs),
 }
 
 /// Like other Unix tools, end quietly when the reader of our output goes away (`run | head`).
@@ -90,6 +92,7 @@ fn main() {
         Cmd::Merge(a) => ptxconform::merge::main(&a),
         Cmd::Rules(a) => cli::rules::main(&a),
         Cmd::Schema(a) => cli::schema::main(&a),
+        Cmd::New(a) => cli::new::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),
