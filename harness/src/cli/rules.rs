@@ -31,6 +31,9 @@ const COPY_RULES: &[(&str, &str, &str)] = &[
 ];
 
 /// A reference source file: its path in the repository and its text.
+type Source = (&'static str, &'static str);
+
+/// The [`Source`] of a file under `reference/src/`.
 macro_rules! src {
     ($path:literal) => {
         (
@@ -43,7 +46,7 @@ macro_rules! src {
 /// The modules that name model positions (`A-…` ids): their `ASSUMPTIONS` lists, and the module
 /// sources whose doc comments state each one as `- A-ID: text` (read at build time, so the page
 /// quotes the statement the code carries).
-const POSITIONS: &[(&[&str], &[(&str, &str)])] = &[
+const POSITIONS: &[(&[&str], &[Source])] = &[
     (
         exec::ASSUMPTIONS,
         &[src!("sem/exec.rs"), src!("sem/exec/tcgen05.rs")],
@@ -55,7 +58,7 @@ const POSITIONS: &[(&[&str], &[(&str, &str)])] = &[
 
 /// The first sentence of the `- ID: …` item of a module's doc comment (continuation lines
 /// joined), and the module that states it.
-fn stated(sources: &[(&'static str, &str)], id: &str) -> Option<(&'static str, String)> {
+fn stated(sources: &[Source], id: &str) -> Option<(&'static str, String)> {
     let head = format!("//! - {id}:");
     sources.iter().find_map(|(path, src)| {
         let mut lines = src.lines().skip_while(|l| !l.starts_with(&head));

@@ -321,9 +321,9 @@ pub enum StepOp {
     },
     /// A plain (generic-proxy) store of bytes into a region, e.g. to dirty a buffer mid-program.
     Store {
-        /// Where: a region and an optional byte offset (`buf+4`).
+        /// The region stored into (global, or shared of the executing CTA).
         at: String,
-        /// The bytes stored.
+        /// The bytes stored, from the region's first byte.
         bytes: Vec<u8>,
     },
 }
