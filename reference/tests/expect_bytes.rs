@@ -99,3 +99,21 @@ fn loader_reads_the_form_and_locates_bad_patterns() {
     assert_eq!(e.file, "t.yaml");
     assert!(e.line >= 6 && e.message.contains("bad byte"), "{e}");
 }
+
+#[test]
+fn loader_locates_regions_that_do_not_fit_the_expected_bytes() {
+    for (bytes, says) in [
+        ("nope: ..", "not a global region"),
+        ("buf: ..", "`buf@cta0`"),
+        ("buf@cta1: ..", "CTA 1 is not in the grid"),
+        ("src: 0102", "end the pattern with `..`"),
+        ("buf@cta0: 000000000000000000..", "9 expected bytes"),
+    ] {
+        let text = format!("{}expect:\n  bytes:\n    {bytes}\n", copy(true));
+        let e = load_str(&text, "t.yaml").unwrap_err();
+        assert!(e.message.contains(says), "{bytes}: {e}");
+        // At the pattern: line 11 of the text, after `    KEY: `.
+        let key = bytes.split(':').next().unwrap();
+        assert_eq!((e.line, e.col), (11, key.len() + 7), "{bytes}: {e}");
+    }
+}
