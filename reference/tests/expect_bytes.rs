@@ -117,3 +117,16 @@ fn loader_locates_regions_that_do_not_fit_the_expected_bytes() {
         assert_eq!((e.line, e.col), (11, key.len() + 7), "{bytes}: {e}");
     }
 }
+
+/// Written back (`run --record` rewrites case files), expected bytes read the same, digits-only
+/// patterns included (the writer must quote them).
+#[test]
+fn expected_bytes_survive_a_yaml_round_trip() {
+    let text = format!(
+        "{}expect: {{ bytes: {{ buf@cta0: \"01020304aaaaaaaa\", src: \"01 ?? ..\" }} }}\n",
+        copy(true)
+    );
+    let cases = load_str(&text, "t.yaml").unwrap();
+    let back = ptxconform_reference::case::to_yaml(&cases);
+    assert_eq!(load_str(&back, "back.yaml").unwrap(), cases, "{back}");
+}
