@@ -38,6 +38,10 @@ enum Cmd {
     Merge(ptxconform::merge::MergeArgs),
     /// The undefined-behaviour rules the model classifies (a Markdown table).
     Rules(cli::rules::RulesArgs),
+    /// The JSON Schema of case files (docs/case.schema.json), for editors.
+    Schema(cli::schema::SchemaArgs),
+    /// Print a commented starter case for an instruction family (--list: the families).
+    New(cli::new::NewArgs),
 }
 
 /// Like other Unix tools, end quietly when the reader of our output goes away (`run | head`).
@@ -87,6 +91,8 @@ fn main() {
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
         Cmd::Merge(a) => ptxconform::merge::main(&a),
         Cmd::Rules(a) => cli::rules::main(&a),
+        Cmd::Schema(a) => cli::schema::main(&a),
+        Cmd::New(a) => cli::new::main(&a),
     };
     match r {
         Ok(code) => std::process::exit(code),

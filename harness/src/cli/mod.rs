@@ -3,6 +3,9 @@
 pub mod coverage;
 pub mod emit;
 pub mod explain;
+pub mod field_reference;
+pub mod new;
 pub mod rules;
+pub mod schema;
 pub mod syntax;
 pub mod tensormaps;

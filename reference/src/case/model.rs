@@ -21,16 +21,19 @@
 //! Operands name regions: `[buf+16]` is 16 bytes into `buf` (of the executing CTA for shared
 //! memory), `[bar]` an mbarrier. Register operands are immediates or names bound in `params`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::target::Target;
 
 /// One conformance case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
+    /// The case's name, unique within its file (runs report cases by file and name).
     pub name: String,
+    /// Free text: what the case shows.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The `.target` the program is assembled for; the GPU must support it to run the case.
@@ -38,14 +41,17 @@ pub struct Case {
     /// PTX ISA version of the program; default: the least the program's instructions need.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptx_version: Option<String>,
+    /// The launch shape: grid, cluster and threads per CTA.
     #[serde(default)]
     pub launch: Launch,
+    /// The regions, mbarriers, tensor maps and Tensor Memory the program uses.
     #[serde(default)]
     pub memory: Memory,
     /// Named register values (`.b32` unless written as `{ value: .., type: b64 }`); the harness
     /// passes them through the per-case parameter block.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Param>,
+    /// The steps, run in the order listed.
     pub program: Vec<Step>,
     /// Regions (and mbarriers) compared against hardware; empty = all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -58,13 +64,17 @@ pub struct Case {
     pub observed: Vec<Observation>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// The launch shape.
 pub struct Launch {
+    /// CTAs in x, y, z.
     #[serde(default = "one3")]
     pub grid: [u32; 3],
+    /// CTAs of a cluster in x, y, z (each must divide the grid's).
     #[serde(default = "one3")]
     pub cluster: [u32; 3],
+    /// Threads per CTA.
     #[serde(default = "warp")]
     pub threads: u32,
 }
@@ -95,26 +105,34 @@ impl Launch {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// What the program's operands name, declared by name.
 pub struct Memory {
+    /// Regions of global memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub global: Vec<Region>,
+    /// Regions of shared memory, the same layout in every CTA.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared: Vec<Region>,
+    /// mbarrier objects in every CTA's shared memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mbarriers: Vec<MbarrierDecl>,
+    /// Tensor maps (for `cp.async.bulk.tensor`), each over a global region.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tensor_maps: Vec<TensorMapDecl>,
+    /// Tensor Memory allocations (for `tcgen05`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tmem: Vec<TmemDecl>,
 }
 
 /// A byte region in global memory or in every CTA's shared memory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Region {
+    /// The name operands use (`[buf+16]`).
     pub name: String,
+    /// Bytes.
     pub size: u64,
     /// Alignment of the region's start (bytes, power of two). Default 128 (enough for every
     /// bulk / tensor copy except 1024-byte swizzle atoms, which need `align: 1024`).
@@ -123,6 +141,7 @@ pub struct Region {
     /// Extra offset added after aligning, to place a region deliberately off alignment.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub misalign: u64,
+    /// Initial contents (default: every byte 0).
     #[serde(default)]
     pub init: Init,
 }
@@ -135,7 +154,7 @@ fn is_zero(v: &u64) -> bool {
 }
 
 /// Initial contents of a region.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Init {
     /// Every byte the same.
@@ -154,19 +173,24 @@ impl Default for Init {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// Elements of a type, stored little-endian from the region's start.
 pub struct TypedValues {
+    /// The element type: `u8`..`u64`, `s8`..`s64`, `f16`, `bf16`, `f32`, `f64`.
     #[serde(rename = "type")]
     pub ty: String,
+    /// The values, in order.
+    #[schemars(with = "Vec<YamlFloat>")]
     pub data: Vec<f64>,
 }
 
 /// An mbarrier object (8 bytes, 8-byte aligned) in the shared memory of every CTA. It is
 /// initialised by the program (`mbarrier.init`), not by the declaration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MbarrierDecl {
+    /// The name operands use (`[bar]`).
     pub name: String,
 }
 
@@ -183,9 +207,10 @@ pub struct MbarrierDecl {
 /// `map.global_address` must be left out: the executor puts the region's address there (so the
 /// region's `align` / `misalign` decide the address rules). A map the validator rejects is a
 /// classified outcome of the first instruction that uses it (`tensormap.encode_rejected:<rule>`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TensorMapDecl {
+    /// The name tensor operands use (`[tm, {x, y}]`).
     pub name: String,
     /// The global region holding the tensor.
     pub global: String,
@@ -194,20 +219,26 @@ pub struct TensorMapDecl {
 }
 
 /// A Tensor Memory allocation (`tcgen05.alloc`), in columns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TmemDecl {
+    /// The name tcgen05 operands use.
     pub name: String,
+    /// Columns allocated (a power of two, 32 to 512).
     pub columns: u32,
 }
 
 /// A named register value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Param {
+    /// A `.b32` value.
     Int(i64),
+    /// A value of a register type.
     Typed {
+        /// The value.
         value: i64,
+        /// The register type: `b32` or `b64`.
         #[serde(rename = "type")]
         ty: String,
     },
@@ -215,23 +246,30 @@ pub enum Param {
     /// rank `cta`, as PTX `mapa` gives it (a 32-bit register). Must stay after `Typed`: the enum
     /// is untagged and tried in order.
     Mapa {
+        /// The shared region or mbarrier.
         mapa: String,
+        /// The cluster rank of the CTA whose copy is addressed.
         cta: u32,
     },
 }
 
 /// Who executes a step: default CTA 0, thread 0. `cta: all` runs it in every CTA.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Ctas {
+    /// One CTA (its linear index in the grid).
     One(u32),
+    /// `all`: every CTA, in order.
     Named(AllCtas),
+    /// These CTAs, in the order listed.
     List(Vec<u32>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+/// Every CTA of the grid.
 pub enum AllCtas {
+    /// Every CTA.
     All,
 }
 
@@ -244,13 +282,18 @@ impl Default for Ctas {
 /// One step of the program. Steps run in the order listed; the harness separates steps run by
 /// different threads or CTAs with a CTA or cluster barrier, so the order is the same on silicon.
 /// Asynchronous operations started by a step still complete only through their mechanism.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// `flatten` of the op loses `deny_unknown_fields` in the schema; this restores it.
+#[schemars(extend("unevaluatedProperties" = false))]
 pub struct Step {
+    /// The CTA(s) that run the step: an index, a list, or `all` (default CTA 0).
     #[serde(default, skip_serializing_if = "is_default_ctas")]
     pub cta: Ctas,
+    /// The thread (index within its CTA) that runs the step.
     #[serde(default, skip_serializing_if = "is_zero32")]
     pub thread: u32,
+    /// What the step does: one of `ptx`, `wait_parity`, `store`.
     #[serde(flatten)]
     pub op: StepOp,
 }
@@ -262,20 +305,31 @@ fn is_zero32(v: &u32) -> bool {
     *v == 0
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
+/// What a step does.
 pub enum StepOp {
     /// One PTX instruction of the modelled families, parsed by `ptx::Statement`.
     Ptx(String),
     /// Spin on `mbarrier.try_wait.parity` until the phase with this parity completes (bounded by
     /// a timeout on silicon; a phase that can never complete is a classified outcome).
-    WaitParity { mbar: String, parity: u32 },
+    WaitParity {
+        /// The mbarrier waited on.
+        mbar: String,
+        /// The parity (0 or 1) of the phase waited for.
+        parity: u32,
+    },
     /// A plain (generic-proxy) store of bytes into a region, e.g. to dirty a buffer mid-program.
-    Store { at: String, bytes: Vec<u8> },
+    Store {
+        /// The region stored into (global, or shared of the executing CTA).
+        at: String,
+        /// The bytes stored, from the region's first byte.
+        bytes: Vec<u8>,
+    },
 }
 
 /// What the case asserts about its outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Expect {
     /// The reference must find the case well defined and the hardware must match it.
@@ -286,17 +340,25 @@ pub enum Expect {
     Trap,
     /// The hardware is expected to time out in a wait.
     Timeout,
+    /// The reference must find the case well defined and leave these bytes at the end (no GPU
+    /// needed): region name (`name@ctaN` for shared memory) → expected bytes. A byte the model
+    /// leaves uncertain meets an expected value only if that is its single allowed value.
+    Bytes(BTreeMap<String, crate::hex::Pattern>),
 }
 
 /// A recorded hardware run of a case: what the device showed, typed. A live run produces one for
 /// every case it executes and judges it ([`Observation`] is all the judge sees of the hardware),
 /// so replaying a recorded one checks exactly what the live run checked.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Observation {
+    /// The GPU's name, as the driver gives it.
     pub device: String,
+    /// The driver's CUDA version (`CUDA 13.0`).
     pub driver: String,
+    /// The day of the run (`"2026-11-21"`).
     pub date: String,
+    /// How the run ended.
     pub outcome: Ending,
     /// Every global region by name and shared region as `name@ctaN`, the bytes read back (hex).
     #[serde(
@@ -304,6 +366,7 @@ pub struct Observation {
         skip_serializing_if = "BTreeMap::is_empty",
         with = "crate::hex::bytes_map"
     )]
+    #[schemars(with = "BTreeMap<String, crate::hex::schema::Hex>")]
     pub regions: BTreeMap<String, Vec<u8>>,
     /// What `mbarrier.test_wait.parity` said of each mbarrier (`name@ctaN`) at the end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -314,6 +377,7 @@ pub struct Observation {
         skip_serializing_if = "BTreeMap::is_empty",
         with = "crate::hex::words_map"
     )]
+    #[schemars(with = "BTreeMap<String, crate::hex::schema::Hex>")]
     pub tmem: BTreeMap<String, Vec<u32>>,
     /// Global regions whose canary bytes (around the region) were overwritten.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -324,7 +388,7 @@ pub struct Observation {
 }
 
 /// How a hardware run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Ending {
     /// Every CTA ran to the end; the observation's state was read back.
@@ -334,7 +398,12 @@ pub enum Ending {
     Timeout(Vec<usize>),
     /// The launch trapped with a sticky CUDA error (its kind, e.g. `IllegalInstruction`, and
     /// code); nothing read back.
-    Trap { kind: String, code: i32 },
+    Trap {
+        /// The CUDA error's name.
+        kind: String,
+        /// The CUDA error's code.
+        code: i32,
+    },
     /// The host watchdog killed the run after this many milliseconds; nothing read back.
     Watchdog(u64),
     /// The driver refused a tensor map of the case (its message); no kernel ran.
@@ -349,9 +418,65 @@ impl Ending {
 }
 
 /// The two answers of `mbarrier.test_wait.parity` at the end of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Parity {
+    /// `mbarrier.test_wait.parity` with parity 0 succeeded.
     pub parity0_done: bool,
+    /// `mbarrier.test_wait.parity` with parity 1 succeeded.
     pub parity1_done: bool,
+}
+
+/// `target` is written as its name (`sm_90a`); see [`Target`]'s `FromStr`.
+impl JsonSchema for Target {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Target".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^sm_[0-9]+[af]?$",
+            "description": "A PTX target: `sm_80`, `sm_90`, `sm_90a`, `sm_100a`, `sm_100f`, ... (`a`: that architecture only, `f`: its family)."
+        })
+    }
+}
+
+/// A float as YAML writes it: a number, or one of YAML's non-finite scalars (JSON has none).
+struct YamlFloat;
+
+impl JsonSchema for YamlFloat {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "YamlFloat".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                { "type": "number" },
+                { "enum": [".inf", "+.inf", "-.inf", ".nan", ".Inf", "+.Inf", "-.Inf", ".NaN",
+                           ".INF", "+.INF", "-.INF", ".NAN"] }
+            ],
+            "description": "A number, or a YAML non-finite float (`.inf`, `-.inf`, `.nan`)."
+        })
+    }
+}
+
+/// The JSON Schema of a case file (one case, or a sequence of cases), generated from these
+/// types: what `ptxconform schema` prints and `docs/case.schema.json` holds. The root chooses by
+/// the document's type (`if`/`then`/`else`, not `anyOf`) so a validator's errors point into the
+/// case rather than at the root.
+pub fn json_schema() -> serde_json::Value {
+    let mut case = schemars::schema_for!(Case).to_value();
+    let case = case.as_object_mut().expect("a schema object");
+    let dialect = case.remove("$schema");
+    let mut defs = case.remove("$defs").unwrap_or_default();
+    defs["Case"] = serde_json::Value::Object(case.clone());
+    serde_json::json!({
+        "$schema": dialect,
+        "title": "ptxconform case file",
+        "description": "One case (a mapping) or a sequence of cases. See docs/case-format.md.",
+        "if": { "type": "object" },
+        "then": { "$ref": "#/$defs/Case" },
+        "else": { "type": "array", "items": { "$ref": "#/$defs/Case" } },
+        "$defs": defs
+    })
 }

@@ -450,6 +450,7 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     params(c, &mut o);
     let names = Names::of(c);
     program(c, &names, &mut o);
+    expected_bytes(c, &names, &mut o);
     for (k, n) in c.check.iter().enumerate() {
         match names.decls.get(n) {
             Some(Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem) => {}
@@ -467,6 +468,63 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
         }
     }
     o.problems
+}
+
+/// `expect: { bytes: .. }` names declared regions (shared ones of an existing CTA, as
+/// `name@ctaN`) and fits them.
+fn expected_bytes(c: &Case, names: &Names, o: &mut Out) {
+    let Some(Expect::Bytes(want)) = &c.expect else {
+        return;
+    };
+    for (k, pat) in want {
+        let path = p(&["expect", "bytes", k]);
+        let (name, cta) = match k.rsplit_once("@cta") {
+            Some((n, cta)) => (n, Some(cta.parse::<u32>().ok())),
+            None => (k.as_str(), None),
+        };
+        let size = match (names.decls.get(name), cta) {
+            (Some(Decl::Global { size }), None) => *size,
+            (Some(Decl::Shared { size }), Some(Some(i))) if i < c.launch.ctas() => *size,
+            (Some(Decl::Shared { .. }), Some(Some(i))) => {
+                o.err(
+                    path,
+                    format!(
+                        "`{k}`: CTA {i} is not in the grid ({} CTAs)",
+                        c.launch.ctas()
+                    ),
+                );
+                continue;
+            }
+            (Some(Decl::Shared { .. }), _) => {
+                o.err(
+                    path,
+                    format!("`{k}`: name a shared region with its CTA, `{name}@cta0`"),
+                );
+                continue;
+            }
+            _ => {
+                o.err(
+                    path,
+                    format!("`{k}` is not a global region or a shared region as `name@ctaN`"),
+                );
+                continue;
+            }
+        };
+        let n = pat.bytes.len() as u64;
+        if n > size || (!pat.open && n != size) {
+            o.err(
+                path,
+                format!(
+                    "{n} expected bytes for `{k}` of {size} bytes{}",
+                    if pat.open {
+                        ""
+                    } else {
+                        " (end the pattern with `..` to check a prefix)"
+                    }
+                ),
+            );
+        }
+    }
 }
 
 fn launch(c: &Case, o: &mut Out) {

@@ -268,7 +268,10 @@ impl Execution {
         };
         match (expect, ub) {
             (None, _) | (Some(Expect::Pass), None) => Ok(()),
-            (Some(Expect::Pass), Some((u, s))) => Err(format!(
+            (Some(Expect::Bytes(want)), None) => want
+                .iter()
+                .try_for_each(|(region, p)| self.region_meets(region, p)),
+            (Some(Expect::Pass | Expect::Bytes(_)), Some((u, s))) => Err(format!(
                 "expected well defined, model says undefined at step {s}: {} ({})",
                 u.rule, u.detail
             )),
@@ -292,6 +295,59 @@ impl Execution {
                 self.expected_hw
             )),
         }
+    }
+
+    /// The final bytes of a region (`name` global, `name@ctaN` shared of CTA N).
+    pub fn final_region(&self, key: &str) -> Option<&[Byte]> {
+        let fs = &self.final_state;
+        match key.rsplit_once("@cta") {
+            Some((name, cta)) => fs
+                .shared
+                .get(cta.parse::<usize>().ok()?)?
+                .get(name)
+                .map(Vec::as_slice),
+            None => fs.global.get(key).map(Vec::as_slice),
+        }
+    }
+
+    /// Do region `key`'s final bytes match pattern `p` (`expect: { bytes: .. }`)? An uncertain
+    /// byte matches an expected value only if that is its one allowed value: the reference must
+    /// guarantee the bytes, not merely allow them.
+    fn region_meets(&self, key: &str, p: &crate::hex::Pattern) -> Result<(), String> {
+        let got = self.final_region(key).ok_or_else(|| {
+            format!("expected bytes of `{key}`: no such region (shared regions are `name@ctaN`)")
+        })?;
+        let len_ok = if p.open {
+            p.bytes.len() <= got.len()
+        } else {
+            p.bytes.len() == got.len()
+        };
+        if !len_ok {
+            return Err(format!(
+                "expected {} bytes of `{key}`{}, the region has {}",
+                p.bytes.len(),
+                if p.open { " or more" } else { "" },
+                got.len()
+            ));
+        }
+        for (at, (want, have)) in p.bytes.iter().zip(got).enumerate() {
+            let Some(w) = want else { continue };
+            match have {
+                Byte::Known(v) if v == w => {}
+                Byte::Known(v) => {
+                    return Err(format!(
+                        "`{key}` byte {at}: expected {w:#04x}, the model gives {v:#04x}"
+                    ))
+                }
+                Byte::OneOf(set) => {
+                    return Err(format!(
+                        "`{key}` byte {at}: expected {w:#04x}, the model leaves it uncertain: \
+                         one of {set:?}"
+                    ))
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -11,7 +11,7 @@ use crate::target::Target;
 use serde::{Deserialize, Serialize};
 
 /// `CUtensorMapDataType` (enum values = `cu_value`, cuda.h order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DataType {
     Uint8,
@@ -99,7 +99,9 @@ impl DataType {
 }
 
 /// `CUtensorMapInterleave`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum Interleave {
     #[default]
     #[serde(rename = "none")]
@@ -128,7 +130,9 @@ impl Interleave {
 /// `CUtensorMapSwizzle`. The PTX-only 96B mode (tensormap field value 4, sm_103a) has no
 /// driver enumerator in spec/09 (cuda.h 13.x mentions `CU_TENSOR_MAP_SWIZZLE_96B` in prose but
 /// does not define it), so it is not encodable here; [`super::swizzle::Pattern`] models it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum Swizzle {
     #[default]
     #[serde(rename = "none")]
@@ -179,7 +183,9 @@ impl Swizzle {
 }
 
 /// `CUtensorMapL2promotion`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum L2Promotion {
     #[default]
     #[serde(rename = "none")]
@@ -205,7 +211,9 @@ impl L2Promotion {
 }
 
 /// `CUtensorMapFloatOOBfill`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OobFill {
     #[default]
@@ -220,7 +228,7 @@ impl OobFill {
 }
 
 /// `CUtensorMapIm2ColWideMode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WideMode {
     W,
@@ -234,7 +242,7 @@ impl WideMode {
 }
 
 /// Which encode function builds the map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EncodeKind {
     /// `cuTensorMapEncodeTiled`
@@ -247,10 +255,12 @@ pub enum EncodeKind {
 
 /// The parameters of one `cuTensorMapEncode*` call (the output `tensorMap` pointer aside).
 /// Fields that belong to another encode function must be absent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TensorMapParams {
+    /// The encode function.
     pub encode: EncodeKind,
+    /// `tensorDataType`: the element type.
     pub tensor_data_type: DataType,
     /// `tensorRank`; absent means `global_dim.len()`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -258,6 +268,7 @@ pub struct TensorMapParams {
     /// `globalAddress`. Cases leave it 0 and the executor puts the region's address here.
     #[serde(default)]
     pub global_address: u64,
+    /// `globalDim`: elements per dimension, innermost first.
     pub global_dim: Vec<u64>,
     /// Bytes, dimensions 1..rank-1 (`rank - 1` entries).
     #[serde(default)]
@@ -269,16 +280,19 @@ pub struct TensorMapParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pixel_box_lower_corner: Option<Vec<i32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Im2col only: the upper corner, same order as the lower one.
     pub pixel_box_upper_corner: Option<Vec<i32>>,
     /// Im2colWide only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pixel_box_lower_corner_width: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Im2colWide only.
     pub pixel_box_upper_corner_width: Option<i32>,
     /// Im2col and Im2colWide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels_per_pixel: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Im2col and Im2colWide.
     pub pixels_per_column: Option<u32>,
     /// Im2colWide only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,12 +300,16 @@ pub struct TensorMapParams {
     /// Absent means all ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element_strides: Option<Vec<u32>>,
+    /// `interleave` (default none).
     #[serde(default)]
     pub interleave: Interleave,
+    /// `swizzle` of the shared-memory box (default none).
     #[serde(default)]
     pub swizzle: Swizzle,
+    /// `l2Promotion` (default none).
     #[serde(default)]
     pub l2_promotion: L2Promotion,
+    /// `oobFill`: what out-of-bounds elements read as (default zeros).
     #[serde(default)]
     pub oob_fill: OobFill,
 }
