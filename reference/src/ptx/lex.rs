@@ -83,6 +83,10 @@ impl SourceStatement<'_> {
     pub fn locate(&self, offset: usize) -> Pos {
         locate(self.source, self.start + offset.min(self.text.len()))
     }
+    /// Was the statement terminated by a `;` (directives may not be)?
+    pub fn has_semicolon(&self) -> bool {
+        self.source.as_bytes().get(self.start + self.text.len()) == Some(&b';')
+    }
     /// Position of the first non-blank character.
     pub fn first_pos(&self) -> Pos {
         let lead = self.text.len() - self.text.trim_start().len();
