@@ -149,3 +149,181 @@ pub fn function_name(directive: &str) -> Option<&str> {
         .unwrap_or(rest.len());
     (end > 0).then(|| &rest[..end])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::cp_async::{CpAsyncOp, Fill};
+
+    /// Each item as (line, what): `I` modelled text, `S` skipped opcode, `D` structure, `E` error.
+    fn summary(src: &str) -> Vec<(usize, String)> {
+        parse_source(src)
+            .into_iter()
+            .map(|p| match p {
+                Parsed::Instr(at, s) => (at.line, format!("I {s}")),
+                Parsed::Skipped(at, op) => (at.line, format!("S {op}")),
+                Parsed::Directive(at) => (at.line, "D".into()),
+                Parsed::Error(at, e) => (at.line, format!("E {}:{} {e}", at.line, at.col)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn instruction_after_directive_without_semicolon_is_kept() {
+        let got = summary(".version 8.0\n.target sm_90\ncp.async.commit_group;\n");
+        assert_eq!(
+            got,
+            vec![
+                (1, "D".into()),
+                (2, "D".into()),
+                (3, "I cp.async.commit_group;".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn instruction_after_brace_on_its_own_line_is_kept() {
+        let got = summary(".visible .entry k()\n{\ncp.async.wait_all;\n}\n");
+        assert_eq!(got[2], (3, "I cp.async.wait_all;".into()), "{got:?}");
+        assert_eq!(got.len(), 4, "{got:?}");
+    }
+
+    #[test]
+    fn module_statements_are_kept_in_order() {
+        let src = "\
+.version 8.0 // header
+.target sm_90a
+.address_size 64
+.visible .entry k(
+    .param .u64 k_p0
+)
+.maxntid 128, 1, 1
+{
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x; /* a ; in a comment */
+$L__BB0_1:
+    @!%p1 bra $L__BB0_1;
+    @%p1 fence.proxy.async.shared::cta;
+    mbarrier.try_wait.parity.shared::cta.b64 %p1,
+        [%r2], 0;
+    .pragma \"nounroll\";
+}
+";
+        let got = summary(src);
+        let want: Vec<(usize, String)> = vec![
+            (1, "D".into()),
+            (2, "D".into()),
+            (3, "D".into()),
+            (4, "D".into()),
+            (7, "D".into()),
+            (8, "D".into()),
+            (9, "D".into()),
+            (10, "S mov.u32".into()),
+            (11, "D".into()),
+            (12, "S bra".into()),
+            (13, "I @%p1 fence.proxy.async.shared::cta;".into()),
+            (
+                14,
+                "I mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], 0;".into(),
+            ),
+            (16, "D".into()),
+            (17, "D".into()),
+        ];
+        assert_eq!(got, want);
+        let items = read_source(src);
+        assert_eq!(items[3].stmt.kind, Kind::Directive);
+        assert_eq!(function_name(&items[3].stmt.text), Some("k"));
+        assert_eq!(
+            Header::of(&items),
+            Ok(Header {
+                version: Some(PtxVersion::new(8, 0)),
+                target: Some(Target::SM_90A),
+            })
+        );
+    }
+
+    #[test]
+    fn missing_semicolon_is_located_and_drops_nothing() {
+        let got = summary("add.u32 %r1, %r2, %r3\ncp.async.commit_group;\n");
+        assert_eq!(
+            got,
+            vec![
+                (1, "S add.u32".into()),
+                (
+                    1,
+                    "E 1:22 expected `;` at the end of the statement, found a new statement on line 2"
+                        .into()
+                ),
+                (2, "I cp.async.commit_group;".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn structural_errors_are_located() {
+        let got = summary("{\n  cp.async.commit_group;\n");
+        assert_eq!(
+            got[1],
+            (
+                1,
+                "E 1:1 expected a `}` closing this `{`, found end of input".into()
+            )
+        );
+        let got = summary("cp.async.commit_group;\n  }\n");
+        assert_eq!(
+            got[2],
+            (
+                2,
+                "E 2:3 expected an open `{` before this `}`, found none".into()
+            )
+        );
+        let got = summary("cp.async.commit_group;\n /* open");
+        assert_eq!(
+            got.last().unwrap(),
+            &(
+                2,
+                "E 2:2 expected `*/` closing the comment, found end of input".into()
+            )
+        );
+    }
+
+    #[test]
+    fn malformed_modelled_instruction_is_an_error_unmodelled_is_not() {
+        let got = summary("foo.bar %r1;\ntcgen05.mma.cta_group::1.kind::f16 [t], a, b, i, p;\n  cp.async.bulk.bogus [a], [b], 4;\n");
+        assert_eq!(got[0], (1, "S foo.bar".into()));
+        assert_eq!(got[1], (2, "S tcgen05.mma.cta_group::1.kind::f16".into()));
+        assert!(got[2].1.starts_with("E 3:"), "{got:?}");
+    }
+
+    #[test]
+    fn reg_declarations_are_scoped_to_their_block() {
+        let src = "{\n.reg .pred flag;\ncp.async.ca.shared.global [a], [b], 4, flag;\n}\ncp.async.ca.shared.global [a], [b], 4, flag;\n";
+        let fills: Vec<Fill> = parse_source(src)
+            .into_iter()
+            .filter_map(|p| match p {
+                Parsed::Instr(_, s) => match s.instr {
+                    Instruction::CpAsync(CpAsyncOp::Copy(c)) => Some(c.fill),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fills.len(), 2);
+        assert_eq!(fills[0], Fill::IgnoreSrc("flag".into()));
+        assert!(
+            matches!(fills[1], Fill::SrcSize(_)),
+            "outside its block `flag` is not a declared predicate: {:?}",
+            fills[1]
+        );
+    }
+
+    #[test]
+    fn function_names() {
+        assert_eq!(
+            function_name(".func (.param .b32 r) swz(.param .b32 a)"),
+            Some("swz")
+        );
+        assert_eq!(function_name(".visible .entry gemm("), Some("gemm"));
+        assert_eq!(function_name(".reg .b32 %r<4>"), None);
+    }
+}
