@@ -108,7 +108,7 @@ mod tests {
         let l = list("f.ptx", "// header\n  cp.async.bogus [a], b;\n", false);
         assert_eq!(l.errors.len(), 1);
         assert!(
-            l.errors[0].starts_with("f.ptx:2:3: error: expected "),
+            l.errors[0].starts_with("f.ptx:2:17: error: expected cache operator"),
             "{}",
             l.errors[0]
         );

@@ -304,7 +304,9 @@ fn scan_to_semicolon(s: &str, mut i: usize, in_directive: bool) -> End {
     let mut depth = 0usize;
     while i < b.len() {
         match b[i] {
-            b';' if depth == 0 => return End::at(i, i + 1),
+            // No operand or initializer holds a `;`: it ends the statement even inside an
+            // unclosed bracket, so a typo like `[a, 16;` stays in its own statement.
+            b';' => return End::at(i, i + 1),
             b'"' => {
                 i = string_end(b, i);
                 continue;
