@@ -86,7 +86,11 @@ fn emitted_corpus_reads_without_errors_and_lists_its_instructions() {
             for step in &c.program {
                 let StepOp::Ptx(t) = &step.op else { continue };
                 let row = Statement::parse(t).unwrap().instr.row();
-                assert!(found.contains(&row), "{}: `{t}` not listed: {found:?}", c.name);
+                assert!(
+                    found.contains(&row),
+                    "{}: `{t}` not listed: {found:?}",
+                    c.name
+                );
             }
             // The kernel is legal for its own target and version, as ptxas finds it (the
             // statically rejected case mixes `.cta_group`s across instructions: ptxas refuses
@@ -172,7 +176,10 @@ fn hopper_gemm_fixture_legality_per_target() {
         }
     }
     // The TMA load spans two lines; the wait sits in a scoped block after a label.
-    assert_eq!((&instrs[4]["line"], &instrs[4]["col"]), (&68.into(), &2.into()));
+    assert_eq!(
+        (&instrs[4]["line"], &instrs[4]["col"]),
+        (&68.into(), &2.into())
+    );
     assert_eq!(instrs[5]["line"], 74);
 }
 
@@ -190,7 +197,9 @@ fn hopper_gemm_fixture_text_report() {
         "{s}"
     );
     assert!(
-        s.contains(".version 8.0 .target sm_90a: 14 modelled instructions, 46 skipped (not modelled)"),
+        s.contains(
+            ".version 8.0 .target sm_90a: 14 modelled instructions, 46 skipped (not modelled)"
+        ),
         "{s}"
     );
 }
@@ -204,7 +213,10 @@ fn blackwell_fixture_is_target_specific_and_skips_mma() {
     );
     assert_eq!(r.exit_code(), 0, "{:?}", r.errors);
     assert_eq!(r.modelled, 8);
-    assert_eq!(r.skipped, 10, "tcgen05.mma is out of the model's scope: skipped");
+    assert_eq!(
+        r.skipped, 10,
+        "tcgen05.mma is out of the model's scope: skipped"
+    );
     for f in &r.instructions {
         assert!(f.module.as_ref().unwrap().legal, "{}", f.instruction);
         assert!(!f.targets[0].legal, "{} on sm_90a", f.instruction);
@@ -218,7 +230,10 @@ fn blackwell_fixture_is_target_specific_and_skips_mma() {
             f.target_specific
         );
     }
-    assert!(r.instructions.iter().any(|f| f.row.contains(".cta_group::2")));
+    assert!(r
+        .instructions
+        .iter()
+        .any(|f| f.row.contains(".cta_group::2")));
 }
 
 #[test]
@@ -285,7 +300,11 @@ fn malformed_modelled_instruction_in_a_good_module_is_located() {
         );
     }
     // check still lists the other 13 instructions.
-    let r = check("bad.ptx", &std::fs::read_to_string(&bad.0).unwrap(), &targets());
+    let r = check(
+        "bad.ptx",
+        &std::fs::read_to_string(&bad.0).unwrap(),
+        &targets(),
+    );
     assert_eq!(r.instructions.len(), HOPPER.len() - 1);
 }
 
@@ -315,9 +334,14 @@ fn syntax_listing_of_a_kernel_reassembles() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let listing = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(listing.contains("    add.f32 %f1, %f1, %f2;  // skipped: not modelled\n"), "{listing}");
+    assert!(
+        listing.contains("    add.f32 %f1, %f1, %f2;  // skipped: not modelled\n"),
+        "{listing}"
+    );
     assert!(listing.contains("\n        LAB_WAIT:\n        mbarrier.try_wait.parity.shared::cta.b64 P1, [%r4], %r6;\n"), "{listing}");
-    let Some(p) = ptxconform::ptxas::for_tests() else { return };
+    let Some(p) = ptxconform::ptxas::for_tests() else {
+        return;
+    };
     let r = p.assemble(&listing, "sm_90a".parse().unwrap());
     assert!(r.is_ok(), "{r:?}");
 }

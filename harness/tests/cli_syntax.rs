@@ -52,10 +52,11 @@ fn syntax_stdin(src: &str) -> (Option<i32>, String, String) {
 #[test]
 fn stdin_is_read_and_named() {
     // An unmodelled instruction is kept and marked; a malformed modelled one is a located error.
-    let (code, out, err) =
-        syntax_stdin("  foo.bar %r1;
+    let (code, out, err) = syntax_stdin(
+        "  foo.bar %r1;
   cp.async.ca.shared.global [a], [b, 16;
-");
+",
+    );
     assert_eq!(code, Some(1), "{err}");
     assert_eq!(out, "foo.bar %r1;  // skipped: not modelled\n");
     assert!(
@@ -81,7 +82,8 @@ fn nothing_is_dropped_after_a_directive_or_a_brace_line() {
         ".version 8.0\n.target sm_90\n.visible .entry k()\n{\n    cp.async.commit_group;\n    {\n        fence.proxy.async.shared::cta;\n    }\n}\n"
     );
     // The same without indentation or a function: a brace line, then a directive line.
-    let (code, out, err) = syntax_stdin("{\ncp.async.wait_all;\n}\n.version 8.0\ncp.async.commit_group;\n");
+    let (code, out, err) =
+        syntax_stdin("{\ncp.async.wait_all;\n}\n.version 8.0\ncp.async.commit_group;\n");
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         out,

@@ -96,12 +96,12 @@ fn alternatives(s: &Support) -> String {
 fn judge(req: &Requirement, t: Target, ptx: PtxVersion) -> OnTarget {
     let reason = match req.verdict(t, ptx) {
         Verdict::Legal => None,
-        Verdict::WrongTarget { why } => Some(
-            match req.all.iter().find(|s| s.min_ptx_for(t).is_none()) {
+        Verdict::WrongTarget { why } => {
+            Some(match req.all.iter().find(|s| s.min_ptx_for(t).is_none()) {
                 Some(s) => format!("{why}: needs {}", alternatives(s)),
                 None => why,
-            },
-        ),
+            })
+        }
         Verdict::PtxTooOld { why, needs } => {
             Some(format!("needs PTX {needs} on {t} ({why}), not {ptx}"))
         }
@@ -159,8 +159,15 @@ pub fn check(name: &str, src: &str, targets: &[Target]) -> FileReport {
         match &it.parsed {
             Parsed::Instr(at, s) => {
                 r.modelled += 1;
-                r.instructions
-                    .push(found(s, at.line, at.col, &function, header.target, ptx, targets));
+                r.instructions.push(found(
+                    s,
+                    at.line,
+                    at.col,
+                    &function,
+                    header.target,
+                    ptx,
+                    targets,
+                ));
             }
             Parsed::Skipped(..) => r.skipped += 1,
             Parsed::Error(at, e) => r
@@ -221,22 +228,39 @@ impl FileReport {
         let mut errs = self.errors.clone();
         let header = match (&self.version, &self.target) {
             (Some(v), Some(t)) => format!(".version {v} .target {t}"),
-            (None, Some(t)) => format!("no .version (judged at PTX {}) .target {t}", PtxVersion::MAX_SUPPORTED),
+            (None, Some(t)) => format!(
+                "no .version (judged at PTX {}) .target {t}",
+                PtxVersion::MAX_SUPPORTED
+            ),
             (Some(v), None) => format!(".version {v}, no .target"),
-            (None, None) => format!("no .version (judged at PTX {}), no .target", PtxVersion::MAX_SUPPORTED),
+            (None, None) => format!(
+                "no .version (judged at PTX {}), no .target",
+                PtxVersion::MAX_SUPPORTED
+            ),
         };
         out += &format!(
             "{}: {header}: {} modelled instructions, {} skipped (not modelled)\n",
             self.file, self.modelled, self.skipped
         );
         for f in &self.instructions {
-            let func = f.function.as_deref().map(|n| format!("[{n}] ")).unwrap_or_default();
-            out += &format!("{}:{}:{}: {func}{}\n", self.file, f.line, f.col, f.instruction);
+            let func = f
+                .function
+                .as_deref()
+                .map(|n| format!("[{n}] "))
+                .unwrap_or_default();
+            out += &format!(
+                "{}:{}:{}: {func}{}\n",
+                self.file, f.line, f.col, f.instruction
+            );
             let older = |v: &str| {
                 let newer = self.version.as_deref().is_some_and(|m| {
                     matches!((v.parse::<PtxVersion>(), m.parse::<PtxVersion>()), (Ok(a), Ok(b)) if a > b)
                 });
-                if newer { ", newer than this module's .version" } else { "" }
+                if newer {
+                    ", newer than this module's .version"
+                } else {
+                    ""
+                }
             };
             let verdict = |o: &OnTarget| match (&o.reason, &o.min_ptx) {
                 (Some(r), _) => format!("illegal: {r}"),
@@ -244,7 +268,12 @@ impl FileReport {
                 (None, None) => "legal".into(),
             };
             if let Some(m) = &f.module {
-                out += &format!("    module (.target {} .version {}): {}\n", m.target, m.ptx, verdict(m));
+                out += &format!(
+                    "    module (.target {} .version {}): {}\n",
+                    m.target,
+                    m.ptx,
+                    verdict(m)
+                );
                 if let Some(r) = &m.reason {
                     errs.push(format!(
                         "{}:{}:{}: error: `{}` is not legal for .target {} .version {}: {r}",
@@ -282,7 +311,10 @@ pub fn main(args: &CheckArgs) -> Result<i32, String> {
     match args.format {
         Format::Json => {
             let v = serde_json::json!({ "files": reports });
-            println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            );
             for r in &reports {
                 for e in &r.errors {
                     eprintln!("{e}");

@@ -31,7 +31,12 @@ pub fn list(name: &str, src: &str, modelled_only: bool) -> Listing {
     let mut l = Listing::default();
     let mut depth = 0usize;
     for it in read_source(src) {
-        let text = it.stmt.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = it
+            .stmt
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         let (line, is_modelled) = match it.parsed {
             Parsed::Instr(_, s) => {
                 l.modelled += 1;

@@ -171,7 +171,10 @@ fn blank_comments(src: &str) -> (String, Option<usize>) {
             _ => i += 1,
         }
     }
-    (String::from_utf8(b).expect("only ASCII bytes were replaced"), unterminated)
+    (
+        String::from_utf8(b).expect("only ASCII bytes were replaced"),
+        unterminated,
+    )
 }
 
 /// Blank out `//` and `/* */` comments (same length, newlines kept).
@@ -483,14 +486,22 @@ pub fn statements(source: &str) -> Vec<SourceStatement<'_>> {
         i = end.next;
     }
     for k in open_blocks {
-        out[k].error = Some(SyntaxError::new(0, "a `}` closing this `{`", "end of input"));
+        out[k].error = Some(SyntaxError::new(
+            0,
+            "a `}` closing this `{`",
+            "end of input",
+        ));
     }
     if let Some(at) = unterminated {
         out.push(SourceStatement {
             kind: Kind::Malformed,
             text: String::new(),
             start: at,
-            error: Some(SyntaxError::new(0, "`*/` closing the comment", "end of input")),
+            error: Some(SyntaxError::new(
+                0,
+                "`*/` closing the comment",
+                "end of input",
+            )),
             source,
         });
     }
