@@ -170,6 +170,8 @@ fn hopper_gemm_fixture_legality_per_target() {
         assert_eq!(legal, [*sm80, *sm90a, *sm100a], "{r}");
         // PTX ISA 8.6 introduced sm_100a: every instruction needs it there.
         assert_eq!(i["targets"][2]["min_ptx"], "8.6", "{r}");
+        assert_eq!(i["targets"][2]["above_module_version"], true, "{r}");
+        assert_eq!(i["targets"][1]["above_module_version"], false, "{r}");
         if !sm80 {
             let why = i["targets"][0]["reason"].as_str().unwrap();
             assert!(why.contains("sm_90+"), "{r}: {why}");

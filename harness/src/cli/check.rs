@@ -77,6 +77,8 @@ pub struct OnTarget {
     pub legal: bool,
     /// The least PTX ISA version at which this target accepts it; absent if none does.
     pub min_ptx: Option<String>,
+    /// `min_ptx` is newer than the module's `.version`: this module could not use it there.
+    pub above_module_version: bool,
     /// Why it is not legal here.
     pub reason: Option<String>,
 }
@@ -111,6 +113,7 @@ fn judge(req: &Requirement, t: Target, ptx: PtxVersion) -> OnTarget {
         ptx: ptx.to_string(),
         legal: reason.is_none(),
         min_ptx: req.min_ptx_for(t).ok().map(|v| v.to_string()),
+        above_module_version: false,
         reason,
     }
 }
@@ -148,7 +151,6 @@ pub fn check(name: &str, src: &str, targets: &[Target]) -> FileReport {
     });
     r.version = header.version.map(|v| v.to_string());
     r.target = header.target.map(|t| t.to_string());
-    let ptx = header.version.unwrap_or(PtxVersion::MAX_SUPPORTED);
     let mut function = None;
     for it in &items {
         if it.stmt.kind == Kind::Directive {
@@ -159,15 +161,8 @@ pub fn check(name: &str, src: &str, targets: &[Target]) -> FileReport {
         match &it.parsed {
             Parsed::Instr(at, s) => {
                 r.modelled += 1;
-                r.instructions.push(found(
-                    s,
-                    at.line,
-                    at.col,
-                    &function,
-                    header.target,
-                    ptx,
-                    targets,
-                ));
+                r.instructions
+                    .push(found(s, at.line, at.col, &function, header, targets));
             }
             Parsed::Skipped(..) => r.skipped += 1,
             Parsed::Error(at, e) => r
@@ -184,11 +179,17 @@ fn found(
     line: usize,
     col: usize,
     function: &Option<String>,
-    own: Option<Target>,
-    ptx: PtxVersion,
+    header: Header,
     targets: &[Target],
 ) -> Found {
     let req = s.instr.requirement();
+    let judge = |t: Target, ptx: PtxVersion| {
+        let mut o = judge(&req, t, ptx);
+        o.above_module_version = header
+            .version
+            .is_some_and(|m| req.min_ptx_for(t).is_ok_and(|v| v > m));
+        o
+    };
     Found {
         line,
         col,
@@ -196,10 +197,12 @@ fn found(
         instruction: s.to_string(),
         family: s.instr.family(),
         row: s.instr.row(),
-        module: own.map(|t| judge(&req, t, ptx)),
+        module: header
+            .target
+            .map(|t| judge(t, header.version.unwrap_or(PtxVersion::MAX_SUPPORTED))),
         targets: targets
             .iter()
-            .map(|&t| judge(&req, t, PtxVersion::MAX_SUPPORTED))
+            .map(|&t| judge(t, PtxVersion::MAX_SUPPORTED))
             .collect(),
         target_specific: target_specific(&req),
     }
@@ -252,19 +255,12 @@ impl FileReport {
                 "{}:{}:{}: {func}{}\n",
                 self.file, f.line, f.col, f.instruction
             );
-            let older = |v: &str| {
-                let newer = self.version.as_deref().is_some_and(|m| {
-                    matches!((v.parse::<PtxVersion>(), m.parse::<PtxVersion>()), (Ok(a), Ok(b)) if a > b)
-                });
-                if newer {
-                    ", newer than this module's .version"
-                } else {
-                    ""
-                }
-            };
             let verdict = |o: &OnTarget| match (&o.reason, &o.min_ptx) {
                 (Some(r), _) => format!("illegal: {r}"),
-                (None, Some(v)) => format!("legal from PTX {v}{}", older(v)),
+                (None, Some(v)) if o.above_module_version => {
+                    format!("legal from PTX {v}, newer than this module's .version")
+                }
+                (None, Some(v)) => format!("legal from PTX {v}"),
                 (None, None) => "legal".into(),
             };
             if let Some(m) = &f.module {
