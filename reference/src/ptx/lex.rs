@@ -646,6 +646,27 @@ mod tests {
         assert_eq!(st[1].locate(y), Pos { line: 4, col: 4 });
     }
 
+    proptest::proptest! {
+        /// Splitting never panics and drops nothing: every byte outside comments is inside a
+        /// statement's text, or is blank, or is the `;` that ended one.
+        #[test]
+        fn statements_cover_every_byte(src in r#"([ \n\t;{}()\[\]@!.:/*"a-z0-9%_,$é-]|\.reg |\.version |cp\.async |L1:){0,60}"#) {
+            let _ = crate::ptx::read_source(&src); // nor does reading what it splits
+            let clean = strip_comments(&src);
+            let mut covered = vec![false; src.len()];
+            for st in statements(&src) {
+                covered[st.start..st.start + st.text.len()].fill(true);
+                let _ = (st.first_pos(), st.has_semicolon());
+            }
+            for (i, c) in clean.bytes().enumerate() {
+                proptest::prop_assert!(
+                    covered[i] || c.is_ascii_whitespace() || c == b';',
+                    "byte {i} ({:?}) of {src:?} is in no statement", c as char
+                );
+            }
+        }
+    }
+
     #[test]
     fn line_index_agrees_with_locate() {
         for src in [
