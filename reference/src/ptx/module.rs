@@ -318,6 +318,31 @@ $L__BB0_1:
     }
 
     #[test]
+    fn nvcc_module_forms_are_directives() {
+        // An extern declaration ending on its own line, initializers with braces over lines, a
+        // call prototype after a label, a debug section with labels and bytes inside.
+        let src = ".version 8.0\n.target sm_90a, debug\n.file 1 \"//src/a.cu\"\n\
+.extern .func (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0\n)\n;\n\
+.global .align 4 .b8 tbl[8] = {1, 2, 3,\n  4, 5, 6, 7, 8};\n\
+.visible .entry k()\n{\n\tprototype_0 : .callprototype ()_ (.param .b32 _);\n\
+\tcp.async.commit_group;\n\tret;\n}\n\
+.section\t.debug_str\n{\n$L__info_string0:\n.b8 95,90,0\n}\n";
+        let got = summary(src);
+        let lines = |what: &str| -> Vec<usize> {
+            got.iter()
+                .filter(|(_, w)| w.starts_with(what))
+                .map(|(l, _)| *l)
+                .collect()
+        };
+        assert_eq!(lines("E"), Vec::<usize>::new(), "{got:?}");
+        assert_eq!(lines("I"), vec![14]);
+        assert_eq!(lines("S"), vec![15]);
+        assert_eq!(lines("D"), vec![1, 2, 3, 4, 9, 11, 12, 13, 13, 16, 17]);
+        let h = Header::of(&read_source(src)).unwrap();
+        assert_eq!(h.target, Some(Target::SM_90A));
+    }
+
+    #[test]
     fn function_names() {
         assert_eq!(
             function_name(".func (.param .b32 r) swz(.param .b32 a)"),
