@@ -147,12 +147,15 @@ impl Instruction {
         Self::parse_with(text, &ParseCtx::default())
     }
 
-    /// Is this opcode one of the modelled families'? The tcgen05 family claims `tcgen05` but
-    /// leaves `tcgen05.mma` out of scope (its parser says so): a module reader skips it like any
-    /// other unmodelled instruction instead of failing on it.
+    /// Is this opcode one of the modelled families'? Every PTX `cp.*` instruction is an
+    /// asynchronous copy, so a misspelt one (`cp.asnyc`) counts as modelled and fails to parse
+    /// rather than being skipped. The tcgen05 family claims `tcgen05` but leaves `tcgen05.mma` out
+    /// of scope (its parser says so): a module reader skips it like any other unmodelled
+    /// instruction instead of failing on it.
     pub fn is_modelled(op: &Opcode) -> bool {
         const OUT_OF_SCOPE: &[&str] = &["tcgen05.mma"];
-        heads().iter().any(|(h, _)| op.has_head(h)) && !OUT_OF_SCOPE.iter().any(|h| op.has_head(h))
+        (op.has_head("cp") || heads().iter().any(|(h, _)| op.has_head(h)))
+            && !OUT_OF_SCOPE.iter().any(|h| op.has_head(h))
     }
 
     fn from_parts(op: &Opcode, args: &Args, ctx: &ParseCtx) -> Result<Instruction, SyntaxError> {

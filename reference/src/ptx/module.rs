@@ -293,6 +293,15 @@ $L__BB0_1:
         assert_eq!(got[0], (1, "S foo.bar".into()));
         assert_eq!(got[1], (2, "S tcgen05.mma.cta_group::1.kind::f16".into()));
         assert!(got[2].1.starts_with("E 3:"), "{got:?}");
+        // A misspelt copy is not quietly skipped.
+        let got = summary("cp.asnyc.ca.shared.global [a], [b], 4;");
+        assert_eq!(
+            got,
+            vec![(
+                1,
+                "E 1:1 expected an asynchronous-copy family instruction, found `cp.asnyc.ca.shared.global`".into()
+            )]
+        );
     }
 
     #[test]
