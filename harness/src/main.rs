@@ -18,6 +18,8 @@ struct Cli {
 enum Cmd {
     /// Parse PTX (FILE or stdin), print modelled instructions canonically, report syntax errors.
     Syntax(cli::syntax::SyntaxArgs),
+    /// List the modelled instructions of PTX modules with their legality per target and PTX version.
+    Check(cli::check::CheckArgs),
     /// Static legality: the model's verdicts against ptxas for every variant and target.
     Legality(legality::LegalityArgs),
     /// Run the case corpus on the reference model and, where a GPU is present, on hardware.
@@ -73,6 +75,7 @@ fn main() {
     }
     let r = match Cli::parse().cmd {
         Cmd::Syntax(a) => cli::syntax::main(&a),
+        Cmd::Check(a) => cli::check::main(&a),
         Cmd::Legality(a) => legality::main(&a),
         Cmd::Run(a) => ptxconform::run::main(&a),
         Cmd::Emit(a) => cli::emit::main(&a),

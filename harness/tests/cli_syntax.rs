@@ -26,8 +26,8 @@ fn bad_line_in_file_is_located() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn stdin_is_read_and_named() {
+/// `syntax` on standard input: (exit code, stdout, stderr).
+fn syntax_stdin(src: &str) -> (Option<i32>, String, String) {
     let mut child = bin()
         .arg("syntax")
         .stdin(Stdio::piped())
@@ -39,14 +39,55 @@ fn stdin_is_read_and_named() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"  foo.bar %r1;\n")
+        .write_all(src.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn stdin_is_read_and_named() {
+    // An unmodelled instruction is kept and marked; a malformed modelled one is a located error.
+    let (code, out, err) = syntax_stdin(
+        "  foo.bar %r1;
+  cp.async.ca.shared.global [a], [b, 16;
+",
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(out, "foo.bar %r1;  // skipped: not modelled\n");
     assert!(
-        err.starts_with("<stdin>:1:3: error: expected "),
+        err.starts_with("<stdin>:2:38: error: expected "),
         "stderr: {err}"
+    );
+    assert!(
+        err.ends_with("<stdin>: 0 modelled instructions, 1 skipped (not modelled), 1 errors\n"),
+        "stderr: {err}"
+    );
+}
+
+#[test]
+fn nothing_is_dropped_after_a_directive_or_a_brace_line() {
+    // Before the module reader, both instructions were swallowed into the directive before them
+    // and vanished with exit code 0.
+    let (code, out, err) = syntax_stdin(
+        ".version 8.0\n.target sm_90\n.visible .entry k()\n{\ncp.async.commit_group;\n  {\nfence.proxy.async.shared::cta;\n  }\n}\n",
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        ".version 8.0\n.target sm_90\n.visible .entry k()\n{\n    cp.async.commit_group;\n    {\n        fence.proxy.async.shared::cta;\n    }\n}\n"
+    );
+    // The same without indentation or a function: a brace line, then a directive line.
+    let (code, out, err) =
+        syntax_stdin("{\ncp.async.wait_all;\n}\n.version 8.0\ncp.async.commit_group;\n");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "{\n    cp.async.wait_all;\n}\n.version 8.0\ncp.async.commit_group;\n"
     );
 }
 

@@ -1,5 +1,6 @@
 //! Subcommand implementations that are not a module of their own.
 
+pub mod check;
 pub mod coverage;
 pub mod emit;
 pub mod explain;

@@ -46,14 +46,35 @@ impl fmt::Display for Pos {
     }
 }
 
-/// One `;`-terminated statement of a PTX source text (comments removed, kept in place as spaces so
-/// offsets still map back to the original text).
+/// What a statement of a PTX module is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `.version 8.0`, `.reg .b32 %r<4>;`, `.visible .entry k(…)`, `.section … { … }`.
+    Directive,
+    /// `L1:` (the text keeps the colon).
+    Label,
+    /// `{` opening a function body or a scoped block.
+    Open,
+    /// `}` closing one.
+    Close,
+    /// An instruction, guard included, without its `;`.
+    Instruction,
+    /// Nothing readable: an unterminated `/*` (its `error` says so).
+    Malformed,
+}
+
+/// One statement of a PTX source text (comments removed, kept in place as spaces so offsets still
+/// map back to the original text).
 #[derive(Clone, Debug)]
 pub struct SourceStatement<'a> {
+    pub kind: Kind,
     /// Statement text without the terminating `;`.
     pub text: String,
     /// Byte offset of `text` in the original source.
     pub start: usize,
+    /// A structural problem found while splitting (a missing `;`, an unmatched brace, an
+    /// unterminated comment); its offset is into `text`, as a parser's would be.
+    pub error: Option<SyntaxError>,
     source: &'a str,
 }
 
@@ -61,6 +82,10 @@ impl SourceStatement<'_> {
     /// Line and column (1-based, columns in characters) of a byte offset inside `text`.
     pub fn locate(&self, offset: usize) -> Pos {
         locate(self.source, self.start + offset.min(self.text.len()))
+    }
+    /// Was the statement terminated by a `;` (directives may not be)?
+    pub fn has_semicolon(&self) -> bool {
+        self.source.as_bytes().get(self.start + self.text.len()) == Some(&b';')
     }
     /// Position of the first non-blank character.
     pub fn first_pos(&self) -> Pos {
@@ -108,63 +133,379 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// Blank out `//` and `/* */` comments (same length, newlines kept). String literals are skipped
+/// over (the `//` of a path in `.file 1 "//a.cu"` is not a comment). Also returns where an
+/// unterminated `/*` starts.
+fn blank_comments(src: &str) -> (String, Option<usize>) {
+    let mut b = src.as_bytes().to_vec();
+    let mut unterminated = None;
+    let mut i = 0;
+    // Every byte of a comment but newlines becomes a space: the length stays, and so does UTF-8
+    // validity (a multibyte character becomes as many spaces as it had bytes).
+    let blank = |b: &mut [u8], from: usize, to: usize| {
+        for x in &mut b[from..to] {
+            if *x != b'\n' {
+                *x = b' ';
+            }
+        }
+    };
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'/', Some(b'/')) => {
+                let end = src[i..].find('\n').map_or(b.len(), |e| i + e);
+                blank(&mut b, i, end);
+                i = end;
+            }
+            (b'/', Some(b'*')) => {
+                let end = match src[i + 2..].find("*/") {
+                    Some(e) => i + 2 + e + 2,
+                    None => {
+                        unterminated = Some(i);
+                        b.len()
+                    }
+                };
+                blank(&mut b, i, end);
+                i = end;
+            }
+            (b'"', _) => i = string_end(src.as_bytes(), i),
+            _ => i += 1,
+        }
+    }
+    (
+        String::from_utf8(b).expect("only ASCII bytes were replaced"),
+        unterminated,
+    )
+}
+
 /// Blank out `//` and `/* */` comments (same length, newlines kept).
 pub fn strip_comments(src: &str) -> String {
-    let b = src.as_bytes();
-    let mut out = String::with_capacity(src.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                out.push(' ');
-                i += 1;
+    blank_comments(src).0
+}
+
+/// Past the closing quote of the string literal opening at `i` (or at the end of its line: a
+/// PTX string does not span lines).
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() && b[j] != b'\n' {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return j + 1,
+            _ => j += 1,
+        }
+    }
+    j.min(b.len())
+}
+
+/// Directives that end at the end of their line: module header and debug directives, and the
+/// performance directives between a kernel's parameters and its body.
+const LINE_DIRECTIVES: &[&str] = &[
+    "version",
+    "target",
+    "address_size",
+    "file",
+    "loc",
+    "pragma",
+    "maxntid",
+    "reqntid",
+    "minnctapersm",
+    "maxnctapersm",
+    "maxnreg",
+    "maxclusterrank",
+    "reqnctapercluster",
+    "explicitcluster",
+    "blocksareclusters",
+    "noreturn",
+];
+
+/// Linkage words that may precede the directive proper (`.visible .entry`).
+const LINKAGE: &[&str] = &["visible", "extern", "weak", "common"];
+
+/// Where a statement ends: `end` excludes its terminator, `next` is where the next one may start.
+struct End {
+    end: usize,
+    next: usize,
+    /// Absolute offset and message of a structural problem.
+    error: Option<(usize, SyntaxError)>,
+}
+
+impl End {
+    fn at(end: usize, next: usize) -> End {
+        End {
+            end,
+            next,
+            error: None,
+        }
+    }
+    /// The statement runs into the next one (which starts on a later line) without a `;`.
+    fn missing_semicolon(s: &str, end: usize) -> End {
+        let text_end = s[..end].trim_end().len();
+        let next_at = s.len() - s[end..].trim_start().len();
+        let err = SyntaxError::new(
+            0,
+            "`;` at the end of the statement",
+            format!("a new statement on line {}", locate(s, next_at).line),
+        );
+        End {
+            end,
+            next: end,
+            error: Some((text_end, err)),
+        }
+    }
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b'$'
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// `name:` (not `name::`) at `i`, possibly with blanks before the colon: past the colon.
+fn label_end(b: &[u8], i: usize) -> Option<usize> {
+    if !b.get(i).copied().is_some_and(is_ident_start) {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < b.len() && is_ident(b[j]) {
+        j += 1;
+    }
+    while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+        j += 1;
+    }
+    (b.get(j) == Some(&b':') && b.get(j + 1) != Some(&b':')).then_some(j + 1)
+}
+
+/// Does a new statement start at the first non-blank at or after `i`? Only forms no operand or
+/// directive continuation can take: a guard, a `}`, a label, a dotted mnemonic (PTX names contain
+/// no dot; `%tid.x` starts with `%`), and inside an instruction a directive.
+fn starts_statement(b: &[u8], mut i: usize, in_directive: bool) -> bool {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let Some(&c) = b.get(i) else { return false };
+    match c {
+        b'@' | b'}' => true,
+        b'.' => !in_directive,
+        _ if label_end(b, i).is_some() => true,
+        _ if c.is_ascii_alphabetic() => {
+            let mut j = i;
+            while j < b.len() && is_ident(b[j]) {
+                j += 1;
             }
-        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            let end = src[i + 2..]
-                .find("*/")
-                .map(|e| i + 2 + e + 2)
-                .unwrap_or(b.len());
-            for c in src[i..end].chars() {
-                out.push(if c == '\n' { '\n' } else { ' ' });
-                // keep byte length equal for multibyte chars
-                for _ in 1..c.len_utf8() {
-                    out.push(' ');
+            b.get(j) == Some(&b'.')
+        }
+        _ => false,
+    }
+}
+
+/// Scan from `i` for the `;` that ends a statement, tracking brackets; at each line break at
+/// bracket depth 0 ask whether the next line starts a new statement (a missing `;`). A stray `}`
+/// on the statement's own line stays in it, for the parser to report.
+fn scan_to_semicolon(s: &str, mut i: usize, in_directive: bool) -> End {
+    let b = s.as_bytes();
+    let mut depth = 0usize;
+    while i < b.len() {
+        match b[i] {
+            // No operand or initializer holds a `;`: it ends the statement even inside an
+            // unclosed bracket, so a typo like `[a, 16;` stays in its own statement.
+            b';' => return End::at(i, i + 1),
+            b'"' => {
+                i = string_end(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' if depth == 0 && starts_statement(b, i + 1, in_directive) => {
+                return End::missing_semicolon(s, i + 1)
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    End::at(b.len(), b.len())
+}
+
+/// The end of the directive starting at `i` (a `.`). Line directives (`.version 8.0`) end at their
+/// line's end; a function header (`.entry`, `.func`) at its `;` (a declaration), before its body's
+/// `{`, or before a performance directive on the next line; `.section` after its `{ … }`; every
+/// other directive (`.reg`, `.shared`, `.global`, …) at its `;`.
+fn directive_end(s: &str, i: usize) -> End {
+    let b = s.as_bytes();
+    let mut j = i;
+    let word = loop {
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if b.get(j) != Some(&b'.') {
+            break "";
+        }
+        let w0 = j + 1;
+        j = w0;
+        while j < b.len() && is_ident(b[j]) {
+            j += 1;
+        }
+        let w = &s[w0..j];
+        if !LINKAGE.contains(&w) {
+            break w;
+        }
+    };
+    if LINE_DIRECTIVES.contains(&word) {
+        let mut k = i;
+        while k < b.len() {
+            match b[k] {
+                b';' => return End::at(k, k + 1),
+                b'"' => {
+                    k = string_end(b, k);
+                    continue;
+                }
+                // A trailing comma continues the list on the next line (`.maxntid 128,\n 1, 1`).
+                b'\n' if !s[i..k].trim_end().ends_with(',') => return End::at(k, k),
+                _ => {}
+            }
+            k += 1;
+        }
+        return End::at(b.len(), b.len());
+    }
+    match word {
+        "entry" | "func" => {
+            let mut depth = 0usize;
+            let mut k = j;
+            while k < b.len() {
+                match b[k] {
+                    b'(' => depth += 1,
+                    b')' => depth = depth.saturating_sub(1),
+                    b';' if depth == 0 => return End::at(k, k + 1),
+                    b'{' if depth == 0 => return End::at(k, k),
+                    b'\n' if depth == 0 && starts_statement(b, k + 1, false) => {
+                        return End::at(k, k)
+                    }
+                    _ => {}
+                }
+                k += 1;
+            }
+            End::at(b.len(), b.len())
+        }
+        "section" => {
+            let Some(open) = s[j..].find(['{', ';']).map(|o| j + o) else {
+                return End::at(b.len(), b.len());
+            };
+            if b[open] == b';' {
+                return End::at(open, open + 1);
+            }
+            let mut depth = 0usize;
+            for (k, &c) in b.iter().enumerate().skip(open) {
+                match c {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return End::at(k + 1, k + 1);
+                        }
+                    }
+                    _ => {}
                 }
             }
-            i = end;
-        } else {
-            let c = src[i..].chars().next().unwrap();
-            out.push(c);
-            i += c.len_utf8();
+            End {
+                end: b.len(),
+                next: b.len(),
+                error: Some((
+                    open,
+                    SyntaxError::new(0, "a `}` closing the section", "end of input"),
+                )),
+            }
         }
+        _ => scan_to_semicolon(s, j, true),
     }
-    out
 }
 
-/// Split PTX text into `;`-terminated statements. A trailing statement without `;` is returned
-/// too (the parser accepts a missing final semicolon on the syntax front door).
+/// The end of the instruction starting at `i`: its `;`. A line break is a missing `;` only once
+/// the mnemonic has been read (`@p` may stand on a line of its own, before it).
+fn instruction_end(s: &str, i: usize) -> End {
+    let b = s.as_bytes();
+    let mut j = i;
+    if b[j] == b'@' {
+        j += 1;
+        while j < b.len() && (b[j] == b'!' || b[j] == b'%' || is_ident(b[j])) {
+            j += 1;
+        }
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+    }
+    while j < b.len() && (is_ident(b[j]) || b[j] == b'.' || b[j] == b':') {
+        j += 1;
+    }
+    scan_to_semicolon(s, j, false)
+}
+
+/// Split a PTX module into statements: directives (with or without `;`), labels, braces of
+/// function bodies and scoped blocks, and `;`-terminated instructions that may span lines. A
+/// trailing instruction without `;` is returned too (the front door accepts a missing final
+/// semicolon). Nothing is dropped: a structural problem is recorded on the statement it concerns.
 pub fn statements(source: &str) -> Vec<SourceStatement<'_>> {
-    let clean = strip_comments(source);
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c) in clean.char_indices() {
-        if c == ';' {
-            push_stmt(&mut out, source, &clean[start..i], start);
-            start = i + 1;
+    let (clean, unterminated) = blank_comments(source);
+    let b = clean.as_bytes();
+    let mut out: Vec<SourceStatement<'_>> = Vec::new();
+    let mut open_blocks: Vec<usize> = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b';') {
+            i += 1;
         }
+        if i >= b.len() {
+            break;
+        }
+        let (kind, end) = match b[i] {
+            b'{' => (Kind::Open, End::at(i + 1, i + 1)),
+            b'}' => (Kind::Close, End::at(i + 1, i + 1)),
+            b'.' => (Kind::Directive, directive_end(&clean, i)),
+            _ => match label_end(b, i) {
+                Some(e) => (Kind::Label, End::at(e, e)),
+                None => (Kind::Instruction, instruction_end(&clean, i)),
+            },
+        };
+        let mut st = SourceStatement {
+            kind,
+            text: clean[i..end.end].to_string(),
+            start: i,
+            error: end.error.map(|(at, mut e)| {
+                e.offset = at - i;
+                e
+            }),
+            source,
+        };
+        match kind {
+            Kind::Open => open_blocks.push(out.len()),
+            Kind::Close if open_blocks.pop().is_none() => {
+                st.error = Some(SyntaxError::new(0, "an open `{` before this `}`", "none"));
+            }
+            _ => {}
+        }
+        out.push(st);
+        i = end.next;
     }
-    push_stmt(&mut out, source, &clean[start..], start);
-    out
-}
-
-fn push_stmt<'a>(out: &mut Vec<SourceStatement<'a>>, source: &'a str, text: &str, start: usize) {
-    if !text.trim().is_empty() {
+    for k in open_blocks {
+        out[k].error = Some(SyntaxError::new(
+            0,
+            "a `}` closing this `{`",
+            "end of input",
+        ));
+    }
+    if let Some(at) = unterminated {
         out.push(SourceStatement {
-            text: text.to_string(),
-            start,
+            kind: Kind::Malformed,
+            text: String::new(),
+            start: at,
+            error: Some(SyntaxError::new(
+                0,
+                "`*/` closing the comment",
+                "end of input",
+            )),
             source,
         });
     }
+    out
 }
 
 /// A character cursor over one statement.
@@ -303,6 +644,27 @@ mod tests {
         assert_eq!(st[2].text.trim(), "baz");
         let y = st[1].text.find('y').unwrap();
         assert_eq!(st[1].locate(y), Pos { line: 4, col: 4 });
+    }
+
+    proptest::proptest! {
+        /// Splitting never panics and drops nothing: every byte outside comments is inside a
+        /// statement's text, or is blank, or is the `;` that ended one.
+        #[test]
+        fn statements_cover_every_byte(src in r#"([ \n\t;{}()\[\]@!.:/*"a-z0-9%_,$é-]|\.reg |\.version |cp\.async |L1:){0,60}"#) {
+            let _ = crate::ptx::read_source(&src); // nor does reading what it splits
+            let clean = strip_comments(&src);
+            let mut covered = vec![false; src.len()];
+            for st in statements(&src) {
+                covered[st.start..st.start + st.text.len()].fill(true);
+                let _ = (st.first_pos(), st.has_semicolon());
+            }
+            for (i, c) in clean.bytes().enumerate() {
+                proptest::prop_assert!(
+                    covered[i] || c.is_ascii_whitespace() || c == b';',
+                    "byte {i} ({:?}) of {src:?} is in no statement", c as char
+                );
+            }
+        }
     }
 
     #[test]
