@@ -548,6 +548,12 @@ pub fn supervisor(
 /// The engine `run` drives: device `args.device`, confirmed traps, the offline compiler when one
 /// is found, the known findings for isolation.
 pub fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<Engine, String> {
+    if let Some(cg) = &args.build {
+        let known = KnownDivergences::load(&args.known)?;
+        let mut e = crate::attribution::engine(dev, info, args.job_timeout, &known, cg)?;
+        e.info.mode = format!("{} (build {cg})", e.info.mode);
+        return Ok(e);
+    }
     let sup = supervisor(dev.ordinal, args.job_timeout, true)?;
     let mut eng = Engine::new(
         sup,

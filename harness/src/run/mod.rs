@@ -79,6 +79,10 @@ pub struct RunArgs {
     /// `jit-O4,ptxas-13.0-O0,ptxas-13.5-O3`.
     #[arg(long, value_name = "LIST")]
     pub builds: Option<crate::codegen::BuildList>,
+    /// The build the run's kernels are made with (default: the pinned ptxas at -O3, or the
+    /// driver JIT when no ptxas is found), e.g. `jit-O4` or `ptxas-13.5-O0`.
+    #[arg(long, value_name = "BUILD")]
+    pub build: Option<crate::codegen::Codegen>,
 }
 
 /// The case name of a result that stands for a whole file that did not load.
