@@ -22,14 +22,14 @@ pub struct BuildFigures {
 /// Several builds as one backend: the first build's run is the program's run when every build
 /// saw the same; otherwise the run is a disagreement naming the groups.
 pub struct Builds {
-    pub builds: Vec<(Codegen, Box<dyn Backend>)>,
+    pub builds: Vec<(Codegen, Box<dyn Backend + Send>)>,
     /// Programs on which the builds disagreed.
     pub disagreements: u64,
     pub figures: BTreeMap<String, BuildFigures>,
 }
 
 impl Builds {
-    pub fn new(builds: Vec<(Codegen, Box<dyn Backend>)>) -> Builds {
+    pub fn new(builds: Vec<(Codegen, Box<dyn Backend + Send>)>) -> Builds {
         Builds {
             builds,
             disagreements: 0,
@@ -102,10 +102,21 @@ impl Backend for Builds {
         self.builds.iter().all(|(_, b)| b.runs(t))
     }
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-        let mut per: Vec<Vec<Run>> = Vec::with_capacity(self.builds.len());
-        for (_, b) in self.builds.iter_mut() {
-            per.push(b.observe(cases)?);
-        }
+        // The builds run at once: each has its own worker process, and one's compilation
+        // overlaps another's execution.
+        let per: Vec<Vec<Run>> = std::thread::scope(|s| {
+            let hs: Vec<_> = self
+                .builds
+                .iter_mut()
+                .map(|(_, b)| s.spawn(move || b.observe(cases)))
+                .collect();
+            hs.into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a build's backend panicked".into()))
+                })
+                .collect::<Result<Vec<_>, String>>()
+        })?;
         let names: Vec<String> = self.builds.iter().map(|(c, _)| c.to_string()).collect();
         let mut out = Vec::with_capacity(cases.len());
         for k in 0..cases.len() {
@@ -197,7 +208,7 @@ mod tests {
                 .map(|(&flip, n)| {
                     (
                         n.parse().unwrap(),
-                        Box::new(Fake { flip }) as Box<dyn Backend>,
+                        Box::new(Fake { flip }) as Box<dyn Backend + Send>,
                     )
                 })
                 .collect(),

@@ -255,7 +255,7 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         let mut bs = Vec::new();
         for cg in &list.0 {
             let e = crate::attribution::engine(d, &info, args.job_timeout, &known, cg)?;
-            bs.push((cg.clone(), Box::new(e) as Box<dyn Backend>));
+            bs.push((cg.clone(), Box::new(e) as Box<dyn Backend + Send>));
         }
         println!(
             "compiler differential on {}: {}",
