@@ -458,6 +458,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
 
 /// Run `todo` through the differential core on `backend` in batches: known findings applied,
 /// divergence reports written, observations recorded into the case files with `--record`.
+#[allow(clippy::too_many_arguments)] // the run's parts, each used once per case
 fn run_on(
     args: &RunArgs,
     backend: &mut dyn Backend,
