@@ -144,6 +144,8 @@ pub struct Attributor {
     pub others: Vec<Codegen>,
     /// Compute capability of the device (the SASS is built for it).
     cc: (i32, i32),
+    /// The GPU's ordinal, for the JIT's SASS (`None`: no JIT SASS).
+    device: Option<i32>,
     make: MakeBackend,
     backends: Vec<(Codegen, Option<Box<dyn Backend>>)>,
 }
@@ -159,11 +161,13 @@ impl Attributor {
         others: Vec<Codegen>,
     ) -> Attributor {
         let (dev, info, k) = (dev.clone(), info.clone(), known.clone());
-        let cc = dev.compute_capability;
+        let (cc, ordinal) = (dev.compute_capability, dev.ordinal);
         let make: MakeBackend = Box::new(move |cg: &Codegen| {
             engine(&dev, &info, job_timeout, &k, cg).map(|e| Box::new(e) as Box<dyn Backend>)
         });
-        Attributor::with(known, primary, others, cc, make)
+        let mut a = Attributor::with(known, primary, others, cc, make);
+        a.device = Some(ordinal);
+        a
     }
 
     /// Re-runs on the backends `make` returns.
@@ -184,6 +188,7 @@ impl Attributor {
             primary,
             others,
             cc,
+            device: None,
             make,
             backends,
         }
@@ -275,7 +280,7 @@ impl Attributor {
             .chain(&self.others)
             .cloned()
             .collect();
-        write_evidence(dir, case, ptx, a, &builds, self.cc).map(|_| ())
+        write_evidence(dir, case, ptx, a, &builds, self.cc, self.device).map(|_| ())
     }
 }
 
@@ -322,20 +327,57 @@ pub fn engine(
     Ok(e)
 }
 
-/// The SASS of a case's kernel under `cg` (offline builds only: the driver's JIT keeps no
-/// image), the instructions of the case's asynchronous steps marked.
+/// The cubin the driver's JIT makes of `ptx` at `level` on GPU `device`, from a process of its
+/// own (`ptxconform __jit-cubin`).
+fn jit_cubin(ptx: &str, level: u8, device: i32) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let mut child = Command::new(exe)
+        .args([
+            crate::gpu::JIT_CUBIN_SUBCOMMAND,
+            &device.to_string(),
+            &level.to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the JIT: {e}"))?;
+    if let Some(mut i) = child.stdin.take() {
+        i.write_all(ptx.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() || !out.stdout.starts_with(b"\x7fELF") {
+        return Err(format!(
+            "the driver JIT gave no cubin: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(out.stdout)
+}
+
+/// The SASS of a case's kernel under `cg`, the instructions of the case's asynchronous steps
+/// marked. A JIT build needs GPU `device` (the driver compiles for it).
 pub fn sass_of(
     cg: &Codegen,
     ptx: &str,
     arch: &str,
     steps: &[(usize, String)],
+    device: Option<i32>,
 ) -> Result<String, String> {
-    let Codegen::Ptxas { release, level } = cg else {
-        return Err(format!("{cg}: the driver JIT's machine code is not kept"));
+    let (cubin, version) = match cg {
+        Codegen::Jit { level } => {
+            let dev = device.ok_or_else(|| format!("{cg}: the driver JIT needs a GPU"))?;
+            (jit_cubin(ptx, *level, dev)?, "the driver's JIT".to_string())
+        }
+        Codegen::Ptxas { release, level } => {
+            let c = crate::compile::Compiler::new(crate::codegen::ptxas_of(release)?, None)?
+                .with_opt_level(*level)?;
+            let cubin = c.compile_arch_many(&[(ptx, arch.to_string())]).remove(0)?;
+            (cubin.to_vec(), c.ptxas().version.clone())
+        }
     };
-    let c = crate::compile::Compiler::new(crate::codegen::ptxas_of(release)?, None)?
-        .with_opt_level(*level)?;
-    let cubin = c.compile_arch_many(&[(ptx, arch.to_string())]).remove(0)?;
     let entry = ptx
         .lines()
         .find_map(|l| l.split(".entry ").nth(1))
@@ -345,8 +387,7 @@ pub fn sass_of(
         .to_string();
     let sass = crate::codegen::sass(&cubin, &entry)?;
     Ok(format!(
-        "// {cg} ({}), -arch={arch}, kernel {entry}\n{}",
-        c.ptxas().version,
+        "// {cg} ({version}), -arch={arch}, kernel {entry}\n{}",
         crate::codegen::mark(&sass, steps)
     ))
 }
@@ -550,6 +591,7 @@ pub fn write_evidence(
     attribution: &Attribution,
     builds: &[Codegen],
     cc: (i32, i32),
+    device: Option<i32>,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     let d = dir.join("divergences");
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
@@ -564,7 +606,8 @@ pub fn write_evidence(
         .collect();
     let arch = arch_for(case, cc);
     for cg in builds {
-        let text = sass_of(cg, ptx, &arch, &steps).unwrap_or_else(|e| format!("// no SASS: {e}\n"));
+        let text = sass_of(cg, ptx, &arch, &steps, device)
+            .unwrap_or_else(|e| format!("// no SASS: {e}\n"));
         let f = d.join(format!("{stem}.{cg}.sass"));
         std::fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))?;
         files.push(f);
@@ -600,7 +643,7 @@ mod sass_tests {
         let steps = vec![(1, "cp.async.cg.shared.global [buf], [src], 16".to_string())];
         for b in ["ptxas-13.0-O3", "ptxas-13.5-O0"] {
             let cg: Codegen = b.parse().unwrap();
-            let s = sass_of(&cg, ptx, "sm_90a", &steps).unwrap();
+            let s = sass_of(&cg, ptx, "sm_90a", &steps, None).unwrap();
             assert!(s.starts_with(&format!("// {b} (")), "{s}");
             let marked: Vec<&str> = s.lines().filter(|l| l.starts_with(">>")).collect();
             assert!(
@@ -611,6 +654,7 @@ mod sass_tests {
             );
         }
         let jit: Codegen = "jit".parse().unwrap();
-        assert!(sass_of(&jit, ptx, "sm_90a", &steps).is_err());
+        let e = sass_of(&jit, ptx, "sm_90a", &steps, None).unwrap_err();
+        assert!(e.contains("needs a GPU"), "{e}");
     }
 }

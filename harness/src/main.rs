@@ -73,6 +73,9 @@ fn main() {
     if args.get(1).map(String::as_str) == Some(ptxconform::gpu::WORKER_SUBCOMMAND) {
         std::process::exit(ptxconform::gpu::worker_main(&args[2..]));
     }
+    if args.get(1).map(String::as_str) == Some(ptxconform::gpu::JIT_CUBIN_SUBCOMMAND) {
+        std::process::exit(ptxconform::gpu::jit_cubin_main(&args[2..]));
+    }
     let r = match Cli::parse().cmd {
         Cmd::Syntax(a) => cli::syntax::main(&a),
         Cmd::Check(a) => cli::check::main(&a),

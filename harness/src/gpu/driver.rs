@@ -407,6 +407,67 @@ impl Context {
         self.load_image(image.as_bytes_with_nul(), level)
     }
 
+    /// The machine code the driver's JIT makes of `ptx` at `level` (0–4), as a cubin: the same
+    /// compiler `cuModuleLoadDataEx` runs, through the linker API (`cuLinkCreate` /
+    /// `cuLinkAddData` / `cuLinkComplete`), which hands the image back.
+    pub fn jit_cubin(&self, ptx: &str, level: u8) -> Result<Vec<u8>, ModuleError> {
+        let image = CString::new(ptx).map_err(|_| ModuleError::InteriorNul)?;
+        let mut err = vec![0u8; JIT_LOG_BYTES];
+        use sys::CUjit_option as O;
+        let mut opts = [
+            O::CU_JIT_ERROR_LOG_BUFFER,
+            O::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            O::CU_JIT_OPTIMIZATION_LEVEL,
+        ];
+        let mut vals: [*mut c_void; 3] = [
+            err.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(JIT_LOG_BYTES),
+            std::ptr::without_provenance_mut(usize::from(level.min(4))),
+        ];
+        let fail = |error: DriverError, err: &[u8], used: usize| ModuleError::Jit {
+            error,
+            log: log_text(err, used),
+        };
+        let mut state: sys::CUlinkState = std::ptr::null_mut();
+        // SAFETY: `opts` and `vals` have equal length 3, the log buffer is JIT_LOG_BYTES long and
+        // outlives the link state (destroyed below); the context is current.
+        check("cuLinkCreate", unsafe {
+            sys::cuLinkCreate_v2(3, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state)
+        })
+        .map_err(|e| fail(e, &err, 0))?;
+        let bytes = image.as_bytes_with_nul();
+        // SAFETY: `bytes` is NUL-terminated PTX alive for the call; the name is a C string; no
+        // per-input options.
+        let added = check("cuLinkAddData", unsafe {
+            sys::cuLinkAddData_v2(
+                state,
+                sys::CUjitInputType::CU_JIT_INPUT_PTX,
+                bytes.as_ptr() as *mut c_void,
+                bytes.len(),
+                c"kernel.ptx".as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        });
+        let mut out: *mut c_void = std::ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: `state` is live; on success the image stays valid until cuLinkDestroy, and it is
+        // copied out before that.
+        let done = added.and_then(|()| {
+            check("cuLinkComplete", unsafe {
+                sys::cuLinkComplete(state, &mut out, &mut size)
+            })
+        });
+        let cubin = done.map(|()| {
+            // SAFETY: `out` points at `size` bytes owned by the link state, alive until destroyed.
+            unsafe { std::slice::from_raw_parts(out as *const u8, size) }.to_vec()
+        });
+        // SAFETY: created above, destroyed once.
+        let _ = unsafe { sys::cuLinkDestroy(state) };
+        cubin.map_err(|e| fail(e, &err, vals[1].addr()))
+    }
+
     /// Load a compiled module (a cubin from offline ptxas) with `cuModuleLoadDataEx`.
     pub fn load_cubin(&self, cubin: &[u8]) -> Result<Module<'_>, ModuleError> {
         if cubin.len() < 4 || &cubin[..4] != b"\x7fELF" {

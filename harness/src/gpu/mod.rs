@@ -55,6 +55,49 @@ pub use worker::{worker_main, Executor};
 /// The hidden subcommand that starts a worker: `ptxconform __worker [--device N]`.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
 
+/// The hidden subcommand that writes the driver JIT's cubin of the PTX on standard input to
+/// standard output: `ptxconform __jit-cubin DEVICE LEVEL` (a process of its own, like a worker,
+/// so that no run's context is touched).
+pub const JIT_CUBIN_SUBCOMMAND: &str = "__jit-cubin";
+
+/// Entry point of [`JIT_CUBIN_SUBCOMMAND`]; the exit status (2 with a message on failure).
+pub fn jit_cubin_main(args: &[String]) -> i32 {
+    use std::io::{Read, Write};
+    let run = || -> Result<Vec<u8>, String> {
+        let [dev, level] = args else {
+            return Err("usage: __jit-cubin DEVICE LEVEL".into());
+        };
+        let dev: i32 = dev.parse().map_err(|_| format!("bad device {dev:?}"))?;
+        let level: u8 = level.parse().map_err(|_| format!("bad level {level:?}"))?;
+        let mut ptx = String::new();
+        std::io::stdin()
+            .read_to_string(&mut ptx)
+            .map_err(|e| e.to_string())?;
+        std::panic::catch_unwind(|| {
+            let d = driver::Driver::load()?;
+            let ctx = d
+                .device(dev)
+                .and_then(|x| x.context())
+                .map_err(|e| e.to_string())?;
+            ctx.jit_cubin(&ptx, level).map_err(|e| format!("{e:?}"))
+        })
+        .unwrap_or_else(|_| Err("the CUDA driver could not be loaded".into()))
+    };
+    match run() {
+        Ok(cubin) => match std::io::stdout().write_all(&cubin) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("{e}");
+                2
+            }
+        },
+        Err(e) => {
+            eprintln!("{e}");
+            2
+        }
+    }
+}
+
 /// Query device `0` in this process without creating a context. Never panics: a missing driver,
 /// a failing `cuInit` (no device, driver/library mismatch) or a missing symbol become `Err`.
 pub fn gpu_available() -> Result<DeviceInfo, String> {
