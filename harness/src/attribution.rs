@@ -395,38 +395,21 @@ pub fn sass_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{predicted, Run};
+    use crate::diff::Altered;
     use ptxconform_reference::case::{load_file, Ending};
-    use ptxconform_reference::sem::exec::Execution;
-    use ptxconform_reference::target::Target;
 
-    /// A build as a fake device: the model's prediction, or a trap where `traps`.
-    struct Fake {
-        traps: bool,
+    fn trap(o: &mut ptxconform_reference::case::Observation) {
+        o.outcome = Ending::Trap {
+            kind: "IllegalInstruction".into(),
+            code: 715,
+        };
+        o.regions.clear();
     }
 
-    impl Backend for Fake {
-        fn info(&self) -> RunInfo {
-            RunInfo::default()
-        }
-        fn runs(&self, _: Target) -> bool {
-            true
-        }
-        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-            Ok(cases
-                .iter()
-                .map(|(_, ex)| {
-                    let mut o = predicted(&RunInfo::default(), ex);
-                    if self.traps {
-                        o.outcome = Ending::Trap {
-                            kind: "IllegalInstruction".into(),
-                            code: 715,
-                        };
-                        o.regions.clear();
-                    }
-                    Run::observed(o)
-                })
-                .collect())
+    /// A build as a fake device: the model's prediction, or a trap where `traps`.
+    fn fake(traps: bool) -> Altered {
+        Altered {
+            change: traps.then_some(trap as fn(&mut _)),
         }
     }
 
@@ -442,10 +425,10 @@ mod tests {
             .unwrap();
         let known = KnownDivergences::default();
         let batch = [("copy.yaml", case), ("copy.yaml", case)];
-        let mut trapping = Fake { traps: true };
+        let mut trapping = fake(true);
         let mut judged = run_batch(&mut trapping, &known, &batch).unwrap();
         assert_eq!(judged[0].result.verdict, Verdict::TrapUnexpected);
-        judged[1] = run_batch(&mut Fake { traps: false }, &known, &batch[..1])
+        judged[1] = run_batch(&mut fake(false), &known, &batch[..1])
             .unwrap()
             .remove(0);
         let builds =
@@ -457,7 +440,7 @@ mod tests {
         let make: MakeBackend = Box::new(move |cg: &Codegen| {
             log.borrow_mut().push(cg.to_string());
             let traps = all.get() || cg.to_string().ends_with("-O3");
-            Ok(Box::new(Fake { traps }) as Box<dyn Backend>)
+            Ok(Box::new(fake(traps)) as Box<dyn Backend>)
         });
         let mut a = Attributor::with(&known, builds[0].clone(), builds.clone(), (9, 0), make);
         let got = a.attribute_some(Scope::Auto, &known, &batch, &judged);
@@ -479,7 +462,7 @@ mod tests {
             builds[0].clone(),
             builds.clone(),
             (9, 0),
-            Box::new(|_: &Codegen| Ok(Box::new(Fake { traps: true }) as Box<dyn Backend>)),
+            Box::new(|_: &Codegen| Ok(Box::new(fake(true)) as Box<dyn Backend>)),
         );
         trap_all.set(true);
         let got = b.attribute_some(Scope::All, &known, &batch[..1], &judged[..1]);

@@ -125,14 +125,7 @@ pub fn release_of(version_line: &str) -> Option<String> {
 /// Where extra toolchains live: `$PTXCONFORM_TOOLCHAINS`, else
 /// `$XDG_CACHE_HOME/ptxconform/toolchains`, else `$HOME/.cache/ptxconform/toolchains`.
 pub fn toolchains_dir() -> Option<PathBuf> {
-    let var = |k| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var(TOOLCHAINS_ENV)
-        .or_else(|| var("XDG_CACHE_HOME").map(|x| x.join("ptxconform/toolchains")))
-        .or_else(|| var("HOME").map(|h| h.join(".cache/ptxconform/toolchains")))
+    crate::compile::cache_location(TOOLCHAINS_ENV, "toolchains")
 }
 
 /// Installed packages of `tool` in `dir` (`<tool>-<version>` folders), newest version first.

@@ -115,12 +115,18 @@ pub fn target_of(ptx: &str) -> Option<&str> {
 /// The default disk cache directory: `$PTXCONFORM_CACHE`, else `$XDG_CACHE_HOME/ptxconform/cubin`,
 /// else `$HOME/.cache/ptxconform/cubin`; `None` when none of these is set.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let var = |k| {
+    cache_location(CACHE_ENV, "cubin")
+}
+
+/// `$ENV`, else `$XDG_CACHE_HOME/ptxconform/SUB`, else `$HOME/.cache/ptxconform/SUB` (empty
+/// values count as unset): where the project keeps what it caches or installs.
+pub fn cache_location(env: &str, sub: &str) -> Option<PathBuf> {
+    let var = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    cache_dir_from(var(CACHE_ENV), var("XDG_CACHE_HOME"), var("HOME"))
+    cache_dir_from(var(env), var("XDG_CACHE_HOME"), var("HOME"), sub)
 }
 
 /// The cache directory for given environment values (pure, for tests).
@@ -128,10 +134,11 @@ pub fn cache_dir_from(
     explicit: Option<PathBuf>,
     xdg_cache_home: Option<PathBuf>,
     home: Option<PathBuf>,
+    sub: &str,
 ) -> Option<PathBuf> {
     explicit
-        .or_else(|| xdg_cache_home.map(|x| x.join("ptxconform/cubin")))
-        .or_else(|| home.map(|h| h.join(".cache/ptxconform/cubin")))
+        .or_else(|| xdg_cache_home.map(|x| x.join("ptxconform").join(sub)))
+        .or_else(|| home.map(|h| h.join(".cache/ptxconform").join(sub)))
 }
 
 /// Counters of a [`Compiler`] since it was made.
@@ -535,16 +542,16 @@ mod tests {
         assert_eq!(target_of(".targets sm_90\n"), None);
         assert_eq!(target_of(""), None);
         let p = |s: &str| Some(PathBuf::from(s));
-        assert_eq!(cache_dir_from(p("/c"), p("/x"), p("/h")), p("/c"));
+        assert_eq!(cache_dir_from(p("/c"), p("/x"), p("/h"), "cubin"), p("/c"));
         assert_eq!(
-            cache_dir_from(None, p("/x"), p("/h")),
+            cache_dir_from(None, p("/x"), p("/h"), "cubin"),
             p("/x/ptxconform/cubin")
         );
         assert_eq!(
-            cache_dir_from(None, None, p("/h")),
+            cache_dir_from(None, None, p("/h"), "cubin"),
             p("/h/.cache/ptxconform/cubin")
         );
-        assert_eq!(cache_dir_from(None, None, None), None);
+        assert_eq!(cache_dir_from(None, None, None, "cubin"), None);
     }
 
     #[test]

@@ -257,6 +257,35 @@ impl Backend for Predicted {
     }
 }
 
+/// The model's own prediction with a change made to every observation (a trap, a flipped byte):
+/// a device that departs in a known way, for tests of what consumes observations.
+#[cfg(test)]
+pub struct Altered {
+    pub change: Option<fn(&mut Observation)>,
+}
+
+#[cfg(test)]
+impl Backend for Altered {
+    fn info(&self) -> RunInfo {
+        RunInfo::default()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(_, ex)| {
+                let mut o = predicted(&RunInfo::default(), ex);
+                if let Some(f) = self.change {
+                    f(&mut o);
+                }
+                Run::observed(o)
+            })
+            .collect())
+    }
+}
+
 /// Recorded observations as a backend: each case's newest observation from a device whose name
 /// contains `device` (case-insensitive). `run --replay DEVICE` judges a corpus as the recorded
 /// runs saw it, without a GPU.

@@ -158,36 +158,14 @@ impl Backend for Builds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{predicted, run_batch};
+    use crate::diff::{run_batch, Altered};
     use crate::report::{KnownDivergences, Verdict};
     use ptxconform_reference::case::load_file;
 
-    /// A build as a fake device: the model's prediction, with one byte of `buf@cta0` changed
-    /// when `flip`.
-    struct Fake {
-        flip: bool,
-    }
-
-    impl Backend for Fake {
-        fn info(&self) -> RunInfo {
-            RunInfo::default()
-        }
-        fn runs(&self, _: Target) -> bool {
-            true
-        }
-        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-            Ok(cases
-                .iter()
-                .map(|(_, ex)| {
-                    let mut o = predicted(&RunInfo::default(), ex);
-                    if self.flip {
-                        if let Some(b) = o.regions.get_mut("buf@cta0") {
-                            b[0] ^= 0xff;
-                        }
-                    }
-                    Run::observed(o)
-                })
-                .collect())
+    /// One byte of `buf@cta0` changed: what a miscompiled copy would show.
+    fn flip(o: &mut ptxconform_reference::case::Observation) {
+        if let Some(b) = o.regions.get_mut("buf@cta0") {
+            b[0] ^= 0xff;
         }
     }
 
@@ -200,7 +178,9 @@ mod tests {
                 .map(|(&flip, n)| {
                     (
                         n.parse().unwrap(),
-                        Box::new(Fake { flip }) as Box<dyn Backend + Send>,
+                        Box::new(Altered {
+                            change: flip.then_some(self::flip as fn(&mut _)),
+                        }) as Box<dyn Backend + Send>,
                     )
                 })
                 .collect(),

@@ -63,6 +63,9 @@ fn colour(when: ColorWhen, stream: &impl anstream::stream::RawStream) -> bool {
 
 /// How a verdict's name is shown: failures red, passes green, the rest yellow / cyan.
 fn style(v: &Verdict) -> Style {
+    if v.is_failure() {
+        return AnsiColor::Red.on_default().bold();
+    }
     let c = match v {
         Verdict::Pass | Verdict::ReferencePass => AnsiColor::Green,
         Verdict::Known
@@ -70,13 +73,7 @@ fn style(v: &Verdict) -> Style {
         | Verdict::TimeoutExpected
         | Verdict::ReferenceUndefined => AnsiColor::Yellow,
         Verdict::NotRun => AnsiColor::Cyan,
-        Verdict::Diverge
-        | Verdict::TrapUnexpected
-        | Verdict::TimeoutUnexpected
-        | Verdict::ReferenceFail
-        | Verdict::Illegal
-        | Verdict::HarnessError
-        | Verdict::BuildsDisagree => return AnsiColor::Red.on_default().bold(),
+        _ => AnsiColor::Red,
     };
     c.on_default()
 }
