@@ -13,7 +13,7 @@ fn ptxas_target_corpus() {
             std::env::var_os("PTXCONFORM_REQUIRE_PTXAS").is_none(),
             "ptxas required but not found"
         );
-        println!("ptxas not found: corpus replay skipped");
+        ptxconform::ptxas::skip_note("ptxas not found: corpus replay skipped");
         return;
     };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/ptxas");
