@@ -275,6 +275,10 @@ pub fn today() -> String {
 pub fn main(args: &RunArgs) -> Result<i32, String> {
     let console = Console::new(&args.output);
     let selection = select::Selection::new(&args.select)?;
+    // A mistyped path is a usage error, not a failing "case" of the run.
+    if let Some(p) = args.paths.iter().find(|p| !p.exists()) {
+        return Err(format!("{}: no such file or directory", p.display()));
+    }
     let (mut cases, load_errors) = load_corpus(&args.paths);
     for w in selection.apply(&mut cases) {
         eprintln!("warning: {w}");
