@@ -317,6 +317,12 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if args.record && gpus.is_empty() {
         return Err("--record writes hardware observations: it needs a GPU".into());
     }
+    if let Some(device) = &args.replay {
+        let r = crate::diff::Replay {
+            device: device.clone(),
+        };
+        r.check_any(cases.iter().map(|c| &c.case))?;
+    }
     // A resumed run keeps the journaled results of the cases it runs now; cases that did not
     // load are reported afresh (a file fixed since loads and runs, a file broken since is
     // reported), so no case has two results.
