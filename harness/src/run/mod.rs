@@ -317,7 +317,8 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if args.record && gpus.is_empty() {
         return Err("--record writes hardware observations: it needs a GPU".into());
     }
-    if let Some(device) = &args.replay {
+    // (Without a loaded case, the load errors are the report.)
+    if let Some(device) = args.replay.as_ref().filter(|_| !cases.is_empty()) {
         let r = crate::diff::Replay {
             device: device.clone(),
         };
