@@ -21,7 +21,7 @@ use std::time::Instant;
 #[derive(clap::Args, Debug, Clone)]
 pub struct LegalityArgs {
     /// Comma-separated targets.
-    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a")]
+    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a", value_parser = crate::cli::known_target)]
     pub targets: Vec<Target>,
     /// Write figures and every disagreement as JSON.
     #[arg(long)]

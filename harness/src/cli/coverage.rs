@@ -18,7 +18,7 @@ pub struct CoverageArgs {
     #[arg(long, default_value = "cases")]
     pub cases: PathBuf,
     /// Targets of the matrix.
-    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a")]
+    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a", value_parser = crate::cli::known_target)]
     pub targets: Vec<Target>,
     /// Only families whose name contains this text.
     #[arg(long)]
