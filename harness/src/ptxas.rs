@@ -249,32 +249,16 @@ fn python_dirs() -> Vec<PathBuf> {
 }
 
 /// For tests: the ptxas to use, or `None` when it is absent and `PTXCONFORM_REQUIRE_PTXAS` is
-/// unset, after a [`skip_note`]. Panics when it is absent but required.
+/// unset, after a [`crate::skip::note`]. Panics when it is absent but required.
 pub fn for_tests() -> Option<Ptxas> {
     match Ptxas::find() {
         Ok(p) => Some(p),
         Err(e) if std::env::var_os(REQUIRE_ENV).is_some() => panic!("{REQUIRE_ENV} is set but {e}"),
         Err(e) => {
-            skip_note(&e);
+            crate::skip::note(&e, REQUIRE_ENV);
             None
         }
     }
-}
-
-/// Say in the normal `cargo test` output that the running test skipped its checks, and why.
-/// libtest captures only the `print!` / `eprint!` macros and shows them for failing tests alone,
-/// so a passing test's `eprintln!` would hide the skip; a write to the stderr handle is not
-/// captured. libtest runs each test on a thread named for it.
-pub fn skip_note(why: &str) {
-    use std::io::Write;
-    let name = std::thread::current()
-        .name()
-        .unwrap_or("a test")
-        .to_string();
-    let _ = writeln!(
-        std::io::stderr(),
-        "note: {name} SKIPPED its checks: {why} ({REQUIRE_ENV}=1 makes this a failure)"
-    );
 }
 
 #[cfg(test)]
