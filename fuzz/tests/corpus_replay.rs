@@ -13,7 +13,10 @@ fn ptxas_target_corpus() {
             std::env::var_os("PTXCONFORM_REQUIRE_PTXAS").is_none(),
             "ptxas required but not found"
         );
-        println!("ptxas not found: corpus replay skipped");
+        ptxconform::skip::note(
+            "ptxas not found: corpus replay skipped",
+            ptxconform::ptxas::REQUIRE_ENV,
+        );
         return;
     };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/ptxas");

@@ -293,6 +293,40 @@ pub struct Replay {
     pub device: String,
 }
 
+impl Replay {
+    /// The case's newest observation from a matching device.
+    pub fn newest<'c>(&self, case: &'c Case) -> Option<&'c Observation> {
+        let want = self.device.to_ascii_lowercase();
+        case.observed
+            .iter()
+            .filter(|o| o.device.to_ascii_lowercase().contains(&want))
+            .max_by(|a, b| a.date.cmp(&b.date))
+    }
+
+    /// A replay in which no case has a matching observation would report every case "not run":
+    /// almost surely a misspelt device. The error names the devices that were recorded.
+    pub fn check_any<'c>(&self, cases: impl IntoIterator<Item = &'c Case>) -> Result<(), String> {
+        let mut devices = std::collections::BTreeSet::new();
+        for c in cases {
+            if self.newest(c).is_some() {
+                return Ok(());
+            }
+            devices.extend(c.observed.iter().map(|o| o.device.as_str()));
+        }
+        let known: Vec<&str> = devices.into_iter().collect();
+        Err(format!(
+            "--replay {}: no selected case has an observation recorded on a device whose name \
+             contains it (recorded: {})",
+            self.device,
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
+    }
+}
+
 impl Backend for Replay {
     fn info(&self) -> RunInfo {
         RunInfo {
@@ -307,24 +341,16 @@ impl Backend for Replay {
         true
     }
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-        let want = self.device.to_ascii_lowercase();
         Ok(cases
             .iter()
-            .map(|(case, _)| {
-                let newest = case
-                    .observed
-                    .iter()
-                    .filter(|o| o.device.to_ascii_lowercase().contains(&want))
-                    .max_by(|a, b| a.date.cmp(&b.date));
-                match newest {
-                    Some(o) => Run::observed(o.clone()),
-                    None => Run {
-                        ran: Ran::NotRun(format!("no observation recorded on `{}`", self.device)),
-                        ptx: None,
-                        wall_us: 0,
-                        device: String::new(),
-                    },
-                }
+            .map(|(case, _)| match self.newest(case) {
+                Some(o) => Run::observed(o.clone()),
+                None => Run {
+                    ran: Ran::NotRun(format!("no observation recorded on `{}`", self.device)),
+                    ptx: None,
+                    wall_us: 0,
+                    device: String::new(),
+                },
             })
             .collect())
     }
@@ -481,6 +507,14 @@ check: [buf]
             other.observe(&[(&c, &ex)]).unwrap()[0].ran,
             Ran::NotRun(_)
         ));
+        // A device no selected case was recorded on is an error that names those recorded.
+        assert_eq!(replay.check_any([&c]), Ok(()));
+        let e = other.check_any([&c]).unwrap_err();
+        assert!(
+            e.starts_with("--replay H200: no selected case")
+                && e.ends_with("(recorded: NVIDIA H100)"),
+            "{e}"
+        );
     }
 
     /// A backend that observes one fixed observation.

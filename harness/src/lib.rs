@@ -18,3 +18,4 @@ pub mod ptxas;
 pub mod report;
 pub mod run;
 pub mod shard;
+pub mod skip;

@@ -1,7 +1,8 @@
 //! Finding and running the pinned ptxas (CUDA 13.0), and reading its diagnostics.
 //!
 //! ptxas is the oracle of the static-legality differential: it says which (instruction, target,
-//! PTX version) triples the assembler accepts. Discovery order: `$PTXAS`, `PATH`,
+//! PTX version) triples the assembler accepts. `$PTXAS`, when set, is the only candidate (a choice
+//! that does not exist is an error, never a silent fallback); otherwise `PATH`,
 //! `$CUDA_HOME/bin/ptxas`, then the `nvidia-cuda-nvcc` PyPI package (`nvidia/cu13/bin/ptxas` under
 //! a Python site-packages directory).
 
@@ -85,7 +86,14 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 impl Ptxas {
     /// Locate ptxas and read its version.
     pub fn find() -> Result<Ptxas, String> {
-        Ptxas::find_in(&candidates())
+        match std::env::var_os("PTXAS").filter(|p| !p.is_empty()) {
+            Some(p) if !Path::new(&p).is_file() => Err(format!(
+                "ptxas not found: $PTXAS is {}, which is not a file (unset it to search PATH, \
+                 $CUDA_HOME/bin and the nvidia-cuda-nvcc Python package)",
+                Path::new(&p).display()
+            )),
+            _ => Ptxas::find_in(&candidates()),
+        }
     }
 
     /// The first existing file of `cands`.
@@ -165,18 +173,24 @@ impl Ptxas {
 /// Where to look, in order. Only existing files are used; the list is also the "not found" hint.
 pub fn candidates() -> Vec<PathBuf> {
     let var = |k| std::env::var_os(k).filter(|p| !p.is_empty());
-    candidates_from(var("PTXAS"), var("PATH"), var("CUDA_HOME"), python_dirs())
+    if let Some(p) = var("PTXAS") {
+        return candidates_from(Some(p), None, None, Vec::new());
+    }
+    candidates_from(None, var("PATH"), var("CUDA_HOME"), python_dirs())
 }
 
-/// The candidate list for given environment values (pure, for tests).
+/// The candidate list for given environment values (pure, for tests). An explicit `ptxas` is the
+/// only candidate: a user who names one must not silently get another.
 pub fn candidates_from(
     ptxas: Option<std::ffi::OsString>,
     path: Option<std::ffi::OsString>,
     cuda_home: Option<std::ffi::OsString>,
     site_dirs: Vec<PathBuf>,
 ) -> Vec<PathBuf> {
+    if let Some(p) = ptxas {
+        return vec![PathBuf::from(p)];
+    }
     let mut v = Vec::new();
-    v.extend(ptxas.map(PathBuf::from));
     if let Some(path) = path {
         v.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
     }
@@ -234,14 +248,14 @@ fn python_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// For tests: the ptxas to use, or `None` (with a printed reason) when it is absent and
-/// `PTXCONFORM_REQUIRE_PTXAS` is unset. Panics when it is absent but required.
+/// For tests: the ptxas to use, or `None` when it is absent and `PTXCONFORM_REQUIRE_PTXAS` is
+/// unset, after a [`crate::skip::note`]. Panics when it is absent but required.
 pub fn for_tests() -> Option<Ptxas> {
     match Ptxas::find() {
         Ok(p) => Some(p),
         Err(e) if std::env::var_os(REQUIRE_ENV).is_some() => panic!("{REQUIRE_ENV} is set but {e}"),
         Err(e) => {
-            eprintln!("skipping: {e}");
+            crate::skip::note(&e, REQUIRE_ENV);
             None
         }
     }
@@ -301,8 +315,18 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
             Some("/cuda".into()),
             vec!["/sp".into()],
         );
+        assert_eq!(
+            c,
+            vec![PathBuf::from("/opt/x/ptxas")],
+            "$PTXAS is the only candidate"
+        );
+        let c = candidates_from(
+            None,
+            Some("/a:/b".into()),
+            Some("/cuda".into()),
+            vec!["/sp".into()],
+        );
         let want: Vec<PathBuf> = [
-            "/opt/x/ptxas",
             "/a/ptxas",
             "/b/ptxas",
             "/cuda/bin/ptxas",

@@ -324,6 +324,18 @@ fn unreadable_input_exits_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "a bad target is a usage error");
+    // So is a well-formed target ptxas does not know: no verdict on an invented target.
+    let out = bin()
+        .args(["check", "--targets", "sm_90a,sm_99"])
+        .arg(fixture("tma_gemm_sm90a.ptx"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("`sm_99` is not a target the pinned ptxas knows"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]

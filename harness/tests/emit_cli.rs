@@ -50,3 +50,16 @@ fn many_case_file_needs_a_name() {
     })
     .is_err());
 }
+
+#[test]
+fn a_file_without_cases_says_so() {
+    let file = std::env::temp_dir().join(format!("ptxc-emit-empty-{}.yaml", std::process::id()));
+    std::fs::write(&file, "# nothing yet\n").unwrap();
+    let e = render(&EmitArgs {
+        file: file.clone(),
+        case: None,
+    })
+    .unwrap_err();
+    let _ = std::fs::remove_file(&file);
+    assert!(e.ends_with(": no cases"), "{e}");
+}

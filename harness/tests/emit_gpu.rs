@@ -30,6 +30,7 @@ fn device() -> bool {
                 std::env::var_os("PTXCONFORM_REQUIRE_GPU").is_none(),
                 "GPU required: {e}"
             );
+            ptxconform::skip::note(&format!("no GPU: {e}"), "PTXCONFORM_REQUIRE_GPU");
             false
         }
     }

@@ -1,7 +1,7 @@
 //! `ptxconform run` selection and output, through the built binary on small corpora copied from
 //! cases/ (reference-only): a folder of earlier results needs --resume or --force, --resume
-//! counts each case once, --list / --filter / --exclude / --case-list, -q / -v, --format json and
-//! colour.
+//! counts each case once, --list / --filter / --exclude / --case-list, a missing path, -q / -v,
+//! --format json and colour.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -216,8 +216,13 @@ fn list_filter_exclude_and_case_lists() {
     assert!(v.iter().all(|c| c["file"] == "corpus/tcgen05_alloc.yaml"
         && c["family"].as_str().unwrap().starts_with("tcgen05.")));
 
-    // Bad selections are errors that say where.
+    // Bad selections are errors that say where; so is a path that does not exist (not a
+    // failing "case" of a report).
     for (args, says) in [
+        (
+            vec!["missing.yaml"],
+            "missing.yaml: no such file or directory",
+        ),
         (vec!["--case-list", "missing.txt"], "missing.txt"),
         (vec!["--filter", "a[b"], "--filter: invalid pattern `a[b`"),
         (
@@ -261,6 +266,10 @@ fn quiet_verbose_json_and_colour() {
         .count();
     assert_eq!(per_case, 10, "{out}");
     assert!(out.contains("  total "), "{out}");
+    assert!(
+        out.contains("\n11 cases on the reference model only\n"),
+        "{out}"
+    );
     // Family rows carry instruction names.
     assert!(out.contains("  cp.async.commit_group "), "{out}");
     assert!(!out.contains("async-group"), "{out}");

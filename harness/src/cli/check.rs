@@ -26,7 +26,7 @@ pub struct CheckArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Comma-separated targets to judge every instruction on, besides the module's own.
-    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a")]
+    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a", value_parser = crate::cli::known_target)]
     pub targets: Vec<Target>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

@@ -18,7 +18,7 @@ pub struct CoverageArgs {
     #[arg(long, default_value = "cases")]
     pub cases: PathBuf,
     /// Targets of the matrix.
-    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a")]
+    #[arg(long, value_delimiter = ',', default_value = "sm_80,sm_90a,sm_100a", value_parser = crate::cli::known_target)]
     pub targets: Vec<Target>,
     /// Only families whose name contains this text.
     #[arg(long)]
@@ -83,6 +83,23 @@ pub struct Coverage {
     pub rows: Vec<Row>,
     /// Corpus files that failed to load (path: error).
     pub load_errors: Vec<String>,
+}
+
+impl Coverage {
+    /// Keep the families whose name contains `f`; none is an error that lists them (an empty
+    /// table would read as "nothing covered").
+    fn keep_family(&mut self, f: &str) -> Result<(), String> {
+        let all: Vec<String> = self.families.iter().map(|s| s.family.clone()).collect();
+        self.rows.retain(|r| r.family.contains(f));
+        self.families.retain(|s| s.family.contains(f));
+        if self.families.is_empty() {
+            return Err(format!(
+                "--family {f}: no family's name contains it (families: {})",
+                all.join(", ")
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Corpus cases by coverage row, and which rows each case's steps cover.
@@ -345,8 +362,7 @@ pub fn main(args: &CoverageArgs, reference: Option<&dyn Fn(&Case) -> bool>) -> R
     let mut c = build(&args.targets, &cases, ptxas_rows.as_ref(), reference);
     c.load_errors = load_errors;
     if let Some(f) = &args.family {
-        c.rows.retain(|r| r.family.contains(f.as_str()));
-        c.families.retain(|s| s.family.contains(f.as_str()));
+        c.keep_family(f)?;
     }
     print(&c, args.rows);
     if let Some(p) = &args.json {
@@ -363,6 +379,21 @@ pub fn main(args: &CoverageArgs, reference: Option<&dyn Fn(&Case) -> bool>) -> R
 mod tests {
     use super::*;
     use ptxconform_reference::case::load_str;
+
+    #[test]
+    fn family_filter_keeps_matches_and_rejects_an_unknown_name() {
+        let targets = [Target::SM_90A];
+        let mut c = build(&targets, &[], None, None);
+        let e = c.clone().keep_family("nosuch").unwrap_err();
+        assert!(
+            e.contains("--family nosuch") && e.contains("tcgen05.cp"),
+            "{e}"
+        );
+        c.keep_family("tcgen05").unwrap();
+        assert!(!c.families.is_empty());
+        assert!(c.families.iter().all(|f| f.family.starts_with("tcgen05")));
+        assert!(c.rows.iter().all(|r| r.family.starts_with("tcgen05")));
+    }
 
     #[test]
     fn corpus_rows_and_hardware_status() {

@@ -26,6 +26,7 @@ pub fn render(args: &EmitArgs) -> Result<String, String> {
             )
         })?,
         None if cases.len() == 1 => &cases[0],
+        None if cases.is_empty() => return Err(format!("{}: no cases", args.file.display())),
         None => {
             let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
             return Err(format!(

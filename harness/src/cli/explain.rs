@@ -58,14 +58,14 @@ pub fn explain_text(file: &str, case: &ptxconform_reference::case::Case, bytes: 
                 Outcome::Defined => {
                     let _ = writeln!(
                         o,
-                        "outcome: well defined; hardware expected to {:?}",
+                        "outcome: well defined; hardware expected: {}",
                         x.expected_hw
                     );
                 }
                 Outcome::Undefined { ub, step } => {
                     let _ = writeln!(
                         o,
-                        "outcome: UNDEFINED at step {step}: {} (§{}) — {}; hardware expected: {:?}",
+                        "outcome: UNDEFINED at step {step}: {} (§{}) — {}; hardware expected: {}",
                         ub.rule, ub.section, ub.detail, x.expected_hw
                     );
                 }
@@ -102,29 +102,35 @@ pub fn explain_text(file: &str, case: &ptxconform_reference::case::Case, bytes: 
 pub fn main(args: &ExplainArgs) -> Result<i32, String> {
     let cases = load_file(&args.file).map_err(|e| e.to_string())?;
     let file = args.file.display().to_string();
-    let mut n = 0;
-    for c in cases
+    let chosen: Vec<&ptxconform_reference::case::Case> = cases
         .iter()
         .filter(|c| args.case.as_ref().is_none_or(|w| &c.name == w))
-    {
+        .collect();
+    if chosen.is_empty() {
+        return Err(match &args.case {
+            Some(name) => format!(
+                "{file}: no case named {name} (the file has {}; `ptxconform run {file} --list` lists them)",
+                match cases.len() {
+                    1 => "1 case".to_string(),
+                    n => format!("{n} cases"),
+                }
+            ),
+            None => format!("{file}: no cases"),
+        });
+    }
+    // A picture that cannot be drawn is refused before the traces are printed.
+    let svg = match &args.svg {
+        Some(path) => match tensor_svg::document(&chosen) {
+            Some(svg) => Some((path, svg)),
+            None => return Err(format!("{file}: --svg: no tensor load to draw")),
+        },
+        None => None,
+    };
+    for c in &chosen {
         print!("{}", explain_text(&file, c, args.bytes));
         println!();
-        n += 1;
     }
-    if n == 0 {
-        return Err(format!(
-            "{file}: no case named {}",
-            args.case.clone().unwrap_or_default()
-        ));
-    }
-    if let Some(path) = &args.svg {
-        let chosen: Vec<&ptxconform_reference::case::Case> = cases
-            .iter()
-            .filter(|c| args.case.as_ref().is_none_or(|w| &c.name == w))
-            .collect();
-        let Some(svg) = tensor_svg::document(&chosen) else {
-            return Err(format!("{file}: no tensor load to draw"));
-        };
+    if let Some((path, svg)) = svg {
         std::fs::write(path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote {}", path.display());
     }
@@ -166,7 +172,10 @@ check: [buf]
             t.contains("buf@cta0: {00|07} {00|07} {00|07} {00|07} 00"),
             "{t}"
         );
-        assert!(t.contains("outcome: well defined"), "{t}");
+        assert!(
+            t.contains("outcome: well defined; hardware expected: completes"),
+            "{t}"
+        );
         assert!(
             tensor_svg::document(&[&c]).is_none(),
             "no tensor load, no picture"

@@ -102,11 +102,7 @@ pub fn markdown() -> String {
             ub: Ub::new(r, ""),
             step: 0,
         };
-        let hw = match ExpectedHw::of(&outcome) {
-            ExpectedHw::Completes => "completes",
-            ExpectedHw::Timeout => "hangs (wait times out)",
-            ExpectedHw::MayTrap => "may trap",
-        };
+        let hw = ExpectedHw::of(&outcome);
         s.push_str(&format!(
             "| `{}` | {} | {} | {hw} | {} |\n",
             r.id,

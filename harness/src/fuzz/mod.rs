@@ -108,7 +108,18 @@ pub fn parse_families(list: &str) -> Result<Families, String> {
             .iter()
             .find(|f| norm(&format!("{f:?}")) == norm(name))
             .ok_or_else(|| {
-                let all: Vec<String> = Family::ALL.iter().map(|f| format!("{f:?}")).collect();
+                // Spelt as `--help` lists them: `CpAsync` as cp_async.
+                let snake = |f: &Family| {
+                    let mut o = String::new();
+                    for (i, c) in format!("{f:?}").chars().enumerate() {
+                        if c.is_ascii_uppercase() && i > 0 {
+                            o.push('_');
+                        }
+                        o.push(c.to_ascii_lowercase());
+                    }
+                    o
+                };
+                let all: Vec<String> = Family::ALL.iter().map(snake).collect();
                 format!("unknown family `{name}` (one of {})", all.join(", "))
             })?;
         fs.push(*f);

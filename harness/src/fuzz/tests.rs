@@ -478,7 +478,8 @@ fn signatures() {
         parse_families("tensor,tcgen05").unwrap(),
         Families::of(&[Family::Tensor, Family::Tcgen05])
     );
-    assert!(parse_families("tma").is_err());
+    let e = parse_families("tma").err().unwrap();
+    assert!(e.contains("(one of cp_async, bulk_copy, "), "{e}");
 }
 
 /// Does the case run a multicast bulk copy?

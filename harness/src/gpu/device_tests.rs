@@ -28,6 +28,7 @@ fn device_or_skip() -> Option<DeviceInfo> {
                 std::env::var_os("PTXCONFORM_REQUIRE_GPU").is_none(),
                 "GPU required: {e}"
             );
+            crate::skip::note(&format!("no GPU: {e}"), "PTXCONFORM_REQUIRE_GPU");
             None
         }
     }

@@ -96,6 +96,11 @@ const VERDICTS: [Verdict; 14] = [
     Verdict::BuildsDisagree,
 ];
 
+/// `1 case`, `2 cases`.
+fn cases(n: usize) -> String {
+    format!("{n} case{}", if n == 1 { "" } else { "s" })
+}
+
 fn paint(text: &str, s: Style, on: bool) -> String {
     if on {
         format!("{s}{text}{s:#}")
@@ -238,18 +243,22 @@ impl Console {
                 println!("FAIL {}", self.line(r, self.colour_out));
             }
             println!(
-                "total: {} cases — {}",
-                s.results.len(),
+                "total: {} — {}",
+                cases(s.results.len()),
                 self.counts(&s.totals)
             );
             return Ok(());
         }
-        println!(
-            "{} cases on {} ({})",
-            s.results.len(),
-            s.info.device,
-            s.info.mode
-        );
+        if s.info.mode == "reference-only" {
+            println!("{} on the reference model only", cases(s.results.len()));
+        } else {
+            println!(
+                "{} on {} ({})",
+                cases(s.results.len()),
+                s.info.device,
+                s.info.mode
+            );
+        }
         let w = s.counts.keys().map(String::len).max().unwrap_or(0).max(30);
         for (fam, counts) in &s.counts {
             println!("  {fam:<w$} {}", self.counts(counts));

@@ -275,6 +275,10 @@ pub fn today() -> String {
 pub fn main(args: &RunArgs) -> Result<i32, String> {
     let console = Console::new(&args.output);
     let selection = select::Selection::new(&args.select)?;
+    // A mistyped path is a usage error, not a failing "case" of the run.
+    if let Some(p) = args.paths.iter().find(|p| !p.exists()) {
+        return Err(format!("{}: no such file or directory", p.display()));
+    }
     let (mut cases, load_errors) = load_corpus(&args.paths);
     for w in selection.apply(&mut cases) {
         eprintln!("warning: {w}");
@@ -312,6 +316,13 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     );
     if args.record && gpus.is_empty() {
         return Err("--record writes hardware observations: it needs a GPU".into());
+    }
+    // (Without a loaded case, the load errors are the report.)
+    if let Some(device) = args.replay.as_ref().filter(|_| !cases.is_empty()) {
+        let r = crate::diff::Replay {
+            device: device.clone(),
+        };
+        r.check_any(cases.iter().map(|c| &c.case))?;
     }
     // A resumed run keeps the journaled results of the cases it runs now; cases that did not
     // load are reported afresh (a file fixed since loads and runs, a file broken since is

@@ -166,7 +166,27 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &st
         }
         None => "yaml".to_string(),
     };
-    located(file, at, &path, msg)
+    located(file, at, &path, shape_hint(msg, &path))
+}
+
+/// serde-saphyr's "expected sequence/mapping start" names the parser event, not what to write.
+fn shape_hint(msg: &str, path: &str) -> String {
+    let step = path.strip_prefix("program[").is_some_and(|r| {
+        r.strip_suffix(']')
+            .is_some_and(|k| k.bytes().all(|b| b.is_ascii_digit()))
+    });
+    match msg {
+        "expected sequence start" => {
+            "expected a list: `[A, B, …]`, or one `- ITEM` per line".into()
+        }
+        "expected mapping start" if step => "a step is a mapping: `- ptx: INSTRUCTION`, \
+            `- wait_parity: { mbar: M, parity: P }` or `- store: { at: REGION, bytes: [...] }`"
+            .into(),
+        "expected mapping start" => {
+            "expected a mapping: `{ KEY: VALUE, … }`, or one `KEY: VALUE` per line".into()
+        }
+        m => m.into(),
+    }
 }
 
 /// The node-limit error for a deserialization that stopped at the limit.

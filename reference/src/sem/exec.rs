@@ -109,6 +109,16 @@ pub enum ExpectedHw {
     MayTrap,
 }
 
+impl std::fmt::Display for ExpectedHw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ExpectedHw::Completes => "completes",
+            ExpectedHw::Timeout => "hangs (wait times out)",
+            ExpectedHw::MayTrap => "may trap",
+        })
+    }
+}
+
 impl ExpectedHw {
     pub fn of(outcome: &Outcome) -> ExpectedHw {
         let Outcome::Undefined { ub: u, .. } = outcome else {
