@@ -615,7 +615,10 @@ mod sass_tests {
                 !required,
                 "toolchains missing: run tools/install-toolchains.sh"
             );
-            eprintln!("skipped: toolchains not installed (tools/install-toolchains.sh)");
+            crate::skip::note(
+                "toolchains not installed (tools/install-toolchains.sh)",
+                crate::ptxas::REQUIRE_ENV,
+            );
             return;
         }
         let ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n\
