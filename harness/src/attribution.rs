@@ -396,7 +396,7 @@ pub fn sass_of(
 mod tests {
     use super::*;
     use crate::diff::Altered;
-    use ptxconform_reference::case::{load_file, Ending};
+    use ptxconform_reference::case::Ending;
 
     fn trap(o: &mut ptxconform_reference::case::Observation) {
         o.outcome = Ending::Trap {
@@ -418,11 +418,12 @@ mod tests {
     /// case that passed is not re-run.
     #[test]
     fn attributes_through_the_builds() {
-        let cases = load_file(std::path::Path::new("../cases/cp_async/copy.yaml")).unwrap();
-        let case = cases
-            .iter()
-            .find(|c| c.name == "cp_async.ca.4.shared.full")
-            .unwrap();
+        let case = &crate::bench::corpus_case(
+            std::path::Path::new("../cases"),
+            "cp_async/copy.yaml",
+            "cp_async.ca.4.shared.full",
+        )
+        .unwrap();
         let known = KnownDivergences::default();
         let batch = [("copy.yaml", case), ("copy.yaml", case)];
         let mut trapping = fake(true);

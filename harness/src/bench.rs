@@ -241,13 +241,14 @@ pub fn instances(template: &Case, n: usize) -> Vec<Case> {
         .collect()
 }
 
-fn template(corpus: &Path, s: &Shape) -> Result<Case, String> {
-    let path = corpus.join(s.file);
+/// Case `name` of the corpus file `file` (relative to `corpus`).
+pub fn corpus_case(corpus: &Path, file: &str, name: &str) -> Result<Case, String> {
+    let path = corpus.join(file);
     let cases = load_file(&path).map_err(|e| e.to_string())?;
     cases
         .into_iter()
-        .find(|c| c.name == s.case)
-        .ok_or_else(|| format!("{}: no case `{}` (bench shape)", path.display(), s.case))
+        .find(|c| c.name == name)
+        .ok_or_else(|| format!("{}: no case `{name}`", path.display()))
 }
 
 /// Cases/s of the reference alone over `cases`, on every rayon thread.
@@ -362,7 +363,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         None => None,
     };
     for s in &SHAPES {
-        let t = template(&args.corpus, s)?;
+        let t = corpus_case(&args.corpus, s.file, s.case)?;
         let cases = instances(&t, args.cases.max(1));
         let reference = reference_rate(&cases);
         let mut f = FamilyRates {
@@ -401,14 +402,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         // a known trapping case.
         let trap = Planted {
             every: TRAP_EVERY,
-            case: template(
-                &args.corpus,
-                &Shape {
-                    family: "cp.async",
-                    file: TRAP_CASE.0,
-                    case: TRAP_CASE.1,
-                },
-            )?,
+            case: corpus_case(&args.corpus, TRAP_CASE.0, TRAP_CASE.1)?,
         };
         report
             .fuzz
@@ -514,7 +508,7 @@ mod tests {
     fn fixed_shapes_instantiate_to_one_kernel() {
         let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
         for s in &SHAPES {
-            let t = template(&corpus, s).unwrap();
+            let t = corpus_case(&corpus, s.file, s.case).unwrap();
             let cases = instances(&t, 3);
             let mut keys = std::collections::BTreeSet::new();
             let mut data = std::collections::BTreeSet::new();

@@ -233,20 +233,7 @@ program:
         );
         // 128B swizzle: line 1 (tensor row 2) has its 16-byte chunks XORed with 1, so element
         // (0, 2) sits in chunk 1 (cells 4-7), element (4, 2) in chunk 0.
-        let cell_x = |coords: &str| -> u64 {
-            let at = svg
-                .find(&format!("<title>({coords}) "))
-                .unwrap_or_else(|| panic!("({coords}) not drawn"));
-            let rect = &svg[svg[..at].rfind("<rect").unwrap()..at];
-            rect.split("x=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
+        let cell_x = |coords: &str| tensor_svg::tests::rect_at(&svg, &format!("({coords}) ")).0;
         let chunk = |k: u64| tensor_svg::TILE_X0 + k * 16 * tensor_svg::BYTE_PX;
         assert_eq!(cell_x("0, 1"), chunk(0));
         assert_eq!(cell_x("0, 2"), chunk(1));

@@ -160,7 +160,6 @@ mod tests {
     use super::*;
     use crate::diff::{run_batch, Altered};
     use crate::report::{KnownDivergences, Verdict};
-    use ptxconform_reference::case::load_file;
 
     /// One byte of `buf@cta0` changed: what a miscompiled copy would show.
     fn flip(o: &mut ptxconform_reference::case::Observation) {
@@ -189,11 +188,12 @@ mod tests {
 
     #[test]
     fn builds_that_disagree_are_a_finding_naming_the_groups() {
-        let cases = load_file(std::path::Path::new("../cases/cp_async/copy.yaml")).unwrap();
-        let case = cases
-            .iter()
-            .find(|c| c.name == "cp_async.ca.4.shared.full")
-            .unwrap();
+        let case = &crate::bench::corpus_case(
+            std::path::Path::new("../cases"),
+            "cp_async/copy.yaml",
+            "cp_async.ca.4.shared.full",
+        )
+        .unwrap();
         let known = KnownDivergences::default();
         // All agree (with the model): a pass.
         let mut same = builds(&[false, false, false]);

@@ -633,11 +633,12 @@ fn a_trap_is_explained_by_a_known_finding_the_program_can_reach() {
 #[test]
 fn planted_case_runs_every_nth_program() {
     let dir = tmp("plant");
-    let trap = load_file(Path::new("../cases/cp_async/copy.yaml"))
-        .unwrap()
-        .into_iter()
-        .find(|c| c.name == "cp_async.ca.4.shared.full.hint")
-        .unwrap();
+    let trap = crate::bench::corpus_case(
+        Path::new("../cases"),
+        "cp_async/copy.yaml",
+        "cp_async.ca.4.shared.full.hint",
+    )
+    .unwrap();
     // Its shared buffer named as the fake flips it.
     let yaml = to_yaml(std::slice::from_ref(&trap)).replace("buf", "sbuf");
     let trap = ptxconform_reference::case::load_str(&yaml, "planted")

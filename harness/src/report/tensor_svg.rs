@@ -610,7 +610,7 @@ fn colour(k: u64, row: i64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use ptxconform_reference::case::load_str;
     use ptxconform_reference::sem::tensor::swizzle::Pattern;
@@ -647,7 +647,8 @@ program:
     }
 
     /// The x and y attributes of the rect whose title starts with `title`.
-    fn rect_at(svg: &str, title: &str) -> (u64, u64) {
+    /// The (x, y) of the `<rect>` drawn just before the `<title>` that starts with `title`.
+    pub(crate) fn rect_at(svg: &str, title: &str) -> (u64, u64) {
         let at = svg
             .find(&format!("<title>{title}"))
             .unwrap_or_else(|| panic!("{title} not drawn"));
