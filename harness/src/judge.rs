@@ -18,7 +18,7 @@ pub fn expected_byte(b: &Byte) -> ExpectedByte {
 /// Region name as reports and observations name it: global regions by name, shared regions
 /// (and mbarriers, Tensor Memory) as `name@ctaN`.
 pub fn shared_key(name: &str, cta: usize) -> String {
-    format!("{name}@cta{cta}")
+    ptxconform_reference::case::region_key(name, cta)
 }
 
 /// Every checked region of the final state, expected bytes by report name.

@@ -155,7 +155,7 @@ pub fn document(cases: &[&Case]) -> Option<String> {
 
 /// The byte offsets (from the destination's start) that differ in the region a load writes.
 fn differing(p: &LoadPicture, diffs: &[RegionDiff]) -> BTreeSet<u64> {
-    let region = format!("{}@cta{}", p.dst, p.cta);
+    let region = crate::judge::shared_key(&p.dst, p.cta as usize);
     diffs
         .iter()
         .filter(|d| d.region == region)

@@ -346,6 +346,20 @@ pub enum Expect {
     Bytes(BTreeMap<String, crate::hex::Pattern>),
 }
 
+/// A region as observations, reports and `expect: { bytes: .. }` name it: a global region by its
+/// name, a shared region (also an mbarrier or Tensor Memory) of CTA `cta` as `name@ctaN`.
+pub fn region_key(name: &str, cta: usize) -> String {
+    format!("{name}@cta{cta}")
+}
+
+/// The inverse of [`region_key`]: the name, and the CTA text after `@cta` for a shared region.
+pub fn split_region_key(key: &str) -> (&str, Option<&str>) {
+    match key.rsplit_once("@cta") {
+        Some((name, cta)) => (name, Some(cta)),
+        None => (key, None),
+    }
+}
+
 /// A recorded hardware run of a case: what the device showed, typed. A live run produces one for
 /// every case it executes and judges it ([`Observation`] is all the judge sees of the hardware),
 /// so replaying a recorded one checks exactly what the live run checked.

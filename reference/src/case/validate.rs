@@ -478,10 +478,8 @@ fn expected_bytes(c: &Case, names: &Names, o: &mut Out) {
     };
     for (k, pat) in want {
         let path = p(&["expect", "bytes", k]);
-        let (name, cta) = match k.rsplit_once("@cta") {
-            Some((n, cta)) => (n, Some(cta.parse::<u32>().ok())),
-            None => (k.as_str(), None),
-        };
+        let (name, cta) = super::split_region_key(k);
+        let cta = cta.map(|c| c.parse::<u32>().ok());
         let size = match (names.decls.get(name), cta) {
             (Some(Decl::Global { size }), None) => *size,
             (Some(Decl::Shared { size }), Some(Some(i))) if i < c.launch.ctas() => *size,

@@ -310,13 +310,13 @@ impl Execution {
     /// The final bytes of a region (`name` global, `name@ctaN` shared of CTA N).
     pub fn final_region(&self, key: &str) -> Option<&[Byte]> {
         let fs = &self.final_state;
-        match key.rsplit_once("@cta") {
-            Some((name, cta)) => fs
+        match crate::case::split_region_key(key) {
+            (name, Some(cta)) => fs
                 .shared
                 .get(cta.parse::<usize>().ok()?)?
                 .get(name)
                 .map(Vec::as_slice),
-            None => fs.global.get(key).map(Vec::as_slice),
+            (_, None) => fs.global.get(key).map(Vec::as_slice),
         }
     }
 
