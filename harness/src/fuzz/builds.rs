@@ -13,10 +13,18 @@ use ptxconform_reference::target::Target;
 use std::collections::BTreeMap;
 
 /// Per build: programs run, and programs on which it sided with a minority of the builds.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BuildFigures {
     pub runs: u64,
     pub odd_one_out: u64,
+}
+
+/// `builds.json`: the builds of a differential campaign and its figures so far.
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Record {
+    pub builds: Vec<String>,
+    pub disagreements: u64,
+    pub per_build: BTreeMap<String, BuildFigures>,
 }
 
 /// Several builds as one backend: the first build's run is the program's run when every build
@@ -35,6 +43,39 @@ impl Builds {
             disagreements: 0,
             figures: BTreeMap::new(),
         }
+    }
+
+    /// The figures as `builds.json` keeps them.
+    pub fn record(&self) -> Record {
+        Record {
+            builds: self.builds.iter().map(|(c, _)| c.to_string()).collect(),
+            disagreements: self.disagreements,
+            per_build: self.figures.clone(),
+        }
+    }
+
+    /// Continue the figures of a resumed campaign from its `builds.json`; the builds must be the
+    /// same, in the same order, or the figures would mix differentials.
+    pub fn resume(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let r: Record =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let now = self.record().builds;
+        if r.builds != now {
+            return Err(format!(
+                "{}: the campaign ran builds {} and --builds is {}: resume with the same builds",
+                path.display(),
+                r.builds.join(","),
+                now.join(",")
+            ));
+        }
+        self.disagreements = r.disagreements;
+        self.figures = r.per_build;
+        Ok(())
     }
 
     /// One line per build for the campaign's summary.
@@ -226,5 +267,31 @@ mod tests {
         let mut all = builds(&[true, true, true]);
         let j = run_batch(&mut all, &known, &[("f", case)]).unwrap();
         assert_eq!(j[0].result.verdict, Verdict::Diverge);
+    }
+
+    #[test]
+    fn a_resumed_campaign_continues_its_figures_and_refuses_other_builds() {
+        let dir = std::env::temp_dir().join(format!("ptxconform-builds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("builds.json");
+        let mut first = builds(&[false, true, false]);
+        first.disagreements = 3;
+        first
+            .figures
+            .entry("jit-O4".into())
+            .or_default()
+            .odd_one_out = 3;
+        std::fs::write(&path, serde_json::to_string(&first.record()).unwrap()).unwrap();
+        let mut next = builds(&[false, false, false]);
+        next.resume(&path).unwrap();
+        assert_eq!(next.record(), first.record());
+        // A missing file starts from zero; other builds are refused.
+        let mut fresh = builds(&[false, false, false]);
+        fresh.resume(&dir.join("none.json")).unwrap();
+        assert_eq!(fresh.disagreements, 0);
+        let mut other = builds(&[false, false]);
+        let e = other.resume(&path).unwrap_err();
+        assert!(e.contains("resume with the same builds"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

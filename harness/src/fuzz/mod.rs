@@ -277,7 +277,11 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        differential = Some(builds::Builds::new(bs));
+        let mut b = builds::Builds::new(bs);
+        if args.resume {
+            b.resume(&args.out.join("builds.json"))?;
+        }
+        differential = Some(b);
     } else if !devs.is_empty() {
         let engines = devs
             .iter()
@@ -324,12 +328,8 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     if let Some(b) = &differential {
         println!("{}", b.summary());
         let path = args.out.join("builds.json");
-        let json = serde_json::json!({
-            "builds": b.builds.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>(),
-            "disagreements": b.disagreements,
-            "per_build": b.figures,
-        });
-        std::fs::write(&path, format!("{json:#}\n"))
+        let json = serde_json::to_string_pretty(&b.record()).map_err(|e| e.to_string())?;
+        std::fs::write(&path, format!("{json}\n"))
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(if found > 0 { 1 } else { 0 })
