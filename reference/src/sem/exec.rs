@@ -692,6 +692,10 @@ impl<'c> Machine<'c> {
             Instruction::Sync(op) => self.sync(op),
             Instruction::Tensor(op) => self.tensor(op),
             Instruction::Tcgen05(op) => self.tcgen05(op),
+            // Syntax and legality only: the tensor-map object's bytes are opaque (spec README).
+            Instruction::Tensormap(op) => Err(Stop::Err(ErrorKind::Unsupported(format!(
+                "`{op}` is not modelled by the executor"
+            )))),
         }
     }
 
