@@ -1,0 +1,95 @@
+//! tensormap.replace / tensormap.cp_fenceproxy end to end: `check` reads them in a real module,
+//! as modelled instructions with their legality per target.
+
+use ptxconform::cli::check::check;
+use ptxconform_reference::target::Target;
+
+/// The update pattern of spec/02's cp_fenceproxy example, written as a module ptxas accepts
+/// (the example's own `tensormap.replace...shared.b1024` spelling is not: see below).
+const UPDATE: &str = r#".version 8.3
+.target sm_90a
+.address_size 64
+
+.visible .entry update(.param .u64 gmap, .param .u64 newaddr)
+{
+.reg .b64 %rd<4>;
+.reg .b32 %r<2>;
+.shared .align 128 .b8 sMem[128];
+ld.param.u64 %rd1, [gmap];
+ld.param.u64 %rd2, [newaddr];
+cvta.to.global.u64 %rd3, %rd1;
+mov.u32 %r1, sMem;
+tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd2;
+tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r1], 1, 64;
+tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r1], 10;
+tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd3], [%r1], 128;
+fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;
+ret;
+}
+"#;
+
+fn targets() -> Vec<Target> {
+    ["sm_80", "sm_90a", "sm_100a"]
+        .iter()
+        .map(|t| t.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn check_reads_the_update_pattern() {
+    if let Some(p) = ptxconform::ptxas::for_tests() {
+        p.assemble(UPDATE, Target::SM_90A)
+            .unwrap_or_else(|e| panic!("the fixture is not valid PTX: {e:?}"));
+    }
+    let r = check("update.ptx", UPDATE, &targets());
+    assert_eq!(r.exit_code(), 0, "{:?}", r.errors);
+    assert_eq!((r.modelled, r.skipped), (5, 5));
+    let fams: Vec<&str> = r.instructions.iter().map(|f| f.family).collect();
+    assert_eq!(
+        fams,
+        [
+            "tensormap.replace",
+            "tensormap.replace",
+            "tensormap.replace",
+            "tensormap.cp_fenceproxy",
+            "fence"
+        ]
+    );
+    for f in &r.instructions {
+        let legal: Vec<bool> = f.targets.iter().map(|t| t.legal).collect();
+        assert_eq!(legal, [false, true, true], "{}", f.instruction);
+    }
+    assert_eq!(
+        (r.instructions[0].line, r.instructions[0].col),
+        (14, 1),
+        "located"
+    );
+    assert_eq!(
+        r.instructions[2].row,
+        "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 new_val=10"
+    );
+
+    // A sub-byte element type is Blackwell-only: illegal for the module's own sm_90a.
+    let packed = UPDATE.replace("[%r1], 10;", "[%r1], 13;");
+    let r = check("packed.ptx", &packed, &targets());
+    assert_eq!(r.exit_code(), 1);
+    assert_eq!(
+        r.instructions[2].targets[2].min_ptx.as_deref(),
+        Some("8.7"),
+        "sm_100a from PTX 8.7"
+    );
+
+    // The spec's example writes `.shared`, which the syntax (and ptxas) do not take.
+    let spec = UPDATE.replace(
+        "global_address.shared::cta.b1024",
+        "global_address.shared.b1024",
+    );
+    let r = check("spec.ptx", &spec, &targets());
+    assert_eq!(r.exit_code(), 2);
+    assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+    assert!(
+        r.errors[0].contains(":14:") && r.errors[0].contains("found `.shared`"),
+        "{:?}",
+        r.errors
+    );
+}
