@@ -86,3 +86,18 @@ fn bad_target_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sm80"));
 }
+
+#[test]
+fn family_filter_names_a_family_or_fails() {
+    let out = bin()
+        .args(["legality", "--family", "no.such.family"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--family no.such.family: no family's name contains it")
+            && err.contains("tensormap.replace"),
+        "{err}"
+    );
+}
