@@ -146,3 +146,35 @@ fn legality_agrees_with_ptxas_on_every_variant_and_target() {
         .sum();
     assert_eq!(assembled, checks.len());
 }
+
+/// A case running the update pattern emits a kernel ptxas accepts, with cp_fenceproxy
+/// (`.sync.aligned`) executed by the whole warp rather than one thread.
+#[test]
+fn update_case_emits_a_warp_collective_copy() {
+    let yaml = "name: t\ntarget: sm_90a\nlaunch: { grid: [1,1,1], cluster: [1,1,1] }\nmemory:\n  global:\n    - { name: out, size: 128, align: 128, init: { fill: 0x11 } }\n  shared:\n    - { name: smap, size: 128, align: 128, init: { pattern: 5 } }\nprogram:\n  - ptx: tensormap.replace.tile.global_address.shared::cta.b1024.b64 [smap], 4096\n  - ptx: tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [out], [smap], 128\n  - ptx: fence.proxy.tensormap::generic.acquire.gpu [out], 128\n";
+    let case: ptxconform_reference::case::Case = serde_saphyr::from_str(yaml).unwrap();
+    let e = ptxconform::emit::emit(&case).unwrap();
+    let lines: Vec<&str> = e.ptx.lines().collect();
+    let guard_of = |needle: &str| {
+        let i = lines.iter().position(|l| l.starts_with(needle)).unwrap();
+        let g = lines[..i]
+            .iter()
+            .rposition(|l| l.starts_with("@!"))
+            .unwrap();
+        lines[g.saturating_sub(4)..g].join("\n")
+    };
+    assert!(
+        guard_of("tensormap.cp_fenceproxy").contains("shr.u32"),
+        "warp guard:\n{}",
+        e.ptx
+    );
+    assert!(
+        !guard_of("tensormap.replace").contains("shr.u32"),
+        "one thread:\n{}",
+        e.ptx
+    );
+    if let Some(p) = ptxconform::ptxas::for_tests() {
+        p.assemble(&e.ptx, Target::SM_90A)
+            .unwrap_or_else(|err| panic!("{err:?}\n{}", e.ptx));
+    }
+}
