@@ -86,3 +86,39 @@ fn bad_target_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sm80"));
 }
+
+#[test]
+fn family_filter_names_a_family_or_fails() {
+    let out = bin()
+        .args(["legality", "--family", "no.such.family"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--family no.such.family: no family's name contains it")
+            && err.contains("tensormap.replace"),
+        "{err}"
+    );
+    if !ptxas_present() {
+        return;
+    }
+    // Exceptions about the families left out are neither met nor called stale.
+    let out = bin()
+        .args([
+            "legality",
+            "--family",
+            "tensormap",
+            "--targets",
+            "sm_80,sm_90a,sm_100a",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("exception"), "{stdout}");
+    assert!(
+        stdout.contains("tensormap.replace ") && !stdout.contains("mbarrier"),
+        "{stdout}"
+    );
+}

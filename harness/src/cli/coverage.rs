@@ -225,6 +225,7 @@ fn ptxas_status(ptxas: &Ptxas, targets: &[Target]) -> Result<BTreeMap<String, St
         batch: 96,
         strict: false,
         verbose: false,
+        family: Vec::new(),
     };
     let rep = legality::run_report(ptxas, &args)?;
     let mut m: BTreeMap<String, String> = BTreeMap::new();

@@ -49,7 +49,11 @@ macro_rules! src {
 const POSITIONS: &[(&[&str], &[Source])] = &[
     (
         exec::ASSUMPTIONS,
-        &[src!("sem/exec.rs"), src!("sem/exec/tcgen05.rs")],
+        &[
+            src!("sem/exec.rs"),
+            src!("sem/exec/tcgen05.rs"),
+            src!("sem/exec/tensormap.rs"),
+        ],
     ),
     (exec_tensor::ASSUMPTIONS, &[src!("sem/exec/tensor.rs")]),
     (mbarrier::ASSUMPTIONS, &[src!("sem/mbarrier.rs")]),

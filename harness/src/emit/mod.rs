@@ -159,9 +159,13 @@ struct Who {
     warp: bool,
 }
 
-/// tcgen05 instructions that every thread of a warp must execute (`.sync.aligned`).
+/// tcgen05 and tensormap.cp_fenceproxy instructions that every thread of a warp must execute
+/// (`.sync.aligned`; the warp's threads copy the same 128 bytes, so the result is one copy's).
 fn warp_collective(st: &Statement) -> bool {
-    matches!(st.instr, Instruction::Tcgen05(_)) && st.instr.to_string().contains(".sync.aligned")
+    matches!(
+        st.instr,
+        Instruction::Tcgen05(_) | Instruction::Tensormap(_)
+    ) && st.instr.to_string().contains(".sync.aligned")
 }
 
 /// The kernel's `.cta_group` (the first tcgen05 instruction naming one; `::1` without any).

@@ -32,7 +32,7 @@ pub fn family_of(case: &Case) -> String {
 /// relinquish_alloc_permit), `tcgen05.ld/st`, `tcgen05.cp` (with shift), `tcgen05.sync`; and
 /// the copy families' names, so that a longer name wins (`cp.async.bulk.tensor` over
 /// `cp.async.bulk`, `cp.async.mbarrier.arrive` over `cp.async`).
-const INSTRUCTIONS: [&str; 23] = [
+const INSTRUCTIONS: [&str; 25] = [
     "cp.async",
     "cp.async.commit_group",
     "cp.async.wait_group",
@@ -56,6 +56,8 @@ const INSTRUCTIONS: [&str; 23] = [
     "tcgen05.shift",
     "tcgen05.fence",
     "tcgen05.commit",
+    "tensormap.replace",
+    "tensormap.cp_fenceproxy",
 ];
 
 /// The PTX name of an instruction: the longest of [`INSTRUCTIONS`] its opcode starts with (up to

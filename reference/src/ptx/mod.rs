@@ -28,6 +28,7 @@ pub mod mbarrier;
 pub mod sync;
 pub mod tcgen05;
 pub mod tensor;
+pub mod tensormap;
 
 use crate::target::Requirement;
 use lex::{Cursor, SyntaxError};
@@ -67,6 +68,7 @@ pub enum Instruction {
     Mbarrier(mbarrier::MbarrierOp),
     Tcgen05(tcgen05::Tcgen05Op),
     Sync(sync::SyncOp),
+    Tensormap(tensormap::TensormapOp),
 }
 
 /// Apply `$body` to the inner op of every `Instruction` variant.
@@ -79,6 +81,7 @@ macro_rules! each_family {
             Instruction::Mbarrier($x) => $body,
             Instruction::Tcgen05($x) => $body,
             Instruction::Sync($x) => $body,
+            Instruction::Tensormap($x) => $body,
         }
     };
 }
@@ -127,6 +130,11 @@ fn build_heads() -> Vec<(&'static str, ParseFn)> {
     for h in sync::SyncOp::HEADS {
         v.push((h, |h, o, a, c| {
             sync::SyncOp::parse(h, o, a, c).map(Instruction::Sync)
+        }));
+    }
+    for h in tensormap::TensormapOp::HEADS {
+        v.push((h, |h, o, a, c| {
+            tensormap::TensormapOp::parse(h, o, a, c).map(Instruction::Tensormap)
         }));
     }
     // Longest head first.
@@ -196,6 +204,11 @@ impl Instruction {
                 .map(Instruction::Tcgen05),
         );
         v.extend(sync::SyncOp::variants().into_iter().map(Instruction::Sync));
+        v.extend(
+            tensormap::TensormapOp::variants()
+                .into_iter()
+                .map(Instruction::Tensormap),
+        );
         v
     }
 

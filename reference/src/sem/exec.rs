@@ -3,7 +3,7 @@
 //! state of every region, mbarrier and async-group queue.
 //!
 //! One submodule per instruction family ([`cp_async`], [`bulk`], [`reduce`], [`mbarrier`],
-//! [`sync`], [`tensor`]); this file holds what they share: operand resolution through [`Layout`], the register
+//! [`sync`], [`tensor`], [`tensormap`]); this file holds what they share: operand resolution through [`Layout`], the register
 //! file, the UB checks on addresses, issuing / landing asynchronous writes, and the report types.
 //!
 //! Model positions where the spec is silent (named, see [`ASSUMPTIONS`]):
@@ -48,6 +48,7 @@ mod reduce;
 mod sync;
 mod tcgen05;
 pub mod tensor;
+mod tensormap;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -86,6 +87,9 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-TCGEN05-EPILOGUE",
     "A-EXEC-TCGEN05-ALLOC-BLOCKS",
     "A-EXEC-TCGEN05-LD",
+    "A-TMAP-OPAQUE",
+    "A-TMAP-ALIGN",
+    "A-TMAP-SYNC",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -692,6 +696,7 @@ impl<'c> Machine<'c> {
             Instruction::Sync(op) => self.sync(op),
             Instruction::Tensor(op) => self.tensor(op),
             Instruction::Tcgen05(op) => self.tcgen05(op),
+            Instruction::Tensormap(op) => self.tensormap(op),
         }
     }
 
