@@ -267,7 +267,7 @@ fn quiet_verbose_json_and_colour() {
     assert_eq!(per_case, 10, "{out}");
     assert!(out.contains("  total "), "{out}");
     assert!(
-        out.contains("\n11 cases on the reference model only\n"),
+        out.contains("\n11 cases on the reference model only, profile sm_90\n"),
         "{out}"
     );
     // Family rows carry instruction names.
