@@ -240,7 +240,11 @@ fn planted_divergence_is_minimized_and_saved() {
     );
     let report = dir.join("out/divergences").join(format!("{}.yaml", m.name));
     assert!(load_file(&report).is_ok(), "{}", report.display());
-    assert!(dir.join("out/campaign.json").exists());
+    // The figures say which profile the hardware was judged under.
+    let figures: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/campaign.json")).unwrap())
+            .unwrap();
+    assert_eq!(figures["profile"], "sm_90");
     // `run` picks the regressions folder up like any folder under cases/.
     let (loaded, errors) = crate::run::load_corpus(&[dir.join("regressions")]);
     assert!(errors.is_empty() && loaded.len() == 1 && loaded[0].case.name == m.name);
