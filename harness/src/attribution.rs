@@ -14,7 +14,7 @@
 //! - **flaky**: the same build, run again, did not depart in the same way.
 
 use crate::codegen::Codegen;
-use crate::diff::{run_batch, Backend, Judged};
+use crate::diff::{run_batch_under, Backend, Judged};
 use crate::gpu::DeviceInfo;
 use crate::report::{KnownDivergences, RunInfo, Verdict};
 use crate::run::gpu::Engine;
@@ -139,6 +139,8 @@ pub type MakeBackend = Box<dyn FnMut(&Codegen) -> Result<Box<dyn Backend>, Strin
 /// Backends for the builds a departure is re-run under, made on first use.
 pub struct Attributor {
     known: KnownDivergences,
+    /// The profile the run judges under (re-runs are judged alike).
+    pub profile: ptxconform_reference::sem::profile::Profile,
     /// The build the run itself used.
     pub primary: Codegen,
     pub others: Vec<Codegen>,
@@ -185,6 +187,7 @@ impl Attributor {
             .collect();
         Attributor {
             known: known.clone(),
+            profile: crate::judge::DEFAULT_PROFILE,
             primary,
             others,
             cc,
@@ -215,7 +218,7 @@ impl Attributor {
                 }
             }
             let eng = slot.as_deref_mut().expect("made above");
-            let outs = match run_batch(eng, &self.known, &batch) {
+            let outs = match run_batch_under(self.profile, eng, &self.known, &batch) {
                 Ok(js) => js.iter().map(|j| BuildOutcome::of(&build, j)).collect(),
                 Err(e) => failed(&build, &e, cases.len()),
             };
@@ -395,7 +398,7 @@ pub fn sass_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::Altered;
+    use crate::diff::{run_batch, Altered};
     use ptxconform_reference::case::Ending;
 
     fn trap(o: &mut ptxconform_reference::case::Observation) {

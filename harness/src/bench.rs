@@ -303,6 +303,7 @@ fn fuzz_rate(
         minimize_rounds: 0,
         shard: crate::shard::Shard::ALL,
         planted,
+        profile: crate::judge::DEFAULT_PROFILE,
     };
     let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
     let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;

@@ -5,10 +5,11 @@
 
 use crate::judge::{judge, replay};
 use crate::report::{CaseResult, KnownDivergences, RunInfo, Verdict};
-use crate::run::reference::evaluate;
+use crate::run::reference::evaluate_under;
 use ptxconform_reference::case::{Case, Ending, Observation, Parity};
 use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome};
 use ptxconform_reference::sem::memory::Byte;
+use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::target::Target;
 use std::time::{Duration, Instant};
 
@@ -68,15 +69,16 @@ pub struct Judged {
     pub ptx: Option<String>,
 }
 
-/// The reference's side of a case: its result (legality, the model's run, `expect`, every
-/// recorded observation replayed through the judge) and, when that is no failure, the execution
-/// a backend's observation is judged against.
+/// The reference's side of a case under `profile`: its result (legality, the model's run,
+/// `expect`, every recorded observation replayed through the judge) and, when that is no
+/// failure, the execution a backend's observation is judged against.
 pub fn reference_side(
     file: &str,
     case: &Case,
     known: &KnownDivergences,
+    profile: Profile,
 ) -> (CaseResult, Option<Execution>) {
-    let (mut r, ex) = evaluate(file, case);
+    let (mut r, ex) = evaluate_under(file, case, profile);
     let ex = ex.ok().filter(|_| !r.verdict.is_failure());
     if let Some(x) = &ex {
         replay(case, x, known, &mut r);
@@ -85,10 +87,20 @@ pub fn reference_side(
     (r, ex)
 }
 
-/// Run `cases` (file, case): the reference on host threads (with every recorded observation
-/// replayed), then the backend, then the judge. One result per case, in order; known divergences
-/// are applied only to the replays (the caller decides for live results).
+/// [`run_batch_under`] the harness's [`crate::judge::DEFAULT_PROFILE`].
 pub fn run_batch(
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    cases: &[(&str, &Case)],
+) -> Result<Vec<Judged>, String> {
+    run_batch_under(crate::judge::DEFAULT_PROFILE, backend, known, cases)
+}
+
+/// Run `cases` (file, case): the reference under `profile` on host threads (with every recorded
+/// observation replayed), then the backend, then the judge. One result per case, in order; known
+/// divergences are applied only to the replays (the caller decides for live results).
+pub fn run_batch_under(
+    profile: Profile,
     backend: &mut dyn Backend,
     known: &KnownDivergences,
     cases: &[(&str, &Case)],
@@ -97,7 +109,7 @@ pub fn run_batch(
     let t = Instant::now();
     let evaluated: Vec<(CaseResult, Option<Execution>)> = cases
         .par_iter()
-        .map(|(file, case)| reference_side(file, case, known))
+        .map(|(file, case)| reference_side(file, case, known, profile))
         .collect();
     let mut out: Vec<Judged> = Vec::with_capacity(cases.len());
     let mut ready: Vec<(usize, &Case, &Execution)> = Vec::new();
@@ -335,6 +347,7 @@ impl Backend for Replay {
             date: crate::run::today(),
             mode: "reference + replayed hardware".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
+            ..RunInfo::default()
         }
     }
     fn runs(&self, _: Target) -> bool {
@@ -359,6 +372,7 @@ impl Backend for Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::reference::evaluate;
     use ptxconform_reference::case::load_str;
 
     const CASE: &str = r#"

@@ -181,6 +181,7 @@ mod tests {
             wall_us: 0,
             device: String::new(),
             attribution: None,
+            departures: vec![],
         }
     }
 

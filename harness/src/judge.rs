@@ -1,11 +1,21 @@
 //! The judge: one comparison of a reference execution with a typed hardware [`Observation`].
 //! A live GPU run, a fuzz campaign, minimization and the replay of recorded observations all
 //! come here, so a recorded observation is checked exactly as the run that recorded it was.
+//!
+//! The execution's [`Profile`] is the reading hardware is judged against. Under `sm_90` a pass
+//! in a case whose execution met a profile position (where the readings differ) is judged again
+//! against the spec reading: departing from it, the pass carries a "spec departure" note and the
+//! position ids ([`CaseResult::departures`]), which reports count and list as findings.
 
 use crate::report::{CaseResult, ExpectedByte, KnownDivergences, RegionDiff, Verdict};
 use ptxconform_reference::case::{Case, Ending, Observation};
-use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome};
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
 use ptxconform_reference::sem::memory::Byte;
+use ptxconform_reference::sem::profile::Profile;
+
+/// The profile hardware is judged under unless a command names another: what sm_90 silicon was
+/// recorded doing, so that its known departures from the text are findings, not failures.
+pub const DEFAULT_PROFILE: Profile = Profile::Sm90;
 
 pub fn expected_byte(b: &Byte) -> ExpectedByte {
     match b {
@@ -54,9 +64,50 @@ pub fn ref_summary(ex: &Execution) -> String {
     }
 }
 
-/// Judge `obs` against the reference's execution `ex` of `case`: sets `r`'s verdict, detail and
-/// region diffs (known divergences are not applied here).
+/// Judge `obs` against the reference's execution `ex` of `case` under `ex`'s profile: sets `r`'s
+/// verdict, detail, region diffs and spec departures (known divergences are not applied here).
 pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    r.departures.clear();
+    judge_bytes(case, ex, obs, r);
+    if ex.departures.is_empty() {
+        return;
+    }
+    let ids: Vec<&str> = ex.departures.iter().map(|p| p.id).collect();
+    match ex.profile {
+        Profile::Sm90 if r.verdict == Verdict::Pass => {
+            let Ok(spec) = execute_with(
+                case,
+                ExecOptions {
+                    profile: Profile::Spec,
+                },
+            ) else {
+                return;
+            };
+            let mut s = r.clone();
+            judge_bytes(case, &spec, obs, &mut s);
+            if s.verdict != Verdict::Pass {
+                r.departures = ids.iter().map(|i| i.to_string()).collect();
+                r.detail = format!(
+                    "spec departure: {} (the spec reading: {}: {})",
+                    ids.join(", "),
+                    s.verdict.name(),
+                    s.detail
+                );
+            }
+        }
+        Profile::Spec if r.verdict.is_failure() => {
+            r.detail = format!(
+                "{} [profile position {} met: the sm_90 profile reads it otherwise]",
+                r.detail,
+                ids.join(", ")
+            );
+        }
+        _ => {}
+    }
+}
+
+/// [`judge`] without the second reading.
+fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
     let undefined = matches!(ex.outcome, Outcome::Undefined { .. });
     let mut abnormal = |what: String, trapped: bool| {
         r.verdict = match (ex.expected_hw, trapped) {
@@ -173,7 +224,8 @@ pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult)
 
 /// Replay every hardware observation recorded in `case` through [`judge`]: a recorded run that
 /// the model now judges a failure (after the known divergences) makes `r` a reference failure
-/// naming the recording, so the model cannot drift from silicon unnoticed without a GPU.
+/// naming the recording, so the model cannot drift from silicon unnoticed without a GPU. A
+/// recorded spec departure is noted on `r`.
 pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut CaseResult) {
     for obs in &case.observed {
         let mut j = CaseResult {
@@ -184,7 +236,18 @@ pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut Cas
         };
         judge(case, ex, obs, &mut j);
         known.apply(&mut j);
-        if j.verdict.is_failure() {
+        if !j.departures.is_empty() && r.departures.is_empty() {
+            r.departures = j.departures;
+            let note = format!(
+                "replay of the run recorded on {} ({}): {}",
+                obs.device, obs.date, j.detail
+            );
+            r.detail = if r.detail.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", r.detail)
+            };
+        } else if j.verdict.is_failure() {
             r.verdict = Verdict::ReferenceFail;
             r.detail = format!(
                 "replay of the run recorded on {} ({}): {}: {}",
@@ -205,11 +268,139 @@ pub fn confirmed(case: &Case) -> bool {
     if case.observed.is_empty() {
         return false;
     }
-    let (r, ex) = crate::run::reference::evaluate("", case);
+    let (r, ex) = crate::run::reference::evaluate_under("", case, DEFAULT_PROFILE);
     let Ok(ex) = ex else { return false };
     case.observed.iter().any(|obs| {
         let mut j = r.clone();
         judge(case, &ex, obs, &mut j);
         j.verdict == Verdict::Pass
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diff::{reference_side, run_batch_under, Replay};
+    use crate::report::{KnownDivergences, Verdict};
+    use ptxconform_reference::case::{load_file, Case};
+    use ptxconform_reference::sem::profile::Profile;
+    use std::path::Path;
+
+    fn root(p: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(p)
+    }
+
+    /// The cases the recordings show departing from the text (H3, H4), by position.
+    fn departing(name: &str) -> Option<&'static str> {
+        if name.starts_with("reduce.global.add.f32") {
+            Some("P-RED-F32-SUBNORMALS")
+        } else if name.starts_with("reduce.global.add.f64") {
+            Some("P-RED-F64-NAN-OPERAND")
+        } else {
+            None
+        }
+    }
+
+    /// Every recorded H100 and H200 reduction (cases/reduce/global.yaml), judged as `run --replay`
+    /// judges it with the project's known divergences: under sm_90 the H3 / H4 cases pass with
+    /// a spec-departure note naming their position and nothing else departs; under spec exactly
+    /// those cases fail, no known divergence suppressing them.
+    #[test]
+    fn recorded_reductions_under_each_profile() {
+        let cases: Vec<Case> = load_file(&root("cases/reduce/global.yaml")).unwrap();
+        let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("global.yaml", c)).collect();
+        let known = KnownDivergences::load(&root("reports/known-divergences.yaml")).unwrap();
+        for device in ["H100", "H200"] {
+            let mut replay = Replay {
+                device: device.into(),
+            };
+            let sm90 = run_batch_under(Profile::Sm90, &mut replay, &known, &batch).unwrap();
+            let spec = run_batch_under(Profile::Spec, &mut replay, &known, &batch).unwrap();
+            let mut departed = 0;
+            for ((c, a), b) in cases.iter().zip(&sm90).zip(&spec) {
+                let (a, b) = (&a.result, &b.result);
+                assert_eq!(
+                    a.verdict,
+                    Verdict::Pass,
+                    "{} {}: {}",
+                    c.name,
+                    device,
+                    a.detail
+                );
+                match departing(&c.name) {
+                    Some(id) => {
+                        departed += 1;
+                        assert_eq!(a.departures, [id], "{}", c.name);
+                        assert!(
+                            a.detail.starts_with(&format!("spec departure: {id}")),
+                            "{}",
+                            a.detail
+                        );
+                        // The recorded observations fail the spec reading on the reference side.
+                        assert_eq!(b.verdict, Verdict::ReferenceFail, "{}", c.name);
+                        assert!(b.detail.contains(id), "{}", b.detail);
+                    }
+                    None => {
+                        assert!(a.departures.is_empty() && a.detail.is_empty(), "{}", c.name);
+                        assert_eq!(b.verdict, Verdict::Pass, "{}: {}", c.name, b.detail);
+                    }
+                }
+            }
+            assert_eq!(departed, 5, "{device}");
+        }
+    }
+
+    /// A live observation is judged alone (without the recordings replayed on the reference
+    /// side): under spec the H3 and H4 observations diverge at the recorded bytes.
+    #[test]
+    fn live_observations_diverge_under_spec() {
+        let mut cases: Vec<Case> = load_file(&root("cases/reduce/global.yaml")).unwrap();
+        cases.retain(|c| departing(&c.name).is_some());
+        let recorded: Vec<Case> = cases.clone();
+        for c in &mut cases {
+            c.observed.clear();
+        }
+        // Each judged against its first recorded observation.
+        for (profile, verdict) in [
+            (Profile::Spec, Verdict::Diverge),
+            (Profile::Sm90, Verdict::Pass),
+        ] {
+            for (c, r) in cases.iter().zip(&recorded) {
+                let known = KnownDivergences::default();
+                let (mut res, ex) = reference_side("f", c, &known, profile);
+                let ex = ex.unwrap();
+                assert_eq!(ex.profile, profile);
+                crate::judge::judge(c, &ex, &r.observed[0], &mut res);
+                assert_eq!(
+                    res.verdict, verdict,
+                    "{} under {profile}: {}",
+                    c.name, res.detail
+                );
+                assert_eq!(res.departures.is_empty(), profile == Profile::Spec);
+            }
+        }
+    }
+
+    /// Without a GPU run, the reference side replays the recordings under the profile: sm_90
+    /// notes the departure on a reference pass, spec makes it a reference failure.
+    #[test]
+    fn reference_only_replay_notes_departures() {
+        let cases: Vec<Case> = load_file(&root("cases/reduce/global.yaml")).unwrap();
+        let c = cases
+            .iter()
+            .find(|c| c.name == "reduce.global.add.f64")
+            .unwrap();
+        let known = KnownDivergences::default();
+        let (r, _) = reference_side("f", c, &known, Profile::Sm90);
+        assert_eq!(r.verdict, Verdict::ReferencePass);
+        assert_eq!(r.departures, ["P-RED-F64-NAN-OPERAND"]);
+        assert!(r.detail.contains("recorded on NVIDIA H100"), "{}", r.detail);
+        let (r, _) = reference_side("f", c, &known, Profile::Spec);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(r.departures.is_empty());
+        assert!(
+            r.detail.contains("out byte 24: observed 0x00"),
+            "{}",
+            r.detail
+        );
+    }
 }

@@ -81,16 +81,19 @@ fn merged_info(infos: &[(PathBuf, RunInfo)]) -> Result<RunInfo, String> {
         return Err("merge: no shard folders".into());
     };
     for (dir, i) in &infos[1..] {
-        if (&i.mode, &i.ptxconform) != (&first.mode, &first.ptxconform) {
+        if (&i.mode, &i.ptxconform, &i.profile) != (&first.mode, &first.ptxconform, &first.profile)
+        {
             return Err(format!(
-                "{} ran `{}` with ptxconform {}, {} ran `{}` with {}: shards of one run use one \
-                 mode and one build",
+                "{} ran `{}` with ptxconform {} (profile `{}`), {} ran `{}` with {} (profile \
+                 `{}`): shards of one run use one mode, one build and one profile",
                 first_dir.display(),
                 first.mode,
                 first.ptxconform,
+                first.profile,
                 dir.display(),
                 i.mode,
-                i.ptxconform
+                i.ptxconform,
+                i.profile
             ));
         }
     }
@@ -114,6 +117,7 @@ fn merged_info(infos: &[(PathBuf, RunInfo)]) -> Result<RunInfo, String> {
             .unwrap_or_default(),
         mode: first.mode.clone(),
         ptxconform: first.ptxconform.clone(),
+        profile: first.profile.clone(),
     })
 }
 
@@ -238,6 +242,7 @@ mod tests {
             date: date.into(),
             mode: mode.into(),
             ptxconform: "0.1.0".into(),
+            profile: "sm_90".into(),
         }
     }
 

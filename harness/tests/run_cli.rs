@@ -267,7 +267,7 @@ fn quiet_verbose_json_and_colour() {
     assert_eq!(per_case, 10, "{out}");
     assert!(out.contains("  total "), "{out}");
     assert!(
-        out.contains("\n11 cases on the reference model only\n"),
+        out.contains("\n11 cases on the reference model only, profile sm_90\n"),
         "{out}"
     );
     // Family rows carry instruction names.
@@ -290,4 +290,41 @@ fn quiet_verbose_json_and_colour() {
     assert_eq!(v["failures"][0]["case"], "<file>");
     // The per-result lines went to stderr.
     assert!(err.contains("corpus/cp_async_groups.yaml: "), "{err}");
+}
+
+/// `--profile`: the recorded H100 reductions judged under sm_90 pass, the H3 / H4 cases with a
+/// spec departure in the console, summary.json and JUnit; under spec those cases fail the run.
+#[test]
+fn profile_decides_what_a_spec_departure_is() {
+    let s = Scratch::new("profile", &["reduce/global.yaml"]);
+    let base = ["--replay", "H100", "--filter", "reduce.global.add.f*"];
+    let run = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend(extra);
+        s.run(&a)
+    };
+    let o = run(&["--out", "sm90"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("judged under profile sm_90"), "{out}");
+    assert_eq!(out.matches("\nSPEC DEPARTURE ").count(), 5, "{out}");
+    let v = s.summary("sm90");
+    assert_eq!(v["info"]["profile"], "sm_90");
+    assert_eq!(v["departures"]["P-RED-F32-SUBNORMALS"], 3);
+    assert_eq!(v["departures"]["P-RED-F64-NAN-OPERAND"], 2);
+    let junit = std::fs::read_to_string(s.0.join("sm90/junit.xml")).unwrap();
+    assert!(junit.contains("<property name=\"profile\" value=\"sm_90\"/>"));
+    assert_eq!(junit.matches("name=\"spec departure\"").count(), 5);
+
+    let o = run(&["--out", "spec", "--profile", "spec", "-q"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("FAIL ")).count(),
+        5,
+        "{out}"
+    );
+    let v = s.summary("spec");
+    assert_eq!(v["info"]["profile"], "spec");
+    assert_eq!(v["departures"], serde_json::json!({}));
 }

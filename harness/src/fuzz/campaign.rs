@@ -19,6 +19,7 @@ use ptxconform_reference::case::{to_yaml, Case};
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
+use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -44,6 +45,8 @@ pub struct Options {
     pub shard: Shard,
     /// A case planted among the generated ones (what traps cost a campaign: `bench`).
     pub planted: Option<Planted>,
+    /// The reading hardware is judged against.
+    pub profile: Profile,
 }
 
 /// Every `every`-th program's hardware run is replaced by a copy of `case` (named for the
@@ -80,6 +83,7 @@ impl Options {
             minimize_rounds: a.minimize_rounds,
             shard: a.shard.unwrap_or(Shard::ALL),
             planted: None,
+            profile: a.profile,
         }
     }
 }
@@ -137,6 +141,12 @@ pub struct Stats {
     pub minimize_cases: u64,
     /// Signature -> regression file, of every finding saved.
     pub findings: BTreeMap<String, String>,
+    /// The profile hardware was judged under (`spec`, `sm_90`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub profile: String,
+    /// Profile position -> hardware passes that departed from its spec reading.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub departures: BTreeMap<String, u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -301,6 +311,7 @@ impl<'h> Campaign<'h> {
         let mut stats = Stats {
             seed: opts.seed,
             shard: shard.clone(),
+            profile: opts.profile.name().into(),
             ..Stats::default()
         };
         if opts.resume && path.exists() {
@@ -588,7 +599,7 @@ impl<'h> Campaign<'h> {
             return Ok(());
         };
         let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
-        let outs = super::run_cases(hw, &self.opts.known, &cases)?;
+        let outs = super::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
         self.stats.gpu_cases += cases.len() as u64;
         for ((k, case), out) in batch.into_iter().zip(outs) {
             *self
@@ -596,6 +607,9 @@ impl<'h> Campaign<'h> {
                 .verdicts
                 .entry(out.result.verdict.name().into())
                 .or_default() += 1;
+            for d in &out.result.departures {
+                *self.stats.departures.entry(d.clone()).or_default() += 1;
+            }
             if out.result.verdict.is_failure() {
                 self.divergence(k, &case, out)?;
             }
@@ -640,9 +654,9 @@ impl<'h> Campaign<'h> {
         // inits and tx counts consistent (an unbalanced phase never completes, which the
         // reference reports as undefined).
         let admissible = |c: &Case| validates(c) && settled(c);
-        let known = &self.opts.known;
+        let (known, profile) = (&self.opts.known, self.opts.profile);
         let mut test = |cs: &[Case]| -> Result<Vec<Option<Judged>>, String> {
-            let outs = super::run_cases(hw, known, cs)?;
+            let outs = super::run_cases(hw, known, profile, cs)?;
             Ok(outs
                 .into_iter()
                 .map(|o| {
@@ -757,5 +771,6 @@ pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
         wall_us: 0,
         device: String::new(),
         attribution: None,
+        departures: vec![],
     }
 }

@@ -19,6 +19,7 @@ use crate::run::gpu::Engine;
 use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::swarm::{Families, Family};
 use ptxconform_reference::gen::GenConfig;
+use ptxconform_reference::sem::profile::Profile;
 use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +67,10 @@ pub struct FuzzArgs {
     /// Known divergences (suppressed by `signature` or `case` glob).
     #[arg(long, default_value = "reports/known-divergences.yaml")]
     pub known: PathBuf,
+    /// The reading hardware is judged against: `sm_90` (a departure from the text that the
+    /// silicon was recorded making passes, counted as a spec departure) or `spec`.
+    #[arg(long, value_name = "PROFILE", default_value = "sm_90")]
+    pub profile: Profile,
     /// GPUs to spread the batches over: `all`, or ordinals such as `0,2` (`0,0`: two workers on
     /// device 0).
     #[arg(long, alias = "device", default_value = "all")]
@@ -161,19 +166,21 @@ pub fn gpu(
         date: crate::run::today(),
         mode: "fuzz: reference + hardware".into(),
         ptxconform: env!("CARGO_PKG_VERSION").into(),
+        ..RunInfo::default()
     };
     Ok(eng)
 }
 
-/// Run generated cases through the differential core on `hw`, one judged result per case (known
-/// findings are the campaign's to apply).
+/// Run generated cases through the differential core on `hw`, judged under `profile`, one judged
+/// result per case (known findings are the campaign's to apply).
 pub fn run_cases(
     hw: &mut dyn Backend,
     known: &KnownDivergences,
+    profile: Profile,
     cases: &[Case],
 ) -> Result<Vec<Judged>, String> {
     let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("fuzz", c)).collect();
-    crate::diff::run_batch(hw, known, &batch)
+    crate::diff::run_batch_under(profile, hw, known, &batch)
 }
 
 /// What identifies a failure across programs: the case's family, the verdict, and where it
@@ -300,6 +307,9 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         None => println!("ptxas not found ($PTXAS, PATH, $CUDA_HOME/bin, pip nvidia-cuda-nvcc): ptxas oracle skipped"),
     }
     let opts = campaign::Options::from_args(args);
+    if gpu.is_some() || differential.is_some() {
+        println!("hardware judged under profile {}", opts.profile);
+    }
     let mut cfg = cfg;
     // Steering spares the hardware traps it has already explained; the CPU oracles keep every
     // feature.

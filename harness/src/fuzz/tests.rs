@@ -103,6 +103,7 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         minimize_rounds: 60,
         shard: crate::shard::Shard::ALL,
         planted: None,
+        profile: crate::judge::DEFAULT_PROFILE,
     }
 }
 
@@ -207,7 +208,13 @@ fn planted_divergence_is_minimized_and_saved() {
     // The regression carries the fake's observation: replaying it without hardware shows the
     // divergence, as the run that found it did...
     let known = KnownDivergences::default();
-    let replayed = run_cases(&mut Fake::new(false), &known, std::slice::from_ref(m)).unwrap();
+    let replayed = run_cases(
+        &mut Fake::new(false),
+        &known,
+        crate::judge::DEFAULT_PROFILE,
+        std::slice::from_ref(m),
+    )
+    .unwrap();
     assert_eq!(replayed[0].result.verdict, Verdict::ReferenceFail);
     assert!(
         replayed[0].result.detail.contains("recorded on fake")
@@ -220,14 +227,24 @@ fn planted_divergence_is_minimized_and_saved() {
     let mut fresh = m.clone();
     fresh.observed.clear();
     assert_eq!(
-        run_cases(&mut Fake::new(true), &known, std::slice::from_ref(&fresh)).unwrap()[0]
+        run_cases(
+            &mut Fake::new(true),
+            &known,
+            crate::judge::DEFAULT_PROFILE,
+            std::slice::from_ref(&fresh),
+        )
+        .unwrap()[0]
             .result
             .verdict,
         Verdict::Diverge
     );
     let report = dir.join("out/divergences").join(format!("{}.yaml", m.name));
     assert!(load_file(&report).is_ok(), "{}", report.display());
-    assert!(dir.join("out/campaign.json").exists());
+    // The figures say which profile the hardware was judged under.
+    let figures: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/campaign.json")).unwrap())
+            .unwrap();
+    assert_eq!(figures["profile"], "sm_90");
     // `run` picks the regressions folder up like any folder under cases/.
     let (loaded, errors) = crate::run::load_corpus(&[dir.join("regressions")]);
     assert!(errors.is_empty() && loaded.len() == 1 && loaded[0].case.name == m.name);
@@ -440,6 +457,7 @@ fn signatures() {
         wall_us: 0,
         device: String::new(),
         attribution: None,
+        departures: vec![],
     };
     let s = Signature::of(&r);
     assert_eq!(s.key(), "cp.async.bulk/diverge/sbuf");

@@ -266,18 +266,21 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
         .iter()
         .filter(|r| r.verdict == Verdict::Known)
         .count();
+    let departed = s.spec_departures().count();
     let _ = write!(
         h,
-        "<h1>ptxconform run</h1><p>device: {} — driver: {} — date: {} — mode: {} — ptxconform {}</p><p>{} cases: <span class=\"{}\">{fails} failure{}</span>, {known} known finding{}</p>",
+        "<h1>ptxconform run</h1><p>device: {} — driver: {} — date: {} — mode: {} — profile: {} — ptxconform {}</p><p>{} cases: <span class=\"{}\">{fails} failure{}</span>, {known} known finding{}, {departed} spec departure{}</p>",
         esc(&s.info.device),
         esc(&s.info.driver),
         esc(&s.info.date),
         esc(&s.info.mode),
+        esc(&s.info.profile),
         esc(&s.info.ptxconform),
         s.results.len(),
         if fails > 0 { "fail" } else { "" },
         if fails == 1 { "" } else { "s" },
         if known == 1 { "" } else { "s" },
+        if departed == 1 { "" } else { "s" },
     );
     // The filter bar: every family and every verdict of the run.
     h.push_str("<div id=\"filters\"><label>family <select id=\"f-family\"><option value=\"\">all families</option>");
@@ -331,6 +334,7 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
         h.push_str("</table>");
     }
     h.push_str("</section>");
+    departures_html(&mut h, s);
     let mut by_fam: BTreeMap<&str, Vec<(usize, &CaseResult)>> = BTreeMap::new();
     for (i, r) in s.results.iter().enumerate() {
         by_fam.entry(&r.family).or_default().push((i, r));
@@ -390,6 +394,41 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
     }
     let _ = writeln!(h, "<script>{SCRIPT}</script></body></html>");
     h
+}
+
+/// The findings against the text: every profile position some result departed from, with both
+/// readings, then those results.
+fn departures_html(h: &mut String, s: &Summary) {
+    if s.departures.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<section class=\"group\" id=\"departures\"><h2>Spec departures ({})</h2><p>The hardware followed the sm_90 reading of these positions, not the spec reading (findings against the PTX ISA text; passes under profile {}).</p><table><tr><th>position</th><th class=\"l\">section</th><th class=\"l\">spec reading</th><th class=\"l\">sm_90 reading</th><th>cases</th></tr>",
+        s.spec_departures().count(),
+        esc(&s.info.profile)
+    );
+    for (id, n) in &s.departures {
+        let p = ptxconform_reference::sem::profile::position(id);
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"d\">{}</td><td class=\"d\">{}</td><td>{n}</td></tr>",
+            esc(id),
+            esc(p.map_or("", |p| p.section)),
+            esc(p.map_or("", |p| p.spec)),
+            esc(p.map_or("", |p| p.sm_90)),
+        );
+    }
+    let _ = write!(
+        h,
+        "</table><table><tr><th>case</th><th class=\"l\">family</th><th>verdict</th><th class=\"l\">detail</th><th class=\"l\">file</th></tr>"
+    );
+    for (i, r) in s.results.iter().enumerate() {
+        if !r.departures.is_empty() {
+            result_row(h, i, r, " departure", true);
+        }
+    }
+    h.push_str("</table></section>");
 }
 
 /// The report page, with the tensor-load figures of divergent cases read from their case files.

@@ -280,6 +280,10 @@ pub struct CaseResult {
     /// Who departed from the model, when the case was run under several builds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<crate::attribution::Attribution>,
+    /// Profile positions (`sem::profile`) where the hardware matched the sm_90 reading and
+    /// departed from the spec reading: a pass that is a finding against the text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub departures: Vec<String>,
 }
 
 /// Where and on what a run happened.
@@ -290,6 +294,9 @@ pub struct RunInfo {
     pub date: String,
     pub mode: String,
     pub ptxconform: String,
+    /// The profile (`spec` or `sm_90`) results were judged under (empty: not recorded).
+    #[serde(default)]
+    pub profile: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -298,6 +305,9 @@ pub struct Summary {
     /// family -> verdict name -> count
     pub counts: BTreeMap<String, BTreeMap<String, usize>>,
     pub totals: BTreeMap<String, usize>,
+    /// Profile position -> cases whose hardware result departed from its spec reading.
+    #[serde(default)]
+    pub departures: BTreeMap<String, usize>,
     pub results: Vec<CaseResult>,
 }
 
@@ -308,7 +318,11 @@ impl Summary {
         results.sort_by(|a, b| (&a.file, &a.case).cmp(&(&b.file, &b.case)));
         let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut totals: BTreeMap<String, usize> = BTreeMap::new();
+        let mut departures: BTreeMap<String, usize> = BTreeMap::new();
         for r in &results {
+            for d in &r.departures {
+                *departures.entry(d.clone()).or_default() += 1;
+            }
             *counts
                 .entry(r.family.clone())
                 .or_default()
@@ -320,8 +334,13 @@ impl Summary {
             info,
             counts,
             totals,
+            departures,
             results,
         }
+    }
+    /// The results that departed from the spec reading of a profile position.
+    pub fn spec_departures(&self) -> impl Iterator<Item = &CaseResult> {
+        self.results.iter().filter(|r| !r.departures.is_empty())
     }
     pub fn failures(&self) -> usize {
         self.results
@@ -365,6 +384,11 @@ pub fn junit(s: &Summary) -> String {
             esc(fam),
             rs.len()
         );
+        let _ = writeln!(
+            x,
+            "    <properties><property name=\"profile\" value=\"{}\"/></properties>",
+            esc(&s.info.profile)
+        );
         for r in rs {
             let t = r.wall_us as f64 / 1e6;
             let _ = write!(
@@ -374,12 +398,17 @@ pub fn junit(s: &Summary) -> String {
                 esc(&r.case)
             );
             let mut inner = String::new();
+            let mut props: Vec<(&str, String)> = Vec::new();
             if let Some(a) = &r.attribution {
-                let _ = writeln!(
-                    inner,
-                    "      <properties><property name=\"attribution\" value=\"{}\"/></properties>",
-                    esc(&a.to_string())
-                );
+                props.push(("attribution", a.to_string()));
+            }
+            props.extend(r.departures.iter().map(|d| ("spec departure", d.clone())));
+            if !props.is_empty() {
+                let p: String = props
+                    .iter()
+                    .map(|(n, v)| format!("<property name=\"{n}\" value=\"{}\"/>", esc(v)))
+                    .collect();
+                let _ = writeln!(inner, "      <properties>{p}</properties>");
             }
             if r.verdict.is_failure() {
                 let _ = writeln!(
@@ -406,11 +435,12 @@ pub fn junit(s: &Summary) -> String {
 /// A Markdown summary: where and when, then outcome counts per family.
 pub fn markdown(s: &Summary) -> String {
     let mut m = format!(
-        "# ptxconform run\n\n- device: {}\n- driver: {}\n- date: {}\n- mode: {}\n- ptxconform: {}\n- cases: {}\n\n",
+        "# ptxconform run\n\n- device: {}\n- driver: {}\n- date: {}\n- mode: {}\n- profile: {}\n- ptxconform: {}\n- cases: {}\n\n",
         s.info.device,
         s.info.driver,
         s.info.date,
         s.info.mode,
+        s.info.profile,
         s.info.ptxconform,
         s.results.len()
     );
@@ -441,6 +471,15 @@ pub fn markdown(s: &Summary) -> String {
         .iter()
         .filter(|r| r.verdict.is_failure() || r.verdict == Verdict::Known)
         .collect();
+    if !s.departures.is_empty() {
+        m.push_str("\n## Spec departures (hardware follows the sm_90 reading)\n\n");
+        for (id, n) in &s.departures {
+            let _ = writeln!(m, "- {id}: {n} case{}", if *n == 1 { "" } else { "s" });
+        }
+        for r in s.spec_departures() {
+            let _ = writeln!(m, "- `{}` ({}): {}", r.case, r.file, r.detail);
+        }
+    }
     if !fails.is_empty() {
         m.push_str("\n## Failures and known findings\n\n");
         for r in fails {
@@ -503,6 +542,7 @@ mod tests {
                     wall_us: 5,
                     device: String::new(),
                     attribution: None,
+                    departures: vec![],
                 },
                 CaseResult {
                     case: "b<x>".into(),
@@ -514,6 +554,7 @@ mod tests {
                     wall_us: 7,
                     device: String::new(),
                     attribution: None,
+                    departures: vec![],
                 },
                 CaseResult {
                     case: "c".into(),
@@ -525,6 +566,7 @@ mod tests {
                     wall_us: 0,
                     device: String::new(),
                     attribution: None,
+                    departures: vec![],
                 },
             ],
         )
@@ -593,6 +635,40 @@ mod tests {
             1,
             "one uncertain byte"
         );
+    }
+
+    /// The profile and the spec departures reach every report: counted per position in the
+    /// summary, a JUnit property per case and the profile per suite, sections in HTML and
+    /// Markdown.
+    #[test]
+    fn spec_departures_are_counted_and_reported() {
+        let mut s = sample();
+        s.info.profile = "sm_90".into();
+        s.results[0].departures = vec!["P-RED-F32-SUBNORMALS".into()];
+        s.results[0].detail = "spec departure: P-RED-F32-SUBNORMALS".into();
+        let s = Summary::new(s.info, s.results);
+        assert_eq!(s.departures["P-RED-F32-SUBNORMALS"], 1);
+        assert_eq!(s.spec_departures().count(), 1);
+        assert_eq!(s.failures(), 1, "a departure is no failure");
+        let x = junit(&s);
+        assert_eq!(
+            x.matches("<properties><property name=\"profile\" value=\"sm_90\"/></properties>")
+                .count(),
+            2,
+            "one per suite: {x}"
+        );
+        assert!(x.contains(
+            "<properties><property name=\"spec departure\" value=\"P-RED-F32-SUBNORMALS\"/></properties>"
+        ));
+        let h = html(&s);
+        assert!(h.contains("profile: sm_90") && h.contains("1 spec departure</p>"));
+        assert!(h.contains("<h2>Spec departures (1)</h2>"));
+        assert!(h.contains("<td>P-RED-F32-SUBNORMALS</td><td class=\"l\">§9.7.9.25.4.2</td>"));
+        let md = markdown(&s);
+        assert!(md.contains("- profile: sm_90") && md.contains("- P-RED-F32-SUBNORMALS: 1 case"));
+        let back: Summary = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back.results[0].departures, s.results[0].departures);
+        assert_eq!(back.info.profile, "sm_90");
     }
 
     #[test]

@@ -117,6 +117,8 @@ struct Digest<'a> {
     cases: usize,
     counts: &'a BTreeMap<String, BTreeMap<String, usize>>,
     totals: &'a BTreeMap<String, usize>,
+    /// Profile position -> cases that departed from its spec reading.
+    departures: &'a BTreeMap<String, usize>,
     failures: Vec<&'a CaseResult>,
     reports: String,
 }
@@ -126,6 +128,24 @@ struct Listed<'a> {
     file: &'a str,
     case: &'a str,
     family: String,
+}
+
+/// `P-… (N cases), …`: the positions results departed from the spec reading of.
+fn departures(s: &Summary) -> String {
+    let each: Vec<String> = s
+        .departures
+        .iter()
+        .map(|(id, n)| format!("{id} ({})", cases(*n)))
+        .collect();
+    each.join(", ")
+}
+
+/// `; spec departures: …` when results departed from a spec reading, else empty.
+fn departures_note(s: &Summary) -> String {
+    if s.departures.is_empty() {
+        return String::new();
+    }
+    format!("; spec departures: {}", departures(s))
 }
 
 impl Console {
@@ -229,6 +249,7 @@ impl Console {
                 cases: s.results.len(),
                 counts: &s.counts,
                 totals: &s.totals,
+                departures: &s.departures,
                 failures: failures.collect(),
                 reports: out.display().to_string(),
             };
@@ -243,20 +264,26 @@ impl Console {
                 println!("FAIL {}", self.line(r, self.colour_out));
             }
             println!(
-                "total: {} — {}",
+                "total: {} — {}{}",
                 cases(s.results.len()),
-                self.counts(&s.totals)
+                self.counts(&s.totals),
+                departures_note(s)
             );
             return Ok(());
         }
         if s.info.mode == "reference-only" {
-            println!("{} on the reference model only", cases(s.results.len()));
+            println!(
+                "{} on the reference model only, profile {}",
+                cases(s.results.len()),
+                s.info.profile
+            );
         } else {
             println!(
-                "{} on {} ({})",
+                "{} on {} ({}), judged under profile {}",
                 cases(s.results.len()),
                 s.info.device,
-                s.info.mode
+                s.info.mode,
+                s.info.profile
             );
         }
         let w = s.counts.keys().map(String::len).max().unwrap_or(0).max(30);
@@ -275,6 +302,12 @@ impl Console {
         if by_device.len() > 1 {
             for (dev, counts) in by_device {
                 println!("  {dev:<w$} {}", self.counts(&counts));
+            }
+        }
+        if !s.departures.is_empty() {
+            println!("  {:<w$} {}", "spec departures", departures(s));
+            for r in s.spec_departures() {
+                println!("SPEC DEPARTURE {}", self.line(r, self.colour_out));
             }
         }
         for r in failures {

@@ -15,6 +15,7 @@ use crate::report::{write_all, CaseResult, KnownDivergences, RunInfo, Summary, V
 use console::Console;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxconform_reference::case::{load_dir_each, load_file_each, Case, Observation};
+use ptxconform_reference::sem::profile::Profile;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -61,6 +62,12 @@ pub struct RunArgs {
     /// Known divergences (named, explained), reported but not failing the run.
     #[arg(long, default_value = "reports/known-divergences.yaml")]
     pub known: PathBuf,
+    /// The reading hardware (live or recorded) is judged against: `sm_90` (what the silicon was
+    /// recorded doing; a result that departs from the text there passes with a "spec departure"
+    /// note) or `spec` (what the PTX ISA text guarantees; such results fail). `ptxconform rules`
+    /// lists the positions where the two differ.
+    #[arg(long, value_name = "PROFILE", default_value = "sm_90")]
+    pub profile: Profile,
     /// Per-job watchdog (seconds) on the GPU.
     #[arg(long, default_value_t = 20)]
     pub job_timeout: u64,
@@ -353,6 +360,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             wall_us: 0,
             device: String::new(),
             attribution: None,
+            departures: vec![],
         };
         eprintln!("{}", e.message);
         journal.append(&r)?;
@@ -378,6 +386,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
                 date: today(),
                 mode: "reference + hardware".into(),
                 ptxconform: env!("CARGO_PKG_VERSION").into(),
+                ..RunInfo::default()
             };
             let engines = gpus
                 .iter()
@@ -392,7 +401,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             Some(fleet::Fleet { engines })
         }
     };
-    let info = match (&replay, &fleet) {
+    let mut info = match (&replay, &fleet) {
         (Some(r), _) => r.info(),
         (None, None) => RunInfo {
             device: "none (reference model only)".into(),
@@ -400,9 +409,11 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             date: today(),
             mode: "reference-only".into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
+            ..RunInfo::default()
         },
         (None, Some(f)) => f.info(),
     };
+    info.profile = args.profile.name().into();
     let known = KnownDivergences::load(&args.known)?;
     let mut attributor = match (gpus.first(), &fleet) {
         (Some(d), Some(f)) if args.attribute != crate::attribution::Scope::None => {
@@ -411,14 +422,16 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
                 Some(b) => b.0.clone(),
                 None => crate::codegen::available(),
             };
-            Some(crate::attribution::Attributor::new(
+            let mut a = crate::attribution::Attributor::new(
                 d,
                 &info,
                 args.job_timeout,
                 &known,
                 primary,
                 others,
-            ))
+            );
+            a.profile = args.profile;
+            Some(a)
         }
         _ => None,
     };
@@ -438,7 +451,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         }
         (None, None) => {
             for l in &todo {
-                let (r, _) = crate::diff::reference_side(&l.file, &l.case, &known);
+                let (r, _) = crate::diff::reference_side(&l.file, &l.case, &known, args.profile);
                 settle(&r, &mut journal, &pb, &console)?;
                 results.push(r);
             }
@@ -484,7 +497,7 @@ fn run_on(
     let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
-        let judged = crate::diff::run_batch(backend, known, &batch)?;
+        let judged = crate::diff::run_batch_under(args.profile, backend, known, &batch)?;
         let attributions = match attributor.as_deref_mut() {
             Some(a) => a.attribute_some(args.attribute, known, &batch, &judged),
             None => vec![None; judged.len()],

@@ -4,7 +4,8 @@
 use crate::report::{CaseResult, Verdict};
 use ptxconform_reference::case::Case;
 use ptxconform_reference::ptx::Instruction;
-use ptxconform_reference::sem::exec::{execute, ExecError, Execution, Outcome};
+use ptxconform_reference::sem::exec::{execute_with, ExecError, ExecOptions, Execution, Outcome};
+use ptxconform_reference::sem::profile::Profile;
 
 /// The family a case is counted under in a run's tables: the instruction of its first copy
 /// (`cp.*`, `tcgen05.cp`), else of its first instruction, by the instruction's PTX name.
@@ -87,9 +88,18 @@ pub fn families_of(case: &Case) -> Vec<&'static str> {
         .collect()
 }
 
-/// The reference's result of a case: its program is legal on its target, the model runs it and
-/// `expect` holds (recorded observations are replayed by [`crate::judge::replay`]).
+/// The reference's result of a case under the harness's [`crate::judge::DEFAULT_PROFILE`].
 pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecError>) {
+    evaluate_under(file, case, crate::judge::DEFAULT_PROFILE)
+}
+
+/// The reference's result of a case: its program is legal on its target, the model runs it under
+/// `profile` and `expect` holds (recorded observations are replayed by [`crate::judge::replay`]).
+pub fn evaluate_under(
+    file: &str,
+    case: &Case,
+    profile: Profile,
+) -> (CaseResult, Result<Execution, ExecError>) {
     let family = family_of(case);
     let mut r = CaseResult {
         case: case.name.clone(),
@@ -101,9 +111,10 @@ pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecE
         wall_us: 0,
         device: String::new(),
         attribution: None,
+        departures: vec![],
     };
     let t = std::time::Instant::now();
-    let ex = execute(case);
+    let ex = execute_with(case, ExecOptions { profile });
     r.wall_us = t.elapsed().as_micros() as u64;
     if let Some((step, why)) = ptxconform_reference::case::validate::illegal_step(case) {
         // What ptxas would refuse is never a pass, whatever the model makes of it.

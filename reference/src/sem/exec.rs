@@ -57,6 +57,8 @@ use std::ops::Range;
 use super::groups::{AsyncOp, GroupQueue, Release};
 use super::mbarrier::{Slot, StateToken};
 use super::memory::{Addr, Byte, MemError, Memory, ReadHoldId, RegionId, WriteId};
+use super::profile::{Position, Profile};
+use super::reduce::{Arith, ReduceForm};
 use super::tracking::{self, SemError, TrackedCopy, Tracking};
 use super::ub::{self, Ub, UbRule};
 use crate::case::{Case, Ctas, Expect, Param, StepOp};
@@ -270,6 +272,27 @@ pub struct Execution {
     pub expected_hw: ExpectedHw,
     pub trace: Vec<TraceStep>,
     pub final_state: FinalState,
+    /// The profile whose readings this execution used.
+    pub profile: Profile,
+    /// Profile positions met on the way whose spec and sm_90 readings gave different results
+    /// (in [`super::profile::POSITIONS`] order): where this case can tell the readings apart.
+    pub departures: Vec<&'static Position>,
+}
+
+/// How an execution is configured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// The reading of the positions where the text and sm_90 silicon differ.
+    pub profile: Profile,
+}
+
+impl Default for ExecOptions {
+    /// The text's model.
+    fn default() -> ExecOptions {
+        ExecOptions {
+            profile: Profile::Spec,
+        }
+    }
 }
 
 impl Execution {
@@ -452,6 +475,7 @@ pub(crate) enum Reg {
 struct Update {
     op: RedOp,
     ty: RedType,
+    form: ReduceForm,
     src: Vec<Byte>,
 }
 
@@ -520,6 +544,24 @@ impl Loc {
     }
 }
 
+/// The result of a landing reduction under `profile`; a position whose readings differ for these
+/// operands is added to `departures`.
+fn reduce_update(
+    profile: Profile,
+    u: &Update,
+    cur: &[Byte],
+    departures: &mut Vec<&'static Position>,
+) -> Result<Vec<Byte>, ErrorKind> {
+    let arith = Arith {
+        profile,
+        form: u.form,
+    };
+    let r = super::reduce::apply_uncertain(arith, u.op, u.ty, cur, &u.src)
+        .map_err(|e| ErrorKind::Internal(format!("{e:?}")))?;
+    departures.extend(r.departs);
+    Ok(r.bytes)
+}
+
 fn mbar_key(cta: u32, off: u64) -> u64 {
     (u64::from(cta) << 32) | off
 }
@@ -538,6 +580,9 @@ pub(crate) struct Machine<'c> {
     queues: BTreeMap<(u32, u32), Queues>,
     regs: BTreeMap<(u32, u32), BTreeMap<String, Reg>>,
     tc: tcgen05::State,
+    profile: Profile,
+    /// Positions whose readings differed (see [`Execution::departures`]).
+    departures: Vec<&'static Position>,
     // Context of the step being executed.
     step: usize,
     cta: u32,
@@ -545,9 +590,15 @@ pub(crate) struct Machine<'c> {
     touched: Vec<Touch>,
 }
 
-/// Runs the case. Err only for case-level errors; UB is an [`Outcome`].
+/// Runs the case under the text's reading ([`ExecOptions::default`]). Err only for case-level
+/// errors; UB is an [`Outcome`].
 pub fn execute(case: &Case) -> Result<Execution, ExecError> {
-    let mut m = Machine::new(case).map_err(|kind| ExecError { step: None, kind })?;
+    execute_with(case, ExecOptions::default())
+}
+
+/// Runs the case with `opts`.
+pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
+    let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     let ctx = crate::case::validate::parse_ctx(case);
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
@@ -617,16 +668,21 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
     let final_state = m
         .final_state()
         .map_err(|kind| ExecError { step: None, kind })?;
+    let mut departures = m.departures;
+    departures.sort_by_key(|p| super::profile::POSITIONS.iter().position(|q| q.id == p.id));
+    departures.dedup();
     Ok(Execution {
         expected_hw: ExpectedHw::of(&outcome),
         outcome,
         trace,
         final_state,
+        profile: opts.profile,
+        departures,
     })
 }
 
 impl<'c> Machine<'c> {
-    fn new(case: &'c Case) -> Result<Machine<'c>, ErrorKind> {
+    fn new(case: &'c Case, opts: ExecOptions) -> Result<Machine<'c>, ErrorKind> {
         let layout = Layout::of(case).map_err(|e| ErrorKind::Layout(e.0))?;
         let ctas = case.launch.ctas();
         let cluster = case.launch.cluster_size();
@@ -676,6 +732,8 @@ impl<'c> Machine<'c> {
             queues: BTreeMap::new(),
             regs: BTreeMap::new(),
             tc: tcgen05::State::default(),
+            profile: opts.profile,
+            departures: Vec::new(),
             step: 0,
             cta: 0,
             thread: 0,
@@ -1031,14 +1089,13 @@ impl<'c> Machine<'c> {
     pub(crate) fn begin_update(
         &mut self,
         at: Addr,
-        op: RedOp,
-        ty: RedType,
+        (op, ty, form): (RedOp, RedType, ReduceForm),
         src: Vec<Byte>,
     ) -> R<WriteId> {
         let len = src.len() as u64;
         self.check_write(at, len)?;
         let w = self.mem.begin_async_update(at, len)?;
-        self.updates.insert(w, Update { op, ty, src });
+        self.updates.insert(w, Update { op, ty, form, src });
         self.touch(at, len, TouchKind::Issue);
         Ok(w)
     }
@@ -1071,8 +1128,8 @@ impl<'c> Machine<'c> {
         match self.updates.remove(&w) {
             Some(u) => {
                 let cur = self.mem.read(at, len)?;
-                let res = super::reduce::apply_uncertain(u.op, u.ty, &cur, &u.src)
-                    .map_err(|e| Stop::Err(ErrorKind::Internal(format!("{e:?}"))))?;
+                let res = reduce_update(self.profile, &u, &cur, &mut self.departures)
+                    .map_err(Stop::Err)?;
                 self.mem.complete_update(w, res)?;
             }
             None => {
@@ -1239,15 +1296,14 @@ impl<'c> Machine<'c> {
         }
     }
 
-    fn final_state(&self) -> Result<FinalState, ErrorKind> {
+    fn final_state(&mut self) -> Result<FinalState, ErrorKind> {
         let internal = |e: MemError| ErrorKind::Internal(e.to_string());
         // A-EXEC-UPDATE-FINAL: reductions in flight widen their destination.
         let mut mem = self.mem.clone();
         for (w, u) in &self.updates {
             if let Some((at, len)) = mem.target(*w) {
                 let cur = mem.read(at, len).map_err(internal)?;
-                let res = super::reduce::apply_uncertain(u.op, u.ty, &cur, &u.src)
-                    .map_err(|e| ErrorKind::Internal(format!("{e:?}")))?;
+                let res = reduce_update(self.profile, u, &cur, &mut self.departures)?;
                 let wide: Vec<Byte> = cur.iter().zip(&res).map(|(a, b)| a.union(*b)).collect();
                 mem.complete_update(*w, wide).map_err(internal)?;
             }

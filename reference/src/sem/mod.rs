@@ -6,6 +6,7 @@
 //! - [`mbarrier`]: the mbarrier object state machine (§9.7.13.15).
 //! - [`groups`]: per-thread cp.async-group and bulk async-group queues (§9.7.9.25.1, .3, .6).
 //! - [`reduce`]: cp.reduce.async.bulk element arithmetic and its legality tables (§9.7.9.25.4.2).
+//! - [`profile`]: the positions where the text and sm_90 silicon differ, with both readings.
 //! - [`tracking`]: which in-flight copies signal which mbarrier (complete-tx, cp.async arrive-on).
 //!
 //! How the executor uses them (one instruction at a time, in its chosen interleaving):
@@ -15,7 +16,7 @@
 //!   either `queue.issue(AsyncOp{..})` (async-group mechanism) or
 //!   `tracking.track_copy(TrackedCopy{barrier, tx_bytes, ..})` (mbarrier mechanism).
 //! - cp.reduce.async.bulk issue: `w = mem.begin_async_update(dst, len)`; when it lands,
-//!   `mem.complete_update(w, reduce::apply_uncertain(op, ty, &mem.read(dst)?, &src)?)`.
+//!   `mem.complete_update(w, reduce::apply_uncertain(arith, op, ty, &mem.read(dst)?, &src)?.bytes)`.
 //! - plain loads/stores: before reading, `mem.in_flight_overlapping` non-empty →
 //!   `ub::ASYNC_DST_READ`; before writing, `mem.holds_overlapping` non-empty →
 //!   `ub::ASYNC_SRC_MODIFIED`; a store to a `Slot` holding an object → `ub::MBAR_NON_MBARRIER_ACCESS`.
@@ -37,6 +38,7 @@ pub mod exec;
 pub mod groups;
 pub mod mbarrier;
 pub mod memory;
+pub mod profile;
 pub mod reduce;
 pub mod tcgen05;
 pub mod tensor;

@@ -18,10 +18,16 @@
 //!   multiple of 2^-149, so a tiny result is exact and the choice does not matter.)
 //! - A-RED-TENSOR-FLOAT: cp.reduce.async.bulk.tensor has no .noftz; the model uses the same
 //!   arithmetic as the non-tensor form (f32 flushes, f16/bf16 preserve subnormals).
+//!
+//! Where sm_90 silicon reads a position otherwise, the arithmetic holds both readings ([`Arith`]
+//! picks one; the positions are [`super::profile::POSITIONS`]): `P-RED-F32-SUBNORMALS` (the bulk
+//! f32 add keeps subnormals) and `P-RED-F64-NAN-OPERAND` (the bulk f64 add returns its quiet NaN
+//! operand).
 
 use crate::ptx::common::{RedOp, RedType};
 
 use super::memory::{Byte, ByteSet};
+use super::profile::{self, Position, Profile};
 
 pub const ASSUMPTIONS: &[&str] = &[
     "A-RED-INCDEC",
@@ -42,6 +48,42 @@ pub enum ReduceForm {
     BulkGlobal,
     /// cp.reduce.async.bulk.tensor (§9.7.9.25.5.3).
     Tensor,
+}
+
+/// The arithmetic of one reduction: the profile's reading of each position, for the form the
+/// instruction has (the sm_90 readings were recorded for the non-tensor form only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arith {
+    pub profile: Profile,
+    pub form: ReduceForm,
+}
+
+impl Arith {
+    /// The text's arithmetic of `cp.reduce.async.bulk .global`.
+    pub const SPEC: Arith = Arith {
+        profile: Profile::Spec,
+        form: ReduceForm::BulkGlobal,
+    };
+
+    /// The same form under the other reading.
+    fn under(self, profile: Profile) -> Arith {
+        Arith { profile, ..self }
+    }
+
+    /// Does the recorded sm_90 reading apply (sm_90 profile, a form the recordings cover)?
+    fn silicon(self) -> bool {
+        self.profile == Profile::Sm90 && self.form != ReduceForm::Tensor
+    }
+}
+
+/// The profile position that governs `.op.ty` in `form`, if its readings differ there.
+pub fn position(op: RedOp, ty: RedType, form: ReduceForm) -> Option<&'static Position> {
+    match (op, ty, form) {
+        (_, _, ReduceForm::Tensor) => None,
+        (RedOp::Add, RedType::F32, _) => Some(&profile::RED_F32_SUBNORMALS),
+        (RedOp::Add, RedType::F64, _) => Some(&profile::RED_F64_NAN_OPERAND),
+        _ => None,
+    }
 }
 
 /// Is `.redOp.type` (with or without `.noftz`) legal for the form? Err is a one-line reason.
@@ -213,7 +255,7 @@ fn pow2(k: i32) -> f64 {
 
 /// Result of one element: `d` is the destination element, `s` the source element (raw bits in
 /// the low bits). Precondition: `has_arithmetic(op, ty)`.
-fn elem(op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
+fn elem(a: Arith, op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
     use RedOp::*;
     use RedType::*;
     let mask = if ty.bytes() == 8 {
@@ -244,15 +286,9 @@ fn elem(op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
                 d - 1
             }
         }
+        (Add, F32) if a.silicon() => add_f32_keep(d as u32, s as u32) as u64,
         (Add, F32) => add_f32_ftz(d as u32, s as u32) as u64,
-        (Add, F64) => {
-            let r = f64::from_bits(d) + f64::from_bits(s);
-            if r.is_nan() {
-                u64::MAX >> 1
-            } else {
-                r.to_bits()
-            }
-        }
+        (Add, F64) => add_f64(a, d, s),
         (Add, F16) => add_half(FMT_F16, d, s),
         (Add, Bf16) => add_half(FMT_BF16, d, s),
         (Min | Max, F16) => minmax_half(FMT_F16, op == Min, d, s),
@@ -284,6 +320,38 @@ fn add_f32_ftz(d: u32, s: u32) -> u32 {
     let r = flush_f32(flush_f32(f32::from_bits(d)) + flush_f32(f32::from_bits(s)));
     if r.is_nan() {
         0x7FFF_FFFF
+    } else {
+        r.to_bits()
+    }
+}
+
+/// P-RED-F32-SUBNORMALS, sm_90 reading: f32 add, round to nearest even, no flush; a NaN result is
+/// the canonical NaN (recorded for NaN + 1.0 and inf + -inf).
+fn add_f32_keep(d: u32, s: u32) -> u32 {
+    let r = f32::from_bits(d) + f32::from_bits(s);
+    if r.is_nan() {
+        0x7FFF_FFFF
+    } else {
+        r.to_bits()
+    }
+}
+
+/// f64 add, nearest even, subnormals kept (A-RED-F64). A NaN result is the canonical NaN
+/// (A-RED-NAN), except under the sm_90 reading of P-RED-F64-NAN-OPERAND: one quiet NaN operand
+/// (the other not NaN) is returned. Every other NaN case is unprobed and keeps the spec reading.
+fn add_f64(a: Arith, d: u64, s: u64) -> u64 {
+    const QUIET: u64 = 1 << 51;
+    let (x, y) = (f64::from_bits(d), f64::from_bits(s));
+    if a.silicon() {
+        match (x.is_nan(), y.is_nan()) {
+            (true, false) if d & QUIET != 0 => return d,
+            (false, true) if s & QUIET != 0 => return s,
+            _ => {}
+        }
+    }
+    let r = x + y;
+    if r.is_nan() {
+        u64::MAX >> 1
     } else {
         r.to_bits()
     }
@@ -327,15 +395,27 @@ fn check_len(ty: RedType, dst: usize, src: usize) -> Result<usize, ReduceError> 
     Ok(elem)
 }
 
-/// Reduces `src` into `dst` element-wise and returns the new destination bytes.
+/// Reduces `src` into `dst` element-wise with the text's arithmetic ([`Arith::SPEC`]) and returns
+/// the new destination bytes.
 pub fn apply(op: RedOp, ty: RedType, dst: &[u8], src: &[u8]) -> Result<Vec<u8>, ReduceError> {
+    apply_with(Arith::SPEC, op, ty, dst, src)
+}
+
+/// [`apply`] with the arithmetic `a`.
+pub fn apply_with(
+    a: Arith,
+    op: RedOp,
+    ty: RedType,
+    dst: &[u8],
+    src: &[u8],
+) -> Result<Vec<u8>, ReduceError> {
     if !has_arithmetic(op, ty) {
         return Err(ReduceError::NoArithmetic(op, ty));
     }
     let n = check_len(ty, dst.len(), src.len())?;
     let mut out = Vec::with_capacity(dst.len());
     for (d, s) in dst.chunks(n).zip(src.chunks(n)) {
-        let r = elem(op, ty, le(d), le(s));
+        let r = elem(a, op, ty, le(d), le(s));
         out.extend_from_slice(&r.to_le_bytes()[..n]);
     }
     Ok(out)
@@ -349,18 +429,33 @@ fn le(b: &[u8]) -> u64 {
 /// result is widened to "any".
 pub const ENUMERATION_LIMIT: usize = 256;
 
-/// [`apply`] over uncertain bytes: each element's result allows every combination of the
+/// The new destination bytes of a reduction, and the profile position whose two readings gave
+/// different results for some element (the run met a place where the text and sm_90 differ).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reduced {
+    pub bytes: Vec<Byte>,
+    pub departs: Option<&'static Position>,
+}
+
+/// [`apply_with`] over uncertain bytes: each element's result allows every combination of the
 /// allowed operand values (per byte), or any value when there are too many combinations.
 pub fn apply_uncertain(
+    a: Arith,
     op: RedOp,
     ty: RedType,
     dst: &[Byte],
     src: &[Byte],
-) -> Result<Vec<Byte>, ReduceError> {
+) -> Result<Reduced, ReduceError> {
     if !has_arithmetic(op, ty) {
         return Err(ReduceError::NoArithmetic(op, ty));
     }
     let n = check_len(ty, dst.len(), src.len())?;
+    let pos = position(op, ty, a.form);
+    let other = a.under(match a.profile {
+        Profile::Spec => Profile::Sm90,
+        Profile::Sm90 => Profile::Spec,
+    });
+    let mut departs = None;
     let mut out = Vec::with_capacity(dst.len());
     for (d, s) in dst.chunks(n).zip(src.chunks(n)) {
         let (ds, ss) = (values(d), values(s));
@@ -369,7 +464,11 @@ pub fn apply_uncertain(
                 let mut sets = vec![ByteSet::default(); n];
                 for dv in &ds {
                     for sv in &ss {
-                        let r = elem(op, ty, *dv, *sv).to_le_bytes();
+                        let r = elem(a, op, ty, *dv, *sv);
+                        if pos.is_some() && r != elem(other, op, ty, *dv, *sv) {
+                            departs = pos;
+                        }
+                        let r = r.to_le_bytes();
                         for (set, b) in sets.iter_mut().zip(r) {
                             set.insert(b);
                         }
@@ -380,7 +479,10 @@ pub fn apply_uncertain(
             _ => out.extend(std::iter::repeat_n(Byte::ANY, n)),
         }
     }
-    Ok(out)
+    Ok(Reduced {
+        bytes: out,
+        departs,
+    })
 }
 
 /// All element values a run of uncertain bytes allows, if there are at most ENUMERATION_LIMIT.
@@ -611,14 +713,110 @@ mod tests {
             Byte::Known(0),
             Byte::Known(0),
         ];
-        let r = apply_uncertain(Add, U32, &d, &s).unwrap();
-        assert_eq!(r[0], Byte::Known(11).union(Byte::Known(12)));
-        assert_eq!(r[1], Byte::Known(0));
+        let r = apply_uncertain(Arith::SPEC, Add, U32, &d, &s).unwrap();
+        assert_eq!(r.bytes[0], Byte::Known(11).union(Byte::Known(12)));
+        assert_eq!(r.bytes[1], Byte::Known(0));
+        assert_eq!(r.departs, None);
         let any = [Byte::ANY; 4];
         assert_eq!(
-            apply_uncertain(Add, U32, &any, &s).unwrap(),
+            apply_uncertain(Arith::SPEC, Add, U32, &any, &s)
+                .unwrap()
+                .bytes,
             vec![Byte::ANY; 4]
         );
+    }
+
+    const SM90: Arith = Arith {
+        profile: Profile::Sm90,
+        form: ReduceForm::BulkGlobal,
+    };
+
+    fn under(a: Arith, ty: RedType, d: u64, s: u64) -> u64 {
+        let n = ty.bytes();
+        le(&apply_with(a, Add, ty, &d.to_le_bytes()[..n], &s.to_le_bytes()[..n]).unwrap())
+    }
+
+    fn departs(a: Arith, op: RedOp, ty: RedType, d: u64, s: u64) -> Option<&'static str> {
+        let n = ty.bytes();
+        let b = |v: u64| {
+            v.to_le_bytes()[..n]
+                .iter()
+                .map(|x| Byte::Known(*x))
+                .collect::<Vec<_>>()
+        };
+        apply_uncertain(a, op, ty, &b(d), &b(s))
+            .unwrap()
+            .departs
+            .map(|p| p.id)
+    }
+
+    /// P-RED-F32-SUBNORMALS: the recorded H3 pairs, each reading; what both readings share.
+    #[test]
+    fn f32_subnormals_per_profile() {
+        let f = |x: f32| x.to_bits() as u64;
+        let spec = Arith::SPEC;
+        // Recorded on H100 / H200: 2e-39 + 2e-39 and -1e-40 + -0.0 keep their subnormals.
+        assert_eq!(under(SM90, F32, f(2e-39), f(2e-39)), 0x002b_8e60);
+        assert_eq!(under(spec, F32, f(2e-39), f(2e-39)), 0);
+        assert_eq!(under(SM90, F32, f(-1e-40), f(-0.0)), 0x8001_16c2);
+        assert_eq!(under(spec, F32, f(-1e-40), f(-0.0)), 0x8000_0000);
+        // The tensor form's sm_90 reading is unprobed: it keeps the flush.
+        let tensor = Arith {
+            form: ReduceForm::Tensor,
+            ..SM90
+        };
+        assert_eq!(under(tensor, F32, f(2e-39), f(2e-39)), 0);
+        // Recorded alike under both readings: ties to even, overflow, canonical NaN results.
+        for a in [spec, SM90] {
+            assert_eq!(under(a, F32, f(1.0), f(2f32.powi(-24))), f(1.0));
+            assert_eq!(under(a, F32, f(3e38), f(3e38)), f(f32::INFINITY));
+            assert_eq!(under(a, F32, 0x7fc0_0000, f(1.0)), 0x7fff_ffff);
+            assert_eq!(
+                under(a, F32, f(f32::INFINITY), f(f32::NEG_INFINITY)),
+                0x7fff_ffff
+            );
+        }
+        // Where the readings differ the run says so, whichever profile it runs under.
+        for a in [spec, SM90] {
+            assert_eq!(
+                departs(a, Add, F32, f(2e-39), f(2e-39)),
+                Some("P-RED-F32-SUBNORMALS")
+            );
+            assert_eq!(departs(a, Add, F32, f(1.0), f(2.0)), None);
+        }
+        assert_eq!(departs(tensor, Add, F32, f(2e-39), f(2e-39)), None);
+        assert_eq!(departs(SM90, Add, U32, 1, 2), None);
+    }
+
+    /// P-RED-F64-NAN-OPERAND: the recorded H4 pair, its reading, and the unprobed NaN cases
+    /// that keep the spec reading under sm_90.
+    #[test]
+    fn f64_nan_operand_per_profile() {
+        const QNAN: u64 = 0x7ff8_0000_0000_0000;
+        const CANONICAL: u64 = 0x7fff_ffff_ffff_ffff;
+        let inf = f64::INFINITY.to_bits();
+        let one = 1f64.to_bits();
+        // Recorded: +inf (dst) + 0x7ff8000000000000 (src) = the NaN operand.
+        assert_eq!(under(SM90, F64, inf, QNAN), QNAN);
+        assert_eq!(under(Arith::SPEC, F64, inf, QNAN), CANONICAL);
+        assert_eq!(
+            departs(SM90, Add, F64, inf, QNAN),
+            Some("P-RED-F64-NAN-OPERAND")
+        );
+        // The rule as read: the quiet NaN operand, on either side, whatever its payload.
+        assert_eq!(under(SM90, F64, QNAN | 5, one), QNAN | 5);
+        assert_eq!(under(SM90, F64, one, QNAN | 1 << 63), QNAN | 1 << 63);
+        // Unprobed, so the spec reading: signalling NaN, NaN + NaN, inf + -inf.
+        assert_eq!(under(SM90, F64, 0x7ff0_0000_0000_0001, one), CANONICAL);
+        assert_eq!(under(SM90, F64, QNAN, QNAN | 1), CANONICAL);
+        assert_eq!(
+            under(SM90, F64, inf, f64::NEG_INFINITY.to_bits()),
+            CANONICAL
+        );
+        assert_eq!(departs(SM90, Add, F64, QNAN, QNAN | 1), None);
+        // Finite operands agree (ties to even, subnormals kept).
+        assert_eq!(under(SM90, F64, one, 2f64.powi(-53).to_bits()), one);
+        assert_eq!(under(SM90, F64, 1, 1), 2);
     }
 
     /// Independent f16/bf16 reference: nearest finite value by search over all encodings
@@ -746,6 +944,13 @@ mod tests {
             let r = reference_round(FMT_F32, ftz(ref_decode_full(FMT_F32, x)) + ftz(ref_decode_full(FMT_F32, y)));
             let want = if r & 0x7F80_0000 == 0 { r & 0x8000_0000 } else { r };
             prop_assert!(same_value(F32_TY, one(Add, F32, x, y), want), "f32 {x:#x}+{y:#x}");
+        }
+
+        #[test]
+        fn sm90_f32_add_is_ieee(a in f32_bits(), b in f32_bits()) {
+            let want = f32::from_bits(a) + f32::from_bits(b);
+            let got = under(SM90, F32, a as u64, b as u64) as u32;
+            prop_assert!(same_value(F32_TY, got as u64, want.to_bits() as u64), "{a:#x}+{b:#x}: got {got:#x}");
         }
 
         #[test]

@@ -50,7 +50,7 @@ impl Machine<'_> {
             RedDst::Global => None,
         };
         let (bytes, hold) = self.read_source(s, size)?;
-        let w = self.begin_update(d, r.op, r.ty, bytes)?;
+        let w = self.begin_update(d, (r.op, r.ty, form), bytes)?;
         let op = AsyncOp {
             write: Some(w),
             read: Some(hold),

@@ -545,8 +545,7 @@ impl Machine<'_> {
             let off = self.tensor_global(gidx, g, t.global_bytes)?;
             let w = self.begin_update(
                 Addr::new(RegionId::Global(gidx as u32), off),
-                r.op,
-                ty,
+                (r.op, ty, ReduceForm::Tensor),
                 bytes.clone(),
             )?;
             ops.push(AsyncOp {
@@ -589,7 +588,7 @@ pub struct LoadPicture {
 pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String>> {
     use crate::case::{Ctas, StepOp};
     use crate::ptx::{Instruction, Statement};
-    let mut m = match Machine::new(case) {
+    let mut m = match Machine::new(case, super::ExecOptions::default()) {
         Ok(m) => m,
         Err(e) => return vec![Err(format!("{e:?}"))],
     };
