@@ -31,7 +31,9 @@
 //!   (`bulk.range_overflow` for bulk operations, `address.out_of_region` otherwise).
 //! - A-EXEC-GENERIC-SHARED: generic mbarrier addresses (no `.shared` qualifier) name the
 //!   executing CTA's shared memory.
-//! - A-EXEC-FENCE-NOOP: fences change no modelled state (steps are already sequential).
+//! - A-EXEC-FENCE-NOOP: thread fences, fence.proxy.alias, fence.proxy.tensormap::generic and
+//!   barrier.cluster change no modelled state (steps are already sequential, the model has no
+//!   virtual aliases and no tensor map the program writes); the proxy fences do (`exec/sync.rs`).
 //! - A-EXEC-PREFETCH: prefetches change no state and are not checked beyond resolving.
 //! - A-EXEC-HW: the expected hardware behaviour of a UB: address faults (misaligned, out of
 //!   range, outside the cluster / CTA window) may trap; a never-completing wait times out; other
@@ -56,6 +58,7 @@ use std::ops::Range;
 use super::groups::{AsyncOp, GroupQueue, Release};
 use super::mbarrier::{Slot, StateToken};
 use super::memory::{Addr, Byte, MemError, Memory, ReadHoldId, RegionId, WriteId};
+use super::proxy::{self, Note, Proxy, ProxyRule};
 use super::tracking::{self, SemError, TrackedCopy, Tracking};
 use super::ub::{self, Ub, UbRule};
 use crate::case::{Case, Ctas, Expect, Param, StepOp};
@@ -75,6 +78,8 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-REGION",
     "A-EXEC-GENERIC-SHARED",
     "A-EXEC-FENCE-NOOP",
+    "A-EXEC-PROXY-CAUSAL",
+    "A-EXEC-MBAR-INIT-RELEASE",
     "A-EXEC-PREFETCH",
     "A-EXEC-HW",
     "A-EXEC-UPDATE-FINAL",
@@ -266,6 +271,9 @@ pub struct Execution {
     pub expected_hw: ExpectedHw,
     pub trace: Vec<TraceStep>,
     pub final_state: FinalState,
+    /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
+    /// once per rule, step and CTA.
+    pub notes: Vec<Note>,
 }
 
 impl Execution {
@@ -534,6 +542,10 @@ pub(crate) struct Machine<'c> {
     queues: BTreeMap<(u32, u32), Queues>,
     regs: BTreeMap<(u32, u32), BTreeMap<String, Reg>>,
     tc: tcgen05::State,
+    /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
+    /// cluster (A-EXEC-MBAR-INIT-RELEASE).
+    unreleased_inits: BTreeMap<u64, (u32, u32)>,
+    notes: Vec<Note>,
     // Context of the step being executed.
     step: usize,
     cta: u32,
@@ -618,6 +630,7 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
         outcome,
         trace,
         final_state,
+        notes: m.notes,
     })
 }
 
@@ -672,6 +685,8 @@ impl<'c> Machine<'c> {
             queues: BTreeMap::new(),
             regs: BTreeMap::new(),
             tc: tcgen05::State::default(),
+            unreleased_inits: BTreeMap::new(),
+            notes: Vec::new(),
             step: 0,
             cta: 0,
             thread: 0,
@@ -981,15 +996,61 @@ impl<'c> Machine<'c> {
             .find(|off| *off < at.offset + len && at.offset < off + MBARRIER_BYTES)
     }
 
-    /// Reads an asynchronous operation's source now (A-MEM-SOURCE-AT-ISSUE) and holds it.
-    pub(crate) fn read_source(&mut self, at: Addr, len: u64) -> R<(Vec<Byte>, ReadHoldId)> {
+    /// Records that a proxy rule applied in the current step (once per rule, step and CTA).
+    pub(crate) fn note(&mut self, rule: &ProxyRule, detail: impl Into<String>) {
+        let (step, cta) = (self.step, self.cta);
+        if !self
+            .notes
+            .iter()
+            .any(|n| n.rule == rule.id && n.step == step && n.cta == cta)
+        {
+            self.notes.push(Note {
+                rule: rule.id,
+                section: rule.section,
+                step,
+                cta,
+                detail: detail.into(),
+            });
+        }
+    }
+
+    /// Reads `[at, at+len)` through `proxy`, noting the rule of a crossing that widened bytes.
+    fn read_in(&mut self, at: Addr, len: u64, proxy: Proxy) -> R<Vec<Byte>> {
+        let (bytes, crossed) = self.mem.read_in(at, len, proxy)?;
+        if crossed > 0 {
+            let (rule, what) = match proxy {
+                Proxy::Async => (
+                    &proxy::GENERIC_WRITE_ASYNC_READ,
+                    "written through the generic proxy with no fence.proxy.async since",
+                ),
+                Proxy::Generic => (
+                    &proxy::ASYNC_WRITE_GENERIC_READ,
+                    "written by an async-proxy operation whose completion was not observed",
+                ),
+            };
+            self.note(
+                rule,
+                format!("{crossed} byte(s) read at {at:?} were {what}: old or new value"),
+            );
+        }
+        Ok(bytes)
+    }
+
+    /// Reads an asynchronous operation's source through `proxy` now (A-MEM-SOURCE-AT-ISSUE)
+    /// and holds it.
+    pub(crate) fn read_source(
+        &mut self,
+        at: Addr,
+        len: u64,
+        proxy: Proxy,
+    ) -> R<(Vec<Byte>, ReadHoldId)> {
         if let Some(w) = self.mem.in_flight_overlapping(at, len).first() {
             return ub(
                 &ub::ASYNC_DST_READ,
                 format!("source overlaps asynchronous write {w:?} still in flight"),
             );
         }
-        let bytes = self.mem.read(at, len)?;
+        let bytes = self.read_in(at, len, proxy)?;
         let hold = self.mem.hold_source(at, len)?;
         self.touch(at, len, TouchKind::Read);
         Ok((bytes, hold))
@@ -1013,11 +1074,27 @@ impl<'c> Machine<'c> {
         Ok(())
     }
 
-    /// Starts an asynchronous write of `bytes` at `at`.
-    pub(crate) fn begin_write(&mut self, at: Addr, bytes: Vec<Byte>) -> R<WriteId> {
+    /// Notes `proxy.generic_write_async_write` if an async write over `[at, at+len)` is
+    /// unordered with an unfenced generic write (memory widens the bytes when it lands).
+    fn note_async_over_generic(&mut self, at: Addr, len: u64) -> R {
+        let n = self.mem.unfenced_count(at, len, Proxy::Generic)?;
+        if n > 0 {
+            self.note(
+                &proxy::GENERIC_WRITE_ASYNC_WRITE,
+                format!("{n} byte(s) at {at:?} written through the generic proxy with no fence.proxy.async since: either value may remain"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts an asynchronous write of `bytes` at `at` through `proxy`.
+    pub(crate) fn begin_write(&mut self, at: Addr, bytes: Vec<Byte>, proxy: Proxy) -> R<WriteId> {
         let len = bytes.len() as u64;
         self.check_write(at, len)?;
-        let w = self.mem.begin_async_write(at, bytes)?;
+        if proxy == Proxy::Async {
+            self.note_async_over_generic(at, len)?;
+        }
+        let w = self.mem.begin_write_in(at, bytes, proxy)?;
         self.touch(at, len, TouchKind::Issue);
         Ok(w)
     }
@@ -1032,6 +1109,7 @@ impl<'c> Machine<'c> {
     ) -> R<WriteId> {
         let len = src.len() as u64;
         self.check_write(at, len)?;
+        self.note_async_over_generic(at, len)?;
         let w = self.mem.begin_async_update(at, len)?;
         self.updates.insert(w, Update { op, ty, src });
         self.touch(at, len, TouchKind::Issue);
@@ -1043,6 +1121,15 @@ impl<'c> Machine<'c> {
         let tx =
             u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
         self.slot(barrier);
+        let key = mbar_key(barrier.0, barrier.1);
+        if barrier.0 != self.cta {
+            if let Some((cta, thread)) = self.unreleased_inits.get(&key).copied() {
+                self.note(
+                    &proxy::MBARRIER_INIT_UNRELEASED,
+                    format!("complete-tx from CTA {} on the mbarrier CTA {cta} thread {thread} initialised with no fence.mbarrier_init.release.cluster since", self.cta),
+                );
+            }
+        }
         self.tracking.track_copy(TrackedCopy {
             op,
             barrier: mbar_key(barrier.0, barrier.1),
@@ -1058,14 +1145,18 @@ impl<'c> Machine<'c> {
         &mut self.queues.entry((self.cta, self.thread)).or_default().bulk
     }
 
-    /// Lands one write: a reduction computes its result from the destination now.
+    /// Lands one write: a reduction computes its result from the destination now (read through
+    /// the async proxy). Every landing in the executor is an observed completion (a group wait
+    /// or a wait on the tracking mbarrier, A-EXEC-EVENTUAL), so an async write is followed by
+    /// the implicit generic-async proxy fence (`proxy.completion_fence`).
     fn land_write(&mut self, w: WriteId) -> R {
         let Some((at, len)) = self.mem.target(w) else {
             return Ok(());
         };
+        let proxy = self.mem.proxy_of(w);
         match self.updates.remove(&w) {
             Some(u) => {
-                let cur = self.mem.read(at, len)?;
+                let cur = self.read_in(at, len, Proxy::Async)?;
                 let res = super::reduce::apply_uncertain(u.op, u.ty, &cur, &u.src)
                     .map_err(|e| Stop::Err(ErrorKind::Internal(format!("{e:?}"))))?;
                 self.mem.complete_update(w, res)?;
@@ -1073,6 +1164,9 @@ impl<'c> Machine<'c> {
             None => {
                 self.mem.complete(w)?;
             }
+        }
+        if proxy == Some(Proxy::Async) {
+            self.mem.completion_fence(at, len)?;
         }
         self.touch(at, len, TouchKind::Land);
         Ok(())

@@ -7,6 +7,7 @@
 //! - [`groups`]: per-thread cp.async-group and bulk async-group queues (§9.7.9.25.1, .3, .6).
 //! - [`reduce`]: cp.reduce.async.bulk element arithmetic and its legality tables (§9.7.9.25.4.2).
 //! - [`tracking`]: which in-flight copies signal which mbarrier (complete-tx, cp.async arrive-on).
+//! - [`proxy`]: generic vs async proxy, the cross-proxy rules and the notes they leave.
 //!
 //! How the executor uses them (one instruction at a time, in its chosen interleaving):
 //! - copy issue (cp.async / cp.async.bulk{.tensor}): check UB the instruction page names
@@ -37,6 +38,7 @@ pub mod exec;
 pub mod groups;
 pub mod mbarrier;
 pub mod memory;
+pub mod proxy;
 pub mod reduce;
 pub mod tcgen05;
 pub mod tensor;
