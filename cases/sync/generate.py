@@ -28,7 +28,7 @@ def yaml_case(c):
     out = [f"- name: {c['name']}", f"  description: \"{c['description']}\"", f"  target: {TARGET}"]
     out.append(f"  launch: {c.get('launch', '{ grid: [1,1,1], cluster: [1,1,1], threads: 32 }')}")
     out.append("  memory:")
-    for k in ("global", "shared", "mbarriers"):
+    for k in ("global", "shared", "mbarriers", "tensor_maps"):
         if c["memory"].get(k):
             out.append(f"    {k}:")
             for r in c["memory"][k]:
@@ -194,6 +194,22 @@ def proxy():
                 "expect": {"buf@cta0": (hexs(STORED) if fenced else "??" * 4) + "11" * 60}}
     pair("generic_write_async_read.global", build_global,
          "§8.6, §9.7.9.25.2 a store to global memory read by a bulk copy into shared memory; fence: fence.proxy.async.global")
+
+    # generic write (store) → tensor store source (async proxy).
+    def build_tensor(fenced):
+        prog = ["{ store: { at: src, bytes: [7] } }"]
+        if fenced:
+            prog.append("{ ptx: fence.proxy.async.shared::cta }")
+        prog += ["{ ptx: \"cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tm, {16}], [src]\" }",
+                 "{ ptx: cp.async.bulk.commit_group }", "{ ptx: cp.async.bulk.wait_group 0 }"]
+        mem = {"global": ["{ name: out, size: 128, align: 128, init: { fill: 0x11 } }"],
+               "shared": ["{ name: src, size: 64, align: 1024, init: { fill: 0x22 } }"],
+               "tensor_maps": ["{ name: tm, global: out, map: { encode: tiled, tensor_data_type: float32, "
+                               "global_dim: [32], global_strides: [], box_dim: [16] } }"]}
+        return {"memory": mem, "program": prog,
+                "expect": {"out": "11" * 64 + ("07" if fenced else "??") + "22" * 63}}
+    pair("generic_write_async_read.tensor_store", build_tensor,
+         "§8.6, §9.7.9.25.2 a store to shared memory, then a tensor store (cp.async.bulk.tensor global.shared::cta) of it; fence: fence.proxy.async.shared::cta")
 
     # cp.async (generic proxy) → bulk copy source.
     def build_cp_async(fenced):

@@ -167,3 +167,38 @@ fn peer_complete_tx_needs_the_init_released() {
     let x = remote_copy("  - cta: 0\n    ptx: fence.mbarrier_init.release.cluster\n");
     assert!(noted(&x, &proxy::MBARRIER_INIT_UNRELEASED));
 }
+
+#[test]
+fn tensor_store_source_is_read_through_the_async_proxy() {
+    // A 16-float box from shared `src` stored at element 16 of the global tensor `out`.
+    let run = |fence: &str| {
+        defined(&format!(
+            "name: t\ntarget: sm_90a\nmemory:\n  global:\n    - {{ name: out, size: 128, align: 128, init: {{ fill: 0x11 }} }}\n  shared:\n    - {{ name: src, size: 64, align: 1024, init: {{ fill: 0x22 }} }}\n  tensor_maps:\n    - {{ name: tm, global: out, map: {{ encode: tiled, tensor_data_type: float32, global_dim: [32], global_strides: [], box_dim: [16] }} }}\nprogram:\n  - store: {{ at: src, bytes: [7] }}\n{fence}  - ptx: cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tm, {{16}}], [src]\n  - ptx: cp.async.bulk.commit_group\n  - ptx: cp.async.bulk.wait_group 0\n"
+        ))
+    };
+    let x = run("");
+    assert_eq!(
+        global(&x, "out")[64],
+        Byte::Known(7).union(Byte::Known(0x22))
+    );
+    assert!(noted(&x, &proxy::GENERIC_WRITE_ASYNC_READ));
+    let x = run("  - ptx: fence.proxy.async.shared::cta\n");
+    assert_eq!(
+        global(&x, "out")[64..66],
+        [Byte::Known(7), Byte::Known(0x22)]
+    );
+    assert!(x.notes.is_empty(), "{:?}", x.notes);
+}
+
+#[test]
+fn shared_cta_fence_covers_its_own_cta_shared_cluster_the_whole_cluster() {
+    // CTA 1 stores into its buf; CTA 0 fences; CTA 1 copies its buf to global (A-EXEC-PROXY-CAUSAL).
+    let run = |fence: &str| {
+        defined(&prog(2, "", &format!(
+            "  - cta: 1\n    store: {{ at: buf, bytes: [3] }}\n  - cta: 0\n    ptx: {fence}\n  - cta: 1\n    ptx: cp.async.bulk.global.shared::cta.bulk_group [out], [buf], 16\n  - cta: 1\n    ptx: cp.async.bulk.commit_group\n  - cta: 1\n    ptx: cp.async.bulk.wait_group 0\n")))
+    };
+    let x = run("fence.proxy.async.shared::cta");
+    assert!(global(&x, "out")[0].known().is_none());
+    let x = run("fence.proxy.async.shared::cluster");
+    assert_eq!(global(&x, "out")[0], Byte::Known(3));
+}
