@@ -17,6 +17,11 @@
 //!   `tracking.track_copy(TrackedCopy{barrier, tx_bytes, ..})` (mbarrier mechanism).
 //! - cp.reduce.async.bulk issue: `w = mem.begin_async_update(dst, len)`; when it lands,
 //!   `mem.complete_update(w, reduce::apply_uncertain(op, ty, &mem.read(dst)?, &src)?)`.
+//! - proxies: a plain store (`mem.write`) and cp.async (`begin_write_in(.., Proxy::Generic)`)
+//!   write through the generic proxy, bulk / tensor copies and reductions through the async
+//!   proxy; a source is read with `mem.read_in(.., proxy)`, which widens bytes the other proxy
+//!   wrote without a fence (the executor notes the `proxy::` rule); `mem.proxy_fence` and
+//!   `mem.completion_fence` order them.
 //! - plain loads/stores: before reading, `mem.in_flight_overlapping` non-empty →
 //!   `ub::ASYNC_DST_READ`; before writing, `mem.holds_overlapping` non-empty →
 //!   `ub::ASYNC_SRC_MODIFIED`; a store to a `Slot` holding an object → `ub::MBAR_NON_MBARRIER_ACCESS`.
