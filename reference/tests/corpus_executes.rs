@@ -1,6 +1,6 @@
 //! The corpus against the reference executor: every case runs, and its `expect` holds:
 //! `pass` (or none) is well defined, `undefined: RULE` stops at exactly that rule, `timeout` is a
-//! wait that can never complete (`wait.never_completes`).
+//! wait that can never complete (`wait.never_completes`), `bytes` holds (`Execution::meets`).
 
 use std::path::Path;
 
@@ -48,6 +48,7 @@ fn every_corpus_case_meets_its_expectation() {
                 }
                 // A trap is the hardware face of an address UB: any classification will do.
                 (Some(Expect::Trap), Outcome::Undefined { .. }) => true,
+                (Some(Expect::Bytes(_)), _) => exec.meets(c.expect.as_ref()).is_ok(),
                 _ => false,
             };
             if !ok {

@@ -20,7 +20,7 @@ const TO_GLOBAL: &str = "cp.async.bulk.global.shared::cta.bulk_group";
 #[test]
 fn shared_to_global_bulk_group() {
     let x = defined(&prog(1, "", &format!(
-        "  - store: {{ at: buf, bytes: [1, 2, 3] }}\n  - ptx: {TO_GLOBAL} [out+16], [buf], 32\n  - ptx: cp.async.bulk.commit_group\n  - ptx: cp.async.bulk.wait_group 0\n")));
+        "  - store: {{ at: buf, bytes: [1, 2, 3] }}\n  - ptx: fence.proxy.async.shared::cta\n  - ptx: {TO_GLOBAL} [out+16], [buf], 32\n  - ptx: cp.async.bulk.commit_group\n  - ptx: cp.async.bulk.wait_group 0\n")));
     let o = known(global(&x, "out")).unwrap();
     assert_eq!(&o[16..19], &[1, 2, 3]);
     assert!(o[19..48].iter().all(|v| *v == 0xAA));

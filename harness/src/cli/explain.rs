@@ -70,6 +70,10 @@ pub fn explain_text(file: &str, case: &ptxconform_reference::case::Case, bytes: 
                     );
                 }
             }
+            // Proxy rules that left bytes uncertain (or an mbarrier.init unreleased).
+            for n in &x.notes {
+                let _ = writeln!(o, "note: {n}");
+            }
             for (name, exp) in expected_regions(case, &x) {
                 let n = if bytes == 0 {
                     exp.len()
@@ -179,6 +183,31 @@ check: [buf]
         assert!(
             tensor_svg::document(&[&c]).is_none(),
             "no tensor load, no picture"
+        );
+    }
+
+    #[test]
+    fn notes_name_the_proxy_rule() {
+        let c = load_str(
+            r#"
+name: t
+target: sm_90a
+memory:
+  global: [ { name: out, size: 16, init: { fill: 1 } } ]
+  shared: [ { name: buf, size: 16, align: 16 } ]
+program:
+  - store: { at: buf, bytes: [9] }
+  - ptx: cp.async.bulk.global.shared::cta.bulk_group [out], [buf], 16
+  - ptx: cp.async.bulk.wait_group 0
+"#,
+            "t.yaml",
+        )
+        .unwrap()
+        .remove(0);
+        let t = explain_text("t.yaml", &c, 2);
+        assert!(
+            t.contains("note: step 1 cta 0: [proxy.generic_write_async_read] (§8.6, 9.7.9.25.2)"),
+            "{t}"
         );
     }
 

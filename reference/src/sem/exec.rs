@@ -31,7 +31,9 @@
 //!   (`bulk.range_overflow` for bulk operations, `address.out_of_region` otherwise).
 //! - A-EXEC-GENERIC-SHARED: generic mbarrier addresses (no `.shared` qualifier) name the
 //!   executing CTA's shared memory.
-//! - A-EXEC-FENCE-NOOP: fences change no modelled state (steps are already sequential).
+//! - A-EXEC-FENCE-NOOP: thread fences, fence.proxy.alias, fence.proxy.tensormap::generic and
+//!   barrier.cluster change no modelled state (steps are already sequential, the model has no
+//!   virtual aliases and no tensor map the program writes); the proxy fences do (`exec/sync.rs`).
 //! - A-EXEC-PREFETCH: prefetches change no state and are not checked beyond resolving.
 //! - A-EXEC-HW: the expected hardware behaviour of a UB: address faults (misaligned, out of
 //!   range, outside the cluster / CTA window) may trap; a never-completing wait times out; other
@@ -59,6 +61,7 @@ use super::mbarrier::{Slot, StateToken};
 use super::memory::{Addr, Byte, MemError, Memory, ReadHoldId, RegionId, WriteId};
 use super::profile::{Position, Profile};
 use super::reduce::{Arith, ReduceForm};
+use super::proxy::{self, Note, Proxy, ProxyRule};
 use super::tracking::{self, SemError, TrackedCopy, Tracking};
 use super::ub::{self, Ub, UbRule};
 use crate::case::{Case, Ctas, Expect, Param, StepOp};
@@ -78,6 +81,8 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-REGION",
     "A-EXEC-GENERIC-SHARED",
     "A-EXEC-FENCE-NOOP",
+    "A-EXEC-PROXY-CAUSAL",
+    "A-EXEC-MBAR-INIT-RELEASE",
     "A-EXEC-PREFETCH",
     "A-EXEC-HW",
     "A-EXEC-UPDATE-FINAL",
@@ -277,6 +282,9 @@ pub struct Execution {
     /// Profile positions met on the way whose spec and sm_90 readings gave different results
     /// (in [`super::profile::POSITIONS`] order): where this case can tell the readings apart.
     pub departures: Vec<&'static Position>,
+    /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
+    /// once per rule, step and CTA.
+    pub notes: Vec<Note>,
 }
 
 /// How an execution is configured.
@@ -583,6 +591,10 @@ pub(crate) struct Machine<'c> {
     profile: Profile,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
+    /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
+    /// cluster (A-EXEC-MBAR-INIT-RELEASE).
+    unreleased_inits: BTreeMap<u64, (u32, u32)>,
+    notes: Vec<Note>,
     // Context of the step being executed.
     step: usize,
     cta: u32,
@@ -678,6 +690,7 @@ pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecErr
         final_state,
         profile: opts.profile,
         departures,
+        notes: m.notes,
     })
 }
 
@@ -734,6 +747,8 @@ impl<'c> Machine<'c> {
             tc: tcgen05::State::default(),
             profile: opts.profile,
             departures: Vec::new(),
+            unreleased_inits: BTreeMap::new(),
+            notes: Vec::new(),
             step: 0,
             cta: 0,
             thread: 0,
@@ -1044,15 +1059,61 @@ impl<'c> Machine<'c> {
             .find(|off| *off < at.offset + len && at.offset < off + MBARRIER_BYTES)
     }
 
-    /// Reads an asynchronous operation's source now (A-MEM-SOURCE-AT-ISSUE) and holds it.
-    pub(crate) fn read_source(&mut self, at: Addr, len: u64) -> R<(Vec<Byte>, ReadHoldId)> {
+    /// Records that a proxy rule applied in the current step (once per rule, step and CTA).
+    pub(crate) fn note(&mut self, rule: &ProxyRule, detail: impl Into<String>) {
+        let (step, cta) = (self.step, self.cta);
+        if !self
+            .notes
+            .iter()
+            .any(|n| n.rule == rule.id && n.step == step && n.cta == cta)
+        {
+            self.notes.push(Note {
+                rule: rule.id,
+                section: rule.section,
+                step,
+                cta,
+                detail: detail.into(),
+            });
+        }
+    }
+
+    /// Reads `[at, at+len)` through `proxy`, noting the rule of a crossing that widened bytes.
+    fn read_in(&mut self, at: Addr, len: u64, proxy: Proxy) -> R<Vec<Byte>> {
+        let (bytes, crossed) = self.mem.read_in(at, len, proxy)?;
+        if crossed > 0 {
+            let (rule, what) = match proxy {
+                Proxy::Async => (
+                    &proxy::GENERIC_WRITE_ASYNC_READ,
+                    "written through the generic proxy with no fence.proxy.async since",
+                ),
+                Proxy::Generic => (
+                    &proxy::ASYNC_WRITE_GENERIC_READ,
+                    "written by an async-proxy operation whose completion was not observed",
+                ),
+            };
+            self.note(
+                rule,
+                format!("{crossed} byte(s) read at {at:?} were {what}: old or new value"),
+            );
+        }
+        Ok(bytes)
+    }
+
+    /// Reads an asynchronous operation's source through `proxy` now (A-MEM-SOURCE-AT-ISSUE)
+    /// and holds it.
+    pub(crate) fn read_source(
+        &mut self,
+        at: Addr,
+        len: u64,
+        proxy: Proxy,
+    ) -> R<(Vec<Byte>, ReadHoldId)> {
         if let Some(w) = self.mem.in_flight_overlapping(at, len).first() {
             return ub(
                 &ub::ASYNC_DST_READ,
                 format!("source overlaps asynchronous write {w:?} still in flight"),
             );
         }
-        let bytes = self.mem.read(at, len)?;
+        let bytes = self.read_in(at, len, proxy)?;
         let hold = self.mem.hold_source(at, len)?;
         self.touch(at, len, TouchKind::Read);
         Ok((bytes, hold))
@@ -1076,11 +1137,27 @@ impl<'c> Machine<'c> {
         Ok(())
     }
 
-    /// Starts an asynchronous write of `bytes` at `at`.
-    pub(crate) fn begin_write(&mut self, at: Addr, bytes: Vec<Byte>) -> R<WriteId> {
+    /// Notes `proxy.generic_write_async_write` if an async write over `[at, at+len)` is
+    /// unordered with an unfenced generic write (memory widens the bytes when it lands).
+    fn note_async_over_generic(&mut self, at: Addr, len: u64) -> R {
+        let n = self.mem.unfenced_count(at, len, Proxy::Generic)?;
+        if n > 0 {
+            self.note(
+                &proxy::GENERIC_WRITE_ASYNC_WRITE,
+                format!("{n} byte(s) at {at:?} written through the generic proxy with no fence.proxy.async since: either value may remain"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts an asynchronous write of `bytes` at `at` through `proxy`.
+    pub(crate) fn begin_write(&mut self, at: Addr, bytes: Vec<Byte>, proxy: Proxy) -> R<WriteId> {
         let len = bytes.len() as u64;
         self.check_write(at, len)?;
-        let w = self.mem.begin_async_write(at, bytes)?;
+        if proxy == Proxy::Async {
+            self.note_async_over_generic(at, len)?;
+        }
+        let w = self.mem.begin_write_in(at, bytes, proxy)?;
         self.touch(at, len, TouchKind::Issue);
         Ok(w)
     }
@@ -1094,6 +1171,7 @@ impl<'c> Machine<'c> {
     ) -> R<WriteId> {
         let len = src.len() as u64;
         self.check_write(at, len)?;
+        self.note_async_over_generic(at, len)?;
         let w = self.mem.begin_async_update(at, len)?;
         self.updates.insert(w, Update { op, ty, form, src });
         self.touch(at, len, TouchKind::Issue);
@@ -1105,6 +1183,15 @@ impl<'c> Machine<'c> {
         let tx =
             u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
         self.slot(barrier);
+        let key = mbar_key(barrier.0, barrier.1);
+        if barrier.0 != self.cta {
+            if let Some((cta, thread)) = self.unreleased_inits.get(&key).copied() {
+                self.note(
+                    &proxy::MBARRIER_INIT_UNRELEASED,
+                    format!("complete-tx from CTA {} on the mbarrier CTA {cta} thread {thread} initialised with no fence.mbarrier_init.release.cluster since", self.cta),
+                );
+            }
+        }
         self.tracking.track_copy(TrackedCopy {
             op,
             barrier: mbar_key(barrier.0, barrier.1),
@@ -1120,14 +1207,18 @@ impl<'c> Machine<'c> {
         &mut self.queues.entry((self.cta, self.thread)).or_default().bulk
     }
 
-    /// Lands one write: a reduction computes its result from the destination now.
+    /// Lands one write: a reduction computes its result from the destination now (read through
+    /// the async proxy). Every landing in the executor is an observed completion (a group wait
+    /// or a wait on the tracking mbarrier, A-EXEC-EVENTUAL), so an async write is followed by
+    /// the implicit generic-async proxy fence (`proxy.completion_fence`).
     fn land_write(&mut self, w: WriteId) -> R {
         let Some((at, len)) = self.mem.target(w) else {
             return Ok(());
         };
+        let proxy = self.mem.proxy_of(w);
         match self.updates.remove(&w) {
             Some(u) => {
-                let cur = self.mem.read(at, len)?;
+                let cur = self.read_in(at, len, Proxy::Async)?;
                 let res = reduce_update(self.profile, &u, &cur, &mut self.departures)
                     .map_err(Stop::Err)?;
                 self.mem.complete_update(w, res)?;
@@ -1135,6 +1226,9 @@ impl<'c> Machine<'c> {
             None => {
                 self.mem.complete(w)?;
             }
+        }
+        if proxy == Some(Proxy::Async) {
+            self.mem.completion_fence(at, len)?;
         }
         self.touch(at, len, TouchKind::Land);
         Ok(())

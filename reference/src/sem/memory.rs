@@ -20,9 +20,17 @@
 //! - A-MEM-SOURCE-AT-ISSUE: the executor reads an async copy's source when the copy is issued.
 //!   The spec only fixes that the read happens before completion, but modifying the source
 //!   before then is UB (§9.7.9.25.1), which [`Memory::holds_overlapping`] lets the executor detect.
+//!
+//! Proxies (§8.6, [`super::proxy`]): every write says which proxy made it; a byte written through
+//! one proxy stays [`Unfenced`] for the other until a fence ([`Memory::proxy_fence`]) or, for
+//! async writes, the implicit fence of an observed completion ([`Memory::completion_fence`]).
+//! [`Memory::read`] is the host's view at kernel end (every write visible);
+//! [`Memory::read_in`] is a read through one proxy inside the kernel.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+
+use super::proxy::{Proxy, Unfenced};
 
 /// Which memory a region is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,6 +195,8 @@ struct Region {
     known: Vec<u8>,
     /// Bytes whose value is uncertain (override `known`).
     uncertain: HashMap<u64, ByteSet>,
+    /// Bytes whose last write the other proxy is not ordered with yet.
+    unfenced: HashMap<u64, Unfenced>,
 }
 
 impl Region {
@@ -207,6 +217,28 @@ impl Region {
             }
         }
     }
+    /// Records a write through `writer` over a byte that held `before`: the other proxy may
+    /// still see `before`, or any value it could already see of an earlier unfenced write by
+    /// the same proxy.
+    fn mark(&mut self, off: u64, writer: Proxy, before: Byte) {
+        let earlier = match self.unfenced.get(&off) {
+            Some(u) if u.writer == writer => u.stale,
+            _ => ByteSet::default(),
+        };
+        let stale = earlier.union(before.set());
+        self.unfenced.insert(off, Unfenced { writer, stale });
+    }
+    /// The byte as a read through `reader` sees it, and whether that crosses an unfenced write.
+    fn get_in(&self, off: u64, reader: Proxy) -> (Byte, bool) {
+        let b = self.get(off);
+        match self.unfenced.get(&off) {
+            Some(u) if u.writer != reader => {
+                let v = Byte::from_set(b.set().union(u.stale));
+                (v, v != b)
+            }
+            _ => (b, false),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -218,6 +250,13 @@ struct AsyncWrite {
     end: Option<u64>,
     /// Read-modify-write (a reduction): its value is computed when it lands.
     update: bool,
+    proxy: Proxy,
+    /// The destination bytes before the write began (what the other proxy may still see after
+    /// it lands, until a fence).
+    old: Vec<Byte>,
+    /// Per byte: the value of an unfenced generic write this (async) write is unordered with
+    /// (`proxy.generic_write_async_write`).
+    racing: Vec<Option<Byte>>,
 }
 
 impl AsyncWrite {
@@ -257,6 +296,7 @@ impl Memory {
             Region {
                 known: init,
                 uncertain: HashMap::new(),
+                unfenced: HashMap::new(),
             },
         );
     }
@@ -311,7 +351,10 @@ impl Memory {
                 Some(f) => b.union(f),
                 None => *b,
             };
-            self.region_mut(a.region).put(a.offset, v);
+            let r = self.region_mut(a.region);
+            let before = r.get(a.offset);
+            r.put(a.offset, v);
+            r.mark(a.offset, Proxy::Generic, before);
         }
         Ok(())
     }
@@ -323,14 +366,88 @@ impl Memory {
         Ok((0..len).map(|i| r.get(at.offset + i)).collect())
     }
 
+    /// Reads bytes through `proxy` inside the kernel: a byte the other proxy wrote without a
+    /// fence since may still hold a value from before that write. Also returns how many bytes
+    /// crossed such a write (each is widened by the rule of the direction).
+    pub fn read_in(&self, at: Addr, len: u64, proxy: Proxy) -> Result<(Vec<Byte>, u64), MemError> {
+        self.check(at, len)?;
+        let r = &self.regions[&at.region];
+        let mut crossed = 0;
+        let bytes = (0..len)
+            .map(|i| {
+                let (b, c) = r.get_in(at.offset + i, proxy);
+                crossed += u64::from(c);
+                b
+            })
+            .collect();
+        Ok((bytes, crossed))
+    }
+
+    /// How many bytes of `[at, at+len)` were last written through `writer` with no fence since.
+    pub fn unfenced_count(&self, at: Addr, len: u64, writer: Proxy) -> Result<u64, MemError> {
+        self.check(at, len)?;
+        let r = &self.regions[&at.region];
+        Ok((at.offset..at.offset + len)
+            .filter(|o| r.unfenced.get(o).is_some_and(|u| u.writer == writer))
+            .count() as u64)
+    }
+
+    /// A proxy fence over the regions `covers` selects: writes through a proxy in `from` become
+    /// visible to the other proxy (a bi-directional fence passes both). Returns the bytes ordered.
+    pub fn proxy_fence(&mut self, covers: impl Fn(RegionId) -> bool, from: &[Proxy]) -> u64 {
+        let mut n = 0;
+        for (_, r) in self.regions.iter_mut().filter(|(id, _)| covers(**id)) {
+            let before = r.unfenced.len();
+            r.unfenced.retain(|_, u| !from.contains(&u.writer));
+            n += (before - r.unfenced.len()) as u64;
+        }
+        n
+    }
+
+    /// The implicit generic-async proxy fence that follows the observed completion of an async
+    /// write over `[at, at+len)` (§9.7.9.25.2, `proxy.completion_fence`).
+    pub fn completion_fence(&mut self, at: Addr, len: u64) -> Result<(), MemError> {
+        self.check(at, len)?;
+        let r = self.region_mut(at.region);
+        for off in at.offset..at.offset + len {
+            if r.unfenced
+                .get(&off)
+                .is_some_and(|u| u.writer == Proxy::Async)
+            {
+                r.unfenced.remove(&off);
+            }
+        }
+        Ok(())
+    }
+
+    /// The proxy of a write still in flight.
+    pub fn proxy_of(&self, id: WriteId) -> Option<Proxy> {
+        self.writes
+            .get(&id)
+            .filter(|w| w.end.is_none())
+            .map(|w| w.proxy)
+    }
+
     /// Reads bytes that must all be known; `None` if any is uncertain.
     pub fn read_known(&self, at: Addr, len: u64) -> Result<Option<Vec<u8>>, MemError> {
         Ok(self.read(at, len)?.into_iter().map(Byte::known).collect())
     }
 
-    /// Starts an asynchronous write: each destination byte becomes old ∪ new until completed.
+    /// Starts an asynchronous write through the async proxy (cp.async.bulk, tensor copies).
     pub fn begin_async_write(&mut self, at: Addr, new: Vec<Byte>) -> Result<WriteId, MemError> {
+        self.begin_write_in(at, new, Proxy::Async)
+    }
+
+    /// Starts an asynchronous write through `proxy`: each destination byte becomes old ∪ new
+    /// until completed.
+    pub fn begin_write_in(
+        &mut self,
+        at: Addr,
+        new: Vec<Byte>,
+        proxy: Proxy,
+    ) -> Result<WriteId, MemError> {
         self.check(at, new.len() as u64)?;
+        let (old, racing) = self.before_write(at, new.len() as u64, proxy);
         let begin = self.tick();
         let id = WriteId(self.next_write);
         self.next_write += 1;
@@ -348,9 +465,29 @@ impl Memory {
                 begin,
                 end: None,
                 update: false,
+                proxy,
+                old,
+                racing,
             },
         );
         Ok(id)
+    }
+
+    /// The destination bytes before a write through `proxy` begins, and per byte the value of
+    /// an unfenced write through the other proxy that it is unordered with.
+    fn before_write(&self, at: Addr, len: u64, proxy: Proxy) -> (Vec<Byte>, Vec<Option<Byte>>) {
+        let r = &self.regions[&at.region];
+        (at.offset..at.offset + len)
+            .map(|off| {
+                let b = r.get(off);
+                let racing = r
+                    .unfenced
+                    .get(&off)
+                    .filter(|u| proxy == Proxy::Async && u.writer == Proxy::Generic)
+                    .map(|_| b);
+                (b, racing)
+            })
+            .unzip()
     }
 
     /// Starts an asynchronous read-modify-write (cp.reduce.async.bulk element reductions, each
@@ -360,6 +497,7 @@ impl Memory {
     /// the destination at that time (A-MEM-UPDATE-AT-LANDING).
     pub fn begin_async_update(&mut self, at: Addr, len: u64) -> Result<WriteId, MemError> {
         self.check(at, len)?;
+        let (old, racing) = self.before_write(at, len, Proxy::Async);
         let begin = self.tick();
         let id = WriteId(self.next_write);
         self.next_write += 1;
@@ -371,6 +509,9 @@ impl Memory {
                 begin,
                 end: None,
                 update: true,
+                proxy: Proxy::Async,
+                old,
+                racing,
             },
         );
         Ok(id)
@@ -446,10 +587,14 @@ impl Memory {
                 .iter()
                 .filter_map(|o| o.covers(a).map(|j| o.new[j]))
                 .fold(*b, Byte::union);
+            // proxy.generic_write_async_write: the unordered generic write may land last.
+            let v = w.racing[i].map_or(v, |g| v.union(g));
             cells.push((a, v));
         }
-        for (a, v) in cells {
-            self.region_mut(a.region).put(a.offset, v);
+        for (i, (a, v)) in cells.into_iter().enumerate() {
+            let r = self.region_mut(a.region);
+            r.put(a.offset, v);
+            r.mark(a.offset, w.proxy, w.old[i]);
         }
         if let Some(w) = self.writes.get_mut(&id) {
             w.end = Some(now);
@@ -585,6 +730,88 @@ mod tests {
         m.add_region(G, (0..64).collect());
         m.add_region(S, vec![0xAA; 64]);
         m
+    }
+
+    fn two(a: u8, b: u8) -> Byte {
+        Byte::Known(a).union(Byte::Known(b))
+    }
+
+    #[test]
+    fn generic_write_is_stale_for_the_async_proxy_until_fenced() {
+        let mut m = mem();
+        let a = Addr::new(S, 0);
+        m.write_exact(a, &[1]).unwrap();
+        m.write_exact(a, &[2]).unwrap();
+        // Both earlier values stay visible to the async proxy; the generic proxy sees its own.
+        let (b, n) = m.read_in(a, 1, Proxy::Async).unwrap();
+        assert_eq!(
+            (b[0], n),
+            (
+                Byte::from_set(two(0xAA, 1).set().union(ByteSet::single(2))),
+                1
+            )
+        );
+        assert_eq!(
+            m.read_in(a, 1, Proxy::Generic).unwrap(),
+            (vec![Byte::Known(2)], 0)
+        );
+        assert_eq!(m.read(a, 1).unwrap(), vec![Byte::Known(2)], "host view");
+        assert_eq!(m.unfenced_count(a, 4, Proxy::Generic).unwrap(), 1);
+        // A fence over global memory only does not order shared bytes.
+        assert_eq!(
+            m.proxy_fence(|r| matches!(r, RegionId::Global(_)), &[Proxy::Generic]),
+            0
+        );
+        assert_eq!(m.proxy_fence(|r| r == S, &[Proxy::Generic]), 1);
+        assert_eq!(
+            m.read_in(a, 1, Proxy::Async).unwrap(),
+            (vec![Byte::Known(2)], 0)
+        );
+    }
+
+    #[test]
+    fn async_write_is_stale_for_the_generic_proxy_until_its_completion_is_observed() {
+        let mut m = mem();
+        let a = Addr::new(G, 4);
+        let w = m.begin_async_write(a, vec![Byte::Known(9)]).unwrap();
+        assert_eq!(m.proxy_of(w), Some(Proxy::Async));
+        m.complete(w).unwrap();
+        // proxy.async_write_generic_read: landed but not observed.
+        assert_eq!(
+            m.read_in(a, 1, Proxy::Generic).unwrap(),
+            (vec![two(4, 9)], 1)
+        );
+        assert_eq!(
+            m.read_in(a, 1, Proxy::Async).unwrap(),
+            (vec![Byte::Known(9)], 0)
+        );
+        // proxy.completion_fence.
+        m.completion_fence(a, 1).unwrap();
+        assert_eq!(
+            m.read_in(a, 1, Proxy::Generic).unwrap(),
+            (vec![Byte::Known(9)], 0)
+        );
+    }
+
+    #[test]
+    fn async_write_over_an_unfenced_generic_write_may_lose_to_it() {
+        let mut m = mem();
+        let a = Addr::new(S, 8);
+        m.write_exact(a, &[5, 6]).unwrap();
+        m.proxy_fence(|_| true, &[Proxy::Generic]);
+        m.write_exact(a, &[7]).unwrap(); // byte 8 unfenced again, byte 9 fenced
+        let w = m
+            .begin_write_in(a, vec![Byte::Known(1), Byte::Known(2)], Proxy::Async)
+            .unwrap();
+        m.complete(w).unwrap();
+        assert_eq!(m.read(a, 2).unwrap(), vec![two(7, 1), Byte::Known(2)]);
+        // A cp.async (generic) write over a generic write is ordered with it.
+        let w = m
+            .begin_write_in(a, vec![Byte::Known(3)], Proxy::Generic)
+            .unwrap();
+        m.complete(w).unwrap();
+        assert_eq!(m.read(a, 1).unwrap(), vec![Byte::Known(3)]);
+        assert_eq!(m.unfenced_count(a, 1, Proxy::Generic).unwrap(), 1);
     }
     fn known(v: &[u8]) -> Vec<Byte> {
         v.iter().map(|b| Byte::Known(*b)).collect()

@@ -8,6 +8,7 @@
 //! - [`reduce`]: cp.reduce.async.bulk element arithmetic and its legality tables (§9.7.9.25.4.2).
 //! - [`profile`]: the positions where the text and sm_90 silicon differ, with both readings.
 //! - [`tracking`]: which in-flight copies signal which mbarrier (complete-tx, cp.async arrive-on).
+//! - [`proxy`]: generic vs async proxy, the cross-proxy rules and the notes they leave.
 //!
 //! How the executor uses them (one instruction at a time, in its chosen interleaving):
 //! - copy issue (cp.async / cp.async.bulk{.tensor}): check UB the instruction page names
@@ -17,6 +18,11 @@
 //!   `tracking.track_copy(TrackedCopy{barrier, tx_bytes, ..})` (mbarrier mechanism).
 //! - cp.reduce.async.bulk issue: `w = mem.begin_async_update(dst, len)`; when it lands,
 //!   `mem.complete_update(w, reduce::apply_uncertain(arith, op, ty, &mem.read(dst)?, &src)?.bytes)`.
+//! - proxies: a plain store (`mem.write`) and cp.async (`begin_write_in(.., Proxy::Generic)`)
+//!   write through the generic proxy, bulk / tensor copies and reductions through the async
+//!   proxy; a source is read with `mem.read_in(.., proxy)`, which widens bytes the other proxy
+//!   wrote without a fence (the executor notes the `proxy::` rule); `mem.proxy_fence` and
+//!   `mem.completion_fence` order them.
 //! - plain loads/stores: before reading, `mem.in_flight_overlapping` non-empty →
 //!   `ub::ASYNC_DST_READ`; before writing, `mem.holds_overlapping` non-empty →
 //!   `ub::ASYNC_SRC_MODIFIED`; a store to a `Slot` holding an object → `ub::MBAR_NON_MBARRIER_ACCESS`.
@@ -39,6 +45,7 @@ pub mod groups;
 pub mod mbarrier;
 pub mod memory;
 pub mod profile;
+pub mod proxy;
 pub mod reduce;
 pub mod tcgen05;
 pub mod tensor;

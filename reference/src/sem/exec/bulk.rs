@@ -7,6 +7,7 @@ use crate::ptx::bulk::{BulkCopy, BulkOp, CopyDir};
 use crate::ptx::operand::Value;
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId};
+use crate::sem::proxy::Proxy;
 use crate::sem::ub as rules;
 
 /// The 16-byte granule of every bulk operation (size, alignment, cp_mask chunks).
@@ -98,7 +99,7 @@ impl Machine<'_> {
             self.mem.release_source(hold)?;
         }
         for (d, cta) in targets.into_iter().zip(ctas) {
-            let w = self.begin_write(d, bytes.clone())?;
+            let w = self.begin_write(d, bytes.clone(), Proxy::Async)?;
             self.track(
                 AsyncOp {
                     write: Some(w),
@@ -134,11 +135,11 @@ impl Machine<'_> {
                     "srcMem",
                 )?;
                 let b = self.mbar(mbar, false)?;
-                let (mid, hold) = self.read_source(s, size - l - r)?;
+                let (mid, hold) = self.read_source(s, size - l - r, Proxy::Async)?;
                 let mut bytes = vec![Byte::ANY; l as usize];
                 bytes.extend(mid);
                 bytes.extend(vec![Byte::ANY; r as usize]);
-                let w = self.begin_write(d, bytes)?;
+                let w = self.begin_write(d, bytes, Proxy::Async)?;
                 self.track(
                     AsyncOp {
                         write: Some(w),
@@ -154,7 +155,7 @@ impl Machine<'_> {
                 let ctas = self.cluster_destinations(&dst, cta_mask.as_ref())?;
                 let (_, s) = self.bulk_ranges(&dst, &src, size)?;
                 let (_, mbar_off) = self.mbar(mbar, true)?;
-                let (bytes, hold) = self.read_source(s, size)?;
+                let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
                 self.deliver(&dst, &ctas, bytes, hold, mbar_off)
             }
             CopyDir::CtaToCluster { mbar } => {
@@ -169,7 +170,7 @@ impl Machine<'_> {
                 }
                 let (_, s) = self.bulk_ranges(&dst, &src, size)?;
                 let (_, mbar_off) = self.mbar(mbar, true)?;
-                let (bytes, hold) = self.read_source(s, size)?;
+                let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
                 let ctas: Vec<u32> = dst.cta().into_iter().collect();
                 self.deliver(&dst, &ctas, bytes, hold, mbar_off)
             }
@@ -185,7 +186,7 @@ impl Machine<'_> {
                     }
                     None => u16::MAX,
                 };
-                let (bytes, hold) = self.read_source(s, size)?;
+                let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
                 // .cp_mask: bit i selects byte i of every 16-byte chunk; unselected bytes of the
                 // destination are not written, so each run of selected bytes is its own write.
                 let selected = |i: u64| mask >> (i % GRANULE) & 1 == 1;
@@ -200,8 +201,11 @@ impl Machine<'_> {
                     while i < size && selected(i) {
                         i += 1;
                     }
-                    let w = self
-                        .begin_write(d.plus(start), bytes[start as usize..i as usize].to_vec())?;
+                    let w = self.begin_write(
+                        d.plus(start),
+                        bytes[start as usize..i as usize].to_vec(),
+                        Proxy::Async,
+                    )?;
                     ops.push(AsyncOp {
                         write: Some(w),
                         read: Some(hold),

@@ -5,6 +5,7 @@ use super::{kind, ub, Machine, R};
 use crate::ptx::cp_async::{CpAsync, CpAsyncOp, Fill};
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::Byte;
+use crate::sem::proxy::Proxy;
 use crate::sem::ub as rules;
 
 impl Machine<'_> {
@@ -81,14 +82,14 @@ impl Machine<'_> {
             }
         }
         let (mut bytes, read) = if read_len > 0 {
-            let (b, h) = self.read_source(s, read_len)?;
+            let (b, h) = self.read_source(s, read_len, Proxy::Generic)?;
             (b, Some(h))
         } else {
             (Vec::new(), None)
         };
         // The bytes past src-size (all of them with ignore-src) are zero-filled.
         bytes.resize(n as usize, Byte::Known(0));
-        let w = self.begin_write(d, bytes)?;
+        let w = self.begin_write(d, bytes, Proxy::Generic)?;
         self.cp_queue().issue(AsyncOp {
             write: Some(w),
             read,

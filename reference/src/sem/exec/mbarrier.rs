@@ -26,6 +26,7 @@ impl Machine<'_> {
                 let n = self.u32_operand(count, "count")?;
                 // The object's bytes must not be in use by an asynchronous operation.
                 self.slot(b).init(n)?;
+                self.init_done(b);
                 Ok(())
             }
             MbarrierOp::Inval { space, addr } => {

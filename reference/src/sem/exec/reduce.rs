@@ -5,6 +5,7 @@
 use super::{ub, ErrorKind, Machine, Stop, R};
 use crate::ptx::bulk::{BulkReduce, RedDst};
 use crate::sem::groups::AsyncOp;
+use crate::sem::proxy::Proxy;
 use crate::sem::reduce::{legal, ReduceForm};
 use crate::sem::ub as rules;
 
@@ -49,7 +50,7 @@ impl Machine<'_> {
             }
             RedDst::Global => None,
         };
-        let (bytes, hold) = self.read_source(s, size)?;
+        let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
         let w = self.begin_update(d, (r.op, r.ty, form), bytes)?;
         let op = AsyncOp {
             write: Some(w),

@@ -49,6 +49,7 @@ use crate::ptx::tensor::{
 };
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId, RegionId};
+use crate::sem::proxy::Proxy;
 use crate::sem::reduce::{legal, ReduceForm};
 use crate::sem::tensor::access::{round_tf32, Conv, CopyPlan, Transfer};
 use crate::sem::tensor::tensormap::DataType;
@@ -333,7 +334,7 @@ impl Machine<'_> {
         let (Some(lo), Some(hi)) = (lo, hi) else {
             return Ok((vec![None; addrs.len()], None));
         };
-        let (bytes, hold) = self.read_source(Addr::new(region, lo), hi - lo)?;
+        let (bytes, hold) = self.read_source(Addr::new(region, lo), hi - lo, Proxy::Async)?;
         let units = addrs
             .iter()
             .map(|a| a.map(|(o, n)| bytes[(o - lo) as usize..(o - lo + n) as usize].to_vec()))
@@ -429,7 +430,11 @@ impl Machine<'_> {
                     .flat_map(|&i| load_unit(&plan, &plan.transfers[i], units[i].as_deref()))
                     .collect();
                 let n = bytes.len() as u64;
-                let w = self.begin_write(Addr::new(RegionId::Shared { cta: c }, *start), bytes)?;
+                let w = self.begin_write(
+                    Addr::new(RegionId::Shared { cta: c }, *start),
+                    bytes,
+                    Proxy::Async,
+                )?;
                 self.track(
                     AsyncOp {
                         write: Some(w),
@@ -505,7 +510,11 @@ impl Machine<'_> {
                 _ => bytes.clone(),
             };
             let off = self.tensor_global(gidx, g, t.global_bytes)?;
-            let w = self.begin_write(Addr::new(RegionId::Global(gidx as u32), off), data)?;
+            let w = self.begin_write(
+                Addr::new(RegionId::Global(gidx as u32), off),
+                data,
+                Proxy::Async,
+            )?;
             ops.push(AsyncOp {
                 write: Some(w),
                 read: hold,
