@@ -197,6 +197,16 @@ impl Attributor {
         }
     }
 
+    /// The `i`-th build's judged runs of `batch` (its backend made on first use).
+    fn run_build(&mut self, i: usize, batch: &[(&str, &Case)]) -> Result<Vec<Judged>, String> {
+        let (cg, slot) = &mut self.backends[i];
+        if slot.is_none() {
+            *slot = Some((self.make)(cg)?);
+        }
+        let eng = slot.as_deref_mut().expect("made above");
+        run_batch_under(self.profile, eng, &self.known, batch)
+    }
+
     /// Run `cases` (each with its original judged result) under the primary build again and
     /// under every other build; one attribution per case. A build whose engine cannot be made
     /// (its toolchain is missing) is reported as a harness error of that build.
@@ -206,19 +216,9 @@ impl Attributor {
         }
         let batch: Vec<(&str, &Case)> = cases.iter().map(|(f, c, _)| (*f, *c)).collect();
         let mut per_build: Vec<Vec<BuildOutcome>> = Vec::new();
-        for (cg, slot) in self.backends.iter_mut() {
-            let build = cg.to_string();
-            if slot.is_none() {
-                match (self.make)(cg) {
-                    Ok(e) => *slot = Some(e),
-                    Err(e) => {
-                        per_build.push(failed(&build, &e, cases.len()));
-                        continue;
-                    }
-                }
-            }
-            let eng = slot.as_deref_mut().expect("made above");
-            let outs = match run_batch_under(self.profile, eng, &self.known, &batch) {
+        for i in 0..self.backends.len() {
+            let build = self.backends[i].0.to_string();
+            let outs = match self.run_build(i, &batch) {
                 Ok(js) => js.iter().map(|j| BuildOutcome::of(&build, j)).collect(),
                 Err(e) => failed(&build, &e, cases.len()),
             };
@@ -244,6 +244,31 @@ impl Attributor {
 }
 
 impl Attributor {
+    /// Attribute cases whose own result is not one build's run (a builds differential's
+    /// disagreement): the primary build runs them first, then as [`Attributor::attribute`].
+    pub fn attribute_afresh(&mut self, cases: &[(&str, &Case)]) -> Vec<Attribution> {
+        let firsts = match self.run_build(0, cases) {
+            Ok(js) => js,
+            Err(e) => {
+                let build = self.primary.to_string();
+                let f = failed(&build, &e, 1).remove(0);
+                return vec![
+                    Attribution {
+                        culprit: Culprit::Untested,
+                        builds: vec![f],
+                    };
+                    cases.len()
+                ];
+            }
+        };
+        let with: Vec<(&str, &Case, &Judged)> = cases
+            .iter()
+            .zip(&firsts)
+            .map(|((f, c), j)| (*f, *c, j))
+            .collect();
+        self.attribute(&with)
+    }
+
     /// Attribute the cases of a judged batch that `scope` wants (raw verdicts, before known
     /// findings); `None` for the others.
     pub fn attribute_some(

@@ -9,6 +9,7 @@
 
 use super::minimize::{minimize, Budget, Minimized};
 use super::{FuzzArgs, Signature};
+use crate::attribution::Attributor;
 use crate::diff::{Backend, Judged};
 use crate::report::{CaseResult, KnownDivergences, Verdict};
 use crate::run::gpu::write_divergence;
@@ -147,6 +148,9 @@ pub struct Stats {
     /// Profile position -> hardware passes that departed from its spec reading.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub departures: BTreeMap<String, u64>,
+    /// Signature -> culprit of every hardware finding saved (silicon, compiler: builds, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub culprits: BTreeMap<String, String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -157,6 +161,8 @@ enum Line {
         signature: String,
         file: String,
         program: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        culprit: Option<String>,
     },
 }
 
@@ -292,6 +298,9 @@ pub struct Campaign<'h> {
     resumed_findings: usize,
     /// Minimizations stop here (the campaign's deadline plus a grace period).
     minimize_until: Option<Instant>,
+    /// Re-runs every hardware finding, once minimized, under the other builds and names its
+    /// culprit (`None`: findings go unattributed, e.g. without a GPU).
+    pub attributor: Option<Attributor>,
 }
 
 impl<'h> Campaign<'h> {
@@ -316,13 +325,19 @@ impl<'h> Campaign<'h> {
         };
         if opts.resume && path.exists() {
             let f = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let mut findings = BTreeMap::new();
+            let (mut findings, mut culprits) = (BTreeMap::new(), BTreeMap::new());
             for line in BufReader::new(f).lines().map_while(Result::ok) {
                 match serde_json::from_str::<Line>(&line) {
                     Ok(Line::Progress(s)) => stats = s,
                     Ok(Line::Finding {
-                        signature, file, ..
+                        signature,
+                        file,
+                        culprit,
+                        ..
                     }) => {
+                        if let Some(c) = culprit {
+                            culprits.insert(signature.clone(), c);
+                        }
                         findings.insert(signature, file);
                     }
                     Err(_) => {} // a torn last line of a killed run
@@ -330,6 +345,7 @@ impl<'h> Campaign<'h> {
             }
             // Findings saved after the last progress line still count as found.
             stats.findings.extend(findings);
+            stats.culprits.extend(culprits);
             if stats.shard != shard {
                 return Err(format!(
                     "{}: the journal is of shard `{}`, not `{shard}`: resume a shard in its own --out",
@@ -380,6 +396,7 @@ impl<'h> Campaign<'h> {
             raw_seen: BTreeMap::new(),
             resumed_findings,
             minimize_until: None,
+            attributor: None,
         })
     }
 
@@ -727,15 +744,25 @@ impl<'h> Campaign<'h> {
         let file = self.opts.regressions.join(format!("{name}.yaml"));
         std::fs::write(&file, to_yaml(std::slice::from_ref(&c)))
             .map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut culprit = None;
         if let Some(o) = out {
             let mut report = c.clone();
             report.observed.clear();
-            write_divergence(
-                &self.opts.out,
-                &report,
-                o.ptx.as_deref().unwrap_or(""),
-                o.observation.as_ref(),
-            )?;
+            let ptx = o.ptx.as_deref().unwrap_or("");
+            write_divergence(&self.opts.out, &report, ptx, o.observation.as_ref())?;
+            let mut result = o.result.clone();
+            if let Some(a) = self.attributor.as_mut() {
+                // A builds differential's disagreement is no one build's run: run it afresh.
+                let at = if o.result.verdict == Verdict::BuildsDisagree {
+                    a.attribute_afresh(&[("fuzz", &report)])
+                } else {
+                    a.attribute(&[("fuzz", &report, o)])
+                }
+                .remove(0);
+                a.write_evidence(&self.opts.out, &report, ptx, &at)?;
+                culprit = Some(at.culprit.to_string());
+                result.attribution = Some(at);
+            }
             let p = self
                 .opts
                 .out
@@ -743,18 +770,30 @@ impl<'h> Campaign<'h> {
                 .join(format!("{name}.result.json"));
             std::fs::write(
                 &p,
-                serde_json::to_string_pretty(&o.result).map_err(|e| e.to_string())?,
+                serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?,
             )
             .map_err(|e| e.to_string())?;
         }
         let file_s = file.display().to_string();
-        println!("NEW {} -> {file_s} ({} steps)", sig.key(), c.program.len());
+        let by = culprit
+            .as_deref()
+            .map(|c| format!(", culprit {c}"))
+            .unwrap_or_default();
+        println!(
+            "NEW {} -> {file_s} ({} steps{by})",
+            sig.key(),
+            c.program.len()
+        );
+        if let Some(c) = &culprit {
+            self.stats.culprits.insert(sig.key(), c.clone());
+        }
         self.stats.minimized_written += 1;
         self.stats.findings.insert(sig.key(), file_s.clone());
         self.log(&Line::Finding {
             signature: sig.key(),
             file: file_s,
             program: k,
+            culprit,
         })
     }
 }

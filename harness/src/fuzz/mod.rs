@@ -82,6 +82,10 @@ pub struct FuzzArgs {
     /// divergences), e.g. to check that they still reproduce.
     #[arg(long)]
     pub no_steer: bool,
+    /// Leave hardware findings unattributed (by default each, once minimized, is re-run under the
+    /// other builds — `--builds`, else every installed toolchain — and its culprit named).
+    #[arg(long)]
+    pub no_attribute: bool,
     /// Most test rounds (GPU batches) one minimization may use.
     #[arg(long, default_value_t = 40)]
     pub minimize_rounds: usize,
@@ -323,11 +327,23 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     for e in gpu.iter_mut().flat_map(|g| &mut g.engines) {
         e.known = opts.known.clone();
     }
+    let attributor = if args.no_attribute {
+        None
+    } else {
+        attributor(
+            args,
+            devs.first(),
+            differential.as_ref(),
+            gpu.as_ref(),
+            &opts,
+        )
+    };
     let hw = match (&mut differential, &mut gpu) {
         (Some(b), _) => Some(b as &mut dyn Backend),
         (None, g) => g.as_mut().map(|g| g as &mut dyn Backend),
     };
     let mut c = campaign::Campaign::open(cfg, opts, hw)?;
+    c.attributor = attributor;
     let stop = campaign::Stop::from_args(args);
     c.run(&stop, true)?;
     let found = c.new_findings();
@@ -343,6 +359,40 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(if found > 0 { 1 } else { 0 })
+}
+
+/// Who names the culprit of a campaign's hardware findings: the differential's first build
+/// against its others, or the campaign's build against every installed one.
+fn attributor(
+    args: &FuzzArgs,
+    dev: Option<&crate::gpu::DeviceInfo>,
+    differential: Option<&builds::Builds>,
+    gpu: Option<&Fleet>,
+    opts: &campaign::Options,
+) -> Option<crate::attribution::Attributor> {
+    let (primary, others, info) = match (differential, gpu) {
+        (Some(b), _) => (
+            b.builds[0].0.clone(),
+            b.builds[1..].iter().map(|(c, _)| c.clone()).collect(),
+            b.builds[0].1.info(),
+        ),
+        (None, Some(g)) => (
+            g.engines[0].codegen(),
+            crate::codegen::available(),
+            g.engines[0].info.clone(),
+        ),
+        _ => return None,
+    };
+    let mut a = crate::attribution::Attributor::new(
+        dev?,
+        &info,
+        args.job_timeout,
+        &opts.known,
+        primary,
+        others,
+    );
+    a.profile = opts.profile;
+    Some(a)
 }
 
 #[cfg(test)]

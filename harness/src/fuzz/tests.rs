@@ -708,3 +708,61 @@ fn planted_case_runs_every_nth_program() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A campaign's hardware finding, once minimized, is re-run under the other builds and carries
+/// its culprit: here the -O3 builds flip a byte and the -O0 build does not (a compiler defect).
+#[test]
+fn a_finding_is_attributed_to_the_builds_that_depart() {
+    let dir = tmp("attributed");
+    let mut hw = Fake::new(true);
+    let mut c = Campaign::open(
+        cfg(),
+        opts(&dir, KnownDivergences::default(), false),
+        Some(&mut hw),
+    )
+    .unwrap();
+    let make: crate::attribution::MakeBackend = Box::new(|cg: &crate::codegen::Codegen| {
+        let flips = cg.to_string().ends_with("-O3");
+        Ok(Box::new(Fake::new(flips)) as Box<dyn Backend>)
+    });
+    c.attributor = Some(crate::attribution::Attributor::with(
+        &KnownDivergences::default(),
+        "ptxas-13.0-O3".parse().unwrap(),
+        vec![
+            "ptxas-13.5-O3".parse().unwrap(),
+            "ptxas-13.0-O0".parse().unwrap(),
+        ],
+        (9, 0),
+        make,
+    ));
+    let stats = c
+        .run(
+            &Stop {
+                seconds: None,
+                programs: Some(40),
+            },
+            false,
+        )
+        .unwrap();
+    assert_eq!(stats.findings.len(), 1, "{stats:?}");
+    let (sig, file) = stats.findings.iter().next().unwrap();
+    assert_eq!(
+        stats.culprits.get(sig).map(String::as_str),
+        Some("compiler: ptxas-13.0-O3, ptxas-13.5-O3"),
+        "{stats:?}"
+    );
+    let name = Path::new(file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let div = dir.join("out").join("divergences");
+    let at = std::fs::read_to_string(div.join(format!("{name}.attribution.json"))).unwrap();
+    assert!(at.contains("ptxas-13.0-O0"), "{at}");
+    let result = std::fs::read_to_string(div.join(format!("{name}.result.json"))).unwrap();
+    assert!(result.contains("\"attribution\""), "{result}");
+    // The journal keeps the culprit across a resume.
+    let journal = std::fs::read_to_string(dir.join("out").join("journal.jsonl")).unwrap();
+    assert!(journal.contains("\"culprit\":\"compiler: ptxas-13.0-O3, ptxas-13.5-O3\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -257,3 +257,43 @@ mod tensor_family {
         );
     }
 }
+
+/// Stores come with and without the proxy fence on sm_90a, and never with it on sm_80 (which
+/// has no `fence.proxy.async`); both kinds execute on the reference.
+#[test]
+fn stores_come_with_and_without_the_proxy_fence() {
+    let count = |target: Target| {
+        let cfg = GenConfig {
+            targets: vec![target],
+            families: Families::of(&[Family::Store, Family::BulkCopy]),
+            ..GenConfig::default()
+        };
+        let (mut fenced, mut plain) = (0, 0);
+        for seed in 0..300u64 {
+            let bytes: Vec<u8> = crate::case::init::SplitMix64(seed)
+                .take(HEADER + 4 * BLOCK)
+                .map(|x| x as u8)
+                .collect();
+            let g = generate_bytes(&bytes, &cfg);
+            let ops: Vec<&StepOp> = g.case.program.iter().map(|s| &s.op).collect();
+            for (i, op) in ops.iter().enumerate() {
+                if matches!(op, StepOp::Store { .. }) {
+                    match ops.get(i + 1) {
+                        Some(StepOp::Ptx(t)) if t == "fence.proxy.async" => fenced += 1,
+                        _ => plain += 1,
+                    }
+                }
+            }
+            crate::sem::exec::execute(&g.case).unwrap();
+        }
+        (fenced, plain)
+    };
+    let (fenced, plain) = count(Target::SM_90A);
+    assert!(
+        fenced > 20 && plain > 20,
+        "sm_90a: {fenced} fenced, {plain} not"
+    );
+    let (fenced, plain) = count(Target::SM_80);
+    assert_eq!(fenced, 0);
+    assert!(plain > 20, "sm_80: {plain} stores");
+}
