@@ -1,0 +1,216 @@
+use super::*;
+use crate::diff::predicted;
+use crate::run::reference::evaluate;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/litmus/races.yaml")
+}
+
+fn case(name: &str) -> Case {
+    load_file(&corpus())
+        .unwrap()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap()
+}
+
+/// A device that shows the model's prediction with every uncertain byte of `region` set to
+/// `value(instance number)`, counting instances across launches.
+struct Fake {
+    ex: Execution,
+    region: String,
+    value: fn(u64) -> u8,
+    next: u64,
+    launches: Vec<usize>,
+}
+
+impl Fake {
+    fn new(c: &Case, region: &str, value: fn(u64) -> u8) -> Fake {
+        Fake {
+            ex: evaluate("t.yaml", c).1.unwrap(),
+            region: region.into(),
+            value,
+            next: 0,
+            launches: vec![],
+        }
+    }
+}
+
+impl Instances for Fake {
+    fn info(&self) -> RunInfo {
+        RunInfo {
+            device: "fake".into(),
+            ..RunInfo::default()
+        }
+    }
+    fn launch(&mut self, _: &Case, _: &Emitted, n: usize) -> Result<Vec<Ran>, String> {
+        self.launches.push(n);
+        let sites = RaceSites::of(&self.ex);
+        let out = (0..n)
+            .map(|_| {
+                let mut o = predicted(&self.info(), &self.ex);
+                let v = (self.value)(self.next);
+                self.next += 1;
+                let bytes = o.regions.get_mut(&self.region).unwrap();
+                for (key, s) in &sites.bytes {
+                    if *key == self.region {
+                        for (i, _) in s {
+                            bytes[*i] = v;
+                        }
+                    }
+                }
+                Ran::Observed(o)
+            })
+            .collect();
+        Ok(out)
+    }
+}
+
+fn run(f: &mut Fake, c: &Case, n: u64, per: usize, stress: Stress) -> CaseLitmus {
+    run_case(f, "t.yaml", c, n, per, stress, 7).unwrap()
+}
+
+/// Outcomes are counted exactly, each with the first instance that showed it.
+#[test]
+fn histogram_counts_each_outcome_exactly() {
+    let c = case("litmus.bulk_g2s.overlap");
+    let mut f = Fake::new(&c, "dst@cta0", |k| if k % 4 == 0 { 2 } else { 1 });
+    let r = run(&mut f, &c, 10, 3, Stress::Spin);
+    assert_eq!((r.instances, r.launches), (10, 4));
+    assert_eq!(f.launches, vec![3, 3, 3, 1]);
+    assert!(r.divergences.is_empty(), "{:?}", r.divergences);
+    let got: Vec<(&str, u64, u64)> = r
+        .outcomes
+        .iter()
+        .map(|s| (s.outcome.as_str(), s.count, s.first_instance))
+        .collect();
+    let ones = "completed dst@cta0=01010101010101010101010101010101 bar@cta0=p0:1,p1:0";
+    let twos = "completed dst@cta0=02020202020202020202020202020202 bar@cta0=p0:1,p1:0";
+    assert_eq!(got, vec![(ones, 7, 1), (twos, 3, 0)]);
+    assert!((r.outcomes[0].frequency - 0.7).abs() < 1e-12);
+    assert_eq!(r.allowed, vec!["dst@cta0[0..16]: {01|02}".to_string()]);
+}
+
+/// A value outside the allowed set is a divergence, with the judge's words; allowed ones are not.
+#[test]
+fn a_value_outside_the_allowed_set_is_a_divergence() {
+    let c = case("litmus.bulk_s2g.two_copies");
+    let mut f = Fake::new(&c, "dst", |k| if k == 5 { 7 } else { 5 + (k % 2) as u8 });
+    let r = run(&mut f, &c, 8, 8, Stress::None);
+    assert_eq!(r.outcomes.iter().map(|s| s.count).sum::<u64>(), 7);
+    assert_eq!(r.divergences.len(), 1);
+    let d = &r.divergences[0];
+    assert_eq!((d.count, d.first_instance), (1, 5));
+    assert_eq!(d.outcome, format!("completed dst={}", "07".repeat(16)));
+    assert!(
+        d.divergence
+            .starts_with("diverge: dst byte 0: observed 0x07"),
+        "{}",
+        d.divergence
+    );
+    let md = markdown(&LitmusReport {
+        device: "fake".into(),
+        driver: String::new(),
+        date: String::new(),
+        commit: String::new(),
+        stress: Stress::None,
+        per_launch: 8,
+        cases: vec![r],
+    });
+    assert!(md.contains("| **DIVERGENCE** `completed dst=0707"), "{md}");
+}
+
+/// The same device behaviour gives the same report; `shuffle` launch sizes are a function of
+/// the seed, within [per/2, per], and still add up to the instances asked for.
+#[test]
+fn campaigns_are_deterministic() {
+    let c = case("litmus.cp_async.two_groups_same_dst");
+    let value = |k: u64| 1 + (k * 7 % 3 == 0) as u8;
+    let mut a = Fake::new(&c, "dst@cta0", value);
+    let mut b = Fake::new(&c, "dst@cta0", value);
+    let ra = run(&mut a, &c, 1000, 64, Stress::Shuffle);
+    let rb = run(&mut b, &c, 1000, 64, Stress::Shuffle);
+    assert_eq!(ra.outcomes, rb.outcomes);
+    assert_eq!(a.launches, b.launches);
+    assert_eq!(a.launches.iter().sum::<usize>(), 1000);
+    let full = &a.launches[..a.launches.len() - 1];
+    assert!(full.iter().all(|&n| (32..=64).contains(&n)), "{full:?}");
+    assert!(full.iter().any(|&n| n != full[0]), "sizes vary: {full:?}");
+}
+
+/// A case the reference leaves certain is refused (nothing to observe), naming the case.
+#[test]
+fn a_case_without_a_race_is_refused() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/bulk/g2s.yaml");
+    let c = load_file(&f).unwrap().remove(0);
+    let mut fake = Fake::new(&c, "dst@cta0", |_| 1);
+    let e = run_case(&mut fake, "g2s.yaml", &c, 4, 4, Stress::None, 0).unwrap_err();
+    assert!(
+        e.contains(&format!("`{}`", c.name)) && e.contains("no byte uncertain"),
+        "{e}"
+    );
+    assert!(fake.launches.is_empty());
+}
+
+/// Every litmus case: passes on the reference with at least two allowed values for some byte,
+/// has its racing step, and its kernel (plain and stressed) assembles with ptxas.
+#[test]
+fn every_litmus_case_is_racy_and_assembles() {
+    let cases = load_file(&corpus()).unwrap();
+    assert!(cases.len() >= 6);
+    let ptxas = crate::ptxas::for_tests();
+    for c in &cases {
+        let (r, ex) = evaluate("races.yaml", c);
+        assert!(!r.verdict.is_failure(), "{}: {}", c.name, r.detail);
+        let sites = RaceSites::of(&ex.unwrap());
+        assert!(
+            sites
+                .bytes
+                .iter()
+                .any(|(_, s)| s.iter().any(|(_, v)| v.len() >= 2)),
+            "{}: no uncertain byte",
+            c.name
+        );
+        let plain = emit(c).unwrap();
+        let spun = stress_ptx(c, plain.clone(), Stress::Spin);
+        assert_ne!(plain.shape_key, spun.shape_key, "{}", c.name);
+        assert_eq!(spun.ptx.matches("$L_litmus_spin:").count(), 1);
+        if let Some(p) = &ptxas {
+            for em in [&plain, &spun] {
+                assert_eq!(p.assemble(&em.ptx, em.target), Ok(()), "{}", c.name);
+            }
+        }
+    }
+}
+
+/// The spin goes before the step after the first asynchronous issue, or before the epilogue.
+#[test]
+fn the_spin_precedes_the_racing_step() {
+    assert_eq!(racing_step(&case("litmus.bulk_g2s.overlap")), Some(3));
+    assert_eq!(racing_step(&case("litmus.bulk_g2s.no_wait")), None);
+    let c = case("litmus.bulk_g2s.overlap");
+    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    let spin = em.ptx.find("$L_litmus_spin:").unwrap();
+    let issues: Vec<usize> = em
+        .ptx
+        .match_indices("cp.async.bulk.shared")
+        .map(|m| m.0)
+        .collect();
+    assert!(issues[0] < spin && spin < issues[1], "{issues:?} {spin}");
+    let c = case("litmus.bulk_g2s.no_wait");
+    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    let spin = em.ptx.find("$L_litmus_spin:").unwrap();
+    assert!(em.ptx.find("cp.async.bulk.shared").unwrap() < spin);
+    assert!(spin < em.ptx.find("mbarrier.test_wait.parity").unwrap());
+}
+
+/// `FILE:NAME` picks one case; a name no case has is an error naming the file.
+#[test]
+fn case_selection() {
+    let f = corpus().display().to_string();
+    let one = select(&[format!("{f}:litmus.cp_async.no_wait")]).unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(select(std::slice::from_ref(&f)).unwrap().len(), 7);
+    let e = select(&[format!("{f}:nope")]).unwrap_err();
+    assert!(e.contains("no case `nope`"), "{e}");
+}
