@@ -150,11 +150,14 @@ pub fn select(specs: &[String]) -> Result<Vec<(String, Case)>, String> {
     Ok(out)
 }
 
-/// Where the race shows: every uncertain byte of the reference's final state (region key,
-/// offset, allowed values), in region order.
+/// The uncertain bytes of one region: (offset, allowed values).
+pub type Sites = Vec<(usize, Vec<u8>)>;
+
+/// Where the race shows: every uncertain byte of the reference's final state, by region key, in
+/// region order.
 #[derive(Clone, Debug)]
 pub struct RaceSites {
-    pub bytes: Vec<(String, Vec<(usize, Vec<u8>)>)>,
+    pub bytes: Vec<(String, Sites)>,
 }
 
 impl RaceSites {
@@ -167,7 +170,7 @@ impl RaceSites {
         let all = fs.global.iter().map(|(n, b)| (n.clone(), b)).chain(shared);
         let bytes = all
             .filter_map(|(key, bytes)| {
-                let sites: Vec<(usize, Vec<u8>)> = bytes
+                let sites: Sites = bytes
                     .iter()
                     .enumerate()
                     .filter_map(|(i, b)| match b {
@@ -308,28 +311,29 @@ fn launch_size(stress: Stress, per_launch: usize, seed: u64, launch: u64) -> usi
     half + (z % (per_launch - half + 1) as u64) as usize
 }
 
-/// Histogram of one case's outcomes while it runs.
+/// Histogram of one case's outcomes while it runs, keyed by (outcome, divergence): an instance
+/// the judge fails elsewhere (a certain byte, a canary) is never counted as the allowed outcome
+/// with the same racy bytes.
 #[derive(Default)]
 struct Tally {
-    seen: BTreeMap<String, (u64, u64, String)>,
+    seen: BTreeMap<(String, String), (u64, u64)>,
     not_observed: u64,
     not_observed_reason: String,
 }
 
 impl Tally {
     fn add(&mut self, outcome: String, instance: u64, divergence: String) {
-        let e = self
-            .seen
-            .entry(outcome)
-            .or_insert((0, instance, divergence));
-        e.0 += 1;
+        self.seen
+            .entry((outcome, divergence))
+            .or_insert((0, instance))
+            .0 += 1;
     }
 
     fn into_lists(self, total: u64) -> (Vec<Seen>, Vec<Seen>) {
         let mut all: Vec<Seen> = self
             .seen
             .into_iter()
-            .map(|(outcome, (count, first, divergence))| Seen {
+            .map(|((outcome, divergence), (count, first))| Seen {
                 outcome,
                 count,
                 frequency: count as f64 / total.max(1) as f64,
@@ -340,6 +344,25 @@ impl Tally {
         all.sort_by(|a, b| b.count.cmp(&a.count).then(a.outcome.cmp(&b.outcome)));
         all.into_iter().partition(|s| s.divergence.is_empty())
     }
+}
+
+/// One observation's outcome and, when the judge fails it (`r0`: the reference's result), the
+/// verdict and its words (empty: allowed).
+pub fn classify(
+    case: &Case,
+    ex: &Execution,
+    r0: &CaseResult,
+    sites: &RaceSites,
+    obs: &Observation,
+) -> (String, String) {
+    let mut r = r0.clone();
+    crate::judge::judge(case, ex, obs, &mut r);
+    let why = if r.verdict == Verdict::Pass {
+        String::new()
+    } else {
+        format!("{}: {}", r.verdict.name(), r.detail)
+    };
+    (sites.outcome(obs), why)
 }
 
 /// Run one case's campaign on `dev`.
@@ -383,16 +406,7 @@ pub fn run_case(
         let judged: Vec<Result<(String, String), String>> = runs
             .into_par_iter()
             .map(|ran| match ran {
-                Ran::Observed(o) => {
-                    let mut r: CaseResult = r0.clone();
-                    crate::judge::judge(&case, &ex, &o, &mut r);
-                    let why = if r.verdict == Verdict::Pass {
-                        String::new()
-                    } else {
-                        format!("{}: {}", r.verdict.name(), r.detail)
-                    };
-                    Ok((sites.outcome(&o), why))
-                }
+                Ran::Observed(o) => Ok(classify(&case, &ex, &r0, &sites, &o)),
                 Ran::NotRun(w) | Ran::Failed(w) | Ran::Disagree(w) => Err(w),
             })
             .collect();

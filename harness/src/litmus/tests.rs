@@ -125,7 +125,7 @@ fn a_value_outside_the_allowed_set_is_a_divergence() {
 #[test]
 fn campaigns_are_deterministic() {
     let c = case("litmus.cp_async.two_groups_same_dst");
-    let value = |k: u64| 1 + (k * 7 % 3 == 0) as u8;
+    let value = |k: u64| 1 + u8::from((k * 7).is_multiple_of(3));
     let mut a = Fake::new(&c, "dst@cta0", value);
     let mut b = Fake::new(&c, "dst@cta0", value);
     let ra = run(&mut a, &c, 1000, 64, Stress::Shuffle);
@@ -162,7 +162,10 @@ fn every_litmus_case_is_racy_and_assembles() {
     for c in &cases {
         let (r, ex) = evaluate("races.yaml", c);
         assert!(!r.verdict.is_failure(), "{}: {}", c.name, r.detail);
-        let sites = RaceSites::of(&ex.unwrap());
+        let ex = ex.unwrap();
+        // A profile departure would make the judge execute the case again per instance.
+        assert!(ex.departures.is_empty(), "{}", c.name);
+        let sites = RaceSites::of(&ex);
         assert!(
             sites
                 .bytes
@@ -213,4 +216,32 @@ fn case_selection() {
     assert_eq!(select(std::slice::from_ref(&f)).unwrap().len(), 7);
     let e = select(&[format!("{f}:nope")]).unwrap_err();
     assert!(e.contains("no case `nope`"), "{e}");
+}
+
+/// A certain byte out of place is a divergence even where the racy bytes show an allowed
+/// outcome: it is not counted in that outcome's bin.
+#[test]
+fn a_divergence_elsewhere_is_not_an_allowed_outcome() {
+    let c = case("litmus.bulk_s2g.two_copies");
+    let profile = crate::judge::DEFAULT_PROFILE;
+    let (r0, ex) = reference_side("t.yaml", &c, &KnownDivergences::default(), profile);
+    let ex = ex.unwrap();
+    let sites = RaceSites::of(&ex);
+    let mut t = Tally::default();
+    let good = predicted(&RunInfo::default(), &ex);
+    let mut bad = good.clone();
+    bad.canaries_broken = vec!["dst".into()];
+    for (k, o) in [&good, &bad, &good].into_iter().enumerate() {
+        let (outcome, why) = classify(&c, &ex, &r0, &sites, o);
+        t.add(outcome, k as u64, why);
+    }
+    let (ok, div) = t.into_lists(3);
+    assert_eq!((ok.len(), ok[0].count), (1, 2));
+    assert_eq!((div.len(), div[0].count, div[0].first_instance), (1, 1, 1));
+    assert_eq!(div[0].outcome, ok[0].outcome);
+    assert!(
+        div[0].divergence.contains("canary"),
+        "{}",
+        div[0].divergence
+    );
 }
