@@ -45,6 +45,10 @@ pub struct LitmusArgs {
     /// Timing / placement stress.
     #[arg(long, value_enum, default_value_t = Stress::Spin)]
     pub stress: Stress,
+    /// Worker processes on the device, each running its share of the launches (one's transfers
+    /// overlap another's host work).
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
     /// Seed of the `shuffle` launch sizes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -114,15 +118,22 @@ pub struct LitmusReport {
 /// What runs instances: the GPU engine, or a fake in tests.
 pub trait Instances {
     fn info(&self) -> RunInfo;
-    /// `n` instances of `em` (the emitted `case`) in one launch; one observation each.
-    fn launch(&mut self, case: &Case, em: &Emitted, n: usize) -> Result<Vec<Ran>, String>;
+    /// `n` instances of `em` (the emitted `case`) in one launch, numbered from `first` in the
+    /// campaign; one observation each.
+    fn launch(
+        &mut self,
+        case: &Case,
+        em: &Emitted,
+        first: u64,
+        n: usize,
+    ) -> Result<Vec<Ran>, String>;
 }
 
 impl Instances for crate::run::gpu::Engine {
     fn info(&self) -> RunInfo {
         self.info.clone()
     }
-    fn launch(&mut self, case: &Case, em: &Emitted, n: usize) -> Result<Vec<Ran>, String> {
+    fn launch(&mut self, case: &Case, em: &Emitted, _: u64, n: usize) -> Result<Vec<Ran>, String> {
         self.limits.instances = n.max(1);
         self.observe_instances(case, em, n)
     }
@@ -318,7 +329,8 @@ fn launch_size(stress: Stress, per_launch: usize, seed: u64, launch: u64) -> usi
 struct Tally {
     seen: BTreeMap<(String, String), (u64, u64)>,
     not_observed: u64,
-    not_observed_reason: String,
+    /// The first instance not observed, and why.
+    not_observed_first: Option<(u64, String)>,
 }
 
 impl Tally {
@@ -327,6 +339,30 @@ impl Tally {
             .entry((outcome, divergence))
             .or_insert((0, instance))
             .0 += 1;
+    }
+
+    fn not_observed(&mut self, instance: u64, why: String) {
+        self.not_observed += 1;
+        if self
+            .not_observed_first
+            .as_ref()
+            .is_none_or(|(i, _)| instance < *i)
+        {
+            self.not_observed_first = Some((instance, why));
+        }
+    }
+
+    /// Join another worker's tally: counts add up, the first instance is the least.
+    fn merge(&mut self, other: Tally) {
+        for (k, (count, first)) in other.seen {
+            let e = self.seen.entry(k).or_insert((0, first));
+            e.0 += count;
+            e.1 = e.1.min(first);
+        }
+        if let Some((i, why)) = other.not_observed_first {
+            self.not_observed += other.not_observed - 1;
+            self.not_observed(i, why);
+        }
     }
 
     fn into_lists(self, total: u64) -> (Vec<Seen>, Vec<Seen>) {
@@ -365,9 +401,11 @@ pub fn classify(
     (sites.outcome(obs), why)
 }
 
-/// Run one case's campaign on `dev`.
-pub fn run_case(
-    dev: &mut dyn Instances,
+/// Run one case's campaign on `devs`: the launches are planned up front (sizes from
+/// [`launch_size`]) and dealt round-robin to the workers, each on a thread of its own, so one
+/// worker's transfers overlap another's host work; their tallies are joined.
+pub fn run_case<D: Instances + Send>(
+    devs: &mut [D],
     file: &str,
     case: &Case,
     instances: u64,
@@ -397,36 +435,63 @@ pub fn run_case(
     }
     let em = emit(&case).map_err(|e| format!("{file} `{}`: emit: {e}", case.name))?;
     let em = stress_ptx(&case, em, stress);
-    let mut tally = Tally::default();
-    let (mut done, mut launches) = (0u64, 0u64);
-    let t = Instant::now();
+    let mut plan: Vec<(u64, usize)> = Vec::new();
+    let mut done = 0u64;
     while done < instances {
-        let n = launch_size(stress, per_launch, seed, launches).min((instances - done) as usize);
-        let runs = dev.launch(&case, &em, n)?;
-        let judged: Vec<Result<(String, String), String>> = runs
-            .into_par_iter()
-            .map(|ran| match ran {
-                Ran::Observed(o) => Ok(classify(&case, &ex, &r0, &sites, &o)),
-                Ran::NotRun(w) | Ran::Failed(w) | Ran::Disagree(w) => Err(w),
+        let n = launch_size(stress, per_launch, seed, plan.len() as u64);
+        let n = n.min((instances - done) as usize);
+        plan.push((done, n));
+        done += n as u64;
+    }
+    let workers = devs.len().max(1);
+    let (case, ex, r0, sites, em, plan) = (&case, &ex, &r0, &sites, &em, &plan);
+    let t = Instant::now();
+    let tallies: Vec<Result<Tally, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = devs
+            .iter_mut()
+            .enumerate()
+            .map(|(w, dev)| {
+                s.spawn(move || {
+                    let mut tally = Tally::default();
+                    for &(first, n) in plan.iter().skip(w).step_by(workers) {
+                        let runs = dev.launch(case, em, first, n)?;
+                        let judged: Vec<Result<(String, String), String>> = runs
+                            .into_par_iter()
+                            .map(|ran| match ran {
+                                Ran::Observed(o) => Ok(classify(case, ex, r0, sites, &o)),
+                                Ran::NotRun(w) | Ran::Failed(w) | Ran::Disagree(w) => Err(w),
+                            })
+                            .collect();
+                        for (k, j) in judged.into_iter().enumerate() {
+                            match j {
+                                Ok((outcome, why)) => tally.add(outcome, first + k as u64, why),
+                                Err(why) => tally.not_observed(first + k as u64, why),
+                            }
+                        }
+                    }
+                    Ok(tally)
+                })
             })
             .collect();
-        for (k, j) in judged.into_iter().enumerate() {
-            match j {
-                Ok((outcome, why)) => tally.add(outcome, done + k as u64, why),
-                Err(w) => {
-                    if tally.not_observed == 0 {
-                        tally.not_observed_reason = w;
-                    }
-                    tally.not_observed += 1;
-                }
-            }
-        }
-        done += n as u64;
-        launches += 1;
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a litmus worker panicked".into()))
+            })
+            .collect()
+    });
+    let mut tally = Tally::default();
+    for t in tallies {
+        tally.merge(t?);
     }
+    let launches = plan.len() as u64;
     let seconds = t.elapsed().as_secs_f64();
-    let (not_observed, not_observed_reason) =
-        (tally.not_observed, tally.not_observed_reason.clone());
+    let not_observed = tally.not_observed;
+    let not_observed_reason = tally
+        .not_observed_first
+        .as_ref()
+        .map_or(String::new(), |(i, why)| format!("instance {i}: {why}"));
     let (outcomes, divergences) = tally.into_lists(done);
     Ok(CaseLitmus {
         file: file.to_string(),
@@ -485,12 +550,13 @@ pub fn markdown(r: &LitmusReport) -> String {
 }
 
 /// Run every selected case on `dev` and write `litmus.json` / `litmus.md` into `out`.
-pub fn campaign(
-    dev: &mut dyn Instances,
+pub fn campaign<D: Instances + Send>(
+    devs: &mut [D],
+    cases: &[(String, Case)],
     args: &LitmusArgs,
     commit: String,
 ) -> Result<LitmusReport, String> {
-    let info = dev.info();
+    let info = devs.first().ok_or("no litmus worker")?.info();
     let mut report = LitmusReport {
         device: info.device,
         driver: info.driver,
@@ -500,11 +566,11 @@ pub fn campaign(
         per_launch: args.per_launch,
         cases: vec![],
     };
-    for (file, case) in select(&args.cases)? {
+    for (file, case) in cases {
         let c = run_case(
-            dev,
-            &file,
-            &case,
+            devs,
+            file,
+            case,
             args.instances,
             args.per_launch,
             args.stress,
@@ -538,15 +604,12 @@ pub fn campaign(
 
 /// `ptxconform litmus`: needs a GPU (without one it says so and exits 2).
 pub fn main(args: &LitmusArgs) -> Result<i32, String> {
+    // Bad case arguments are errors with or without a GPU.
+    let cases = select(&args.cases)?;
     let Some(d) = crate::gpu::device_unless(false, args.device, "litmus needs a GPU") else {
         return Ok(2);
     };
-    let mut eng = crate::run::gpu::Engine::new(
-        crate::run::gpu::supervisor(args.device, 20, true)?,
-        d.compute_capability,
-        crate::compile::Compiler::find().ok(),
-    );
-    eng.info = RunInfo {
+    let info = RunInfo {
         device: d.name.clone(),
         driver: d.cuda(),
         date: crate::run::today(),
@@ -554,9 +617,21 @@ pub fn main(args: &LitmusArgs) -> Result<i32, String> {
         ptxconform: env!("CARGO_PKG_VERSION").into(),
         ..RunInfo::default()
     };
+    let mut engines = Vec::new();
+    for _ in 0..args.workers.max(1) {
+        let mut eng = crate::run::gpu::Engine::new(
+            crate::run::gpu::supervisor(args.device, 20, true)?,
+            d.compute_capability,
+            crate::compile::Compiler::find().ok(),
+        );
+        eng.info = info.clone();
+        engines.push(eng);
+    }
     let commit = crate::bench::git_commit(args.commit.as_deref());
-    let r = campaign(&mut eng, args, commit)?;
-    println!("{}", eng.breakdown());
+    let r = campaign(&mut engines, &cases, args, commit)?;
+    for (w, eng) in engines.iter().enumerate() {
+        println!("worker {w}: {}", eng.breakdown());
+    }
     println!("wrote {}", args.out.join("litmus.json").display());
     let diverged = r.cases.iter().any(|c| !c.divergences.is_empty());
     Ok(i32::from(diverged))

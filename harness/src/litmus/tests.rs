@@ -20,7 +20,6 @@ struct Fake {
     ex: Execution,
     region: String,
     value: fn(u64) -> u8,
-    next: u64,
     launches: Vec<usize>,
 }
 
@@ -30,7 +29,6 @@ impl Fake {
             ex: evaluate("t.yaml", c).1.unwrap(),
             region: region.into(),
             value,
-            next: 0,
             launches: vec![],
         }
     }
@@ -43,14 +41,13 @@ impl Instances for Fake {
             ..RunInfo::default()
         }
     }
-    fn launch(&mut self, _: &Case, _: &Emitted, n: usize) -> Result<Vec<Ran>, String> {
+    fn launch(&mut self, _: &Case, _: &Emitted, first: u64, n: usize) -> Result<Vec<Ran>, String> {
         self.launches.push(n);
         let sites = RaceSites::of(&self.ex);
-        let out = (0..n)
-            .map(|_| {
+        let out = (first..first + n as u64)
+            .map(|k| {
                 let mut o = predicted(&self.info(), &self.ex);
-                let v = (self.value)(self.next);
-                self.next += 1;
+                let v = (self.value)(k);
                 let bytes = o.regions.get_mut(&self.region).unwrap();
                 for (key, s) in &sites.bytes {
                     if *key == self.region {
@@ -67,7 +64,7 @@ impl Instances for Fake {
 }
 
 fn run(f: &mut Fake, c: &Case, n: u64, per: usize, stress: Stress) -> CaseLitmus {
-    run_case(f, "t.yaml", c, n, per, stress, 7).unwrap()
+    run_case(std::slice::from_mut(f), "t.yaml", c, n, per, stress, 7).unwrap()
 }
 
 /// Outcomes are counted exactly, each with the first instance that showed it.
@@ -136,6 +133,17 @@ fn campaigns_are_deterministic() {
     let full = &a.launches[..a.launches.len() - 1];
     assert!(full.iter().all(|&n| (32..=64).contains(&n)), "{full:?}");
     assert!(full.iter().any(|&n| n != full[0]), "sizes vary: {full:?}");
+    // Three workers share the same launches and give the same histogram.
+    let mut three: Vec<Fake> = (0..3).map(|_| Fake::new(&c, "dst@cta0", value)).collect();
+    let r3 = run_case(&mut three, "t.yaml", &c, 1000, 64, Stress::Shuffle, 7).unwrap();
+    assert_eq!(r3.outcomes, ra.outcomes);
+    assert_eq!(r3.launches, a.launches.len() as u64);
+    let mut sizes: Vec<usize> = three.iter().flat_map(|f| f.launches.clone()).collect();
+    let mut want = a.launches.clone();
+    sizes.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(sizes, want);
+    assert!(three.iter().all(|f| !f.launches.is_empty()));
 }
 
 /// A case the reference leaves certain is refused (nothing to observe), naming the case.
@@ -144,7 +152,16 @@ fn a_case_without_a_race_is_refused() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/bulk/g2s.yaml");
     let c = load_file(&f).unwrap().remove(0);
     let mut fake = Fake::new(&c, "dst@cta0", |_| 1);
-    let e = run_case(&mut fake, "g2s.yaml", &c, 4, 4, Stress::None, 0).unwrap_err();
+    let e = run_case(
+        std::slice::from_mut(&mut fake),
+        "g2s.yaml",
+        &c,
+        4,
+        4,
+        Stress::None,
+        0,
+    )
+    .unwrap_err();
     assert!(
         e.contains(&format!("`{}`", c.name)) && e.contains("no byte uncertain"),
         "{e}"
@@ -244,4 +261,69 @@ fn a_divergence_elsewhere_is_not_an_allowed_outcome() {
         "{}",
         div[0].divergence
     );
+}
+
+/// Joining workers' tallies adds counts and keeps the least first instance, also of instances
+/// that were not observed.
+#[test]
+fn tallies_join() {
+    let mut a = Tally::default();
+    a.add("x".into(), 4, String::new());
+    a.not_observed(9, "late".into());
+    let mut b = Tally::default();
+    b.add("x".into(), 1, String::new());
+    b.add("y".into(), 2, "diverge: z".into());
+    b.not_observed(3, "early".into());
+    b.not_observed(7, "later".into());
+    a.merge(b);
+    assert_eq!(a.not_observed, 3);
+    assert_eq!(a.not_observed_first, Some((3, "early".into())));
+    let (ok, div) = a.into_lists(6);
+    assert_eq!((ok[0].count, ok[0].first_instance), (2, 1));
+    assert_eq!(
+        (div[0].count, div[0].divergence.as_str()),
+        (1, "diverge: z")
+    );
+}
+
+/// A campaign writes `litmus.json` and `litmus.md` naming the device, the commit and every
+/// case's outcomes.
+#[test]
+fn campaign_writes_json_and_markdown() {
+    let dir = std::env::temp_dir().join(format!("ptxconform-litmus-{}", std::process::id()));
+    let f = corpus().display().to_string();
+    let args = LitmusArgs {
+        cases: vec![format!("{f}:litmus.cp_async.no_wait")],
+        instances: 20,
+        per_launch: 8,
+        stress: Stress::Spin,
+        workers: 1,
+        seed: 1,
+        out: dir.clone(),
+        device: 0,
+        commit: None,
+    };
+    let cases = select(&args.cases).unwrap();
+    let mut devs = vec![Fake::new(&cases[0].1, "dst@cta0", |k| {
+        if k < 5 {
+            0xaa
+        } else {
+            1
+        }
+    })];
+    let r = campaign(&mut devs, &cases, &args, "abc1234".into()).unwrap();
+    assert_eq!(r.cases[0].instances, 20);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("litmus.json")).unwrap()).unwrap();
+    assert_eq!(json["device"], "fake");
+    assert_eq!(json["commit"], "abc1234");
+    assert_eq!(json["cases"][0]["outcomes"][0]["count"], 15);
+    assert_eq!(json["cases"][0]["outcomes"][1]["count"], 5);
+    let md = std::fs::read_to_string(dir.join("litmus.md")).unwrap();
+    assert!(md.contains("commit: abc1234"), "{md}");
+    assert!(
+        md.contains(&format!("| `completed dst@cta0={}` | 5 |", "aa".repeat(16))),
+        "{md}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
