@@ -102,6 +102,12 @@ pub struct CaseLitmus {
     pub not_observed: u64,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub not_observed_reason: String,
+    /// The first divergent instance: its number and observation (written as a runnable case).
+    #[serde(skip)]
+    pub first_divergence: Option<(u64, Observation)>,
+    /// Its kernel (with the stress), for the divergence report.
+    #[serde(skip)]
+    pub ptx: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -331,6 +337,8 @@ struct Tally {
     not_observed: u64,
     /// The first instance not observed, and why.
     not_observed_first: Option<(u64, String)>,
+    /// The first divergent instance's observation (for a runnable divergence case).
+    first_divergence: Option<(u64, Observation)>,
 }
 
 impl Tally {
@@ -339,6 +347,16 @@ impl Tally {
             .entry((outcome, divergence))
             .or_insert((0, instance))
             .0 += 1;
+    }
+
+    fn diverged(&mut self, instance: u64, obs: Observation) {
+        if self
+            .first_divergence
+            .as_ref()
+            .is_none_or(|(i, _)| instance < *i)
+        {
+            self.first_divergence = Some((instance, obs));
+        }
     }
 
     fn not_observed(&mut self, instance: u64, why: String) {
@@ -358,6 +376,9 @@ impl Tally {
             let e = self.seen.entry(k).or_insert((0, first));
             e.0 += count;
             e.1 = e.1.min(first);
+        }
+        if let Some((i, obs)) = other.first_divergence {
+            self.diverged(i, obs);
         }
         if let Some((i, why)) = other.not_observed_first {
             self.not_observed += other.not_observed - 1;
@@ -400,6 +421,10 @@ pub fn classify(
     };
     (sites.outcome(obs), why)
 }
+
+/// One instance, judged: (outcome, divergence, the observation if divergent), or why it was not
+/// observed.
+type Judgement = Result<(String, String, Option<Observation>), String>;
 
 /// Run one case's campaign on `devs`: the launches are planned up front (sizes from
 /// [`launch_size`]) and dealt round-robin to the workers, each on a thread of its own, so one
@@ -455,17 +480,28 @@ pub fn run_case<D: Instances + Send>(
                     let mut tally = Tally::default();
                     for &(first, n) in plan.iter().skip(w).step_by(workers) {
                         let runs = dev.launch(case, em, first, n)?;
-                        let judged: Vec<Result<(String, String), String>> = runs
+                        let judged: Vec<Judgement> = runs
                             .into_par_iter()
                             .map(|ran| match ran {
-                                Ran::Observed(o) => Ok(classify(case, ex, r0, sites, &o)),
+                                Ran::Observed(o) => {
+                                    let (outcome, why) = classify(case, ex, r0, sites, &o);
+                                    // Only a divergence keeps its observation.
+                                    let o = (!why.is_empty()).then_some(o);
+                                    Ok((outcome, why, o))
+                                }
                                 Ran::NotRun(w) | Ran::Failed(w) | Ran::Disagree(w) => Err(w),
                             })
                             .collect();
                         for (k, j) in judged.into_iter().enumerate() {
+                            let i = first + k as u64;
                             match j {
-                                Ok((outcome, why)) => tally.add(outcome, first + k as u64, why),
-                                Err(why) => tally.not_observed(first + k as u64, why),
+                                Ok((outcome, why, obs)) => {
+                                    if let Some(o) = obs {
+                                        tally.diverged(i, o);
+                                    }
+                                    tally.add(outcome, i, why)
+                                }
+                                Err(why) => tally.not_observed(i, why),
                             }
                         }
                     }
@@ -492,6 +528,7 @@ pub fn run_case<D: Instances + Send>(
         .not_observed_first
         .as_ref()
         .map_or(String::new(), |(i, why)| format!("instance {i}: {why}"));
+    let first_divergence = tally.first_divergence.take();
     let (outcomes, divergences) = tally.into_lists(done);
     Ok(CaseLitmus {
         file: file.to_string(),
@@ -505,6 +542,8 @@ pub fn run_case<D: Instances + Send>(
         divergences,
         not_observed,
         not_observed_reason,
+        first_divergence,
+        ptx: em.ptx.clone(),
     })
 }
 
@@ -592,6 +631,12 @@ pub fn campaign<D: Instances + Send>(
                 "  {:>10} DIVERGENCE {}  ({})",
                 d.count, d.outcome, d.divergence
             );
+        }
+        if let Some((i, obs)) = &c.first_divergence {
+            // A runnable case with the observation, beside its kernel (as `run` writes them).
+            let mut d = case.clone();
+            d.name = format!("{}#{i}", case.name);
+            crate::run::gpu::write_divergence(&args.out, &d, &c.ptx, Some(obs))?;
         }
         report.cases.push(c);
     }

@@ -95,6 +95,8 @@ fn a_value_outside_the_allowed_set_is_a_divergence() {
     let mut f = Fake::new(&c, "dst", |k| if k == 5 { 7 } else { 5 + (k % 2) as u8 });
     let r = run(&mut f, &c, 8, 8, Stress::None);
     assert_eq!(r.outcomes.iter().map(|s| s.count).sum::<u64>(), 7);
+    let (i, o) = r.first_divergence.as_ref().unwrap();
+    assert_eq!((*i, o.regions["dst"][0]), (5, 7));
     assert_eq!(r.divergences.len(), 1);
     let d = &r.divergences[0];
     assert_eq!((d.count, d.first_instance), (1, 5));
@@ -304,12 +306,10 @@ fn campaign_writes_json_and_markdown() {
         commit: None,
     };
     let cases = select(&args.cases).unwrap();
-    let mut devs = vec![Fake::new(&cases[0].1, "dst@cta0", |k| {
-        if k < 5 {
-            0xaa
-        } else {
-            1
-        }
+    let mut devs = vec![Fake::new(&cases[0].1, "dst@cta0", |k| match k {
+        0..5 => 0xaa,
+        17 => 0x42,
+        _ => 1,
     })];
     let r = campaign(&mut devs, &cases, &args, "abc1234".into()).unwrap();
     assert_eq!(r.cases[0].instances, 20);
@@ -317,7 +317,14 @@ fn campaign_writes_json_and_markdown() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("litmus.json")).unwrap()).unwrap();
     assert_eq!(json["device"], "fake");
     assert_eq!(json["commit"], "abc1234");
-    assert_eq!(json["cases"][0]["outcomes"][0]["count"], 15);
+    assert_eq!(json["cases"][0]["outcomes"][0]["count"], 14);
+    assert_eq!(json["cases"][0]["divergences"][0]["first_instance"], 17);
+    // The first divergent instance is a runnable case with its observation, beside its kernel.
+    let d = dir.join("divergences");
+    let back = load_file(&d.join("litmus.cp_async.no_wait_17.yaml")).unwrap();
+    assert_eq!(back[0].observed[0].regions["dst@cta0"][0], 0x42);
+    let ptx = std::fs::read_to_string(d.join("litmus.cp_async.no_wait_17.ptx")).unwrap();
+    assert!(ptx.contains("$L_litmus_spin:"));
     assert_eq!(json["cases"][0]["outcomes"][1]["count"], 5);
     let md = std::fs::read_to_string(dir.join("litmus.md")).unwrap();
     assert!(md.contains("commit: abc1234"), "{md}");
