@@ -678,8 +678,20 @@ pub fn main(args: &LitmusArgs) -> Result<i32, String> {
         println!("worker {w}: {}", eng.breakdown());
     }
     println!("wrote {}", args.out.join("litmus.json").display());
-    let diverged = r.cases.iter().any(|c| !c.divergences.is_empty());
-    Ok(i32::from(diverged))
+    let (n, secs) = r
+        .cases
+        .iter()
+        .fold((0, 0.0), |(n, t), c| (n + c.instances, t + c.seconds));
+    println!(
+        "total: {n} instances in {secs:.1} s ({:.0} instances/s)",
+        n as f64 / secs.max(1e-9)
+    );
+    // A divergence, or an instance that could not be observed, fails the campaign.
+    let failed = r
+        .cases
+        .iter()
+        .any(|c| !c.divergences.is_empty() || c.not_observed > 0);
+    Ok(i32::from(failed))
 }
 
 #[cfg(test)]
