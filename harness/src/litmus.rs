@@ -15,8 +15,12 @@
 //!   of `--per-launch` and all of it, so the packing of instances onto SMs changes per launch.
 //!
 //! The *racing step* is the step after the program's first asynchronous issue (`cp.async…`,
-//! `cp.reduce.async…`): the second of two racing copies, or, when the issue is the last
-//! asynchronous step, the point where the kernel's epilogue reads memory back.
+//! `cp.reduce.async…`): the second of two racing copies, or the steps (a commit) before the
+//! kernel's epilogue reads memory back; when the issue is the last step, the epilogue itself.
+//!
+//! Throughput: the case is executed by the reference, emitted and compiled once; each launch is
+//! one job of the batch executor (one upload, one read-back); `--workers` worker processes on
+//! the device take the launches in turn so their transfers overlap each other's host work.
 
 use crate::diff::{reference_side, Ran};
 use crate::emit::{emit, Emitted};
