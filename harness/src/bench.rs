@@ -208,8 +208,13 @@ pub struct BenchReport {
 }
 
 fn commit(args: &BenchArgs) -> String {
-    if let Some(c) = &args.commit {
-        return c.clone();
+    git_commit(args.commit.as_deref())
+}
+
+/// `explicit`, else `git rev-parse --short HEAD` (if it answers), else "unknown".
+pub fn git_commit(explicit: Option<&str>) -> String {
+    if let Some(c) = explicit {
+        return c.to_string();
     }
     std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])

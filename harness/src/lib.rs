@@ -13,6 +13,7 @@ pub mod journal;
 pub mod judge;
 pub mod kernel;
 pub mod legality;
+pub mod litmus;
 pub mod merge;
 pub mod ptxas;
 pub mod report;

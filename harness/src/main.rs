@@ -34,6 +34,8 @@ enum Cmd {
     Tensormaps(cli::tensormaps::TensormapsArgs),
     /// Throughput of every path (reference, end to end at fixed shapes, naive, fuzz), as a table and JSON.
     Bench(ptxconform::bench::BenchArgs),
+    /// Litmus campaign: one racy case run many times per launch, a histogram of its outcomes.
+    Litmus(ptxconform::litmus::LitmusArgs),
     /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
     Fuzz(ptxconform::fuzz::FuzzArgs),
     /// Join the result folders of `run --shard` into one report.
@@ -94,6 +96,7 @@ fn main() {
         ),
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
         Cmd::Bench(a) => ptxconform::bench::main(&a),
+        Cmd::Litmus(a) => ptxconform::litmus::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
         Cmd::Merge(a) => ptxconform::merge::main(&a),
         Cmd::Rules(a) => cli::rules::main(&a),

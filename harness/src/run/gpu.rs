@@ -488,6 +488,47 @@ impl Backend for Engine {
 }
 
 impl Engine {
+    /// `n` instances of one emitted program (`ptxconform litmus`): compiled once (cached by
+    /// shape), run in launches of up to `limits.instances` instances each with its own regions,
+    /// parameter block and dump slot, every observation decoded. No per-instance emission.
+    pub fn observe_instances(
+        &mut self,
+        case: &Case,
+        em: &Emitted,
+        n: usize,
+    ) -> Result<Vec<Ran>, String> {
+        use rayon::prelude::*;
+        let t = Instant::now();
+        self.compile(&[em]);
+        self.times.compile += t.elapsed();
+        let t = Instant::now();
+        let unit = Unit {
+            case,
+            em,
+            isolation: Isolation::Shared,
+        };
+        let units = vec![unit; n];
+        let results = super::batch::execute(
+            &mut self.sup,
+            &units,
+            &self.kernels,
+            self.limits,
+            self.jit_level,
+            &mut self.stats,
+        )?;
+        self.times.execute += t.elapsed();
+        let t = Instant::now();
+        let info = &self.info;
+        let runs = results
+            .par_iter()
+            .map(|jr| observation(case, em, jr, info))
+            .collect();
+        self.times.observe += t.elapsed();
+        Ok(runs)
+    }
+}
+
+impl Engine {
     /// The build this engine's kernels are made with.
     pub fn codegen(&self) -> crate::codegen::Codegen {
         use crate::codegen::{release_of, Codegen, JIT_DEFAULT_LEVEL};
