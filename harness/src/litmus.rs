@@ -46,6 +46,9 @@ pub struct LitmusArgs {
     /// Most instances per launch.
     #[arg(long, default_value_t = 4096)]
     pub per_launch: usize,
+    /// Stop launching a case's instances after this many seconds (its figures say how many ran).
+    #[arg(long)]
+    pub seconds_per_case: Option<f64>,
     /// Timing / placement stress.
     #[arg(long, value_enum, default_value_t = Stress::Spin)]
     pub stress: Stress,
@@ -433,15 +436,31 @@ type Judgement = Result<(String, String, Option<Observation>), String>;
 /// Run one case's campaign on `devs`: the launches are planned up front (sizes from
 /// [`launch_size`]) and dealt round-robin to the workers, each on a thread of its own, so one
 /// worker's transfers overlap another's host work; their tallies are joined.
+/// How many instances of a case run, how they are launched and stressed.
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule {
+    pub instances: u64,
+    pub per_launch: usize,
+    pub stress: Stress,
+    /// Seed of the `shuffle` launch sizes.
+    pub seed: u64,
+    /// No launch starts after this many seconds.
+    pub seconds: Option<f64>,
+}
+
 pub fn run_case<D: Instances + Send>(
     devs: &mut [D],
     file: &str,
     case: &Case,
-    instances: u64,
-    per_launch: usize,
-    stress: Stress,
-    seed: u64,
+    sched: Schedule,
 ) -> Result<CaseLitmus, String> {
+    let Schedule {
+        instances,
+        per_launch,
+        stress,
+        seed,
+        seconds,
+    } = sched;
     let mut case = case.clone();
     // Recorded single-run observations are not the litmus's business.
     case.observed.clear();
@@ -475,15 +494,22 @@ pub fn run_case<D: Instances + Send>(
     let workers = devs.len().max(1);
     let (case, ex, r0, sites, em, plan) = (&case, &ex, &r0, &sites, &em, &plan);
     let t = Instant::now();
-    let tallies: Vec<Result<Tally, String>> = std::thread::scope(|s| {
+    let deadline = seconds.map(|s| t + std::time::Duration::from_secs_f64(s));
+    let tallies: Vec<Result<(Tally, u64, u64), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = devs
             .iter_mut()
             .enumerate()
             .map(|(w, dev)| {
                 s.spawn(move || {
                     let mut tally = Tally::default();
+                    let (mut ran, mut launched) = (0u64, 0u64);
                     for &(first, n) in plan.iter().skip(w).step_by(workers) {
+                        if deadline.is_some_and(|d| Instant::now() >= d) {
+                            break;
+                        }
                         let runs = dev.launch(case, em, first, n)?;
+                        ran += n as u64;
+                        launched += 1;
                         let judged: Vec<Judgement> = runs
                             .into_par_iter()
                             .map(|ran| match ran {
@@ -509,7 +535,7 @@ pub fn run_case<D: Instances + Send>(
                             }
                         }
                     }
-                    Ok(tally)
+                    Ok((tally, ran, launched))
                 })
             })
             .collect();
@@ -522,10 +548,13 @@ pub fn run_case<D: Instances + Send>(
             .collect()
     });
     let mut tally = Tally::default();
+    let (mut done, mut launches) = (0u64, 0u64);
     for t in tallies {
-        tally.merge(t?);
+        let (t, ran, launched) = t?;
+        tally.merge(t);
+        done += ran;
+        launches += launched;
     }
-    let launches = plan.len() as u64;
     let seconds = t.elapsed().as_secs_f64();
     let not_observed = tally.not_observed;
     let not_observed_reason = tally
@@ -610,15 +639,14 @@ pub fn campaign<D: Instances + Send>(
         cases: vec![],
     };
     for (file, case) in cases {
-        let c = run_case(
-            devs,
-            file,
-            case,
-            args.instances,
-            args.per_launch,
-            args.stress,
-            args.seed,
-        )?;
+        let sched = Schedule {
+            instances: args.instances,
+            per_launch: args.per_launch,
+            stress: args.stress,
+            seed: args.seed,
+            seconds: args.seconds_per_case,
+        };
+        let c = run_case(devs, file, case, sched)?;
         println!(
             "{}: {} instances, {:.0} instances/s, {} outcomes, {} divergent",
             c.case,

@@ -64,7 +64,14 @@ impl Instances for Fake {
 }
 
 fn run(f: &mut Fake, c: &Case, n: u64, per: usize, stress: Stress) -> CaseLitmus {
-    run_case(std::slice::from_mut(f), "t.yaml", c, n, per, stress, 7).unwrap()
+    let sched = Schedule {
+        instances: n,
+        per_launch: per,
+        stress,
+        seed: 7,
+        seconds: None,
+    };
+    run_case(std::slice::from_mut(f), "t.yaml", c, sched).unwrap()
 }
 
 /// Outcomes are counted exactly, each with the first instance that showed it.
@@ -137,7 +144,19 @@ fn campaigns_are_deterministic() {
     assert!(full.iter().any(|&n| n != full[0]), "sizes vary: {full:?}");
     // Three workers share the same launches and give the same histogram.
     let mut three: Vec<Fake> = (0..3).map(|_| Fake::new(&c, "dst@cta0", value)).collect();
-    let r3 = run_case(&mut three, "t.yaml", &c, 1000, 64, Stress::Shuffle, 7).unwrap();
+    let r3 = run_case(
+        &mut three,
+        "t.yaml",
+        &c,
+        Schedule {
+            instances: 1000,
+            per_launch: 64,
+            stress: Stress::Shuffle,
+            seed: 7,
+            seconds: None,
+        },
+    )
+    .unwrap();
     assert_eq!(r3.outcomes, ra.outcomes);
     assert_eq!(r3.launches, a.launches.len() as u64);
     let mut sizes: Vec<usize> = three.iter().flat_map(|f| f.launches.clone()).collect();
@@ -158,10 +177,13 @@ fn a_case_without_a_race_is_refused() {
         std::slice::from_mut(&mut fake),
         "g2s.yaml",
         &c,
-        4,
-        4,
-        Stress::None,
-        0,
+        Schedule {
+            instances: 4,
+            per_launch: 4,
+            stress: Stress::None,
+            seed: 0,
+            seconds: None,
+        },
     )
     .unwrap_err();
     assert!(
@@ -298,6 +320,7 @@ fn campaign_writes_json_and_markdown() {
         cases: vec![format!("{f}:litmus.cp_async.no_wait")],
         instances: 20,
         per_launch: 8,
+        seconds_per_case: None,
         stress: Stress::Spin,
         workers: 1,
         seed: 1,
@@ -333,4 +356,26 @@ fn campaign_writes_json_and_markdown() {
         "{md}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A per-case time limit stops the launches early, and the figures count what ran.
+#[test]
+fn a_time_limit_stops_the_launches_and_counts_what_ran() {
+    let c = case("litmus.bulk_g2s.overlap");
+    let mut f = Fake::new(&c, "dst@cta0", |_| 1);
+    let r = run_case(
+        std::slice::from_mut(&mut f),
+        "t.yaml",
+        &c,
+        Schedule {
+            instances: 1_000_000,
+            per_launch: 16,
+            stress: Stress::None,
+            seed: 7,
+            seconds: Some(0.0),
+        },
+    )
+    .unwrap();
+    assert_eq!((r.instances, r.launches), (0, 0));
+    assert!(r.outcomes.is_empty() && f.launches.is_empty());
 }
