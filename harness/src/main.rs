@@ -36,6 +36,8 @@ enum Cmd {
     Bench(ptxconform::bench::BenchArgs),
     /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
     Fuzz(ptxconform::fuzz::FuzzArgs),
+    /// Random truth sweep: random tensor-copy configurations, the sm_90 profile's prediction scored per class.
+    Sweep(ptxconform::sweep::SweepArgs),
     /// Join the result folders of `run --shard` into one report.
     Merge(ptxconform::merge::MergeArgs),
     /// The undefined-behaviour rules the model classifies (a Markdown table).
@@ -95,6 +97,7 @@ fn main() {
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
         Cmd::Bench(a) => ptxconform::bench::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
+        Cmd::Sweep(a) => ptxconform::sweep::main(&a),
         Cmd::Merge(a) => ptxconform::merge::main(&a),
         Cmd::Rules(a) => cli::rules::main(&a),
         Cmd::Schema(a) => cli::schema::main(&a),

@@ -32,7 +32,7 @@ use crate::ptx::tensor::{
 };
 use crate::ptx::Instruction;
 use crate::sem::exec::tensor::{reduce_type, region_address};
-use crate::sem::exec::{execute_with, ExecOptions, ExpectedHw, Outcome};
+use crate::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
 use crate::sem::profile::Profile;
 use crate::sem::tensor::access::{LoadMode, Unit};
 use crate::sem::tensor::tensormap::{
@@ -191,50 +191,47 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
     let global = extent(&p).clamp(16, GLOBAL_CAP).div_ceil(128) * 128;
     // A map the executor sees at its region's address; the sweep draws none misaligned.
     p.global_address = 0;
-    let case = build(&mut g, mode, p, coords, offsets, off, smem, global);
+    let mut case = build(&mut g, mode, p, coords, offsets, off, smem, global);
+    case.name = format!("sweep.s{seed}.{index}.{mode:?}").to_lowercase();
     SweepCase { case, key }
 }
 
-/// The model's prediction under `profile`: driver rejection where the driver model refuses the
-/// encode, else the execution's outcome (what it expects silicon to do, A-EXEC-HW).
+/// The model's prediction under `profile` (see [`predict_from`]).
 pub fn predict(case: &Case, profile: Profile) -> Result<Prediction, String> {
-    if let Some(d) = case.memory.tensor_maps.first() {
-        let index = case
-            .memory
-            .global
-            .iter()
-            .position(|r| r.name == d.global)
-            .ok_or_else(|| format!("tensor map `{}`: no region `{}`", d.name, d.global))?;
+    let ex = execute_with(case, ExecOptions { profile }).map_err(|e| e.to_string())?;
+    Ok(predict_from(case, &ex))
+}
+
+/// The prediction an execution of `case` makes: driver rejection where the driver model refuses
+/// the encode, else what the execution expects silicon to do (A-EXEC-HW).
+pub fn predict_from(case: &Case, ex: &Execution) -> Prediction {
+    let rule = match &ex.outcome {
+        Outcome::Undefined { ub, .. } => Some(ub.rule),
+        Outcome::Defined => None,
+    };
+    let rejected = case.memory.tensor_maps.iter().any(|d| {
+        let Some(index) = case.memory.global.iter().position(|r| r.name == d.global) else {
+            return false;
+        };
         let mut p = d.map.clone();
         p.global_address = region_address(index) + case.memory.global[index].misalign;
-        if predict_driver(&p, case.target).is_err() {
-            let ex = execute_with(case, ExecOptions { profile }).map_err(|e| e.to_string())?;
-            let rule = match ex.outcome {
-                Outcome::Undefined { ub, .. } => ub.rule,
-                // The model accepts a map its driver model refuses: say so through the rule.
-                Outcome::Defined => "tensormap.driver_rejects_accepted_map",
-            };
-            return Ok(Prediction {
-                outcome: OutcomeClass::DriverRejection,
-                rule: Some(rule),
-            });
-        }
+        predict_driver(&p, case.target).is_err()
+    });
+    if rejected {
+        return Prediction {
+            outcome: OutcomeClass::DriverRejection,
+            // The model accepts a map its driver model refuses: say so through the rule.
+            rule: Some(rule.unwrap_or("tensormap.driver_rejects_accepted_map")),
+        };
     }
-    let ex = execute_with(case, ExecOptions { profile }).map_err(|e| e.to_string())?;
-    Ok(match ex.outcome {
-        Outcome::Defined => Prediction {
-            outcome: OutcomeClass::Completion,
-            rule: None,
+    Prediction {
+        outcome: match (rule, ex.expected_hw) {
+            (None, _) | (_, ExpectedHw::Completes) => OutcomeClass::Completion,
+            (_, ExpectedHw::Timeout) => OutcomeClass::Hang,
+            (_, ExpectedHw::MayTrap) => OutcomeClass::Trap,
         },
-        Outcome::Undefined { ub, .. } => Prediction {
-            outcome: match ex.expected_hw {
-                ExpectedHw::Completes => OutcomeClass::Completion,
-                ExpectedHw::Timeout => OutcomeClass::Hang,
-                ExpectedHw::MayTrap => OutcomeClass::Trap,
-            },
-            rule: Some(ub.rule),
-        },
-    })
+        rule,
+    }
 }
 
 /// A dimension length: mostly small, sometimes medium, sometimes large and odd (2^k ± 1), rarely
@@ -684,7 +681,6 @@ fn build(
     }
     let mut case = w.finish(&super::Intent::WellDefined);
     case.expect = None;
-    case.name = format!("sweep.{}.{:?}.r{rank}", case.name, mode).to_lowercase();
     case.description = "random truth sweep configuration".into();
     case
 }
