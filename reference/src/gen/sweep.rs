@@ -172,13 +172,14 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
     let mut g = SplitMix(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let _ = g.next_u64();
     let mode = g.pick(&Mode::ALL);
-    let mut p = draw_map(&mut g, mode);
+    let wanted = g.pick(&Oob::ALL);
+    let mut p = draw_map(&mut g, mode, wanted == Oob::Inside);
     let off = match g.below(8) {
         0 => 16,
         1 => 1024,
         _ => 128 * g.below(4),
     };
-    let (coords, offsets, oob) = draw_coords(&mut g, &p, mode);
+    let (coords, offsets, oob) = draw_coords(&mut g, &p, mode, wanted);
     let key = ClassKey {
         mode,
         rank: p.global_dim.len(),
@@ -325,7 +326,8 @@ fn strides(g: &mut SplitMix, p: &TensorMapParams) -> Vec<u64> {
 }
 
 /// A map of any encodable shape for `mode`, shrunk to the caps.
-fn draw_map(g: &mut SplitMix, mode: Mode) -> TensorMapParams {
+/// `fit`: boxes no larger than the tensor (so a box can lie inside it).
+fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapParams {
     // Types sm_90 lacks (packed, sm_100) rarely: they only ever meet the driver's refusal.
     let ty = loop {
         let t = g.pick(&DataType::ALL);
@@ -379,7 +381,17 @@ fn draw_map(g: &mut SplitMix, mode: Mode) -> TensorMapParams {
         };
         TensorMapParams::im2col(ty, dims.clone(), lower, upper, cpp, ppc)
     } else {
-        let mut bx: Vec<u32> = dims.iter().map(|&d| box_len(g, d)).collect();
+        let mut bx: Vec<u32> = dims
+            .iter()
+            .map(|&d| {
+                let b = box_len(g, d);
+                if fit {
+                    b.min(d.max(1) as u32)
+                } else {
+                    b
+                }
+            })
+            .collect();
         // Dimension 0 in whole 16-byte pieces within the swizzle span, mostly; sometimes any
         // length.
         if g.below(16) != 0 {
@@ -425,6 +437,11 @@ fn draw_map(g: &mut SplitMix, mode: Mode) -> TensorMapParams {
             dims[m] = (dims[m] / 2).max(1);
         }
     }
+    if let (true, Some(b)) = (fit, p.box_dim.as_mut()) {
+        for (x, d) in b.iter_mut().zip(&dims) {
+            *x = (*x).min((*d).max(1) as u32);
+        }
+    }
     while box_bytes(&p) + 1024 + 1024 > SMEM_CAP {
         if let Some(b) = p.box_dim.as_mut() {
             if let Some(m) = (0..b.len()).max_by_key(|&i| b[i]) {
@@ -453,11 +470,15 @@ fn box_extent(p: &TensorMapParams) -> Vec<i64> {
 
 /// Coordinates for a drawn situation, the im2col offsets (loads), and the situation the
 /// coordinates actually give.
-fn draw_coords(g: &mut SplitMix, p: &TensorMapParams, mode: Mode) -> (Vec<i32>, Vec<u16>, Oob) {
+fn draw_coords(
+    g: &mut SplitMix,
+    p: &TensorMapParams,
+    mode: Mode,
+    wanted: Oob,
+) -> (Vec<i32>, Vec<u16>, Oob) {
     let r = p.global_dim.len();
     let bx = box_extent(p);
     let dims: Vec<i64> = p.global_dim.iter().map(|&d| d as i64).collect();
-    let wanted = g.pick(&Oob::ALL);
     let pick_dim = g.below(r as u64) as usize;
     let mut c: Vec<i64> = (0..r)
         .map(|i| range(g, 0, (dims[i] - bx[i]).max(0)))
