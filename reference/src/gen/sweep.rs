@@ -480,8 +480,21 @@ fn draw_coords(
     let bx = box_extent(p);
     let dims: Vec<i64> = p.global_dim.iter().map(|&d| d as i64).collect();
     let pick_dim = g.below(r as u64) as usize;
+    let offsets: Vec<u16> = if mode == Mode::LoadIm2col || mode == Mode::PrefetchIm2col {
+        let bits = [16u32, 8, 5][(r - 3).min(2)];
+        (0..r - 2)
+            .map(|_| match g.below(16) {
+                0 => ((1u32 << bits) - 1) as u16,
+                _ => g.below(3) as u16,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // The load's offset moves the filter base: start early enough that base + offset can lie inside.
+    let shift = |i: usize| offsets.get(i.wrapping_sub(1)).map_or(0, |&o| o as i64);
     let mut c: Vec<i64> = (0..r)
-        .map(|i| range(g, 0, (dims[i] - bx[i]).max(0)))
+        .map(|i| range(g, 0, (dims[i] - bx[i] - shift(i)).max(0)))
         .collect();
     let i = pick_dim;
     match wanted {
@@ -504,25 +517,25 @@ fn draw_coords(
             c[0] += 1;
         }
     }
-    let offsets: Vec<u16> = if mode == Mode::LoadIm2col || mode == Mode::PrefetchIm2col {
-        let bits = [16u32, 8, 5][(r - 3).min(2)];
-        (0..r - 2)
-            .map(|_| match g.below(16) {
-                0 => ((1u32 << bits) - 1) as u16,
-                _ => g.below(3) as u16,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    // im2col: a spatial coordinate is the filter base (plus the load's offset); the pixels walk
+    // the corners' bounding box, which reaches outside the tensor where a corner does.
+    let (lower, upper) = (
+        p.pixel_box_lower_corner.clone().unwrap_or_default(),
+        p.pixel_box_upper_corner.clone().unwrap_or_default(),
+    );
     let situation = (0..r)
         .map(|i| {
-            let lo = c[i] + offsets.get(i.wrapping_sub(1)).map_or(0, |&o| o as i64);
+            let lo = c[i] + shift(i);
+            let walks_out = mode.im2col()
+                && i >= 1
+                && i + 1 < r
+                && (lower.get(i - 1).is_some_and(|&x| x < 0)
+                    || upper.get(i - 1).is_some_and(|&x| x > 0));
             if lo >= dims[i] || lo + bx[i] <= 0 {
                 Oob::FullyOutside
             } else if lo < 0 {
                 Oob::Negative
-            } else if lo + bx[i] > dims[i] {
+            } else if lo + bx[i] > dims[i] || walks_out {
                 Oob::PartlyOutside
             } else {
                 Oob::Inside
