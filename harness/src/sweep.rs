@@ -13,7 +13,7 @@ use crate::diff::{Backend, Judged, Run};
 use crate::report::{KnownDivergences, RunInfo, Verdict};
 use ptxconform_reference::case::{to_yaml, Case, Ending, Observation};
 use ptxconform_reference::gen::sweep::{
-    self as gen, predict_from, ClassKey, OutcomeClass, Prediction, SweepCase,
+    self as gen, predict_from, ClassKey, Config, OutcomeClass, Prediction,
 };
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::profile::Profile;
@@ -48,6 +48,12 @@ pub struct SweepArgs {
     /// Per-job watchdog (seconds) on the GPU.
     #[arg(long, default_value_t = 10)]
     pub job_timeout: u64,
+    /// Disagreements minimized (the first ones; the others are saved as drawn).
+    #[arg(long, default_value_t = 32)]
+    pub minimize: usize,
+    /// Most rounds (GPU batches of all neighbours) a minimization takes.
+    #[arg(long, default_value_t = 12)]
+    pub minimize_rounds: usize,
     /// ptxas optimization level (0–3) of the offline build the GPU runs.
     #[arg(long, default_value_t = crate::compile::DEFAULT_OPT_LEVEL)]
     pub opt_level: u8,
@@ -345,32 +351,34 @@ impl Backend for Predicting<'_> {
     }
 }
 
-/// Rows of configurations `indices` judged on `backend` (with the cases, for saving).
-fn run_chunk(
+/// One configuration judged: its row, the case that ran, what the device showed.
+struct Judgement {
+    row: Row,
+    config: Config,
+    case: Case,
+    observation: Option<Observation>,
+}
+
+/// Configurations (index, class key, config) judged on `backend`, in order.
+fn judge_configs(
     backend: &mut dyn Backend,
     profile: Profile,
-    seed: u64,
-    indices: std::ops::Range<u64>,
-) -> Result<Vec<(Row, SweepCase, Option<Observation>)>, String> {
+    items: Vec<(u64, ClassKey, Config)>,
+) -> Result<Vec<Judgement>, String> {
     use rayon::prelude::*;
-    let draws: Vec<SweepCase> = indices
-        .clone()
-        .into_par_iter()
-        .map(|i| gen::draw(seed, i))
-        .collect();
-    let cases: Vec<Case> = draws.iter().map(|d| d.case.clone()).collect();
+    let cases: Vec<Case> = items.par_iter().map(|(_, _, c)| c.build()).collect();
     let mut p = Predicting {
         inner: backend,
         seen: BTreeMap::new(),
     };
     let judged: Vec<Judged> =
         crate::fuzz::run_cases(&mut p, &KnownDivergences::default(), profile, &cases)?;
-    let mut out = Vec::with_capacity(draws.len());
-    for ((i, d), j) in indices.zip(draws).zip(judged) {
+    let mut out = Vec::with_capacity(items.len());
+    for (((index, key, config), case), j) in items.into_iter().zip(cases).zip(judged) {
         // A case the core kept from the backend (a reference failure) still gets its prediction.
-        let pred = match p.seen.get(&d.case.name) {
+        let pred = match p.seen.get(&case.name) {
             Some(x) => x.clone(),
-            None => gen::predict(&d.case, profile).unwrap_or(Prediction {
+            None => gen::predict(&case, profile).unwrap_or(Prediction {
                 outcome: OutcomeClass::Completion,
                 rule: None,
             }),
@@ -384,9 +392,9 @@ fn run_chunk(
             }
         });
         let row = Row {
-            index: i,
-            case: d.case.name.clone(),
-            key: d.key.clone(),
+            index,
+            case: case.name.clone(),
+            key,
             predicted: pred.outcome,
             rule: pred.rule.map(str::to_string),
             observed,
@@ -394,39 +402,116 @@ fn run_chunk(
             agree,
             detail: j.result.detail.clone(),
         };
-        out.push((row, d, j.observation));
+        out.push(Judgement {
+            row,
+            config,
+            case,
+            observation: j.observation,
+        });
     }
     Ok(out)
 }
 
-/// Run `count` configurations of `seed` on `backend` in batches of `batch`; disagreeing cases
-/// (with their observation) are written under `out/disagreements/` when `out` is given.
-pub fn sweep(
+/// The same disagreement: the same prediction kind and class, the same observed class.
+fn same_disagreement(a: &Row, b: &Row) -> bool {
+    b.agree == Some(false)
+        && a.predicted == b.predicted
+        && a.well_defined() == b.well_defined()
+        && a.observed == b.observed
+}
+
+/// Shrink each disagreement's configuration greedily: every round runs all neighbours of every
+/// unfinished one as one batch and keeps, per disagreement, the first that disagrees the same way.
+fn minimize(
     backend: &mut dyn Backend,
     profile: Profile,
-    seed: u64,
-    count: u64,
-    batch: usize,
-    out: Option<&Path>,
-) -> Result<Report, String> {
+    found: Vec<Judgement>,
+    rounds: usize,
+) -> Result<Vec<Judgement>, String> {
+    let mut cur: Vec<(Judgement, bool)> = found.into_iter().map(|j| (j, false)).collect();
+    for _ in 0..rounds {
+        let mut owners = Vec::new();
+        let mut items = Vec::new();
+        for (k, (j, done)) in cur.iter().enumerate() {
+            if *done {
+                continue;
+            }
+            for c in j.config.shrink() {
+                owners.push(k);
+                items.push((j.row.index, j.row.key.clone(), c));
+            }
+        }
+        if items.is_empty() {
+            break;
+        }
+        let tried = judge_configs(backend, profile, items)?;
+        let mut moved = vec![false; cur.len()];
+        for (k, t) in owners.into_iter().zip(tried) {
+            if !moved[k] && same_disagreement(&cur[k].0.row, &t.row) {
+                moved[k] = true;
+                cur[k].0.config = t.config;
+                cur[k].0.case = t.case;
+                cur[k].0.observation = t.observation;
+                cur[k].0.row.detail = t.row.detail;
+            }
+        }
+        for (k, m) in moved.into_iter().enumerate() {
+            if !m {
+                cur[k].1 = true;
+            }
+        }
+    }
+    Ok(cur.into_iter().map(|(j, _)| j).collect())
+}
+
+/// How a sweep runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub profile: Profile,
+    pub seed: u64,
+    pub count: u64,
+    pub batch: usize,
+    /// Disagreements minimized (the first ones), and rounds each may take.
+    pub minimize: usize,
+    pub minimize_rounds: usize,
+}
+
+/// Run `plan.count` configurations on `backend` in batches; disagreeing cases (minimized, with
+/// their observation) are written under `out/disagreements/` when `out` is given.
+pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Result<Report, String> {
     let mut info = backend.info();
-    info.profile = profile.name().into();
+    info.profile = plan.profile.name().into();
     info.mode = "sweep".into();
     let mut rows = Vec::new();
-    let step = batch.max(1) as u64;
+    let mut found = Vec::new();
+    let step = plan.batch.max(1) as u64;
     let mut start = 0;
-    while start < count {
-        let end = (start + step).min(count);
-        for (row, d, obs) in run_chunk(backend, profile, seed, start..end)? {
-            if let (Some(dir), Some(false)) = (out, row.agree) {
-                save(dir, &row, d.case, obs, profile)?;
+    while start < plan.count {
+        let end = (start + step).min(plan.count);
+        let items = (start..end)
+            .map(|i| {
+                let d = gen::draw(plan.seed, i);
+                (i, d.key, d.config)
+            })
+            .collect();
+        for j in judge_configs(backend, plan.profile, items)? {
+            rows.push(j.row.clone());
+            if j.row.agree == Some(false) {
+                found.push(j);
             }
-            rows.push(row);
         }
-        eprintln!("sweep: {end}/{count}");
+        eprintln!("sweep: {end}/{}", plan.count);
         start = end;
     }
-    Ok(Report::new(info, seed, rows))
+    let rest = found.split_off(found.len().min(plan.minimize));
+    let mut found = minimize(backend, plan.profile, found, plan.minimize_rounds)?;
+    found.extend(rest);
+    if let Some(dir) = out {
+        for j in found {
+            save(dir, &j.row, j.case, j.observation, plan.profile)?;
+        }
+    }
+    Ok(Report::new(info, plan.seed, rows))
 }
 
 /// The disagreeing case as a regression case: its prediction as `expect`, the observation kept.
@@ -490,14 +575,15 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
     };
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let t = std::time::Instant::now();
-    let report = sweep(
-        backend,
-        args.profile,
-        args.seed,
-        args.count,
-        args.batch,
-        Some(&args.out),
-    )?;
+    let plan = Plan {
+        profile: args.profile,
+        seed: args.seed,
+        count: args.count,
+        batch: args.batch,
+        minimize: args.minimize,
+        minimize_rounds: args.minimize_rounds,
+    };
+    let report = sweep(backend, plan, Some(&args.out))?;
     let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
     let jp = args.out.join("sweep.json");
     std::fs::write(&jp, format!("{json}\n")).map_err(|e| format!("{}: {e}", jp.display()))?;

@@ -3,6 +3,17 @@ use std::collections::BTreeSet;
 
 const N: u64 = 48;
 
+fn plan(minimize: usize) -> Plan {
+    Plan {
+        profile: Profile::Sm90,
+        seed: 5,
+        count: N,
+        batch: 16,
+        minimize,
+        minimize_rounds: 3,
+    }
+}
+
 fn reference() -> ModelDevice {
     ModelDevice {
         info: RunInfo::default(),
@@ -13,7 +24,7 @@ fn reference() -> ModelDevice {
 /// executes on the reference (none is left unobserved by a reference failure).
 #[test]
 fn prediction_agrees_with_itself() {
-    let r = sweep(&mut reference(), Profile::Sm90, 5, N, 16, None).unwrap();
+    let r = sweep(&mut reference(), plan(0), None).unwrap();
     assert_eq!(r.count, N);
     assert_eq!(r.total.not_observed, 0, "{:#?}", r.rows);
     assert!(r.disagreements.is_empty(), "{:#?}", r.disagreements);
@@ -69,7 +80,7 @@ impl Backend for Departing {
 
 #[test]
 fn departures_are_exactly_the_disagreements_in_their_classes() {
-    let base = sweep(&mut reference(), Profile::Sm90, 5, N, 16, None).unwrap();
+    let base = sweep(&mut reference(), plan(0), None).unwrap();
     let defined: Vec<&Row> = base
         .rows
         .iter()
@@ -90,19 +101,12 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
         .collect();
     let dir = std::env::temp_dir().join(format!("ptxconform-sweep-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let r = sweep(
-        &mut Departing { flip: flip.clone() },
-        Profile::Sm90,
-        5,
-        N,
-        16,
-        Some(&dir),
-    )
-    .unwrap();
+    let r = sweep(&mut Departing { flip: flip.clone() }, plan(8), Some(&dir)).unwrap();
     let got: BTreeSet<String> = r.disagreements.iter().map(|d| d.case.clone()).collect();
     assert_eq!(got, flip);
     assert_eq!(r.total.defined - r.total.defined_agree, 3);
     assert_eq!(r.total.undefined - r.total.undefined_agree, 2);
+    let mut shrunk = 0;
     for d in &r.disagreements {
         let b = base.rows.iter().find(|b| b.case == d.case).unwrap();
         assert_eq!(
@@ -118,6 +122,16 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
         let text = std::fs::read_to_string(&file).unwrap();
         let cases = ptxconform_reference::case::load_str(&text, "saved").unwrap();
         assert_eq!(cases[0].observed.len(), 1, "{text}");
+        // Minimized: a saved map is never larger than the drawn one, and it still disagrees.
+        let drawn = ptxconform_reference::gen::sweep::draw(5, d.index).case;
+        let size = |c: &Case| -> u64 {
+            let m = &c.memory.tensor_maps[0].map;
+            m.global_dim.iter().product::<u64>()
+                + m.box_dim.iter().flatten().map(|&b| b as u64).sum::<u64>()
+        };
+        assert!(size(&cases[0]) <= size(&drawn), "{text}");
+        shrunk += (cases[0].memory.tensor_maps != drawn.memory.tensor_maps
+            || cases[0].program != drawn.program) as usize;
     }
     assert!(r
         .markdown()

@@ -144,6 +144,79 @@ pub struct ClassKey {
 pub struct SweepCase {
     pub case: Case,
     pub key: ClassKey,
+    /// What the case was built from (for shrinking).
+    pub config: Config,
+}
+
+/// The drawn choices a case is built from ([`Config::build`]); [`Config::shrink`] gives smaller
+/// neighbours for minimizing a disagreement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub name: String,
+    pub mode: Mode,
+    pub map: TensorMapParams,
+    pub coords: Vec<i32>,
+    /// im2col load / prefetch offsets.
+    pub offsets: Vec<u16>,
+    /// Destination (loads) or source (stores) offset in the box buffer.
+    pub off: u64,
+    /// Seed of the remaining choices (data, mbarrier style, expect-tx bump, redOp).
+    pub build_seed: u64,
+}
+
+impl Config {
+    /// The case: regions sized from the parameters (see the module's caps).
+    pub fn build(&self) -> Case {
+        let smem = (self.off + box_bytes(&self.map)).div_ceil(1024) * 1024;
+        let global = extent(&self.map).clamp(16, GLOBAL_CAP).div_ceil(128) * 128;
+        let mut p = self.map.clone();
+        // A map the executor sees at its region's address; the sweep draws none misaligned.
+        p.global_address = 0;
+        let mut case = build(
+            &mut SplitMix(self.build_seed),
+            self.mode,
+            p,
+            self.coords.clone(),
+            self.offsets.clone(),
+            self.off,
+            smem,
+            global,
+        );
+        case.name = self.name.clone();
+        case
+    }
+
+    /// Smaller neighbours, one change each: a dimension, a box side, a coordinate or an offset
+    /// halved, a parameter back to its default.
+    pub fn shrink(&self) -> Vec<Config> {
+        let mut out = Vec::new();
+        let mut push = |f: &dyn Fn(&mut Config)| {
+            let mut c = self.clone();
+            f(&mut c);
+            if c != *self {
+                out.push(c);
+            }
+        };
+        for i in 0..self.map.global_dim.len() {
+            push(&|c| c.map.global_dim[i] = (c.map.global_dim[i] / 2).max(1));
+            push(&|c| c.coords[i] /= 2);
+            push(&|c| {
+                if let Some(b) = c.map.box_dim.as_mut() {
+                    b[i] = (b[i] / 2).max(1);
+                }
+            });
+        }
+        for i in 0..self.offsets.len() {
+            push(&|c| c.offsets[i] /= 2);
+        }
+        push(&|c| c.map.element_strides = None);
+        push(&|c| c.map.swizzle = Swizzle::None);
+        push(&|c| c.map.l2_promotion = L2Promotion::None);
+        push(&|c| c.map.oob_fill = OobFill::None);
+        push(&|c| c.off = 0);
+        push(&|c| c.map.pixels_per_column = c.map.pixels_per_column.map(|x| (x / 2).max(1)));
+        out
+    }
 }
 
 /// The model's prediction for a configuration.
@@ -188,13 +261,21 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
         interleave: p.interleave,
         oob,
     };
-    let smem = (off + box_bytes(&p)).div_ceil(1024) * 1024;
-    let global = extent(&p).clamp(16, GLOBAL_CAP).div_ceil(128) * 128;
-    // A map the executor sees at its region's address; the sweep draws none misaligned.
     p.global_address = 0;
-    let mut case = build(&mut g, mode, p, coords, offsets, off, smem, global);
-    case.name = format!("sweep.s{seed}.{index}.{mode:?}").to_lowercase();
-    SweepCase { case, key }
+    let config = Config {
+        name: format!("sweep.s{seed}.{index}.{mode:?}").to_lowercase(),
+        mode,
+        map: p,
+        coords,
+        offsets,
+        off,
+        build_seed: g.next_u64(),
+    };
+    SweepCase {
+        case: config.build(),
+        key,
+        config,
+    }
 }
 
 /// The model's prediction under `profile` (see [`predict_from`]).
@@ -763,6 +844,8 @@ mod tests {
         for i in 0..50 {
             assert_eq!(draw(3, i).case, draw(3, i).case);
             assert_eq!(draw(3, i).key, draw(3, i).key);
+            let s = draw(3, i);
+            assert_eq!(s.config.build(), s.case);
         }
         assert!((0..50).any(|i| draw(3, i).case != draw(4, i).case));
     }
@@ -782,6 +865,13 @@ mod tests {
             );
             assert!(s.case.memory.global[0].size <= GLOBAL_CAP);
             assert!(s.case.memory.shared[0].size <= SMEM_CAP);
+            // Shrunk neighbours are cases of the same kind, within the caps too.
+            for c in s.config.shrink() {
+                let k = c.build();
+                assert!(crate::case::validate::illegal_step(&k).is_none());
+                assert!(k.memory.shared[0].size <= SMEM_CAP);
+                assert!(k.memory.global[0].size <= GLOBAL_CAP);
+            }
         }
     }
 }
