@@ -133,6 +133,7 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
         shrunk += (cases[0].memory.tensor_maps != drawn.memory.tensor_maps
             || cases[0].program != drawn.program) as usize;
     }
+    assert!(shrunk > 0, "no disagreement was minimized");
     assert!(r
         .markdown()
         .contains(&format!("## Disagreements ({})", flip.len())));
