@@ -422,6 +422,12 @@ fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapParams {
         1 + g.below(5) as usize
     };
     let mut dims: Vec<u64> = (0..rank).map(|_| dim(g)).collect();
+    if mode == Mode::StoreIm2col {
+        // Room for a store's window (corners inside the tensor) in the spatial dimensions.
+        for d in &mut dims[1..rank - 1] {
+            *d = (*d).max(3);
+        }
+    }
     let step = per16(ty) as u64;
     // The sm_100 atom swizzles rarely (sm_90's driver refuses them).
     let swizzle = if g.below(12) == 0 {
@@ -438,13 +444,17 @@ fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapParams {
     let mut p = if mode.im2col() {
         let s = rank - 2;
         let lim = [1i64 << 15, 1 << 7, 1 << 4][s - 1];
-        // Corners: mostly a small window around the tensor, sometimes at or past the limits.
+        // Corners: mostly a small window around the tensor (inside it for stores, which need
+        // lower ≥ 0 and upper ≤ 0), sometimes at or past the limits.
+        let store = mode == Mode::StoreIm2col;
         let corner = |g: &mut SplitMix, upper: bool| -> i32 {
-            (match g.below(32) {
+            (match g.below(64) {
                 0 => -lim,
                 1 => lim - 1,
                 2 => g.pick(&[-lim - 1, lim]),
-                3..=5 => range(g, -3, 3),
+                3..=4 => range(g, -3, 3),
+                _ if store && upper => range(g, -1, 0),
+                _ if store => range(g, 0, 1),
                 _ if upper => range(g, -1, 1),
                 _ => range(g, -2, 0),
             }) as i32
