@@ -20,3 +20,4 @@ pub mod report;
 pub mod run;
 pub mod shard;
 pub mod skip;
+pub mod sweep;

@@ -38,6 +38,8 @@ enum Cmd {
     Litmus(ptxconform::litmus::LitmusArgs),
     /// Differential fuzzing campaign: generated programs on the reference and hardware, minimized regressions.
     Fuzz(ptxconform::fuzz::FuzzArgs),
+    /// Random truth sweep: random tensor-copy configurations, the sm_90 profile's prediction scored per class.
+    Sweep(ptxconform::sweep::SweepArgs),
     /// Join the result folders of `run --shard` into one report.
     Merge(ptxconform::merge::MergeArgs),
     /// The undefined-behaviour rules the model classifies (a Markdown table).
@@ -98,6 +100,7 @@ fn main() {
         Cmd::Bench(a) => ptxconform::bench::main(&a),
         Cmd::Litmus(a) => ptxconform::litmus::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),
+        Cmd::Sweep(a) => ptxconform::sweep::main(&a),
         Cmd::Merge(a) => ptxconform::merge::main(&a),
         Cmd::Rules(a) => cli::rules::main(&a),
         Cmd::Schema(a) => cli::schema::main(&a),

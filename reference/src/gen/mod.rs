@@ -26,6 +26,7 @@ pub mod oracle;
 pub mod store;
 pub mod strategy;
 pub mod swarm;
+pub mod sweep;
 pub mod tcgen05;
 pub mod tensor;
 pub mod world;

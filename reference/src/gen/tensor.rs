@@ -116,17 +116,17 @@ fn seed(c: &mut Chunk<'_>) -> SplitMix {
     SplitMix((0..8).fold(0u64, |a, _| a << 8 | c.byte() as u64))
 }
 
-fn bit(g: &mut SplitMix) -> bool {
+pub(super) fn bit(g: &mut SplitMix) -> bool {
     g.below(2) == 1
 }
 
 /// A value in `lo..=hi`.
-fn range(g: &mut SplitMix, lo: i64, hi: i64) -> i64 {
+pub(super) fn range(g: &mut SplitMix, lo: i64, hi: i64) -> i64 {
     lo + g.below((hi - lo + 1).max(1) as u64) as i64
 }
 
 /// Values per 16 bytes: the step of a dimension-0 coordinate (§5.5.3.1 box start alignment).
-fn per16(ty: DataType) -> u32 {
+pub(super) fn per16(ty: DataType) -> u32 {
     (128 / ty.bits()) as u32
 }
 
@@ -284,11 +284,11 @@ fn fits(plan: &CopyPlan) -> bool {
     })
 }
 
-fn dim_of(rank: usize) -> Dim {
+pub(super) fn dim_of(rank: usize) -> Dim {
     Dim::ALL[rank.clamp(1, 5) - 1]
 }
 
-fn imms(v: &[i32]) -> Vec<Value> {
+pub(super) fn imms(v: &[i32]) -> Vec<Value> {
     v.iter().map(|&x| Value::Imm(x as i64)).collect()
 }
 
@@ -453,7 +453,7 @@ fn legal(w: &World, i: &Instruction) -> bool {
 }
 
 /// A fresh tensor map declaration over `global`; returns its name.
-fn declare(w: &mut World, global: &str, map: TensorMapParams) -> String {
+pub(super) fn declare(w: &mut World, global: &str, map: TensorMapParams) -> String {
     let name = format!("tm{}", w.memory.tensor_maps.len());
     w.memory.tensor_maps.push(TensorMapDecl {
         name: name.clone(),

@@ -1,0 +1,613 @@
+//! `ptxconform sweep`: the random truth sweep. `N` configurations of
+//! [`ptxconform_reference::gen::sweep`] (one tensor map + one tensor copy each, over the whole
+//! parameter space) go through the differential core ([`crate::diff::run_batch_under`]) on the
+//! GPU when one is present (the model's own prediction otherwise), and the model's prediction is
+//! scored per class: exact bytes for the well-defined configurations, the outcome class (trap /
+//! hang / driver rejection / completion) for the undefined ones.
+//!
+//! Output (`--out`): `sweep.json` (run info, per-class agreement, every row), `sweep.md` (the
+//! tables), and `disagreements/<name>.yaml`, each a case with its `expect:` and the observation
+//! that disagreed, replayable with `run --replay`.
+
+use crate::diff::{Backend, Judged, Run};
+use crate::report::{KnownDivergences, RunInfo, Verdict};
+use ptxconform_reference::case::{to_yaml, Case, Ending, Observation};
+use ptxconform_reference::gen::sweep::{
+    self as gen, predict_from, ClassKey, Config, OutcomeClass, Prediction,
+};
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::sem::profile::Profile;
+use ptxconform_reference::target::Target;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// Configurations to draw and run.
+    #[arg(long, default_value_t = 1000)]
+    pub count: u64,
+    /// Sweep seed: configuration k is drawn from (seed, k).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output directory (sweep.json, sweep.md, disagreements/).
+    #[arg(long, default_value = "reports/sweep/latest")]
+    pub out: PathBuf,
+    /// The reading the prediction is made under (`sm_90` or `spec`).
+    #[arg(long, value_name = "PROFILE", default_value = "sm_90")]
+    pub profile: Profile,
+    /// The model's own prediction as the device, even if a GPU is present.
+    #[arg(long)]
+    pub reference_only: bool,
+    /// GPUs to spread the batches over: `all`, or ordinals such as `0,2`.
+    #[arg(long, alias = "device", default_value = "all")]
+    pub devices: crate::gpu::Devices,
+    /// Configurations run on the GPU as one batch.
+    #[arg(long, default_value_t = 1024)]
+    pub batch: usize,
+    /// Per-job watchdog (seconds) on the GPU.
+    #[arg(long, default_value_t = 10)]
+    pub job_timeout: u64,
+    /// Disagreements minimized (the first ones; the others are saved as drawn).
+    #[arg(long, default_value_t = 32)]
+    pub minimize: usize,
+    /// Most rounds (GPU batches of all neighbours) a minimization takes.
+    #[arg(long, default_value_t = 12)]
+    pub minimize_rounds: usize,
+    /// ptxas optimization level (0–3) of the offline build the GPU runs.
+    #[arg(long, default_value_t = crate::compile::DEFAULT_OPT_LEVEL)]
+    pub opt_level: u8,
+}
+
+/// One configuration's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub index: u64,
+    pub case: String,
+    #[serde(flatten)]
+    pub key: ClassKey,
+    pub predicted: OutcomeClass,
+    /// The model's UB rule (absent: well defined, judged on exact bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// What the device did (absent: it did not run: not run, harness error, reference failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed: Option<OutcomeClass>,
+    pub verdict: String,
+    /// Prediction met (absent when nothing was observed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agree: Option<bool>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+impl Row {
+    pub fn well_defined(&self) -> bool {
+        self.rule.is_none()
+    }
+}
+
+/// Counts of one class value.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Tally {
+    /// Well-defined configurations observed, and those whose bytes matched exactly.
+    pub defined: u64,
+    pub defined_agree: u64,
+    /// Undefined configurations observed, and those whose outcome class was predicted.
+    pub undefined: u64,
+    pub undefined_agree: u64,
+    /// Configurations with no observation.
+    pub not_observed: u64,
+}
+
+impl Tally {
+    fn add(&mut self, r: &Row) {
+        match (r.agree, r.well_defined()) {
+            (None, _) => self.not_observed += 1,
+            (Some(a), true) => {
+                self.defined += 1;
+                self.defined_agree += a as u64;
+            }
+            (Some(a), false) => {
+                self.undefined += 1;
+                self.undefined_agree += a as u64;
+            }
+        }
+    }
+}
+
+/// The class dimensions agreement is reported over.
+pub const DIMENSIONS: [&str; 7] = [
+    "mode",
+    "rank",
+    "type",
+    "swizzle",
+    "interleave",
+    "oob",
+    "predicted",
+];
+
+fn json_name<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn dimension_value(r: &Row, dim: &str) -> String {
+    match dim {
+        "mode" => json_name(&r.key.mode),
+        "rank" => r.key.rank.to_string(),
+        "type" => json_name(&r.key.ty),
+        "swizzle" => json_name(&r.key.swizzle),
+        "interleave" => json_name(&r.key.interleave),
+        "oob" => json_name(&r.key.oob),
+        _ => r.predicted.name().to_string(),
+    }
+}
+
+/// The whole sweep's record.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub info: RunInfo,
+    pub commit: String,
+    pub seed: u64,
+    pub count: u64,
+    pub global_cap_bytes: u64,
+    pub smem_cap_bytes: u64,
+    pub total: Tally,
+    /// dimension -> value -> tally.
+    pub classes: BTreeMap<String, BTreeMap<String, Tally>>,
+    pub disagreements: Vec<Row>,
+    pub rows: Vec<Row>,
+}
+
+impl Report {
+    fn new(info: RunInfo, seed: u64, rows: Vec<Row>) -> Report {
+        let mut total = Tally::default();
+        let mut classes: BTreeMap<String, BTreeMap<String, Tally>> = BTreeMap::new();
+        for r in &rows {
+            total.add(r);
+            for d in DIMENSIONS {
+                classes
+                    .entry(d.to_string())
+                    .or_default()
+                    .entry(dimension_value(r, d))
+                    .or_default()
+                    .add(r);
+            }
+        }
+        Report {
+            info,
+            commit: commit(),
+            seed,
+            count: rows.len() as u64,
+            global_cap_bytes: gen::GLOBAL_CAP,
+            smem_cap_bytes: gen::SMEM_CAP,
+            total,
+            classes,
+            disagreements: rows
+                .iter()
+                .filter(|r| r.agree == Some(false))
+                .cloned()
+                .collect(),
+            rows,
+        }
+    }
+
+    /// The Markdown tables.
+    pub fn markdown(&self) -> String {
+        let pct = |a: u64, n: u64| {
+            if n == 0 {
+                "–".to_string()
+            } else {
+                format!("{:.2}%", 100.0 * a as f64 / n as f64)
+            }
+        };
+        let i = &self.info;
+        let mut s = format!(
+            "# Random truth sweep\n\ndevice: {} · driver: {} · date: {} · commit: {} · profile: {} · \
+             seed: {} · configurations: {} · caps: global {} KiB, shared {} KiB\n\n",
+            i.device,
+            i.driver,
+            i.date,
+            self.commit,
+            i.profile,
+            self.seed,
+            self.count,
+            self.global_cap_bytes / 1024,
+            self.smem_cap_bytes / 1024
+        );
+        let t = &self.total;
+        s += &format!(
+            "Well defined (exact bytes): {}/{} ({}). Undefined (outcome class): {}/{} ({}). \
+             Not observed: {}.\n",
+            t.defined_agree,
+            t.defined,
+            pct(t.defined_agree, t.defined),
+            t.undefined_agree,
+            t.undefined,
+            pct(t.undefined_agree, t.undefined),
+            t.not_observed
+        );
+        for (dim, values) in &self.classes {
+            s += &format!(
+                "\n## {dim}\n\n| {dim} | defined | agree | % | undefined | agree | % | not observed |\n\
+                 |---|---:|---:|---:|---:|---:|---:|---:|\n"
+            );
+            for (v, t) in values {
+                s += &format!(
+                    "| {v} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    t.defined,
+                    t.defined_agree,
+                    pct(t.defined_agree, t.defined),
+                    t.undefined,
+                    t.undefined_agree,
+                    pct(t.undefined_agree, t.undefined),
+                    t.not_observed
+                );
+            }
+        }
+        s += &format!("\n## Disagreements ({})\n\n", self.disagreements.len());
+        if !self.disagreements.is_empty() {
+            s += "| case | mode | rank | type | swizzle | interleave | oob | predicted | rule | observed | detail |\n\
+                  |---|---|---:|---|---|---|---|---|---|---|---|\n";
+        }
+        for r in &self.disagreements {
+            s += &format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                r.case,
+                dimension_value(r, "mode"),
+                r.key.rank,
+                dimension_value(r, "type"),
+                dimension_value(r, "swizzle"),
+                dimension_value(r, "interleave"),
+                dimension_value(r, "oob"),
+                r.predicted.name(),
+                r.rule.as_deref().unwrap_or("well defined"),
+                r.observed.map_or("–", |o| o.name()),
+                r.detail.replace('|', "\\|")
+            );
+        }
+        s
+    }
+}
+
+/// `git rev-parse --short HEAD` where it answers.
+fn commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The class of what the device did.
+pub fn observed_class(o: &Observation) -> OutcomeClass {
+    match o.outcome {
+        Ending::Completed => OutcomeClass::Completion,
+        Ending::Trap { .. } => OutcomeClass::Trap,
+        Ending::Timeout(_) | Ending::Watchdog(_) => OutcomeClass::Hang,
+        Ending::Rejected(_) => OutcomeClass::DriverRejection,
+    }
+}
+
+/// The model's own observation of a configuration: [`crate::diff::predicted`], with the
+/// driver's refusal where the driver model refuses the map (a GPU run never launches those).
+pub fn model_observation(info: &RunInfo, case: &Case, ex: &Execution) -> Observation {
+    let mut o = crate::diff::predicted(info, ex);
+    if predict_from(case, ex).outcome == OutcomeClass::DriverRejection {
+        o.outcome = Ending::Rejected("predicted: the driver model refuses the map".into());
+        o.regions.clear();
+        o.mbarriers.clear();
+    }
+    o
+}
+
+/// The model as the device of a sweep: it observes what it predicts.
+pub struct ModelDevice {
+    pub info: RunInfo,
+}
+
+impl Backend for ModelDevice {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(c, ex)| Run::observed(model_observation(&self.info, c, ex)))
+            .collect())
+    }
+}
+
+/// A backend that records the prediction of every execution the core hands it (so the model
+/// runs once per configuration) and passes the cases on.
+struct Predicting<'a> {
+    inner: &'a mut dyn Backend,
+    seen: BTreeMap<String, Prediction>,
+}
+
+impl Backend for Predicting<'_> {
+    fn info(&self) -> RunInfo {
+        self.inner.info()
+    }
+    fn runs(&self, t: Target) -> bool {
+        self.inner.runs(t)
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        for (c, ex) in cases {
+            self.seen.insert(c.name.clone(), predict_from(c, ex));
+        }
+        self.inner.observe(cases)
+    }
+    fn host_time(&mut self, r: std::time::Duration, j: std::time::Duration) {
+        self.inner.host_time(r, j)
+    }
+}
+
+/// One configuration judged: its row, the case that ran, what the device showed.
+struct Judgement {
+    row: Row,
+    config: Config,
+    case: Case,
+    observation: Option<Observation>,
+}
+
+/// Configurations (index, class key, config) judged on `backend`, in order.
+fn judge_configs(
+    backend: &mut dyn Backend,
+    profile: Profile,
+    items: Vec<(u64, ClassKey, Config)>,
+) -> Result<Vec<Judgement>, String> {
+    use rayon::prelude::*;
+    let cases: Vec<Case> = items.par_iter().map(|(_, _, c)| c.build()).collect();
+    let mut p = Predicting {
+        inner: backend,
+        seen: BTreeMap::new(),
+    };
+    let judged: Vec<Judged> =
+        crate::fuzz::run_cases(&mut p, &KnownDivergences::default(), profile, &cases)?;
+    let mut out = Vec::with_capacity(items.len());
+    for (((index, key, config), case), j) in items.into_iter().zip(cases).zip(judged) {
+        // A case the core kept from the backend (a reference failure) still gets its prediction.
+        let pred = match p.seen.get(&case.name) {
+            Some(x) => x.clone(),
+            None => gen::predict(&case, profile).unwrap_or(Prediction {
+                outcome: OutcomeClass::Completion,
+                rule: None,
+            }),
+        };
+        let observed = j.observation.as_ref().map(observed_class);
+        let agree = observed.map(|o| {
+            if pred.well_defined() {
+                j.result.verdict == Verdict::Pass
+            } else {
+                o == pred.outcome
+            }
+        });
+        let row = Row {
+            index,
+            case: case.name.clone(),
+            key,
+            predicted: pred.outcome,
+            rule: pred.rule.map(str::to_string),
+            observed,
+            verdict: j.result.verdict.name().to_string(),
+            agree,
+            detail: j.result.detail.clone(),
+        };
+        out.push(Judgement {
+            row,
+            config,
+            case,
+            observation: j.observation,
+        });
+    }
+    Ok(out)
+}
+
+/// The same disagreement: the same prediction kind and class, the same observed class.
+fn same_disagreement(a: &Row, b: &Row) -> bool {
+    b.agree == Some(false)
+        && a.predicted == b.predicted
+        && a.well_defined() == b.well_defined()
+        && a.observed == b.observed
+}
+
+/// Shrink each disagreement's configuration greedily: every round runs all neighbours of every
+/// unfinished one as one batch and keeps, per disagreement, the first that disagrees the same way.
+fn minimize(
+    backend: &mut dyn Backend,
+    profile: Profile,
+    found: Vec<Judgement>,
+    rounds: usize,
+) -> Result<Vec<Judgement>, String> {
+    let mut cur: Vec<(Judgement, bool)> = found.into_iter().map(|j| (j, false)).collect();
+    for _ in 0..rounds {
+        let mut owners = Vec::new();
+        let mut items = Vec::new();
+        for (k, (j, done)) in cur.iter().enumerate() {
+            if *done {
+                continue;
+            }
+            for c in j.config.shrink() {
+                owners.push(k);
+                items.push((j.row.index, j.row.key.clone(), c));
+            }
+        }
+        if items.is_empty() {
+            break;
+        }
+        let tried = judge_configs(backend, profile, items)?;
+        let mut moved = vec![false; cur.len()];
+        for (k, t) in owners.into_iter().zip(tried) {
+            if !moved[k] && same_disagreement(&cur[k].0.row, &t.row) {
+                moved[k] = true;
+                cur[k].0.config = t.config;
+                cur[k].0.case = t.case;
+                cur[k].0.observation = t.observation;
+                cur[k].0.row.detail = t.row.detail;
+            }
+        }
+        for (k, m) in moved.into_iter().enumerate() {
+            if !m {
+                cur[k].1 = true;
+            }
+        }
+    }
+    Ok(cur.into_iter().map(|(j, _)| j).collect())
+}
+
+/// How a sweep runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub profile: Profile,
+    pub seed: u64,
+    pub count: u64,
+    pub batch: usize,
+    /// Disagreements minimized (the first ones), and rounds each may take.
+    pub minimize: usize,
+    pub minimize_rounds: usize,
+}
+
+/// Run `plan.count` configurations on `backend` in batches; disagreeing cases (minimized, with
+/// their observation) are written under `out/disagreements/` when `out` is given.
+pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Result<Report, String> {
+    let mut info = backend.info();
+    info.profile = plan.profile.name().into();
+    info.mode = "sweep".into();
+    let mut rows = Vec::new();
+    let mut found = Vec::new();
+    let step = plan.batch.max(1) as u64;
+    let mut start = 0;
+    while start < plan.count {
+        let end = (start + step).min(plan.count);
+        let items = (start..end)
+            .map(|i| {
+                let d = gen::draw(plan.seed, i);
+                (i, d.key, d.config)
+            })
+            .collect();
+        for j in judge_configs(backend, plan.profile, items)? {
+            rows.push(j.row.clone());
+            if j.row.agree == Some(false) {
+                found.push(j);
+            }
+        }
+        eprintln!("sweep: {end}/{}", plan.count);
+        start = end;
+    }
+    let rest = found.split_off(found.len().min(plan.minimize));
+    let mut found = minimize(backend, plan.profile, found, plan.minimize_rounds)?;
+    found.extend(rest);
+    if let Some(dir) = out {
+        for j in found {
+            save(dir, &j.row, j.case, j.observation, plan.profile)?;
+        }
+    }
+    Ok(Report::new(info, plan.seed, rows))
+}
+
+/// The disagreeing case as a regression case: its prediction as `expect`, the observation kept.
+fn save(
+    dir: &Path,
+    row: &Row,
+    mut case: Case,
+    obs: Option<Observation>,
+    profile: Profile,
+) -> Result<(), String> {
+    let d = dir.join("disagreements");
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    if let Ok(p) = gen::predict(&case, profile) {
+        case.expect = Some(p.expect());
+    }
+    case.description = format!(
+        "sweep disagreement: predicted {} ({}), observed {}: {}",
+        row.predicted.name(),
+        row.rule.as_deref().unwrap_or("well defined"),
+        row.observed.map_or("nothing", |o| o.name()),
+        row.detail
+    );
+    case.observed.extend(obs);
+    let file = d.join(format!("{}.yaml", row.case));
+    std::fs::write(&file, to_yaml(std::slice::from_ref(&case)))
+        .map_err(|e| format!("{}: {e}", file.display()))
+}
+
+pub fn main(args: &SweepArgs) -> Result<i32, String> {
+    let devs = crate::gpu::devices_unless(
+        args.reference_only,
+        &args.devices,
+        "the model's own prediction stands in for the device",
+    );
+    let mut fleet = None;
+    if !devs.is_empty() {
+        let engines = devs
+            .iter()
+            .map(|d| {
+                let mut e = crate::fuzz::gpu(d, args.job_timeout, args.opt_level)?;
+                e.info.mode = "sweep: reference + hardware".into();
+                if devs.len() > 1 {
+                    e.label = format!("GPU {} ({})", d.ordinal, d.name);
+                }
+                Ok(e)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        fleet = Some(crate::run::fleet::Fleet { engines });
+    }
+    let mut predicted = ModelDevice {
+        info: RunInfo {
+            device: "reference (model's own prediction)".into(),
+            date: crate::run::today(),
+            ptxconform: env!("CARGO_PKG_VERSION").into(),
+            ..RunInfo::default()
+        },
+    };
+    let backend: &mut dyn Backend = match fleet.as_mut() {
+        Some(f) => f,
+        None => &mut predicted,
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let t = std::time::Instant::now();
+    let plan = Plan {
+        profile: args.profile,
+        seed: args.seed,
+        count: args.count,
+        batch: args.batch,
+        minimize: args.minimize,
+        minimize_rounds: args.minimize_rounds,
+    };
+    let report = sweep(backend, plan, Some(&args.out))?;
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    let jp = args.out.join("sweep.json");
+    std::fs::write(&jp, format!("{json}\n")).map_err(|e| format!("{}: {e}", jp.display()))?;
+    let md = report.markdown();
+    let mp = args.out.join("sweep.md");
+    std::fs::write(&mp, &md).map_err(|e| format!("{}: {e}", mp.display()))?;
+    let t_ = &report.total;
+    println!(
+        "sweep of {} configurations in {:.1} s on {}: well defined {}/{} exact, undefined {}/{} \
+         outcome class, {} not observed, {} disagreements; {} and {}",
+        report.count,
+        t.elapsed().as_secs_f64(),
+        report.info.device,
+        t_.defined_agree,
+        t_.defined,
+        t_.undefined_agree,
+        t_.undefined,
+        t_.not_observed,
+        report.disagreements.len(),
+        jp.display(),
+        mp.display()
+    );
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests;

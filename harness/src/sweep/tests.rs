@@ -1,0 +1,141 @@
+use super::*;
+use std::collections::BTreeSet;
+
+const N: u64 = 48;
+
+fn plan(minimize: usize) -> Plan {
+    Plan {
+        profile: Profile::Sm90,
+        seed: 5,
+        count: N,
+        batch: 16,
+        minimize,
+        minimize_rounds: 3,
+    }
+}
+
+fn reference() -> ModelDevice {
+    ModelDevice {
+        info: RunInfo::default(),
+    }
+}
+
+/// The model's prediction for a device agrees with itself everywhere, and every configuration
+/// executes on the reference (none is left unobserved by a reference failure).
+#[test]
+fn prediction_agrees_with_itself() {
+    let r = sweep(&mut reference(), plan(0), None).unwrap();
+    assert_eq!(r.count, N);
+    assert_eq!(r.total.not_observed, 0, "{:#?}", r.rows);
+    assert!(r.disagreements.is_empty(), "{:#?}", r.disagreements);
+    assert!(r.total.defined > 0 && r.total.undefined > 0);
+    for d in DIMENSIONS {
+        let sum: u64 = r.classes[d]
+            .values()
+            .map(|t| t.defined + t.undefined + t.not_observed)
+            .sum();
+        assert_eq!(sum, N, "{d}");
+    }
+}
+
+/// A device that departs in chosen configurations: one byte flipped where the model predicts
+/// exact bytes, another outcome class where it predicts undefined behaviour.
+struct Departing {
+    flip: BTreeSet<String>,
+}
+
+impl Backend for Departing {
+    fn info(&self) -> RunInfo {
+        RunInfo::default()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(c, ex)| {
+                let mut o = model_observation(&RunInfo::default(), c, ex);
+                if self.flip.contains(&c.name) {
+                    let p = predict_from(c, ex);
+                    if p.well_defined() {
+                        if let Some(b) = o.regions.get_mut(&c.memory.global[0].name) {
+                            b[0] ^= 0xff;
+                        }
+                    } else {
+                        o.outcome = match p.outcome {
+                            OutcomeClass::Trap => Ending::Completed,
+                            _ => Ending::Trap {
+                                kind: "fake".into(),
+                                code: 0,
+                            },
+                        };
+                    }
+                }
+                Run::observed(o)
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn departures_are_exactly_the_disagreements_in_their_classes() {
+    let base = sweep(&mut reference(), plan(0), None).unwrap();
+    let defined: Vec<&Row> = base
+        .rows
+        .iter()
+        .filter(|r| r.well_defined())
+        .take(3)
+        .collect();
+    let undefined: Vec<&Row> = base
+        .rows
+        .iter()
+        .filter(|r| !r.well_defined())
+        .take(2)
+        .collect();
+    assert_eq!((defined.len(), undefined.len()), (3, 2));
+    let flip: BTreeSet<String> = defined
+        .iter()
+        .chain(&undefined)
+        .map(|r| r.case.clone())
+        .collect();
+    let dir = std::env::temp_dir().join(format!("ptxconform-sweep-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = sweep(&mut Departing { flip: flip.clone() }, plan(8), Some(&dir)).unwrap();
+    let got: BTreeSet<String> = r.disagreements.iter().map(|d| d.case.clone()).collect();
+    assert_eq!(got, flip);
+    assert_eq!(r.total.defined - r.total.defined_agree, 3);
+    assert_eq!(r.total.undefined - r.total.undefined_agree, 2);
+    let mut shrunk = 0;
+    for d in &r.disagreements {
+        let b = base.rows.iter().find(|b| b.case == d.case).unwrap();
+        assert_eq!(
+            (&d.key, d.predicted, &d.rule),
+            (&b.key, b.predicted, &b.rule)
+        );
+        // Each class the row belongs to counts it as a disagreement.
+        for dim in DIMENSIONS {
+            let t = &r.classes[dim][&dimension_value(d, dim)];
+            assert!(t.defined_agree < t.defined || t.undefined_agree < t.undefined);
+        }
+        let file = dir.join("disagreements").join(format!("{}.yaml", d.case));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let cases = ptxconform_reference::case::load_str(&text, "saved").unwrap();
+        assert_eq!(cases[0].observed.len(), 1, "{text}");
+        // Minimized: a saved map is never larger than the drawn one, and it still disagrees.
+        let drawn = ptxconform_reference::gen::sweep::draw(5, d.index).case;
+        let size = |c: &Case| -> u64 {
+            let m = &c.memory.tensor_maps[0].map;
+            m.global_dim.iter().product::<u64>()
+                + m.box_dim.iter().flatten().map(|&b| b as u64).sum::<u64>()
+        };
+        assert!(size(&cases[0]) <= size(&drawn), "{text}");
+        shrunk += (cases[0].memory.tensor_maps != drawn.memory.tensor_maps
+            || cases[0].program != drawn.program) as usize;
+    }
+    assert!(shrunk > 0, "no disagreement was minimized");
+    assert!(r
+        .markdown()
+        .contains(&format!("## Disagreements ({})", flip.len())));
+    let _ = std::fs::remove_dir_all(&dir);
+}
