@@ -44,7 +44,7 @@ pub struct BenchArgs {
     /// Where the JSON results go.
     #[arg(long, default_value = "reports/bench/latest.json")]
     pub out: PathBuf,
-    /// Commit measured (default: `git rev-parse --short HEAD`, if it answers).
+    /// Commit measured (default: the commit the binary was built from).
     #[arg(long)]
     pub commit: Option<String>,
     /// CUDA device ordinal.
@@ -211,18 +211,12 @@ fn commit(args: &BenchArgs) -> String {
     git_commit(args.commit.as_deref())
 }
 
-/// `explicit`, else `git rev-parse --short HEAD` (if it answers), else "unknown".
+/// `explicit`, else the commit the binary was built from (`git rev-parse --short HEAD` at build
+/// time, `+changes` when the tree had uncommitted changes), else "unknown".
 pub fn git_commit(explicit: Option<&str>) -> String {
-    if let Some(c) = explicit {
-        return c.to_string();
-    }
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
+    explicit
+        .unwrap_or(env!("PTXCONFORM_BUILD_COMMIT"))
+        .to_string()
 }
 
 /// `n` instances of `template`: the first as it is, the others with every region initialised

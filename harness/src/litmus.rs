@@ -65,7 +65,7 @@ pub struct LitmusArgs {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: i32,
-    /// Commit measured (default: `git rev-parse --short HEAD`, if it answers).
+    /// Commit measured (default: the commit the binary was built from).
     #[arg(long)]
     pub commit: Option<String>,
 }

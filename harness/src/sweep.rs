@@ -179,7 +179,7 @@ impl Report {
         }
         Report {
             info,
-            commit: commit(),
+            commit: crate::bench::git_commit(None),
             seed,
             count: rows.len() as u64,
             global_cap_bytes: gen::GLOBAL_CAP,
@@ -271,17 +271,6 @@ impl Report {
         }
         s
     }
-}
-
-/// `git rev-parse --short HEAD` where it answers.
-fn commit() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The class of what the device did.

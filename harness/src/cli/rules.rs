@@ -124,12 +124,23 @@ pub fn markdown() -> String {
         "\n## Copy rules\n\n\
          Checked by every tensor copy against its validated map; a copy that breaks one is UB\n\
          `{}:RULE` (e.g. `expect: {{ undefined: \"{}\" }}`).\n\n\
-         | rule | § | summary |\n| --- | --- | --- |\n",
+         | rule | § | silicon expected | summary |\n| --- | --- | --- | --- |\n",
         exec_tensor::COPY_RULE,
         exec_tensor::copy_rule_id(copy_rule::SMEM_ALIGN)
     ));
     for (id, section, summary) in COPY_RULES {
-        s.push_str(&format!("| `{id}` | {section} | {} |\n", cell(summary)));
+        let hw = ExpectedHw::of(&Outcome::Undefined {
+            ub: Ub {
+                rule: exec_tensor::copy_rule_id(id),
+                section,
+                detail: String::new(),
+            },
+            step: 0,
+        });
+        s.push_str(&format!(
+            "| `{id}` | {section} | {hw} | {} |\n",
+            cell(summary)
+        ));
     }
     s.push_str(&format!(
         "\n## Encode rules\n\n\
