@@ -137,3 +137,16 @@ fn validation_errors_are_located() {
     let big = load_err(&body);
     assert!(big.contains(&format!("more than {MAX_ORDERS}")), "{big}");
 }
+
+#[test]
+fn a_step_outside_groups_keeps_one_order() {
+    // `cta: all` over 8 CTAs outside any group: one order (A-EXEC-ORDER), not 8!.
+    let text = HEAD.replace("launch: { threads: 128 }", "launch: { grid: [8, 1, 1] }");
+    let c = load_str(
+        &format!("{text}  - {{ store: {{ at: buf, bytes: [1] }}, cta: all }}\n"),
+        "t.yaml",
+    )
+    .unwrap()
+    .remove(0);
+    assert_eq!(schedules(&c).unwrap().len(), 1);
+}

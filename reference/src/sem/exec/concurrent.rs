@@ -35,19 +35,20 @@ fn ctas_of(cta: &Ctas, ctas: u32) -> Vec<u32> {
     }
 }
 
-/// The program as blocks of consecutive steps: a step outside any group is a block of its own;
-/// a group's steps form one block. Each block is its units in listed order.
-fn blocks(case: &Case) -> Vec<Vec<Unit>> {
+/// The program as blocks of consecutive steps: a step outside any group is a block of its own
+/// (its CTAs in rank order, A-EXEC-ORDER); a group's steps form one block. Each block is
+/// whether it is a group, and its units in listed order.
+fn blocks(case: &Case) -> Vec<(bool, Vec<Unit>)> {
     let ctas = case.launch.ctas();
-    let mut out: Vec<Vec<Unit>> = Vec::new();
+    let mut out: Vec<(bool, Vec<Unit>)> = Vec::new();
     let mut group: Option<&str> = None;
     for (i, s) in case.program.iter().enumerate() {
         let units = ctas_of(&s.cta, ctas)
             .into_iter()
             .map(|cta| Unit { step: i, cta });
         match (s.concurrent.as_deref(), group, out.last_mut()) {
-            (Some(g), Some(h), Some(last)) if g == h => last.extend(units),
-            _ => out.push(units.collect()),
+            (Some(g), Some(h), Some(last)) if g == h => last.1.extend(units),
+            (g, _, _) => out.push((g.is_some(), units.collect())),
         }
         group = s.concurrent.as_deref();
     }
@@ -80,8 +81,8 @@ pub fn order_count(case: &Case, units: &[Unit]) -> u128 {
 pub fn group_order_count(case: &Case, first: usize) -> u128 {
     blocks(case)
         .iter()
-        .find(|b| b.first().is_some_and(|u| u.step == first))
-        .map_or(1, |b| order_count(case, b))
+        .find(|(group, b)| *group && b.first().is_some_and(|u| u.step == first))
+        .map_or(1, |(_, b)| order_count(case, b))
 }
 
 /// Every interleaving of `units` keeping each thread's units in order; the listed order first.
@@ -115,7 +116,10 @@ pub fn schedules(case: &Case) -> Result<Vec<Vec<Unit>>, ErrorKind> {
     let blocks = blocks(case);
     let total = blocks
         .iter()
-        .fold(1u128, |acc, b| acc.saturating_mul(order_count(case, b)));
+        .filter(|(group, _)| *group)
+        .fold(1u128, |acc, (_, b)| {
+            acc.saturating_mul(order_count(case, b))
+        });
     if total > MAX_ORDERS {
         return Err(ErrorKind::Launch(format!(
             "the concurrent groups have more than {MAX_ORDERS} interleavings together \
@@ -123,8 +127,12 @@ pub fn schedules(case: &Case) -> Result<Vec<Vec<Unit>>, ErrorKind> {
         )));
     }
     let mut scheds: Vec<Vec<Unit>> = vec![Vec::new()];
-    for b in &blocks {
-        let orders = interleavings(case, b);
+    for (group, b) in &blocks {
+        let orders = if *group {
+            interleavings(case, b)
+        } else {
+            vec![b.clone()]
+        };
         scheds = scheds
             .iter()
             .flat_map(|s| {
