@@ -39,7 +39,13 @@ fn ctas_of(cta: &Ctas, ctas: u32) -> Vec<u32> {
 /// (its CTAs in rank order, A-EXEC-ORDER); a group's steps form one block. Each block is
 /// whether it is a group, and its units in listed order.
 fn blocks(case: &Case) -> Vec<(bool, Vec<Unit>)> {
-    let ctas = case.launch.ctas();
+    // Checked: the validator calls this on cases whose grid it has not yet found too large.
+    let ctas = case
+        .launch
+        .grid
+        .iter()
+        .try_fold(1u32, |a, &x| a.checked_mul(x))
+        .unwrap_or(0);
     let mut out: Vec<(bool, Vec<Unit>)> = Vec::new();
     let mut group: Option<&str> = None;
     for (i, s) in case.program.iter().enumerate() {
