@@ -43,7 +43,9 @@
 //! order, each guarded by "this is CTA c and thread t". Between consecutive steps with different
 //! executors the kernel inserts `bar.sync 0` (same CTA set) or, in a clustered launch, a cluster
 //! barrier (`barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`) when the CTA sets
-//! differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`.
+//! differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`. Steps of
+//! one `concurrent` group get no barrier between them (they run at once); entering and leaving
+//! a group always synchronises (a cluster barrier in a clustered launch).
 //!
 //! `wait_parity` loops on `mbarrier.try_wait.parity` (`test_wait.parity` before sm_90) bounded
 //! by `%globaltimer` (budget `pblock[pb::TIMEOUT_NS]`); on timeout it sets the step's flag in
@@ -310,14 +312,19 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     };
     let tensor_maps = em.prologue()?;
     let mut spans = Vec::new();
-    let mut prev: Option<Who> = None;
+    let mut prev: Option<(Who, Option<&str>)> = None;
     for (j, (step, st)) in case.program.iter().zip(stmts).enumerate() {
         let mut w = who(&step.cta, step.thread);
         w.warp = st.as_ref().is_some_and(warp_collective);
+        let group = step.concurrent.as_deref();
         let start = em.kb.body().len();
-        if let Some(p) = &prev {
-            if *p != w {
-                if p.ctas != w.ctas && em.clustered() {
+        if let Some((p, pg)) = &prev {
+            // Steps of one concurrent group run at once; entering or leaving a group always
+            // synchronises, so the group's steps meet nothing before or after it.
+            let same_group = group.is_some() && *pg == group;
+            let boundary = *pg != group;
+            if boundary || (!same_group && *p != w) {
+                if (p.ctas != w.ctas || boundary) && em.clustered() {
                     em.cluster_barrier();
                 } else {
                     em.line("bar.sync 0;");
@@ -333,7 +340,7 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         }
         em.line(format!("{skip}:"));
         spans.push((j, start..em.kb.body().len()));
-        prev = Some(w);
+        prev = Some((w, group));
         if !em.errors.is_empty() {
             return err(format!("step {j}: {}", em.errors.join("; ")));
         }

@@ -280,7 +280,8 @@ impl Default for Ctas {
 }
 
 /// One step of the program. Steps run in the order listed; the harness separates steps run by
-/// different threads or CTAs with a CTA or cluster barrier, so the order is the same on silicon.
+/// different threads or CTAs with a CTA or cluster barrier, so the order is the same on silicon,
+/// except between the steps of one `concurrent` group.
 /// Asynchronous operations started by a step still complete only through their mechanism.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -293,6 +294,11 @@ pub struct Step {
     /// The thread (index within its CTA) that runs the step.
     #[serde(default, skip_serializing_if = "is_zero32")]
     pub thread: u32,
+    /// Names the concurrent group the step belongs to: consecutive steps with the same name run
+    /// at once (no barrier between them), so the reference allows every interleaving of them
+    /// that keeps each thread's own steps in order (A-EXEC-CONCURRENT-INTERLEAVINGS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrent: Option<String>,
     /// What the step does: one of `ptx`, `wait_parity`, `store`.
     #[serde(flatten)]
     pub op: StepOp,

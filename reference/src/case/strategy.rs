@@ -107,7 +107,14 @@ pub fn step() -> impl Strategy<Value = Step> {
         (ident(), any::<u32>()).prop_map(|(mbar, parity)| StepOp::WaitParity { mbar, parity }),
         (ident(), vec(any::<u8>(), 0..5)).prop_map(|(at, bytes)| StepOp::Store { at, bytes }),
     ];
-    (cta, any::<u32>(), op).prop_map(|(cta, thread, op)| Step { cta, thread, op })
+    (cta, any::<u32>(), proptest::option::of(ident()), op).prop_map(
+        |(cta, thread, concurrent, op)| Step {
+            cta,
+            thread,
+            concurrent,
+            op,
+        },
+    )
 }
 pub fn expect() -> impl Strategy<Value = Option<Expect>> {
     proptest::option::of(prop_oneof![

@@ -450,6 +450,7 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     params(c, &mut o);
     let names = Names::of(c);
     program(c, &names, &mut o);
+    concurrent_groups(c, &mut o);
     expected_bytes(c, &names, &mut o);
     for (k, n) in c.check.iter().enumerate() {
         match names.decls.get(n) {
@@ -852,6 +853,78 @@ fn program(c: &Case, names: &Names, o: &mut Out) {
                 }
             }
         }
+    }
+}
+
+/// `concurrent` groups: consecutive, run by more than one thread, without blocking waits (a
+/// step is atomic in the model, so a wait inside a group could only wait for steps before it),
+/// and within the interleaving bound.
+fn concurrent_groups(c: &Case, o: &mut Out) {
+    const MAX_CTAS_ORDERED: u32 = 1 << 16;
+    use crate::sem::exec::concurrent::{group_order_count, MAX_ORDERS};
+    let ctas = product(&c.launch.grid);
+    let mut ended: HashMap<&str, usize> = HashMap::new();
+    let mut total: u128 = 1;
+    let mut j = 0;
+    while j < c.program.len() {
+        let Some(g) = c.program[j].concurrent.as_deref() else {
+            j += 1;
+            continue;
+        };
+        let at = |i: usize| pik(&["program"], i, "concurrent");
+        let end = (j..c.program.len())
+            .find(|&i| c.program[i].concurrent.as_deref() != Some(g))
+            .unwrap_or(c.program.len());
+        if g.is_empty() {
+            o.err(at(j), "a concurrent group needs a name");
+        }
+        if let Some(last) = ended.insert(g, end - 1) {
+            o.err(
+                at(j),
+                format!("concurrent group `{g}` already ended at step {last}: a group's steps are consecutive"),
+            );
+        }
+        let mut runners = std::collections::BTreeSet::new();
+        for i in j..end {
+            let s = &c.program[i];
+            match &s.cta {
+                Ctas::One(n) => {
+                    runners.insert((*n, s.thread));
+                }
+                Ctas::List(l) => runners.extend(l.iter().map(|n| (*n, s.thread))),
+                // Two CTAs are enough to tell the group is run by more than one thread.
+                Ctas::Named(_) => runners.extend((0..ctas.min(2) as u32).map(|n| (n, s.thread))),
+            }
+            if matches!(s.op, StepOp::WaitParity { .. }) {
+                o.err(
+                    at(i),
+                    "a wait_parity step cannot be concurrent (the model runs whole steps                      atomically, so it could wait only for steps before it): put it after the group",
+                );
+            }
+        }
+        if runners.len() < 2 {
+            o.err(
+                at(j),
+                format!("concurrent group `{g}` is run by one thread only: its steps run in order anyway; give its steps different threads or CTAs"),
+            );
+        } else if ctas > u128::from(MAX_CTAS_ORDERED) {
+            // `launch` reports the grid; counting orders over it would be meaningless.
+        } else if group_order_count(c, j) > MAX_ORDERS {
+            o.err(
+                at(j),
+                format!("concurrent group `{g}` has more than {MAX_ORDERS} interleavings (A-EXEC-CONCURRENT-INTERLEAVINGS): give it fewer steps or threads"),
+            );
+        } else {
+            total = total.saturating_mul(group_order_count(c, j));
+            if total > MAX_ORDERS {
+                o.err(
+                    at(j),
+                    format!("with group `{g}` the concurrent groups have more than {MAX_ORDERS} interleavings together (A-EXEC-CONCURRENT-INTERLEAVINGS)"),
+                );
+                total = 1;
+            }
+        }
+        j = end;
     }
 }
 

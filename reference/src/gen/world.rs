@@ -202,6 +202,7 @@ impl World {
         self.steps.push(Step {
             cta: who.cta.clone(),
             thread: who.thread,
+            concurrent: None,
             op: StepOp::Ptx(instr.to_string()),
         });
         self.steps.len() - 1
@@ -210,6 +211,7 @@ impl World {
         self.steps.push(Step {
             cta: who.cta.clone(),
             thread: who.thread,
+            concurrent: None,
             op,
         });
         self.steps.len() - 1

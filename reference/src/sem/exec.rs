@@ -9,6 +9,9 @@
 //! Model positions where the spec is silent (named, see [`ASSUMPTIONS`]):
 //! - A-EXEC-ORDER: steps run in listed order; `cta: all` runs a step in every CTA in rank order
 //!   (the harness separates steps by barriers, so silicon sees the same order).
+//! - A-EXEC-CONCURRENT-INTERLEAVINGS: the steps of a `concurrent` group run in every order of
+//!   whole steps that keeps each thread's steps in order; the executions merge (see
+//!   `sem/exec/concurrent.rs`).
 //! - A-EXEC-EVENTUAL: an asynchronous write stays in flight ({old, new} per byte) until a mechanism
 //!   guarantees it: a cp.async / bulk wait_group (group mechanism) or a wait on the mbarrier that
 //!   tracks it. Nothing lands at the end of the program.
@@ -44,6 +47,7 @@
 //!   {old, result computed from the final destination}.
 
 mod bulk;
+pub mod concurrent;
 mod cp_async;
 mod mbarrier;
 mod reduce;
@@ -64,7 +68,7 @@ use super::proxy::{self, Note, Proxy, ProxyRule};
 use super::reduce::{Arith, ReduceForm};
 use super::tracking::{self, SemError, TrackedCopy, Tracking};
 use super::ub::{self, Ub, UbRule};
-use crate::case::{Case, Ctas, Expect, Param, StepOp};
+use crate::case::{Case, Expect, Param, StepOp};
 use crate::layout::{Layout, Place, MBARRIER_BYTES};
 use crate::ptx::common::{RedOp, RedType};
 use crate::ptx::operand::{AddrBase, Address, Value};
@@ -72,6 +76,7 @@ use crate::ptx::{Instruction, Statement};
 
 pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-ORDER",
+    "A-EXEC-CONCURRENT-INTERLEAVINGS",
     "A-EXEC-EVENTUAL",
     "A-EXEC-WAIT-LANDS",
     "A-EXEC-PROBE",
@@ -431,6 +436,9 @@ pub enum ErrorKind {
     Unsupported(String),
     /// A bookkeeping failure of the mechanisms (a bug, not a property of the case).
     Internal(String),
+    /// Orders of concurrent steps leave an mbarrier (or other non-byte state) in different
+    /// states: the model cannot state one outcome (A-EXEC-CONCURRENT-INTERLEAVINGS).
+    Nondeterministic(String),
 }
 
 impl fmt::Display for ExecError {
@@ -621,61 +629,80 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
     execute_with(case, ExecOptions::default())
 }
 
-/// Runs the case with `opts`.
+/// Runs the case with `opts`: once, or once per order of its concurrent steps, merged
+/// (A-EXEC-CONCURRENT-INTERLEAVINGS).
 pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
-    let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     let ctx = crate::case::validate::parse_ctx(case);
+    let mut parsed = Vec::with_capacity(case.program.len());
+    for (i, step) in case.program.iter().enumerate() {
+        parsed.push(match &step.op {
+            StepOp::Ptx(text) => {
+                Some(Statement::parse_with(text, &ctx).map_err(|e| ExecError {
+                    step: Some(i),
+                    kind: ErrorKind::Parse(e.to_string()),
+                })?)
+            }
+            _ => None,
+        });
+    }
+    let scheds = concurrent::schedules(case).map_err(|kind| ExecError { step: None, kind })?;
+    let runs = scheds
+        .iter()
+        .map(|s| execute_schedule(case, opts, &parsed, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if runs.len() == 1 {
+        return Ok(runs.into_iter().next().expect("one run"));
+    }
+    concurrent::merge(case, &scheds, runs)
+}
+
+/// Runs one schedule of the case's steps (`parsed`: each `ptx` step's statement).
+fn execute_schedule(
+    case: &Case,
+    opts: ExecOptions,
+    parsed: &[Option<Statement>],
+    sched: &[concurrent::Unit],
+) -> Result<Execution, ExecError> {
+    let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
-    'steps: for (i, step) in case.program.iter().enumerate() {
+    for &concurrent::Unit { step: i, cta } in sched {
+        let step = &case.program[i];
+        let parsed = &parsed[i];
         let err = |kind| ExecError {
             step: Some(i),
             kind,
         };
-        let parsed = match &step.op {
-            StepOp::Ptx(text) => Some(
-                Statement::parse_with(text, &ctx)
-                    .map_err(|e| err(ErrorKind::Parse(e.to_string())))?,
+        if cta >= m.ctas || step.thread >= case.launch.threads {
+            return Err(err(ErrorKind::Launch(format!(
+                "cta {cta} / thread {} outside the launch",
+                step.thread
+            ))));
+        }
+        m.step = i;
+        m.cta = cta;
+        m.thread = step.thread;
+        m.touched.clear();
+        let (text, res) = match (&step.op, &parsed) {
+            (_, Some(st)) => (st.to_string(), m.statement(st)),
+            (StepOp::WaitParity { mbar, parity }, _) => (
+                format!("wait_parity [{mbar}], {parity}"),
+                m.wait_parity_confirming(mbar, *parity),
             ),
-            _ => None,
+            (StepOp::Store { at, bytes }, _) => (
+                format!("store [{at}], {} bytes", bytes.len()),
+                m.store(at, bytes),
+            ),
+            (StepOp::Ptx(_), None) => unreachable!("parsed above"),
         };
-        let ctas: Vec<u32> = match &step.cta {
-            Ctas::One(c) => vec![*c],
-            Ctas::Named(_) => (0..m.ctas).collect(),
-            Ctas::List(l) => l.clone(),
-        };
-        for cta in ctas {
-            if cta >= m.ctas || step.thread >= case.launch.threads {
-                return Err(err(ErrorKind::Launch(format!(
-                    "cta {cta} / thread {} outside the launch",
-                    step.thread
-                ))));
+        match res {
+            Ok(()) => trace.push(m.trace_step(text)),
+            Err(Stop::Ub(u)) => {
+                trace.push(m.trace_step(text));
+                outcome = Outcome::Undefined { ub: u, step: i };
+                break;
             }
-            m.step = i;
-            m.cta = cta;
-            m.thread = step.thread;
-            m.touched.clear();
-            let (text, res) = match (&step.op, &parsed) {
-                (_, Some(st)) => (st.to_string(), m.statement(st)),
-                (StepOp::WaitParity { mbar, parity }, _) => (
-                    format!("wait_parity [{mbar}], {parity}"),
-                    m.wait_parity_confirming(mbar, *parity),
-                ),
-                (StepOp::Store { at, bytes }, _) => (
-                    format!("store [{at}], {} bytes", bytes.len()),
-                    m.store(at, bytes),
-                ),
-                (StepOp::Ptx(_), None) => unreachable!("parsed above"),
-            };
-            match res {
-                Ok(()) => trace.push(m.trace_step(text)),
-                Err(Stop::Ub(u)) => {
-                    trace.push(m.trace_step(text));
-                    outcome = Outcome::Undefined { ub: u, step: i };
-                    break 'steps;
-                }
-                Err(Stop::Err(k)) => return Err(err(k)),
-            }
+            Err(Stop::Err(k)) => return Err(err(k)),
         }
     }
     if outcome == Outcome::Defined {
