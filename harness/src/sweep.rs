@@ -9,6 +9,11 @@
 //! tables), and `disagreements/<name>.yaml`, each a case with its `expect:` and the observation
 //! that disagreed, replayable with `run --replay`.
 
+mod record;
+mod replay;
+
+pub use record::Record;
+
 use crate::diff::{Backend, Judged, Run};
 use crate::report::{KnownDivergences, RunInfo, Verdict};
 use ptxconform_reference::case::{to_yaml, Case, Ending, Observation};
@@ -27,6 +32,13 @@ pub struct SweepArgs {
     /// Configurations to draw and run.
     #[arg(long, default_value_t = 1000)]
     pub count: u64,
+    /// Index of the first configuration (a sweep split over runs: `--start 5000 --count 5000`).
+    #[arg(long, default_value_t = 0)]
+    pub start: u64,
+    /// Score the current model against recorded sweeps (their `records.jsonl`) instead of
+    /// running anything: every configuration is rebuilt from its seed and index.
+    #[arg(long, value_name = "RECORDS", num_args = 1.., conflicts_with_all = ["reference_only", "start", "count", "seed"])]
+    pub replay: Vec<PathBuf>,
     /// Sweep seed: configuration k is drawn from (seed, k).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -160,6 +172,9 @@ pub struct Report {
     pub classes: BTreeMap<String, BTreeMap<String, Tally>>,
     pub disagreements: Vec<Row>,
     pub rows: Vec<Row>,
+    /// What was observed of each configuration (`records.jsonl`, for `--replay`).
+    #[serde(skip)]
+    pub records: Vec<Record>,
 }
 
 impl Report {
@@ -192,6 +207,7 @@ impl Report {
                 .cloned()
                 .collect(),
             rows,
+            records: Vec::new(),
         }
     }
 
@@ -316,10 +332,11 @@ impl Backend for ModelDevice {
 }
 
 /// A backend that records the prediction of every execution the core hands it (so the model
-/// runs once per configuration) and passes the cases on.
+/// runs once per configuration), and the model's own observation of the well-defined ones (what
+/// a record compares bytes with), and passes the cases on.
 struct Predicting<'a> {
     inner: &'a mut dyn Backend,
-    seen: BTreeMap<String, Prediction>,
+    seen: BTreeMap<String, (Prediction, Option<Observation>)>,
 }
 
 impl Backend for Predicting<'_> {
@@ -330,8 +347,11 @@ impl Backend for Predicting<'_> {
         self.inner.runs(t)
     }
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        let info = self.inner.info();
         for (c, ex) in cases {
-            self.seen.insert(c.name.clone(), predict_from(c, ex));
+            let p = predict_from(c, ex);
+            let own = p.well_defined().then(|| model_observation(&info, c, ex));
+            self.seen.insert(c.name.clone(), (p, own));
         }
         self.inner.observe(cases)
     }
@@ -346,6 +366,8 @@ struct Judgement {
     config: Config,
     case: Case,
     observation: Option<Observation>,
+    /// The model's own observation, for a well-defined prediction.
+    predicted: Option<Observation>,
 }
 
 /// Configurations (index, class key, config) judged on `backend`, in order.
@@ -365,21 +387,29 @@ fn judge_configs(
     let mut out = Vec::with_capacity(items.len());
     for (((index, key, config), case), j) in items.into_iter().zip(cases).zip(judged) {
         // A case the core kept from the backend (a reference failure) still gets its prediction.
-        let pred = match p.seen.get(&case.name) {
-            Some(x) => x.clone(),
-            None => gen::predict(&case, profile).unwrap_or(Prediction {
-                outcome: OutcomeClass::Completion,
-                rule: None,
-            }),
+        let (pred, predicted) = match p.seen.remove(&case.name) {
+            Some(x) => x,
+            None => (
+                gen::predict(&case, profile).unwrap_or(Prediction {
+                    outcome: OutcomeClass::Completion,
+                    rule: None,
+                }),
+                None,
+            ),
         };
-        let observed = j.observation.as_ref().map(observed_class);
-        let agree = observed.map(|o| {
+        let mut observed = j.observation.as_ref().map(observed_class);
+        let mut agree = observed.map(|o| {
             if pred.well_defined() {
                 j.result.verdict == Verdict::Pass
             } else {
                 o == pred.outcome
             }
         });
+        if let Some(certain) = replay::digest_differs(&j.result.detail) {
+            // A replayed completion whose bytes differ from this prediction (not kept).
+            observed = Some(OutcomeClass::Completion);
+            agree = certain.then_some(false);
+        }
         let row = Row {
             index,
             case: case.name.clone(),
@@ -396,6 +426,7 @@ fn judge_configs(
             config,
             case,
             observation: j.observation,
+            predicted,
         });
     }
     Ok(out)
@@ -458,6 +489,8 @@ fn minimize(
 pub struct Plan {
     pub profile: Profile,
     pub seed: u64,
+    /// Configurations `start .. start + count` of the seed.
+    pub start: u64,
     pub count: u64,
     pub batch: usize,
     /// Disagreements minimized (the first ones), and rounds each may take.
@@ -465,18 +498,22 @@ pub struct Plan {
     pub minimize_rounds: usize,
 }
 
-/// Run `plan.count` configurations on `backend` in batches; disagreeing cases (minimized, with
-/// their observation) are written under `out/disagreements/` when `out` is given.
+/// Run `plan.count` configurations on `backend` in batches. The report keeps a [`Record`] of
+/// every observation; disagreeing cases (the first `plan.minimize` minimized, with their
+/// observation; the rest as drawn, with their outcome) go to `out/disagreements.yaml` when `out`
+/// is given.
 pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Result<Report, String> {
     let mut info = backend.info();
     info.profile = plan.profile.name().into();
     info.mode = "sweep".into();
     let mut rows = Vec::new();
+    let mut records = Vec::new();
     let mut found = Vec::new();
     let step = plan.batch.max(1) as u64;
-    let mut start = 0;
-    while start < plan.count {
-        let end = (start + step).min(plan.count);
+    let end_all = plan.start.saturating_add(plan.count);
+    let mut start = plan.start;
+    while start < end_all {
+        let end = (start + step).min(end_all);
         let items = (start..end)
             .map(|i| {
                 let d = gen::draw(plan.seed, i);
@@ -484,52 +521,111 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
             })
             .collect();
         for j in judge_configs(backend, plan.profile, items)? {
+            if let Some(o) = &j.observation {
+                records.push(Record::of(
+                    plan.seed,
+                    j.row.index,
+                    &j.case,
+                    o,
+                    j.predicted.as_ref(),
+                )?);
+            }
             rows.push(j.row.clone());
             if j.row.agree == Some(false) {
                 found.push(j);
             }
         }
-        eprintln!("sweep: {end}/{}", plan.count);
+        eprintln!("sweep: {}/{}", end - plan.start, plan.count);
         start = end;
     }
-    let rest = found.split_off(found.len().min(plan.minimize));
+    let mut rest = found.split_off(found.len().min(plan.minimize));
+    for j in &mut rest {
+        // Their bytes are in the records; the outcome is kept.
+        if let Some(o) = &mut j.observation {
+            o.regions.clear();
+        }
+    }
     let mut found = minimize(backend, plan.profile, found, plan.minimize_rounds)?;
     found.extend(rest);
     if let Some(dir) = out {
-        for j in found {
-            save(dir, &j.row, j.case, j.observation, plan.profile)?;
-        }
+        save(dir, found, plan.profile)?;
     }
-    Ok(Report::new(info, plan.seed, rows))
+    let mut report = Report::new(info, plan.seed, rows);
+    report.records = records;
+    Ok(report)
 }
 
-/// The disagreeing case as a regression case: its prediction as `expect`, the observation kept.
-fn save(
-    dir: &Path,
-    row: &Row,
-    mut case: Case,
-    obs: Option<Observation>,
-    profile: Profile,
-) -> Result<(), String> {
-    let d = dir.join("disagreements");
-    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-    if let Ok(p) = gen::predict(&case, profile) {
-        case.expect = Some(p.expect());
+/// The disagreeing cases as regression cases in one file: each with its prediction as
+/// `expect`, the observation kept.
+fn save(dir: &Path, found: Vec<Judgement>, profile: Profile) -> Result<(), String> {
+    if found.is_empty() {
+        return Ok(());
     }
-    case.description = format!(
-        "sweep disagreement: predicted {} ({}), observed {}: {}",
-        row.predicted.name(),
-        row.rule.as_deref().unwrap_or("well defined"),
-        row.observed.map_or("nothing", |o| o.name()),
-        row.detail
-    );
-    case.observed.extend(obs);
-    let file = d.join(format!("{}.yaml", row.case));
-    std::fs::write(&file, to_yaml(std::slice::from_ref(&case)))
-        .map_err(|e| format!("{}: {e}", file.display()))
+    let cases: Vec<Case> = found
+        .into_iter()
+        .map(|j| {
+            let (row, mut case) = (j.row, j.case);
+            if let Ok(p) = gen::predict(&case, profile) {
+                case.expect = Some(p.expect());
+            }
+            case.description = format!(
+                "sweep disagreement: predicted {} ({}), observed {}: {}",
+                row.predicted.name(),
+                row.rule.as_deref().unwrap_or("well defined"),
+                row.observed.map_or("nothing", |o| o.name()),
+                row.detail
+            );
+            case.observed.extend(j.observation);
+            case
+        })
+        .collect();
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join("disagreements.yaml");
+    std::fs::write(&file, to_yaml(&cases)).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// The records of earlier sweeps (`records.jsonl` files).
+fn read_records(files: &[PathBuf]) -> Result<Vec<Record>, String> {
+    let mut all = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        all.extend(record::parse_lines(&f.display().to_string(), &text)?);
+    }
+    Ok(all)
+}
+
+fn write_report(out: &Path, report: &Report) -> Result<(PathBuf, PathBuf), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    let jp = out.join("sweep.json");
+    std::fs::write(&jp, format!("{json}\n")).map_err(|e| format!("{}: {e}", jp.display()))?;
+    let mp = out.join("sweep.md");
+    std::fs::write(&mp, report.markdown()).map_err(|e| format!("{}: {e}", mp.display()))?;
+    if !report.records.is_empty() {
+        let rp = out.join("records.jsonl");
+        std::fs::write(&rp, record::to_lines(&report.records))
+            .map_err(|e| format!("{}: {e}", rp.display()))?;
+    }
+    Ok((jp, mp))
 }
 
 pub fn main(args: &SweepArgs) -> Result<i32, String> {
+    let plan = Plan {
+        profile: args.profile,
+        seed: args.seed,
+        start: args.start,
+        count: args.count,
+        batch: args.batch,
+        minimize: args.minimize,
+        minimize_rounds: args.minimize_rounds,
+    };
+    let t = std::time::Instant::now();
+    if !args.replay.is_empty() {
+        let report = replay::replay(read_records(&args.replay)?, plan)?;
+        let (jp, mp) = write_report(&args.out, &report)?;
+        summarize(&report, t, &jp, &mp);
+        return Ok(0);
+    }
     let devs = crate::gpu::devices_unless(
         args.reference_only,
         &args.devices,
@@ -563,22 +659,13 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
         None => &mut predicted,
     };
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let t = std::time::Instant::now();
-    let plan = Plan {
-        profile: args.profile,
-        seed: args.seed,
-        count: args.count,
-        batch: args.batch,
-        minimize: args.minimize,
-        minimize_rounds: args.minimize_rounds,
-    };
     let report = sweep(backend, plan, Some(&args.out))?;
-    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    let jp = args.out.join("sweep.json");
-    std::fs::write(&jp, format!("{json}\n")).map_err(|e| format!("{}: {e}", jp.display()))?;
-    let md = report.markdown();
-    let mp = args.out.join("sweep.md");
-    std::fs::write(&mp, &md).map_err(|e| format!("{}: {e}", mp.display()))?;
+    let (jp, mp) = write_report(&args.out, &report)?;
+    summarize(&report, t, &jp, &mp);
+    Ok(0)
+}
+
+fn summarize(report: &Report, t: std::time::Instant, jp: &Path, mp: &Path) {
     let t_ = &report.total;
     println!(
         "sweep of {} configurations in {:.1} s on {}: well defined {}/{} exact, undefined {}/{} \
@@ -595,7 +682,6 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
         jp.display(),
         mp.display()
     );
-    Ok(0)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ fn plan(minimize: usize) -> Plan {
     Plan {
         profile: Profile::Sm90,
         seed: 5,
+        start: 0,
         count: N,
         batch: 16,
         minimize,
@@ -106,6 +107,9 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
     assert_eq!(got, flip);
     assert_eq!(r.total.defined - r.total.defined_agree, 3);
     assert_eq!(r.total.undefined - r.total.undefined_agree, 2);
+    let text = std::fs::read_to_string(dir.join("disagreements.yaml")).unwrap();
+    let saved = ptxconform_reference::case::load_str(&text, "saved").unwrap();
+    assert_eq!(saved.len(), flip.len());
     let mut shrunk = 0;
     for d in &r.disagreements {
         let b = base.rows.iter().find(|b| b.case == d.case).unwrap();
@@ -118,9 +122,15 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
             let t = &r.classes[dim][&dimension_value(d, dim)];
             assert!(t.defined_agree < t.defined || t.undefined_agree < t.undefined);
         }
-        let file = dir.join("disagreements").join(format!("{}.yaml", d.case));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let cases = ptxconform_reference::case::load_str(&text, "saved").unwrap();
+        let cases: Vec<&Case> = saved
+            .iter()
+            .filter(|c| {
+                c.description
+                    .contains(&format!("observed {}", d.observed.unwrap().name()))
+            })
+            .filter(|c| c.name == d.case)
+            .collect();
+        assert!(!cases.is_empty(), "{} not saved", d.case);
         assert_eq!(cases[0].observed.len(), 1, "{text}");
         // Minimized: a saved map is never larger than the drawn one, and it still disagrees.
         let drawn = ptxconform_reference::gen::sweep::draw(5, d.index).case;
@@ -129,7 +139,7 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
             m.global_dim.iter().product::<u64>()
                 + m.box_dim.iter().flatten().map(|&b| b as u64).sum::<u64>()
         };
-        assert!(size(&cases[0]) <= size(&drawn), "{text}");
+        assert!(size(cases[0]) <= size(&drawn), "{text}");
         shrunk += (cases[0].memory.tensor_maps != drawn.memory.tensor_maps
             || cases[0].program != drawn.program) as usize;
     }
@@ -138,4 +148,61 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
         .markdown()
         .contains(&format!("## Disagreements ({})", flip.len())));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Records of a sweep, replayed, judge every configuration as the live sweep did: the bytes of
+/// agreeing regions come back from the prediction, those of departing ones from the kept runs.
+#[test]
+fn replayed_records_judge_as_the_live_sweep() {
+    let base = sweep(&mut reference(), plan(0), None).unwrap();
+    let flip: BTreeSet<String> = base
+        .rows
+        .iter()
+        .filter(|r| r.well_defined())
+        .take(2)
+        .chain(base.rows.iter().filter(|r| !r.well_defined()).take(2))
+        .map(|r| r.case.clone())
+        .collect();
+    let live = sweep(&mut Departing { flip }, plan(0), None).unwrap();
+    assert_eq!(live.records.len() as u64, N);
+    let kept = live
+        .records
+        .iter()
+        .filter(|r| r.regions.values().any(|d| d.runs.is_some()))
+        .count();
+    assert_eq!(
+        kept, 2,
+        "only the departing well-defined regions keep bytes"
+    );
+    let text = record::to_lines(&live.records);
+    let back = record::parse_lines("records.jsonl", &text).unwrap();
+    assert_eq!(back, live.records);
+    let replayed = replay::replay(back, plan(0)).unwrap();
+    let key = |r: &Row| (r.case.clone(), r.observed, r.agree, r.verdict.clone());
+    assert_eq!(
+        replayed.rows.iter().map(key).collect::<Vec<_>>(),
+        live.rows.iter().map(key).collect::<Vec<_>>()
+    );
+    assert_eq!(replayed.total, live.total);
+}
+
+/// A record that no longer matches the model's bytes (and kept none) is a disagreement where the
+/// model is certain, never a pass; a damaged line names its file and line.
+#[test]
+fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
+    let live = sweep(&mut reference(), plan(0), None).unwrap();
+    let mut recs = live.records.clone();
+    let (i, r) = recs
+        .iter_mut()
+        .enumerate()
+        .find(|(_, r)| !r.regions.is_empty())
+        .unwrap();
+    let d = r.regions.values_mut().next().unwrap();
+    d.fnv = "0000000000000000".into();
+    let replayed = replay::replay(recs, plan(0)).unwrap();
+    let row = &replayed.rows[i];
+    assert!(row.agree != Some(true), "{row:?}");
+    assert!(row.detail.starts_with("recorded bytes differ"), "{row:?}");
+    let e = record::parse_lines("r.jsonl", "{\"seed\": 1}\n").unwrap_err();
+    assert!(e.starts_with("r.jsonl:1:"), "{e}");
 }

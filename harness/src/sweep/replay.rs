@@ -1,0 +1,137 @@
+//! `sweep --replay`: the current model scored against recorded sweeps. The records are a
+//! backend of the differential core like any device: each configuration is rebuilt from its
+//! seed and index, the reference runs it, and the record gives back the observation (see
+//! [`Record::rebuild`]), so a replay judges exactly what a live sweep judges.
+
+use super::record::{Rebuilt, Record};
+use super::{judge_configs, model_observation, Plan, Report};
+use crate::diff::{Backend, Ran, Run};
+use crate::report::RunInfo;
+use ptxconform_reference::case::{split_region_key, Case};
+use ptxconform_reference::gen::sweep::{self as gen, predict_from};
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::sem::memory::Byte;
+use ptxconform_reference::target::Target;
+use std::collections::BTreeMap;
+
+const DIFFERS: &str = "recorded bytes differ from this prediction in";
+const CERTAIN: &str = "where it is certain";
+
+/// For a row's detail: did the replay find recorded bytes that differ from the prediction and
+/// were not kept, and is the prediction certain there (then it is a disagreement)?
+pub fn digest_differs(detail: &str) -> Option<bool> {
+    detail
+        .starts_with(DIFFERS)
+        .then(|| detail.ends_with(CERTAIN))
+}
+
+/// Does the execution leave every byte of region `key` (`name` or `name@ctaN`) known?
+fn certain(ex: &Execution, key: &str) -> bool {
+    let fs = &ex.final_state;
+    let bytes = match split_region_key(key) {
+        (name, None) => fs.global.get(name),
+        (name, Some(cta)) => cta
+            .parse::<usize>()
+            .ok()
+            .and_then(|c| fs.shared.get(c))
+            .and_then(|m| m.get(name)),
+    };
+    bytes.is_some_and(|b| b.iter().all(|x| matches!(x, Byte::Known(_))))
+}
+
+/// Recorded observations by case name.
+pub struct Replaying {
+    pub info: RunInfo,
+    records: BTreeMap<String, Record>,
+}
+
+impl Replaying {
+    /// The records' (seed, index) → the configurations they stand for.
+    pub fn new(info: RunInfo, records: Vec<Record>) -> Replaying {
+        let records = records
+            .into_iter()
+            .map(|r| (gen::draw(r.seed, r.index).case.name, r))
+            .collect();
+        Replaying { info, records }
+    }
+}
+
+impl Backend for Replaying {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        cases
+            .iter()
+            .map(|(c, ex)| {
+                let Some(rec) = self.records.get(&c.name) else {
+                    return Ok(Run {
+                        ran: Ran::NotRun(format!("no record of `{}`", c.name)),
+                        ptx: None,
+                        wall_us: 0,
+                        device: String::new(),
+                    });
+                };
+                if !predict_from(c, ex).well_defined() {
+                    // Only the outcome class is judged.
+                    return Ok(Run::observed(rec.without_bytes()));
+                }
+                let own = model_observation(&self.info, c, ex);
+                Ok(match rec.rebuild(c, &own)? {
+                    Rebuilt::Exact(o) => Run::observed(o),
+                    Rebuilt::Differs { region } => Run {
+                        ran: Ran::NotRun(format!(
+                            "{DIFFERS} `{region}` (not kept), {}",
+                            if certain(ex, &region) {
+                                CERTAIN
+                            } else {
+                                "where it allows several values"
+                            }
+                        )),
+                        ptx: None,
+                        wall_us: 0,
+                        device: String::new(),
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+/// Score the current model under `plan.profile` against `records` (`plan`'s seed, start and
+/// count are ignored: the records say which configurations they are).
+pub fn replay(records: Vec<Record>, plan: Plan) -> Result<Report, String> {
+    let Some(first) = records.first() else {
+        return Err("--replay: no records".into());
+    };
+    let info = RunInfo {
+        device: first.device.clone(),
+        driver: first.driver.clone(),
+        date: first.date.clone(),
+        ptxconform: env!("CARGO_PKG_VERSION").into(),
+        profile: plan.profile.name().into(),
+        mode: "sweep replay (recorded observations)".into(),
+    };
+    let seed = first.seed;
+    let items: Vec<(u64, u64)> = records.iter().map(|r| (r.seed, r.index)).collect();
+    let mut backend = Replaying::new(info.clone(), records);
+    let mut rows = Vec::new();
+    for chunk in items.chunks(plan.batch.max(1)) {
+        let items = chunk
+            .iter()
+            .map(|&(s, i)| {
+                let d = gen::draw(s, i);
+                (i, d.key, d.config)
+            })
+            .collect();
+        rows.extend(
+            judge_configs(&mut backend, plan.profile, items)?
+                .into_iter()
+                .map(|j| j.row),
+        );
+    }
+    Ok(Report::new(info, seed, rows))
+}
