@@ -39,6 +39,9 @@
 //! The four tensor UB rules are catalogue entries of [`crate::sem::ub`] (`tensormap.encode_rejected`
 //! and `tensor.copy` as families whose ids carry the model's rule id after a colon).
 //! - A-TENSOR-PREFETCH: a prefetch validates its map and changes no state.
+//! - A-TENSOR-PREFETCH-BOX: a prefetch's box is checked as a load's (every rule but those of the
+//!   shared-memory destination): the text gives it no restrictions of its own, and H100 traps
+//!   on the boxes a load may not take (see `tensor::access::prefetch`).
 
 use super::{kind, ub, Loc, Machine, Stop, R};
 use crate::case::TensorMapDecl;
@@ -68,6 +71,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-TENSOR-CTA-GROUP",
     "A-TENSOR-REDUCE-TYPE",
     "A-TENSOR-PREFETCH",
+    "A-TENSOR-PREFETCH-BOX",
 ];
 
 /// Prefix of the UB ids of encode rejections (`tensormap.encode_rejected:<rule>`).
@@ -208,10 +212,11 @@ impl Machine<'_> {
             TensorOp::Store(s) => self.tensor_store(s),
             TensorOp::Reduce(r) => self.tensor_reduce(r),
             TensorOp::Prefetch(p) => {
-                // A-TENSOR-PREFETCH.
+                // A-TENSOR-PREFETCH, A-TENSOR-PREFETCH-BOX.
                 let (map, _) = self.tensor_map(&p.tensor)?;
-                let _ = map;
-                Ok(())
+                let coords = self.coords(&p.tensor)?;
+                let mode = self.load_mode(&p.mode)?;
+                tensor::prefetch(&map, &mode, &coords).map_err(copy_ub)
             }
         }
     }

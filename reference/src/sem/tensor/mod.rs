@@ -27,7 +27,7 @@ pub mod tile;
 mod tests;
 
 pub use access::{
-    apply_load, apply_store, complete_tx_bytes, load, store, CopyError, CopyPlan, LoadMode,
-    StoreMode, Transfer, SMEM_ALIGN_BYTES,
+    apply_load, apply_store, complete_tx_bytes, load, prefetch, store, CopyError, CopyPlan,
+    LoadMode, StoreMode, Transfer, SMEM_ALIGN_BYTES,
 };
 pub use tensormap::{predict_driver, validate, EncodeReject, TensorMapParams, ValidatedMap};
