@@ -423,8 +423,11 @@ pub fn results(c: &Combo, p: &Pair) -> (u64, u64) {
     (at(Profile::Sm90), at(Profile::Spec))
 }
 
-/// `bytes: [ .. ]` of `vals`, one element a line with its comment.
-fn bytes_block(out: &mut String, indent: &str, ty: RedType, rows: &[(u64, String)]) {
+/// An element's value and the comment on its line.
+type Row = (u64, String);
+
+/// `bytes: [ .. ]` of `rows`, one element a line with its comment.
+fn bytes_block(out: &mut String, indent: &str, ty: RedType, rows: &[Row]) {
     let n = ty.bytes();
     out.push_str("bytes: [\n");
     for (v, note) in rows {
@@ -438,7 +441,7 @@ fn bytes_block(out: &mut String, indent: &str, ty: RedType, rows: &[(u64, String
 }
 
 /// The destination and source element lines of a case's pairs.
-fn element_rows(c: &Combo, pairs: &[Pair]) -> (Vec<(u64, String)>, Vec<(u64, String)>) {
+fn element_rows(c: &Combo, pairs: &[Pair]) -> (Vec<Row>, Vec<Row>) {
     let ty = c.ty;
     let mut dst = Vec::new();
     let mut src = Vec::new();
@@ -469,7 +472,7 @@ const ROW_BYTES: usize = 64;
 const BOX_MAX: usize = 256;
 
 /// The pairs of a case padded for its form, and for the tensor form the map's (width, rows).
-fn layout(c: &Combo) -> (Vec<Pair>, Option<(usize, usize)>) {
+pub fn layout(c: &Combo) -> (Vec<Pair>, Option<(usize, usize)>) {
     let mut ps = pairs(c.op, c.ty);
     let n = c.ty.bytes();
     let per16 = 16 / n;
@@ -518,7 +521,7 @@ fn region(
     size: usize,
     align: Option<u32>,
     ty: RedType,
-    rows: &[(u64, String)],
+    rows: &[Row],
 ) {
     let ind = "        ";
     let _ = writeln!(out, "      - name: {name}");
@@ -948,6 +951,27 @@ mod tests {
         };
         let p = &float_add_pairs(FMT_F32)[12];
         assert_eq!(results(&c32, p), (0x0040_0000, 0));
+    }
+
+    #[test]
+    fn regenerated_files_keep_recorded_observations() {
+        let obs: Observation = serde_saphyr::from_str(
+            "device: NVIDIA H100 80GB HBM3\ndriver: CUDA 13.0\ndate: \"2026-11-25\"\n\
+             outcome: completed\nregions: { out: 00ff }\n",
+        )
+        .unwrap();
+        let name = "reduce.special.global.add.u32";
+        let files = files(&|n| if n == name { vec![obs.clone()] } else { vec![] });
+        let (_, text) = files.iter().find(|f| f.0 == "global.yaml").unwrap();
+        let cases = crate::case::load_str(text, "global.yaml").unwrap();
+        for c in &cases {
+            let want = if c.name == name {
+                vec![obs.clone()]
+            } else {
+                vec![]
+            };
+            assert_eq!(c.observed, want, "{}", c.name);
+        }
     }
 
     #[test]
