@@ -825,7 +825,10 @@ fn readme() -> String {
          A pass where the spec reading differs is a spec departure (P-RED-F32-SUBNORMALS,\n\
          P-RED-F64-NAN-OPERAND). A divergence answers one of the questions below: the model holds\n\
          a reading there that no recording confirms, and no position is invented before silicon\n\
-         answers. The byte offset of a divergence divided by the element size is the pair index.\n\n",
+         answers. The byte offset of a divergence divided by the element size is the pair index.\n\
+         `run --record` writes the files back without their comments; regenerating restores them\n\
+         and keeps the observations (`PTXCONFORM_REGENERATE=1 cargo test -p ptxconform-reference\n\
+         --test reduce_special`).\n\n",
         names.len(),
         names.join(", "),
         float_add_pairs(FMT_F16).len(),
