@@ -23,6 +23,7 @@ pub mod bytes;
 pub mod cp_async;
 pub mod mbarrier;
 pub mod oracle;
+pub mod special_values;
 pub mod store;
 pub mod strategy;
 pub mod swarm;
