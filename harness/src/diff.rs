@@ -15,6 +15,9 @@ use std::time::{Duration, Instant};
 
 /// What a backend made of one case.
 #[derive(Clone, Debug)]
+// One per case, moved into its result: boxing the observation would cost an allocation per case
+// and gain nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Ran {
     /// It ran; this is what the device showed.
     Observed(Observation),
@@ -183,8 +186,8 @@ pub fn run_batch_under(
     Ok(out)
 }
 
-/// The model's own prediction as an observation: completion (or the trap or timeout it expects)
-/// with every uncertain byte resolved to its least allowed value. Judged against the same
+/// The model's own prediction as an observation: completion (or the trap, timeout or driver
+/// refusal it expects) with every uncertain byte resolved to its least allowed value. Judged against the same
 /// execution it must pass; it is the backend of GPU-free tests of the whole pipeline.
 pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
     let byte = |b: &Byte| match b {
@@ -196,6 +199,11 @@ pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
         driver: info.driver.clone(),
         date: info.date.clone(),
         outcome: match ex.expected_hw {
+            // The driver refuses the encode before any launch.
+            _ if !ex.driver_rejects.is_empty() => Ending::Rejected(format!(
+                "predicted: the driver model refuses tensor map `{}`",
+                ex.driver_rejects[0].0
+            )),
             ExpectedHw::Completes => Ending::Completed,
             ExpectedHw::Timeout => Ending::Timeout(vec![]),
             ExpectedHw::MayTrap => Ending::Trap {
@@ -204,6 +212,7 @@ pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
             },
         },
         regions: Default::default(),
+        partial: Default::default(),
         mbarriers: Default::default(),
         tmem: Default::default(),
         canaries_broken: vec![],

@@ -8,7 +8,7 @@
 //! position ids ([`CaseResult::departures`]), which reports count and list as findings.
 
 use crate::report::{CaseResult, ExpectedByte, KnownDivergences, RegionDiff, Verdict};
-use ptxconform_reference::case::{Case, Ending, Observation};
+use ptxconform_reference::case::{Case, Ending, Expect, Observation, PartialBytes};
 use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
@@ -106,8 +106,84 @@ pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult)
     }
 }
 
+/// How a run ended, in a few words.
+fn ending_summary(e: &Ending) -> String {
+    match e {
+        Ending::Completed => "completed".into(),
+        Ending::Timeout(steps) => format!("timed out in wait step(s) {steps:?}"),
+        Ending::Trap { kind, code } => format!("trapped {kind} (CUDA error {code})"),
+        Ending::Watchdog(ms) => format!("hit the watchdog after {ms} ms"),
+        Ending::Rejected(m) => format!("the driver refused a tensor map: {m}"),
+    }
+}
+
+/// `expect: driver_rejects`: the run must end at the driver's refusal of a tensor map (the
+/// reference side checks that the model's driver refuses one).
+fn judge_rejection(ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    let model: Vec<String> = ex
+        .driver_rejects
+        .iter()
+        .map(|(map, why)| format!("`{map}`: {}", why.rule))
+        .collect();
+    let model = if model.is_empty() {
+        "the driver model refuses no map".to_string()
+    } else {
+        format!("the driver model refuses {}", model.join(", "))
+    };
+    if let Ending::Rejected(message) = &obs.outcome {
+        r.verdict = Verdict::Pass;
+        r.detail = format!("driver refused a tensor map as expected: {message} ({model})");
+    } else {
+        r.verdict = Verdict::Diverge;
+        r.detail = format!(
+            "expected the driver to refuse a tensor map ({model}); the run {}",
+            ending_summary(&obs.outcome)
+        );
+    }
+}
+
+/// The part of region `name` that `part` gives, compared with the model's bytes `exp`: a
+/// problem if it differs or lies outside, and the coverage, which the verdict's detail states
+/// (the rest of the region was not observed, so it neither passes nor fails).
+fn judge_part(
+    name: &str,
+    exp: &[ExpectedByte],
+    part: &PartialBytes,
+    problems: &mut Vec<String>,
+    coverage: &mut Vec<String>,
+    diffs: &mut Vec<RegionDiff>,
+) {
+    let n = exp.len();
+    let Some(range) = part.range().filter(|r| r.end <= n as u64) else {
+        problems.push(format!(
+            "{name}: bytes from {} ({} of them) observed, the region has {n}",
+            part.offset,
+            part.bytes.len()
+        ));
+        return;
+    };
+    let (a, b) = (range.start as usize, range.end as usize);
+    coverage.push(format!("{name} bytes {a}..{b} of {n}"));
+    let d = RegionDiff {
+        region: format!("{name}[{a}..{b}]"),
+        expected: exp[a..b].to_vec(),
+        observed: part.bytes.clone(),
+    };
+    if let Some(i) = d.first_mismatch() {
+        problems.push(format!(
+            "{name} byte {}: observed {:#04x}",
+            a + i,
+            d.observed[i]
+        ));
+        diffs.push(d);
+    }
+}
+
 /// [`judge`] without the second reading.
 fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    if case.expect == Some(Expect::DriverRejects) {
+        return judge_rejection(ex, obs, r);
+    }
     let undefined = matches!(ex.outcome, Outcome::Undefined { .. });
     let mut abnormal = |what: String, trapped: bool| {
         r.verdict = match (ex.expected_hw, trapped) {
@@ -156,7 +232,19 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
     if !obs.not_reached.is_empty() {
         problems.push(format!("CTAs {:?} did not reach the end", obs.not_reached));
     }
+    let mut coverage = Vec::new();
     for (name, exp) in expected_regions(case, ex) {
+        if let Some(part) = obs.partial.get(&name) {
+            judge_part(
+                &name,
+                &exp,
+                part,
+                &mut problems,
+                &mut coverage,
+                &mut r.diffs,
+            );
+            continue;
+        }
         let Some(o) = obs.regions.get(&name) else {
             continue;
         };
@@ -220,6 +308,22 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
         r.verdict = Verdict::Diverge;
         r.detail = problems.join("; ");
     }
+    if !coverage.is_empty() {
+        let note = format!(
+            "observed in part: {}; the rest of {} not observed",
+            coverage.join(", "),
+            if coverage.len() == 1 {
+                "that region"
+            } else {
+                "those regions"
+            }
+        );
+        r.detail = if r.detail.is_empty() {
+            note
+        } else {
+            format!("{}; {note}", r.detail)
+        };
+    }
 }
 
 /// Replay every hardware observation recorded in `case` through [`judge`]: a recorded run that
@@ -238,6 +342,17 @@ pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut Cas
         known.apply(&mut j);
         if !j.departures.is_empty() && r.departures.is_empty() {
             r.departures = j.departures;
+            let note = format!(
+                "replay of the run recorded on {} ({}): {}",
+                obs.device, obs.date, j.detail
+            );
+            r.detail = if r.detail.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", r.detail)
+            };
+        } else if j.verdict == Verdict::Pass && !j.detail.is_empty() {
+            // A pass that says something (what part was observed, an expected refusal).
             let note = format!(
                 "replay of the run recorded on {} ({}): {}",
                 obs.device, obs.date, j.detail
@@ -281,7 +396,7 @@ pub fn confirmed(case: &Case) -> bool {
 mod tests {
     use crate::diff::{reference_side, run_batch_under, Replay};
     use crate::report::{KnownDivergences, Verdict};
-    use ptxconform_reference::case::{load_file, Case};
+    use ptxconform_reference::case::{load_file, Case, Ending, Observation};
     use ptxconform_reference::sem::profile::Profile;
     use std::path::Path;
 
@@ -402,5 +517,119 @@ mod tests {
             "{}",
             r.detail
         );
+    }
+
+    fn example(name: &str) -> Case {
+        load_file(&root(&format!("cases/examples/{name}")))
+            .unwrap()
+            .remove(0)
+    }
+
+    /// A recorded observation of part of a region: the judge compares that range alone and says
+    /// what it covered, a byte differing inside it diverges at its region offset, and a range
+    /// outside the region (only an observation built in code can hold one: a case file with it
+    /// is refused at load) is a divergence naming it.
+    #[test]
+    fn partial_observations_judge_only_their_range() {
+        let c = example("partial_observation.yaml");
+        let known = KnownDivergences::default();
+        let (r, ex) = reference_side("f", &c, &known, Profile::Sm90);
+        let coverage = "observed in part: dst@cta0 bytes 4..16 of 256; the rest of that region \
+                        not observed";
+        assert_eq!(r.verdict, Verdict::ReferencePass, "{}", r.detail);
+        assert!(r.detail.contains(coverage), "{}", r.detail);
+        let ex = ex.unwrap();
+        let judged = |obs: &Observation| {
+            let mut j = r.clone();
+            crate::judge::judge(&c, &ex, obs, &mut j);
+            j
+        };
+        let obs = c.observed[0].clone();
+        let j = judged(&obs);
+        assert_eq!((j.verdict, j.detail.as_str()), (Verdict::Pass, coverage));
+        let mut bad = obs.clone();
+        bad.partial.get_mut("dst@cta0").unwrap().bytes[11] = 1;
+        let j = judged(&bad);
+        assert_eq!(j.verdict, Verdict::Diverge);
+        assert_eq!(
+            j.detail,
+            format!("dst@cta0 byte 15: observed 0x01; {coverage}")
+        );
+        assert_eq!(j.diffs[0].region, "dst@cta0[4..16]");
+        // Recorded, the differing observation makes the case a reference failure.
+        let mut recorded = c.clone();
+        recorded.observed = vec![bad];
+        let (r2, _) = reference_side("f", &recorded, &known, Profile::Sm90);
+        assert_eq!(r2.verdict, Verdict::ReferenceFail);
+        assert!(r2.detail.contains("dst@cta0 byte 15"), "{}", r2.detail);
+        let mut outside = obs;
+        outside.partial.get_mut("dst@cta0").unwrap().offset = 250;
+        let j = judged(&outside);
+        assert_eq!(j.verdict, Verdict::Diverge);
+        assert_eq!(
+            j.detail,
+            "dst@cta0: bytes from 250 (12 of them) observed, the region has 256"
+        );
+    }
+
+    /// `expect: driver_rejects` on hardware: the run must end at the driver's refusal. The
+    /// model's own prediction is that refusal; a recorded refusal keeps the case passing (with
+    /// a note), a completed run is a divergence naming the model's refusal.
+    #[test]
+    fn driver_rejects_is_judged_by_the_ending() {
+        let c = example("driver_rejects.yaml");
+        let known = KnownDivergences::default();
+        let (r, ex) = reference_side("f", &c, &known, Profile::Sm90);
+        assert_eq!(r.verdict, Verdict::ReferencePass, "{}", r.detail);
+        assert!(
+            r.detail
+                .starts_with("the driver model refuses tensor map `tm` (global-stride-multiple-16"),
+            "{}",
+            r.detail
+        );
+        let ex = ex.unwrap();
+        let info = crate::report::RunInfo {
+            device: "test: built here, not a GPU run".into(),
+            ..Default::default()
+        };
+        let refused = crate::diff::predicted(&info, &ex);
+        assert!(
+            matches!(refused.outcome, Ending::Rejected(_)),
+            "{refused:?}"
+        );
+        let judged = |obs: &Observation| {
+            let mut j = r.clone();
+            crate::judge::judge(&c, &ex, obs, &mut j);
+            j
+        };
+        let j = judged(&refused);
+        assert_eq!(j.verdict, Verdict::Pass, "{}", j.detail);
+        assert!(j
+            .detail
+            .starts_with("driver refused a tensor map as expected"));
+        let mut completed = refused.clone();
+        completed.outcome = Ending::Completed;
+        let j = judged(&completed);
+        assert_eq!(j.verdict, Verdict::Diverge);
+        assert_eq!(
+            j.detail,
+            "expected the driver to refuse a tensor map (the driver model refuses `tm`: \
+             global-stride-multiple-16); the run completed"
+        );
+        // As recorded observations, replayed on the reference side.
+        for (obs, verdict, says) in [
+            (
+                refused,
+                Verdict::ReferencePass,
+                "driver refused a tensor map as expected",
+            ),
+            (completed, Verdict::ReferenceFail, "the run completed"),
+        ] {
+            let mut recorded = c.clone();
+            recorded.observed = vec![obs];
+            let (r, _) = reference_side("f", &recorded, &known, Profile::Sm90);
+            assert_eq!(r.verdict, verdict, "{}", r.detail);
+            assert!(r.detail.contains(says), "{}", r.detail);
+        }
     }
 }

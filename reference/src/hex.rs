@@ -12,7 +12,8 @@ pub fn encode(b: &[u8]) -> String {
     s
 }
 
-/// Bytes of hex text (either case; ASCII whitespace, e.g. a folded YAML line, is skipped).
+/// Bytes of hex text (either case; ASCII whitespace, e.g. a folded YAML line, is skipped). One
+/// pass without copies: large regions are written in hex (megabytes of text).
 pub fn decode(s: &str) -> Result<Vec<u8>, String> {
     let nib = |at: usize, c: u8| match c {
         b'0'..=b'9' => Ok(c - b'0'),
@@ -20,18 +21,36 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
         b'A'..=b'F' => Ok(c - b'A' + 10),
         _ => Err(format!("bad hex at {at}: {:?}", c as char)),
     };
-    let digits: Vec<(usize, u8)> = s
-        .bytes()
-        .enumerate()
-        .filter(|(_, c)| !c.is_ascii_whitespace())
-        .collect();
-    if digits.len() % 2 == 1 {
-        return Err("odd number of hex digits".into());
+    let mut out = Vec::with_capacity(s.len() / 2);
+    let mut high = None;
+    for (at, c) in s.bytes().enumerate() {
+        if c.is_ascii_whitespace() {
+            continue;
+        }
+        let n = nib(at, c)?;
+        match high.take() {
+            None => high = Some(n),
+            Some(h) => out.push(h << 4 | n),
+        }
     }
-    digits
-        .chunks(2)
-        .map(|p| Ok(nib(p[0].0, p[0].1)? << 4 | nib(p[1].0, p[1].1)?))
-        .collect()
+    match high {
+        Some(_) => Err("odd number of hex digits".into()),
+        None => Ok(out),
+    }
+}
+
+/// Serde adapter: one byte string, written as hex.
+pub mod bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::encode(b))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        super::decode(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Serde adapter: a map of byte strings, written as hex.

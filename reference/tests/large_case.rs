@@ -5,7 +5,9 @@
 //! took minutes (each node's column was counted from the start of its line), and the node
 //! budget refused them; the loc module's unit tests assert the bounded work.
 
-use ptxconform_reference::case::{load_each, load_str, Init};
+use ptxconform_reference::case::init::hash;
+use ptxconform_reference::case::{load_each, load_file, load_str, Init};
+use ptxconform_reference::sem::exec::{execute, Outcome};
 
 /// Elements in the long lists: more than serde-saphyr's default node budget.
 const N: usize = 260_000;
@@ -138,4 +140,126 @@ fn many_cases_past_the_default_budget() {
     let line = 8 * (n - 1) + 2;
     assert_eq!((errors[0].line, errors[0].col), (line, 3), "{}", errors[0]);
     assert_eq!(errors[0].path, format!("[{}].targt", n - 1));
+}
+
+/// A 4 MiB region given by `init: { hash: KEY }` (a few bytes of YAML) runs on the reference: a
+/// copy from its last 16 bytes leaves the keyed hash of those indices, stated as `expect: bytes`
+/// and checked byte by byte against [`hash`].
+#[test]
+fn four_mib_hash_region_runs_on_the_reference() {
+    const SIZE: u64 = 4 << 20;
+    let want: String = (SIZE - 16..SIZE)
+        .map(|i| format!("{:02x}", hash(11, i)))
+        .collect();
+    let text = format!(
+        "name: big.hash
+target: sm_80
+memory:
+  global: [ {{ name: src, size: {SIZE}, init: {{ hash: 11 }} }} ]
+  shared: [ {{ name: buf, size: 16 }} ]
+program:
+  - ptx: cp.async.cg.shared.global [buf], [src+{}], 16
+  - ptx: cp.async.wait_all
+expect: {{ bytes: {{ buf@cta0: \"{want}\" }} }}
+",
+        SIZE - 16
+    );
+    assert!(text.len() < 500, "no data in the file");
+    let case = load_str(&text, "big.yaml").unwrap().remove(0);
+    let ex = execute(&case).unwrap();
+    assert_eq!(ex.outcome, Outcome::Defined);
+    assert_eq!(ex.meets(case.expect.as_ref()), Ok(()));
+    assert_eq!(ex.final_region("src").map(<[_]>::len), Some(SIZE as usize));
+    // Another key gives other bytes, so the expectation fails.
+    let other = text.replace("hash: 11", "hash: 12");
+    let case = load_str(&other, "big.yaml").unwrap().remove(0);
+    let e = execute(&case).unwrap().meets(case.expect.as_ref());
+    assert!(e.unwrap_err().starts_with("`buf@cta0` byte "));
+}
+
+/// A file of several MiB of explicit data loads from disk: a 3 MiB region as one hex string
+/// (6 MiB of text, one YAML node) and a 1 MiB region as a `bytes` list (a node per byte, past
+/// serde-saphyr's default budget), in a temporary directory.
+#[test]
+fn multi_mib_file_loads() {
+    const HEX_BYTES: usize = 3 << 20;
+    const LIST_BYTES: usize = 1 << 20;
+    let data: Vec<u8> = (0..HEX_BYTES).map(|i| (i * 37 % 251) as u8).collect();
+    let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+    let list: Vec<String> = (0..LIST_BYTES).map(byte).collect();
+    let case = |name: &str, size: usize, init: String| {
+        format!(
+            "- name: {name}
+  target: sm_80
+  memory:
+    global:
+    - name: src
+      size: {size}
+      init: {init}
+    shared: [ {{ name: buf, size: 16 }} ]
+  program:
+  - ptx: cp.async.ca.shared.global [buf], [src], 4
+  - ptx: cp.async.wait_all
+"
+        )
+    };
+    let text = case("big.hex", HEX_BYTES, format!("{{ hex: {hex} }}"))
+        + &case(
+            "big.list",
+            LIST_BYTES,
+            format!("{{ bytes: [{}] }}", list.join(",")),
+        );
+    assert!(text.len() > 9 << 20, "{} bytes", text.len());
+    let dir = std::env::temp_dir().join(format!("ptxconform-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let loaded = load_file(&path);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let cases = loaded.unwrap();
+    assert_eq!(cases.len(), 2);
+    assert_eq!(cases[0].memory.global[0].init, Init::Hex(data));
+    let Init::Bytes(b) = &cases[1].memory.global[0].init else {
+        panic!("{:?}", cases[1].memory.global[0].init)
+    };
+    assert_eq!(b.len(), LIST_BYTES);
+}
+
+/// Bad hex in a long string is an error at the string's place, naming the digit's offset.
+#[test]
+fn bad_hex_is_located() {
+    let hex = "00".repeat(100_000) + "0g";
+    let text = format!(
+        "name: bad.hex
+target: sm_80
+memory:
+  global: [ {{ name: src, size: 100000, init: {{ hex: {hex} }} }} ]
+program: [ {{ ptx: cp.async.wait_all }} ]
+"
+    );
+    // (Not `unwrap_err`: its panic would print the whole case.)
+    let Err(e) = load_str(&text, "bad.yaml") else {
+        panic!("bad hex loaded")
+    };
+    assert_eq!(
+        (e.line, e.path.as_str()),
+        (4, "memory.global[0].init.hex"),
+        "{e}"
+    );
+    assert!(e.message.contains("bad hex at 200001"), "{e}");
+    // More bytes than the region holds: located at the string.
+    let text = text.replace("0g", "00");
+    let Err(e) = load_str(&text, "bad.yaml") else {
+        panic!("100001 bytes loaded into 100000")
+    };
+    assert_eq!(
+        (e.line, e.path.as_str()),
+        (4, "memory.global[0].init.hex"),
+        "{e}"
+    );
+    assert!(
+        e.message
+            .contains("100001 bytes do not fit in a 100000-byte region"),
+        "{e}"
+    );
 }

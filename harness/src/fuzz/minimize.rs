@@ -26,8 +26,8 @@ pub fn cost(c: &Case) -> (usize, u32, u32, u32, u64, usize, u64, u32, usize) {
     let init = |i: &Init| match i {
         Init::Fill(0) => 0,
         Init::Fill(_) => 1,
-        Init::Bytes(_) => 2,
-        Init::Pattern(_) | Init::Values(_) => 3,
+        Init::Bytes(_) | Init::Hex(_) => 2,
+        Init::Pattern(_) | Init::Hash(_) | Init::Values(_) => 3,
     };
     let mut numbers: u64 = 0;
     let mut text = 0;

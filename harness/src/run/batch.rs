@@ -415,3 +415,43 @@ pub fn execute(
         .map(|r| r.ok_or_else(|| "a unit got no result".to_string()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxconform_reference::case::{load_str, Init};
+
+    /// The GPU upload holds the bytes `Init::materialize` gives, the reference's own source of a
+    /// region's contents: here procedural (`hash`) global and shared regions.
+    #[test]
+    fn upload_holds_the_materialized_contents() {
+        let case = load_str(
+            "name: h
+target: sm_80
+memory:
+  global: [ { name: src, size: 8192, init: { hash: 5 } } ]
+  shared: [ { name: buf, size: 64, init: { hash: 6 } } ]
+program:
+  - ptx: cp.async.ca.shared.global [buf], [src], 4
+  - ptx: cp.async.wait_all
+",
+            "h.yaml",
+        )
+        .unwrap()
+        .remove(0);
+        let em = crate::emit::emit(&case).unwrap();
+        let unit = Unit {
+            case: &case,
+            em: &em,
+            isolation: Isolation::Shared,
+        };
+        let (job, places) = batch_job(1, &[unit], None, None).unwrap();
+        let (start, _, _) = global_geometry(&case, 0);
+        let at = (places[0].globals[0] + start) as usize;
+        let want = Init::Hash(5).materialize(8192).unwrap();
+        assert_eq!(job.buffers[1].init[at..at + 8192], want[..]);
+        let shared = Init::Hash(6).materialize(64).unwrap();
+        let found = em.shared_init.windows(64).any(|w| w == shared.as_slice());
+        assert!(found, "the shared image holds the hash contents");
+    }
+}

@@ -54,6 +54,7 @@ pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> 
         date: info.date.clone(),
         outcome: Ending::Completed,
         regions: BTreeMap::new(),
+        partial: BTreeMap::new(),
         mbarriers: BTreeMap::new(),
         tmem: BTreeMap::new(),
         canaries_broken: vec![],

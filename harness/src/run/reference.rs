@@ -2,7 +2,7 @@
 //! asserts (`expect`).
 
 use crate::report::{CaseResult, Verdict};
-use ptxconform_reference::case::Case;
+use ptxconform_reference::case::{Case, Expect};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{execute_with, ExecError, ExecOptions, Execution, Outcome};
 use ptxconform_reference::sem::profile::Profile;
@@ -131,6 +131,15 @@ pub fn evaluate_under(
             if let Err(why) = x.meets(case.expect.as_ref()) {
                 r.verdict = Verdict::ReferenceFail;
                 r.detail = why;
+            } else if case.expect == Some(Expect::DriverRejects) {
+                // The refusal is the case's outcome: no kernel runs, so the program's own
+                // behaviour (often UB on the refused map) is never reached.
+                let refused: Vec<String> = x
+                    .driver_rejects
+                    .iter()
+                    .map(|(map, why)| format!("`{map}` ({why})"))
+                    .collect();
+                r.detail = format!("the driver model refuses tensor map {}", refused.join(", "));
             } else {
                 if let Outcome::Undefined { ub, step } = &x.outcome {
                     r.verdict = Verdict::ReferenceUndefined;

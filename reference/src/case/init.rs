@@ -5,7 +5,10 @@
 //!   little-endian, truncated to the region size. Output `i` (0-based) is
 //!   `mix(SEED + (i+1)·0x9E3779B97F4A7C15)` with `mix(z) = z ^= z>>30; z *= 0xBF58476D1CE4E5B9;
 //!   z ^= z>>27; z *= 0x94D049BB133111EB; z ^ z>>31` (all wrapping). Any tool can regenerate it.
-//! - `bytes: [..]`: those bytes, then zeros; more bytes than the region holds is an error.
+//! - `hash: KEY`: byte `i` is the low byte of `mix(mix(KEY) ^ i)` (`mix` as above): a keyed
+//!   hash of the byte index, so any byte of a multi-megabyte region is computed alone.
+//! - `bytes: [..]` / `hex: "0102.."`: those bytes, then zeros; more bytes than the region holds
+//!   is an error.
 //! - `values: { type: T, data: [..] }`: elements of type T, little-endian, then zeros. Integer
 //!   types take integral values in range (so u64/s64 beyond 2^53 cannot be written exactly: the
 //!   data are YAML floats); f16/bf16 round to nearest, ties to even, straight from the f64 (no
@@ -48,13 +51,22 @@ fn err(element: Option<usize>, message: impl Into<String>) -> InitError {
 #[derive(Clone, Debug)]
 pub struct SplitMix64(pub u64);
 
+/// splitmix64's output function (a bijection of `u64` with full avalanche).
+pub fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Byte `i` of the contents `hash: key`.
+pub fn hash(key: u64, i: u64) -> u8 {
+    mix(mix(key) ^ i) as u8
+}
+
 impl SplitMix64 {
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        mix(self.0)
     }
     /// Below `n` (0 when `n` is 0); the modulo bias is irrelevant for test generation.
     pub fn below(&mut self, n: u64) -> u64 {
@@ -234,12 +246,16 @@ impl Init {
             ));
         }
         match self {
-            Init::Fill(_) | Init::Pattern(_) => Ok(()),
+            Init::Fill(_) | Init::Pattern(_) | Init::Hash(_) => Ok(()),
             Init::Bytes(bytes) if bytes.len() as u64 > size => Err(err(
                 Some(size as usize),
                 format!("{} bytes do not fit in a {size}-byte region", bytes.len()),
             )),
-            Init::Bytes(_) => Ok(()),
+            Init::Hex(bytes) if bytes.len() as u64 > size => Err(err(
+                None,
+                format!("{} bytes do not fit in a {size}-byte region", bytes.len()),
+            )),
+            Init::Bytes(_) | Init::Hex(_) => Ok(()),
             Init::Values(tv) => tv.check(size).map(|_| ()),
         }
     }
@@ -251,7 +267,8 @@ impl Init {
         Ok(match self {
             Init::Fill(b) => vec![*b; len],
             Init::Pattern(seed) => pattern(*seed, len),
-            Init::Bytes(bytes) => {
+            Init::Hash(key) => (0..size).map(|i| hash(*key, i)).collect(),
+            Init::Bytes(bytes) | Init::Hex(bytes) => {
                 let mut out = bytes.clone();
                 out.resize(len, 0);
                 out
@@ -437,5 +454,33 @@ mod tests {
             .message
             .contains("unknown element type"));
         assert!(Init::Fill(0).materialize(MAX_REGION_BYTES + 1).is_err());
+        assert_eq!(Init::Hex(vec![1, 2]).materialize(3).unwrap(), vec![1, 2, 0]);
+        let e = Init::Hex(vec![1, 2, 3]).materialize(2).unwrap_err();
+        assert_eq!(e.to_string(), "3 bytes do not fit in a 2-byte region");
+    }
+
+    #[test]
+    fn hash_contents() {
+        // Pinned values: tools outside the workspace regenerate the contents from the docs.
+        assert_eq!(mix(0), 0);
+        assert_eq!(hash(0, 1), mix(1) as u8);
+        assert_eq!(hash(7, 0), mix(mix(7)) as u8);
+        let a = Init::Hash(7).materialize(4096).unwrap();
+        // Deterministic, byte i computed alone, a prefix of a larger region's contents.
+        assert_eq!(a, Init::Hash(7).materialize(4096).unwrap());
+        assert!(a.iter().enumerate().all(|(i, &b)| b == hash(7, i as u64)));
+        assert_eq!(Init::Hash(7).materialize(100).unwrap(), a[..100]);
+        // Another key gives other contents (nearly every byte differs), and none is constant.
+        let b = Init::Hash(8).materialize(4096).unwrap();
+        let same = a.iter().zip(&b).filter(|(x, y)| x == y).count();
+        assert!(same < 64, "{same} of 4096 bytes agree across keys");
+        let distinct: std::collections::BTreeSet<u8> = a.iter().copied().collect();
+        assert!(
+            distinct.len() > 200,
+            "{} distinct byte values",
+            distinct.len()
+        );
+        // Not the `pattern` of the same seed.
+        assert_ne!(a, pattern(7, 4096));
     }
 }

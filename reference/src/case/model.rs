@@ -163,6 +163,16 @@ pub enum Init {
     Pattern(u64),
     /// Explicit bytes; the rest of the region is zero.
     Bytes(Vec<u8>),
+    /// Explicit bytes as hex text (two digits a byte, whitespace skipped); the rest of the
+    /// region is zero. One YAML scalar however long: the form for megabytes of data.
+    Hex(
+        #[serde(with = "crate::hex::bytes")]
+        #[schemars(with = "crate::hex::schema::Hex")]
+        Vec<u8>,
+    ),
+    /// Procedural contents: byte `i` is a keyed hash of (`KEY`, `i`) (see `case::init::hash`),
+    /// so a tensor of any size needs no data and any byte can be computed alone.
+    Hash(u64),
     /// Little-endian elements of a type, e.g. `{ values: { type: f32, data: [1.0, -0.0] } }`.
     Values(TypedValues),
 }
@@ -346,6 +356,10 @@ pub enum Expect {
     Trap,
     /// The hardware is expected to time out in a wait.
     Timeout,
+    /// The driver refuses a tensor map of the case, so no kernel runs: the reference's driver
+    /// model (`sem::tensor::predict_driver`) must refuse one, and a hardware run must end
+    /// `rejected`.
+    DriverRejects,
     /// The reference must find the case well defined and leave these bytes at the end (no GPU
     /// needed): region name (`name@ctaN` for shared memory) → expected bytes. A byte the model
     /// leaves uncertain meets an expected value only if that is its single allowed value.
@@ -388,6 +402,10 @@ pub struct Observation {
     )]
     #[schemars(with = "BTreeMap<String, crate::hex::schema::Hex>")]
     pub regions: BTreeMap<String, Vec<u8>>,
+    /// Regions of which only a range was read back (named as in `regions`, and not also there):
+    /// the judge compares that range alone and says the rest was not observed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub partial: BTreeMap<String, PartialBytes>,
     /// What `mbarrier.test_wait.parity` said of each mbarrier (`name@ctaN`) at the end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mbarriers: BTreeMap<String, Parity>,
@@ -405,6 +423,26 @@ pub struct Observation {
     /// CTAs that did not reach the end of the program.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_reached: Vec<u32>,
+}
+
+/// Bytes read back from part of a region: `{ offset: 4096, bytes: "0102.." }`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartialBytes {
+    /// The region offset of the first byte.
+    pub offset: u64,
+    /// The bytes from `offset` on (hex).
+    #[serde(with = "crate::hex::bytes")]
+    #[schemars(with = "crate::hex::schema::Hex")]
+    pub bytes: Vec<u8>,
+}
+
+impl PartialBytes {
+    /// The region offsets covered, or `None` past `u64`.
+    pub fn range(&self) -> Option<std::ops::Range<u64>> {
+        let end = self.offset.checked_add(self.bytes.len() as u64)?;
+        Some(self.offset..end)
+    }
 }
 
 /// How a hardware run ended.

@@ -30,6 +30,8 @@ pub fn init() -> impl Strategy<Value = Init> {
         any::<u8>().prop_map(Init::Fill),
         any::<u64>().prop_map(Init::Pattern),
         vec(any::<u8>(), 0..8).prop_map(Init::Bytes),
+        vec(any::<u8>(), 0..8).prop_map(Init::Hex),
+        any::<u64>().prop_map(Init::Hash),
         (
             prop_oneof![Just("f32"), Just("bf16"), Just("u8")],
             vec(finite(), 0..4)
@@ -121,8 +123,13 @@ pub fn expect() -> impl Strategy<Value = Option<Expect>> {
         Just(Expect::Pass),
         Just(Expect::Trap),
         Just(Expect::Timeout),
+        Just(Expect::DriverRejects),
         text().prop_map(Expect::Undefined)
     ])
+}
+pub fn partial_bytes() -> impl Strategy<Value = PartialBytes> {
+    (any::<u64>(), vec(any::<u8>(), 0..8))
+        .prop_map(|(offset, bytes)| PartialBytes { offset, bytes })
 }
 pub fn observation() -> impl Strategy<Value = Observation> {
     let ending = prop_oneof![
@@ -138,7 +145,10 @@ pub fn observation() -> impl Strategy<Value = Observation> {
     });
     (
         (text(), text(), text(), ending),
-        btree_map(ident(), vec(any::<u8>(), 0..8), 0..2),
+        (
+            btree_map(ident(), vec(any::<u8>(), 0..8), 0..2),
+            btree_map(ident(), partial_bytes(), 0..2),
+        ),
         btree_map(ident(), parity, 0..2),
         btree_map(ident(), vec(any::<u32>(), 0..4), 0..2),
         (vec(ident(), 0..2), vec(any::<u32>(), 0..2)),
@@ -146,7 +156,7 @@ pub fn observation() -> impl Strategy<Value = Observation> {
         .prop_map(
             |(
                 (device, driver, date, outcome),
-                regions,
+                (regions, partial),
                 mbarriers,
                 tmem,
                 (canaries_broken, not_reached),
@@ -156,6 +166,7 @@ pub fn observation() -> impl Strategy<Value = Observation> {
                 date,
                 outcome,
                 regions,
+                partial,
                 mbarriers,
                 tmem,
                 canaries_broken,

@@ -531,7 +531,7 @@ fn serde_errors_inside_steps_and_enums() {
         (step("  - ptxx: a"), "t.yaml:8:5: program[0].ptxx: a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"),
         (GOOD.replace("- { name: out, size: 16 }", "- { name: out }"), "t.yaml:5:7: memory.global[0]: missing field `size`"),
         (GOOD.replace("size: 16 }", "size: 16, init: { fill: 256 } }"), "t.yaml:5:44: memory.global[0].init.fill: invalid u8"),
-        (GOOD.replace("size: 16 }", "size: 16, init: { fil: 2 } }"), "t.yaml:5:38: memory.global[0].init.fil: unknown variant `fil`, expected one of fill, pattern, bytes, values"),
+        (GOOD.replace("size: 16 }", "size: 16, init: { fil: 2 } }"), "t.yaml:5:38: memory.global[0].init.fil: unknown variant `fil`, expected one of fill, pattern, bytes, hex, hash, values"),
         (GOOD.replace("target: sm_90a", "target: sm_91"), "t.yaml:2:9: target: `sm_91` is not a target the pinned ptxas knows (sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100f sm_100a sm_103 sm_103f sm_103a sm_110 sm_110f sm_110a sm_120 sm_120f sm_120a)"),
         (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 1, type: f32 }, q: 1 }"), "t.yaml:3:32: params.p.type: register type must be one of pred b16 b32 b64 u16 u32 u64 s32 s64"),
         (GOOD.replace("target: sm_90a", "target: sm_90a\nparams: { p: { value: 300, type: pred } }"), "t.yaml:3:14: params.p: value 300 does not fit a .pred register"),
@@ -621,6 +621,7 @@ fn observation_yaml_form() {
         date: "2026-11-24".into(),
         outcome: Ending::Timeout(vec![3]),
         regions: [("buf@cta0".to_string(), vec![0xab, 1])].into(),
+        partial: Default::default(),
         mbarriers: [(
             "bar@cta0".to_string(),
             Parity {
@@ -707,4 +708,77 @@ fn load_each_keeps_names_unique() {
         .find(|e| e.message.contains("duplicate case name `a`"))
         .expect("duplicate reported");
     assert_eq!((dup.line, dup.path.as_str()), (7, "[2].name"));
+}
+
+/// An observation of part of a region: `partial: { KEY: { offset, bytes } }` round-trips through
+/// YAML (bytes as hex), and a range outside its region, an undeclared region or a region also
+/// observed whole is an error at its place in the file.
+#[test]
+fn partial_observations_load_and_validate() {
+    let with = |partial: &str| {
+        format!(
+            "name: p
+target: sm_90a
+launch: {{ grid: [2, 1, 1] }}
+memory:
+  global: [ {{ name: out, size: 64 }} ]
+  shared: [ {{ name: buf, size: 16 }} ]
+program: [ {{ ptx: cp.async.wait_all }} ]
+observed:
+- device: d
+  driver: CUDA 13.0
+  date: \"2026-11-25\"
+  outcome: completed
+  partial:
+{partial}"
+        )
+    };
+    let good =
+        with("    out: { offset: 60, bytes: 01020304 }\n    buf@cta1: { offset: 0, bytes: ff }\n");
+    let c = load_str(&good, "p.yaml").unwrap().remove(0);
+    let part = &c.observed[0].partial["out"];
+    assert_eq!(
+        (part.offset, part.bytes.as_slice()),
+        (60, &[1u8, 2, 3, 4][..])
+    );
+    assert_eq!(part.range(), Some(60..64));
+    let y = to_yaml(std::slice::from_ref(&c));
+    assert!(
+        y.contains("bytes: '01020304'") || y.contains("bytes: \"01020304\""),
+        "{y}"
+    );
+    assert_eq!(load_str(&y, "p.yaml").unwrap()[0], c);
+    for (partial, want) in [
+        (
+            "    out: { offset: 61, bytes: 01020304 }\n",
+            "p.yaml:14:20: observed[0].partial.out.offset: bytes 61..65 of `out` are observed, the region has 64 bytes",
+        ),
+        (
+            "    out: { offset: 18446744073709551615, bytes: 0102 }\n",
+            "p.yaml:14:20: observed[0].partial.out.offset: bytes 18446744073709551615..18446744073709551617 of `out` are observed, the region has 64 bytes",
+        ),
+        (
+            "    buf@cta2: { offset: 0, bytes: ff }\n",
+            "p.yaml:14:15: observed[0].partial.buf@cta2: `buf@cta2`: CTA 2 is not in the grid (2 CTAs)",
+        ),
+        (
+            "    nope: { offset: 0, bytes: ff }\n",
+            "p.yaml:14:11: observed[0].partial.nope: `nope` is not a global region or a shared region as `name@ctaN`",
+        ),
+        (
+            "    out: { offset: 0, bytes: f }\n",
+            "p.yaml:14:30: observed[0].partial.out.bytes: odd number of hex digits",
+        ),
+    ] {
+        assert_eq!(err(&with(partial)).replace("t.yaml", "p.yaml"), want);
+    }
+    let both = with("    out: { offset: 0, bytes: ff }\n")
+        .replace("  partial:\n", "  regions: { out: \"00\" }\n  partial:\n");
+    assert!(
+        err(&both).ends_with(
+            "observed[0].partial.out: `out` is observed whole in `regions`; give it in one place"
+        ),
+        "{}",
+        err(&both)
+    );
 }

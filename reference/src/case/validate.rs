@@ -452,6 +452,7 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     program(c, &names, &mut o);
     concurrent_groups(c, &mut o);
     expected_bytes(c, &names, &mut o);
+    partial_observations(c, &names, &mut o);
     for (k, n) in c.check.iter().enumerate() {
         match names.decls.get(n) {
             Some(Decl::Global { .. } | Decl::Shared { .. } | Decl::Mbarrier | Decl::Tmem) => {}
@@ -471,6 +472,27 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     o.problems
 }
 
+/// The size of the region `k` names as observations and `expect: { bytes: .. }` name regions (a
+/// global region, or a shared one of an existing CTA as `name@ctaN`), or why `k` names none.
+fn keyed_region_size(c: &Case, names: &Names, k: &str) -> Result<u64, String> {
+    let (name, cta) = super::split_region_key(k);
+    let cta = cta.map(|c| c.parse::<u32>().ok());
+    match (names.decls.get(name), cta) {
+        (Some(Decl::Global { size }), None) => Ok(*size),
+        (Some(Decl::Shared { size }), Some(Some(i))) if i < c.launch.ctas() => Ok(*size),
+        (Some(Decl::Shared { .. }), Some(Some(i))) => Err(format!(
+            "`{k}`: CTA {i} is not in the grid ({} CTAs)",
+            c.launch.ctas()
+        )),
+        (Some(Decl::Shared { .. }), _) => Err(format!(
+            "`{k}`: name a shared region with its CTA, `{name}@cta0`"
+        )),
+        _ => Err(format!(
+            "`{k}` is not a global region or a shared region as `name@ctaN`"
+        )),
+    }
+}
+
 /// `expect: { bytes: .. }` names declared regions (shared ones of an existing CTA, as
 /// `name@ctaN`) and fits them.
 fn expected_bytes(c: &Case, names: &Names, o: &mut Out) {
@@ -479,33 +501,10 @@ fn expected_bytes(c: &Case, names: &Names, o: &mut Out) {
     };
     for (k, pat) in want {
         let path = p(&["expect", "bytes", k]);
-        let (name, cta) = super::split_region_key(k);
-        let cta = cta.map(|c| c.parse::<u32>().ok());
-        let size = match (names.decls.get(name), cta) {
-            (Some(Decl::Global { size }), None) => *size,
-            (Some(Decl::Shared { size }), Some(Some(i))) if i < c.launch.ctas() => *size,
-            (Some(Decl::Shared { .. }), Some(Some(i))) => {
-                o.err(
-                    path,
-                    format!(
-                        "`{k}`: CTA {i} is not in the grid ({} CTAs)",
-                        c.launch.ctas()
-                    ),
-                );
-                continue;
-            }
-            (Some(Decl::Shared { .. }), _) => {
-                o.err(
-                    path,
-                    format!("`{k}`: name a shared region with its CTA, `{name}@cta0`"),
-                );
-                continue;
-            }
-            _ => {
-                o.err(
-                    path,
-                    format!("`{k}` is not a global region or a shared region as `name@ctaN`"),
-                );
+        let size = match keyed_region_size(c, names, k) {
+            Ok(size) => size,
+            Err(why) => {
+                o.err(path, why);
                 continue;
             }
         };
@@ -522,6 +521,45 @@ fn expected_bytes(c: &Case, names: &Names, o: &mut Out) {
                     }
                 ),
             );
+        }
+    }
+}
+
+/// Each part of a region a recorded observation gives (`partial`) names a declared region, not
+/// also observed whole, and lies inside it.
+fn partial_observations(c: &Case, names: &Names, o: &mut Out) {
+    for (i, obs) in c.observed.iter().enumerate() {
+        for (k, part) in &obs.partial {
+            let mut path = pik(&["observed"], i, "partial");
+            path.push(key(k));
+            let size = match keyed_region_size(c, names, k) {
+                Ok(size) => size,
+                Err(why) => {
+                    o.err(path, why);
+                    continue;
+                }
+            };
+            if obs.regions.contains_key(k) {
+                o.err(
+                    path,
+                    format!("`{k}` is observed whole in `regions`; give it in one place"),
+                );
+                continue;
+            }
+            match part.range() {
+                Some(r) if r.end <= size => {}
+                _ => {
+                    path.push(key("offset"));
+                    o.err(
+                        path,
+                        format!(
+                            "bytes {}..{} of `{k}` are observed, the region has {size} bytes",
+                            part.offset,
+                            part.offset as u128 + part.bytes.len() as u128
+                        ),
+                    );
+                }
+            }
         }
     }
 }
@@ -598,6 +636,7 @@ fn init_problem(o: &mut Out, base: Vec<Seg>, init: &Init, e: InitError) {
     match (init, e.element) {
         (Init::Values(_), Some(i)) => path.extend([key("values"), key("data"), Seg::Idx(i)]),
         (Init::Bytes(_), Some(i)) => path.extend([key("bytes"), Seg::Idx(i)]),
+        (Init::Hex(_), _) => path.push(key("hex")),
         _ => {}
     }
     o.err(path, e.message);

@@ -233,9 +233,10 @@ impl Prediction {
     }
     /// The `expect:` a saved case states for this prediction.
     pub fn expect(&self) -> Expect {
-        match self.rule {
-            None => Expect::Pass,
-            Some(r) => Expect::Undefined(r.to_string()),
+        match (self.outcome, self.rule) {
+            (OutcomeClass::DriverRejection, _) => Expect::DriverRejects,
+            (_, None) => Expect::Pass,
+            (_, Some(r)) => Expect::Undefined(r.to_string()),
         }
     }
 }

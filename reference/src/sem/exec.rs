@@ -297,6 +297,9 @@ pub struct Execution {
     pub final_state: FinalState,
     /// The profile whose readings this execution used.
     pub profile: Profile,
+    /// The tensor maps the driver model refuses, by name with the refusal (`expect:
+    /// driver_rejects`); a GPU run never launches a case that has one.
+    pub driver_rejects: Vec<(String, crate::sem::tensor::EncodeReject)>,
     /// Profile positions met on the way whose spec and sm_90 readings gave different results
     /// (in [`super::profile::POSITIONS`] order): where this case can tell the readings apart.
     pub departures: Vec<&'static Position>,
@@ -346,6 +349,14 @@ impl Execution {
             (Some(Expect::Undefined(rule)), None) => Err(format!(
                 "expected UB `{rule}`, model found the case well defined"
             )),
+            (Some(Expect::DriverRejects), _) => match self.driver_rejects.first() {
+                Some(_) => Ok(()),
+                None => Err(
+                    "expected the driver to refuse a tensor map, the driver model accepts every \
+                     tensor map of the case"
+                        .into(),
+                ),
+            },
             (Some(Expect::Timeout), _) if self.expected_hw == ExpectedHw::Timeout => Ok(()),
             (Some(Expect::Trap), _) if self.expected_hw == ExpectedHw::MayTrap => Ok(()),
             (Some(e @ (Expect::Timeout | Expect::Trap)), _) => Err(format!(
@@ -731,6 +742,7 @@ fn execute_schedule(
         profile: opts.profile,
         departures,
         notes: m.notes,
+        driver_rejects: tensor::driver_refusals(case),
     })
 }
 

@@ -104,6 +104,25 @@ pub fn copy_rule_id(rule: &'static str) -> &'static str {
     rule_id(COPY_RULE, rule)
 }
 
+/// The tensor maps of `case` the driver model refuses ([`tensor::predict_driver`], each map over
+/// its region's address, A-TENSOR-GLOBAL-VA), by name with the refusal: a GPU run of the case
+/// ends at the encode, before any kernel. A map over an undeclared region is not encodable at
+/// all and is left to the executor's error.
+pub fn driver_refusals(case: &crate::case::Case) -> Vec<(String, EncodeReject)> {
+    let global = &case.memory.global;
+    case.memory
+        .tensor_maps
+        .iter()
+        .filter_map(|d| {
+            let index = global.iter().position(|r| r.name == d.global)?;
+            let mut p = d.map.clone();
+            p.global_address = region_address(index) + global[index].misalign;
+            let refusal = tensor::predict_driver(&p, case.target).err()?;
+            Some((d.name.clone(), refusal))
+        })
+        .collect()
+}
+
 fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
     Stop::Ub(Ub {
         rule,
