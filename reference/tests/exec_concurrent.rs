@@ -244,3 +244,73 @@ fn a_full_cta_of_arrivals_is_one_order() {
         o => panic!("{o:?}"),
     }
 }
+
+mod reduction_is_sound {
+    //! The reduced orders (independent threads, commuting mbarrier updates) give the same merged
+    //! outcome as every interleaving, on random groups over shared bytes and one mbarrier.
+    use super::*;
+    use proptest::prelude::*;
+    use ptxconform_reference::case::load_str;
+    use ptxconform_reference::sem::exec::execute_every_order;
+
+    fn step() -> impl Strategy<Value = String> {
+        let off = prop_oneof![Just(0u32), Just(4), Just(8)];
+        prop_oneof![
+            // Stores name a whole region: 4 or 12 bytes from the start of buf.
+            (prop_oneof![Just(4usize), Just(12)], any::<u8>()).prop_map(|(n, v)| {
+                format!("store: {{ at: buf, bytes: {:?} }}", vec![v; n])
+            }),
+            (off, 0u32..8).prop_map(|(o, k)| format!(
+                "ptx: \"cp.async.ca.shared.global [buf+{o}], [src+{}], 4\"",
+                4 * k
+            )),
+            Just("ptx: \"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]\"".to_string()),
+            Just("ptx: \"cp.async.mbarrier.arrive.shared::cta.b64 [bar]\"".to_string()),
+            Just("ptx: \"mbarrier.arrive.shared::cta.b64 _, [bar]\"".to_string()),
+            Just("ptx: \"mbarrier.arrive.shared::cta.b64 _, [bar], 2\"".to_string()),
+            Just("ptx: \"mbarrier.expect_tx.shared::cta.b64 [bar], 16\"".to_string()),
+            Just("ptx: \"mbarrier.complete_tx.shared::cta.b64 [bar], 16\"".to_string()),
+            Just("ptx: \"mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16\"".to_string()),
+            Just("ptx: cp.async.wait_all".to_string()),
+            Just("ptx: \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [src+16], 16, [bar]\"".to_string()),
+            Just("ptx: \"mbarrier.arrive.noComplete.shared::cta.b64 _, [bar], 1\"".to_string()),
+        ]
+    }
+
+    fn outcome(
+        r: &Result<
+            ptxconform_reference::sem::exec::Execution,
+            ptxconform_reference::sem::exec::ExecError,
+        >,
+    ) -> String {
+        match r {
+            Ok(e) => match &e.outcome {
+                Outcome::Defined => format!("defined {:?}", e.final_state),
+                Outcome::Undefined { .. } => "undefined".into(),
+            },
+            Err(e) => format!("error {:?}", std::mem::discriminant(&e.kind)),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn reduced_orders_merge_like_every_order(
+            count in 1u32..5,
+            threads in proptest::collection::vec(proptest::collection::vec(step(), 1..3), 2..4),
+            wait in any::<bool>(),
+        ) {
+            let mut t = format!("{HEAD}  - ptx: mbarrier.init.shared::cta.b64 [bar], {count}\n");
+            for (i, steps) in threads.iter().enumerate() {
+                for s in steps {
+                    t += &format!("  - {{ {s}, thread: {}, concurrent: g }}\n", 32 * i);
+                }
+            }
+            if wait {
+                t += "  - wait_parity: { mbar: bar, parity: 0 }\n";
+            }
+            let c = load_str(&t, "t.yaml").unwrap_or_else(|e| panic!("{e}\n{t}")).remove(0);
+            prop_assert_eq!(outcome(&execute(&c)), outcome(&execute_every_order(&c)), "{}", t);
+        }
+    }
+}

@@ -654,6 +654,20 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
 /// Runs the case with `opts`: once, or once per order of its concurrent steps, merged
 /// (A-EXEC-CONCURRENT-INTERLEAVINGS).
 pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
+    execute_reduced(case, opts, concurrent::Reduction::Commute)
+}
+
+/// Runs the case in every interleaving of its concurrent groups, without the partial-order
+/// reduction (to test the reduction against; bounded like the reduced run).
+pub fn execute_every_order(case: &Case) -> Result<Execution, ExecError> {
+    execute_reduced(case, ExecOptions::default(), concurrent::Reduction::Off)
+}
+
+fn execute_reduced(
+    case: &Case,
+    opts: ExecOptions,
+    reduction: concurrent::Reduction,
+) -> Result<Execution, ExecError> {
     let ctx = crate::case::validate::parse_ctx(case);
     let mut parsed = Vec::with_capacity(case.program.len());
     for (i, step) in case.program.iter().enumerate() {
@@ -676,11 +690,11 @@ pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecErr
             .map(|s| execute_schedule(case, opts, &parsed, s, &plan.checks))
             .collect()
     };
-    let mut plan = concurrent::plan(case, true).map_err(launch)?;
+    let mut plan = concurrent::plan(case, reduction).map_err(launch)?;
     let runs = match run(&plan)? {
         Some(runs) => runs,
         None => {
-            plan = concurrent::plan(case, false).map_err(launch)?;
+            plan = concurrent::plan(case, concurrent::Reduction::Footprints).map_err(launch)?;
             run(&plan)?.expect("nothing to check without the assumption")
         }
     };
@@ -735,7 +749,7 @@ fn execute_schedule(
         match res {
             Ok(()) => {
                 trace.push(m.trace_step(text));
-                if !watch.after(pos, &m.slots) {
+                if !watch.after(pos, sched[pos], &m.slots) {
                     return Ok(None);
                 }
             }

@@ -141,9 +141,9 @@ fn footprints(case: &Case, units: &[Unit]) -> Vec<Footprint> {
 
 /// Splits a group's units into components of mutually dependent threads (each component's
 /// units in listed order, components in order of first appearance). Also returns the mbarriers
-/// (keys) that more than one component updates on the assumption A-EXEC-CONCURRENT-MBAR-COMMUTE
-/// (`commute`).
-fn components(case: &Case, units: &[Unit], commute: bool) -> (Vec<Vec<Unit>>, Vec<u64>) {
+/// that more than one component uses on the assumption A-EXEC-CONCURRENT-MBAR-COMMUTE
+/// (`commute`), with the units that update their counts (the check's span is left empty).
+fn components(case: &Case, units: &[Unit], commute: bool) -> (Vec<Vec<Unit>>, Check) {
     let fps = footprints(case, units);
     let mut runners: Vec<(u32, u32)> = Vec::new();
     let idx: Vec<usize> = units
@@ -187,24 +187,34 @@ fn components(case: &Case, units: &[Unit], commute: bool) -> (Vec<Vec<Unit>>, Ve
         comp_of.push(c);
     }
     let mut users: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    let mut updates = Vec::new();
     if commute {
         for (k, f) in fps.iter().enumerate() {
-            for (region, off) in f.arrives() {
+            for (region, off, update) in f.arrives() {
                 if let RegionId::Shared { cta } = region {
-                    users
-                        .entry(super::mbar_key(cta, off))
-                        .or_default()
-                        .push(comp_of[k]);
+                    let key = super::mbar_key(cta, off);
+                    users.entry(key).or_default().push(comp_of[k]);
+                    if update {
+                        updates.push((units[k], key));
+                    }
                 }
             }
         }
     }
-    let shared = users
+    let keys: Vec<u64> = users
         .into_iter()
         .filter(|(_, cs)| cs.iter().any(|c| *c != cs[0]))
         .map(|(k, _)| k)
         .collect();
-    (comps, shared)
+    updates.retain(|(_, k)| keys.contains(k));
+    (
+        comps,
+        Check {
+            span: 0..0,
+            keys,
+            updates,
+        },
+    )
 }
 
 /// Every interleaving of `units` keeping each thread's units in order; the listed order first.
@@ -235,7 +245,7 @@ fn interleavings(case: &Case, units: &[Unit]) -> Vec<Vec<Unit>> {
 /// Every schedule (whole-program order of units) the case allows, reduced; one for a case
 /// without concurrent groups. Err when the groups have more than [`MAX_ORDERS`] orders together.
 pub fn schedules(case: &Case) -> Result<Vec<Vec<Unit>>, ErrorKind> {
-    plan(case, true).map(|p| p.orders)
+    plan(case, Reduction::Commute).map(|p| p.orders)
 }
 
 /// The reduced orders to run, and where each run must check A-EXEC-CONCURRENT-MBAR-COMMUTE.
@@ -244,15 +254,30 @@ pub(super) struct Plan {
     pub checks: Vec<Check>,
 }
 
-/// Positions `span` of every order hold one group, in which independent threads update the
-/// mbarriers `keys` on the assumption A-EXEC-CONCURRENT-MBAR-COMMUTE.
+/// Positions `span` of every order hold one group, in which independent threads use the
+/// mbarriers `keys` on the assumption A-EXEC-CONCURRENT-MBAR-COMMUTE; `updates` lists the units
+/// that update one's counts (an update may leave them as they were, e.g. cp.async.mbarrier.arrive
+/// incrementing and at once arriving, yet its arrive-on still depends on the phase).
+#[derive(Default)]
 pub(super) struct Check {
     pub span: Range<usize>,
     pub keys: Vec<u64>,
+    pub updates: Vec<(Unit, u64)>,
 }
 
-/// The reduced schedules; `commute`: whether arrive-type mbarrier updates commute.
-pub(super) fn plan(case: &Case, commute: bool) -> Result<Plan, ErrorKind> {
+/// How far [`plan`] reduces the orders of a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Independent threads and commuting mbarrier updates (A-EXEC-CONCURRENT-MBAR-COMMUTE).
+    Commute,
+    /// Independent threads only: every two updates of one mbarrier conflict.
+    Footprints,
+    /// Every interleaving (the reference the reductions are tested against).
+    Off,
+}
+
+/// The schedules under `reduction`.
+pub(super) fn plan(case: &Case, reduction: Reduction) -> Result<Plan, ErrorKind> {
     let mut per_block: Vec<Vec<Vec<Unit>>> = Vec::new();
     let mut checks = Vec::new();
     let mut total: u128 = 1;
@@ -263,7 +288,10 @@ pub(super) fn plan(case: &Case, commute: bool) -> Result<Plan, ErrorKind> {
             per_block.push(vec![b]);
             continue;
         }
-        let (comps, keys) = components(case, &b, commute);
+        let (comps, check) = match reduction {
+            Reduction::Off => (vec![b.clone()], Check::default()),
+            r => components(case, &b, r == Reduction::Commute),
+        };
         for c in &comps {
             total = total.saturating_mul(order_count(case, c));
         }
@@ -274,10 +302,10 @@ pub(super) fn plan(case: &Case, commute: bool) -> Result<Plan, ErrorKind> {
                  fewer steps"
             )));
         }
-        if !keys.is_empty() {
+        if !check.keys.is_empty() {
             checks.push(Check {
                 span: at..at + b.len(),
-                keys,
+                ..check
             });
         }
         at += b.len();
@@ -318,6 +346,8 @@ struct Delta {
     pending: i64,
     tx: i64,
     completed: bool,
+    /// The step is an update of the counts (even one that left them as they were).
+    update: bool,
 }
 
 /// Watches the checked mbarriers through one run (A-EXEC-CONCURRENT-MBAR-COMMUTE).
@@ -363,8 +393,8 @@ impl<'p> Watch<'p> {
         }
     }
 
-    /// After the unit at `pos` ran; false when the assumption does not hold for this run.
-    pub fn after(&mut self, pos: usize, slots: &BTreeMap<u64, Slot>) -> bool {
+    /// After `unit`, at `pos`, ran; false when the assumption does not hold for this run.
+    pub fn after(&mut self, pos: usize, unit: Unit, slots: &BTreeMap<u64, Slot>) -> bool {
         for (i, c) in self.checks.iter().enumerate() {
             if !c.span.contains(&pos) {
                 continue;
@@ -376,17 +406,20 @@ impl<'p> Watch<'p> {
                 if a.of != b.of {
                     return false;
                 }
+                let update = c.updates.contains(&(unit, *key));
                 let d = match a.phase - b.phase {
                     0 => Delta {
                         pending: i64::from(a.pending) - i64::from(b.pending),
                         tx: i64::from(a.tx_count) - i64::from(b.tx_count),
                         completed: false,
+                        update,
                     },
                     // Completion happens at pending == 0 and tx-count == 0.
                     1 => Delta {
                         pending: -i64::from(b.pending),
                         tx: -i64::from(b.tx_count),
                         completed: true,
+                        update,
                     },
                     _ => return false,
                 };
@@ -410,7 +443,7 @@ impl<'p> Watch<'p> {
 fn commutes(entry: &Mbarrier, d: &[Delta]) -> bool {
     let eff: Vec<&Delta> = d
         .iter()
-        .filter(|x| x.pending != 0 || x.tx != 0 || x.completed)
+        .filter(|x| x.update || x.pending != 0 || x.tx != 0 || x.completed)
         .collect();
     let Some((_, rest)) = eff.split_last() else {
         return true;

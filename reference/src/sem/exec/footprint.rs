@@ -26,9 +26,12 @@ pub(super) enum Use {
     Read,
     Write,
     /// An update of the mbarrier at these bytes that only adds to its counts (arrive-on,
-    /// expect-tx, complete-tx, a tracked copy's future complete-tx, cp.async.mbarrier.arrive)
-    /// and whose result nothing in the group reads (A-EXEC-CONCURRENT-MBAR-COMMUTE).
+    /// expect-tx, complete-tx, cp.async.mbarrier.arrive, which may arrive at once) and whose
+    /// result nothing in the group reads (A-EXEC-CONCURRENT-MBAR-COMMUTE).
     Arrive,
+    /// A copy issued with this mbarrier as its completion mechanism: it changes no count now
+    /// (its complete-tx comes when it lands, A-EXEC-EVENTUAL), so it commutes like an update.
+    Track,
     /// Any other use of an mbarrier (init, inval, .noComplete arrive).
     Barrier,
 }
@@ -56,15 +59,16 @@ impl Footprint {
         a.iter().any(|x| b.iter().any(|y| x.conflicts(y, commute)))
     }
 
-    /// The mbarriers (region, offset) this footprint updates with [`Use::Arrive`].
-    pub fn arrives(&self) -> impl Iterator<Item = (RegionId, u64)> + '_ {
+    /// The mbarriers (region, offset) this footprint uses commutatively, and whether the use
+    /// is an update of its counts ([`Use::Arrive`]) rather than a tracked copy.
+    pub fn arrives(&self) -> impl Iterator<Item = (RegionId, u64, bool)> + '_ {
         let v = match self {
             Footprint::Everything => &[][..],
             Footprint::Accesses(a) => &a[..],
         };
         v.iter()
-            .filter(|x| x.usage == Use::Arrive)
-            .map(|x| (x.region, x.range.start))
+            .filter(|x| matches!(x.usage, Use::Arrive | Use::Track))
+            .map(|x| (x.region, x.range.start, x.usage == Use::Arrive))
     }
 }
 
@@ -75,7 +79,7 @@ impl Access {
             && o.range.start < self.range.end;
         let commutes = match (self.usage, o.usage) {
             (Use::Read, Use::Read) => true,
-            (Use::Arrive, Use::Arrive) => commute,
+            (Use::Arrive | Use::Track, Use::Arrive | Use::Track) => commute,
             _ => false,
         };
         overlap && !commutes
@@ -133,20 +137,20 @@ impl Collect<'_, '_> {
                 match &c.dir {
                     CopyDir::GlobalToCta { mbar, .. } => {
                         self.bytes(&dst, size, Use::Write)?;
-                        self.mbar(m.mbar(mbar, false)?, Use::Arrive);
+                        self.mbar(m.mbar(mbar, false)?, Use::Track);
                     }
                     CopyDir::GlobalToCluster { cta_mask, mbar } => {
                         let (_, off) = m.mbar(mbar, true)?;
                         for cta in m.cluster_destinations(&dst, cta_mask.as_ref())? {
                             self.bytes(&dst.in_cta(cta), size, Use::Write)?;
-                            self.mbar((cta, off), Use::Arrive);
+                            self.mbar((cta, off), Use::Track);
                         }
                     }
                     CopyDir::CtaToCluster { mbar } => {
                         let (_, off) = m.mbar(mbar, true)?;
                         self.bytes(&dst, size, Use::Write)?;
                         if let Some(cta) = dst.cta() {
-                            self.mbar((cta, off), Use::Arrive);
+                            self.mbar((cta, off), Use::Track);
                         }
                     }
                     CopyDir::CtaToGlobal { .. } => self.bytes(&dst, size, Use::Write)?,
@@ -235,6 +239,8 @@ mod tests {
         assert!(!w.conflicts(&far, true));
         assert!(!a.conflicts(&a, true) && a.conflicts(&a, false));
         assert!(a.conflicts(&r, true));
+        let t = f(vec![acc(0, Use::Track)]);
+        assert!(!t.conflicts(&a, true) && t.conflicts(&a, false));
         assert!(f(vec![acc(0, Use::Barrier)]).conflicts(&a, true));
         assert!(Footprint::Everything.conflicts(&far, true));
         assert!(far.conflicts(&Footprint::Everything, true));
