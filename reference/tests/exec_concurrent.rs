@@ -314,3 +314,36 @@ mod reduction_is_sound {
         }
     }
 }
+
+#[test]
+fn corpus_concurrency_cases_take_their_reduced_order_counts() {
+    // (case, reduced orders): independent producers take one order; the
+    // store race keeps both of its orders.
+    let want: &[(&str, usize)] = &[
+        ("concurrency.cp_async.lanes_noinc", 1),
+        ("concurrency.cp_async.warp_noinc", 1),
+        ("concurrency.producers.arrive_count_128", 1),
+        ("concurrency.producers.cta_arrive_128", 1),
+        ("concurrency.producers.store_then_arrive", 1),
+        ("concurrency.bulk.producers_expect_tx", 1),
+        ("concurrency.bulk.producers_each_expect", 1),
+        ("concurrency.cluster.multicast_into_each_other", 1),
+        ("concurrency.store_race", 2),
+    ];
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases/concurrency");
+    let mut seen = Vec::new();
+    for f in std::fs::read_dir(dir).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for c in load_str(&text, &p.display().to_string()).unwrap() {
+            let n = schedules(&c).unwrap().len();
+            let expected = want.iter().find(|(name, _)| *name == c.name);
+            assert_eq!(Some(n), expected.map(|w| w.1), "{}", c.name);
+            seen.push(c.name);
+        }
+    }
+    assert_eq!(seen.len(), want.len(), "{seen:?}");
+}

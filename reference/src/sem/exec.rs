@@ -17,7 +17,7 @@
 //!   group (arrive-on, expect-tx, complete-tx, tracked copies, cp.async.mbarrier.arrive) commute
 //!   when no order of them can complete the phase before the last or leave the count ranges
 //!   (§9.7.13.15.5–.7: they only add to the two counts); each run checks this on the state it
-//!   met, and the case is run unreduced when it does not hold.
+//!   met, and the case is rerun with those updates treated as conflicting when it does not hold.
 //! - A-EXEC-EVENTUAL: an asynchronous write stays in flight ({old, new} per byte) until a mechanism
 //!   guarantees it: a cp.async / bulk wait_group (group mechanism) or a wait on the mbarrier that
 //!   tracks it. Nothing lands at the end of the program.

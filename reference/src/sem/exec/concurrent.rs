@@ -22,7 +22,8 @@
 //! treated as commuting, and each run then checks the assumption on the state it met: no proper
 //! subset of the group's updates of that mbarrier may bring its pending count to zero or below,
 //! only the last may complete the phase, and the counts cannot leave their ranges in any order.
-//! When a run finds that it does not hold, the case is run again without the assumption.
+//! When a run finds that it does not hold, the case is run again without the assumption (the
+//! updates then conflict, so their threads are interleaved).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
