@@ -274,6 +274,9 @@ mod reduction_is_sound {
             Just("ptx: cp.async.wait_all".to_string()),
             Just("ptx: \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [src+16], 16, [bar]\"".to_string()),
             Just("ptx: \"mbarrier.arrive.noComplete.shared::cta.b64 _, [bar], 1\"".to_string()),
+            Just("ptx: \"mbarrier.arrive.shared::cta.b64 st, [bar]\"".to_string()),
+            Just("ptx: \"mbarrier.arrive_drop.shared::cta.b64 _, [bar]\"".to_string()),
+            Just("ptx: \"mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0\"".to_string()),
         ]
     }
 
@@ -293,11 +296,11 @@ mod reduction_is_sound {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig::with_cases(160))]
         #[test]
         fn reduced_orders_merge_like_every_order(
             count in 1u32..5,
-            threads in proptest::collection::vec(proptest::collection::vec(step(), 1..3), 2..4),
+            threads in proptest::collection::vec(proptest::collection::vec(step(), 1..3), 2..5),
             wait in any::<bool>(),
         ) {
             let mut t = format!("{HEAD}  - ptx: mbarrier.init.shared::cta.b64 [bar], {count}\n");
