@@ -621,7 +621,7 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
     };
     let t = std::time::Instant::now();
     if !args.replay.is_empty() {
-        let report = replay::replay(read_records(&args.replay)?, plan)?;
+        let report = replay::replay(read_records(&args.replay)?, plan, Some(&args.out))?;
         let (jp, mp) = write_report(&args.out, &report)?;
         summarize(&report, t, &jp, &mp);
         return Ok(0);

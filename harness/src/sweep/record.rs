@@ -144,6 +144,7 @@ impl Record {
             regions: BTreeMap::new(),
             mbarriers: self.mbarriers.clone(),
             tmem: BTreeMap::new(),
+            partial: Default::default(),
             canaries_broken: self.canaries_broken.clone(),
             not_reached: self.not_reached.clone(),
         }

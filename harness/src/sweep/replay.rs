@@ -4,7 +4,7 @@
 //! [`Record::rebuild`]), so a replay judges exactly what a live sweep judges.
 
 use super::record::{Rebuilt, Record};
-use super::{judge_configs, model_observation, Plan, Report};
+use super::{judge_configs, model_observation, save, Plan, Report};
 use crate::diff::{Backend, Ran, Run};
 use crate::report::RunInfo;
 use ptxconform_reference::case::{split_region_key, Case};
@@ -13,6 +13,7 @@ use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::target::Target;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 const DIFFERS: &str = "recorded bytes differ from this prediction in";
 const CERTAIN: &str = "where it is certain";
@@ -102,8 +103,9 @@ impl Backend for Replaying {
 }
 
 /// Score the current model under `plan.profile` against `records` (`plan`'s seed, start and
-/// count are ignored: the records say which configurations they are).
-pub fn replay(records: Vec<Record>, plan: Plan) -> Result<Report, String> {
+/// count are ignored: the records say which configurations they are). The disagreeing cases
+/// go to `out/disagreements.yaml`, each with the observation rebuilt from its record.
+pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Report, String> {
     let Some(first) = records.first() else {
         return Err("--replay: no records".into());
     };
@@ -119,6 +121,7 @@ pub fn replay(records: Vec<Record>, plan: Plan) -> Result<Report, String> {
     let items: Vec<(u64, u64)> = records.iter().map(|r| (r.seed, r.index)).collect();
     let mut backend = Replaying::new(info.clone(), records);
     let mut rows = Vec::new();
+    let mut found = Vec::new();
     for chunk in items.chunks(plan.batch.max(1)) {
         let items = chunk
             .iter()
@@ -127,11 +130,15 @@ pub fn replay(records: Vec<Record>, plan: Plan) -> Result<Report, String> {
                 (i, d.key, d.config)
             })
             .collect();
-        rows.extend(
-            judge_configs(&mut backend, plan.profile, items)?
-                .into_iter()
-                .map(|j| j.row),
-        );
+        for j in judge_configs(&mut backend, plan.profile, items)? {
+            rows.push(j.row.clone());
+            if j.row.agree == Some(false) {
+                found.push(j);
+            }
+        }
+    }
+    if let Some(dir) = out {
+        save(dir, found, plan.profile)?;
     }
     Ok(Report::new(info, seed, rows))
 }

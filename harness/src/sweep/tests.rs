@@ -177,7 +177,7 @@ fn replayed_records_judge_as_the_live_sweep() {
     let text = record::to_lines(&live.records);
     let back = record::parse_lines("records.jsonl", &text).unwrap();
     assert_eq!(back, live.records);
-    let replayed = replay::replay(back, plan(0)).unwrap();
+    let replayed = replay::replay(back, plan(0), None).unwrap();
     let key = |r: &Row| (r.case.clone(), r.observed, r.agree, r.verdict.clone());
     assert_eq!(
         replayed.rows.iter().map(key).collect::<Vec<_>>(),
@@ -199,7 +199,7 @@ fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
         .unwrap();
     let d = r.regions.values_mut().next().unwrap();
     d.fnv = "0000000000000000".into();
-    let replayed = replay::replay(recs, plan(0)).unwrap();
+    let replayed = replay::replay(recs, plan(0), None).unwrap();
     let row = &replayed.rows[i];
     assert!(row.agree != Some(true), "{row:?}");
     assert!(row.detail.starts_with("recorded bytes differ"), "{row:?}");

@@ -20,6 +20,7 @@
 
 pub mod bulk;
 pub mod bytes;
+pub mod concurrent;
 pub mod cp_async;
 pub mod mbarrier;
 pub mod oracle;
@@ -68,6 +69,10 @@ pub struct GenConfig {
     pub racy_per_256: u8,
     /// Features no program enables (a campaign steering away from a known finding).
     pub avoid: swarm::Features,
+    /// Out of 256: how many episodes are concurrent ([`concurrent`]: several threads issuing
+    /// copies and arrivals at once, as one `concurrent` group), decided by the last byte of the
+    /// episode's chunk. 0 (the default) leaves every program as without the option.
+    pub concurrent_per_256: u8,
 }
 
 impl Default for GenConfig {
@@ -90,6 +95,7 @@ impl Default for GenConfig {
             undefined_per_256: 0,
             racy_per_256: 0,
             avoid: swarm::Features::default(),
+            concurrent_per_256: 0,
         }
     }
 }
@@ -106,6 +112,13 @@ impl GenConfig {
             undefined_per_256: 32,
             racy_per_256: 32,
             ..Self::default()
+        }
+    }
+    /// `self` with about `per_256`/256 of the episodes concurrent.
+    pub fn with_concurrency(self, per_256: u8) -> Self {
+        GenConfig {
+            concurrent_per_256: per_256,
+            ..self
         }
     }
 }
@@ -176,7 +189,14 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
         let mut c = Chunk::new(&block);
         let dev = if k == bad_at { deviation } else { None };
         let fam = w.swarm.pick(c.byte(), dev);
-        let got = episode(fam, &mut w, &mut c, dev);
+        let conc = block[BLOCK - 1] < cfg.concurrent_per_256;
+        let got = match conc
+            .then(|| concurrent::episode(&mut w, &mut c, dev))
+            .flatten()
+        {
+            Some(got) => got,
+            None => episode(fam, &mut w, &mut c, dev),
+        };
         if let Some(i) = got {
             intent = i;
         }

@@ -297,3 +297,94 @@ fn stores_come_with_and_without_the_proxy_fence() {
     assert_eq!(fenced, 0);
     assert!(plain > 20, "sm_80: {plain} stores");
 }
+
+mod concurrent_episodes {
+    //! Programs with concurrent groups (GenConfig::concurrent_per_256): every one passes the
+    //! static oracles and runs on the reference as intended (well defined, or undefined / racy by
+    //! the intended rule), in the legal and the mixed config.
+    use super::super::oracle::check_cpu;
+    use super::super::*;
+    use crate::case::init::SplitMix64;
+    use crate::sem::exec::concurrent::schedules;
+
+    fn checked(cfg: &GenConfig, seed: u64, n: usize) -> Vec<Generated> {
+        let mut rng = SplitMix64(seed);
+        (0..n)
+            .map(|_| {
+                let bytes: Vec<u8> = (0..HEADER + 4 * BLOCK)
+                    .map(|_| rng.next().unwrap_or(0) as u8)
+                    .collect();
+                let g = generate_bytes(&bytes, cfg);
+                if let Err(v) = check_cpu(&g) {
+                    panic!(
+                        "{v}\n{}",
+                        crate::case::to_yaml(std::slice::from_ref(&g.case))
+                    );
+                }
+                g
+            })
+            .collect()
+    }
+
+    fn groups(g: &Generated) -> usize {
+        let p = &g.case.program;
+        (0..p.len())
+            .filter(|&i| {
+                p[i].concurrent.is_some() && (i == 0 || p[i - 1].concurrent != p[i].concurrent)
+            })
+            .count()
+    }
+
+    /// The families whose episodes run fast on the reference (a group runs the program once
+    /// per reduced order).
+    fn cfg(base: GenConfig) -> GenConfig {
+        GenConfig {
+            max_episodes: 4,
+            families: swarm::Families::of(&[
+                swarm::Family::CpAsync,
+                swarm::Family::BulkCopy,
+                swarm::Family::Mbarrier,
+                swarm::Family::Store,
+            ]),
+            ..base.with_concurrency(128)
+        }
+    }
+
+    #[test]
+    fn off_by_default() {
+        let g = checked(&GenConfig::mixed(), 5, 60);
+        assert!(g.iter().all(|g| groups(g) == 0));
+    }
+
+    #[test]
+    fn legal_concurrent_programs_run_well_defined() {
+        let gs = checked(&cfg(GenConfig::legal()), 21, 120);
+        assert!(gs.iter().all(|g| g.intent == Intent::WellDefined));
+        let with = gs.iter().filter(|g| groups(g) > 0).count();
+        assert!(
+            with > 60,
+            "only {with} of 120 programs have a concurrent group"
+        );
+        // Each stays within the interleaving bound after the reduction.
+        for g in &gs {
+            assert!(schedules(&g.case).is_ok(), "{}", g.case.name);
+        }
+    }
+
+    #[test]
+    fn mixed_concurrent_programs_keep_their_intent() {
+        let gs = checked(&cfg(GenConfig::mixed()), 22, 200);
+        let racy = gs
+            .iter()
+            .filter(|g| groups(g) > 0 && matches!(g.intent, Intent::Racy { rule } if rule == crate::sem::ub::ASYNC_DST_WRITTEN.id))
+            .count();
+        let undefined = gs
+            .iter()
+            .filter(|g| matches!(g.intent, Intent::Undefined { rule } if rule == crate::sem::ub::MBAR_ARRIVE_BEFORE_WAIT.id))
+            .count();
+        assert!(
+            racy > 0 && undefined > 0,
+            "racy {racy}, undefined {undefined}"
+        );
+    }
+}

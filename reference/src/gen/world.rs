@@ -56,6 +56,9 @@ pub struct World {
     pub check: Vec<String>,
     /// Tensor Memory bookkeeping of the tcgen05 episodes.
     pub tc: super::tcgen05::TcState,
+    /// Reduced interleavings of the concurrent groups so far, multiplied (kept within
+    /// `sem::exec::concurrent::MAX_ORDERS`).
+    pub orders: u128,
 }
 
 /// Small typed values for a reduce region: integers that fit every type, halves for floats.
@@ -162,6 +165,7 @@ impl World {
             bars: vec![vec![None; n as usize]; n_bars],
             check: Vec::new(),
             tc: Default::default(),
+            orders: 1,
         }
     }
 

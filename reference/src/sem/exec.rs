@@ -11,7 +11,13 @@
 //!   (the harness separates steps by barriers, so silicon sees the same order).
 //! - A-EXEC-CONCURRENT-INTERLEAVINGS: the steps of a `concurrent` group run in every order of
 //!   whole steps that keeps each thread's steps in order; the executions merge (see
-//!   `sem/exec/concurrent.rs`).
+//!   `sem/exec/concurrent.rs`); only the steps of threads that depend on each other (conflicting
+//!   footprints, `sem/exec/footprint.rs`) are interleaved, and the bound applies to those orders.
+//! - A-EXEC-CONCURRENT-MBAR-COMMUTE: arrive-type updates of one mbarrier by different threads of a
+//!   group (arrive-on, expect-tx, complete-tx, tracked copies, cp.async.mbarrier.arrive) commute
+//!   when no order of them can complete the phase before the last or leave the count ranges
+//!   (§9.7.13.15.5–.7: they only add to the two counts); each run checks this on the state it
+//!   met, and the case is rerun with those updates treated as conflicting when it does not hold.
 //! - A-EXEC-EVENTUAL: an asynchronous write stays in flight ({old, new} per byte) until a mechanism
 //!   guarantees it: a cp.async / bulk wait_group (group mechanism) or a wait on the mbarrier that
 //!   tracks it. Nothing lands at the end of the program.
@@ -49,6 +55,7 @@
 mod bulk;
 pub mod concurrent;
 mod cp_async;
+mod footprint;
 mod mbarrier;
 mod reduce;
 mod sync;
@@ -77,6 +84,7 @@ use crate::ptx::{Instruction, Statement};
 pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-ORDER",
     "A-EXEC-CONCURRENT-INTERLEAVINGS",
+    "A-EXEC-CONCURRENT-MBAR-COMMUTE",
     "A-EXEC-EVENTUAL",
     "A-EXEC-WAIT-LANDS",
     "A-EXEC-PROBE",
@@ -602,6 +610,20 @@ fn reduce_update(
     Ok(r.bytes)
 }
 
+/// The address a `store` step's `at` names: `name` or `name+offset`.
+fn store_address(at: &str) -> R<Address> {
+    let (name, off) = match at.split_once('+') {
+        Some((n, o)) => (
+            n.trim(),
+            o.trim()
+                .parse::<i64>()
+                .or_else(|_| kind(format!("bad offset in `{at}`")))?,
+        ),
+        None => (at.trim(), 0),
+    };
+    Ok(Address::reg_off(name, off))
+}
+
 fn mbar_key(cta: u32, off: u64) -> u64 {
     (u64::from(cta) << 32) | off
 }
@@ -643,6 +665,20 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
 /// Runs the case with `opts`: once, or once per order of its concurrent steps, merged
 /// (A-EXEC-CONCURRENT-INTERLEAVINGS).
 pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
+    execute_reduced(case, opts, concurrent::Reduction::Commute)
+}
+
+/// Runs the case in every interleaving of its concurrent groups, without the partial-order
+/// reduction (to test the reduction against; bounded like the reduced run).
+pub fn execute_every_order(case: &Case) -> Result<Execution, ExecError> {
+    execute_reduced(case, ExecOptions::default(), concurrent::Reduction::Off)
+}
+
+fn execute_reduced(
+    case: &Case,
+    opts: ExecOptions,
+    reduction: concurrent::Reduction,
+) -> Result<Execution, ExecError> {
     let ctx = crate::case::validate::parse_ctx(case);
     let mut parsed = Vec::with_capacity(case.program.len());
     for (i, step) in case.program.iter().enumerate() {
@@ -656,15 +692,27 @@ pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecErr
             _ => None,
         });
     }
-    let scheds = concurrent::schedules(case).map_err(|kind| ExecError { step: None, kind })?;
-    let runs = scheds
-        .iter()
-        .map(|s| execute_schedule(case, opts, &parsed, s))
-        .collect::<Result<Vec<_>, _>>()?;
+    let launch = |kind| ExecError { step: None, kind };
+    // Runs every order of a plan; None when a run found A-EXEC-CONCURRENT-MBAR-COMMUTE
+    // unjustified.
+    let run = |plan: &concurrent::Plan| -> Result<Option<Vec<Execution>>, ExecError> {
+        plan.orders
+            .iter()
+            .map(|s| execute_schedule(case, opts, &parsed, s, &plan.checks))
+            .collect()
+    };
+    let mut plan = concurrent::plan(case, reduction).map_err(launch)?;
+    let runs = match run(&plan)? {
+        Some(runs) => runs,
+        None => {
+            plan = concurrent::plan(case, concurrent::Reduction::Footprints).map_err(launch)?;
+            run(&plan)?.expect("nothing to check without the assumption")
+        }
+    };
     if runs.len() == 1 {
         return Ok(runs.into_iter().next().expect("one run"));
     }
-    concurrent::merge(case, &scheds, runs)
+    concurrent::merge(case, &plan.orders, runs)
 }
 
 /// Runs one schedule of the case's steps (`parsed`: each `ptx` step's statement).
@@ -673,11 +721,14 @@ fn execute_schedule(
     opts: ExecOptions,
     parsed: &[Option<Statement>],
     sched: &[concurrent::Unit],
-) -> Result<Execution, ExecError> {
+    checks: &[concurrent::Check],
+) -> Result<Option<Execution>, ExecError> {
     let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
-    for &concurrent::Unit { step: i, cta } in sched {
+    let mut watch = concurrent::Watch::new(checks);
+    for (pos, &concurrent::Unit { step: i, cta }) in sched.iter().enumerate() {
+        watch.before(pos, &m.slots);
         let step = &case.program[i];
         let parsed = &parsed[i];
         let err = |kind| ExecError {
@@ -707,7 +758,12 @@ fn execute_schedule(
             (StepOp::Ptx(_), None) => unreachable!("parsed above"),
         };
         match res {
-            Ok(()) => trace.push(m.trace_step(text)),
+            Ok(()) => {
+                trace.push(m.trace_step(text));
+                if !watch.after(pos, sched[pos], &m.slots) {
+                    return Ok(None);
+                }
+            }
             Err(Stop::Ub(u)) => {
                 trace.push(m.trace_step(text));
                 outcome = Outcome::Undefined { ub: u, step: i };
@@ -734,7 +790,7 @@ fn execute_schedule(
     let mut departures = m.departures;
     departures.sort_by_key(|p| super::profile::POSITIONS.iter().position(|q| q.id == p.id));
     departures.dedup();
-    Ok(Execution {
+    Ok(Some(Execution {
         expected_hw: ExpectedHw::of(&outcome),
         outcome,
         trace,
@@ -743,7 +799,7 @@ fn execute_schedule(
         departures,
         notes: m.notes,
         driver_rejects: tensor::driver_refusals(case),
-    })
+    }))
 }
 
 impl<'c> Machine<'c> {
@@ -1367,16 +1423,7 @@ impl<'c> Machine<'c> {
 
     /// A plain store step.
     fn store(&mut self, at: &str, bytes: &[u8]) -> R {
-        let (name, off) = match at.split_once('+') {
-            Some((n, o)) => (
-                n.trim(),
-                o.trim()
-                    .parse::<i64>()
-                    .or_else(|_| kind(format!("bad offset in `{at}`")))?,
-            ),
-            None => (at.trim(), 0),
-        };
-        let l = self.resolve(&Address::reg_off(name, off))?;
+        let l = self.resolve(&store_address(at)?)?;
         let len = bytes.len() as u64;
         let a = self.check_range(&l, len, &ub::ADDRESS_OUT_OF_REGION, "store")?;
         self.check_write(a, len)?;

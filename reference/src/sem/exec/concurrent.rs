@@ -3,17 +3,38 @@
 //!
 //! A-EXEC-CONCURRENT-INTERLEAVINGS: the steps of a group run at once on silicon (no barrier
 //! between them); the model allows every interleaving of whole steps (each step atomic) that
-//! keeps each thread's own steps in their listed order. The case is executed once per order of
-//! all its groups (at most [`MAX_ORDERS`]); a byte whose final value differs between orders is
-//! uncertain (the union of the values), an order with undefined behaviour makes the case
-//! undefined, and an mbarrier, async-group queue or Tensor Memory whose final state differs
-//! between orders is a case the model cannot decide (an error naming it).
+//! keeps each thread's own steps in their listed order. Steps of different threads whose
+//! footprints do not conflict (`footprint.rs`) commute, so only the interleavings of threads
+//! that depend on each other are run: the group's threads split into components of mutually
+//! dependent threads, each component is interleaved on its own and the components run one after
+//! the other in listed order (a partial-order reduction; every skipped order is equivalent to a
+//! run one). The case is executed once per reduced order of all its groups (at most
+//! [`MAX_ORDERS`]); a byte whose final value differs between orders is uncertain (the union of
+//! the values), an order with undefined behaviour makes the case undefined, and an mbarrier,
+//! async-group queue or Tensor Memory whose final state differs between orders is a case the
+//! model cannot decide (an error naming it).
+//!
+//! A-EXEC-CONCURRENT-MBAR-COMMUTE: arrive-type updates of one mbarrier (arrive-on with or
+//! without expect-tx, expect-tx, complete-tx, a copy's tracked complete-tx,
+//! cp.async.mbarrier.arrive{.noinc}) only add to the pending count and the tx-count
+//! (§9.7.13.15.5.1, .5.2, .7); the one step that depends on their order is phase completion,
+//! checked after each of them (§9.7.13.15.6), plus the count ranges (§9.7.13.15.2). They are
+//! treated as commuting, and each run then checks the assumption on the state it met: no proper
+//! subset of the group's updates of that mbarrier may bring its pending count to zero or below,
+//! only the last may complete the phase, and the counts cannot leave their ranges in any order.
+//! When a run finds that it does not hold, the case is run again without the assumption (the
+//! updates then conflict, so their threads are interleaved).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use crate::case::{Case, Ctas};
+use crate::ptx::Statement;
+use crate::sem::mbarrier::{Mbarrier, Slot, MAX_COUNT};
+use crate::sem::memory::RegionId;
 
-use super::{ErrorKind, ExecError, Execution, FinalState, Outcome};
+use super::footprint::{self, Footprint};
+use super::{ErrorKind, ExecError, ExecOptions, Execution, FinalState, Machine, Outcome};
 
 /// The most orders a case's concurrent groups may have together (7!): each is a whole
 /// execution of the case.
@@ -83,12 +104,118 @@ pub fn order_count(case: &Case, units: &[Unit]) -> u128 {
     count
 }
 
-/// The units of the group starting at step `first` (for the validator's per-group bound).
+/// How many reduced orders the group starting at step `first` has (for the validator's bound).
 pub fn group_order_count(case: &Case, first: usize) -> u128 {
     blocks(case)
         .iter()
         .find(|(group, b)| *group && b.first().is_some_and(|u| u.step == first))
-        .map_or(1, |(_, b)| order_count(case, b))
+        .map_or(1, |(_, b)| {
+            let (comps, _) = components(case, b, true);
+            comps
+                .iter()
+                .fold(1u128, |acc, c| acc.saturating_mul(order_count(case, c)))
+                .min(MAX_ORDERS + 1)
+        })
+}
+
+/// Each unit's footprint; all [`Footprint::Everything`] when the case cannot be laid out.
+fn footprints(case: &Case, units: &[Unit]) -> Vec<Footprint> {
+    let Ok(mut m) = Machine::new(case, ExecOptions::default()) else {
+        return vec![Footprint::Everything; units.len()];
+    };
+    let ctx = crate::case::validate::parse_ctx(case);
+    units
+        .iter()
+        .map(|u| {
+            let step = &case.program[u.step];
+            let parsed = match &step.op {
+                crate::case::StepOp::Ptx(text) => match Statement::parse_with(text, &ctx) {
+                    Ok(st) => Some(st),
+                    Err(_) => return Footprint::Everything,
+                },
+                _ => None,
+            };
+            footprint::of(&mut m, &step.op, parsed.as_ref(), u.cta, step.thread)
+        })
+        .collect()
+}
+
+/// Splits a group's units into components of mutually dependent threads (each component's
+/// units in listed order, components in order of first appearance). Also returns the mbarriers
+/// that more than one component uses on the assumption A-EXEC-CONCURRENT-MBAR-COMMUTE
+/// (`commute`), with the units that update their counts (the check's span is left empty).
+fn components(case: &Case, units: &[Unit], commute: bool) -> (Vec<Vec<Unit>>, Check) {
+    let fps = footprints(case, units);
+    let mut runners: Vec<(u32, u32)> = Vec::new();
+    let idx: Vec<usize> = units
+        .iter()
+        .map(|u| {
+            let r = runner(case, *u);
+            runners.iter().position(|x| *x == r).unwrap_or_else(|| {
+                runners.push(r);
+                runners.len() - 1
+            })
+        })
+        .collect();
+    // Union-find over threads: a conflict between two of their steps joins them.
+    let mut parent: Vec<usize> = (0..runners.len()).collect();
+    fn root(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for i in 0..units.len() {
+        for j in i + 1..units.len() {
+            let (a, b) = (root(&mut parent, idx[i]), root(&mut parent, idx[j]));
+            if a != b && fps[i].conflicts(&fps[j], commute) {
+                parent[a] = b;
+            }
+        }
+    }
+    let mut comp_of: Vec<usize> = Vec::new();
+    let mut roots: Vec<usize> = Vec::new();
+    let mut comps: Vec<Vec<Unit>> = Vec::new();
+    for (k, u) in units.iter().enumerate() {
+        let r = root(&mut parent, idx[k]);
+        let c = roots.iter().position(|x| *x == r).unwrap_or_else(|| {
+            roots.push(r);
+            comps.push(Vec::new());
+            roots.len() - 1
+        });
+        comps[c].push(*u);
+        comp_of.push(c);
+    }
+    let mut users: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    let mut updates = Vec::new();
+    if commute {
+        for (k, f) in fps.iter().enumerate() {
+            for (region, off, update) in f.arrives() {
+                if let RegionId::Shared { cta } = region {
+                    let key = super::mbar_key(cta, off);
+                    users.entry(key).or_default().push(comp_of[k]);
+                    if update {
+                        updates.push((units[k], key));
+                    }
+                }
+            }
+        }
+    }
+    let keys: Vec<u64> = users
+        .into_iter()
+        .filter(|(_, cs)| cs.iter().any(|c| *c != cs[0]))
+        .map(|(k, _)| k)
+        .collect();
+    updates.retain(|(_, k)| keys.contains(k));
+    (
+        comps,
+        Check {
+            span: 0..0,
+            keys,
+            updates,
+        },
+    )
 }
 
 /// Every interleaving of `units` keeping each thread's units in order; the listed order first.
@@ -116,41 +243,237 @@ fn interleavings(case: &Case, units: &[Unit]) -> Vec<Vec<Unit>> {
     out
 }
 
-/// Every schedule (whole-program order of units) the case allows; one for a case without
-/// concurrent groups. Err when the groups have more than [`MAX_ORDERS`] orders together.
+/// Every schedule (whole-program order of units) the case allows, reduced; one for a case
+/// without concurrent groups. Err when the groups have more than [`MAX_ORDERS`] orders together.
 pub fn schedules(case: &Case) -> Result<Vec<Vec<Unit>>, ErrorKind> {
-    let blocks = blocks(case);
-    let total = blocks
-        .iter()
-        .filter(|(group, _)| *group)
-        .fold(1u128, |acc, (_, b)| {
-            acc.saturating_mul(order_count(case, b))
-        });
-    if total > MAX_ORDERS {
-        return Err(ErrorKind::Launch(format!(
-            "the concurrent groups have more than {MAX_ORDERS} interleavings together \
-             (A-EXEC-CONCURRENT-INTERLEAVINGS); split a group or give it fewer steps"
-        )));
+    plan(case, Reduction::Commute).map(|p| p.orders)
+}
+
+/// The reduced orders to run, and where each run must check A-EXEC-CONCURRENT-MBAR-COMMUTE.
+pub(super) struct Plan {
+    pub orders: Vec<Vec<Unit>>,
+    pub checks: Vec<Check>,
+}
+
+/// Positions `span` of every order hold one group, in which independent threads use the
+/// mbarriers `keys` on the assumption A-EXEC-CONCURRENT-MBAR-COMMUTE; `updates` lists the units
+/// that update one's counts (an update may leave them as they were, e.g. cp.async.mbarrier.arrive
+/// incrementing and at once arriving, yet its arrive-on still depends on the phase).
+#[derive(Default)]
+pub(super) struct Check {
+    pub span: Range<usize>,
+    pub keys: Vec<u64>,
+    pub updates: Vec<(Unit, u64)>,
+}
+
+/// How far [`plan`] reduces the orders of a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Independent threads and commuting mbarrier updates (A-EXEC-CONCURRENT-MBAR-COMMUTE).
+    Commute,
+    /// Independent threads only: every two updates of one mbarrier conflict.
+    Footprints,
+    /// Every interleaving (the reference the reductions are tested against).
+    Off,
+}
+
+/// The schedules under `reduction`.
+pub(super) fn plan(case: &Case, reduction: Reduction) -> Result<Plan, ErrorKind> {
+    let mut per_block: Vec<Vec<Vec<Unit>>> = Vec::new();
+    let mut checks = Vec::new();
+    let mut total: u128 = 1;
+    let mut at = 0;
+    for (group, b) in blocks(case) {
+        if !group {
+            at += b.len();
+            per_block.push(vec![b]);
+            continue;
+        }
+        let (comps, check) = match reduction {
+            Reduction::Off => (vec![b.clone()], Check::default()),
+            r => components(case, &b, r == Reduction::Commute),
+        };
+        for c in &comps {
+            total = total.saturating_mul(order_count(case, c));
+        }
+        if total > MAX_ORDERS {
+            return Err(ErrorKind::Launch(format!(
+                "the concurrent groups have more than {MAX_ORDERS} interleavings of dependent \
+                 steps together (A-EXEC-CONCURRENT-INTERLEAVINGS); split a group or give it \
+                 fewer steps"
+            )));
+        }
+        if !check.keys.is_empty() {
+            checks.push(Check {
+                span: at..at + b.len(),
+                ..check
+            });
+        }
+        at += b.len();
+        // Components one after the other: the product of their interleavings.
+        let mut orders: Vec<Vec<Unit>> = vec![Vec::new()];
+        for c in &comps {
+            orders = product(&orders, &interleavings(case, c));
+        }
+        per_block.push(orders);
     }
     let mut scheds: Vec<Vec<Unit>> = vec![Vec::new()];
-    for (group, b) in &blocks {
-        let orders = if *group {
-            interleavings(case, b)
-        } else {
-            vec![b.clone()]
-        };
-        scheds = scheds
-            .iter()
-            .flat_map(|s| {
-                orders.iter().map(move |o| {
-                    let mut s = s.clone();
-                    s.extend_from_slice(o);
-                    s
-                })
-            })
-            .collect();
+    for orders in &per_block {
+        scheds = product(&scheds, orders);
     }
-    Ok(scheds)
+    Ok(Plan {
+        orders: scheds,
+        checks,
+    })
+}
+
+/// Every `a` followed by every `b`.
+fn product(a: &[Vec<Unit>], b: &[Vec<Unit>]) -> Vec<Vec<Unit>> {
+    a.iter()
+        .flat_map(|s| {
+            b.iter().map(move |o| {
+                let mut s = s.clone();
+                s.extend_from_slice(o);
+                s
+            })
+        })
+        .collect()
+}
+
+/// One checked update: the net change of (pending count, tx-count) a step made, taken before
+/// a phase completion it caused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Delta {
+    pending: i64,
+    tx: i64,
+    completed: bool,
+    /// The step is an update of the counts (even one that left them as they were).
+    update: bool,
+}
+
+/// Watches the checked mbarriers through one run (A-EXEC-CONCURRENT-MBAR-COMMUTE).
+pub(super) struct Watch<'p> {
+    checks: &'p [Check],
+    /// Per check and key: the state met at the group's start, then each step's change.
+    entry: Vec<Vec<Option<Mbarrier>>>,
+    before: Vec<Vec<Option<Mbarrier>>>,
+    deltas: Vec<Vec<Vec<Delta>>>,
+}
+
+fn object(slots: &BTreeMap<u64, Slot>, key: u64) -> Option<Mbarrier> {
+    slots.get(&key).and_then(Slot::object).cloned()
+}
+
+impl<'p> Watch<'p> {
+    pub fn new(checks: &'p [Check]) -> Watch<'p> {
+        let empty = || checks.iter().map(|c| vec![None; c.keys.len()]).collect();
+        Watch {
+            checks,
+            entry: empty(),
+            before: empty(),
+            deltas: checks
+                .iter()
+                .map(|c| vec![Vec::new(); c.keys.len()])
+                .collect(),
+        }
+    }
+
+    /// Before the unit at position `pos` of the order runs.
+    pub fn before(&mut self, pos: usize, slots: &BTreeMap<u64, Slot>) {
+        for (i, c) in self.checks.iter().enumerate() {
+            if !c.span.contains(&pos) {
+                continue;
+            }
+            for (k, key) in c.keys.iter().enumerate() {
+                let now = object(slots, *key);
+                if pos == c.span.start {
+                    self.entry[i][k] = now.clone();
+                }
+                self.before[i][k] = now;
+            }
+        }
+    }
+
+    /// After `unit`, at `pos`, ran; false when the assumption does not hold for this run.
+    pub fn after(&mut self, pos: usize, unit: Unit, slots: &BTreeMap<u64, Slot>) -> bool {
+        for (i, c) in self.checks.iter().enumerate() {
+            if !c.span.contains(&pos) {
+                continue;
+            }
+            for (k, key) in c.keys.iter().enumerate() {
+                let (Some(b), Some(a)) = (&self.before[i][k], object(slots, *key)) else {
+                    return false;
+                };
+                if a.of != b.of {
+                    return false;
+                }
+                let update = c.updates.contains(&(unit, *key));
+                let d = match a.phase - b.phase {
+                    0 => Delta {
+                        pending: i64::from(a.pending) - i64::from(b.pending),
+                        tx: i64::from(a.tx_count) - i64::from(b.tx_count),
+                        completed: false,
+                        update,
+                    },
+                    // Completion happens at pending == 0 and tx-count == 0.
+                    1 => Delta {
+                        pending: -i64::from(b.pending),
+                        tx: -i64::from(b.tx_count),
+                        completed: true,
+                        update,
+                    },
+                    _ => return false,
+                };
+                self.deltas[i][k].push(d);
+                if pos + 1 == c.span.end {
+                    let entry = self.entry[i][k].as_ref().expect("recorded at the start");
+                    if !commutes(entry, &self.deltas[i][k]) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// A-EXEC-CONCURRENT-MBAR-COMMUTE: do updates with these changes, met in state `entry`, leave
+/// the same state in every order? Yes when no order completes the phase before its last update
+/// (no proper subset of them brings the pending count to zero or below; any subset stands in
+/// for the prefixes of the orders) and no order leaves the count ranges.
+fn commutes(entry: &Mbarrier, d: &[Delta]) -> bool {
+    let eff: Vec<&Delta> = d
+        .iter()
+        .filter(|x| x.update || x.pending != 0 || x.tx != 0 || x.completed)
+        .collect();
+    let Some((_, rest)) = eff.split_last() else {
+        return true;
+    };
+    if rest.iter().any(|x| x.completed) {
+        return false;
+    }
+    let max = i64::from(MAX_COUNT);
+    let tx_reach: i64 =
+        i64::from(entry.tx_count).abs() + eff.iter().map(|x| x.tx.abs()).sum::<i64>();
+    let up: i64 = eff.iter().map(|x| x.pending.max(0)).sum();
+    if tx_reach > max || i64::from(entry.pending) + up > max {
+        return false;
+    }
+    if eff.len() < 2 {
+        return true;
+    }
+    // The lowest pending-count change of a non-empty proper subset.
+    let neg: i64 = eff.iter().map(|x| x.pending.min(0)).sum();
+    let lowest = if eff.iter().any(|x| x.pending >= 0) {
+        if eff.iter().any(|x| x.pending < 0) {
+            neg
+        } else {
+            eff.iter().map(|x| x.pending).min().unwrap_or(0)
+        }
+    } else {
+        neg - eff.iter().map(|x| x.pending).max().unwrap_or(0)
+    };
+    i64::from(entry.pending) + lowest > 0
 }
 
 /// A schedule as text for messages: `#step@ctaN`, in order.
