@@ -173,6 +173,7 @@ fn every_case_is_well_defined_and_the_bulk_float_adds_tell_the_readings_apart() 
         let want: &[&str] = match c.name.as_str() {
             "reduce.special.global.add.f32" => &["P-RED-F32-SUBNORMALS"],
             "reduce.special.global.add.f64" => &["P-RED-F64-NAN-OPERAND"],
+            "reduce.special.tensor.add.float32" => &["P-RED-TENSOR-F32-SUBNORMALS"],
             _ => &[],
         };
         assert_eq!(ids, want, "{}", c.name);

@@ -85,44 +85,51 @@ pub const RED_F32_SUBNORMALS: Position = Position {
                2e-39 + 2e-39 = 0x002b8e60, -1e-40 + -0.0 = 0x800116c2; the same runs show \
                ties to even (1 + 2^-24 = 0x3f800000), overflow to +inf, inf + -inf and \
                NaN(0x7fc00000) + 1.0 = 0x7fffffff, all as the spec reading",
-    unprobed: "cp.reduce.async.bulk.tensor .add.f32 (keeps the spec reading: flushed, \
-               A-RED-TENSOR-FLOAT); a subnormal sum of normal operands",
+    unprobed: "nothing recorded departs from this reading: cases/reduce/special/global.yaml \
+               reduce.special.global.add.f32 (H100, 2026-11-25) adds subnormal sums of normal \
+               operands and NaNs with payloads (canonical 0x7FFFFFFF every time)",
 };
 
 /// H4: the bulk f64 add returns its NaN operand.
 pub const RED_F64_NAN_OPERAND: Position = Position {
     id: "P-RED-F64-NAN-OPERAND",
     section: "§9.7.9.25.4.2",
-    subject: "cp.reduce.async.bulk .add.f64 with one quiet NaN operand",
+    subject: "cp.reduce.async.bulk .add.f64 with a NaN operand, and inf + -inf",
     spec: "the text states no NaN rule; the model writes the canonical NaN \
            0x7FFFFFFFFFFFFFFF (A-RED-NAN)",
-    sm_90: "the quiet NaN operand is returned unchanged (read from the one recorded pair; \
-            the recorded NaN has payload 0, so a constant 0x7FF8000000000000 fits as well)",
+    sm_90: "a NaN source operand is returned bit for bit, else a NaN destination operand \
+            (payload and sign kept, signalling NaNs not quieted); inf + -inf (either order) \
+            gives 0xFFF8000000000000",
     silicon: Silicon::Observed,
-    evidence: "finding H4; cases/reduce/global.yaml reduce.global.add.f64, .f64.hint on \
+    evidence:
+        "finding H4, finding H12; cases/reduce/global.yaml reduce.global.add.f64, .f64.hint on \
                NVIDIA H100 80GB HBM3 and NVIDIA H200 (2026-11-21): +inf (dst) + \
-               0x7ff8000000000000 (src) = 0x7ff8000000000000; the same runs show ties to even, \
-               subnormals kept and overflow to +inf, as the spec reading",
-    unprobed: "a NaN in the destination operand, a NaN with a payload or the sign bit, a \
-               signalling NaN, NaN + NaN (which operand), inf + -inf: the sm_90 profile keeps \
-               the spec reading for the last three",
+               0x7ff8000000000000 (src) = 0x7ff8000000000000; cases/reduce/special/global.yaml \
+               reduce.special.global.add.f64 on NVIDIA H100 80GB HBM3 (2026-11-25): 324 pairs \
+               of 18 special values, every NaN pair (quiet with payloads 0-2 and either sign, \
+               signalling with payloads 1 and 3, in either operand and both) as stated, \
+               +inf + -inf and -inf + +inf = 0xfff8000000000000",
+    unprobed: "NaN payloads above the low bits; the shared::cluster form has no .f64 add",
 };
 
-/// The tensor form of H3's question, which no recording answers.
+/// The tensor form of H3's question.
 pub const RED_TENSOR_F32_SUBNORMALS: Position = Position {
     id: "P-RED-TENSOR-F32-SUBNORMALS",
     section: "§9.7.9.25.5.3",
-    subject: "cp.reduce.async.bulk.tensor .add.f32 subnormal inputs and results",
+    subject: "cp.reduce.async.bulk.tensor .add.f32 over a FLOAT32 map: subnormal inputs and \
+              results",
     spec: "the tensor page states no flush rule and has no .noftz; the model flushes as the \
            non-tensor text says (A-RED-TENSOR-FLOAT)",
-    sm_90: "sm_90 reading unprobed: the spec reading is kept (the non-tensor form keeps \
-            subnormals, P-RED-F32-SUBNORMALS, but that says nothing of this instruction)",
-    silicon: Silicon::Unprobed,
-    evidence: "none: the 10 recorded tensor f32 add reductions (cases/tensor/gen/reduce.yaml \
-               tensor.reduce.add.float32, .float32_ftz, .im2col_no_offs.{3,4,5}d; \
-               cases/tensor/rows/reduce.yaml tensor.row.reduce.{1..5}d.add.*) meet no \
-               subnormal operand or result under either reading",
-    unprobed: "all of it: a probe needs subnormal f32 elements in a float32 / float32_ftz map",
+    sm_90: "kept, as the bulk form (P-RED-F32-SUBNORMALS): IEEE add, round to nearest even, \
+            subnormal inputs and results preserved, a NaN result the canonical 0x7FFFFFFF; \
+            over a FLOAT32_FTZ map subnormals are flushed under both readings",
+    silicon: Silicon::Observed,
+    evidence:
+        "finding H11; cases/reduce/special/tensor.yaml on NVIDIA H100 80GB HBM3 (2026-11-25): \
+               reduce.special.tensor.add.float32 (345 pairs: subnormal operands and sums kept, \
+               e.g. +min subnormal + +min subnormal = 0x00000002) and \
+               reduce.special.tensor.add.float32_ftz (the same pairs, flushed)",
+    unprobed: "im2col_no_offs reductions (the same arithmetic is assumed)",
 };
 
 /// Every position, in the order `ptxconform rules` lists them.

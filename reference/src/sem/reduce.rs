@@ -48,6 +48,10 @@ pub enum ReduceForm {
     BulkGlobal,
     /// cp.reduce.async.bulk.tensor (§9.7.9.25.5.3).
     Tensor,
+    /// cp.reduce.async.bulk.tensor over a `FLOAT32_FTZ` map: the table of [`ReduceForm::Tensor`],
+    /// f32 sums flushed under every reading (the map's type asks for it; H100 flushes there and
+    /// keeps subnormals over a `FLOAT32` map, P-RED-TENSOR-F32-SUBNORMALS).
+    TensorFtz,
 }
 
 /// The arithmetic of one reduction: the profile's reading of each position, for the form the
@@ -70,16 +74,17 @@ impl Arith {
         Arith { profile, ..self }
     }
 
-    /// Does the recorded sm_90 reading apply (sm_90 profile, a form the recordings cover)?
+    /// Does the recorded sm_90 reading apply?
     fn silicon(self) -> bool {
-        self.profile == Profile::Sm90 && self.form != ReduceForm::Tensor
+        self.profile == Profile::Sm90
     }
 }
 
 /// The profile position that governs `.op.ty` in `form`, if its readings differ there.
 pub fn position(op: RedOp, ty: RedType, form: ReduceForm) -> Option<&'static Position> {
     match (op, ty, form) {
-        (_, _, ReduceForm::Tensor) => None,
+        (RedOp::Add, RedType::F32, ReduceForm::Tensor) => Some(&profile::RED_TENSOR_F32_SUBNORMALS),
+        (_, _, ReduceForm::Tensor | ReduceForm::TensorFtz) => None,
         (RedOp::Add, RedType::F32, _) => Some(&profile::RED_F32_SUBNORMALS),
         (RedOp::Add, RedType::F64, _) => Some(&profile::RED_F64_NAN_OPERAND),
         _ => None,
@@ -98,11 +103,13 @@ pub fn legal(form: ReduceForm, op: RedOp, ty: RedType, noftz: bool) -> Result<()
         // §9.7.9.25.4.2 table, .dst = .global
         (ReduceForm::BulkGlobal, Add) => &[U32, S32, U64, F32, F64, F16, Bf16],
         // §9.7.9.25.5.3 table
-        (ReduceForm::Tensor, Add) => &[U32, S32, U64, F32, F16, Bf16],
-        (ReduceForm::BulkGlobal | ReduceForm::Tensor, Min | Max) => {
+        (ReduceForm::Tensor | ReduceForm::TensorFtz, Add) => &[U32, S32, U64, F32, F16, Bf16],
+        (ReduceForm::BulkGlobal | ReduceForm::Tensor | ReduceForm::TensorFtz, Min | Max) => {
             &[U32, S32, U64, S64, F16, Bf16]
         }
-        (ReduceForm::BulkGlobal | ReduceForm::Tensor, And | Or | Xor) => &[B32, B64],
+        (ReduceForm::BulkGlobal | ReduceForm::Tensor | ReduceForm::TensorFtz, And | Or | Xor) => {
+            &[B32, B64]
+        }
         (_, Inc | Dec) => &[U32],
     };
     if !types.contains(&ty) {
@@ -119,7 +126,7 @@ pub fn legal(form: ReduceForm, op: RedOp, ty: RedType, noftz: bool) -> Result<()
         (ReduceForm::BulkGlobal, false, true) => {
             Err(".noftz only with .add.f16/.add.bf16 (§9.7.9.25.4.2 syntax)")
         }
-        (ReduceForm::BulkSharedCluster | ReduceForm::Tensor, _, true) => {
+        (ReduceForm::BulkSharedCluster | ReduceForm::Tensor | ReduceForm::TensorFtz, _, true) => {
             Err(".noftz not in this form's syntax")
         }
         _ => Ok(()),
@@ -286,7 +293,9 @@ fn elem(a: Arith, op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
                 d - 1
             }
         }
-        (Add, F32) if a.silicon() => add_f32_keep(d as u32, s as u32) as u64,
+        (Add, F32) if a.silicon() && a.form != ReduceForm::TensorFtz => {
+            add_f32_keep(d as u32, s as u32) as u64
+        }
         (Add, F32) => add_f32_ftz(d as u32, s as u32) as u64,
         (Add, F64) => add_f64(a, d, s),
         (Add, F16) => add_half(FMT_F16, d, s),
@@ -337,23 +346,24 @@ fn add_f32_keep(d: u32, s: u32) -> u32 {
 }
 
 /// f64 add, nearest even, subnormals kept (A-RED-F64). A NaN result is the canonical NaN
-/// (A-RED-NAN), except under the sm_90 reading of P-RED-F64-NAN-OPERAND: one quiet NaN operand
-/// (the other not NaN) is returned. Every other NaN case is unprobed and keeps the spec reading.
+/// (A-RED-NAN), except under the sm_90 reading of P-RED-F64-NAN-OPERAND: a NaN source operand is
+/// returned bit for bit, else a NaN destination operand (signalling NaNs are not quieted), and
+/// inf + -inf gives 0xFFF8000000000000.
 fn add_f64(a: Arith, d: u64, s: u64) -> u64 {
-    const QUIET: u64 = 1 << 51;
     let (x, y) = (f64::from_bits(d), f64::from_bits(s));
     if a.silicon() {
-        match (x.is_nan(), y.is_nan()) {
-            (true, false) if d & QUIET != 0 => return d,
-            (false, true) if s & QUIET != 0 => return s,
-            _ => {}
+        if y.is_nan() {
+            return s;
+        }
+        if x.is_nan() {
+            return d;
         }
     }
     let r = x + y;
-    if r.is_nan() {
-        u64::MAX >> 1
-    } else {
-        r.to_bits()
+    match (r.is_nan(), a.silicon()) {
+        (true, true) => 0xFFF8_0000_0000_0000,
+        (true, false) => u64::MAX >> 1,
+        _ => r.to_bits(),
     }
 }
 
@@ -760,12 +770,17 @@ mod tests {
         assert_eq!(under(spec, F32, f(2e-39), f(2e-39)), 0);
         assert_eq!(under(SM90, F32, f(-1e-40), f(-0.0)), 0x8001_16c2);
         assert_eq!(under(spec, F32, f(-1e-40), f(-0.0)), 0x8000_0000);
-        // The tensor form's sm_90 reading is unprobed: it keeps the flush.
+        // The tensor form over a FLOAT32 map keeps them too (H11); over FLOAT32_FTZ it flushes.
         let tensor = Arith {
             form: ReduceForm::Tensor,
             ..SM90
         };
-        assert_eq!(under(tensor, F32, f(2e-39), f(2e-39)), 0);
+        let tensor_ftz = Arith {
+            form: ReduceForm::TensorFtz,
+            ..SM90
+        };
+        assert_eq!(under(tensor, F32, f(2e-39), f(2e-39)), 0x002b_8e60);
+        assert_eq!(under(tensor_ftz, F32, f(2e-39), f(2e-39)), 0);
         // Recorded alike under both readings: ties to even, overflow, canonical NaN results.
         for a in [spec, SM90] {
             assert_eq!(under(a, F32, f(1.0), f(2f32.powi(-24))), f(1.0));
@@ -784,7 +799,11 @@ mod tests {
             );
             assert_eq!(departs(a, Add, F32, f(1.0), f(2.0)), None);
         }
-        assert_eq!(departs(tensor, Add, F32, f(2e-39), f(2e-39)), None);
+        assert_eq!(
+            departs(tensor, Add, F32, f(2e-39), f(2e-39)),
+            Some("P-RED-TENSOR-F32-SUBNORMALS")
+        );
+        assert_eq!(departs(tensor_ftz, Add, F32, f(2e-39), f(2e-39)), None);
         assert_eq!(departs(SM90, Add, U32, 1, 2), None);
     }
 
@@ -803,17 +822,23 @@ mod tests {
             departs(SM90, Add, F64, inf, QNAN),
             Some("P-RED-F64-NAN-OPERAND")
         );
-        // The rule as read: the quiet NaN operand, on either side, whatever its payload.
+        // Recorded (H12): the source's NaN, else the destination's, bit for bit, signalling
+        // NaNs unquieted; inf + -inf is 0xfff8000000000000. The spec reading: canonical.
+        const SNAN: u64 = 0x7ff0_0000_0000_0001;
         assert_eq!(under(SM90, F64, QNAN | 5, one), QNAN | 5);
         assert_eq!(under(SM90, F64, one, QNAN | 1 << 63), QNAN | 1 << 63);
-        // Unprobed, so the spec reading: signalling NaN, NaN + NaN, inf + -inf.
-        assert_eq!(under(SM90, F64, 0x7ff0_0000_0000_0001, one), CANONICAL);
-        assert_eq!(under(SM90, F64, QNAN, QNAN | 1), CANONICAL);
+        assert_eq!(under(SM90, F64, SNAN, one), SNAN);
+        assert_eq!(under(SM90, F64, QNAN, SNAN | 1 << 63), SNAN | 1 << 63);
+        assert_eq!(under(SM90, F64, SNAN, QNAN | 2), QNAN | 2);
+        let ninf = f64::NEG_INFINITY.to_bits();
+        assert_eq!(under(SM90, F64, inf, ninf), 0xfff8_0000_0000_0000);
+        assert_eq!(under(SM90, F64, ninf, inf), 0xfff8_0000_0000_0000);
+        assert_eq!(under(Arith::SPEC, F64, SNAN, one), CANONICAL);
+        assert_eq!(under(Arith::SPEC, F64, inf, ninf), CANONICAL);
         assert_eq!(
-            under(SM90, F64, inf, f64::NEG_INFINITY.to_bits()),
-            CANONICAL
+            departs(SM90, Add, F64, QNAN, QNAN | 1),
+            Some("P-RED-F64-NAN-OPERAND")
         );
-        assert_eq!(departs(SM90, Add, F64, QNAN, QNAN | 1), None);
         // Finite operands agree (ties to even, subnormals kept).
         assert_eq!(under(SM90, F64, one, 2f64.powi(-53).to_bits()), one);
         assert_eq!(under(SM90, F64, 1, 1), 2);

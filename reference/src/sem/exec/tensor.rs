@@ -578,7 +578,15 @@ impl Machine<'_> {
             let off = self.tensor_global(gidx, g, t.global_bytes)?;
             let w = self.begin_update(
                 Addr::new(RegionId::Global(gidx as u32), off),
-                (r.op, ty, ReduceForm::Tensor),
+                (
+                    r.op,
+                    ty,
+                    if map.ty == DataType::Float32Ftz {
+                        ReduceForm::TensorFtz
+                    } else {
+                        ReduceForm::Tensor
+                    },
+                ),
                 bytes.clone(),
             )?;
             ops.push(AsyncOp {
