@@ -48,6 +48,10 @@ pub struct FuzzArgs {
     /// Generator configuration.
     #[arg(long, value_enum, default_value = "legal")]
     pub config: ConfigKind,
+    /// Chance (in 256ths, per program) of a concurrent episode: producers, issuers or arrivals
+    /// of several threads or CTAs with no barrier between them (`concurrent:` step groups).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub concurrent: u8,
     /// CPU oracles only, even if a GPU is present.
     #[arg(long)]
     pub reference_only: bool,
@@ -148,7 +152,7 @@ pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
     if let Some(l) = &args.families {
         cfg.families = parse_families(l)?;
     }
-    Ok(cfg)
+    Ok(cfg.with_concurrency(args.concurrent))
 }
 
 /// The GPU engine a campaign drives: traps are not confirmed by a re-run (a fuzzer expects
