@@ -1,8 +1,10 @@
 //! im2col (§5.5.4) and im2col::w / im2col::w::128 (§5.5.5): pixels of an NDHWC / NHWC / NWC
 //! tensor gathered into shared-memory rows of channelsPerPixel elements each.
 //!
-//! Dimension roles: 0 = C, 1 = W, 2 = H (rank ≥ 4), 3 = D (rank 5), rank−1 = N. Corners and
-//! im2col offsets are indexed W first. The traversal order is [`Assumption::Im2colTraversal`],
+//! Dimension roles: 0 = C, 1 = W, 2 = H (rank ≥ 4), 3 = D (rank 5), rank−1 = N; with interleave
+//! one dimension lower (0 = W, rank−2 fixed, [`Assumption::Im2colInterleaveStepsDim0`]). Corners
+//! and im2col offsets are indexed W first; N steps by its traversal stride
+//! ([`Assumption::Im2colNStride`]). The traversal order is [`Assumption::Im2colTraversal`],
 //! halo placement [`Assumption::Im2colWHalo`], OOB [`Assumption::Im2colOobIsTensorBound`].
 
 use super::access::{
