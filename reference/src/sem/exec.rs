@@ -163,8 +163,9 @@ impl ExpectedHw {
         // random sweep trapped): a box start not 16-byte aligned (15 of 15), a shared-memory
         // address not 128-byte aligned (29 of 29, also H10), a store or reduction with
         // coordinates outside the tensor (38 of 38), an im2col filter base outside the box (21
-        // of 23; one completed, one hung), and a reduction type the map's element type does not
-        // take (13 of 13, also H8).
+        // of 23; one completed, one hung; in the seed-2 sweep 631 of 631 once interleaved maps
+        // take the shifted roles of Assumption::Im2colInterleaveStepsDim0), and a reduction
+        // type the map's element type does not take (13 of 13, also H8).
         let tensor_trap = [
             copy_rule::BOX_START_ALIGNED,
             copy_rule::SMEM_ALIGN,

@@ -454,6 +454,8 @@ impl Machine<'_> {
                     .flat_map(|&i| load_unit(&plan, &plan.transfers[i], units[i].as_deref()))
                     .collect();
                 let n = bytes.len() as u64;
+                // Assumption::Im2colInterleaveDenseBoxTx: some loads land bytes they never report.
+                let tx = if plan.reports_tx { n } else { 0 };
                 let w = self.begin_write(
                     Addr::new(RegionId::Shared { cta: c }, *start),
                     bytes,
@@ -465,7 +467,7 @@ impl Machine<'_> {
                         read: hold,
                     },
                     (b, mbar_off),
-                    n,
+                    tx,
                 )?;
             }
         }
@@ -749,6 +751,7 @@ mod tests {
             direction: Direction::Load,
             transfers: vec![t(20), t(0), t(4), t(16), t(64)],
             fill: Fill::Zero,
+            reports_tx: true,
         };
         assert_eq!(
             smem_runs(&plan),

@@ -53,6 +53,12 @@ pub enum Assumption {
     /// An im2col pixel is OOB when any of its coordinates is outside the tensor (the bounding
     /// box only bounds the filter base positions, it does not clip the pixels).
     Im2colOobIsTensorBound,
+    /// im2col traversal into N: past the last spatial position N advances by its own traversal
+    /// stride (elementStrides[rank−1]), as §5.5.4.2 has D, H and W strided by theirs. OBSERVED
+    /// on H100 (sweep of 2026-11-25, seed 2): every im2col load and store with
+    /// elementStrides[rank−1] > 1 whose pixels wrapped past the box end continued at
+    /// N + elementStrides[rank−1], e.g. strides (1, 3, 2) from N 687 wrote N 689, 691, ...
+    Im2colNStride,
     /// Shared-memory layout of a swizzled box whose inner dimension is narrower than the swizzle
     /// span. OBSERVED on H100 for SWIZZLE_128B (16×f32 rows): every row starts a new 128-byte
     /// line (pitch = span), the XOR pattern applies to that address, the rest of the line is not
@@ -91,13 +97,25 @@ pub enum Assumption {
     /// and 2, 4D boxes 0, 1 and 3, 5D boxes 0, 1, 2 and 4.
     InterleaveDropsDimRankMinus2,
     /// OBSERVED on H200 (cases/tensor/gen/load_im2col_interleave.yaml, 18 loads, rank 3–5, 16B /
-    /// 32B, channels of 16 bytes): an interleaved im2col load moves `pixelsPerColumn` granules,
-    /// pixel k being granule `c0 + k` of dimension 0 at the filter base (W, H, D, N do not
-    /// advance; globalStrides[0] plays no part), one G-byte shared row each; complete-tx counts
-    /// those bytes. The position that channels count granules like a tile's dimension 0 (each
-    /// pixel `channelsPerPixel` granules, pixels along W) was refuted by all 18 timing out.
-    /// Open: channels wider than a granule, pixels past globalDim[0].
+    /// 32B) and on H100 (sweep of 2026-11-25, seed 2: the byte sources of all interleaved im2col
+    /// loads and stores): with interleave the im2col roles move one dimension down. Dimension
+    /// 0's granules are the W pixels, dimensions 1..rank−3 are H and D, dimension rank−2 is not
+    /// traversed (its coordinate is used, as in an interleaved tile box) and rank−1 is N; corners,
+    /// im2col offsets and traversal strides (elementStrides[0] included) index them in that order.
+    /// Each pixel is one granule whatever channelsPerPixel (one G-byte shared row); complete-tx
+    /// counts pixelsPerColumn granules. E.g. rank 4, 16B, corners lower (0, 0) upper (0, −1),
+    /// globalDim (7, 3, ..), start (1, 0, 6, 4): granules 1..6 of W 0, 0..6 of W 1, then N 5.
     Im2colInterleaveStepsDim0,
+    /// OBSERVED on H100 (sweep of 2026-11-25, seed 2): an interleaved `.im2col` load whose
+    /// coordinates of dimensions 1..rank−2 lie outside the corners' box read in the dense
+    /// roles (dimension s+1 against corner s, [`Assumption::Im2colBoxEnd`]) lands exactly the
+    /// bytes of [`Assumption::Im2colInterleaveStepsDim0`] but its mbarrier phase never
+    /// completes: 10 of 10 such well-defined loads hung with the shared memory byte-identical
+    /// to the model's, 45 of 45 other well-defined interleaved loads completed, and the 21
+    /// prefetches and 14 stores of that kind completed (stores with the expected bytes).
+    /// Position: the load reports no complete-tx bytes (how many it does report is open; any
+    /// shortfall hangs the same way).
+    Im2colInterleaveDenseBoxTx,
     /// The shared-memory address of a tensor copy. §5.5.3.1 asks 16 bytes (32 / 64 for the 128B
     /// atomicity modes, §5.5.7). OBSERVED on H200 (finding H10, cases/probes/smem_align.yaml):
     /// loads and stores trap (MisalignedAddress) at 16, 32 and 64 bytes past a 1024-byte
@@ -107,7 +125,7 @@ pub enum Assumption {
 }
 
 impl Assumption {
-    pub const ALL: [Assumption; 21] = [
+    pub const ALL: [Assumption; 23] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
         Assumption::StoreClips16ByteGranules,
@@ -118,6 +136,7 @@ impl Assumption {
         Assumption::Im2colBoxEnd,
         Assumption::Im2colWHalo,
         Assumption::Im2colOobIsTensorBound,
+        Assumption::Im2colNStride,
         Assumption::SwizzleRowPitchIsSpan,
         Assumption::SwizzleOnAbsoluteAddress,
         Assumption::Flip8BOnOddLines,
@@ -128,6 +147,7 @@ impl Assumption {
         Assumption::InterleaveGranuleUnits,
         Assumption::InterleaveDropsDimRankMinus2,
         Assumption::Im2colInterleaveStepsDim0,
+        Assumption::Im2colInterleaveDenseBoxTx,
         Assumption::SharedAlign128,
     ];
 }

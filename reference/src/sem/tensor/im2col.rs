@@ -1,8 +1,10 @@
 //! im2col (§5.5.4) and im2col::w / im2col::w::128 (§5.5.5): pixels of an NDHWC / NHWC / NWC
 //! tensor gathered into shared-memory rows of channelsPerPixel elements each.
 //!
-//! Dimension roles: 0 = C, 1 = W, 2 = H (rank ≥ 4), 3 = D (rank 5), rank−1 = N. Corners and
-//! im2col offsets are indexed W first. The traversal order is [`Assumption::Im2colTraversal`],
+//! Dimension roles: 0 = C, 1 = W, 2 = H (rank ≥ 4), 3 = D (rank 5), rank−1 = N; with interleave
+//! one dimension lower (0 = W, rank−2 fixed, [`Assumption::Im2colInterleaveStepsDim0`]). Corners
+//! and im2col offsets are indexed W first; N steps by its traversal stride
+//! ([`Assumption::Im2colNStride`]). The traversal order is [`Assumption::Im2colTraversal`],
 //! halo placement [`Assumption::Im2colWHalo`], OOB [`Assumption::Im2colOobIsTensorBound`].
 
 use super::access::{
@@ -73,13 +75,16 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     let _ = (
         Assumption::Im2colTraversal,
         Assumption::Im2colOobIsTensorBound,
+        Assumption::Im2colNStride,
     );
     let spatial = r - 2;
+    // The tensor dimension that plays spatial role s (W, H, D) and the batch dimension N.
+    let dims = spatial_dims(map);
     let lo: Vec<i64> = (0..spatial).map(|s| lower[s] as i64).collect();
     let hi: Vec<i64> = (0..spatial)
-        .map(|s| map.global_dim[s + 1] as i64 - 1 + upper[s] as i64)
+        .map(|s| map.global_dim[dims[s]] as i64 - 1 + upper[s] as i64)
         .collect();
-    let mut pos: Vec<i64> = (0..spatial).map(|s| coords[s + 1] as i64).collect();
+    let mut pos: Vec<i64> = (0..spatial).map(|s| coords[dims[s]] as i64).collect();
     // §5.5.4.1: "The filter corner location must be within the bounding box".
     let _ = Assumption::Im2colBoxEnd;
     for s in 0..spatial {
@@ -89,54 +94,42 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
             || {
                 format!(
                     "filter base {} in spatial dimension {} outside the box [{}, {}]",
-                    pos[s],
-                    s + 1,
-                    lo[s],
-                    hi[s]
+                    pos[s], dims[s], lo[s], hi[s]
                 )
             },
         )?;
     }
-    let mut n = coords[r - 1] as i64;
     let unit = Unit::of_map(map);
     box_start_aligned(map, coords[0] as i64)?;
-    if interleaved(map) {
-        // Observed (H200, 18 loads, Assumption::Im2colInterleaveStepsDim0): pixel k is the one
-        // granule c0 + k of dimension 0 at the filter base; W, H, D, N do not advance.
-        let _ = Assumption::Im2colInterleaveStepsDim0;
-        box_fits(*pixels_per_column as u64, unit)?;
-        let mut rest: Vec<i64> = (0..spatial).map(|s| pos[s] + offsets[s] as i64).collect();
-        rest.push(n);
-        let mut out = Vec::new();
-        for k in 0..*pixels_per_column as u64 {
-            pixel(
-                &mut out,
-                unit,
-                unit.smem_bytes,
-                k,
-                1,
-                coords[0] as i64 + k as i64,
-                &rest,
-            );
-        }
-        return Ok(out);
-    }
-    let cpp_units = *channels_per_pixel as u64 / unit.values;
-    let pitch = row_pitch(map, cpp_units * unit.smem_bytes);
+    // One shared-memory row per pixel: an interleaved pixel is one granule
+    // (Assumption::Im2colInterleaveStepsDim0), otherwise channelsPerPixel elements.
+    let (cpp_units, pitch) = if interleaved(map) {
+        (1, unit.smem_bytes)
+    } else {
+        let cpp_units = *channels_per_pixel as u64 / unit.values;
+        (cpp_units, row_pitch(map, cpp_units * unit.smem_bytes))
+    };
     box_fits(*pixels_per_column as u64 * pitch / unit.smem_bytes, unit)?;
+    let n_dim = r - 1;
+    let mut n = coords[n_dim] as i64;
     let mut out = Vec::new();
     for k in 0..*pixels_per_column as u64 {
-        let mut rest: Vec<i64> = (0..spatial).map(|s| pos[s] + offsets[s] as i64).collect();
-        rest.push(n);
-        pixel(&mut out, unit, pitch, k, cpp_units, coords[0] as i64, &rest);
-        // Advance W, wrapping into H, D, then N.
+        let mut at: Vec<i64> = coords.iter().map(|&c| c as i64).collect();
+        for s in 0..spatial {
+            at[dims[s]] = pos[s] + offsets[s] as i64;
+        }
+        at[n_dim] = n;
+        pixel(&mut out, unit, pitch, k, cpp_units, at[0], &at[1..]);
+        // Advance the first spatial dimension by its traversal stride, wrapping from the box
+        // end to the box start into the next one, then into N.
         let mut s = 0;
         loop {
             if s == spatial {
-                n += 1;
+                // Assumption::Im2colNStride: N steps by its own traversal stride.
+                n += map.element_strides[n_dim] as i64;
                 break;
             }
-            pos[s] += map.element_strides[s + 1] as i64;
+            pos[s] += map.element_strides[dims[s]] as i64;
             if pos[s] <= hi[s] {
                 break;
             }
@@ -145,6 +138,35 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
         }
     }
     Ok(out)
+}
+
+/// Whether an `.im2col` load reports its bytes as complete-tx
+/// ([`Assumption::Im2colInterleaveDenseBoxTx`]): not when the map is interleaved and the
+/// coordinates of dimensions 1..rank−2 lie outside the corners' box read in the dense roles,
+/// though the bytes land as planned.
+pub fn interleaved_load_reports_tx(map: &ValidatedMap, coords: &[i32]) -> bool {
+    let Geometry::Im2col {
+        corners: Im2colBox::Full { lower, upper },
+        ..
+    } = &map.geometry
+    else {
+        return true;
+    };
+    !interleaved(map)
+        || (0..map.rank - 2).all(|s| {
+            let c = coords[s + 1] as i64;
+            lower[s] as i64 <= c && c <= map.global_dim[s + 1] as i64 - 1 + upper[s] as i64
+        })
+}
+
+/// The tensor dimensions that play the spatial roles W, H, D (corner and offset index order).
+/// Dense layouts: dimensions 1..rank−2 (§5.5.4 NWC / NHWC / NDHWC). Interleaved layouts
+/// ([`Assumption::Im2colInterleaveStepsDim0`]): dimensions 0..rank−3, the granules of dimension
+/// 0 being the W pixels, and dimension rank−2 is not traversed (as in an interleaved tile box,
+/// [`Assumption::InterleaveDropsDimRankMinus2`]).
+fn spatial_dims(map: &ValidatedMap) -> Vec<usize> {
+    let first = if interleaved(map) { 0 } else { 1 };
+    (first..first + map.rank - 2).collect()
 }
 
 /// `.im2col::w` / `.im2col::w::128` with `{wHalo, wOffset}`.

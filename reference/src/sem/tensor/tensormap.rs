@@ -966,10 +966,17 @@ fn validate_in(
                         )
                     })?;
                 }
+                // The corners bound the spatial dimensions 1..rank−2, or 0..rank−3 with
+                // interleave (Assumption::Im2colInterleaveStepsDim0): driver 13.0 rejected 62 of
+                // 62 interleaved im2col maps of the 2026-11-25 sweep (seed 2) whose box is empty
+                // in the shifted dimensions, 12 of them non-empty in the unshifted ones, and
+                // accepted all 349 others, 4 of them empty in the unshifted ones.
+                let first = usize::from(p.interleave == Interleave::None);
                 for s in 0..r - 2 {
-                    let extent = p.global_dim[s + 1] as i64 - lo[s] as i64 + hi[s] as i64;
+                    let d = s + first;
+                    let extent = p.global_dim[d] as i64 - lo[s] as i64 + hi[s] as i64;
                     check(mode, extent > 0, rule::BOX_AREA, || {
-                        format!("spatial dimension {} spans {extent} positions", s + 1)
+                        format!("spatial dimension {d} spans {extent} positions")
                     })?;
                 }
                 Im2colBox::Full {

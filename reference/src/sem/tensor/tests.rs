@@ -369,6 +369,13 @@ fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParams)> {
             }),
         ),
         (
+            // With interleave the corners bound dimensions 0 and 1 (16 and 4 here), not 1 and 2.
+            rule::BOX_AREA,
+            SM90,
+            i2c_interleaved(vec![16, 4, 14, 2], vec![0, 0], vec![-5, 0], 8),
+            i2c_interleaved(vec![16, 4, 14, 2], vec![0, 0], vec![-16, 0], 8),
+        ),
+        (
             rule::CPP_RANGE,
             SM90,
             with(i2c4(), |p| p.channels_per_pixel = Some(256)),
@@ -953,6 +960,92 @@ fn im2col_offsets_and_strides() {
     assert_eq!(px(1), [0, 0, 10, 7]); // W 7 > box end 6: wrapped to W −1 (+1), H 7+2 (+1)
     assert_eq!(px(2), [0, 2, 10, 7]);
     assert_eq!(plan.complete_tx_bytes(), 32 * 16 * 2);
+}
+
+#[test]
+fn im2col_n_steps_by_its_traversal_stride() {
+    // Assumption::Im2colNStride (H100 sweep): elementStrides (1, 3, 2), W box [0, 2]: from
+    // (W 2, N 5) the next pixels are (W 0, N 7) and (W 0, N 9), not N 6 and 7.
+    let p = with(
+        TensorMapParams::im2col(DataType::Float16, vec![8, 3, 16], vec![0], vec![0], 8, 3),
+        |p| p.element_strides = Some(vec![1, 3, 2]),
+    );
+    let m = vmap(p, SM90);
+    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![0] }, &[0, 2, 5], 0).unwrap();
+    let px = |k: usize| plan.transfers[k * 8].coords.clone();
+    assert_eq!([px(0), px(1), px(2)], [[0, 2, 5], [0, 0, 7], [0, 0, 9]]);
+}
+
+/// An interleaved (16B) im2col map with explicit strides (granules of 16 bytes).
+fn i2c_interleaved(dims: Vec<u64>, lower: Vec<i32>, upper: Vec<i32>, ppc: u32) -> TensorMapParams {
+    let mut strides = vec![dims[0] * 16];
+    for d in &dims[1..dims.len() - 1] {
+        strides.push(strides.last().unwrap() * d);
+    }
+    with(
+        TensorMapParams::im2col(DataType::Uint32, dims, lower, upper, 4, ppc),
+        |p| {
+            p.interleave = Interleave::B16;
+            p.global_strides = strides;
+        },
+    )
+}
+
+#[test]
+fn im2col_interleaved_roles_move_one_dimension_down() {
+    // Assumption::Im2colInterleaveStepsDim0 (H100 sweep store 1395): rank 4, corners lower
+    // (0, 0) upper (0, −1) bound dimensions 0 (granules 0..6) and 1 (0..1); dimension 2 stays
+    // at 6; after the box N advances.
+    let m = vmap(
+        i2c_interleaved(vec![7, 3, 24, 25], vec![0, 0], vec![0, -1], 16),
+        SM90,
+    );
+    let plan = access::store(&m, StoreMode::Im2colNoOffs, &[1, 0, 6, 4], 0).unwrap();
+    let got: Vec<Vec<i64>> = plan.transfers.iter().map(|t| t.coords.clone()).collect();
+    let mut want = Vec::new();
+    want.extend((1..7).map(|g| vec![g, 0, 6, 4]));
+    want.extend((0..7).map(|g| vec![g, 1, 6, 4]));
+    want.extend((0..3).map(|g| vec![g, 0, 6, 5]));
+    assert_eq!(got, want);
+    // One 16-byte row per pixel.
+    assert_eq!(plan.transfers[15].smem, 15 * 16);
+    // The offsets move dimension 0 (H100 load 184: base granule 15 + offset 2 = granule 17).
+    let m = vmap(
+        i2c_interleaved(vec![23, 39, 8], vec![-2], vec![1], 12),
+        SM90,
+    );
+    let plan = access::load(&m, &LoadMode::Im2col { offsets: vec![2] }, &[15, 5, 2], 0).unwrap();
+    let got: Vec<Vec<i64>> = plan.transfers.iter().map(|t| t.coords.clone()).collect();
+    let mut want: Vec<Vec<i64>> = (17..26).map(|g| vec![g, 5, 2]).collect();
+    want.extend((0..3).map(|g| vec![g, 5, 3]));
+    assert_eq!(got, want);
+    assert!(
+        plan.transfers[6].global.is_none(),
+        "granule 23 is outside the tensor"
+    );
+    // The filter base is checked in dimension 0: base 24 is past the box end 23.
+    let e = access::load(&m, &LoadMode::Im2col { offsets: vec![0] }, &[24, 5, 2], 0).unwrap_err();
+    assert_eq!(e.rule, copy_rule::FILTER_IN_BOX);
+}
+
+#[test]
+fn interleaved_im2col_load_outside_the_dense_box_reports_no_tx() {
+    // Assumption::Im2colInterleaveDenseBoxTx (H100 sweep load 4519): rank 3, corners (0, −1);
+    // dimension 1 at −1 is outside [0, 255] read densely, inside nothing read interleaved.
+    let m = vmap(i2c_interleaved(vec![4, 257, 5], vec![0], vec![-1], 2), SM90);
+    let mode = LoadMode::Im2col { offsets: vec![0] };
+    let plan = access::load(&m, &mode, &[0, -1, 4], 0).unwrap();
+    assert!(!plan.reports_tx);
+    // The bytes are still planned (two granules), and the generator's expect-tx counts them.
+    assert_eq!(plan.transfers.len(), 2);
+    assert_eq!(access::complete_tx_bytes(&m, &mode, &[0, -1, 4], 0), Ok(32));
+    assert!(access::load(&m, &mode, &[0, 0, 4], 0).unwrap().reports_tx);
+    // Dense maps always report.
+    let d = vmap(
+        TensorMapParams::im2col(DataType::Uint32, vec![4, 257, 5], vec![0], vec![-1], 4, 2),
+        SM90,
+    );
+    assert!(access::load(&d, &mode, &[0, 0, 4], 0).unwrap().reports_tx);
 }
 
 #[test]
