@@ -146,6 +146,8 @@ rules! {
         "a tensor copy breaks a per-copy rule of its map and mode (id suffix: the copy rule)");
     TENSOR_REDUCE_TYPE_ILLEGAL = ("tensor.reduce_type_illegal", "9.7.9.25.5.3", true, Executor,
         "cp.reduce.async.bulk.tensor .redOp not allowed for the tensor map's element type");
+    TENSOR_REDUCE_ADD_UNLISTED_FLOAT = ("tensor.reduce_add_unlisted_float", "9.7.9.25.5.3", true, Executor,
+        "cp.reduce.async.bulk.tensor .add over a FLOAT64 or TFLOAT32 map (no .f64 / tf32 add in the type table)");
     TENSOR_MBAR_CTA_GROUP = ("tensor.mbar_cta_group", "9.7.9.25.5.2", true, Executor,
         "tensor load mbarrier outside the destination CTA (.cta_group::1) or its CTA pair (.cta_group::2)");
     // --- Tensor Memory and tcgen05 (§9.7.16), detected by sem::tcgen05 or the executor ---
