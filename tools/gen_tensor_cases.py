@@ -612,6 +612,12 @@ def main():
         "or": ["uint32", "int32", "uint64"],  # INT64: a trap on H100/H200 (H8), so not .b64
         "xor": ["uint32", "int32", "uint64"],  # INT64: a trap on H100/H200 (H8), so not .b64
     }
+    def unlisted_rule(op, ty):
+        # An .add over a float map the table leaves out completes on H100 (its own rule).
+        if op == "add" and ty in ("float64", "tfloat32", "tfloat32_ftz"):
+            return "tensor.reduce_add_unlisted_float"
+        return "tensor.reduce_type_illegal"
+
     cases = []
     for op, tys in legal.items():
         for ty in TYPES:
@@ -620,7 +626,7 @@ def main():
             dims = [box0 * 2, 3]
             m = tiled_map(ty, dims, [box0, 2])
             ok = ty in tys
-            c = store_case(f"tensor.reduce.{op}.{ty}" + ("" if ok else ".illegal"), "sm_90a", m, [0, 0], 64, extent(elem, dims, m["global_strides"]), red=op, expect="pass" if ok else {"undefined": "tensor.reduce_type_illegal"})
+            c = store_case(f"tensor.reduce.{op}.{ty}" + ("" if ok else ".illegal"), "sm_90a", m, [0, 0], 64, extent(elem, dims, m["global_strides"]), red=op, expect="pass" if ok else {"undefined": unlisted_rule(op, ty)})
             cases.append(c)
         # im2col_no_offs reduction.
     for rank in [3, 4, 5]:
