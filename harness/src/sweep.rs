@@ -508,10 +508,18 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
     info.mode = "sweep".into();
     let mut rows = Vec::new();
     let mut records = Vec::new();
+    let mut done = 0;
     let mut found = Vec::new();
     let step = plan.batch.max(1) as u64;
     let end_all = plan.start.saturating_add(plan.count);
     let mut start = plan.start;
+    // Records go out batch by batch, so a sweep stopped by a time limit keeps what it observed.
+    let records_file = out.map(|d| d.join("records.jsonl"));
+    if let Some(f) = &records_file {
+        std::fs::create_dir_all(f.parent().unwrap_or(Path::new(".")))
+            .and_then(|_| std::fs::write(f, ""))
+            .map_err(|e| format!("{}: {e}", f.display()))?;
+    }
     while start < end_all {
         let end = (start + step).min(end_all);
         let items = (start..end)
@@ -535,6 +543,16 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
                 found.push(j);
             }
         }
+        if let Some(f) = &records_file {
+            use std::io::Write;
+            let lines = record::to_lines(&records[done..]);
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(f)
+                .and_then(|mut w| w.write_all(lines.as_bytes()))
+                .map_err(|e| format!("{}: {e}", f.display()))?;
+        }
+        done = records.len();
         eprintln!("sweep: {}/{}", end - plan.start, plan.count);
         start = end;
     }
@@ -601,11 +619,6 @@ fn write_report(out: &Path, report: &Report) -> Result<(PathBuf, PathBuf), Strin
     std::fs::write(&jp, format!("{json}\n")).map_err(|e| format!("{}: {e}", jp.display()))?;
     let mp = out.join("sweep.md");
     std::fs::write(&mp, report.markdown()).map_err(|e| format!("{}: {e}", mp.display()))?;
-    if !report.records.is_empty() {
-        let rp = out.join("records.jsonl");
-        std::fs::write(&rp, record::to_lines(&report.records))
-            .map_err(|e| format!("{}: {e}", rp.display()))?;
-    }
     Ok((jp, mp))
 }
 

@@ -88,7 +88,7 @@ fn runs_from(was: &[u8], now: &[u8]) -> Vec<(usize, String)> {
 #[derive(Debug)]
 pub enum Rebuilt {
     /// The observation, exactly.
-    Exact(Observation),
+    Exact(Box<Observation>),
     /// A region's recorded bytes hash differently from the prediction's, and were not kept.
     Differs { region: String },
 }
@@ -194,7 +194,7 @@ impl Record {
             }
             obs.regions.insert(key.clone(), bytes);
         }
-        Ok(Rebuilt::Exact(obs))
+        Ok(Rebuilt::Exact(Box::new(obs)))
     }
 }
 

@@ -82,7 +82,7 @@ impl Backend for Replaying {
                 }
                 let own = model_observation(&self.info, c, ex);
                 Ok(match rec.rebuild(c, &own)? {
-                    Rebuilt::Exact(o) => Run::observed(o),
+                    Rebuilt::Exact(o) => Run::observed(*o),
                     Rebuilt::Differs { region } => Run {
                         ran: Ran::NotRun(format!(
                             "{DIFFERS} `{region}` (not kept), {}",

@@ -107,6 +107,12 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
     assert_eq!(got, flip);
     assert_eq!(r.total.defined - r.total.defined_agree, 3);
     assert_eq!(r.total.undefined - r.total.undefined_agree, 2);
+    // Every observation's record was written as its batch finished.
+    let recs = std::fs::read_to_string(dir.join("records.jsonl")).unwrap();
+    assert_eq!(
+        record::parse_lines("records.jsonl", &recs).unwrap(),
+        r.records
+    );
     let text = std::fs::read_to_string(dir.join("disagreements.yaml")).unwrap();
     let saved = ptxconform_reference::case::load_str(&text, "saved").unwrap();
     assert_eq!(saved.len(), flip.len());
