@@ -340,19 +340,13 @@ pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut Cas
         };
         judge(case, ex, obs, &mut j);
         known.apply(&mut j);
-        if !j.departures.is_empty() && r.departures.is_empty() {
-            r.departures = j.departures;
-            let note = format!(
-                "replay of the run recorded on {} ({}): {}",
-                obs.device, obs.date, j.detail
-            );
-            r.detail = if r.detail.is_empty() {
-                note
-            } else {
-                format!("{}; {note}", r.detail)
-            };
-        } else if j.verdict == Verdict::Pass && !j.detail.is_empty() {
-            // A pass that says something (what part was observed, an expected refusal).
+        let departs = !j.departures.is_empty() && r.departures.is_empty();
+        // A spec departure, or a pass that says something (what part was observed, an expected
+        // refusal), is noted with the recording it came from.
+        if departs || (j.verdict == Verdict::Pass && !j.detail.is_empty()) {
+            if departs {
+                r.departures = j.departures;
+            }
             let note = format!(
                 "replay of the run recorded on {} ({}): {}",
                 obs.device, obs.date, j.detail

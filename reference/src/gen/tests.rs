@@ -69,11 +69,32 @@ proptest! {
     }
 }
 
+/// `n` generated programs of `episodes` episodes from seed `seed`, every one checked by the
+/// static oracles and the reference (well defined unless a deviation was asked for, then by the
+/// intended rule).
+fn checked(cfg: &GenConfig, seed: u64, n: usize, episodes: usize) -> Vec<Generated> {
+    let mut rng = crate::case::init::SplitMix64(seed);
+    (0..n)
+        .map(|_| {
+            let bytes: Vec<u8> = (0..HEADER + episodes * BLOCK)
+                .map(|_| rng.next().unwrap_or(0) as u8)
+                .collect();
+            let g = generate_bytes(&bytes, cfg);
+            if let Err(v) = super::oracle::check_cpu(&g) {
+                panic!(
+                    "{v}\n{}",
+                    crate::case::to_yaml(std::slice::from_ref(&g.case))
+                );
+            }
+            g
+        })
+        .collect()
+}
+
 mod tensor_family {
-    use super::super::oracle::{check_cpu, ptx_steps};
+    use super::super::oracle::ptx_steps;
     use super::super::swarm::{Families, Family};
     use super::super::*;
-    use crate::case::init::SplitMix64;
     use crate::case::model::StepOp;
     use crate::sem::tensor::tensormap::{EncodeKind, Interleave, OobFill, Swizzle};
     use std::collections::BTreeSet;
@@ -93,26 +114,7 @@ mod tensor_family {
         }
     }
 
-    /// `n` generated programs from seed `seed`, every one checked by the static oracles and the
-    /// reference (well defined unless a deviation was asked for, then by the intended rule).
-    fn checked(cfg: &GenConfig, seed: u64, n: usize) -> Vec<Generated> {
-        let mut rng = SplitMix64(seed);
-        (0..n)
-            .map(|_| {
-                let bytes: Vec<u8> = (0..HEADER + 6 * BLOCK)
-                    .map(|_| rng.next().unwrap_or(0) as u8)
-                    .collect();
-                let g = generate_bytes(&bytes, cfg);
-                if let Err(v) = check_cpu(&g) {
-                    panic!(
-                        "{v}\n{}",
-                        crate::case::to_yaml(std::slice::from_ref(&g.case))
-                    );
-                }
-                g
-            })
-            .collect()
-    }
+    use super::checked;
 
     fn ptx_texts(gs: &[Generated]) -> Vec<&str> {
         gs.iter()
@@ -122,7 +124,7 @@ mod tensor_family {
 
     #[test]
     fn tensor_programs_validate_and_run_well_defined() {
-        let gs = checked(&cfg(0, 0), 11, 300);
+        let gs = checked(&cfg(0, 0), 11, 300, 6);
         assert!(gs.iter().all(|g| g.intent == Intent::WellDefined));
         let t = ptx_texts(&gs);
         let tensor_steps = t.iter().filter(|x| x.contains(".tensor")).count();
@@ -143,7 +145,7 @@ mod tensor_family {
 
     #[test]
     fn tensor_swarm_covers_the_forms() {
-        let gs = checked(&cfg(0, 0), 12, 400);
+        let gs = checked(&cfg(0, 0), 12, 400, 6);
         let t = ptx_texts(&gs);
         let has = |s: &str| t.iter().any(|x| x.contains(s));
         for needle in [
@@ -232,7 +234,7 @@ mod tensor_family {
 
     #[test]
     fn tensor_deviations_are_classified() {
-        let gs = checked(&cfg(100, 120), 13, 300);
+        let gs = checked(&cfg(100, 120), 13, 300, 6);
         let mut rules = BTreeSet::new();
         let mut illegal = 0;
         for g in &gs {
@@ -302,29 +304,10 @@ mod concurrent_episodes {
     //! Programs with concurrent groups (GenConfig::concurrent_per_256): every one passes the
     //! static oracles and runs on the reference as intended (well defined, or undefined / racy by
     //! the intended rule), in the legal and the mixed config.
-    use super::super::oracle::check_cpu;
     use super::super::*;
-    use crate::case::init::SplitMix64;
     use crate::sem::exec::concurrent::schedules;
 
-    fn checked(cfg: &GenConfig, seed: u64, n: usize) -> Vec<Generated> {
-        let mut rng = SplitMix64(seed);
-        (0..n)
-            .map(|_| {
-                let bytes: Vec<u8> = (0..HEADER + 4 * BLOCK)
-                    .map(|_| rng.next().unwrap_or(0) as u8)
-                    .collect();
-                let g = generate_bytes(&bytes, cfg);
-                if let Err(v) = check_cpu(&g) {
-                    panic!(
-                        "{v}\n{}",
-                        crate::case::to_yaml(std::slice::from_ref(&g.case))
-                    );
-                }
-                g
-            })
-            .collect()
-    }
+    use super::checked;
 
     fn groups(g: &Generated) -> usize {
         let p = &g.case.program;
@@ -352,13 +335,13 @@ mod concurrent_episodes {
 
     #[test]
     fn off_by_default() {
-        let g = checked(&GenConfig::mixed(), 5, 60);
+        let g = checked(&GenConfig::mixed(), 5, 60, 4);
         assert!(g.iter().all(|g| groups(g) == 0));
     }
 
     #[test]
     fn legal_concurrent_programs_run_well_defined() {
-        let gs = checked(&cfg(GenConfig::legal()), 21, 120);
+        let gs = checked(&cfg(GenConfig::legal()), 21, 120, 4);
         assert!(gs.iter().all(|g| g.intent == Intent::WellDefined));
         let with = gs.iter().filter(|g| groups(g) > 0).count();
         assert!(
@@ -373,7 +356,7 @@ mod concurrent_episodes {
 
     #[test]
     fn mixed_concurrent_programs_keep_their_intent() {
-        let gs = checked(&cfg(GenConfig::mixed()), 22, 200);
+        let gs = checked(&cfg(GenConfig::mixed()), 22, 200, 4);
         let racy = gs
             .iter()
             .filter(|g| groups(g) > 0 && matches!(g.intent, Intent::Racy { rule } if rule == crate::sem::ub::ASYNC_DST_WRITTEN.id))
