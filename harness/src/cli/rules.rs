@@ -7,7 +7,9 @@ use ptxconform_reference::sem::exec::{tensor as exec_tensor, ExpectedHw, Outcome
 use ptxconform_reference::sem::profile::{self, Silicon};
 use ptxconform_reference::sem::proxy::{self, Effect};
 use ptxconform_reference::sem::tensor::access::copy_rule;
-use ptxconform_reference::sem::tensor::tensormap::{rule as encode_rule, Observed, RuleSource};
+use ptxconform_reference::sem::tensor::tensormap::{
+    rule as encode_rule, silicon_when_accepted, Observed, RuleSource,
+};
 use ptxconform_reference::sem::ub::{Ub, CATALOGUE};
 use ptxconform_reference::sem::{exec, mbarrier, reduce};
 
@@ -148,8 +150,9 @@ pub fn markdown() -> String {
          breaks one makes the first instruction that uses it UB `{}:RULE`. *Source*: the driver\n\
          page, the PTX ISA only, this model's shape check, or an undocumented driver check found by\n\
          probing. *Driver 13.0*: what `cuTensorMapEncode*` did on an H100 with a map breaking only\n\
-         this rule.\n\n\
-         | rule | source | driver 13.0 | citation |\n| --- | --- | --- | --- |\n",
+         this rule. *Silicon when accepted*: what copies through such a map did on sm_90.\n\n\
+         | rule | source | driver 13.0 | silicon when accepted | citation |\n\
+         | --- | --- | --- | --- | --- |\n",
         exec_tensor::ENCODE_REJECTED
     ));
     for r in encode_rule::ALL {
@@ -164,9 +167,11 @@ pub fn markdown() -> String {
             Observed::Accepts => "accepts",
             Observed::Untested => "untested",
         };
+        let accepted = silicon_when_accepted(r.id).unwrap_or("");
         s.push_str(&format!(
-            "| `{}` | {source} | {observed} | {} |\n",
+            "| `{}` | {source} | {observed} | {} | {} |\n",
             r.id,
+            cell(accepted),
             cell(r.cite)
         ));
     }
@@ -337,5 +342,19 @@ mod case_format_tests {
                 );
             }
         }
+    }
+
+    /// Silicon outcomes are stated only for rules the driver accepts (else no copy runs), and
+    /// name rules that exist.
+    #[test]
+    fn silicon_when_accepted_names_accepted_rules() {
+        use ptxconform_reference::sem::tensor::tensormap::{rule, silicon_when_accepted, Observed};
+        let stated: Vec<_> = rule::ALL
+            .iter()
+            .filter(|r| silicon_when_accepted(r.id).is_some())
+            .collect();
+        assert_eq!(stated.len(), 2);
+        assert!(stated.iter().all(|r| r.observed == Observed::Accepts));
+        assert_eq!(silicon_when_accepted("no-such-rule"), None);
     }
 }
