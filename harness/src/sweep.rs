@@ -299,38 +299,6 @@ pub fn observed_class(o: &Observation) -> OutcomeClass {
     }
 }
 
-/// The model's own observation of a configuration: [`crate::diff::predicted`], with the
-/// driver's refusal where the driver model refuses the map (a GPU run never launches those).
-pub fn model_observation(info: &RunInfo, case: &Case, ex: &Execution) -> Observation {
-    let mut o = crate::diff::predicted(info, ex);
-    if predict_from(case, ex).outcome == OutcomeClass::DriverRejection {
-        o.outcome = Ending::Rejected("predicted: the driver model refuses the map".into());
-        o.regions.clear();
-        o.mbarriers.clear();
-    }
-    o
-}
-
-/// The model as the device of a sweep: it observes what it predicts.
-pub struct ModelDevice {
-    pub info: RunInfo,
-}
-
-impl Backend for ModelDevice {
-    fn info(&self) -> RunInfo {
-        self.info.clone()
-    }
-    fn runs(&self, _: Target) -> bool {
-        true
-    }
-    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-        Ok(cases
-            .iter()
-            .map(|(c, ex)| Run::observed(model_observation(&self.info, c, ex)))
-            .collect())
-    }
-}
-
 /// A backend that records the prediction of every execution the core hands it (so the model
 /// runs once per configuration), and the model's own observation of the well-defined ones (what
 /// a record compares bytes with), and passes the cases on.
@@ -349,8 +317,8 @@ impl Backend for Predicting<'_> {
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
         let info = self.inner.info();
         for (c, ex) in cases {
-            let p = predict_from(c, ex);
-            let own = p.well_defined().then(|| model_observation(&info, c, ex));
+            let p = predict_from(ex);
+            let own = p.well_defined().then(|| crate::diff::predicted(&info, ex));
             self.seen.insert(c.name.clone(), (p, own));
         }
         self.inner.observe(cases)
@@ -659,7 +627,7 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
             .collect::<Result<Vec<_>, String>>()?;
         fleet = Some(crate::run::fleet::Fleet { engines });
     }
-    let mut predicted = ModelDevice {
+    let mut predicted = crate::diff::Predicted {
         info: RunInfo {
             device: "reference (model's own prediction)".into(),
             date: crate::run::today(),

@@ -4,7 +4,7 @@
 //! [`Record::rebuild`]), so a replay judges exactly what a live sweep judges.
 
 use super::record::{Rebuilt, Record};
-use super::{judge_configs, model_observation, save, Plan, Report};
+use super::{judge_configs, save, Plan, Report};
 use crate::diff::{Backend, Ran, Run};
 use crate::report::RunInfo;
 use ptxconform_reference::case::{split_region_key, Case};
@@ -76,11 +76,11 @@ impl Backend for Replaying {
                         device: String::new(),
                     });
                 };
-                if !predict_from(c, ex).well_defined() {
+                if !predict_from(ex).well_defined() {
                     // Only the outcome class is judged.
                     return Ok(Run::observed(rec.without_bytes()));
                 }
-                let own = model_observation(&self.info, c, ex);
+                let own = crate::diff::predicted(&self.info, ex);
                 Ok(match rec.rebuild(c, &own)? {
                     Rebuilt::Exact(o) => Run::observed(*o),
                     Rebuilt::Differs { region } => Run {

@@ -15,8 +15,8 @@ fn plan(minimize: usize) -> Plan {
     }
 }
 
-fn reference() -> ModelDevice {
-    ModelDevice {
+fn reference() -> crate::diff::Predicted {
+    crate::diff::Predicted {
         info: RunInfo::default(),
     }
 }
@@ -56,9 +56,9 @@ impl Backend for Departing {
         Ok(cases
             .iter()
             .map(|(c, ex)| {
-                let mut o = model_observation(&RunInfo::default(), c, ex);
+                let mut o = crate::diff::predicted(&RunInfo::default(), ex);
                 if self.flip.contains(&c.name) {
-                    let p = predict_from(c, ex);
+                    let p = predict_from(ex);
                     if p.well_defined() {
                         if let Some(b) = o.regions.get_mut(&c.memory.global[0].name) {
                             b[0] ^= 0xff;

@@ -31,14 +31,14 @@ use crate::ptx::tensor::{
     TensorReduce, TensorStore, Tile, ToGlobal,
 };
 use crate::ptx::Instruction;
-use crate::sem::exec::tensor::{reduce_type, region_address};
+use crate::sem::exec::tensor::reduce_type;
 use crate::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
 use crate::sem::profile::Profile;
+use crate::sem::tensor;
 use crate::sem::tensor::access::{LoadMode, Unit};
 use crate::sem::tensor::tensormap::{
     DataType, Interleave, L2Promotion, OobFill, SplitMix, Swizzle, TensorMapParams,
 };
-use crate::sem::tensor::{self, predict_driver};
 use crate::target::Target;
 use serde::Serialize;
 
@@ -282,24 +282,17 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
 /// The model's prediction under `profile` (see [`predict_from`]).
 pub fn predict(case: &Case, profile: Profile) -> Result<Prediction, String> {
     let ex = execute_with(case, ExecOptions { profile }).map_err(|e| e.to_string())?;
-    Ok(predict_from(case, &ex))
+    Ok(predict_from(&ex))
 }
 
-/// The prediction an execution of `case` makes: driver rejection where the driver model refuses
-/// the encode, else what the execution expects silicon to do (A-EXEC-HW).
-pub fn predict_from(case: &Case, ex: &Execution) -> Prediction {
+/// The prediction an execution makes: driver rejection where the driver model refuses a map
+/// (the execution lists them), else what the execution expects silicon to do (A-EXEC-HW).
+pub fn predict_from(ex: &Execution) -> Prediction {
     let rule = match &ex.outcome {
         Outcome::Undefined { ub, .. } => Some(ub.rule),
         Outcome::Defined => None,
     };
-    let rejected = case.memory.tensor_maps.iter().any(|d| {
-        let Some(index) = case.memory.global.iter().position(|r| r.name == d.global) else {
-            return false;
-        };
-        let mut p = d.map.clone();
-        p.global_address = region_address(index) + case.memory.global[index].misalign;
-        predict_driver(&p, case.target).is_err()
-    });
+    let rejected = !ex.driver_rejects.is_empty();
     if rejected {
         return Prediction {
             outcome: OutcomeClass::DriverRejection,
