@@ -89,6 +89,10 @@ pub struct Row {
     /// Prediction met (absent when nothing was observed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agree: Option<bool>,
+    /// Undefined through a map the driver accepts, completed: did its bytes match those of the
+    /// maps as encoded (absent: no such prediction, or the record cannot decide)?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<bool>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub detail: String,
 }
@@ -110,6 +114,9 @@ pub struct Tally {
     pub undefined_agree: u64,
     /// Configurations with no observation.
     pub not_observed: u64,
+    /// Undefined completions with bytes predicted (maps as encoded), and those that matched.
+    pub undefined_bytes: u64,
+    pub undefined_bytes_agree: u64,
 }
 
 impl Tally {
@@ -124,6 +131,10 @@ impl Tally {
                 self.undefined += 1;
                 self.undefined_agree += a as u64;
             }
+        }
+        if let Some(b) = r.bytes {
+            self.undefined_bytes += 1;
+            self.undefined_bytes_agree += b as u64;
         }
     }
 }
@@ -246,6 +257,13 @@ impl Report {
             pct(t.undefined_agree, t.undefined),
             t.not_observed
         );
+        s += &format!(
+            "\nUndefined completions through maps the driver accepts, bytes predicted from the maps \
+             as encoded: {}/{} exact ({}).\n",
+            t.undefined_bytes_agree,
+            t.undefined_bytes,
+            pct(t.undefined_bytes_agree, t.undefined_bytes)
+        );
         for (dim, values) in &self.classes {
             s += &format!(
                 "\n## {dim}\n\n| {dim} | defined | agree | % | undefined | agree | % | not observed |\n\
@@ -299,12 +317,20 @@ pub fn observed_class(o: &Observation) -> OutcomeClass {
     }
 }
 
-/// A backend that records the prediction of every execution the core hands it (so the model
-/// runs once per configuration), and the model's own observation of the well-defined ones (what
-/// a record compares bytes with), and passes the cases on.
+/// The model's view of one configuration: its prediction, and where it predicts bytes (well
+/// defined, or through maps as encoded) the execution that does and its own observation (what a
+/// record compares bytes with).
+struct Seen {
+    prediction: Prediction,
+    own: Option<Observation>,
+    as_encoded: Option<Execution>,
+}
+
+/// A backend that records what the model predicts for every execution the core hands it (so the
+/// model runs once per configuration) and passes the cases on.
 struct Predicting<'a> {
     inner: &'a mut dyn Backend,
-    seen: BTreeMap<String, (Prediction, Option<Observation>)>,
+    seen: BTreeMap<String, Seen>,
 }
 
 impl Backend for Predicting<'_> {
@@ -317,9 +343,19 @@ impl Backend for Predicting<'_> {
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
         let info = self.inner.info();
         for (c, ex) in cases {
-            let p = predict_from(ex);
-            let own = p.well_defined().then(|| crate::diff::predicted(&info, ex));
-            self.seen.insert(c.name.clone(), (p, own));
+            let prediction = predict_from(ex);
+            let as_encoded = gen::as_encoded(c, ex);
+            let own = match (&as_encoded, prediction.well_defined()) {
+                (_, true) => Some(crate::diff::predicted(&info, ex)),
+                (Some(e), false) => Some(crate::diff::predicted(&info, e)),
+                (None, false) => None,
+            };
+            let seen = Seen {
+                prediction,
+                own,
+                as_encoded,
+            };
+            self.seen.insert(c.name.clone(), seen);
         }
         self.inner.observe(cases)
     }
@@ -334,7 +370,7 @@ struct Judgement {
     config: Config,
     case: Case,
     observation: Option<Observation>,
-    /// The model's own observation, for a well-defined prediction.
+    /// The model's own observation, where it predicts bytes.
     predicted: Option<Observation>,
 }
 
@@ -355,16 +391,15 @@ fn judge_configs(
     let mut out = Vec::with_capacity(items.len());
     for (((index, key, config), case), j) in items.into_iter().zip(cases).zip(judged) {
         // A case the core kept from the backend (a reference failure) still gets its prediction.
-        let (pred, predicted) = match p.seen.remove(&case.name) {
-            Some(x) => x,
-            None => (
-                gen::predict(&case, profile).unwrap_or(Prediction {
-                    outcome: OutcomeClass::Completion,
-                    rule: None,
-                }),
-                None,
-            ),
-        };
+        let seen = p.seen.remove(&case.name).unwrap_or_else(|| Seen {
+            prediction: gen::predict(&case, profile).unwrap_or(Prediction {
+                outcome: OutcomeClass::Completion,
+                rule: None,
+            }),
+            own: None,
+            as_encoded: None,
+        });
+        let pred = seen.prediction;
         let mut observed = j.observation.as_ref().map(observed_class);
         let mut agree = observed.map(|o| {
             if pred.well_defined() {
@@ -373,10 +408,27 @@ fn judge_configs(
                 o == pred.outcome
             }
         });
+        // An undefined completion through maps as encoded: its bytes judged as a defined run's.
+        let mut bytes = match (&seen.as_encoded, &j.observation) {
+            (Some(e), Some(o)) if observed == Some(OutcomeClass::Completion) => {
+                let mut r = j.result.clone();
+                crate::judge::judge(&case, e, o, &mut r);
+                Some(r.verdict == Verdict::Pass)
+            }
+            _ => None,
+        };
         if let Some(certain) = replay::digest_differs(&j.result.detail) {
             // A replayed completion whose bytes differ from this prediction (not kept).
             observed = Some(OutcomeClass::Completion);
-            agree = certain.then_some(false);
+            if pred.well_defined() {
+                agree = certain.then_some(false);
+            } else {
+                agree = Some(pred.outcome == OutcomeClass::Completion);
+                bytes = certain.then_some(false);
+            }
+        }
+        if bytes == Some(false) {
+            agree = Some(false);
         }
         let row = Row {
             index,
@@ -387,6 +439,7 @@ fn judge_configs(
             observed,
             verdict: j.result.verdict.name().to_string(),
             agree,
+            bytes,
             detail: j.result.detail.clone(),
         };
         out.push(Judgement {
@@ -394,7 +447,7 @@ fn judge_configs(
             config,
             case,
             observation: j.observation,
-            predicted,
+            predicted: seen.own,
         });
     }
     Ok(out)
@@ -499,9 +552,9 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
         for j in judge_configs(backend, plan.profile, items)? {
             if let Some(o) = &j.observation {
                 records.push(Record::of(
-                    plan.seed,
-                    j.row.index,
+                    (plan.seed, j.row.index),
                     &j.case,
+                    j.config.load_tx(),
                     o,
                     j.predicted.as_ref(),
                 )?);

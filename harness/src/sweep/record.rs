@@ -31,6 +31,14 @@ pub struct Record {
     pub canaries_broken: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_reached: Vec<u32>,
+    /// The complete-tx bytes the load's expect-tx named (the model's count when it ran), so a
+    /// replay rebuilds the program that ran after the model's count has changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete_tx: Option<u64>,
+    /// FNV-1a 64 of the case that ran (its YAML): a replay that rebuilds another case says so
+    /// instead of judging it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_fnv: Option<String>,
 }
 
 /// A region's bytes as a record keeps them.
@@ -48,6 +56,11 @@ pub struct RegionDigest {
 
 fn digest(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a64(bytes))
+}
+
+/// The fingerprint a record keeps of its case.
+pub fn case_digest(case: &Case) -> String {
+    digest(ptxconform_reference::case::load::to_yaml(std::slice::from_ref(case)).as_bytes())
 }
 
 /// The initial bytes of the region an observation names `key` (`name` or `name@ctaN`).
@@ -94,12 +107,13 @@ pub enum Rebuilt {
 }
 
 impl Record {
-    /// The record of `obs`; `disagreed` keeps the changed bytes of the regions that differ
-    /// from `predicted` (the model's own observation of the same case).
+    /// The record of `obs` on `case` (whose load expected `complete_tx` bytes); the changed
+    /// bytes of the regions that differ from `predicted` (the model's own observation of the
+    /// same case) are kept.
     pub fn of(
-        seed: u64,
-        index: u64,
+        (seed, index): (u64, u64),
         case: &Case,
+        complete_tx: Option<u64>,
         obs: &Observation,
         predicted: Option<&Observation>,
     ) -> Result<Record, String> {
@@ -131,6 +145,8 @@ impl Record {
             mbarriers: obs.mbarriers.clone(),
             canaries_broken: obs.canaries_broken.clone(),
             not_reached: obs.not_reached.clone(),
+            complete_tx,
+            case_fnv: Some(case_digest(case)),
         })
     }
 

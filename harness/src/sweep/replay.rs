@@ -3,7 +3,7 @@
 //! seed and index, the reference runs it, and the record gives back the observation (see
 //! [`Record::rebuild`]), so a replay judges exactly what a live sweep judges.
 
-use super::record::{Rebuilt, Record};
+use super::record::{case_digest, Rebuilt, Record};
 use super::{judge_configs, save, Plan, Report};
 use crate::diff::{Backend, Ran, Run};
 use crate::report::RunInfo;
@@ -68,34 +68,44 @@ impl Backend for Replaying {
         cases
             .iter()
             .map(|(c, ex)| {
-                let Some(rec) = self.records.get(&c.name) else {
-                    return Ok(Run {
-                        ran: Ran::NotRun(format!("no record of `{}`", c.name)),
-                        ptx: None,
-                        wall_us: 0,
-                        device: String::new(),
-                    });
+                let not_run = |why: String| Run {
+                    ran: Ran::NotRun(why),
+                    ptx: None,
+                    wall_us: 0,
+                    device: String::new(),
                 };
-                if !predict_from(ex).well_defined() {
-                    // Only the outcome class is judged.
-                    return Ok(Run::observed(rec.without_bytes()));
+                let Some(rec) = self.records.get(&c.name) else {
+                    return Ok(not_run(format!("no record of `{}`", c.name)));
+                };
+                if rec.case_fnv.as_ref().is_some_and(|f| *f != case_digest(c)) {
+                    return Ok(not_run(format!(
+                        "`{}` rebuilds another case than the one recorded (the generator \
+                         changed since): not judged",
+                        c.name
+                    )));
                 }
-                let own = crate::diff::predicted(&self.info, ex);
+                // Bytes are predicted by a well-defined execution, or by the maps as encoded;
+                // otherwise only the outcome class is judged.
+                let encoded;
+                let bytes_from = if predict_from(ex).well_defined() {
+                    ex
+                } else if let Some(e) = gen::as_encoded(c, ex) {
+                    encoded = e;
+                    &encoded
+                } else {
+                    return Ok(Run::observed(rec.without_bytes()));
+                };
+                let own = crate::diff::predicted(&self.info, bytes_from);
                 Ok(match rec.rebuild(c, &own)? {
                     Rebuilt::Exact(o) => Run::observed(*o),
-                    Rebuilt::Differs { region } => Run {
-                        ran: Ran::NotRun(format!(
-                            "{DIFFERS} `{region}` (not kept), {}",
-                            if certain(ex, &region) {
-                                CERTAIN
-                            } else {
-                                "where it allows several values"
-                            }
-                        )),
-                        ptx: None,
-                        wall_us: 0,
-                        device: String::new(),
-                    },
+                    Rebuilt::Differs { region } => not_run(format!(
+                        "{DIFFERS} `{region}` (not kept), {}",
+                        if certain(bytes_from, &region) {
+                            CERTAIN
+                        } else {
+                            "where it allows several values"
+                        }
+                    )),
                 })
             })
             .collect()
@@ -118,15 +128,20 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
         mode: "sweep replay (recorded observations)".into(),
     };
     let seed = first.seed;
-    let items: Vec<(u64, u64)> = records.iter().map(|r| (r.seed, r.index)).collect();
+    let items: Vec<(u64, u64, Option<u64>)> = records
+        .iter()
+        .map(|r| (r.seed, r.index, r.complete_tx))
+        .collect();
     let mut backend = Replaying::new(info.clone(), records);
     let mut rows = Vec::new();
     let mut found = Vec::new();
     for chunk in items.chunks(plan.batch.max(1)) {
         let items = chunk
             .iter()
-            .map(|&(s, i)| {
-                let d = gen::draw(s, i);
+            .map(|&(s, i, tx)| {
+                // The program that ran: the load's expect-tx as recorded.
+                let mut d = gen::draw(s, i);
+                d.config.complete_tx = tx.or(d.config.complete_tx);
                 (i, d.key, d.config)
             })
             .collect();

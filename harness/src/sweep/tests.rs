@@ -212,3 +212,100 @@ fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
     let e = record::parse_lines("r.jsonl", "{\"seed\": 1}\n").unwrap_err();
     assert!(e.starts_with("r.jsonl:1:"), "{e}");
 }
+
+/// A device that completes with the bytes of the maps as encoded (A-TENSOR-ACCEPTED-MAP-HW),
+/// one byte of the first global region flipped in the chosen configurations.
+struct AsEncoded {
+    flip: BTreeSet<String>,
+}
+
+impl Backend for AsEncoded {
+    fn info(&self) -> RunInfo {
+        RunInfo::default()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(c, ex)| {
+                let enc = gen::as_encoded(c, ex).expect("a map the driver accepts");
+                let mut o = crate::diff::predicted(&RunInfo::default(), &enc);
+                if self.flip.contains(&c.name) {
+                    if let Some(b) = o.regions.get_mut(&c.memory.global[0].name) {
+                        b[0] ^= 0xff;
+                    }
+                }
+                Run::observed(o)
+            })
+            .collect())
+    }
+}
+
+/// Undefined completions through maps the driver accepts are judged on the bytes of the maps as
+/// encoded, live and replayed alike: a flipped byte is a disagreement although the outcome class
+/// is right. Seed 2's configurations 1306 (strides that do not cover) and 2469 (interleave 32B
+/// with 64B swizzle) both complete through such a map.
+#[test]
+fn accepted_map_completions_are_judged_on_their_bytes() {
+    for (index, flipped) in [(1306, false), (2469, false), (1306, true), (2469, true)] {
+        let plan = Plan {
+            seed: 2,
+            start: index,
+            count: 1,
+            ..plan(0)
+        };
+        let flip = if flipped {
+            BTreeSet::from([gen::draw(2, index).case.name])
+        } else {
+            BTreeSet::new()
+        };
+        let live = sweep(&mut AsEncoded { flip }, plan, None).unwrap();
+        let row = &live.rows[0];
+        assert!(!row.well_defined(), "{row:?}");
+        assert_eq!(row.observed, Some(OutcomeClass::Completion));
+        assert_eq!(
+            (row.bytes, row.agree),
+            (Some(!flipped), Some(!flipped)),
+            "{row:?}"
+        );
+        assert_eq!(live.total.undefined_bytes, 1);
+        let replayed = replay::replay(live.records.clone(), plan, None).unwrap();
+        assert_eq!(replayed.rows[0].bytes, row.bytes);
+        assert_eq!(replayed.total, live.total);
+    }
+}
+
+/// A replay rebuilds a load with the complete-tx count its record ran with, not the current
+/// model's (a completed load whose recorded count is 16 bytes higher now reads as a
+/// disagreement: that program hangs), and a record whose case fingerprint differs from the
+/// rebuilt case is reported, not judged.
+#[test]
+fn replay_rebuilds_the_recorded_count_and_refuses_another_case() {
+    let live = sweep(&mut reference(), plan(0), None).unwrap();
+    let (i, rec) = live
+        .records
+        .iter()
+        .enumerate()
+        .find(|(k, r)| {
+            r.complete_tx.is_some() && live.rows[*k].well_defined() && r.outcome.read_back()
+        })
+        .expect("a well-defined load that completed");
+    assert_eq!(rec.case_fnv.as_ref().map(String::len), Some(16));
+    let judged = |edit: &dyn Fn(&mut Record)| {
+        let mut recs = live.records.clone();
+        edit(&mut recs[i]);
+        replay::replay(recs, plan(0), None).unwrap().rows[i].clone()
+    };
+    assert_eq!(judged(&|_| {}).agree, Some(true));
+    let raised = judged(&|r| {
+        r.complete_tx = r.complete_tx.map(|t| t + 16);
+        r.case_fnv = None;
+    });
+    assert_eq!(raised.predicted, OutcomeClass::Hang, "{raised:?}");
+    assert_eq!(raised.agree, Some(false), "{raised:?}");
+    let other = judged(&|r| r.case_fnv = Some("0123456789abcdef".into()));
+    assert_eq!(other.agree, None, "{other:?}");
+    assert!(other.detail.contains("another case"), "{other:?}");
+}

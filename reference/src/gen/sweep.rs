@@ -32,7 +32,9 @@ use crate::ptx::tensor::{
 };
 use crate::ptx::Instruction;
 use crate::sem::exec::tensor::reduce_type;
-use crate::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
+use crate::sem::exec::{
+    execute_as_encoded, execute_with, ExecOptions, Execution, ExpectedHw, Outcome,
+};
 use crate::sem::profile::Profile;
 use crate::sem::tensor;
 use crate::sem::tensor::access::{LoadMode, Unit};
@@ -162,6 +164,10 @@ pub struct Config {
     pub off: u64,
     /// Seed of the remaining choices (data, mbarrier style, expect-tx bump, redOp).
     pub build_seed: u64,
+    /// The complete-tx bytes a load's expect-tx names; `None`: the model's count (a drawn
+    /// configuration). A replay sets the count its record ran with, so that it rebuilds the
+    /// program that ran although the model's count has changed since.
+    pub complete_tx: Option<u64>,
 }
 
 impl Config {
@@ -179,11 +185,32 @@ impl Config {
             self.coords.clone(),
             self.offsets.clone(),
             self.off,
-            smem,
-            global,
+            (smem, global),
+            self.load_tx().unwrap_or(0),
         );
         case.name = self.name.clone();
         case
+    }
+
+    /// The complete-tx bytes the case's load expects (`None` for the other modes): the one set,
+    /// else the model's count where it plans the copy, else the whole box (the hardware's count
+    /// is then the question the run answers).
+    pub fn load_tx(&self) -> Option<u64> {
+        let plan_mode = match self.mode {
+            Mode::LoadTile => LoadMode::Tile,
+            Mode::LoadIm2col => LoadMode::Im2col {
+                offsets: self.offsets.clone(),
+            },
+            _ => return None,
+        };
+        Some(self.complete_tx.unwrap_or_else(|| {
+            tensor::validate(&self.map, Target::SM_90)
+                .ok()
+                .and_then(|m| {
+                    tensor::complete_tx_bytes(&m, &plan_mode, &self.coords, self.off).ok()
+                })
+                .unwrap_or_else(|| box_bytes(&self.map))
+        }))
     }
 
     /// Smaller neighbours, one change each: a dimension, a box side, a coordinate or an offset
@@ -271,6 +298,7 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
         offsets,
         off,
         build_seed: g.next_u64(),
+        complete_tx: None,
     };
     SweepCase {
         case: config.build(),
@@ -283,6 +311,23 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
 pub fn predict(case: &Case, profile: Profile) -> Result<Prediction, String> {
     let ex = execute_with(case, ExecOptions { profile }).map_err(|e| e.to_string())?;
     Ok(predict_from(&ex))
+}
+
+/// The execution through the case's maps as the driver encodes them, when `ex` stopped at a map
+/// that breaks only rules the driver does not enforce and that execution is well defined: its
+/// bytes are what silicon is predicted to leave (A-TENSOR-ACCEPTED-MAP-HW).
+pub fn as_encoded(case: &Case, ex: &Execution) -> Option<Execution> {
+    let rejected = matches!(&ex.outcome, Outcome::Undefined { ub, .. }
+        if ub.rule.starts_with(crate::sem::exec::tensor::ENCODE_REJECTED));
+    if !rejected || !ex.driver_rejects.is_empty() {
+        return None;
+    }
+    let opts = ExecOptions {
+        profile: ex.profile,
+    };
+    execute_as_encoded(case, opts)
+        .ok()
+        .filter(|e| e.outcome == Outcome::Defined)
 }
 
 /// The prediction an execution makes: driver rejection where the driver model refuses a map
@@ -644,8 +689,8 @@ fn build(
     coords: Vec<i32>,
     offsets: Vec<u16>,
     off: u64,
-    smem: u64,
-    global: u64,
+    (smem, global): (u64, u64),
+    load_tx: u64,
 ) -> Case {
     let cfg = GenConfig {
         targets: vec![Target::SM_90],
@@ -704,19 +749,8 @@ fn build(
     };
     match mode {
         Mode::LoadTile | Mode::LoadIm2col => {
-            let plan_mode = if mode == Mode::LoadIm2col {
-                LoadMode::Im2col { offsets }
-            } else {
-                LoadMode::Tile
-            };
-            // The model's complete-tx where it plans the copy, else the whole box (the hardware's
-            // count is then the question the run answers).
-            let tx = tensor::validate(&p, Target::SM_90)
-                .ok()
-                .and_then(|m| tensor::complete_tx_bytes(&m, &plan_mode, &coords, off).ok())
-                .unwrap_or_else(|| box_bytes(&p)) as i64;
             // Sometimes an expect-tx one granule too high: the phase never completes (a hang).
-            let tx = tx + 16 * (g.below(16) == 0) as i64;
+            let tx = load_tx as i64 + 16 * (g.below(16) == 0) as i64;
             let instr = TensorLoad {
                 dim,
                 dst: LoadDst::SharedCluster,
@@ -876,6 +910,47 @@ mod tests {
                 assert!(k.memory.shared[0].size <= SMEM_CAP);
                 assert!(k.memory.global[0].size <= GLOBAL_CAP);
             }
+        }
+    }
+    /// A-TENSOR-ACCEPTED-MAP-HW on configurations of the H100 sweep of seed 2, maps the driver
+    /// encodes against the text. Index 4 (strides that do not cover the previous dimension)
+    /// trapped: its store is also from a shared address not aligned to its 128B swizzle span.
+    /// Indices 1306 (a reduction through such strides) and 2469 (a store through an interleave
+    /// 32B map with 64B swizzle) completed, leaving in the global tensor exactly the bytes of the
+    /// map as encoded.
+    #[test]
+    fn accepted_maps_run_as_encoded() {
+        let stride = "tensormap.encode_rejected:global-stride-covers-previous";
+        let opts = ExecOptions {
+            profile: Profile::Sm90,
+        };
+        let trap = draw(2, 4).case;
+        let ex = execute_with(&trap, opts).unwrap();
+        let p = predict_from(&ex);
+        assert_eq!((p.outcome, p.rule), (OutcomeClass::Trap, Some(stride)));
+        assert!(
+            as_encoded(&trap, &ex).is_none(),
+            "the copy breaks another rule"
+        );
+
+        let interleave = "tensormap.encode_rejected:interleave-32b-needs-swizzle-32b";
+        for (index, rule) in [(1306, stride), (2469, interleave)] {
+            let case = draw(2, index).case;
+            let ex = execute_with(&case, opts).unwrap();
+            let p = predict_from(&ex);
+            assert_eq!((p.outcome, p.rule), (OutcomeClass::Completion, Some(rule)));
+            let enc = as_encoded(&case, &ex).expect("well defined through the map as encoded");
+            let dst = &case.memory.global[0];
+            let init = dst.init.materialize(dst.size).unwrap();
+            let changed = enc.final_state.global[&dst.name]
+                .iter()
+                .zip(&init)
+                .filter(|(b, i)| **b != crate::sem::memory::Byte::Known(**i))
+                .count();
+            assert!(
+                changed > 1000,
+                "{index}: {changed} bytes land in the global tensor"
+            );
         }
     }
 }

@@ -187,10 +187,6 @@ pub struct CopyPlan {
     pub direction: Direction,
     pub transfers: Vec<Transfer>,
     pub fill: Fill,
-    /// Whether a load reports its bytes to the mbarrier as complete-tx; false for the
-    /// interleaved im2col loads of [`Assumption::Im2colInterleaveDenseBoxTx`], which land their
-    /// bytes but report none.
-    pub reports_tx: bool,
 }
 
 impl CopyPlan {
@@ -347,12 +343,7 @@ pub fn load(
     let slots = match mode {
         LoadMode::Tile => super::tile::slots(map, coords)?,
         LoadMode::Gather4 => super::gather::slots(map, coords)?,
-        LoadMode::Im2col { offsets } => {
-            let slots = super::im2col::slots(map, coords, offsets)?;
-            let mut plan = finish(map, Direction::Load, slots, dst);
-            plan.reports_tx = super::im2col::interleaved_load_reports_tx(map, coords);
-            return Ok(plan);
-        }
+        LoadMode::Im2col { offsets } => super::im2col::slots(map, coords, offsets)?,
         LoadMode::Im2colW { w_halo, w_offset } | LoadMode::Im2colW128 { w_halo, w_offset } => {
             need(!flip, copy_rule::FLIP_8B, || {
                 "32B+8B-flip swizzle with an im2col::w mode".into()
@@ -543,7 +534,6 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
         direction: dir,
         transfers,
         fill: Fill::of(map),
-        reports_tx: true,
     }
 }
 

@@ -106,16 +106,6 @@ pub enum Assumption {
     /// counts pixelsPerColumn granules. E.g. rank 4, 16B, corners lower (0, 0) upper (0, −1),
     /// globalDim (7, 3, ..), start (1, 0, 6, 4): granules 1..6 of W 0, 0..6 of W 1, then N 5.
     Im2colInterleaveStepsDim0,
-    /// OBSERVED on H100 (sweep of 2026-11-25, seed 2): an interleaved `.im2col` load whose
-    /// coordinates of dimensions 1..rank−2 lie outside the corners' box read in the dense
-    /// roles (dimension s+1 against corner s, [`Assumption::Im2colBoxEnd`]) lands exactly the
-    /// bytes of [`Assumption::Im2colInterleaveStepsDim0`] but its mbarrier phase never
-    /// completes: 10 of 10 such well-defined loads hung with the shared memory byte-identical
-    /// to the model's, 45 of 45 other well-defined interleaved loads completed, and the 21
-    /// prefetches and 14 stores of that kind completed (stores with the expected bytes).
-    /// Position: the load reports no complete-tx bytes (how many it does report is open; any
-    /// shortfall hangs the same way).
-    Im2colInterleaveDenseBoxTx,
     /// The shared-memory address of a tensor copy. §5.5.3.1 asks 16 bytes (32 / 64 for the 128B
     /// atomicity modes, §5.5.7). OBSERVED on H200 (finding H10, cases/probes/smem_align.yaml):
     /// loads and stores trap (MisalignedAddress) at 16, 32 and 64 bytes past a 1024-byte
@@ -125,7 +115,7 @@ pub enum Assumption {
 }
 
 impl Assumption {
-    pub const ALL: [Assumption; 23] = [
+    pub const ALL: [Assumption; 22] = [
         Assumption::OobNanAllOnes,
         Assumption::CompleteTxCountsWholeBox,
         Assumption::StoreClips16ByteGranules,
@@ -147,7 +137,6 @@ impl Assumption {
         Assumption::InterleaveGranuleUnits,
         Assumption::InterleaveDropsDimRankMinus2,
         Assumption::Im2colInterleaveStepsDim0,
-        Assumption::Im2colInterleaveDenseBoxTx,
         Assumption::SharedAlign128,
     ];
 }

@@ -140,25 +140,6 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     Ok(out)
 }
 
-/// Whether an `.im2col` load reports its bytes as complete-tx
-/// ([`Assumption::Im2colInterleaveDenseBoxTx`]): not when the map is interleaved and the
-/// coordinates of dimensions 1..rank−2 lie outside the corners' box read in the dense roles,
-/// though the bytes land as planned.
-pub fn interleaved_load_reports_tx(map: &ValidatedMap, coords: &[i32]) -> bool {
-    let Geometry::Im2col {
-        corners: Im2colBox::Full { lower, upper },
-        ..
-    } = &map.geometry
-    else {
-        return true;
-    };
-    !interleaved(map)
-        || (0..map.rank - 2).all(|s| {
-            let c = coords[s + 1] as i64;
-            lower[s] as i64 <= c && c <= map.global_dim[s + 1] as i64 - 1 + upper[s] as i64
-        })
-}
-
 /// The tensor dimensions that play the spatial roles W, H, D (corner and offset index order).
 /// Dense layouts: dimensions 1..rank−2 (§5.5.4 NWC / NHWC / NDHWC). Interleaved layouts
 /// ([`Assumption::Im2colInterleaveStepsDim0`]): dimensions 0..rank−3, the granules of dimension

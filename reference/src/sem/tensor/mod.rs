@@ -30,4 +30,6 @@ pub use access::{
     apply_load, apply_store, complete_tx_bytes, load, prefetch, store, CopyError, CopyPlan,
     LoadMode, StoreMode, Transfer, SMEM_ALIGN_BYTES,
 };
-pub use tensormap::{predict_driver, validate, EncodeReject, TensorMapParams, ValidatedMap};
+pub use tensormap::{
+    predict_driver, validate, validate_as_driver, EncodeReject, TensorMapParams, ValidatedMap,
+};

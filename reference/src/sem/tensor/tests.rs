@@ -1029,23 +1029,17 @@ fn im2col_interleaved_roles_move_one_dimension_down() {
 }
 
 #[test]
-fn interleaved_im2col_load_outside_the_dense_box_reports_no_tx() {
-    // Assumption::Im2colInterleaveDenseBoxTx (H100 sweep load 4519): rank 3, corners (0, −1);
-    // dimension 1 at −1 is outside [0, 255] read densely, inside nothing read interleaved.
+fn interleaved_im2col_load_outside_the_dense_box_reads_the_interleaved_roles() {
+    // Rank 3, corners (0, −1): dimension 1 at −1 lies outside [0, 255] read densely, but with
+    // interleave it is not traversed (Assumption::Im2colInterleaveStepsDim0), so the load plans
+    // its two granules and reports them as complete-tx like any other load. On H100 such loads
+    // completed with an expect-tx of the planned bytes (sweep seed 4: 6 of 6); seeds 2 and 3
+    // had hung on programs whose expect-tx an earlier model had counted differently.
     let m = vmap(i2c_interleaved(vec![4, 257, 5], vec![0], vec![-1], 2), SM90);
     let mode = LoadMode::Im2col { offsets: vec![0] };
     let plan = access::load(&m, &mode, &[0, -1, 4], 0).unwrap();
-    assert!(!plan.reports_tx);
-    // The bytes are still planned (two granules), and the generator's expect-tx counts them.
     assert_eq!(plan.transfers.len(), 2);
     assert_eq!(access::complete_tx_bytes(&m, &mode, &[0, -1, 4], 0), Ok(32));
-    assert!(access::load(&m, &mode, &[0, 0, 4], 0).unwrap().reports_tx);
-    // Dense maps always report.
-    let d = vmap(
-        TensorMapParams::im2col(DataType::Uint32, vec![4, 257, 5], vec![0], vec![-1], 4, 2),
-        SM90,
-    );
-    assert!(access::load(&d, &mode, &[0, 0, 4], 0).unwrap().reports_tx);
 }
 
 #[test]
