@@ -103,7 +103,13 @@ fn classified_ub() {
         undefined(&p("  - ptx: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [buf], [src], 16, [bar], 5\n")).0,
         "bulk.multicast_cta_outside_cluster"
     );
+    // A-EXEC-HW as H100 and H200 ran these (cases/ub): a range past its region lands next to
+    // it and completes; a copy into another CTA's `.shared::cta` window never completes.
     let x = run(&p(&format!("  - ptx: {g2s} [buf], [src+48], 32, [bar]\n")));
+    assert_eq!(x.expected_hw, ExpectedHw::Completes);
+    let x = run(&p(&format!("  - ptx: {g2s} [far], [src], 16, [bar]\n")));
+    assert_eq!(x.expected_hw, ExpectedHw::Timeout);
+    let x = run(&p(&format!("  - ptx: {g2s} [buf+8], [src], 16, [bar]\n")));
     assert_eq!(x.expected_hw, ExpectedHw::MayTrap);
 }
 

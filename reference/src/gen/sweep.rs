@@ -33,7 +33,7 @@ use crate::ptx::tensor::{
 use crate::ptx::Instruction;
 use crate::sem::exec::tensor::reduce_type;
 use crate::sem::exec::{
-    execute_as_encoded, execute_with, ExecOptions, Execution, ExpectedHw, Outcome,
+    execute_silicon, execute_with, ExecOptions, Execution, ExpectedHw, Outcome,
 };
 use crate::sem::profile::Profile;
 use crate::sem::tensor;
@@ -325,7 +325,7 @@ pub fn as_encoded(case: &Case, ex: &Execution) -> Option<Execution> {
     let opts = ExecOptions {
         profile: ex.profile,
     };
-    execute_as_encoded(case, opts)
+    execute_silicon(case, opts)
         .ok()
         .filter(|e| e.outcome == Outcome::Defined)
 }

@@ -42,7 +42,7 @@
 //! - A-TENSOR-ACCEPTED-MAP-HW: a map the driver encodes although it breaks a rule of the text
 //!   (one it does not enforce, `Observed::Accepts`) is still UB; what silicon is expected to do
 //!   with it is what the program does through the map as encoded (its other rules, addresses
-//!   from the strides as given), found by a second run ([`MapReading::AsEncoded`]). The sweeps
+//!   from the strides as given), found by a second run ([`super::execute_silicon`]). The sweeps
 //!   showed those maps trap, hang or complete as the copy's other rules decide.
 //! - A-TENSOR-PREFETCH-BOX: a prefetch's box is checked as a load's (every rule but those of the
 //!   shared-memory destination): the text gives it no restrictions of its own, and H100 traps
@@ -79,15 +79,6 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-TENSOR-PREFETCH-BOX",
     "A-TENSOR-ACCEPTED-MAP-HW",
 ];
-
-/// The rules a tensor map is checked against when a copy uses it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MapReading {
-    /// Every rule of the text: a map that breaks one makes the copy UB.
-    Documented,
-    /// Only those the driver enforces: the map as silicon receives it (A-TENSOR-ACCEPTED-MAP-HW).
-    AsEncoded,
-}
 
 /// Whether an execution stopped at a tensor map that breaks a rule of the text.
 pub(crate) fn is_encode_rejection(outcome: &super::Outcome) -> bool {
@@ -287,9 +278,9 @@ impl Machine<'_> {
         };
         let mut p = decl.map.clone();
         p.global_address = region_address(index) + self.case.memory.global[index].misalign;
-        let checked = match self.maps {
-            MapReading::Documented => tensor::validate(&p, self.case.target),
-            MapReading::AsEncoded => tensor::validate_as_driver(&p, self.case.target),
+        let checked = match self.reading {
+            super::Reading::Text => tensor::validate(&p, self.case.target),
+            super::Reading::Silicon => tensor::validate_as_driver(&p, self.case.target),
         };
         match checked {
             Ok(m) => Ok((m, index)),
