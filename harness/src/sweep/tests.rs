@@ -40,9 +40,12 @@ fn prediction_agrees_with_itself() {
 }
 
 /// A device that departs in chosen configurations: one byte flipped where the model predicts
-/// exact bytes, another outcome class where it predicts undefined behaviour.
+/// exact bytes, another outcome class where it predicts undefined behaviour. With `as_encoded`
+/// every configuration completes with the bytes of its maps as encoded
+/// (A-TENSOR-ACCEPTED-MAP-HW), and a departure is always the flipped byte.
 struct Departing {
     flip: BTreeSet<String>,
+    as_encoded: bool,
 }
 
 impl Backend for Departing {
@@ -56,10 +59,14 @@ impl Backend for Departing {
         Ok(cases
             .iter()
             .map(|(c, ex)| {
-                let mut o = crate::diff::predicted(&RunInfo::default(), ex);
+                let encoded = self
+                    .as_encoded
+                    .then(|| gen::as_encoded(c, ex).expect("a map the driver accepts"));
+                let mut o =
+                    crate::diff::predicted(&RunInfo::default(), encoded.as_ref().unwrap_or(ex));
                 if self.flip.contains(&c.name) {
                     let p = predict_from(ex);
-                    if p.well_defined() {
+                    if p.well_defined() || self.as_encoded {
                         if let Some(b) = o.regions.get_mut(&c.memory.global[0].name) {
                             b[0] ^= 0xff;
                         }
@@ -102,7 +109,11 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
         .collect();
     let dir = std::env::temp_dir().join(format!("ptxconform-sweep-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let r = sweep(&mut Departing { flip: flip.clone() }, plan(8), Some(&dir)).unwrap();
+    let mut dev = Departing {
+        flip: flip.clone(),
+        as_encoded: false,
+    };
+    let r = sweep(&mut dev, plan(8), Some(&dir)).unwrap();
     let got: BTreeSet<String> = r.disagreements.iter().map(|d| d.case.clone()).collect();
     assert_eq!(got, flip);
     assert_eq!(r.total.defined - r.total.defined_agree, 3);
@@ -169,7 +180,11 @@ fn replayed_records_judge_as_the_live_sweep() {
         .chain(base.rows.iter().filter(|r| !r.well_defined()).take(2))
         .map(|r| r.case.clone())
         .collect();
-    let live = sweep(&mut Departing { flip }, plan(0), None).unwrap();
+    let mut dev = Departing {
+        flip,
+        as_encoded: false,
+    };
+    let live = sweep(&mut dev, plan(0), None).unwrap();
     assert_eq!(live.records.len() as u64, N);
     let kept = live
         .records
@@ -213,36 +228,6 @@ fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
     assert!(e.starts_with("r.jsonl:1:"), "{e}");
 }
 
-/// A device that completes with the bytes of the maps as encoded (A-TENSOR-ACCEPTED-MAP-HW),
-/// one byte of the first global region flipped in the chosen configurations.
-struct AsEncoded {
-    flip: BTreeSet<String>,
-}
-
-impl Backend for AsEncoded {
-    fn info(&self) -> RunInfo {
-        RunInfo::default()
-    }
-    fn runs(&self, _: Target) -> bool {
-        true
-    }
-    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-        Ok(cases
-            .iter()
-            .map(|(c, ex)| {
-                let enc = gen::as_encoded(c, ex).expect("a map the driver accepts");
-                let mut o = crate::diff::predicted(&RunInfo::default(), &enc);
-                if self.flip.contains(&c.name) {
-                    if let Some(b) = o.regions.get_mut(&c.memory.global[0].name) {
-                        b[0] ^= 0xff;
-                    }
-                }
-                Run::observed(o)
-            })
-            .collect())
-    }
-}
-
 /// Undefined completions through maps the driver accepts are judged on the bytes of the maps as
 /// encoded, live and replayed alike: a flipped byte is a disagreement although the outcome class
 /// is right. Seed 2's configurations 1306 (strides that do not cover) and 2469 (interleave 32B
@@ -261,7 +246,11 @@ fn accepted_map_completions_are_judged_on_their_bytes() {
         } else {
             BTreeSet::new()
         };
-        let live = sweep(&mut AsEncoded { flip }, plan, None).unwrap();
+        let mut dev = Departing {
+            flip,
+            as_encoded: true,
+        };
+        let live = sweep(&mut dev, plan, None).unwrap();
         let row = &live.rows[0];
         assert!(!row.well_defined(), "{row:?}");
         assert_eq!(row.observed, Some(OutcomeClass::Completion));
