@@ -113,12 +113,16 @@ pub fn markdown() -> String {
             ub: Ub::new(r, ""),
             step: 0,
         };
-        let hw = ExpectedHw::of(&outcome);
+        let hw = match ptxconform_reference::sem::ub::silicon_traps_when(r.id) {
+            Some(when) => format!("{}; traps on {when}", ExpectedHw::of(&outcome)),
+            None => ExpectedHw::of(&outcome).to_string(),
+        };
         s.push_str(&format!(
-            "| `{}` | {} | {} | {hw} | {} |\n",
+            "| `{}` | {} | {} | {} | {} |\n",
             r.id,
             r.section,
             if r.assumption { "yes" } else { "" },
+            cell(&hw),
             cell(r.summary)
         ));
     }
@@ -136,6 +140,7 @@ pub fn markdown() -> String {
                 rule: exec_tensor::copy_rule_id(id),
                 section,
                 detail: String::new(),
+                silicon_traps: false,
             },
             step: 0,
         });

@@ -173,18 +173,24 @@ impl ExpectedHw {
         // of 23; one completed, one hung; in the seed-2 sweep 631 of 631 once interleaved maps
         // take the shifted roles of Assumption::Im2colInterleaveStepsDim0), and a reduction
         // type the map's element type does not take (13 of 13, also H8).
+        // And on H100 (the corpus baseline of 2026-11-25, IllegalInstruction, 1 of 1 each): a
+        // coordinate count that is not the map's rank, a load mode the map was not encoded for.
         let tensor_trap = [
             copy_rule::BOX_START_ALIGNED,
             copy_rule::SMEM_ALIGN,
             copy_rule::STORE_BOUNDS,
             copy_rule::FILTER_IN_BOX,
+            copy_rule::COORD_COUNT,
+            copy_rule::MODE_MATCHES_MAP,
         ]
         .iter()
         .any(|r| u.rule == tensor::copy_rule_id(r))
             || u.rule == ub::TENSOR_REDUCE_TYPE_ILLEGAL.id;
+        // An arrive past the pending count trapped on H100 (the corpus baseline, 1 of 1).
+        let traps_always = tensor_trap || u.rule == ub::MBAR_PENDING_RANGE.id;
         if u.rule == ub::WAIT_NEVER_COMPLETES.id || u.rule == ub::BULK_DST_NOT_OWN_CTA.id {
             ExpectedHw::Timeout
-        } else if tensor_trap || traps.iter().any(|r| r.id == u.rule) {
+        } else if traps_always || u.silicon_traps || traps.iter().any(|r| r.id == u.rule) {
             ExpectedHw::MayTrap
         } else {
             ExpectedHw::Completes

@@ -154,6 +154,14 @@ fn not_init(op: &str) -> Ub {
     )
 }
 
+/// `not_init` where no object was ever initialized at the location: that traps on sm_90.
+fn never_init(op: &str) -> Ub {
+    Ub::trapping(
+        &ub::MBAR_NOT_INITIALIZED,
+        format!("{op} on a location no mbarrier object was ever initialized at"),
+    )
+}
+
 impl Slot {
     /// A location (e.g. its shared-memory byte offset) holding no object yet.
     pub fn new(location: u64) -> Slot {
@@ -169,7 +177,10 @@ impl Slot {
     }
 
     fn valid(&mut self, op: &str) -> Result<&mut Mbarrier, Ub> {
-        self.state.as_mut().ok_or_else(|| not_init(op))
+        let never = self.generations == 0;
+        self.state
+            .as_mut()
+            .ok_or_else(|| if never { never_init(op) } else { not_init(op) })
     }
 
     /// mbarrier.init (§9.7.13.15.9): phase 0, expected = pending = count, tx-count 0.
@@ -232,11 +243,14 @@ impl Slot {
             "mbarrier.arrive"
         })?;
         let count = if a.expect_tx.is_some() { 1 } else { a.count };
-        if !(1..=MAX_COUNT).contains(&count) {
-            return Err(Ub::new(
+        if count > MAX_COUNT {
+            return Err(Ub::trapping(
                 &ub::MBAR_ARRIVE_COUNT_RANGE,
                 format!("count {count}"),
             ));
+        }
+        if count == 0 {
+            return Err(Ub::new(&ub::MBAR_ARRIVE_COUNT_RANGE, "count 0"));
         }
         // Validate everything on a copy so UB leaves the object untouched.
         let mut next = m.clone();
@@ -365,10 +379,12 @@ pub fn pending_count(s: StateToken) -> Result<u32, Ub> {
 fn add_tx(tx: i32, delta: i64) -> Result<i32, Ub> {
     let v = tx as i64 + delta;
     if v.abs() > MAX_COUNT as i64 {
-        return Err(Ub::new(
-            &ub::MBAR_TX_RANGE,
-            format!("tx-count {tx} {delta:+} = {v}"),
-        ));
+        let detail = format!("tx-count {tx} {delta:+} = {v}");
+        return Err(if v < 0 {
+            Ub::trapping(&ub::MBAR_TX_RANGE, detail)
+        } else {
+            Ub::new(&ub::MBAR_TX_RANGE, detail)
+        });
     }
     Ok(v as i32)
 }

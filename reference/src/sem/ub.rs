@@ -36,6 +36,9 @@ pub struct Ub {
     pub rule: &'static str,
     pub section: &'static str,
     pub detail: String,
+    /// sm_90 silicon traps in this situation of the rule, where it completes in others
+    /// ([`silicon_traps_when`] names them, with the runs that showed it).
+    pub silicon_traps: bool,
 }
 
 impl Ub {
@@ -44,8 +47,35 @@ impl Ub {
             rule: rule.id,
             section: rule.section,
             detail: detail.into(),
+            silicon_traps: false,
         }
     }
+
+    /// A situation of `rule` in which sm_90 silicon traps ([`silicon_traps_when`]).
+    pub fn trapping(rule: &UbRule, detail: impl Into<String>) -> Ub {
+        Ub {
+            silicon_traps: true,
+            ..Ub::new(rule, detail)
+        }
+    }
+}
+
+/// The situations of a rule in which H100 silicon trapped (the corpus baseline of 2026-11-25,
+/// `cases/ub/mbarrier.yaml`; CUDA error 719, launch failed) while the rule's other situations
+/// completed on H100 and H200.
+pub fn silicon_traps_when(id: &str) -> Option<&'static str> {
+    Some(match id {
+        "mbarrier.not_initialized" => {
+            "a location never initialized (1 of 1); after mbarrier.inval it completes (2 of 2)"
+        }
+        "mbarrier.arrive_count_range" => {
+            "a count above 2^20-1 (1 of 1); count 0 completes (2 of 2)"
+        }
+        "mbarrier.tx_count_range" => {
+            "a tx-count below -(2^20-1) (1 of 1); above 2^20-1 it completes (2 of 2)"
+        }
+        _ => return None,
+    })
 }
 
 impl fmt::Display for Ub {

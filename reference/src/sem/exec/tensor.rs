@@ -140,6 +140,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
         rule,
         section,
         detail,
+        silicon_traps: false,
     })
 }
 
