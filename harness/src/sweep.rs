@@ -16,7 +16,7 @@ pub use record::Record;
 
 use crate::diff::{Backend, Judged, Run};
 use crate::report::{KnownDivergences, RunInfo, Verdict};
-use ptxconform_reference::case::{to_yaml, Case, Ending, Observation};
+use ptxconform_reference::case::{to_yaml, Case, Observation};
 use ptxconform_reference::gen::sweep::{
     self as gen, predict_from, ClassKey, Config, OutcomeClass, Prediction,
 };
@@ -309,12 +309,7 @@ impl Report {
 
 /// The class of what the device did.
 pub fn observed_class(o: &Observation) -> OutcomeClass {
-    match o.outcome {
-        Ending::Completed => OutcomeClass::Completion,
-        Ending::Trap { .. } => OutcomeClass::Trap,
-        Ending::Timeout(_) | Ending::Watchdog(_) => OutcomeClass::Hang,
-        Ending::Rejected(_) => OutcomeClass::DriverRejection,
-    }
+    OutcomeClass::of(&o.outcome)
 }
 
 /// The model's view of one configuration: its prediction, and where it predicts bytes (well

@@ -3,22 +3,12 @@
 //! runs that UB as silicon does (`execute_silicon`), the bytes it is certain of are the bytes
 //! silicon left.
 
-use ptxconform_reference::case::{load::load_dir_each, split_region_key, Ending};
-use ptxconform_reference::sem::exec::{
-    execute_silicon, execute_with, ExecOptions, ExpectedHw, Outcome,
-};
+use ptxconform_reference::case::{load::load_dir_each, split_region_key};
+use ptxconform_reference::gen::sweep::{predict_from, OutcomeClass};
+use ptxconform_reference::sem::exec::{execute_silicon, execute_with, ExecOptions, Outcome};
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
 use std::path::Path;
-
-fn class(e: &Ending) -> &'static str {
-    match e {
-        Ending::Completed => "completion",
-        Ending::Timeout(_) | Ending::Watchdog(_) => "hang",
-        Ending::Trap { .. } => "trap",
-        Ending::Rejected(_) => "driver rejection",
-    }
-}
 
 #[test]
 fn undefined_cases_end_on_silicon_as_the_model_expects() {
@@ -35,28 +25,25 @@ fn undefined_cases_end_on_silicon_as_the_model_expects() {
             let Outcome::Undefined { ub, .. } = &ex.outcome else {
                 continue;
             };
-            let expected = match ex.expected_hw {
-                _ if !ex.driver_rejects.is_empty() => "driver rejection",
-                ExpectedHw::Completes => "completion",
-                ExpectedHw::Timeout => "hang",
-                ExpectedHw::MayTrap => "trap",
-            };
+            let expected = predict_from(&ex).outcome;
             let silicon = execute_silicon(c, opts)
                 .ok()
                 .filter(|s| s.outcome == Outcome::Defined);
             for o in &c.observed {
                 runs += 1;
-                let got = class(&o.outcome);
+                let got = OutcomeClass::of(&o.outcome);
                 if got != expected {
                     wrong.push(format!(
-                        "{}: {} ({}): expected {expected}, {} {got}",
+                        "{}: {} ({}): expected {}, {} {}",
                         path.display(),
                         c.name,
                         ub.rule,
-                        o.device
+                        expected.name(),
+                        o.device,
+                        got.name()
                     ));
                 }
-                let (Some(s), true) = (&silicon, got == "completion") else {
+                let (Some(s), true) = (&silicon, got == OutcomeClass::Completion) else {
                     continue;
                 };
                 for (key, seen) in &o.regions {

@@ -1,4 +1,5 @@
 use super::*;
+use ptxconform_reference::case::Ending;
 use std::collections::BTreeSet;
 
 const N: u64 = 48;

@@ -33,7 +33,7 @@ use crate::ptx::tensor::{
 use crate::ptx::Instruction;
 use crate::sem::exec::tensor::reduce_type;
 use crate::sem::exec::{
-    execute_silicon, execute_with, ExecOptions, Execution, ExpectedHw, Outcome,
+    execute_silicon, execute_with, has_silicon_reading, ExecOptions, Execution, ExpectedHw, Outcome,
 };
 use crate::sem::profile::Profile;
 use crate::sem::tensor;
@@ -114,6 +114,17 @@ pub enum OutcomeClass {
 }
 
 impl OutcomeClass {
+    /// The class of how a run ended.
+    pub fn of(e: &crate::case::Ending) -> OutcomeClass {
+        use crate::case::Ending;
+        match e {
+            Ending::Completed => OutcomeClass::Completion,
+            Ending::Trap { .. } => OutcomeClass::Trap,
+            Ending::Timeout(_) | Ending::Watchdog(_) => OutcomeClass::Hang,
+            Ending::Rejected(_) => OutcomeClass::DriverRejection,
+        }
+    }
+
     pub const ALL: [OutcomeClass; 4] = [
         OutcomeClass::Completion,
         OutcomeClass::Trap,
@@ -317,9 +328,7 @@ pub fn predict(case: &Case, profile: Profile) -> Result<Prediction, String> {
 /// that breaks only rules the driver does not enforce and that execution is well defined: its
 /// bytes are what silicon is predicted to leave (A-TENSOR-ACCEPTED-MAP-HW).
 pub fn as_encoded(case: &Case, ex: &Execution) -> Option<Execution> {
-    let rejected = matches!(&ex.outcome, Outcome::Undefined { ub, .. }
-        if ub.rule.starts_with(crate::sem::exec::tensor::ENCODE_REJECTED));
-    if !rejected || !ex.driver_rejects.is_empty() {
+    if !has_silicon_reading(ex) {
         return None;
     }
     let opts = ExecOptions {

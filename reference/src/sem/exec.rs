@@ -704,13 +704,13 @@ pub(crate) enum Reading {
 }
 
 /// Whether the run stopped at UB that [`Reading::Silicon`] runs on: a tensor map the driver
-/// encodes against the text, or a non-negative bulk size off the 16-byte granule.
-fn has_silicon_reading(ex: &Execution) -> bool {
+/// encodes against the text, or a bulk size off the 16-byte granule.
+pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
     };
     (ex.driver_rejects.is_empty() && tensor::is_encode_rejection(&ex.outcome))
-        || (u.rule == ub::BULK_SIZE_MULTIPLE_16.id && !u.detail.starts_with("size -"))
+        || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
 }
 
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
