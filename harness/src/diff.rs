@@ -99,9 +99,18 @@ pub fn run_batch(
     run_batch_under(crate::judge::DEFAULT_PROFILE, backend, known, cases)
 }
 
+/// Cases per step of [`run_batch_under`]'s pipeline: the reference evaluates the next step's
+/// cases on host threads while the backend observes this step's.
+const PIPELINE_CASES: usize = 8192;
+
+/// The reference's side of every case (on host threads), and how long that took.
+type Evaluated = (Vec<(CaseResult, Option<Execution>)>, Duration);
+
 /// Run `cases` (file, case): the reference under `profile` on host threads (with every recorded
 /// observation replayed), then the backend, then the judge. One result per case, in order; known
-/// divergences are applied only to the replays (the caller decides for live results).
+/// divergences are applied only to the replays (the caller decides for live results). Batches of
+/// more than [`PIPELINE_CASES`] go in steps, the reference of each step overlapping the backend's
+/// work on the one before.
 pub fn run_batch_under(
     profile: Profile,
     backend: &mut dyn Backend,
@@ -109,11 +118,45 @@ pub fn run_batch_under(
     cases: &[(&str, &Case)],
 ) -> Result<Vec<Judged>, String> {
     use rayon::prelude::*;
-    let t = Instant::now();
-    let evaluated: Vec<(CaseResult, Option<Execution>)> = cases
-        .par_iter()
-        .map(|(file, case)| reference_side(file, case, known, profile))
-        .collect();
+    let evaluate = |cs: &[(&str, &Case)]| -> Evaluated {
+        let t = Instant::now();
+        let v = cs
+            .par_iter()
+            .map(|(file, case)| reference_side(file, case, known, profile))
+            .collect();
+        (v, t.elapsed())
+    };
+    let steps: Vec<&[(&str, &Case)]> = if cases.is_empty() {
+        vec![cases]
+    } else {
+        cases.chunks(PIPELINE_CASES).collect()
+    };
+    let mut out = Vec::with_capacity(cases.len());
+    let mut next = Some(evaluate(steps[0]));
+    for (i, step) in steps.iter().enumerate() {
+        let Some(evaluated) = next.take() else { break };
+        let (judged, after) = std::thread::scope(|s| {
+            let later = steps.get(i + 1).map(|c| s.spawn(|| evaluate(c)));
+            let judged = observe_and_judge(backend, step, evaluated);
+            (judged, later.map(|h| h.join()))
+        });
+        out.extend(judged?);
+        next = match after {
+            Some(Ok(e)) => Some(e),
+            Some(Err(_)) => return Err("the reference panicked".into()),
+            None => None,
+        };
+    }
+    Ok(out)
+}
+
+/// One step of [`run_batch_under`]: `cases` with the reference's side of each.
+fn observe_and_judge(
+    backend: &mut dyn Backend,
+    cases: &[(&str, &Case)],
+    (evaluated, reference): Evaluated,
+) -> Result<Vec<Judged>, String> {
+    use rayon::prelude::*;
     let mut out: Vec<Judged> = Vec::with_capacity(cases.len());
     let mut ready: Vec<(usize, &Case, &Execution)> = Vec::new();
     for (k, (r, ex)) in evaluated.iter().enumerate() {
@@ -132,7 +175,6 @@ pub fn run_batch_under(
             ptx: None,
         });
     }
-    let reference = t.elapsed();
     let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(_, c, x)| (c, x)).collect();
     let runs = backend.observe(&pairs)?;
     if runs.len() != ready.len() {
@@ -538,6 +580,55 @@ check: [buf]
                 && e.ends_with("(recorded: NVIDIA H100)"),
             "{e}"
         );
+    }
+
+    /// The model's prediction, noting how many cases each `observe` call got.
+    struct Counting(Predicted, Vec<usize>);
+
+    impl Backend for Counting {
+        fn info(&self) -> RunInfo {
+            self.0.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.0.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            self.1.push(cases.len());
+            self.0.observe(cases)
+        }
+    }
+
+    /// A batch larger than one pipeline step is observed in steps, and its results come back
+    /// one per case, in order.
+    #[test]
+    fn large_batches_run_in_pipelined_steps_in_order() {
+        let c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let cases: Vec<Case> = (0..PIPELINE_CASES + 5)
+            .map(|i| Case {
+                name: format!("c{i}"),
+                ..c.clone()
+            })
+            .collect();
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let mut b = Counting(
+            Predicted {
+                info: info("model"),
+            },
+            vec![],
+        );
+        let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
+        assert_eq!(b.1, vec![PIPELINE_CASES, 5]);
+        assert_eq!(out.len(), cases.len());
+        for (i, j) in out.iter().enumerate() {
+            assert_eq!(j.result.case, format!("c{i}"));
+            assert_eq!(j.result.verdict, Verdict::Pass, "{}", j.result.detail);
+        }
+        // An empty batch still reaches the backend once, with nothing.
+        b.1.clear();
+        assert!(run_batch(&mut b, &KnownDivergences::default(), &[])
+            .unwrap()
+            .is_empty());
+        assert_eq!(b.1, vec![0]);
     }
 
     /// A backend that observes one fixed observation.
