@@ -16,6 +16,7 @@
 use crate::diff::Backend;
 use crate::fuzz::campaign::{Campaign, Options, Planted, Stop};
 use crate::fuzz::parse_families;
+use crate::gpu::{Supervisor, SupervisorConfig, WorkerCommand};
 use crate::report::{KnownDivergences, Verdict};
 use crate::run::batch::BatchStats;
 use crate::run::gpu::{supervisor, Engine, Times};
@@ -25,7 +26,7 @@ use ptxconform_reference::gen::GenConfig;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -350,12 +351,16 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
                 d.compute_capability,
                 crate::compile::Compiler::find().ok(),
             );
-            // The naive path: the driver JIT compiles every case's own module, one launch each.
-            let mut naive = Engine::new(
-                supervisor(args.device, 20, true)?,
-                d.compute_capability,
-                None,
-            );
+            // The naive path: the driver JIT compiles every case's own module, one launch each;
+            // without its disk cache, which would serve a rerun's modules uncompiled (on the
+            // H100 a second bench read 1,500-4,000 naive cases/s against 50-73 on a fresh
+            // machine).
+            let mut cmd = WorkerCommand::current_exe(args.device)?;
+            cmd.env
+                .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
+            let mut cfg = SupervisorConfig::new(cmd);
+            cfg.job_timeout = Duration::from_secs(20);
+            let mut naive = Engine::new(Supervisor::new(cfg), d.compute_capability, None);
             naive.naive = true;
             naive.limits.instances = 1;
             Some((fast, naive))
