@@ -69,10 +69,12 @@
 
 pub mod dump;
 mod emitted;
+mod instances;
 mod tmem;
 
 pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
 pub use emitted::{link, Emitted, LaunchDims, StepLines, TensorMapParam};
+pub use instances::emit_all;
 
 use crate::kernel::KernelBuilder;
 use dump::pb;

@@ -5,7 +5,7 @@
 use super::batch::{BatchStats, Isolation, Kernel, Limits, Unit};
 use super::RunArgs;
 use crate::diff::{Backend, Ran, Run};
-use crate::emit::{emit, link, Emitted};
+use crate::emit::{emit_all, link, Emitted};
 use crate::gpu::{DeviceInfo, JobResult, Outcome, Supervisor, SupervisorConfig, WorkerCommand};
 use crate::judge::shared_key;
 use crate::report::{KnownDivergences, RunInfo};
@@ -390,9 +390,10 @@ impl Backend for Engine {
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
         use rayon::prelude::*;
         let t = Instant::now();
-        let mut emitted: Vec<Result<Emitted, Box<Ran>>> = cases
-            .par_iter()
-            .map(|(case, _)| match emit(case) {
+        let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
+        let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
+            .into_par_iter()
+            .map(|em| match em {
                 Ok(em) if em.assemblable() => Ok(em),
                 Ok(em) => Err(Box::new(Ran::NotRun(format!(
                     "needs PTX ISA {} (the driver takes at most 9.0)",
@@ -620,6 +621,7 @@ pub fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<Engine
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emit::emit;
 
     /// Shapes of one preamble share a module; a module ptxas rejects is split into its shapes,
     /// so that only the bad shape is left without a kernel (for the JIT to report).
