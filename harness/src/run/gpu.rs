@@ -636,7 +636,7 @@ mod tests {
         let mut eng = Engine::new(sup, (9, 0), Some(compiler));
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
         let cases = load_file(&file).unwrap();
-        // One thread: the engine makes as many modules as threads, here one.
+        // One thread: the engine makes about MODULES_PER_CORE modules, here three of two shapes.
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -647,7 +647,11 @@ mod tests {
             .iter()
             .map(|e| eng.kernels[&e.shape_key].module)
             .collect();
-        assert_eq!(modules.len(), 1, "six shapes of one preamble, one module");
+        assert_eq!(
+            modules.len(),
+            3,
+            "six shapes of one preamble, three modules"
+        );
         assert_eq!(
             eng.kernels[&good[0].shape_key].entry,
             good[0].linked_entry()
@@ -657,7 +661,11 @@ mod tests {
         bad.ptx = bad.ptx.replacen("cp.async.ca", "cp.async.bogus", 1);
         bad.shape_key = crate::emit::fnv1a(&bad.ptx);
         let other = emit(&cases[7]).unwrap();
-        one.install(|| eng.compile(&[&bad, &other]));
+        // Six new shapes again: `bad` and `other` share the first module of two.
+        let more: Vec<Emitted> = cases[8..12].iter().map(|c| emit(c).unwrap()).collect();
+        let mut batch = vec![&bad, &other];
+        batch.extend(&more);
+        one.install(|| eng.compile(&batch));
         assert!(!eng.kernels.contains_key(&bad.shape_key), "left to the JIT");
         let k = &eng.kernels[&other.shape_key];
         assert_eq!(
