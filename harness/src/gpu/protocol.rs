@@ -43,8 +43,71 @@ pub struct BufferSpec {
     pub init: Vec<u8>,
     /// Device addresses written into this buffer (u64, little-endian) once every buffer of the
     /// job is allocated: how a parameter block holds pointers to the job's other buffers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "packed_patches"
+    )]
     pub patches: Vec<Patch>,
+}
+
+/// Serde adapter for a buffer's patches: packed into one byte payload ([`super::frame::bytes`]),
+/// [`packed_patches::LEN`] bytes each, because a batched launch carries thousands and as JSON
+/// objects they made up most of a request's text.
+mod packed_patches {
+    use super::{Address, Patch};
+    use serde::{de::Error, Deserializer, Serializer};
+
+    /// The patch's offset, a tag (0: a buffer's address, 1: a raw one), then the buffer index
+    /// and offset, or 0 and the raw value; numbers little-endian u64.
+    pub const LEN: usize = 25;
+
+    pub fn serialize<S: Serializer>(ps: &[Patch], s: S) -> Result<S::Ok, S::Error> {
+        let mut b = Vec::with_capacity(ps.len() * LEN);
+        for p in ps {
+            let (tag, x, y) = match p.address {
+                Address::Buffer { index, offset } => (0u8, index as u64, offset),
+                Address::Raw(v) => (1, 0, v),
+            };
+            b.extend_from_slice(&p.offset.to_le_bytes());
+            b.push(tag);
+            b.extend_from_slice(&x.to_le_bytes());
+            b.extend_from_slice(&y.to_le_bytes());
+        }
+        crate::gpu::frame::bytes::serialize(&b, s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Patch>, D::Error> {
+        let b = crate::gpu::frame::bytes::deserialize(d)?;
+        if b.len() % LEN != 0 {
+            return Err(D::Error::custom(format!(
+                "patches: {} bytes is not a whole number of {LEN}-byte patches",
+                b.len()
+            )));
+        }
+        let u64_at = |c: &[u8], at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&c[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        b.chunks_exact(LEN)
+            .map(|c| {
+                let (x, y) = (u64_at(c, 9), u64_at(c, 17));
+                let address = match c[8] {
+                    0 => Address::Buffer {
+                        index: usize::try_from(x).map_err(D::Error::custom)?,
+                        offset: y,
+                    },
+                    1 => Address::Raw(y),
+                    t => return Err(D::Error::custom(format!("patches: unknown tag {t}"))),
+                };
+                Ok(Patch {
+                    offset: u64_at(c, 0),
+                    address,
+                })
+            })
+            .collect()
+    }
 }
 
 /// Write the device address `address` at byte `offset` of the buffer.
@@ -366,7 +429,19 @@ mod tests {
                 align: 128,
                 fill: 0xee,
                 init: vec![1, 2, 3],
-                patches: vec![],
+                patches: vec![
+                    Patch {
+                        offset: 8,
+                        address: Address::Buffer {
+                            index: 0,
+                            offset: 1 << 40,
+                        },
+                    },
+                    Patch {
+                        offset: 16,
+                        address: Address::Raw(u64::MAX),
+                    },
+                ],
             }],
             tensor_maps: vec![TensorMapRequest {
                 global: Address::Buffer {
