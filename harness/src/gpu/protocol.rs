@@ -420,6 +420,21 @@ impl FromWorker {
 mod tests {
     use super::*;
 
+    /// A patch payload that is not whole patches, or names an unknown kind of address, is a
+    /// decoding error that says so, not a panic.
+    #[test]
+    fn malformed_patches_are_decoding_errors() {
+        let spec = |patches: &str| format!(r#"{{"size":8,"patches":"{patches}"}}"#);
+        let e = serde_json::from_str::<BufferSpec>(&spec("00")).unwrap_err();
+        assert!(e.to_string().contains("not a whole number"), "{e}");
+        let mut bad = vec![0u8; packed_patches::LEN];
+        bad[8] = 7;
+        let e = serde_json::from_str::<BufferSpec>(&spec(&crate::hex::encode(&bad))).unwrap_err();
+        assert!(e.to_string().contains("unknown tag 7"), "{e}");
+        let ok: BufferSpec = serde_json::from_str(&spec("")).unwrap();
+        assert!(ok.patches.is_empty());
+    }
+
     #[test]
     fn messages_round_trip_through_lines() {
         let job = Job {
