@@ -616,6 +616,25 @@ mod tests {
         assert_eq!(c.dst, Address::reg("%r0"));
     }
 
+    /// The same text parses by each context's declarations, whatever was parsed before it
+    /// (statements are remembered by text and declarations together).
+    #[test]
+    fn remembered_parses_follow_the_declarations() {
+        let text = "cp.async.ca.shared.global [d], [s], 4, %x;";
+        let fill = |ty: &str| {
+            let mut ctx = ParseCtx::default();
+            ctx.declare(&format!(".reg .{ty} %x"));
+            match crate::ptx::Statement::parse_with(text, &ctx).unwrap().instr {
+                crate::ptx::Instruction::CpAsync(CpAsyncOp::Copy(c)) => c.fill,
+                other => panic!("{other:?}"),
+            }
+        };
+        for _ in 0..2 {
+            assert_eq!(fill("pred"), Fill::IgnoreSrc("%x".into()));
+            assert_ne!(fill("b32"), Fill::IgnoreSrc("%x".into()));
+        }
+    }
+
     #[test]
     fn fourth_operand_by_declared_type() {
         let mut ctx = ParseCtx::default();

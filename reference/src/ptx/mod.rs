@@ -33,7 +33,7 @@ pub mod tensormap;
 use crate::target::Requirement;
 use lex::{Cursor, SyntaxError};
 use opcode::Opcode;
-use operand::{Args, ParseCtx, Slot};
+use operand::{Args, ParseCtx, RegTy, Slot};
 use std::fmt;
 
 pub use module::{parse_source, read_source, Item, Parsed};
@@ -266,9 +266,44 @@ impl fmt::Display for Statement {
     }
 }
 
+/// Parsed statements by (text, declared register types), per thread: the evaluation of one case
+/// parses each step several times (validation, legality, execution, its family), and the
+/// instances of a batch repeat the same steps. Parsing is a function of those two alone.
+type ParseMemo = std::collections::HashMap<
+    (String, Vec<(String, RegTy)>),
+    Result<Statement, SyntaxError>,
+    foldhash::fast::FixedState,
+>;
+
+/// Entries a thread's memo holds before it starts over (bounds a long campaign's memory).
+const PARSE_MEMO_ENTRIES: usize = 4096;
+
+thread_local! {
+    static PARSED: std::cell::RefCell<ParseMemo> = std::cell::RefCell::new(ParseMemo::default());
+}
+
 impl Statement {
     /// Parse `{@{!}p} instr operands` (a trailing `;` is allowed).
     pub fn parse_with(text: &str, ctx: &ParseCtx) -> Result<Statement, SyntaxError> {
+        let mut decls: Vec<(String, RegTy)> =
+            ctx.decls.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        decls.sort_by(|a, b| a.0.cmp(&b.0));
+        let key = (text.to_string(), decls);
+        if let Some(r) = PARSED.with(|m| m.borrow().get(&key).cloned()) {
+            return r;
+        }
+        let r = Self::parse_uncached(text, ctx);
+        PARSED.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= PARSE_MEMO_ENTRIES {
+                m.clear();
+            }
+            m.insert(key, r.clone());
+        });
+        r
+    }
+
+    fn parse_uncached(text: &str, ctx: &ParseCtx) -> Result<Statement, SyntaxError> {
         let trimmed_end = text.trim_end();
         let body = trimmed_end.strip_suffix(';').unwrap_or(trimmed_end);
         let mut c = Cursor::new(body);
