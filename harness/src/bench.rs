@@ -16,17 +16,17 @@
 use crate::diff::Backend;
 use crate::fuzz::campaign::{Campaign, Options, Planted, Stop};
 use crate::fuzz::parse_families;
-use crate::gpu::{Supervisor, SupervisorConfig, WorkerCommand};
+use crate::gpu::Supervisor;
 use crate::report::{KnownDivergences, Verdict};
 use crate::run::batch::BatchStats;
-use crate::run::gpu::{supervisor, Engine, Times};
+use crate::run::gpu::{supervisor, supervisor_config, Engine, Times};
 use crate::run::reference::evaluate;
 use ptxconform_reference::case::{load_file, Case, Init};
 use ptxconform_reference::gen::GenConfig;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -355,11 +355,10 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             // without its disk cache, which would serve a rerun's modules uncompiled (on the
             // H100 a second bench read 1,500-4,000 naive cases/s against 50-73 on a fresh
             // machine).
-            let mut cmd = WorkerCommand::current_exe(args.device)?;
-            cmd.env
+            let mut cfg = supervisor_config(args.device, 20, true)?;
+            cfg.command
+                .env
                 .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
-            let mut cfg = SupervisorConfig::new(cmd);
-            cfg.job_timeout = Duration::from_secs(20);
             let mut naive = Engine::new(Supervisor::new(cfg), d.compute_capability, None);
             naive.naive = true;
             naive.limits.instances = 1;

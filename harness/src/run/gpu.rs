@@ -589,10 +589,19 @@ pub fn supervisor(
     job_timeout: u64,
     confirm_failures: bool,
 ) -> Result<Supervisor, String> {
+    supervisor_config(device, job_timeout, confirm_failures).map(Supervisor::new)
+}
+
+/// The configuration [`supervisor`] uses, for callers that change more of it.
+pub fn supervisor_config(
+    device: i32,
+    job_timeout: u64,
+    confirm_failures: bool,
+) -> Result<SupervisorConfig, String> {
     let mut cfg = SupervisorConfig::new(WorkerCommand::current_exe(device)?);
     cfg.job_timeout = Duration::from_secs(job_timeout);
     cfg.confirm_failures = confirm_failures;
-    Ok(Supervisor::new(cfg))
+    Ok(cfg)
 }
 
 /// The engine `run` drives: device `args.device`, confirmed traps, the offline compiler when one
