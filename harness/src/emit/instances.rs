@@ -67,11 +67,8 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
         }
     }
     let templates: HashMap<usize, Result<Emitted, EmitError>> = first
-        .values()
-        .copied()
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|i| (i, emit(cases[i])))
+        .par_iter()
+        .map(|(_, &i)| (i, emit(cases[i])))
         .collect();
     cases
         .par_iter()
