@@ -10,13 +10,23 @@
 //!
 //! A message without payloads is just `<prefix>{json}\n`. Outside a frame (JSON written or read
 //! directly, e.g. in a report) the same fields are lowercase hex strings.
+//!
+//! Where the two processes share an arena ([`super::arena`]) the payloads lie there instead, and
+//! the header line says where (byte offset and length in the writer's half):
+//!
+//! ```text
+//! PTXC1-SHARED <offset0>+<len0> <offset1>+<len1> …\n<prefix>{json}\n
+//! ```
 
+use super::arena::{Inbox, Outbox};
 use serde::{de::DeserializeOwned, Serialize};
 use std::cell::RefCell;
 use std::io::{self, BufRead};
 
 /// Starts the header line of a frame's payloads.
 pub const BLOBS_PREFIX: &str = "PTXC1-BLOBS ";
+/// Starts the header line of payloads that lie in the shared arena.
+pub const SHARED_PREFIX: &str = "PTXC1-SHARED ";
 
 thread_local! {
     /// Payloads of the frame being encoded on this thread.
@@ -27,13 +37,27 @@ thread_local! {
 
 /// `prefix`, the JSON of `msg`, a newline; payloads first, raw (see the module docs).
 pub fn encode<T: Serialize>(prefix: &str, msg: &T) -> Vec<u8> {
+    encode_via(prefix, msg, None)
+}
+
+/// [`encode`], with the payloads placed in `shared` when they all fit there.
+pub fn encode_via<T: Serialize>(prefix: &str, msg: &T, shared: Option<&mut Outbox>) -> Vec<u8> {
     SINK.with(|s| *s.borrow_mut() = Some(Vec::new()));
     // Serialising plain data types cannot fail (no maps with non-string keys).
     let json = serde_json::to_string(msg).unwrap_or_default();
     let blobs = SINK.with(|s| s.borrow_mut().take()).unwrap_or_default();
+    let placed = match shared {
+        Some(o) if !blobs.is_empty() => o.put(&blobs),
+        _ => None,
+    };
     let total: usize = blobs.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(total + json.len() + 64);
-    if !blobs.is_empty() {
+    let mut out = Vec::with_capacity(if placed.is_some() { 0 } else { total } + json.len() + 64);
+    if let Some(places) = placed {
+        let at: Vec<String> = places.iter().map(|(o, n)| format!("{o}+{n}")).collect();
+        out.extend_from_slice(SHARED_PREFIX.as_bytes());
+        out.extend_from_slice(at.join(" ").as_bytes());
+        out.push(b'\n');
+    } else if !blobs.is_empty() {
         let lens: Vec<String> = blobs.iter().map(|b| b.len().to_string()).collect();
         out.extend_from_slice(BLOBS_PREFIX.as_bytes());
         out.extend_from_slice(lens.join(" ").as_bytes());
@@ -68,27 +92,48 @@ fn read_line(r: &mut impl BufRead) -> io::Result<Option<String>> {
 /// Read the next frame (a line, with its payloads if a header announces them). Text before a
 /// header on its line is ignored, as for protocol lines.
 pub fn read(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
+    read_via(r, None)
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+/// [`read`], taking payloads a header places in the shared arena from `shared`.
+pub fn read_via(r: &mut impl BufRead, shared: Option<&Inbox>) -> io::Result<Option<Frame>> {
     let Some(line) = read_line(r)? else {
         return Ok(None);
     };
-    let Some(at) = line.find(BLOBS_PREFIX) else {
+    let blobs = if let Some(at) = line.find(SHARED_PREFIX) {
+        let inbox = shared
+            .ok_or_else(|| invalid("payloads in a shared arena this reader has none of".into()))?;
+        line[at + SHARED_PREFIX.len()..]
+            .split_whitespace()
+            .map(|place| {
+                place
+                    .split_once('+')
+                    .and_then(|(o, n)| Some((o.parse().ok()?, n.parse().ok()?)))
+                    .and_then(|(o, n)| inbox.get(o, n))
+                    .ok_or_else(|| invalid(format!("bad shared payload {place:?}")))
+            })
+            .collect::<io::Result<Vec<_>>>()?
+    } else if let Some(at) = line.find(BLOBS_PREFIX) {
+        let mut blobs = Vec::new();
+        for len in line[at + BLOBS_PREFIX.len()..].split_whitespace() {
+            let n: usize = len
+                .parse()
+                .map_err(|_| invalid(format!("bad payload length {len:?}")))?;
+            let mut b = vec![0u8; n];
+            r.read_exact(&mut b)?;
+            blobs.push(b);
+        }
+        blobs
+    } else {
         return Ok(Some(Frame {
             line,
             blobs: vec![],
         }));
     };
-    let mut blobs = Vec::new();
-    for len in line[at + BLOBS_PREFIX.len()..].split_whitespace() {
-        let n: usize = len.parse().map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("bad payload length {len:?}"),
-            )
-        })?;
-        let mut b = vec![0u8; n];
-        r.read_exact(&mut b)?;
-        blobs.push(b);
-    }
     match read_line(r)? {
         Some(line) => Ok(Some(Frame { line, blobs })),
         None => Err(io::Error::new(
@@ -186,6 +231,36 @@ mod tests {
         let json = serde_json::to_string(&m).unwrap();
         assert_eq!(json, r#"{"a":"000a0dff","b":"0a0a7b7d","n":7}"#);
         assert_eq!(serde_json::from_str::<M>(&json).unwrap(), m);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn payloads_lie_in_the_arena_when_they_fit() {
+        use crate::gpu::arena::{Arena, Way};
+        let a = Arena::create().unwrap();
+        let (mut out, inbox) = (
+            a.outbox(Way::ToWorker).unwrap(),
+            a.inbox(Way::ToWorker).unwrap(),
+        );
+        let m = M {
+            a: vec![7; 1000],
+            b: vec![],
+            n: 3,
+        };
+        let wire = encode_via("P ", &m, Some(&mut out));
+        assert!(
+            wire.starts_with(b"PTXC1-SHARED 0+1000 1024+0\nP {"),
+            "{wire:?}"
+        );
+        assert!(wire.len() < 100, "the payload is not in the frame");
+        let f = read_via(&mut &wire[..], Some(&inbox)).unwrap().unwrap();
+        assert_eq!(decode::<M>(&f.line[2..], f.blobs).unwrap(), m);
+        // A reader without the arena, or a place outside it, is an error, not a panic.
+        assert!(read(&mut &wire[..]).is_err());
+        let bad = b"PTXC1-SHARED 1073741800+100\nP {}\n";
+        assert!(read_via(&mut &bad[..], Some(&inbox)).is_err());
+        let bad = b"PTXC1-SHARED 5\nP {}\n";
+        assert!(read_via(&mut &bad[..], Some(&inbox)).is_err());
     }
 
     #[test]

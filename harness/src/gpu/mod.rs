@@ -9,10 +9,12 @@
 //! **Protocol** ([`protocol`]): line-delimited JSON. The parent writes `{"run":{"jobs":[…]}}`
 //! (or `"shutdown"`) lines to the worker's stdin. The worker writes, on stdout, lines prefixed by
 //! `PTXC1 `: first `ready` (device info) or `init_failed`, then for each job `started{id}` and
-//! `done{result}`, and `batch_done` after the batch. Byte payloads are hex strings. A job
-//! allocates `cuMemAlloc` buffers (aligned, filled, initialised), encodes tensor maps, optionally
-//! JIT-loads PTX and launches one kernel (cluster launch when a cluster shape is given), waits for
-//! it, and reads back the requested buffers; everything is freed before the next job.
+//! `done{result}`, and `batch_done` after the batch. Byte payloads travel raw beside the JSON
+//! ([`frame`]), in memory both processes map ([`arena`]) when the system has anonymous memory
+//! files, else through the pipe. A job allocates `cuMemAlloc` buffers (aligned, filled,
+//! initialised), encodes tensor maps, optionally JIT-loads PTX and launches one kernel (cluster
+//! launch when a cluster shape is given), waits for it, and reads back the requested buffers;
+//! everything is freed before the next job.
 //!
 //! **Guarantees.**
 //! - Every job gets exactly one [`JobResult`], in input order, whatever other jobs do.
@@ -33,6 +35,7 @@
 //!   `Err("no CUDA driver found")`, and a worker reports `init_failed`, which `Supervisor::run`
 //!   turns into `SupervisorError::WorkerStart`.
 
+pub mod arena;
 pub mod driver;
 pub mod frame;
 pub mod protocol;

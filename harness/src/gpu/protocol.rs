@@ -377,9 +377,12 @@ pub enum ToWorker {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FromWorker {
-    /// First line after start-up: the context is ready.
+    /// First line after start-up: the context is ready. `shared`: the worker mapped the
+    /// supervisor's arena ([`super::arena`]) and takes payloads from it.
     Ready {
         device: DeviceInfo,
+        #[serde(default)]
+        shared: bool,
     },
     /// Start-up failed (no driver, no device, context creation failed); the worker exits.
     InitFailed {
@@ -397,7 +400,12 @@ pub enum FromWorker {
 impl FromWorker {
     /// The message as a frame on the worker's stdout ([`super::frame`]).
     pub fn to_frame(&self) -> Vec<u8> {
-        super::frame::encode(LINE_PREFIX, self)
+        self.to_frame_via(None)
+    }
+
+    /// [`FromWorker::to_frame`], with its payloads in the arena's `shared` half if they fit.
+    pub fn to_frame_via(&self, shared: Option<&mut super::arena::Outbox>) -> Vec<u8> {
+        super::frame::encode_via(LINE_PREFIX, self, shared)
     }
 
     /// `None` for lines that are not protocol lines; `Some(Err)` for corrupt protocol lines.

@@ -9,6 +9,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::arena::{Arena, Ends, Outbox, ARENA_ENV};
 use super::driver::DeviceInfo;
 use super::protocol::*;
 
@@ -93,12 +94,21 @@ struct Worker {
     ran: usize,
     /// Modules sent to this worker (it keeps them).
     has: std::collections::HashSet<u64>,
+    /// Where requests' payloads go, when the worker mapped the arena.
+    outbox: Option<Outbox>,
 }
 
 impl Worker {
     fn spawn(cfg: &SupervisorConfig) -> Result<Worker, String> {
         let c = &cfg.command;
-        let mut child = Command::new(&c.program)
+        // Without an arena (not Linux, no memory files) payloads go through the pipes.
+        let arena = Arena::create().ok();
+        let ends = arena.as_ref().and_then(|a| Ends::supervisor(a).ok());
+        let mut command = Command::new(&c.program);
+        if let (Some(a), Some(_)) = (&arena, &ends) {
+            command.env(ARENA_ENV, a.path_for_child());
+        }
+        let mut child = command
             .args(&c.args)
             .envs(c.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
@@ -114,10 +124,14 @@ impl Worker {
                 return Err("worker pipes missing".into());
             }
         };
+        let (outbox, inbox) = match ends {
+            Some(Ends { outbox, inbox }) => (Some(outbox), Some(inbox)),
+            None => (None, None),
+        };
         let (tx, events) = mpsc::channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
-            while let Ok(Some(f)) = super::frame::read(&mut r) {
+            while let Ok(Some(f)) = super::frame::read_via(&mut r, inbox.as_ref()) {
                 let ev = match FromWorker::parse_frame(f) {
                     None => continue, // not ours (library chatter, test harness output)
                     Some(Ok(m)) => Event::Msg(m),
@@ -136,10 +150,15 @@ impl Worker {
             device: placeholder_device(),
             ran: 0,
             has: Default::default(),
+            outbox: None,
         };
-        match w.events.recv_timeout(cfg.start_timeout) {
-            Ok(Event::Msg(FromWorker::Ready { device })) => {
+        let ready = w.events.recv_timeout(cfg.start_timeout);
+        // The worker has opened the arena (or given up on it) by now; the mappings stay.
+        drop(arena);
+        match ready {
+            Ok(Event::Msg(FromWorker::Ready { device, shared })) => {
                 w.device = device;
+                w.outbox = outbox.filter(|_| shared);
                 Ok(w)
             }
             Ok(Event::Msg(FromWorker::InitFailed { message })) => Err(message),
@@ -340,6 +359,11 @@ impl Supervisor {
         self.modules.clear();
     }
 
+    /// Whether the live worker takes payloads through the shared arena (none: no live worker).
+    pub fn shares_arena(&self) -> Option<bool> {
+        self.worker.as_ref().map(|w| w.outbox.is_some())
+    }
+
     /// Start the worker now (instead of on the first `run`) and return its device.
     pub fn device(&mut self) -> Result<DeviceInfo, SupervisorError> {
         Ok(self.live_worker()?.device.clone())
@@ -466,12 +490,17 @@ impl Supervisor {
         }
         let by_id = |id: u64| group.iter().copied().find(|&i| jobs[i].id == id);
         let mut done = Vec::new();
-        let frame = super::frame::encode(
+        // Every answer to the last request has been read: the arena's half starts over.
+        if let Some(o) = &mut w.outbox {
+            o.reset();
+        }
+        let frame = super::frame::encode_via(
             "",
             &RunRef::Run {
                 jobs: batch,
                 modules: &send,
             },
+            w.outbox.as_mut(),
         );
         if let Err(e) = w.stdin.write_all(&frame).and_then(|_| w.stdin.flush()) {
             let status = w.status();
@@ -587,6 +616,30 @@ mod tests {
                 data: vec![0xab, id as u8]
             }]
         );
+    }
+
+    /// On Linux the worker maps the supervisor's arena, and payloads of several batches travel
+    /// through it intact in both directions (the fake answers with buffer 0's bytes).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn payloads_travel_through_the_arena() {
+        let mut s = fake_supervisor(5_000);
+        s.device().unwrap();
+        assert_eq!(s.shares_arena(), Some(true));
+        for round in 0..3u8 {
+            let jobs: Vec<Job> = (0..4u8)
+                .map(|i| {
+                    let mut j = job(i as u64, "ok");
+                    j.buffers[0].init = (0..100_000u32).map(|x| (x as u8) ^ i ^ round).collect();
+                    j
+                })
+                .collect();
+            for (j, r) in jobs.iter().zip(s.run(&jobs).unwrap()) {
+                let mut want = j.buffers[0].init.clone();
+                want.push(j.id as u8);
+                assert_eq!(r.read_back[0].data, want, "round {round} job {}", j.id);
+            }
+        }
     }
 
     #[test]

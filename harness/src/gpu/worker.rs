@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
+use super::arena::Ends;
 use super::driver::{
     self, Context, DeviceBuffer, Driver, Module, ModuleError, ParamImage, SyncError,
 };
@@ -40,30 +41,38 @@ pub const EXIT_INIT_FAILED: i32 = 4;
 pub const EXIT_PROTOCOL: i32 = 5;
 
 /// The worker's request loop: announce the device, then run batches until told to stop.
+/// Payloads come and go through `arena` when the supervisor shared one, else through the pipes.
 pub fn serve<E: Executor>(
     exec: &mut E,
     mut input: impl BufRead,
     mut output: impl Write,
+    mut arena: Option<Ends>,
 ) -> ServeEnd {
-    let mut send = |m: FromWorker| -> Result<(), String> {
+    let mut send = |m: FromWorker, arena: &mut Option<Ends>| -> Result<(), String> {
         output
-            .write_all(&m.to_frame())
+            .write_all(&m.to_frame_via(arena.as_mut().map(|a| &mut a.outbox)))
             .and_then(|_| output.flush())
             .map_err(|e| format!("stdout: {e}"))
     };
-    if let Err(e) = send(FromWorker::Ready {
+    let ready = FromWorker::Ready {
         device: exec.device(),
-    }) {
+        shared: arena.is_some(),
+    };
+    if let Err(e) = send(ready, &mut arena) {
         return ServeEnd::ProtocolError(e);
     }
     loop {
-        let f = match super::frame::read(&mut input) {
+        let f = match super::frame::read_via(&mut input, arena.as_ref().map(|a| &a.inbox)) {
             Ok(Some(f)) => f,
             Ok(None) => break,
             Err(e) => return ServeEnd::ProtocolError(format!("stdin: {e}")),
         };
         if f.line.trim().is_empty() {
             continue;
+        }
+        // The supervisor has read every earlier answer before it sent this request.
+        if let Some(a) = &mut arena {
+            a.outbox.reset();
         }
         let jobs = match super::frame::decode::<ToWorker>(&f.line, f.blobs) {
             Ok(ToWorker::Run { jobs, modules }) => {
@@ -76,21 +85,22 @@ pub fn serve<E: Executor>(
             Err(e) => return ServeEnd::ProtocolError(format!("bad request: {e}")),
         };
         for job in &jobs {
-            if let Err(e) = send(FromWorker::Started { id: job.id }) {
+            if let Err(e) = send(FromWorker::Started { id: job.id }, &mut arena) {
                 return ServeEnd::ProtocolError(e);
             }
             let result = exec.execute(job);
             let poisoned = result.outcome.poisons_context();
-            if let Err(e) = send(FromWorker::Done {
+            let done = FromWorker::Done {
                 result: Box::new(result),
-            }) {
+            };
+            if let Err(e) = send(done, &mut arena) {
                 return ServeEnd::ProtocolError(e);
             }
             if poisoned {
                 return ServeEnd::Poisoned;
             }
         }
-        if let Err(e) = send(FromWorker::BatchDone) {
+        if let Err(e) = send(FromWorker::BatchDone, &mut arena) {
             return ServeEnd::ProtocolError(e);
         }
     }
@@ -114,7 +124,8 @@ pub fn worker_main(args: &[String]) -> i32 {
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    exit_status(serve(&mut exec, stdin.lock(), stdout.lock()))
+    let arena = Ends::worker_from_env();
+    exit_status(serve(&mut exec, stdin.lock(), stdout.lock(), arena))
 }
 
 fn exit_status(end: ServeEnd) -> i32 {
@@ -570,7 +581,8 @@ pub(crate) mod tests {
         }
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        let end = serve(&mut Fake::new(), stdin.lock(), stdout.lock());
+        let arena = Ends::worker_from_env();
+        let end = serve(&mut Fake::new(), stdin.lock(), stdout.lock(), arena);
         std::process::exit(exit_status(end));
     }
 
@@ -589,7 +601,7 @@ pub(crate) mod tests {
         };
         let input = format!("{}\n{}\n", req(&["ok", "trap", "ok"]), req(&["ok"]));
         let mut out = Vec::new();
-        let end = serve(&mut Fake::new(), input.as_bytes(), &mut out);
+        let end = serve(&mut Fake::new(), input.as_bytes(), &mut out, None);
         assert_eq!(end, ServeEnd::Poisoned);
         let mut r = &out[..];
         let mut msgs: Vec<FromWorker> = Vec::new();
@@ -610,7 +622,7 @@ pub(crate) mod tests {
         let mut out = Vec::new();
         let input = format!("{}\n\"shutdown\"\n{}\n", req(&["ok"]), req(&["ok"]));
         assert_eq!(
-            serve(&mut Fake::new(), input.as_bytes(), &mut out),
+            serve(&mut Fake::new(), input.as_bytes(), &mut out, None),
             ServeEnd::Finished
         );
         let mut r = &out[..];
@@ -623,7 +635,7 @@ pub(crate) mod tests {
             "ready, started, done, batch_done; nothing after shutdown"
         );
         assert!(matches!(
-            serve(&mut Fake::new(), "{bad\n".as_bytes(), Vec::new()),
+            serve(&mut Fake::new(), "{bad\n".as_bytes(), Vec::new(), None),
             ServeEnd::ProtocolError(_)
         ));
     }
