@@ -20,7 +20,11 @@ pub struct Job {
     pub id: u64,
     #[serde(default)]
     pub buffers: Vec<BufferSpec>,
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "packed_tensor_maps"
+    )]
     pub tensor_maps: Vec<TensorMapRequest>,
     /// `None`: only encode tensor maps (to compare the driver's encode validation with ours).
     #[serde(default)]
@@ -51,28 +55,61 @@ pub struct BufferSpec {
     pub patches: Vec<Patch>,
 }
 
+/// Packing of an optional [`Address`] into [`address_codec::LEN`] bytes: a tag (0: a buffer's
+/// address, 1: a raw one, 2: none), then the buffer index and offset, or 0 and the raw value, or
+/// zeros; numbers little-endian u64.
+mod address_codec {
+    use super::Address;
+
+    pub const LEN: usize = 17;
+
+    pub fn put(b: &mut Vec<u8>, a: Option<Address>) {
+        let (tag, x, y) = match a {
+            Some(Address::Buffer { index, offset }) => (0u8, index as u64, offset),
+            Some(Address::Raw(v)) => (1, 0, v),
+            None => (2, 0, 0),
+        };
+        b.push(tag);
+        b.extend_from_slice(&x.to_le_bytes());
+        b.extend_from_slice(&y.to_le_bytes());
+    }
+
+    pub fn u64_at(c: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&c[at..at + 8]);
+        u64::from_le_bytes(w)
+    }
+
+    /// The address packed at the start of `c` (at least [`LEN`] bytes).
+    pub fn get(c: &[u8]) -> Result<Option<Address>, String> {
+        let (x, y) = (u64_at(c, 1), u64_at(c, 9));
+        match c[0] {
+            0 => Ok(Some(Address::Buffer {
+                index: usize::try_from(x).map_err(|e| e.to_string())?,
+                offset: y,
+            })),
+            1 => Ok(Some(Address::Raw(y))),
+            2 => Ok(None),
+            t => Err(format!("unknown tag {t}")),
+        }
+    }
+}
+
 /// Serde adapter for a buffer's patches: packed into one byte payload ([`super::frame::bytes`]),
 /// [`packed_patches::LEN`] bytes each, because a batched launch carries thousands and as JSON
 /// objects they made up most of a request's text.
 mod packed_patches {
-    use super::{Address, Patch};
+    use super::{address_codec, Patch};
     use serde::{de::Error, Deserializer, Serializer};
 
-    /// The patch's offset, a tag (0: a buffer's address, 1: a raw one), then the buffer index
-    /// and offset, or 0 and the raw value; numbers little-endian u64.
-    pub const LEN: usize = 25;
+    /// The patch's offset (little-endian u64), then its address ([`address_codec`]).
+    pub const LEN: usize = 8 + address_codec::LEN;
 
     pub fn serialize<S: Serializer>(ps: &[Patch], s: S) -> Result<S::Ok, S::Error> {
         let mut b = Vec::with_capacity(ps.len() * LEN);
         for p in ps {
-            let (tag, x, y) = match p.address {
-                Address::Buffer { index, offset } => (0u8, index as u64, offset),
-                Address::Raw(v) => (1, 0, v),
-            };
             b.extend_from_slice(&p.offset.to_le_bytes());
-            b.push(tag);
-            b.extend_from_slice(&x.to_le_bytes());
-            b.extend_from_slice(&y.to_le_bytes());
+            address_codec::put(&mut b, Some(p.address));
         }
         crate::gpu::frame::bytes::serialize(&b, s)
     }
@@ -85,25 +122,88 @@ mod packed_patches {
                 b.len()
             )));
         }
-        let u64_at = |c: &[u8], at: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&c[at..at + 8]);
-            u64::from_le_bytes(w)
-        };
         b.chunks_exact(LEN)
-            .map(|c| {
-                let (x, y) = (u64_at(c, 9), u64_at(c, 17));
-                let address = match c[8] {
-                    0 => Address::Buffer {
-                        index: usize::try_from(x).map_err(D::Error::custom)?,
-                        offset: y,
-                    },
-                    1 => Address::Raw(y),
-                    t => return Err(D::Error::custom(format!("patches: unknown tag {t}"))),
-                };
-                Ok(Patch {
-                    offset: u64_at(c, 0),
+            .map(|c| match address_codec::get(&c[8..]) {
+                Ok(Some(address)) => Ok(Patch {
+                    offset: address_codec::u64_at(c, 0),
                     address,
+                }),
+                Ok(None) => Err(D::Error::custom("patches: a patch without an address")),
+                Err(e) => Err(D::Error::custom(format!("patches: {e}"))),
+            })
+            .collect()
+    }
+}
+
+/// Serde adapter for a job's tensor-map requests: each distinct [`Encode`] once (as JSON), and
+/// per request its encode's index and two addresses packed into one byte payload
+/// ([`packed_tensor_maps::LEN`] bytes each). A batched tensor launch asks for one map per
+/// instance, all with the same parameters but the address; as JSON objects they took most of
+/// the time a launch spent in transport.
+mod packed_tensor_maps {
+    use super::{address_codec, Encode, TensorMapRequest};
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::HashMap;
+
+    /// The encode's index (little-endian u32), then `global` and `store` ([`address_codec`]).
+    pub const LEN: usize = 4 + 2 * address_codec::LEN;
+
+    #[derive(Serialize)]
+    struct Out<'a> {
+        encodes: Vec<&'a Encode>,
+        #[serde(with = "crate::gpu::frame::bytes")]
+        uses: Vec<u8>,
+    }
+
+    #[derive(Deserialize)]
+    struct In {
+        encodes: Vec<Encode>,
+        #[serde(with = "crate::gpu::frame::bytes")]
+        uses: Vec<u8>,
+    }
+
+    pub fn serialize<S: Serializer>(rs: &[TensorMapRequest], s: S) -> Result<S::Ok, S::Error> {
+        let mut index: HashMap<&Encode, u32> = HashMap::new();
+        let mut out = Out {
+            encodes: Vec::new(),
+            uses: Vec::with_capacity(rs.len() * LEN),
+        };
+        for r in rs {
+            let i = *index.entry(&r.encode).or_insert_with(|| {
+                out.encodes.push(&r.encode);
+                out.encodes.len() as u32 - 1
+            });
+            out.uses.extend_from_slice(&i.to_le_bytes());
+            address_codec::put(&mut out.uses, Some(r.global));
+            address_codec::put(&mut out.uses, r.store);
+        }
+        out.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TensorMapRequest>, D::Error> {
+        let In { encodes, uses } = In::deserialize(d)?;
+        if uses.len() % LEN != 0 {
+            return Err(D::Error::custom(format!(
+                "tensor maps: {} bytes is not a whole number of {LEN}-byte requests",
+                uses.len()
+            )));
+        }
+        let fail = |e: String| D::Error::custom(format!("tensor maps: {e}"));
+        uses.chunks_exact(LEN)
+            .map(|c| {
+                let i = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+                let encode = encodes
+                    .get(i)
+                    .ok_or_else(|| fail(format!("no encode {i}")))?
+                    .clone();
+                let global = address_codec::get(&c[4..])
+                    .map_err(fail)?
+                    .ok_or_else(|| fail("a request without a global address".into()))?;
+                let store = address_codec::get(&c[4 + address_codec::LEN..]).map_err(fail)?;
+                Ok(TensorMapRequest {
+                    global,
+                    encode,
+                    store,
                 })
             })
             .collect()
@@ -144,7 +244,7 @@ pub struct TensorMapRequest {
 }
 
 /// Which `cuTensorMapEncode*` to call, with its specific parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Encode {
     Tiled {
@@ -296,6 +396,80 @@ pub enum EncodeOutcome {
     Err(EncodeError),
 }
 
+/// Serde adapter for a job's encoded tensor maps: every map's bytes in one payload, each after
+/// its length (little-endian u32; `u32::MAX` for a failed encode, whose error is next in
+/// `errors`), instead of one payload and one JSON value per map of a batched launch.
+mod packed_encode_outcomes {
+    use super::{EncodeError, EncodeOutcome};
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    const FAILED: u32 = u32::MAX;
+
+    #[derive(Serialize, Deserialize)]
+    struct Packed {
+        #[serde(with = "crate::gpu::frame::bytes")]
+        maps: Vec<u8>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        errors: Vec<EncodeError>,
+    }
+
+    pub fn serialize<S: Serializer>(os: &[EncodeOutcome], s: S) -> Result<S::Ok, S::Error> {
+        let mut p = Packed {
+            maps: Vec::with_capacity(os.len() * (4 + 128)),
+            errors: Vec::new(),
+        };
+        for o in os {
+            match o {
+                EncodeOutcome::Ok(b) => {
+                    let n = u32::try_from(b.len())
+                        .ok()
+                        .filter(|&n| n != FAILED)
+                        .ok_or_else(|| serde::ser::Error::custom("tensor map too large"))?;
+                    p.maps.extend_from_slice(&n.to_le_bytes());
+                    p.maps.extend_from_slice(b);
+                }
+                EncodeOutcome::Err(e) => {
+                    p.maps.extend_from_slice(&FAILED.to_le_bytes());
+                    p.errors.push(e.clone());
+                }
+            }
+        }
+        p.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EncodeOutcome>, D::Error> {
+        let Packed { maps, errors } = Packed::deserialize(d)?;
+        let mut errors = errors.into_iter();
+        let mut out = Vec::new();
+        let mut rest = &maps[..];
+        while !rest.is_empty() {
+            let (len, tail) = rest
+                .split_first_chunk::<4>()
+                .ok_or_else(|| D::Error::custom("encoded tensor maps: a cut length"))?;
+            let n = u32::from_le_bytes(*len);
+            if n == FAILED {
+                let e = errors
+                    .next()
+                    .ok_or_else(|| D::Error::custom("encoded tensor maps: an error missing"))?;
+                out.push(EncodeOutcome::Err(e));
+                rest = tail;
+                continue;
+            }
+            let (map, tail) = tail
+                .split_at_checked(n as usize)
+                .ok_or_else(|| D::Error::custom("encoded tensor maps: a cut map"))?;
+            out.push(EncodeOutcome::Ok(map.to_vec()));
+            rest = tail;
+        }
+        if errors.next().is_some() {
+            return Err(D::Error::custom(
+                "encoded tensor maps: more errors than failures",
+            ));
+        }
+        Ok(out)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadBack {
     pub index: usize,
@@ -307,7 +481,11 @@ pub struct ReadBack {
 pub struct JobResult {
     pub id: u64,
     pub outcome: Outcome,
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "packed_encode_outcomes"
+    )]
     pub tensor_maps: Vec<EncodeOutcome>,
     #[serde(default)]
     pub read_back: Vec<ReadBack>,
@@ -441,6 +619,122 @@ mod tests {
         assert!(e.to_string().contains("unknown tag 7"), "{e}");
         let ok: BufferSpec = serde_json::from_str(&spec("")).unwrap();
         assert!(ok.patches.is_empty());
+    }
+
+    fn tiled(dim: u64) -> Encode {
+        Encode::Tiled {
+            common: EncodeCommon {
+                data_type: 0,
+                rank: 1,
+                global_dim: vec![dim],
+                global_strides: vec![],
+                element_strides: vec![1],
+                interleave: 0,
+                swizzle: 0,
+                l2_promotion: 0,
+                oob_fill: 0,
+            },
+            box_dim: vec![16],
+        }
+    }
+
+    /// Requests sharing parameters carry them once; each keeps its own addresses, in order.
+    #[test]
+    fn tensor_map_requests_share_their_encodes() {
+        let at = |offset| Address::Buffer { index: 1, offset };
+        let reqs = vec![
+            (at(0), tiled(64), None),
+            (at(4096), tiled(64), Some(Address::Raw(3))),
+            (Address::Raw(u64::MAX), tiled(32), Some(at(8))),
+            (at(8192), tiled(64), None),
+        ];
+        let mut job = Job {
+            id: 1,
+            buffers: vec![],
+            tensor_maps: reqs
+                .into_iter()
+                .map(|(global, encode, store)| TensorMapRequest {
+                    global,
+                    encode,
+                    store,
+                })
+                .collect(),
+            launch: None,
+            read_back: vec![],
+        };
+        let json = serde_json::to_string(&job).unwrap();
+        assert_eq!(json.matches("\"tiled\"").count(), 2, "{json}");
+        assert_eq!(serde_json::from_str::<Job>(&json).unwrap(), job);
+        let wire = super::super::frame::encode("", &job);
+        let f = super::super::frame::read(&mut &wire[..]).unwrap().unwrap();
+        assert_eq!(
+            super::super::frame::decode::<Job>(&f.line, f.blobs).unwrap(),
+            job
+        );
+
+        // An index past the encodes, a request without a global address: errors that say so.
+        job.tensor_maps.truncate(1);
+        let mut uses = vec![5u8, 0, 0, 0];
+        address_codec::put(&mut uses, Some(Address::Raw(0)));
+        address_codec::put(&mut uses, None);
+        let bad = |uses: &[u8]| {
+            let json = serde_json::to_string(&job).unwrap();
+            let at = json.find("\"uses\":\"").unwrap() + 8;
+            let end = at + json[at..].find('"').unwrap();
+            let json = format!(
+                "{}{}{}",
+                &json[..at],
+                crate::hex::encode(uses),
+                &json[end..]
+            );
+            serde_json::from_str::<Job>(&json).unwrap_err().to_string()
+        };
+        assert!(bad(&uses).contains("no encode 5"));
+        uses[0] = 0;
+        uses[4] = 2;
+        assert!(bad(&uses).contains("without a global address"));
+        assert!(bad(&uses[..10]).contains("not a whole number"));
+    }
+
+    /// Encoded maps travel in one payload, failures in order among them; a payload that does
+    /// not add up is an error that says so.
+    #[test]
+    fn encoded_tensor_maps_pack_into_one_payload() {
+        let mut r = JobResult::bare(3, Outcome::Ok);
+        let failed = EncodeOutcome::Err(EncodeError::Driver {
+            code: 1,
+            name: "CUDA_ERROR_INVALID_VALUE".into(),
+        });
+        r.tensor_maps = vec![
+            EncodeOutcome::Ok(vec![1; 128]),
+            failed.clone(),
+            EncodeOutcome::Ok(vec![]),
+            EncodeOutcome::Ok(vec![2; 128]),
+            failed,
+        ];
+        let wire = FromWorker::Done {
+            result: Box::new(r.clone()),
+        }
+        .to_frame();
+        assert!(wire.starts_with(b"PTXC1-BLOBS 276\n"), "one payload");
+        let f = super::super::frame::read(&mut &wire[..]).unwrap().unwrap();
+        let Some(Ok(FromWorker::Done { result })) = FromWorker::parse_frame(f) else {
+            panic!("not a result")
+        };
+        assert_eq!(*result, r);
+
+        let bad = |maps: &str, errors: &str| {
+            let json =
+                format!(r#"{{"id":1,"outcome":"ok","tensor_maps":{{"maps":"{maps}"{errors}}}}}"#);
+            serde_json::from_str::<JobResult>(&json)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad("0100", "").contains("a cut length"));
+        assert!(bad("0200000007", "").contains("a cut map"));
+        assert!(bad("ffffffff", "").contains("an error missing"));
+        let err = r#","errors":[{"unavailable":{"symbol":"x"}}]"#;
+        assert!(bad("", err).contains("more errors"));
     }
 
     #[test]

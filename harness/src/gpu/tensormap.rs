@@ -24,7 +24,7 @@ pub enum EncodeError {
 
 /// Parameters shared by all three encoders. Enum-valued fields are raw `u32` so that invalid values
 /// can be sent to the driver on purpose.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EncodeCommon {
     pub data_type: u32,
     pub rank: u32,
