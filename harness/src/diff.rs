@@ -120,10 +120,15 @@ pub fn run_batch_under(
     use rayon::prelude::*;
     let evaluate = |cs: &[(&str, &Case)]| -> Evaluated {
         let t = Instant::now();
-        let v = cs
-            .par_iter()
-            .map(|(file, case)| reference_side(file, case, known, profile))
-            .collect();
+        let run = || {
+            cs.par_iter()
+                .map(|(file, case)| reference_side(file, case, known, profile))
+                .collect()
+        };
+        let v = match reference_pool() {
+            Some(pool) => pool.install(run),
+            None => run(),
+        };
         (v, t.elapsed())
     };
     let steps: Vec<&[(&str, &Case)]> = if cases.is_empty() {
@@ -148,6 +153,22 @@ pub fn run_batch_under(
         };
     }
     Ok(out)
+}
+
+/// The threads the reference of [`run_batch_under`] runs on, apart from the global pool that
+/// the backend's emission and observation use. On one pool the next step's reference tasks
+/// came first (a rayon thread finishes the work it split before taking injected jobs), so the
+/// current step's emission waited for all of them before the device could start.
+fn reference_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("reference-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
 }
 
 /// One step of [`run_batch_under`]: `cases` with the reference's side of each.
