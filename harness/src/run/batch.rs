@@ -254,7 +254,7 @@ fn batch_job(
 
 /// The per-instance results of a completed batch: each shaped like the result of the case's own
 /// job (dump at [`DUMP`], global `g`'s buffer at `FIRST_GLOBAL + g`).
-fn split(units: &[Unit], places: &[Placement], jr: JobResult) -> Vec<JobResult> {
+fn split(units: &[Unit], places: &[Placement], jr: &JobResult) -> Vec<JobResult> {
     let out = jr
         .read_back
         .iter()
@@ -262,7 +262,7 @@ fn split(units: &[Unit], places: &[Placement], jr: JobResult) -> Vec<JobResult> 
         .map(|b| b.data.as_slice())
         .unwrap_or(&[]);
     let n = units.len().max(1) as u64;
-    let mut maps = jr.tensor_maps.into_iter();
+    let mut maps = jr.tensor_maps.iter().cloned();
     units
         .iter()
         .zip(places)
@@ -360,6 +360,7 @@ pub fn execute(
     jit_level: Option<u8>,
     stats: &mut BatchStats,
 ) -> Result<Vec<JobResult>, String> {
+    use rayon::prelude::*;
     let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
     let mut pending = groups(units, limits);
     let confirm = sup.confirm_failures();
@@ -373,15 +374,16 @@ pub fn execute(
                 continue;
             }
             let t = std::time::Instant::now();
-            let mut jobs = Vec::with_capacity(round.len());
-            let mut places = Vec::with_capacity(round.len());
-            for (k, g) in round.iter().enumerate() {
-                let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                let (job, p) =
-                    batch_job(k as u64, &us, kernels.get(&us[0].em.shape_key), jit_level)?;
-                jobs.push(job);
-                places.push(p);
-            }
+            let (jobs, places): (Vec<Job>, Vec<Vec<Placement>>) = round
+                .par_iter()
+                .enumerate()
+                .map(|(k, g)| {
+                    let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
+                    batch_job(k as u64, &us, kernels.get(&us[0].em.shape_key), jit_level)
+                })
+                .collect::<Result<Vec<_>, String>>()?
+                .into_iter()
+                .unzip();
             stats.host += t.elapsed();
             let t = std::time::Instant::now();
             sup.set_confirm_failures(confirm_now);
@@ -391,12 +393,23 @@ pub fn execute(
             let t = std::time::Instant::now();
             let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
             stats.launches += jobs.len() as u64;
-            for ((g, p), jr) in round.into_iter().zip(places).zip(rs) {
+            // Completed launches are split into their instances' results on every core.
+            let split_up: Vec<Option<Vec<JobResult>>> = round
+                .par_iter()
+                .zip(places)
+                .zip(&rs)
+                .map(|((g, p), jr)| {
+                    (jr.outcome == Outcome::Ok || g.len() == 1).then(|| {
+                        let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
+                        split(&us, &p, jr)
+                    })
+                })
+                .collect();
+            for ((g, jr), each) in round.into_iter().zip(&rs).zip(split_up) {
                 stats.worker += std::time::Duration::from_micros(jr.wall_us);
                 stats.phases += jr.phases;
-                if jr.outcome == Outcome::Ok || g.len() == 1 {
-                    let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                    for (i, r) in g.iter().zip(split(&us, &p, jr)) {
+                if let Some(each) = each {
+                    for (i, r) in g.iter().zip(each) {
                         results[*i] = Some(r);
                     }
                     stats.instances += g.len() as u64;
