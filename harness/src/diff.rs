@@ -33,7 +33,7 @@ pub enum Ran {
 #[derive(Clone, Debug)]
 pub struct Run {
     pub ran: Ran,
-    pub ptx: Option<String>,
+    pub ptx: Option<std::sync::Arc<str>>,
     pub wall_us: u64,
     /// Which device ran it, when a backend has several (empty: the backend's only one).
     pub device: String,
@@ -69,7 +69,7 @@ pub trait Backend {
 pub struct Judged {
     pub result: CaseResult,
     pub observation: Option<Observation>,
-    pub ptx: Option<String>,
+    pub ptx: Option<std::sync::Arc<str>>,
 }
 
 /// The reference's side of a case under `profile`: its result (legality, the model's run,

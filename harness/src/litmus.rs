@@ -316,7 +316,7 @@ pub fn stress_ptx(case: &Case, mut em: Emitted, stress: Stress) -> Emitted {
     let Some(at) = at else { return em };
     let mut lines: Vec<&str> = em.ptx.lines().collect();
     lines.insert(at.min(lines.len()), SPIN);
-    em.ptx = lines.join("\n") + "\n";
+    em.ptx = (lines.join("\n") + "\n").into();
     em.shape_key = crate::emit::fnv1a(&em.ptx);
     em
 }
@@ -576,7 +576,7 @@ pub fn run_case<D: Instances + Send>(
         not_observed,
         not_observed_reason,
         first_divergence,
-        ptx: em.ptx.clone(),
+        ptx: em.ptx.to_string(),
     })
 }
 

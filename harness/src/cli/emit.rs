@@ -37,7 +37,9 @@ pub fn render(args: &EmitArgs) -> Result<String, String> {
             ));
         }
     };
-    emit(case).map(|e| e.ptx).map_err(|e| e.to_string())
+    emit(case)
+        .map(|e| e.ptx.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Print the PTX; exit code 0.

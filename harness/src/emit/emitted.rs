@@ -38,7 +38,8 @@ pub struct StepLines {
 /// The emitted program of a case and everything the host needs to run it.
 #[derive(Clone, Debug)]
 pub struct Emitted {
-    pub ptx: String,
+    /// Shared: a batch's instances of one program carry the same text.
+    pub ptx: std::sync::Arc<str>,
     /// FNV-1a hash of `ptx`: equal keys, one compiled module.
     pub shape_key: u64,
     pub entry: &'static str,

@@ -366,7 +366,7 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     let l = &case.launch;
     Ok(Emitted {
         shape_key: fnv1a(&k.text),
-        ptx: k.text,
+        ptx: k.text.into(),
         entry: ENTRY,
         target: case.target,
         version,

@@ -216,7 +216,7 @@ fn batch_job(
     // A compiled kernel is named by its module (sent to the worker once); else the JIT takes the PTX.
     let (ptx, entry, module) = match kernel {
         Some(k) => (String::new(), k.entry.clone(), k.module),
-        None => (em.ptx.clone(), em.entry.to_string(), 0),
+        None => (em.ptx.to_string(), em.entry.to_string(), 0),
     };
     let (in_size, out_size) = (inb.len().max(16) as u64, outb.len().max(16) as u64);
     let job = Job {

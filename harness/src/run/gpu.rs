@@ -336,7 +336,7 @@ impl Engine {
                     }
                 }
                 Err(_) if members.len() > 1 => {
-                    alone.extend(members.iter().map(|em| (em.ptx.as_str(), *t, *em)))
+                    alone.extend(members.iter().map(|em| (&*em.ptx, *t, *em)))
                 }
                 Err(_) => {}
             }
@@ -406,8 +406,7 @@ impl Backend for Engine {
             let base = self.stats.instances;
             for (k, em) in emitted.iter_mut().enumerate() {
                 if let Ok(em) = em {
-                    em.ptx
-                        .push_str(&format!("// instance {}\n", base + k as u64));
+                    em.ptx = format!("{}// instance {}\n", em.ptx, base + k as u64).into();
                     em.shape_key = crate::emit::fnv1a(&em.ptx);
                 }
             }
@@ -667,7 +666,7 @@ mod tests {
         );
 
         let mut bad = emit(&cases[6]).unwrap();
-        bad.ptx = bad.ptx.replacen("cp.async.ca", "cp.async.bogus", 1);
+        bad.ptx = bad.ptx.replacen("cp.async.ca", "cp.async.bogus", 1).into();
         bad.shape_key = crate::emit::fnv1a(&bad.ptx);
         let other = emit(&cases[7]).unwrap();
         // Six new shapes again: `bad` and `other` share the first module of two.
