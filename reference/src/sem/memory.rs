@@ -132,7 +132,11 @@ impl Byte {
         }
     }
     pub fn union(self, o: Byte) -> Byte {
-        Byte::from_set(self.set().union(o.set()))
+        match (self, o) {
+            // The common case (a value over itself) without building sets.
+            (Byte::Known(a), Byte::Known(b)) if a == b => self,
+            _ => Byte::from_set(self.set().union(o.set())),
+        }
     }
     pub fn allows(self, v: u8) -> bool {
         self.set().contains(v)
@@ -456,6 +460,8 @@ impl Memory {
         let id = WriteId(self.next_write);
         self.next_write += 1;
         let r = self.region_mut(at.region);
+        // In flight, a byte is uncertain wherever the new value differs from the old one.
+        r.uncertain.reserve(new.len());
         for (i, b) in new.iter().enumerate() {
             let off = at.offset + i as u64;
             let v = r.get(off).union(*b);
@@ -595,8 +601,10 @@ impl Memory {
             let v = w.racing[i].map_or(v, |g| v.union(g));
             cells.push((a, v));
         }
+        // One region (an access does not cross regions): its maps grow once, not byte by byte.
+        let r = self.region_mut(w.at.region);
+        r.unfenced.reserve(cells.len());
         for (i, (a, v)) in cells.into_iter().enumerate() {
-            let r = self.region_mut(a.region);
             r.put(a.offset, v);
             r.mark(a.offset, w.proxy, w.old[i]);
         }
