@@ -32,11 +32,14 @@ pub enum Way {
 }
 
 impl Way {
-    fn offset(self) -> u64 {
-        match self {
+    /// Where this direction's half lies in the file.
+    fn half(self) -> MmapOptions {
+        let mut o = MmapOptions::new();
+        o.len(HALF as usize).offset(match self {
             Way::ToWorker => 0,
             Way::FromWorker => HALF,
-        }
+        });
+        o
     }
 }
 
@@ -87,12 +90,7 @@ impl Arena {
         // SAFETY: the file is an arena of this supervisor and its worker only, and this side is
         // the only writer of `way`'s half (see the module docs: the pipe orders every read of it
         // after the writes it reads).
-        let map = unsafe {
-            MmapOptions::new()
-                .offset(way.offset())
-                .len(HALF as usize)
-                .map_mut(&self.file)?
-        };
+        let map = unsafe { way.half().map_mut(&self.file)? };
         Ok(Outbox { map, next: 0 })
     }
 
@@ -100,12 +98,7 @@ impl Arena {
     pub fn inbox(&self, way: Way) -> io::Result<Inbox> {
         // SAFETY: as for `outbox`; this side only reads ranges a frame it has received announced,
         // which their writer does not touch again before this side answers.
-        let map = unsafe {
-            MmapOptions::new()
-                .offset(way.offset())
-                .len(HALF as usize)
-                .map(&self.file)?
-        };
+        let map = unsafe { way.half().map(&self.file)? };
         Ok(Inbox { map })
     }
 }

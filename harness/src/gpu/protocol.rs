@@ -765,20 +765,7 @@ mod tests {
                     index: 0,
                     offset: 0,
                 },
-                encode: Encode::Tiled {
-                    common: EncodeCommon {
-                        data_type: 0,
-                        rank: 1,
-                        global_dim: vec![64],
-                        global_strides: vec![],
-                        element_strides: vec![1],
-                        interleave: 0,
-                        swizzle: 0,
-                        l2_promotion: 0,
-                        oob_fill: 0,
-                    },
-                    box_dim: vec![16],
-                },
+                encode: tiled(64),
                 store: None,
             }],
             launch: Some(KernelLaunch {
