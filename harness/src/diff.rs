@@ -156,9 +156,10 @@ pub fn run_batch_under(
 }
 
 /// The threads the reference of [`run_batch_under`] runs on, apart from the global pool that
-/// the backend's emission and observation use. On one pool the next step's reference tasks
-/// came first (a rayon thread finishes the work it split before taking injected jobs), so the
-/// current step's emission waited for all of them before the device could start.
+/// the backend's emission and observation use. On one pool the next step's reference tasks came
+/// first (a rayon thread finishes the work it split before taking injected jobs); apart, the OS
+/// shares the cores, though emission still slows while the reference saturates them
+/// (`reports/bench/README.md`, h100-2026-11-26).
 fn reference_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
