@@ -21,6 +21,9 @@ pub fn key(file: &str, case: &str) -> String {
     format!("{file}::{case}")
 }
 
+/// How long a claim waits for a lock that reads as held.
+const CLAIM_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// A journal's folder, held by this process (an exclusive lock next to the journal) before
 /// anything in it is read, cleared or written.
 pub struct Claim {
@@ -41,14 +44,26 @@ impl Claim {
             .write(true)
             .open(&lock_path)
             .map_err(|e| format!("{}: {e}", lock_path.display()))?;
-        if let Err(e) = lock.try_lock() {
-            return Err(match e {
-                std::fs::TryLockError::WouldBlock => format!(
-                    "{}: another run is writing to this folder; give this one another --out",
-                    path.display()
-                ),
-                std::fs::TryLockError::Error(e) => format!("{}: {e}", lock_path.display()),
-            });
+        // A process this one forks (a GPU worker) shares the lock's file description until it
+        // execs, so a lock released a moment ago can still read as held: ask again for a short
+        // while before blaming another run, which would hold it for its whole length.
+        let deadline = std::time::Instant::now() + CLAIM_PATIENCE;
+        loop {
+            match lock.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(format!(
+                        "{}: another run is writing to this folder; give this one another --out",
+                        path.display()
+                    ))
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(format!("{}: {e}", lock_path.display()))
+                }
+            }
         }
         Ok(Claim {
             path: path.to_path_buf(),
