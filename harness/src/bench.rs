@@ -352,9 +352,8 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
                 crate::compile::Compiler::find().ok(),
             );
             // The naive path: the driver JIT compiles every case's own module, one launch each;
-            // without its disk cache, which would serve a rerun's modules uncompiled (on the
-            // H100 a second bench read 1,500-4,000 naive cases/s against 50-73 on a fresh
-            // machine).
+            // without its disk cache, which would serve a rerun's modules uncompiled (figures in
+            // reports/bench/README.md, 70bf7f5).
             let mut cfg = supervisor_config(args.device, 20, true)?;
             cfg.command
                 .env
