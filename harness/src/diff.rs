@@ -11,6 +11,7 @@ use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome};
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::target::Target;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a backend made of one case.
@@ -62,6 +63,39 @@ pub trait Backend {
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String>;
     /// Host time the core spent before (reference) and after (judge) this backend's work.
     fn host_time(&mut self, _reference: Duration, _judge: Duration) {}
+    /// Work on a batch that needs none of the backend's changing state (emission, composing
+    /// launches), which the core then does ahead: while the backend observes one batch, the next
+    /// is prepared on host threads. `None`: nothing to prepare.
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        None
+    }
+    /// [`Backend::observe`] of cases that this backend's [`Backend::preparer`] prepared.
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        _prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        self.observe(cases)
+    }
+}
+
+/// A backend's host-side work on a batch, done apart from the backend (see
+/// [`Backend::preparer`]).
+pub trait Prepare: Send + Sync {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared;
+}
+
+/// What a [`Prepare`] made of a batch, opaque to the core; only its own backend reads it.
+pub struct Prepared(Box<dyn std::any::Any + Send>);
+
+impl Prepared {
+    pub fn new<T: std::any::Any + Send>(v: T) -> Prepared {
+        Prepared(Box::new(v))
+    }
+    /// The prepared value, if it is a `T`.
+    pub fn take<T: std::any::Any>(self) -> Option<T> {
+        self.0.downcast().ok().map(|b| *b)
+    }
 }
 
 /// A case's judged result, with its observation and program.
@@ -99,18 +133,39 @@ pub fn run_batch(
     run_batch_under(crate::judge::DEFAULT_PROFILE, backend, known, cases)
 }
 
-/// Cases per step of [`run_batch_under`]'s pipeline: the reference evaluates the next step's
-/// cases on host threads while the backend observes this step's.
-const PIPELINE_CASES: usize = 8192;
+/// Most cases per step of [`run_batch_under`]'s pipeline: the next step's cases are evaluated
+/// and prepared on host threads while the backend observes this step's.
+const PIPELINE_CASES: usize = 4096;
 
-/// The reference's side of every case (on host threads), and how long that took.
-type Evaluated = (Vec<(CaseResult, Option<Execution>)>, Duration);
+/// The steps a batch of `n` cases goes in: one step up to [`PIPELINE_CASES`]; beyond, steps
+/// that start at a quarter of it and double, since nothing overlaps the first step's reference.
+fn step_lengths(n: usize) -> Vec<usize> {
+    if n <= PIPELINE_CASES {
+        return vec![n];
+    }
+    let (mut out, mut left, mut len) = (Vec::new(), n, PIPELINE_CASES / 4);
+    while left > 0 {
+        let take = len.min(left);
+        out.push(take);
+        left -= take;
+        len = (len * 2).min(PIPELINE_CASES);
+    }
+    out
+}
+
+/// A step evaluated ahead: the reference's side of every case and how long that took, and what
+/// the backend's preparer made of the cases to observe.
+struct Ahead {
+    evaluated: Vec<(CaseResult, Option<Execution>)>,
+    reference: Duration,
+    prepared: Option<Prepared>,
+}
 
 /// Run `cases` (file, case): the reference under `profile` on host threads (with every recorded
 /// observation replayed), then the backend, then the judge. One result per case, in order; known
 /// divergences are applied only to the replays (the caller decides for live results). Batches of
-/// more than [`PIPELINE_CASES`] go in steps, the reference of each step overlapping the backend's
-/// work on the one before.
+/// more than [`PIPELINE_CASES`] go in steps: while the backend observes one step, the next is
+/// evaluated by the reference and prepared by the backend's [`Backend::preparer`].
 pub fn run_batch_under(
     profile: Profile,
     backend: &mut dyn Backend,
@@ -118,36 +173,56 @@ pub fn run_batch_under(
     cases: &[(&str, &Case)],
 ) -> Result<Vec<Judged>, String> {
     use rayon::prelude::*;
-    let evaluate = |cs: &[(&str, &Case)]| -> Evaluated {
-        let t = Instant::now();
+    let targets: std::collections::BTreeSet<Target> = cases.iter().map(|c| c.1.target).collect();
+    let runnable: std::collections::BTreeSet<Target> =
+        targets.into_iter().filter(|t| backend.runs(*t)).collect();
+    let preparer = backend.preparer();
+    let ahead = |cs: &[(&str, &Case)]| -> Ahead {
         let run = || {
-            cs.par_iter()
+            let t = Instant::now();
+            let evaluated: Vec<_> = cs
+                .par_iter()
                 .map(|(file, case)| reference_side(file, case, known, profile))
-                .collect()
+                .collect();
+            let reference = t.elapsed();
+            let prepared = preparer.as_ref().map(|p| {
+                let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), &runnable);
+                let pairs: Vec<(&Case, &Execution)> =
+                    ready.iter().map(|&(k, x)| (cs[k].1, x)).collect();
+                p.prepare(&pairs)
+            });
+            Ahead {
+                evaluated,
+                reference,
+                prepared,
+            }
         };
-        let v = match reference_pool() {
+        match reference_pool() {
             Some(pool) => pool.install(run),
             None => run(),
-        };
-        (v, t.elapsed())
+        }
     };
-    let steps: Vec<&[(&str, &Case)]> = if cases.is_empty() {
-        vec![cases]
-    } else {
-        cases.chunks(PIPELINE_CASES).collect()
-    };
+    let mut rest = cases;
+    let steps: Vec<&[(&str, &Case)]> = step_lengths(cases.len())
+        .into_iter()
+        .map(|n| {
+            let (step, after) = rest.split_at(n);
+            rest = after;
+            step
+        })
+        .collect();
     let mut out = Vec::with_capacity(cases.len());
-    let mut next = Some(evaluate(steps[0]));
+    let mut next = Some(ahead(steps[0]));
     for (i, step) in steps.iter().enumerate() {
-        let Some(evaluated) = next.take() else { break };
+        let Some(this) = next.take() else { break };
         let (judged, after) = std::thread::scope(|s| {
-            let later = steps.get(i + 1).map(|c| s.spawn(|| evaluate(c)));
-            let judged = observe_and_judge(backend, step, evaluated);
+            let later = steps.get(i + 1).map(|c| s.spawn(|| ahead(c)));
+            let judged = observe_and_judge(backend, step, this, &runnable);
             (judged, later.map(|h| h.join()))
         });
         out.extend(judged?);
         next = match after {
-            Some(Ok(e)) => Some(e),
+            Some(Ok(a)) => Some(a),
             Some(Err(_)) => return Err("the reference panicked".into()),
             None => None,
         };
@@ -155,10 +230,27 @@ pub fn run_batch_under(
     Ok(out)
 }
 
-/// The threads the reference of [`run_batch_under`] runs on, apart from the global pool that
-/// the backend's emission and observation use. On one pool the next step's reference tasks came
-/// first (a rayon thread finishes the work it split before taking injected jobs); apart, the OS
-/// shares the cores, though emission still slows while the reference saturates them
+/// The cases of a step the backend observes (by index, with their executions): those the
+/// reference ran without failure, built for a target the backend runs.
+fn ready<'e>(
+    cases: &[(&str, &Case)],
+    executions: impl IntoIterator<Item = Option<&'e Execution>>,
+    runnable: &std::collections::BTreeSet<Target>,
+) -> Vec<(usize, &'e Execution)> {
+    executions
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, ex)| {
+            ex.filter(|_| runnable.contains(&cases[k].1.target))
+                .map(|x| (k, x))
+        })
+        .collect()
+}
+
+/// The threads a step is evaluated and prepared on in [`run_batch_under`], apart from the global
+/// pool that the backend's observation and the judge use. On one pool the next step's tasks came
+/// first (a rayon thread finishes the work it split before taking injected jobs). Emission runs
+/// here after the reference, not beside it: beside it, it took about ten times as long
 /// (`reports/bench/README.md`, h100-2026-11-26).
 fn reference_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
@@ -176,29 +268,23 @@ fn reference_pool() -> Option<&'static rayon::ThreadPool> {
 fn observe_and_judge(
     backend: &mut dyn Backend,
     cases: &[(&str, &Case)],
-    (evaluated, reference): Evaluated,
+    step: Ahead,
+    runnable: &std::collections::BTreeSet<Target>,
 ) -> Result<Vec<Judged>, String> {
     use rayon::prelude::*;
-    let mut out: Vec<Judged> = Vec::with_capacity(cases.len());
-    let mut ready: Vec<(usize, &Case, &Execution)> = Vec::new();
-    for (k, (r, ex)) in evaluated.iter().enumerate() {
-        let mut r = r.clone();
-        match ex {
-            Some(x) if backend.runs(cases[k].1.target) => ready.push((k, cases[k].1, x)),
-            Some(_) => {
-                r.verdict = Verdict::NotRun;
-                r.detail = format!("needs {}", cases[k].1.target);
-            }
-            None => {}
-        }
-        out.push(Judged {
-            result: r,
-            observation: None,
-            ptx: None,
-        });
-    }
-    let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(_, c, x)| (c, x)).collect();
-    let runs = backend.observe(&pairs)?;
+    let Ahead {
+        evaluated,
+        reference,
+        prepared,
+    } = step;
+    let (results, executions): (Vec<CaseResult>, Vec<Option<Execution>>) =
+        evaluated.into_iter().unzip();
+    let ready = ready(cases, executions.iter().map(Option::as_ref), runnable);
+    let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
+    let runs = match prepared {
+        Some(p) => backend.observe_prepared(&pairs, p)?,
+        None => backend.observe(&pairs)?,
+    };
     if runs.len() != ready.len() {
         return Err(format!(
             "backend returned {} results for {} cases",
@@ -207,11 +293,28 @@ fn observe_and_judge(
         ));
     }
     let t = Instant::now();
-    let judged: Vec<(usize, Judged)> = ready
-        .par_iter()
-        .zip(runs)
-        .map(|(&(k, case, ex), run)| {
-            let mut r = out[k].result.clone();
+    let mut runs_at: Vec<Option<Run>> = Vec::new();
+    runs_at.resize_with(cases.len(), || None);
+    for (&(k, _), run) in ready.iter().zip(runs) {
+        runs_at[k] = Some(run);
+    }
+    let out: Vec<Judged> = results
+        .into_par_iter()
+        .zip(runs_at)
+        .enumerate()
+        .map(|(k, (mut r, run))| {
+            let (case, ex) = (cases[k].1, executions[k].as_ref());
+            let Some((run, ex)) = run.zip(ex) else {
+                if ex.is_some() {
+                    r.verdict = Verdict::NotRun;
+                    r.detail = format!("needs {}", case.target);
+                }
+                return Judged {
+                    result: r,
+                    observation: None,
+                    ptx: None,
+                };
+            };
             r.wall_us = run.wall_us;
             r.device = run.device;
             let observation = match run.ran {
@@ -235,19 +338,27 @@ fn observe_and_judge(
                     None
                 }
             };
-            let j = Judged {
+            Judged {
                 result: r,
                 observation,
                 ptx: run.ptx,
-            };
-            (k, j)
+            }
         })
         .collect();
-    for (k, j) in judged {
-        out[k] = j;
-    }
+    drop(pairs);
+    drop(ready);
+    drop_apart(executions);
     backend.host_time(reference, t.elapsed());
     Ok(out)
+}
+
+/// Free `v` on a thread of its own: a step's executions take long to free one by one, and the
+/// thread that observes the next step should not wait for that.
+fn drop_apart<T: Send + 'static>(v: T) {
+    // Where no thread can start, `v` is freed here with the refused closure.
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || drop(v));
 }
 
 /// The model's own prediction as an observation: completion (or the trap, timeout or driver
@@ -639,7 +750,7 @@ check: [buf]
             vec![],
         );
         let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
-        assert_eq!(b.1, vec![PIPELINE_CASES, 5]);
+        assert_eq!(b.1, vec![1024, 2048, 1029]);
         assert_eq!(out.len(), cases.len());
         for (i, j) in out.iter().enumerate() {
             assert_eq!(j.result.case, format!("c{i}"));
@@ -651,6 +762,122 @@ check: [buf]
             .unwrap()
             .is_empty());
         assert_eq!(b.1, vec![0]);
+    }
+
+    /// A backend whose preparer names the cases it prepared, and whose observation of a step
+    /// waits (bounded) for the next step's preparation where told to.
+    struct Preparing {
+        inner: Predicted,
+        log: Arc<std::sync::Mutex<Vec<String>>>,
+        /// (first case of a step, first case of the next): observing the one waits for the
+        /// other's preparation.
+        waits: Vec<(&'static str, &'static str)>,
+    }
+
+    struct Names(Arc<std::sync::Mutex<Vec<String>>>);
+
+    fn first_and_len(cases: &[(&Case, &Execution)]) -> String {
+        let first = cases.first().map_or("-", |c| c.0.name.as_str());
+        format!("{first} {}", cases.len())
+    }
+
+    impl Prepare for Names {
+        fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("prepare {}", first_and_len(cases)));
+            Prepared::new(cases.iter().map(|c| c.0.name.clone()).collect::<Vec<_>>())
+        }
+    }
+
+    impl Backend for Preparing {
+        fn info(&self) -> RunInfo {
+            self.inner.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.inner.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            let line = format!("unprepared {}", first_and_len(cases));
+            self.log.lock().unwrap().push(line);
+            self.inner.observe(cases)
+        }
+        fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+            Some(Arc::new(Names(self.log.clone())))
+        }
+        fn observe_prepared(
+            &mut self,
+            cases: &[(&Case, &Execution)],
+            prepared: Prepared,
+        ) -> Result<Vec<Run>, String> {
+            let names: Vec<String> = cases.iter().map(|c| c.0.name.clone()).collect();
+            assert_eq!(prepared.take::<Vec<String>>(), Some(names));
+            let first = cases.first().map_or("", |c| c.0.name.as_str());
+            if let Some((_, next)) = self.waits.iter().find(|(at, _)| *at == first) {
+                let wanted = format!("prepare {next} ");
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_secs(30)
+                    && !self
+                        .log
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .any(|l| l.starts_with(&wanted))
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            let line = format!("observe {}", first_and_len(cases));
+            self.log.lock().unwrap().push(line);
+            self.inner.observe(cases)
+        }
+    }
+
+    /// Each step reaches the backend with what its preparer made of exactly that step's cases,
+    /// and the next step is prepared while the backend observes the one before.
+    #[test]
+    fn the_next_step_is_prepared_while_the_backend_observes() {
+        let c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let cases: Vec<Case> = (0..PIPELINE_CASES + 5)
+            .map(|i| Case {
+                name: format!("c{i}"),
+                ..c.clone()
+            })
+            .collect();
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let mut b = Preparing {
+            inner: Predicted {
+                info: info("model"),
+            },
+            log: Default::default(),
+            waits: vec![("c0", "c1024"), ("c1024", "c3072")],
+        };
+        let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
+        assert_eq!(out.len(), cases.len());
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
+        assert_eq!(
+            *b.log.lock().unwrap(),
+            [
+                "prepare c0 1024",
+                "prepare c1024 2048",
+                "observe c0 1024",
+                "prepare c3072 1029",
+                "observe c1024 2048",
+                "observe c3072 1029"
+            ]
+        );
+    }
+
+    #[test]
+    fn steps_start_small_and_grow_to_the_pipeline_step() {
+        assert_eq!(step_lengths(0), vec![0]);
+        assert_eq!(step_lengths(PIPELINE_CASES), vec![PIPELINE_CASES]);
+        assert_eq!(
+            step_lengths(20_000),
+            vec![1024, 2048, 4096, 4096, 4096, 4096, 544]
+        );
+        assert_eq!(step_lengths(1 << 20).iter().sum::<usize>(), 1 << 20);
     }
 
     /// A backend that observes one fixed observation.

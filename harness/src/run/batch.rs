@@ -60,7 +60,7 @@ pub struct Kernel {
 }
 
 /// Limits of one launch.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Most instances per launch.
     pub instances: usize,
@@ -100,11 +100,11 @@ fn footprint(u: &Unit) -> u64 {
     b
 }
 
-/// The launch of `units` (all of one shape) as one job, and where each instance landed.
+/// The launch of `units` (all of one shape) as one job for the driver's JIT (at `jit_level`),
+/// and where each instance landed; [`bind`] points it at a compiled kernel instead.
 fn batch_job(
     id: u64,
     units: &[Unit],
-    kernel: Option<&Kernel>,
     jit_level: Option<u8>,
 ) -> Result<(Job, Vec<Placement>), String> {
     let first = units.first().ok_or("empty batch")?;
@@ -213,11 +213,6 @@ fn batch_job(
             slots,
         });
     }
-    // A compiled kernel is named by its module (sent to the worker once); else the JIT takes the PTX.
-    let (ptx, entry, module) = match kernel {
-        Some(k) => (String::new(), k.entry.clone(), k.module),
-        None => (em.ptx.to_string(), em.entry.to_string(), 0),
-    };
     let (in_size, out_size) = (inb.len().max(16) as u64, outb.len().max(16) as u64);
     let job = Job {
         id,
@@ -239,17 +234,28 @@ fn batch_job(
         ],
         tensor_maps,
         launch: Some(KernelLaunch {
-            ptx,
+            ptx: em.ptx.to_string(),
             cubin: Vec::new(),
-            kernel: entry,
-            module,
+            kernel: em.entry.to_string(),
+            module: 0,
             dims,
             params,
-            jit_level: kernel.map_or(jit_level, |_| None),
+            jit_level,
         }),
         read_back: vec![OUT],
     };
     Ok((job, places))
+}
+
+/// Name a compiled kernel in `job` (its module was sent to the worker once) in place of the PTX
+/// for the JIT.
+fn bind(job: &mut Job, kernel: &Kernel) {
+    if let Some(l) = &mut job.launch {
+        l.ptx = String::new();
+        l.kernel = kernel.entry.clone();
+        l.module = kernel.module;
+        l.jit_level = None;
+    }
 }
 
 /// The per-instance results of a completed batch: each shaped like the result of the case's own
@@ -349,52 +355,108 @@ pub struct BatchStats {
     pub phases: crate::gpu::Phases,
 }
 
-/// Run every unit on the device and return one result per unit, in order. `kernels` maps a
-/// shape key to its offline-compiled kernel (missing: the worker's JIT compiles the PTX, at
-/// `jit_level` when given).
+/// One round of composed launches: the units each job holds and where each instance landed.
+struct Round {
+    groups: Vec<Vec<usize>>,
+    jobs: Vec<Job>,
+    places: Vec<Vec<Placement>>,
+    /// Lone launches, run with the supervisor's confirmation setting; a multi-instance launch is
+    /// not confirmed (a failing one is split anyway).
+    single: bool,
+}
+
+/// The launches of a batch, composed before the device is needed (see [`plan`]).
+pub struct Plan {
+    rounds: Vec<Round>,
+    /// Host time composing them.
+    host: std::time::Duration,
+}
+
+/// Compose every launch of `units`: multi-instance launches first, then lone ones (suspects
+/// first, so that each trap is the first job of a fresh worker). It needs neither the device nor
+/// compiled kernels, so a caller can compose a batch while the device runs the one before.
+pub fn plan(units: &[Unit], limits: Limits, jit_level: Option<u8>) -> Result<Plan, String> {
+    compose(units, groups(units, limits), jit_level)
+}
+
+fn compose(
+    units: &[Unit],
+    launches: Vec<Vec<usize>>,
+    jit_level: Option<u8>,
+) -> Result<Plan, String> {
+    use rayon::prelude::*;
+    let t = std::time::Instant::now();
+    let (multi, mut single): (Vec<_>, Vec<_>) = launches.into_iter().partition(|g| g.len() > 1);
+    single.sort_by_key(|g| units[g[0]].isolation);
+    let mut rounds = Vec::new();
+    for (groups, single) in [(multi, false), (single, true)] {
+        if groups.is_empty() {
+            continue;
+        }
+        let (jobs, places) = groups
+            .par_iter()
+            .enumerate()
+            .map(|(k, g)| {
+                let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
+                batch_job(k as u64, &us, jit_level)
+            })
+            .collect::<Result<Vec<_>, String>>()?
+            .into_iter()
+            .unzip();
+        rounds.push(Round {
+            groups,
+            jobs,
+            places,
+            single,
+        });
+    }
+    Ok(Plan {
+        rounds,
+        host: t.elapsed(),
+    })
+}
+
+/// Run the launches `plan` composed for `units` on the device and return one result per unit,
+/// in order. `kernels` maps a shape key to its offline-compiled kernel (missing: the worker's
+/// JIT compiles the PTX, at `jit_level` when given). A launch that fails as a whole is split in
+/// halves and the halves run again.
 pub fn execute(
     sup: &mut Supervisor,
     units: &[Unit],
     kernels: &std::collections::HashMap<u64, Kernel>,
-    limits: Limits,
     jit_level: Option<u8>,
     stats: &mut BatchStats,
+    mut plan: Plan,
 ) -> Result<Vec<JobResult>, String> {
     use rayon::prelude::*;
     let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
-    let mut pending = groups(units, limits);
     let confirm = sup.confirm_failures();
-    while !pending.is_empty() {
-        // Multi-instance launches first, without confirmation re-runs (a failing launch is split
-        // anyway); then single instances with the caller's setting.
-        let (multi, mut single): (Vec<_>, Vec<_>) = pending.drain(..).partition(|g| g.len() > 1);
-        single.sort_by_key(|g| units[g[0]].isolation);
-        for (round, confirm_now) in [(multi, false), (single, confirm)] {
-            if round.is_empty() {
-                continue;
+    loop {
+        stats.host += plan.host;
+        let mut pending = Vec::new();
+        for round in plan.rounds {
+            let Round {
+                groups,
+                mut jobs,
+                places,
+                single,
+            } = round;
+            for (g, job) in groups.iter().zip(&mut jobs) {
+                if let Some(k) = kernels.get(&units[g[0]].em.shape_key) {
+                    bind(job, k);
+                }
             }
             let t = std::time::Instant::now();
-            let (jobs, places): (Vec<Job>, Vec<Vec<Placement>>) = round
-                .par_iter()
-                .enumerate()
-                .map(|(k, g)| {
-                    let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                    batch_job(k as u64, &us, kernels.get(&us[0].em.shape_key), jit_level)
-                })
-                .collect::<Result<Vec<_>, String>>()?
-                .into_iter()
-                .unzip();
-            stats.host += t.elapsed();
-            let t = std::time::Instant::now();
-            sup.set_confirm_failures(confirm_now);
+            sup.set_confirm_failures(single && confirm);
             let rs = sup.run(&jobs);
             sup.set_confirm_failures(confirm);
             stats.device += t.elapsed();
             let t = std::time::Instant::now();
             let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
             stats.launches += jobs.len() as u64;
+            drop(jobs);
             // Completed launches are split into their instances' results on every core.
-            let split_up: Vec<Option<Vec<JobResult>>> = round
+            let split_up: Vec<Option<Vec<JobResult>>> = groups
                 .par_iter()
                 .zip(places)
                 .zip(&rs)
@@ -405,7 +467,7 @@ pub fn execute(
                     })
                 })
                 .collect();
-            for ((g, jr), each) in round.into_iter().zip(&rs).zip(split_up) {
+            for ((g, jr), each) in groups.into_iter().zip(&rs).zip(split_up) {
                 stats.worker += std::time::Duration::from_micros(jr.wall_us);
                 stats.phases += jr.phases;
                 if let Some(each) = each {
@@ -422,6 +484,10 @@ pub fn execute(
             }
             stats.host += t.elapsed();
         }
+        if pending.is_empty() {
+            break;
+        }
+        plan = compose(units, pending, jit_level)?;
     }
     results
         .into_iter()
@@ -458,7 +524,7 @@ program:
             em: &em,
             isolation: Isolation::Shared,
         };
-        let (job, places) = batch_job(1, &[unit], None, None).unwrap();
+        let (job, places) = batch_job(1, &[unit], None).unwrap();
         let (start, _, _) = global_geometry(&case, 0);
         let at = (places[0].globals[0] + start) as usize;
         let want = Init::Hash(5).materialize(8192).unwrap();

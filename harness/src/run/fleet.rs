@@ -3,12 +3,13 @@
 //! device or one stuck isolating traps does not hold the others back.
 
 use super::gpu::Engine;
-use crate::diff::{Backend, Run};
+use crate::diff::{Backend, Prepare, Prepared, Run};
 use crate::report::RunInfo;
 use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::target::Target;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The runs of the chunk of a batch that starts at this case.
@@ -105,6 +106,23 @@ impl Backend for Fleet {
     }
     fn host_time(&mut self, reference: Duration, judge: Duration) {
         self.engines[0].host_time(reference, judge);
+    }
+    /// One engine prepares as it would alone; several split a batch as it comes.
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        match self.engines.as_slice() {
+            [one] => one.preparer(),
+            _ => None,
+        }
+    }
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        match self.engines.as_mut_slice() {
+            [one] => one.observe_prepared(cases, prepared),
+            _ => self.observe(cases),
+        }
     }
 }
 

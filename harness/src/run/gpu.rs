@@ -2,9 +2,9 @@
 //! (parameter block with patched pointers, dump buffer, every global region between canaries),
 //! run batches through the isolating supervisor, decode what came back into a typed observation.
 
-use super::batch::{BatchStats, Isolation, Kernel, Limits, Unit};
+use super::batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use super::RunArgs;
-use crate::diff::{Backend, Ran, Run};
+use crate::diff::{Backend, Prepare, Prepared, Ran, Run};
 use crate::emit::{emit_all, link, Emitted};
 use crate::gpu::{DeviceInfo, JobResult, Outcome, Supervisor, SupervisorConfig, WorkerCommand};
 use crate::judge::shared_key;
@@ -16,6 +16,7 @@ use ptxconform_reference::target::{Suffix, Target};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Buffer indices of a case's job result (see [`super::batch`], which shapes each instance's
@@ -388,46 +389,114 @@ impl Backend for Engine {
     /// Emit every case (host threads), compile new shapes, run them in batched launches, decode
     /// what came back.
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-        use rayon::prelude::*;
-        let t = Instant::now();
-        let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
-        let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
-            .into_par_iter()
-            .map(|em| match em {
-                Ok(em) if em.assemblable() => Ok(em),
-                Ok(em) => Err(Box::new(Ran::NotRun(format!(
-                    "needs PTX ISA {} (the driver takes at most 9.0)",
-                    em.version
-                )))),
-                Err(e) => Err(Box::new(Ran::Failed(format!("emit: {e}")))),
-            })
-            .collect();
-        if self.naive {
-            let base = self.stats.instances;
-            for (k, em) in emitted.iter_mut().enumerate() {
-                if let Ok(em) = em {
-                    em.ptx = format!("{}// instance {}\n", em.ptx, base + k as u64).into();
-                    em.shape_key = crate::emit::fnv1a(&em.ptx);
-                }
+        let naive = self.naive.then_some(self.stats.instances);
+        let step = prepare(cases, &self.known, self.limits, self.jit_level, naive);
+        self.finish(cases, step)
+    }
+    /// Emission and composed launches need none of the engine's state that a batch changes, so
+    /// the core prepares a batch while the device runs the one before (not for the naive path,
+    /// whose programs are numbered by the instances run so far).
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        (!self.naive).then(|| {
+            Arc::new(Preparer {
+                known: self.known.clone(),
+                limits: self.limits,
+                jit_level: self.jit_level,
+            }) as Arc<dyn Prepare>
+        })
+    }
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        match prepared.take::<Step>() {
+            Some(step) if (step.limits, step.jit_level) == (self.limits, self.jit_level) => {
+                self.finish(cases, step)
+            }
+            _ => self.observe(cases),
+        }
+    }
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.times.reference += reference;
+        self.times.judge += judge;
+    }
+}
+
+/// What an engine does for a batch before it needs the device: every case's program emitted,
+/// how each may share a launch, and the launches composed.
+struct Step {
+    emitted: Vec<Result<Emitted, Box<Ran>>>,
+    /// The cases (by index) whose program was emitted, each with its isolation; the plan's units
+    /// in order.
+    ready: Vec<(usize, Isolation)>,
+    plan: Result<Plan, String>,
+    /// Host time emitting.
+    emit: Duration,
+    /// The settings the launches were composed under.
+    limits: Limits,
+    jit_level: Option<u8>,
+}
+
+/// An engine's settings that [`prepare`] reads, apart from the engine.
+struct Preparer {
+    known: KnownDivergences,
+    limits: Limits,
+    jit_level: Option<u8>,
+}
+
+impl Prepare for Preparer {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
+        Prepared::new(prepare(
+            cases,
+            &self.known,
+            self.limits,
+            self.jit_level,
+            None,
+        ))
+    }
+}
+
+/// Emit every case (host threads) and compose its launches. `naive`: every case a program of its
+/// own, numbered from that many instances run before.
+fn prepare(
+    cases: &[(&Case, &Execution)],
+    known: &KnownDivergences,
+    limits: Limits,
+    jit_level: Option<u8>,
+    naive: Option<u64>,
+) -> Step {
+    use rayon::prelude::*;
+    let t = Instant::now();
+    let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
+    let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
+        .into_par_iter()
+        .map(|em| match em {
+            Ok(em) if em.assemblable() => Ok(em),
+            Ok(em) => Err(Box::new(Ran::NotRun(format!(
+                "needs PTX ISA {} (the driver takes at most 9.0)",
+                em.version
+            )))),
+            Err(e) => Err(Box::new(Ran::Failed(format!("emit: {e}")))),
+        })
+        .collect();
+    if let Some(base) = naive {
+        for (k, em) in emitted.iter_mut().enumerate() {
+            if let Ok(em) = em {
+                em.ptx = format!("{}// instance {}\n", em.ptx, base + k as u64).into();
+                em.shape_key = crate::emit::fnv1a(&em.ptx);
             }
         }
-        self.times.emit += t.elapsed();
-        let ready: Vec<(usize, &Emitted)> = emitted
-            .iter()
-            .enumerate()
-            .filter_map(|(k, e)| e.as_ref().ok().map(|em| (k, em)))
-            .collect();
-        let t = Instant::now();
-        self.compile(&ready.iter().map(|(_, em)| *em).collect::<Vec<_>>());
-        self.times.compile += t.elapsed();
-        let t = Instant::now();
-        let units: Vec<Unit> = ready
-            .iter()
-            .map(|&(k, em)| {
-                let (case, ex) = cases[k];
-                let isolation = if ex.expected_hw == ExpectedHw::MayTrap
-                    || self.known.matching(&case.name).is_some()
-                {
+    }
+    let emit = t.elapsed();
+    let ready: Vec<(usize, Isolation)> = emitted
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.is_ok())
+        .map(|(k, _)| {
+            let (case, ex) = cases[k];
+            let isolation =
+                if ex.expected_hw == ExpectedHw::MayTrap || known.matching(&case.name).is_some() {
                     Isolation::Suspect
                 } else if ex.expected_hw != ExpectedHw::Completes
                     || matches!(ex.outcome, RefOutcome::Undefined { .. })
@@ -437,27 +506,69 @@ impl Backend for Engine {
                 } else {
                     Isolation::Shared
                 };
-                Unit {
-                    case,
-                    em,
-                    isolation,
-                }
+            (k, isolation)
+        })
+        .collect();
+    let plan = super::batch::plan(&units_of(cases, &emitted, &ready), limits, jit_level);
+    Step {
+        emitted,
+        ready,
+        plan,
+        emit,
+        limits,
+        jit_level,
+    }
+}
+
+/// The units of a step's `ready` cases, in order.
+fn units_of<'a>(
+    cases: &[(&'a Case, &Execution)],
+    emitted: &'a [Result<Emitted, Box<Ran>>],
+    ready: &[(usize, Isolation)],
+) -> Vec<Unit<'a>> {
+    ready
+        .iter()
+        .filter_map(|&(k, isolation)| {
+            let em = emitted[k].as_ref().ok()?;
+            Some(Unit {
+                case: cases[k].0,
+                em,
+                isolation,
             })
-            .collect();
+        })
+        .collect()
+}
+
+impl Engine {
+    /// Run a prepared step: compile its new shapes, run its launches, decode what came back.
+    fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
+        use rayon::prelude::*;
+        let Step {
+            emitted,
+            ready,
+            plan,
+            emit,
+            ..
+        } = step;
+        self.times.emit += emit;
+        let t = Instant::now();
+        let units = units_of(cases, &emitted, &ready);
+        self.compile(&units.iter().map(|u| u.em).collect::<Vec<_>>());
+        self.times.compile += t.elapsed();
+        let t = Instant::now();
         let results = super::batch::execute(
             &mut self.sup,
             &units,
             &self.kernels,
-            self.limits,
             self.jit_level,
             &mut self.stats,
+            plan?,
         )?;
         let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
         for ((k, _), jr) in ready.iter().zip(results) {
             jrs[*k] = Some(jr);
         }
         drop(units);
-        drop(ready);
         self.times.execute += t.elapsed();
         let t = Instant::now();
         let (info, label) = (&self.info, &self.label);
@@ -489,10 +600,6 @@ impl Backend for Engine {
         self.times.observe += t.elapsed();
         Ok(runs)
     }
-    fn host_time(&mut self, reference: Duration, judge: Duration) {
-        self.times.reference += reference;
-        self.times.judge += judge;
-    }
 }
 
 impl Engine {
@@ -516,13 +623,14 @@ impl Engine {
             isolation: Isolation::Shared,
         };
         let units = vec![unit; n];
+        let plan = super::batch::plan(&units, self.limits, self.jit_level)?;
         let results = super::batch::execute(
             &mut self.sup,
             &units,
             &self.kernels,
-            self.limits,
             self.jit_level,
             &mut self.stats,
+            plan,
         )?;
         self.times.execute += t.elapsed();
         let t = Instant::now();
