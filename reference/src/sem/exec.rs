@@ -1170,11 +1170,7 @@ impl<'c> Machine<'c> {
     // --- touches -------------------------------------------------------------------------------
 
     fn touch(&mut self, at: Addr, len: u64, kind: TouchKind) {
-        let exact = self
-            .mem
-            .read(at, len)
-            .map(|b| b.iter().all(|x| x.known().is_some()))
-            .unwrap_or(false);
+        let exact = self.mem.all_known(at, len).unwrap_or(false);
         let end = at.offset + len;
         match at.region {
             RegionId::Global(i) => {
@@ -1552,16 +1548,25 @@ impl<'c> Machine<'c> {
 
     fn final_state(&mut self) -> Result<FinalState, ErrorKind> {
         let internal = |e: MemError| ErrorKind::Internal(e.to_string());
-        // A-EXEC-UPDATE-FINAL: reductions in flight widen their destination.
-        let mut mem = self.mem.clone();
-        for (w, u) in &self.updates {
-            if let Some((at, len)) = mem.target(*w) {
-                let cur = mem.read(at, len).map_err(internal)?;
-                let res = reduce_update(self.profile, u, &cur, &mut self.departures)?;
-                let wide: Vec<Byte> = cur.iter().zip(&res).map(|(a, b)| a.union(*b)).collect();
-                mem.complete_update(*w, wide).map_err(internal)?;
+        // A-EXEC-UPDATE-FINAL: reductions in flight widen their destination (in a copy: the
+        // machine's memory stays as it ran; with none, the memory is read as it is).
+        let widened = match self.updates.is_empty() {
+            true => None,
+            false => {
+                let mut mem = self.mem.clone();
+                for (w, u) in &self.updates {
+                    if let Some((at, len)) = mem.target(*w) {
+                        let cur = mem.read(at, len).map_err(internal)?;
+                        let res = reduce_update(self.profile, u, &cur, &mut self.departures)?;
+                        let wide: Vec<Byte> =
+                            cur.iter().zip(&res).map(|(a, b)| a.union(*b)).collect();
+                        mem.complete_update(*w, wide).map_err(internal)?;
+                    }
+                }
+                Some(mem)
             }
-        }
+        };
+        let mem = widened.as_ref().unwrap_or(&self.mem);
         let mut global = BTreeMap::new();
         for (i, r) in self.case.memory.global.iter().enumerate() {
             global.insert(

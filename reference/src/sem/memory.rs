@@ -91,6 +91,11 @@ impl ByteSet {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The least value in the set.
+    pub fn first(&self) -> Option<u8> {
+        let (i, w) = self.0.iter().enumerate().find(|(_, w)| **w != 0)?;
+        Some((i as u32 * 64 + w.trailing_zeros()) as u8)
+    }
     pub fn iter(self) -> impl Iterator<Item = u8> {
         (0..=255u8).filter(move |v| self.contains(*v))
     }
@@ -120,7 +125,7 @@ impl Byte {
     /// Normalizes: a one-value set is `Known`. An empty set is not a byte; it becomes ANY.
     pub fn from_set(s: ByteSet) -> Byte {
         match s.len() {
-            1 => Byte::Known(s.iter().next().unwrap_or(0)),
+            1 => Byte::Known(s.first().unwrap_or(0)),
             0 => Byte::ANY,
             _ => Byte::OneOf(s),
         }
@@ -133,8 +138,13 @@ impl Byte {
     }
     pub fn union(self, o: Byte) -> Byte {
         match (self, o) {
-            // The common case (a value over itself) without building sets.
+            // The common cases (a value over itself or another) without counting sets.
             (Byte::Known(a), Byte::Known(b)) if a == b => self,
+            (Byte::Known(a), Byte::Known(b)) => {
+                let mut s = ByteSet::single(a);
+                s.insert(b);
+                Byte::OneOf(s)
+            }
             _ => Byte::from_set(self.set().union(o.set())),
         }
     }
@@ -209,6 +219,10 @@ struct Region {
 
 impl Region {
     fn get(&self, off: u64) -> Byte {
+        // Most regions hold no uncertain byte: no lookup then.
+        if self.uncertain.is_empty() {
+            return Byte::Known(self.known[off as usize]);
+        }
         match self.uncertain.get(&off) {
             Some(s) => Byte::from_set(*s),
             None => Byte::Known(self.known[off as usize]),
@@ -365,6 +379,15 @@ impl Memory {
             r.mark(a.offset, Proxy::Generic, before);
         }
         Ok(())
+    }
+
+    /// Whether every byte of `[at, at+len)` has one known value ([`Memory::read`] would give
+    /// only `Byte::Known`), without reading them out.
+    pub fn all_known(&self, at: Addr, len: u64) -> Result<bool, MemError> {
+        self.check(at, len)?;
+        let r = &self.regions[&at.region];
+        Ok(r.uncertain.is_empty()
+            || !(at.offset..at.offset + len).any(|o| r.uncertain.contains_key(&o)))
     }
 
     /// Reads bytes (e.g. a copy source): uncertain bytes stay uncertain.
@@ -558,7 +581,7 @@ impl Memory {
     /// concurrent write (A-MEM-CONCURRENT-WRITES) also covers the byte. Returns false if the write
     /// was already complete (completing twice, e.g. via two mechanisms, is harmless).
     pub fn complete(&mut self, id: WriteId) -> Result<bool, MemError> {
-        let Some(w) = self.writes.get(&id).cloned() else {
+        let Some(w) = self.writes.get(&id) else {
             // Pruned after completing, or never issued.
             return if id.0 < self.next_write {
                 Ok(false)
@@ -576,11 +599,14 @@ impl Memory {
     }
 
     fn finish(&mut self, id: WriteId) -> Result<bool, MemError> {
-        let w = self.writes[&id].clone();
         let now = self.tick();
+        // Borrowed apart: the write (and the others) are read while its region is written.
+        let Memory {
+            regions, writes, ..
+        } = self;
+        let w = &writes[&id];
         // Writes whose in-flight interval overlaps w's and that touch w's range.
-        let others: Vec<&AsyncWrite> = self
-            .writes
+        let others: Vec<&AsyncWrite> = writes
             .iter()
             .filter(|(oid, o)| {
                 **oid != id
@@ -590,7 +616,9 @@ impl Memory {
             .filter(|(_, o)| !(w.update && o.update))
             .map(|(_, o)| o)
             .collect();
-        let mut cells = Vec::with_capacity(w.new.len());
+        // One region (an access does not cross regions): its maps grow once, not byte by byte.
+        let r = regions.get_mut(&w.at.region).expect("checked");
+        r.unfenced.reserve(w.new.len());
         for (i, b) in w.new.iter().enumerate() {
             let a = w.at.plus(i as u64);
             let v = others
@@ -599,16 +627,10 @@ impl Memory {
                 .fold(*b, Byte::union);
             // proxy.generic_write_async_write: the unordered generic write may land last.
             let v = w.racing[i].map_or(v, |g| v.union(g));
-            cells.push((a, v));
-        }
-        // One region (an access does not cross regions): its maps grow once, not byte by byte.
-        let r = self.region_mut(w.at.region);
-        r.unfenced.reserve(cells.len());
-        for (i, (a, v)) in cells.into_iter().enumerate() {
             r.put(a.offset, v);
             r.mark(a.offset, w.proxy, w.old[i]);
         }
-        if let Some(w) = self.writes.get_mut(&id) {
+        if let Some(w) = writes.get_mut(&id) {
             w.end = Some(now);
         }
         self.prune();
