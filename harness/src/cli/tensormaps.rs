@@ -225,6 +225,7 @@ pub fn jobs(maps: &[TensorMapParams], chunk: usize) -> Vec<Job> {
                 fill: 0,
                 init: vec![],
                 patches: vec![],
+                pieces: vec![],
             }],
             tensor_maps: c.iter().map(request).collect(),
             launch: None,

@@ -60,6 +60,7 @@ fn buf(size: u64, init: Vec<u8>) -> BufferSpec {
         fill: 0,
         init,
         patches: vec![],
+        pieces: vec![],
     }
 }
 
@@ -118,6 +119,11 @@ fn device_end_to_end() {
     let Some(dev) = device_or_skip() else { return };
     eprintln!("device: {dev:?}");
     let grid_vals: Vec<u8> = (0u32..64 * 64).flat_map(|v| v.to_le_bytes()).collect();
+    let pieces = BufferSpec {
+        fill: 0xcd,
+        pieces: vec![Piece { at: 100, len: 4 }],
+        ..buf(512, vec![1, 2, 3, 4])
+    };
     let jobs = vec![
         // 0: plain launch with read-back.
         Job {
@@ -155,6 +161,26 @@ fn device_end_to_end() {
             buffers: vec![buf(4, 7u32.to_le_bytes().to_vec()), buf(4, vec![])],
             tensor_maps: vec![],
             launch: launch("copy4", [1, 1, 1], None, vec![at(0), at(1), KernelParam::U32(5)]),
+            read_back: vec![1],
+        },
+        // 7: a buffer given by pieces comes back as the blocks the kernel changed.
+        Job {
+            id: 107,
+            buffers: vec![buf(4, 9u32.to_le_bytes().to_vec()), pieces.clone()],
+            tensor_maps: vec![],
+            launch: launch(
+                "copy4",
+                [1, 1, 1],
+                None,
+                vec![
+                    at(0),
+                    KernelParam::Pointer(Address::Buffer {
+                        index: 1,
+                        offset: 200,
+                    }),
+                    KernelParam::U32(1),
+                ],
+            ),
             read_back: vec![1],
         },
     ];
@@ -209,6 +235,11 @@ fn device_end_to_end() {
         }
     }
     assert_eq!(rs[6].read_back[0].data, 12u32.to_le_bytes());
+    assert_eq!(rs[7].outcome, Outcome::Ok, "{:?}", rs[7]);
+    assert_eq!(rs[7].read_back[0].pieces, vec![Piece { at: 192, len: 64 }]);
+    let mut want = pieces.image().unwrap();
+    want[200..204].copy_from_slice(&10u32.to_le_bytes());
+    assert_eq!(rs[7].read_back[0].whole_of(&pieces).unwrap()[..], want[..]);
 }
 
 #[test]

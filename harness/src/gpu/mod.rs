@@ -49,7 +49,7 @@ mod device_tests;
 pub use driver::{DeviceInfo, DriverError, LaunchDims, TrapKind};
 pub use protocol::{
     Address, BufferSpec, Encode, EncodeOutcome, Job, JobResult, KernelLaunch, KernelParam, Outcome,
-    Patch, Phases, ReadBack, TensorMapRequest,
+    Patch, Phases, Piece, ReadBack, TensorMapRequest,
 };
 pub use supervisor::{Supervisor, SupervisorConfig, SupervisorError, WorkerCommand};
 pub use tensormap::{EncodeCommon, EncodeError};

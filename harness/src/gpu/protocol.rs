@@ -35,7 +35,8 @@ pub struct Job {
 }
 
 /// A global-memory buffer. The worker over-allocates so that the buffer's start is aligned to
-/// `align`; `init` is written at its start over a background of `fill`.
+/// `align`; `init` is written at its start over a background of `fill` (or, with `pieces`, piece
+/// by piece).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferSpec {
     pub size: u64,
@@ -45,6 +46,12 @@ pub struct BufferSpec {
     pub fill: u8,
     #[serde(default, with = "super::frame::bytes")]
     pub init: Vec<u8>,
+    /// Where `init`'s bytes go, in order (empty: all at the start). A buffer given by pieces is
+    /// also read back by pieces: only the blocks that differ from its uploaded image
+    /// ([`changes`]), so a large buffer of mostly `fill` (a batch's regions between canaries)
+    /// crosses between the processes as what it holds, both ways.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "packed_pieces")]
+    pub pieces: Vec<Piece>,
     /// Device addresses written into this buffer (u64, little-endian) once every buffer of the
     /// job is allocated: how a parameter block holds pointers to the job's other buffers.
     #[serde(
@@ -53,6 +60,114 @@ pub struct BufferSpec {
         with = "packed_patches"
     )]
     pub patches: Vec<Patch>,
+}
+
+/// `len` bytes at offset `at` of a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub at: u64,
+    pub len: u64,
+}
+
+impl BufferSpec {
+    /// The buffer's bytes as uploaded, before address patches and stored tensor maps.
+    pub fn image(&self) -> Result<Vec<u8>, String> {
+        let size = usize::try_from(self.size).map_err(|_| "size too large".to_string())?;
+        let mut img = vec![self.fill; size];
+        place(&mut img, &self.init, &self.pieces)?;
+        Ok(img)
+    }
+}
+
+/// Write `data` into `img`: all at its start when `pieces` is empty, else piece by piece.
+pub fn place(img: &mut [u8], data: &[u8], pieces: &[Piece]) -> Result<(), String> {
+    let whole = [Piece {
+        at: 0,
+        len: data.len() as u64,
+    }];
+    let pieces = if pieces.is_empty() {
+        &whole[..]
+    } else {
+        pieces
+    };
+    let mut from = 0usize;
+    for p in pieces {
+        let span = |at: u64| {
+            let at = usize::try_from(at).ok()?;
+            Some(at..at.checked_add(usize::try_from(p.len).ok()?)?)
+        };
+        let src = span(from as u64)
+            .and_then(|r| data.get(r))
+            .ok_or("pieces hold more bytes than given")?;
+        let dst = span(p.at)
+            .and_then(|r| img.get_mut(r))
+            .ok_or_else(|| format!("{} bytes at {} leave the buffer", p.len, p.at))?;
+        dst.copy_from_slice(src);
+        from += src.len();
+    }
+    if from != data.len() {
+        return Err(format!("{} bytes given, pieces hold {from}", data.len()));
+    }
+    Ok(())
+}
+
+/// Block size of [`changes`].
+const CHANGE_BLOCK: usize = 64;
+
+/// The blocks of `now` that differ from `before` (of equal length), adjacent ones merged: their
+/// bytes in order, and where each run lies.
+pub fn changes(before: &[u8], now: &[u8]) -> (Vec<u8>, Vec<Piece>) {
+    let (mut data, mut pieces) = (Vec::new(), Vec::<Piece>::new());
+    for (k, (b, n)) in before
+        .chunks(CHANGE_BLOCK)
+        .zip(now.chunks(CHANGE_BLOCK))
+        .enumerate()
+    {
+        if b == n {
+            continue;
+        }
+        let at = (k * CHANGE_BLOCK) as u64;
+        match pieces.last_mut() {
+            Some(p) if p.at + p.len == at => p.len += n.len() as u64,
+            _ => pieces.push(Piece {
+                at,
+                len: n.len() as u64,
+            }),
+        }
+        data.extend_from_slice(n);
+    }
+    (data, pieces)
+}
+
+/// Pieces packed as two little-endian u64 each (offset, length).
+mod packed_pieces {
+    use super::Piece;
+    use serde::{de::Error, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(ps: &[Piece], s: S) -> Result<S::Ok, S::Error> {
+        let mut b = Vec::with_capacity(ps.len() * 16);
+        for p in ps {
+            b.extend_from_slice(&p.at.to_le_bytes());
+            b.extend_from_slice(&p.len.to_le_bytes());
+        }
+        crate::gpu::frame::bytes::serialize(&b, s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Piece>, D::Error> {
+        let b = crate::gpu::frame::bytes::deserialize(d)?;
+        if b.len() % 16 != 0 {
+            return Err(D::Error::custom(format!(
+                "pieces: {} bytes is not a whole number of 16-byte pieces",
+                b.len()
+            )));
+        }
+        Ok(b.chunks_exact(16)
+            .map(|c| Piece {
+                at: super::address_codec::u64_at(c, 0),
+                len: super::address_codec::u64_at(c, 8),
+            })
+            .collect())
+    }
 }
 
 /// Packing of an optional [`Address`] into [`address_codec::LEN`] bytes: a tag (0: a buffer's
@@ -475,6 +590,31 @@ pub struct ReadBack {
     pub index: usize,
     #[serde(with = "super::frame::bytes")]
     pub data: Vec<u8>,
+    /// For a buffer given by pieces: where `data`'s bytes lie, the blocks that differ from the
+    /// buffer's [`BufferSpec::image`]. Else empty, and `data` is the whole buffer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "packed_pieces")]
+    pub pieces: Vec<Piece>,
+}
+
+impl ReadBack {
+    /// A whole buffer's bytes.
+    pub fn whole(index: usize, data: Vec<u8>) -> ReadBack {
+        ReadBack {
+            index,
+            data,
+            pieces: vec![],
+        }
+    }
+
+    /// The whole of buffer `spec` as read back.
+    pub fn whole_of(&self, spec: &BufferSpec) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+        if spec.pieces.is_empty() {
+            return Ok(std::borrow::Cow::Borrowed(&self.data));
+        }
+        let mut image = spec.image()?;
+        place(&mut image, &self.data, &self.pieces)?;
+        Ok(std::borrow::Cow::Owned(image))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -759,6 +899,7 @@ mod tests {
                         address: Address::Raw(u64::MAX),
                     },
                 ],
+                pieces: vec![Piece { at: 40, len: 3 }],
             }],
             tensor_maps: vec![TensorMapRequest {
                 global: Address::Buffer {
@@ -822,10 +963,7 @@ mod tests {
                 code: 716,
             },
         );
-        r.read_back.push(ReadBack {
-            index: 0,
-            data: vec![9; 4],
-        });
+        r.read_back.push(ReadBack::whole(0, vec![9; 4]));
         let msg = FromWorker::Done {
             result: Box::new(r),
         };
@@ -862,7 +1000,82 @@ mod tests {
                 fill: 0,
                 init: vec![],
                 patches: vec![],
+                pieces: vec![],
             }
         );
+    }
+
+    /// A buffer given by pieces: its image holds each piece at its place over the fill, and the
+    /// changes a worker reads back rebuild exactly what the device held.
+    #[test]
+    fn pieces_place_and_changes_rebuild_the_buffer() {
+        let spec = BufferSpec {
+            size: 300,
+            align: 256,
+            fill: 0xcd,
+            init: vec![1, 2, 3, 4, 5],
+            patches: vec![],
+            pieces: vec![Piece { at: 10, len: 2 }, Piece { at: 290, len: 3 }],
+        };
+        let img = spec.image().unwrap();
+        assert_eq!(img.len(), 300);
+        assert_eq!(
+            (&img[10..12], &img[290..293]),
+            (&[1, 2][..], &[3, 4, 5][..])
+        );
+        assert_eq!(img.iter().filter(|&&b| b == 0xcd).count(), 295);
+        let mut now = img.clone();
+        now[70] = 9; // block 1
+        now[130] = 9; // block 2: merged with block 1
+        now[299] = 9; // the last, short block
+        let (data, pieces) = changes(&img, &now);
+        assert_eq!(
+            pieces,
+            vec![Piece { at: 64, len: 128 }, Piece { at: 256, len: 44 }]
+        );
+        let rb = ReadBack {
+            index: 0,
+            data,
+            pieces,
+        };
+        assert_eq!(rb.whole_of(&spec).unwrap()[..], now[..]);
+        // Nothing changed: nothing crosses, and the reader still gets the whole buffer.
+        let (data, pieces) = changes(&img, &img);
+        assert!(data.is_empty() && pieces.is_empty());
+        let rb = ReadBack {
+            index: 0,
+            data,
+            pieces,
+        };
+        assert_eq!(rb.whole_of(&spec).unwrap()[..], img[..]);
+    }
+
+    /// Pieces that do not fit their bytes or their buffer are errors, not panics.
+    #[test]
+    fn pieces_out_of_place_are_errors() {
+        let spec = |init: Vec<u8>, pieces: Vec<Piece>| BufferSpec {
+            size: 16,
+            align: 256,
+            fill: 0,
+            init,
+            patches: vec![],
+            pieces,
+        };
+        let cases = [
+            spec(vec![1; 4], vec![Piece { at: 14, len: 4 }]),
+            spec(
+                vec![1; 4],
+                vec![Piece {
+                    at: u64::MAX,
+                    len: 4,
+                }],
+            ),
+            spec(vec![1; 4], vec![Piece { at: 0, len: 5 }]),
+            spec(vec![1; 4], vec![Piece { at: 0, len: 3 }]),
+            spec(vec![1; 17], vec![]),
+        ];
+        for s in cases {
+            assert!(s.image().is_err(), "{:?}", s.pieces);
+        }
     }
 }

@@ -609,13 +609,7 @@ mod tests {
     fn assert_ok(r: &JobResult, id: u64) {
         assert_eq!(r.id, id);
         assert_eq!(r.outcome, Outcome::Ok, "job {id}");
-        assert_eq!(
-            r.read_back,
-            vec![ReadBack {
-                index: 0,
-                data: vec![0xab, id as u8]
-            }]
-        );
+        assert_eq!(r.read_back, vec![ReadBack::whole(0, vec![0xab, id as u8])]);
     }
 
     /// On Linux the worker maps the supervisor's arena, and payloads of several batches travel

@@ -274,9 +274,6 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
                 spec.align
             )));
         }
-        if spec.init.len() as u64 > spec.size {
-            return Err(setup(format!("buffer {i}: init longer than size")));
-        }
         let size =
             usize::try_from(spec.size).map_err(|_| setup(format!("buffer {i}: size too large")))?;
         let align = spec.align as usize;
@@ -293,12 +290,9 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
     let mut images: Vec<Vec<u8>> = job
         .buffers
         .iter()
-        .map(|spec| {
-            let mut img = vec![spec.fill; spec.size as usize];
-            img[..spec.init.len()].copy_from_slice(&spec.init);
-            img
-        })
-        .collect();
+        .enumerate()
+        .map(|(i, spec)| spec.image().map_err(|e| setup(format!("buffer {i}: {e}"))))
+        .collect::<Result<_, _>>()?;
     for (i, spec) in job.buffers.iter().enumerate() {
         for p in &spec.patches {
             if p.offset.checked_add(8).is_none_or(|end| end > spec.size) {
@@ -453,7 +447,31 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
             .mem
             .read(b.start, b.size)
             .map_err(|error| Outcome::LaunchError { error })?;
-        r.read_back.push(ReadBack { index, data });
+        let spec = &job.buffers[index];
+        r.read_back.push(if spec.pieces.is_empty() {
+            ReadBack::whole(index, data)
+        } else {
+            // Against the image before patches and stored maps, so the reader's own image and
+            // these changes give back exactly what the device holds.
+            let stored = job
+                .tensor_maps
+                .iter()
+                .any(|t| matches!(t.store, Some(Address::Buffer { index: i, .. }) if i == index));
+            let base = if spec.patches.is_empty() && !stored {
+                std::borrow::Cow::Borrowed(&images[index])
+            } else {
+                std::borrow::Cow::Owned(
+                    spec.image()
+                        .map_err(|e| setup(format!("buffer {index}: {e}")))?,
+                )
+            };
+            let (data, pieces) = changes(&base, &data);
+            ReadBack {
+                index,
+                data,
+                pieces,
+            }
+        });
     }
     r.phases.read_back_us = lap();
     Ok(Outcome::Ok)
@@ -474,6 +492,7 @@ pub(crate) mod tests {
                 fill: 0,
                 init: vec![0xab],
                 patches: vec![],
+                pieces: vec![],
             }],
             tensor_maps: vec![],
             launch: Some(KernelLaunch {
@@ -564,7 +583,7 @@ pub(crate) mod tests {
                 .map(|b| b.init.clone())
                 .unwrap_or_default();
             data.push(job.id as u8);
-            r.read_back.push(ReadBack { index: 0, data });
+            r.read_back.push(ReadBack::whole(0, data));
             r
         }
     }

@@ -20,15 +20,17 @@ use super::gpu::{global_geometry, DUMP, FIRST_GLOBAL};
 use crate::emit::{tmap_slots, Emitted};
 use crate::gpu::{
     Address, BufferSpec, Job, JobResult, KernelLaunch, KernelParam, LaunchDims, Outcome, Patch,
-    ReadBack, Supervisor,
+    Piece, ReadBack, Supervisor,
 };
 use ptxconform_reference::case::Case;
 use ptxconform_reference::layout::CANARY_BYTE;
 use std::collections::BTreeMap;
 
-/// The batch's input buffer (table, pblocks, shared images) and output buffer (dumps, globals).
+/// The batch's input buffer (table, pblocks, shared images), its global regions between their
+/// canaries (given and read back by pieces: mostly canary bytes) and its dumps.
 const IN: usize = 0;
 const OUT: usize = 1;
+const DUMPS: usize = 2;
 
 /// Whether an instance may share its launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,7 +111,9 @@ fn batch_job(
 ) -> Result<(Job, Vec<Placement>), String> {
     let first = units.first().ok_or("empty batch")?;
     let n = units.len() as u64;
-    let (mut inb, mut outb) = (vec![0u8; (16 * n) as usize], Vec::new());
+    let mut inb = vec![0u8; (16 * n) as usize];
+    let (mut out_len, mut out_init, mut out_pieces) = (0u64, Vec::new(), Vec::new());
+    let mut dumps_len = 0u64;
     let mut patches = Vec::new();
     let mut out_align = 256u64;
     let mut places = Vec::with_capacity(units.len());
@@ -120,26 +124,31 @@ fn batch_job(
         buf.extend_from_slice(bytes);
         at
     };
+    let reserve = |len: &mut u64, align: u64, size: u64| {
+        let at = align_to(*len, align);
+        *len = at + size;
+        at
+    };
     for (i, u) in units.iter().enumerate() {
         let (case, em) = (u.case, u.em);
         let pblock_at = put(&mut inb, 16, &em.pblock_bytes());
         let init_at = put(&mut inb, 16, &em.shared_init);
-        let dump_at = put(
-            &mut outb,
-            256,
-            &vec![0u8; em.dump_layout.total_bytes.max(16) as usize],
-        );
+        let dump_at = reserve(&mut dumps_len, 256, em.dump_layout.total_bytes.max(16));
         let mut globals = Vec::new();
         for (g, r) in case.memory.global.iter().enumerate() {
             let (start, size, align) = global_geometry(case, g);
-            let mut img = vec![CANARY_BYTE; size as usize];
             let init = r
                 .init
                 .materialize(r.size)
                 .map_err(|e| format!("global `{}`: {e}", r.name))?;
-            img[start as usize..start as usize + init.len()].copy_from_slice(&init);
             out_align = out_align.max(align);
-            let at = put(&mut outb, align, &img);
+            // Canary bytes are the buffer's fill: only the region's contents cross.
+            let at = reserve(&mut out_len, align, size);
+            out_pieces.push(Piece {
+                at: at + start,
+                len: init.len() as u64,
+            });
+            out_init.extend_from_slice(&init);
             patches.push(Patch {
                 offset: pblock_at + ((crate::emit::dump::pb::HEADER + g) * 8) as u64,
                 address: Address::Buffer {
@@ -166,7 +175,7 @@ fn batch_job(
         patches.push(Patch {
             offset: 16 * i as u64 + 8,
             address: Address::Buffer {
-                index: OUT,
+                index: DUMPS,
                 offset: dump_at,
             },
         });
@@ -213,23 +222,32 @@ fn batch_job(
             slots,
         });
     }
-    let (in_size, out_size) = (inb.len().max(16) as u64, outb.len().max(16) as u64);
     let job = Job {
         id,
         buffers: vec![
             BufferSpec {
-                size: in_size,
+                size: inb.len().max(16) as u64,
                 align: 256,
                 fill: 0,
                 init: inb,
                 patches,
+                pieces: vec![],
             },
             BufferSpec {
-                size: out_size,
+                size: out_len.max(16),
                 align: out_align,
-                fill: 0,
-                init: outb,
+                fill: CANARY_BYTE,
+                init: out_init,
                 patches: vec![],
+                pieces: out_pieces,
+            },
+            BufferSpec {
+                size: dumps_len.max(16),
+                align: 256,
+                fill: 0,
+                init: vec![],
+                patches: vec![],
+                pieces: vec![],
             },
         ],
         tensor_maps,
@@ -242,7 +260,7 @@ fn batch_job(
             params,
             jit_level,
         }),
-        read_back: vec![OUT],
+        read_back: vec![DUMPS, OUT],
     };
     Ok((job, places))
 }
@@ -260,13 +278,26 @@ fn bind(job: &mut Job, kernel: &Kernel) {
 
 /// The per-instance results of a completed batch: each shaped like the result of the case's own
 /// job (dump at [`DUMP`], global `g`'s buffer at `FIRST_GLOBAL + g`).
-fn split(units: &[Unit], places: &[Placement], jr: &JobResult) -> Vec<JobResult> {
-    let out = jr
-        .read_back
-        .iter()
-        .find(|b| b.index == OUT)
-        .map(|b| b.data.as_slice())
-        .unwrap_or(&[]);
+fn split(units: &[Unit], places: &[Placement], job: &Job, jr: &JobResult) -> Vec<JobResult> {
+    let whole = |index: usize| {
+        let spec = job.buffers.get(index).ok_or("no such buffer")?;
+        match jr.read_back.iter().find(|b| b.index == index) {
+            Some(b) => b.whole_of(spec),
+            None => Ok(std::borrow::Cow::Borrowed(&[][..])),
+        }
+    };
+    let (dumps, out) = match whole(DUMPS).and_then(|d| Ok((d, whole(OUT)?))) {
+        Ok(both) => both,
+        Err(e) => {
+            let failed = Outcome::Setup {
+                message: format!("read-back: {e}"),
+            };
+            return units
+                .iter()
+                .map(|_| JobResult::bare(jr.id, failed.clone()))
+                .collect();
+        }
+    };
     let n = units.len().max(1) as u64;
     let mut maps = jr.tensor_maps.iter().cloned();
     units
@@ -277,21 +308,17 @@ fn split(units: &[Unit], places: &[Placement], jr: &JobResult) -> Vec<JobResult>
             r.wall_us = jr.wall_us / n;
             r.jit_info_log = jr.jit_info_log.clone();
             r.tensor_maps = maps.by_ref().take(u.em.tensor_maps.len()).collect();
-            let slice = |at: u64, len: u64| {
-                out.get(at as usize..(at + len) as usize)
+            let slice = |buf: &[u8], at: u64, len: u64| {
+                buf.get(at as usize..(at + len) as usize)
                     .map(<[u8]>::to_vec)
                     .unwrap_or_default()
             };
-            r.read_back.push(ReadBack {
-                index: DUMP,
-                data: slice(p.dump, u.em.dump_layout.total_bytes.max(16)),
-            });
+            let dump = slice(&dumps, p.dump, u.em.dump_layout.total_bytes.max(16));
+            r.read_back.push(ReadBack::whole(DUMP, dump));
             for (g, at) in p.globals.iter().enumerate() {
                 let (_, size, _) = global_geometry(u.case, g);
-                r.read_back.push(ReadBack {
-                    index: FIRST_GLOBAL + g,
-                    data: slice(*at, size),
-                });
+                r.read_back
+                    .push(ReadBack::whole(FIRST_GLOBAL + g, slice(&out, *at, size)));
             }
             r
         })
@@ -454,16 +481,16 @@ pub fn execute(
             let t = std::time::Instant::now();
             let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
             stats.launches += jobs.len() as u64;
-            drop(jobs);
             // Completed launches are split into their instances' results on every core.
             let split_up: Vec<Option<Vec<JobResult>>> = groups
                 .par_iter()
                 .zip(places)
+                .zip(&jobs)
                 .zip(&rs)
-                .map(|((g, p), jr)| {
+                .map(|(((g, p), job), jr)| {
                     (jr.outcome == Outcome::Ok || g.len() == 1).then(|| {
                         let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                        split(&us, &p, jr)
+                        split(&us, &p, job, jr)
                     })
                 })
                 .collect();
@@ -528,7 +555,14 @@ program:
         let (start, _, _) = global_geometry(&case, 0);
         let at = (places[0].globals[0] + start) as usize;
         let want = Init::Hash(5).materialize(8192).unwrap();
-        assert_eq!(job.buffers[1].init[at..at + 8192], want[..]);
+        let out = job.buffers[OUT].image().unwrap();
+        assert_eq!(out[at..at + 8192], want[..]);
+        // The region's canaries are the buffer's fill, not bytes sent along.
+        assert_eq!(job.buffers[OUT].init.len(), 8192);
+        assert!(out[at - 256..at].iter().all(|&b| b == CANARY_BYTE));
+        assert!(out[at + 8192..at + 8192 + 256]
+            .iter()
+            .all(|&b| b == CANARY_BYTE));
         let shared = Init::Hash(6).materialize(64).unwrap();
         let found = em.shared_init.windows(64).any(|w| w == shared.as_slice());
         assert!(found, "the shared image holds the hash contents");
