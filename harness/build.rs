@@ -21,7 +21,8 @@ fn main() {
         (false, false) => commit,
     };
     println!("cargo:rustc-env=PTXCONFORM_BUILD_COMMIT={commit}");
-    for f in ["../.git/HEAD", "../.git/index"] {
+    // The sources too: an edit since the last commit must turn the label into `+changes`.
+    for f in ["../.git/HEAD", "../.git/index", "src", "../reference/src"] {
         println!("cargo:rerun-if-changed={f}");
     }
 }
