@@ -129,18 +129,35 @@ fn batch_job(
         *len = at + size;
         at
     };
-    for (i, u) in units.iter().enumerate() {
+    // Each instance's bytes on every core; only their placement below is sequential.
+    let contents: Vec<(Vec<u8>, Vec<Vec<u8>>)> = {
+        use rayon::prelude::*;
+        units
+            .par_iter()
+            .map(|u| {
+                let inits = u
+                    .case
+                    .memory
+                    .global
+                    .iter()
+                    .map(|r| {
+                        r.init
+                            .materialize(r.size)
+                            .map_err(|e| format!("global `{}`: {e}", r.name))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                Ok((u.em.pblock_bytes(), inits))
+            })
+            .collect::<Result<_, String>>()?
+    };
+    for (i, (u, (pblock, inits))) in units.iter().zip(contents).enumerate() {
         let (case, em) = (u.case, u.em);
-        let pblock_at = put(&mut inb, 16, &em.pblock_bytes());
+        let pblock_at = put(&mut inb, 16, &pblock);
         let init_at = put(&mut inb, 16, &em.shared_init);
         let dump_at = reserve(&mut dumps_len, 256, em.dump_layout.total_bytes.max(16));
         let mut globals = Vec::new();
-        for (g, r) in case.memory.global.iter().enumerate() {
+        for (g, init) in inits.into_iter().enumerate() {
             let (start, size, align) = global_geometry(case, g);
-            let init = r
-                .init
-                .materialize(r.size)
-                .map_err(|e| format!("global `{}`: {e}", r.name))?;
             out_align = out_align.max(align);
             // Canary bytes are the buffer's fill: only the region's contents cross.
             let at = reserve(&mut out_len, align, size);
@@ -298,16 +315,32 @@ fn split(units: &[Unit], places: &[Placement], job: &Job, jr: &JobResult) -> Vec
                 .collect();
         }
     };
+    use rayon::prelude::*;
     let n = units.len().max(1) as u64;
-    let mut maps = jr.tensor_maps.iter().cloned();
-    units
+    // Where each instance's encoded maps start among the launch's.
+    let first_map: Vec<usize> = units
         .iter()
+        .scan(0, |at, u| {
+            let first = *at;
+            *at += u.em.tensor_maps.len();
+            Some(first)
+        })
+        .collect();
+    units
+        .par_iter()
         .zip(places)
-        .map(|(u, p)| {
+        .zip(first_map)
+        .map(|((u, p), first)| {
             let mut r = JobResult::bare(jr.id, jr.outcome.clone());
             r.wall_us = jr.wall_us / n;
             r.jit_info_log = jr.jit_info_log.clone();
-            r.tensor_maps = maps.by_ref().take(u.em.tensor_maps.len()).collect();
+            r.tensor_maps = jr
+                .tensor_maps
+                .iter()
+                .skip(first)
+                .take(u.em.tensor_maps.len())
+                .cloned()
+                .collect();
             let slice = |buf: &[u8], at: u64, len: u64| {
                 buf.get(at as usize..(at + len) as usize)
                     .map(<[u8]>::to_vec)
@@ -327,15 +360,17 @@ fn split(units: &[Unit], places: &[Placement], job: &Job, jr: &JobResult) -> Vec
 
 /// Launches of `units`: groups of one shape, split by `limits`; `alone` units by themselves.
 fn groups(units: &[Unit], limits: Limits) -> Vec<Vec<usize>> {
-    let mut by_shape: BTreeMap<(u64, String, u64), Vec<usize>> = BTreeMap::new();
+    type Shape = (u64, [[u32; 3]; 3], u64);
+    let mut by_shape: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
     let mut out = Vec::new();
     for (i, u) in units.iter().enumerate() {
         if u.isolation != Isolation::Shared {
             out.push(vec![i]);
         } else {
+            let l = &u.em.launch;
             let key = (
                 u.em.shape_key,
-                format!("{:?}", u.em.launch),
+                [l.grid, l.cluster, l.block],
                 u.em.dyn_smem_bytes,
             );
             by_shape.entry(key).or_default().push(i);
