@@ -38,6 +38,7 @@
 pub mod arena;
 pub mod driver;
 pub mod frame;
+mod packed;
 pub mod protocol;
 pub mod supervisor;
 pub mod tensormap;
