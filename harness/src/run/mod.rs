@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod console;
+pub mod decode;
 pub mod fleet;
 pub mod gpu;
 pub mod reference;
