@@ -451,20 +451,11 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
         r.read_back.push(if spec.pieces.is_empty() {
             ReadBack::whole(index, data)
         } else {
-            // Against the image before patches and stored maps, so the reader's own image and
-            // these changes give back exactly what the device holds.
-            let stored = job
-                .tensor_maps
-                .iter()
-                .any(|t| matches!(t.store, Some(Address::Buffer { index: i, .. }) if i == index));
-            let base = if spec.patches.is_empty() && !stored {
-                std::borrow::Cow::Borrowed(&images[index])
-            } else {
-                std::borrow::Cow::Owned(
-                    spec.image()
-                        .map_err(|e| setup(format!("buffer {index}: {e}")))?,
-                )
-            };
+            // Against the image before patches and stored maps: the reader's own image with
+            // these changes is exactly what the device holds.
+            let base = spec
+                .image()
+                .map_err(|e| setup(format!("buffer {index}: {e}")))?;
             let (data, pieces) = changes(&base, &data);
             ReadBack {
                 index,

@@ -62,7 +62,7 @@ pub struct Kernel {
 }
 
 /// Limits of one launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Most instances per launch.
     pub instances: usize,

@@ -1550,22 +1550,19 @@ impl<'c> Machine<'c> {
         let internal = |e: MemError| ErrorKind::Internal(e.to_string());
         // A-EXEC-UPDATE-FINAL: reductions in flight widen their destination (in a copy: the
         // machine's memory stays as it ran; with none, the memory is read as it is).
-        let widened = match self.updates.is_empty() {
-            true => None,
-            false => {
-                let mut mem = self.mem.clone();
-                for (w, u) in &self.updates {
-                    if let Some((at, len)) = mem.target(*w) {
-                        let cur = mem.read(at, len).map_err(internal)?;
-                        let res = reduce_update(self.profile, u, &cur, &mut self.departures)?;
-                        let wide: Vec<Byte> =
-                            cur.iter().zip(&res).map(|(a, b)| a.union(*b)).collect();
-                        mem.complete_update(*w, wide).map_err(internal)?;
-                    }
+        let mut widened = None;
+        if !self.updates.is_empty() {
+            let mut mem = self.mem.clone();
+            for (w, u) in &self.updates {
+                if let Some((at, len)) = mem.target(*w) {
+                    let cur = mem.read(at, len).map_err(internal)?;
+                    let res = reduce_update(self.profile, u, &cur, &mut self.departures)?;
+                    let wide: Vec<Byte> = cur.iter().zip(&res).map(|(a, b)| a.union(*b)).collect();
+                    mem.complete_update(*w, wide).map_err(internal)?;
                 }
-                Some(mem)
             }
-        };
+            widened = Some(mem);
+        }
         let mem = widened.as_ref().unwrap_or(&self.mem);
         let mut global = BTreeMap::new();
         for (i, r) in self.case.memory.global.iter().enumerate() {

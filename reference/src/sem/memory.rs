@@ -219,10 +219,6 @@ struct Region {
 
 impl Region {
     fn get(&self, off: u64) -> Byte {
-        // Most regions hold no uncertain byte: no lookup then.
-        if self.uncertain.is_empty() {
-            return Byte::Known(self.known[off as usize]);
-        }
         match self.uncertain.get(&off) {
             Some(s) => Byte::from_set(*s),
             None => Byte::Known(self.known[off as usize]),
@@ -386,8 +382,7 @@ impl Memory {
     pub fn all_known(&self, at: Addr, len: u64) -> Result<bool, MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        Ok(r.uncertain.is_empty()
-            || !(at.offset..at.offset + len).any(|o| r.uncertain.contains_key(&o)))
+        Ok(!(at.offset..at.offset + len).any(|o| r.uncertain.contains_key(&o)))
     }
 
     /// Reads bytes (e.g. a copy source): uncertain bytes stay uncertain.
