@@ -27,9 +27,10 @@
 //! [`Memory::read`] is the host's view at kernel end (every write visible);
 //! [`Memory::read_in`] is a read through one proxy inside the kernel.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 
+use super::byte_map::ByteMap;
 use super::proxy::{Proxy, Unfenced};
 
 /// Which memory a region is.
@@ -67,12 +68,14 @@ pub struct ByteSet([u64; 4]);
 impl ByteSet {
     pub const ANY: ByteSet = ByteSet([u64::MAX; 4]);
     pub fn single(v: u8) -> ByteSet {
-        let mut s = ByteSet::default();
-        s.insert(v);
-        s
+        // Each word computed apart, not one bit stored into an array: the compiler keeps it in
+        // registers instead of a store that the next union's wide load must wait on.
+        let bit = 1u64 << (v & 63);
+        let word = |w: u8| if v >> 6 == w { bit } else { 0 };
+        ByteSet([word(0), word(1), word(2), word(3)])
     }
     pub fn insert(&mut self, v: u8) {
-        self.0[(v >> 6) as usize] |= 1 << (v & 63);
+        *self = self.union(ByteSet::single(v));
     }
     pub fn contains(&self, v: u8) -> bool {
         self.0[(v >> 6) as usize] >> (v & 63) & 1 == 1
@@ -204,10 +207,6 @@ pub struct Mismatch {
     pub allowed: Byte,
 }
 
-/// A map keyed by byte offset. Every byte an operation writes goes through these maps, and with
-/// the default SipHash hashing was about a third of the reference's time on a bulk copy.
-type ByteMap<V> = HashMap<u64, V, foldhash::fast::FixedState>;
-
 #[derive(Clone, Debug, Default)]
 struct Region {
     known: Vec<u8>,
@@ -219,7 +218,7 @@ struct Region {
 
 impl Region {
     fn get(&self, off: u64) -> Byte {
-        match self.uncertain.get(&off) {
+        match self.uncertain.get(off) {
             Some(s) => Byte::from_set(*s),
             None => Byte::Known(self.known[off as usize]),
         }
@@ -228,7 +227,7 @@ impl Region {
         match b {
             Byte::Known(v) => {
                 self.known[off as usize] = v;
-                self.uncertain.remove(&off);
+                self.uncertain.remove(off);
             }
             Byte::OneOf(s) => {
                 self.uncertain.insert(off, s);
@@ -239,7 +238,7 @@ impl Region {
     /// still see `before`, or any value it could already see of an earlier unfenced write by
     /// the same proxy.
     fn mark(&mut self, off: u64, writer: Proxy, before: Byte) {
-        let earlier = match self.unfenced.get(&off) {
+        let earlier = match self.unfenced.get(off) {
             Some(u) if u.writer == writer => u.stale,
             _ => ByteSet::default(),
         };
@@ -249,7 +248,7 @@ impl Region {
     /// The byte as a read through `reader` sees it, and whether that crosses an unfenced write.
     fn get_in(&self, off: u64, reader: Proxy) -> (Byte, bool) {
         let b = self.get(off);
-        match self.unfenced.get(&off) {
+        match self.unfenced.get(off) {
             Some(u) if u.writer != reader => {
                 let v = Byte::from_set(b.set().union(u.stale));
                 (v, v != b)
@@ -382,7 +381,7 @@ impl Memory {
     pub fn all_known(&self, at: Addr, len: u64) -> Result<bool, MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        Ok(!(at.offset..at.offset + len).any(|o| r.uncertain.contains_key(&o)))
+        Ok(!r.uncertain.any_in(at.offset, at.offset + len))
     }
 
     /// Reads bytes (e.g. a copy source): uncertain bytes stay uncertain.
@@ -414,7 +413,7 @@ impl Memory {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
         Ok((at.offset..at.offset + len)
-            .filter(|o| r.unfenced.get(o).is_some_and(|u| u.writer == writer))
+            .filter(|o| r.unfenced.get(*o).is_some_and(|u| u.writer == writer))
             .count() as u64)
     }
 
@@ -424,7 +423,7 @@ impl Memory {
         let mut n = 0;
         for (_, r) in self.regions.iter_mut().filter(|(id, _)| covers(**id)) {
             let before = r.unfenced.len();
-            r.unfenced.retain(|_, u| !from.contains(&u.writer));
+            r.unfenced.retain(|u| !from.contains(&u.writer));
             n += (before - r.unfenced.len()) as u64;
         }
         n
@@ -437,10 +436,10 @@ impl Memory {
         let r = self.region_mut(at.region);
         for off in at.offset..at.offset + len {
             if r.unfenced
-                .get(&off)
+                .get(off)
                 .is_some_and(|u| u.writer == Proxy::Async)
             {
-                r.unfenced.remove(&off);
+                r.unfenced.remove(off);
             }
         }
         Ok(())
@@ -479,7 +478,6 @@ impl Memory {
         self.next_write += 1;
         let r = self.region_mut(at.region);
         // In flight, a byte is uncertain wherever the new value differs from the old one.
-        r.uncertain.reserve(new.len());
         for (i, b) in new.iter().enumerate() {
             let off = at.offset + i as u64;
             let v = r.get(off).union(*b);
@@ -510,7 +508,7 @@ impl Memory {
                 let b = r.get(off);
                 let racing = r
                     .unfenced
-                    .get(&off)
+                    .get(off)
                     .filter(|u| proxy == Proxy::Async && u.writer == Proxy::Generic)
                     .map(|_| b);
                 (b, racing)
@@ -611,9 +609,8 @@ impl Memory {
             .filter(|(_, o)| !(w.update && o.update))
             .map(|(_, o)| o)
             .collect();
-        // One region (an access does not cross regions): its maps grow once, not byte by byte.
+        // One region: an access does not cross regions.
         let r = regions.get_mut(&w.at.region).expect("checked");
-        r.unfenced.reserve(w.new.len());
         for (i, b) in w.new.iter().enumerate() {
             let a = w.at.plus(i as u64);
             let v = others

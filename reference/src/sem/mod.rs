@@ -40,6 +40,7 @@
 //! - kernel end: `mem.complete_all()` (returns updates still needing a result), then compare
 //!   with `mem.matches_region(region, observed)`; `reduce::same_value` for NaN-agnostic checks.
 
+mod byte_map;
 pub mod exec;
 pub mod groups;
 pub mod mbarrier;
