@@ -556,6 +556,21 @@ impl Context {
         })
     }
 
+    /// Allocate `size` bytes of page-locked host memory (`cuMemAllocHost`): copies between it
+    /// and the device go by DMA directly, not through the driver's staging in pieces.
+    pub fn alloc_host(&self, size: usize) -> Result<PinnedBuffer<'_>, DriverError> {
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: `p` is a valid out-pointer; the context is current.
+        check("cuMemAllocHost", unsafe {
+            sys::cuMemAllocHost_v2(&mut p, size.max(1))
+        })?;
+        Ok(PinnedBuffer {
+            ptr: p.cast(),
+            size,
+            _ctx: std::marker::PhantomData,
+        })
+    }
+
     /// Launch `f` on the default stream. With `dims.cluster` set this is a cluster launch via the
     /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` attribute. `params` holds one byte image per kernel
     /// parameter, in order, each at least as large as the kernel's parameter.
@@ -714,6 +729,37 @@ impl Drop for DeviceBuffer<'_> {
     }
 }
 
+/// A `cuMemAllocHost` allocation, freed on drop.
+#[derive(Debug)]
+pub struct PinnedBuffer<'c> {
+    ptr: *mut u8,
+    size: usize,
+    _ctx: std::marker::PhantomData<&'c Context>,
+}
+
+impl Drop for PinnedBuffer<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from `cuMemAllocHost` and is freed exactly once.
+        let _ = unsafe { sys::cuMemFreeHost(self.ptr.cast()) };
+    }
+}
+
+impl PinnedBuffer<'_> {
+    pub fn len(&self) -> usize {
+        self.size
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: `ptr` is a live allocation of `size` bytes owned by this value, borrowed
+        // mutably here; the driver writes it only inside calls that borrow it.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size) }
+    }
+}
+
 impl DeviceBuffer<'_> {
     pub fn addr(&self) -> u64 {
         self.ptr
@@ -758,16 +804,22 @@ impl DeviceBuffer<'_> {
     }
 
     pub fn read(&self, offset: usize, len: usize) -> Result<Vec<u8>, DriverError> {
-        self.range(offset, len, "cuMemcpyDtoH")?;
         let mut out = vec![0u8; len];
+        self.read_into(offset, &mut out)?;
+        Ok(out)
+    }
+
+    /// Copy `out.len()` bytes from `offset` into `out`.
+    pub fn read_into(&self, offset: usize, out: &mut [u8]) -> Result<(), DriverError> {
+        let len = out.len();
+        self.range(offset, len, "cuMemcpyDtoH")?;
         if len == 0 {
-            return Ok(out);
+            return Ok(());
         }
         // SAFETY: the source range lies inside this allocation; `out` has `len` writable bytes.
         check("cuMemcpyDtoH", unsafe {
             sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), self.ptr + offset as u64, len)
-        })?;
-        Ok(out)
+        })
     }
 }
 

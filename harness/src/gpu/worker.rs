@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use super::arena::Ends;
 use super::driver::{
-    self, Context, DeviceBuffer, Driver, Module, ModuleError, ParamImage, SyncError,
+    self, Context, DeviceBuffer, Driver, DriverError, Module, ModuleError, ParamImage,
+    PinnedBuffer, SyncError,
 };
 use super::protocol::*;
 use super::tensormap;
@@ -154,6 +155,49 @@ pub struct CudaExecutor {
     modules: HashMap<u64, Module<'static>>,
     /// Modules sent by key and not loaded yet.
     sent: HashMap<u64, Vec<u8>>,
+    /// Allocations of finished jobs, for the next jobs' buffers: the steps of a batch have
+    /// buffers of about the same sizes, and every byte a job reads is uploaded first.
+    spare: Vec<DeviceBuffer<'static>>,
+    /// Page-locked memory that buffers are read back through, grown to the largest.
+    staging: Option<PinnedBuffer<'static>>,
+}
+
+/// Most allocations [`CudaExecutor::spare`] keeps.
+const SPARE_BUFFERS: usize = 8;
+
+impl CudaExecutor {
+    /// An allocation of at least `size` bytes: the smallest spare one that fits, or a new one.
+    fn buffer(&mut self, size: usize) -> Result<DeviceBuffer<'static>, DriverError> {
+        let fits = (0..self.spare.len())
+            .filter(|&i| self.spare[i].len() >= size)
+            .min_by_key(|&i| self.spare[i].len());
+        match fits {
+            Some(i) => Ok(self.spare.swap_remove(i)),
+            // Where the spares hold the memory a new allocation needs, they go first.
+            None => self.ctx.alloc(size).or_else(|_| {
+                self.spare.clear();
+                self.ctx.alloc(size)
+            }),
+        }
+    }
+
+    /// Keeps a finished job's allocations for the next (the largest, up to [`SPARE_BUFFERS`]).
+    fn keep(&mut self, buffers: Vec<JobBuffer<'static>>) {
+        self.spare.extend(buffers.into_iter().map(|b| b.mem));
+        if self.spare.len() > SPARE_BUFFERS {
+            self.spare.sort_by_key(|b| std::cmp::Reverse(b.len()));
+            self.spare.truncate(SPARE_BUFFERS);
+        }
+    }
+
+    /// Page-locked memory of at least `size` bytes.
+    fn staging(&mut self, size: usize) -> Result<&mut PinnedBuffer<'static>, DriverError> {
+        if self.staging.as_ref().is_none_or(|s| s.len() < size) {
+            self.staging = None;
+            self.staging = Some(self.ctx.alloc_host(size)?);
+        }
+        Ok(self.staging.as_mut().expect("just made"))
+    }
 }
 
 impl CudaExecutor {
@@ -168,6 +212,8 @@ impl CudaExecutor {
             ctx,
             modules: HashMap::new(),
             sent: HashMap::new(),
+            spare: Vec::new(),
+            staging: None,
         })
     }
 }
@@ -259,14 +305,25 @@ fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], tensormap::Enc
 /// Every buffer's contents (fill, init, patched addresses, stored tensor maps) are composed on
 /// the host and uploaded with one copy: a batched job has one large buffer, not many small writes.
 fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<Outcome, Outcome> {
-    let (d, ctx) = (&ex.driver, ex.ctx);
+    let mut buffers = Vec::with_capacity(job.buffers.len());
+    let out = run_in(ex, job, r, &mut buffers);
+    ex.keep(buffers);
+    out
+}
+
+/// [`run_on_device`] with the job's allocations made into `buffers`.
+fn run_in(
+    ex: &mut CudaExecutor,
+    job: &Job,
+    r: &mut JobResult,
+    buffers: &mut Vec<JobBuffer<'static>>,
+) -> Result<Outcome, Outcome> {
     let mut t = Instant::now();
     let mut lap = || {
         let us = t.elapsed().as_micros() as u64;
         t = Instant::now();
         us
     };
-    let mut buffers = Vec::with_capacity(job.buffers.len());
     for (i, spec) in job.buffers.iter().enumerate() {
         if !spec.align.is_power_of_two() || spec.align > MAX_BUFFER_ALIGN {
             return Err(setup(format!(
@@ -280,8 +337,8 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
         let total = size
             .checked_add(align - 1)
             .ok_or_else(|| setup(format!("buffer {i}: size too large")))?;
-        let mem = ctx
-            .alloc(total)
+        let mem = ex
+            .buffer(total)
             .map_err(|e| setup(format!("buffer {i}: {e}")))?;
         let start = (mem.addr() as usize).next_multiple_of(align) - mem.addr() as usize;
         buffers.push(JobBuffer { mem, start, size });
@@ -301,14 +358,14 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
                     p.offset
                 )));
             }
-            let addr = resolve(&buffers, p.address)?;
+            let addr = resolve(buffers, p.address)?;
             let at = p.offset as usize;
             images[i][at..at + 8].copy_from_slice(&addr.to_le_bytes());
         }
     }
     for (i, req) in job.tensor_maps.iter().enumerate() {
-        let addr = resolve(&buffers, req.global)?;
-        match encode(d, addr, &req.encode) {
+        let addr = resolve(buffers, req.global)?;
+        match encode(&ex.driver, addr, &req.encode) {
             Ok(map) => {
                 match req.store {
                     Some(Address::Buffer { index, offset }) => {
@@ -357,7 +414,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
         for p in &l.params {
             params.push(match p {
                 KernelParam::Pointer(a) => {
-                    ParamImage::from_bytes(&resolve(&buffers, *a)?.to_le_bytes())
+                    ParamImage::from_bytes(&resolve(buffers, *a)?.to_le_bytes())
                 }
                 KernelParam::U32(v) => ParamImage::from_bytes(&v.to_le_bytes()),
                 KernelParam::U64(v) => ParamImage::from_bytes(&v.to_le_bytes()),
@@ -383,12 +440,12 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let loaded = if !l.cubin.is_empty() {
-                    ctx.load_cubin(&l.cubin)
+                    ex.ctx.load_cubin(&l.cubin)
                 } else if !l.ptx.is_empty() {
-                    ctx.load_module_at(&l.ptx, l.jit_level)
+                    ex.ctx.load_module_at(&l.ptx, l.jit_level)
                 } else {
                     match ex.sent.get(&l.module) {
-                        Some(cubin) => ctx.load_cubin(cubin),
+                        Some(cubin) => ex.ctx.load_cubin(cubin),
                         None => {
                             return Err(setup(format!(
                                 "module {:016x} was never sent to this worker",
@@ -416,7 +473,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
         let f = module
             .function(&l.kernel)
             .map_err(|error| Outcome::LaunchError { error })?;
-        if let Err(error) = ctx.launch(&f, &l.dims, &mut params) {
+        if let Err(error) = ex.ctx.launch(&f, &l.dims, &mut params) {
             // A launch call can itself report a sticky error; treat it as the trap it is.
             return Err(match driver::TrapKind::from_code(error.code) {
                 Some(kind) => Outcome::Trap {
@@ -426,7 +483,7 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
                 None => Outcome::LaunchError { error },
             });
         }
-        match ctx.synchronize() {
+        match ex.ctx.synchronize() {
             Ok(()) => {}
             Err(SyncError::Trap(kind)) => {
                 return Err(Outcome::Trap {
@@ -443,20 +500,23 @@ fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<
         let b = buffers
             .get(index)
             .ok_or_else(|| setup(format!("read_back: no buffer {index}")))?;
-        let data = b
-            .mem
-            .read(b.start, b.size)
+        let staging = ex
+            .staging(b.size)
+            .map_err(|error| Outcome::LaunchError { error })?;
+        let data = &mut staging.as_mut_slice()[..b.size];
+        b.mem
+            .read_into(b.start, data)
             .map_err(|error| Outcome::LaunchError { error })?;
         let spec = &job.buffers[index];
         r.read_back.push(if spec.pieces.is_empty() {
-            ReadBack::whole(index, data)
+            ReadBack::whole(index, data.to_vec())
         } else {
             // Against the image before patches and stored maps: the reader's own image with
             // these changes is exactly what the device holds.
             let base = spec
                 .image()
                 .map_err(|e| setup(format!("buffer {index}: {e}")))?;
-            let (data, pieces) = changes(&base, &data);
+            let (data, pieces) = changes(&base, data);
             ReadBack {
                 index,
                 data,
