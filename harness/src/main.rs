@@ -3,6 +3,12 @@
 use clap::{Parser, Subcommand};
 use ptxconform::{cli, legality};
 
+/// The reference, emission and decoding make many small allocations on every core, and the
+/// worker reads back megabytes per launch. On the 16-core H200 host, mimalloc against glibc's
+/// allocator: the reference on one thread 60-70% faster, end to end at fixed shapes 20-80%.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "ptxconform",
