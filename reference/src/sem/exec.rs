@@ -74,7 +74,7 @@ use std::ops::Range;
 
 use super::groups::{AsyncOp, GroupQueue, Release};
 use super::mbarrier::{Slot, StateToken};
-use super::memory::{Addr, Byte, MemError, Memory, ReadHoldId, RegionId, WriteId};
+use super::memory::{Addr, Byte, Landing, MemError, Memory, ReadHoldId, RegionId, WriteId};
 use super::profile::{Position, Profile};
 use super::proxy::{self, Note, Proxy, ProxyRule};
 use super::reduce::{Arith, ReduceForm};
@@ -1380,20 +1380,21 @@ impl<'c> Machine<'c> {
         let Some((at, len)) = self.mem.target(w) else {
             return Ok(());
         };
-        let proxy = self.mem.proxy_of(w);
+        // An async write's observed completion fences its bytes (`proxy.completion_fence`).
+        let landing = match self.mem.proxy_of(w) {
+            Some(Proxy::Async) => Landing::Observed,
+            _ => Landing::Unobserved,
+        };
         match self.updates.remove(&w) {
             Some(u) => {
                 let cur = self.read_in(at, len, Proxy::Async)?;
                 let res = reduce_update(self.profile, &u, &cur, &mut self.departures)
                     .map_err(Stop::Err)?;
-                self.mem.complete_update(w, res)?;
+                self.mem.complete_update_as(w, res, landing)?;
             }
             None => {
-                self.mem.complete(w)?;
+                self.mem.complete_as(w, landing)?;
             }
-        }
-        if proxy == Some(Proxy::Async) {
-            self.mem.completion_fence(at, len)?;
         }
         self.touch(at, len, TouchKind::Land);
         Ok(())

@@ -290,6 +290,15 @@ impl AsyncWrite {
     }
 }
 
+/// Whether an async write's completion is observed as it lands (a wait on its mbarrier or
+/// group): then the implicit proxy fence of [`Memory::completion_fence`] over its range applies
+/// at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landing {
+    Unobserved,
+    Observed,
+}
+
 /// The whole modelled memory.
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
@@ -554,6 +563,16 @@ impl Memory {
     /// Lands an update with its result. Concurrent updates do not widen it (atomic
     /// read-modify-writes serialize in landing order); concurrent plain async writes do.
     pub fn complete_update(&mut self, id: WriteId, result: Vec<Byte>) -> Result<bool, MemError> {
+        self.complete_update_as(id, result, Landing::Unobserved)
+    }
+
+    /// [`Memory::complete_update`], its completion observed or not.
+    pub fn complete_update_as(
+        &mut self,
+        id: WriteId,
+        result: Vec<Byte>,
+        landing: Landing,
+    ) -> Result<bool, MemError> {
         match self.writes.get_mut(&id) {
             None if id.0 < self.next_write => Ok(false),
             None => Err(MemError::UnknownWrite(id)),
@@ -565,7 +584,7 @@ impl Memory {
             }),
             Some(w) => {
                 w.new = result;
-                self.finish(id)
+                self.finish(id, landing)
             }
         }
     }
@@ -574,6 +593,11 @@ impl Memory {
     /// concurrent write (A-MEM-CONCURRENT-WRITES) also covers the byte. Returns false if the write
     /// was already complete (completing twice, e.g. via two mechanisms, is harmless).
     pub fn complete(&mut self, id: WriteId) -> Result<bool, MemError> {
+        self.complete_as(id, Landing::Unobserved)
+    }
+
+    /// [`Memory::complete`], its completion observed or not.
+    pub fn complete_as(&mut self, id: WriteId, landing: Landing) -> Result<bool, MemError> {
         let Some(w) = self.writes.get(&id) else {
             // Pruned after completing, or never issued.
             return if id.0 < self.next_write {
@@ -588,10 +612,10 @@ impl Memory {
         if w.update {
             return Err(MemError::UpdateNeedsResult(id));
         }
-        self.finish(id)
+        self.finish(id, landing)
     }
 
-    fn finish(&mut self, id: WriteId) -> Result<bool, MemError> {
+    fn finish(&mut self, id: WriteId, landing: Landing) -> Result<bool, MemError> {
         let now = self.tick();
         // Borrowed apart: the write (and the others) are read while its region is written.
         let Memory {
@@ -611,6 +635,8 @@ impl Memory {
             .collect();
         // One region: an access does not cross regions.
         let r = regions.get_mut(&w.at.region).expect("checked");
+        // Marking a byte unfenced and then fencing it leaves it with no unfenced write.
+        let fenced = landing == Landing::Observed && w.proxy == Proxy::Async;
         for (i, b) in w.new.iter().enumerate() {
             let a = w.at.plus(i as u64);
             let v = others
@@ -620,7 +646,11 @@ impl Memory {
             // proxy.generic_write_async_write: the unordered generic write may land last.
             let v = w.racing[i].map_or(v, |g| v.union(g));
             r.put(a.offset, v);
-            r.mark(a.offset, w.proxy, w.old[i]);
+            if fenced {
+                r.unfenced.remove(a.offset);
+            } else {
+                r.mark(a.offset, w.proxy, w.old[i]);
+            }
         }
         if let Some(w) = writes.get_mut(&id) {
             w.end = Some(now);
@@ -999,7 +1029,56 @@ mod tests {
         assert_eq!(m.matches_region(S, &[0xAA; 64]).unwrap(), None);
     }
 
+    /// What a read through each proxy sees of `[0, 16)` of S, and how many bytes are unfenced
+    /// for each writer.
+    fn views(m: &Memory) -> (Vec<Byte>, Vec<Byte>, u64, u64) {
+        let a = Addr::new(S, 0);
+        let (generic, _) = m.read_in(a, 16, Proxy::Generic).unwrap();
+        let (asynchronous, _) = m.read_in(a, 16, Proxy::Async).unwrap();
+        let g = m.unfenced_count(a, 16, Proxy::Generic).unwrap();
+        let w = m.unfenced_count(a, 16, Proxy::Async).unwrap();
+        (generic, asynchronous, g, w)
+    }
+
     proptest! {
+        /// An observed landing is a landing followed by the completion fence over its range,
+        /// over unfenced generic writes, overlapping async writes and updates alike.
+        #[test]
+        fn observed_landing_is_landing_then_completion_fence(
+            generic in proptest::collection::vec((0u64..16, any::<u8>()), 0..4),
+            writes in proptest::collection::vec((0u64..12, 1usize..5, any::<u8>(), any::<bool>()), 1..4),
+            pick in any::<prop::sample::Index>(),
+        ) {
+            let mut m = mem();
+            for (at, v) in generic {
+                m.write_exact(Addr::new(S, at), &[v]).unwrap();
+            }
+            let ids: Vec<(WriteId, u64, usize, bool)> = writes
+                .into_iter()
+                .map(|(at, len, v, update)| {
+                    let a = Addr::new(S, at);
+                    let id = if update {
+                        m.begin_async_update(a, len as u64).unwrap()
+                    } else {
+                        m.begin_async_write(a, vec![Byte::Known(v); len]).unwrap()
+                    };
+                    (id, at, len, update)
+                })
+                .collect();
+            let (id, at, len, update) = ids[pick.index(ids.len())];
+            let (mut fenced, mut observed) = (m.clone(), m);
+            let result = vec![Byte::Known(7); len];
+            if update {
+                fenced.complete_update(id, result.clone()).unwrap();
+                observed.complete_update_as(id, result, Landing::Observed).unwrap();
+            } else {
+                fenced.complete(id).unwrap();
+                observed.complete_as(id, Landing::Observed).unwrap();
+            }
+            fenced.completion_fence(Addr::new(S, at), len as u64).unwrap();
+            prop_assert_eq!(views(&fenced), views(&observed));
+        }
+
         /// Completed write → exactly the new bytes; in flight → {old, new}.
         #[test]
         fn write_lifecycle(old in proptest::collection::vec(any::<u8>(), 32),
