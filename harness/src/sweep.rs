@@ -354,8 +354,8 @@ impl Backend for Predicting<'_> {
         }
         self.inner.observe(cases)
     }
-    fn host_time(&mut self, t: crate::diff::HostTime) {
-        self.inner.host_time(t)
+    fn host_time(&mut self, r: std::time::Duration, j: std::time::Duration) {
+        self.inner.host_time(r, j)
     }
 }
 

@@ -64,49 +64,21 @@ pub trait Backend {
     /// One run per case, in order. Each case comes with the reference's execution of it (a GPU
     /// uses the prediction to keep cases that may trap apart from the rest).
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String>;
-    /// Host time the core spent on a step besides this backend's own work.
-    fn host_time(&mut self, _t: HostTime) {}
+    /// Host time the core spent before (reference) and after (judge) this backend's work.
+    fn host_time(&mut self, _reference: Duration, _judge: Duration) {}
     /// Work on a batch that needs none of the backend's changing state (emission, composing
     /// launches), which the core then does ahead: while the backend observes one batch, the next
     /// is prepared on host threads. `None`: nothing to prepare.
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
         None
     }
-    /// [`Backend::observe`] of cases that this backend's [`Backend::preparer`] prepared. What
-    /// needs the backend is done here; the rest may be left to [`Observed::Later`].
-    fn observe_prepared<'a>(
+    /// [`Backend::observe`] of cases that this backend's [`Backend::preparer`] prepared.
+    fn observe_prepared(
         &mut self,
-        cases: &[(&'a Case, &Execution)],
+        cases: &[(&Case, &Execution)],
         _prepared: Prepared,
-    ) -> Result<Observed<'a>, String> {
-        self.observe(cases).map(Observed::Runs)
-    }
-}
-
-/// Host time the core spent on one step of a batch, apart from its backend.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HostTime {
-    /// The reference's side of every case.
-    pub reference: Duration,
-    /// Finishing the backend's observation ([`Observed::Later`]).
-    pub decode: Duration,
-    pub judge: Duration,
-}
-
-/// A prepared step as its backend observed it: one run per case, or the work left to make them
-/// (decoding what the device gave back). That work needs no backend, so the core does it while
-/// the backend observes the next step.
-pub enum Observed<'a> {
-    Runs(Vec<Run>),
-    Later(Box<dyn FnOnce() -> Vec<Run> + Send + 'a>),
-}
-
-impl Observed<'_> {
-    pub fn runs(self) -> Vec<Run> {
-        match self {
-            Observed::Runs(r) => r,
-            Observed::Later(f) => f(),
-        }
+    ) -> Result<Vec<Run>, String> {
+        self.observe(cases)
     }
 }
 
@@ -566,14 +538,13 @@ check: [buf]
         assert_eq!(b.1, vec![0]);
     }
 
-    /// A backend whose preparer names the cases it prepared, whose observation of a step waits
-    /// (bounded) for the next step's preparation where told to, and whose decoding of a step
-    /// waits (bounded) for the observation of the next.
+    /// A backend whose preparer names the cases it prepared, and whose observation of a step
+    /// waits (bounded) for the next step's preparation where told to.
     struct Preparing {
         inner: Predicted,
         log: Arc<std::sync::Mutex<Vec<String>>>,
         /// (first case of a step, first case of the next): observing the one waits for the
-        /// other's preparation; decoding the one waits for the other's observation.
+        /// other's preparation.
         waits: Vec<(&'static str, &'static str)>,
     }
 
@@ -582,16 +553,6 @@ check: [buf]
     fn first_and_len(cases: &[(&Case, &Execution)]) -> String {
         let first = cases.first().map_or("-", |c| c.0.name.as_str());
         format!("{first} {}", cases.len())
-    }
-
-    /// Waits up to 30 s for a line of `log` that starts with `wanted`.
-    fn wait_for(log: &std::sync::Mutex<Vec<String>>, wanted: &str) {
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(30)
-            && !log.lock().unwrap().iter().any(|l| l.starts_with(wanted))
-        {
-            std::thread::sleep(Duration::from_millis(5));
-        }
     }
 
     impl Prepare for Names {
@@ -619,35 +580,36 @@ check: [buf]
         fn preparer(&self) -> Option<Arc<dyn Prepare>> {
             Some(Arc::new(Names(self.log.clone())))
         }
-        fn observe_prepared<'a>(
+        fn observe_prepared(
             &mut self,
-            cases: &[(&'a Case, &Execution)],
+            cases: &[(&Case, &Execution)],
             prepared: Prepared,
-        ) -> Result<Observed<'a>, String> {
+        ) -> Result<Vec<Run>, String> {
             let names: Vec<String> = cases.iter().map(|c| c.0.name.clone()).collect();
             assert_eq!(prepared.take::<Vec<String>>(), Some(names));
             let first = cases.first().map_or("", |c| c.0.name.as_str());
-            let next = self.waits.iter().find(|(at, _)| *at == first).map(|w| w.1);
-            if let Some(next) = next {
-                wait_for(&self.log, &format!("prepare {next} "));
-            }
-            let line = first_and_len(cases);
-            self.log.lock().unwrap().push(format!("observe {line}"));
-            let runs = self.inner.observe(cases)?;
-            let log = self.log.clone();
-            Ok(Observed::Later(Box::new(move || {
-                if let Some(next) = next {
-                    wait_for(&log, &format!("observe {next} "));
+            if let Some((_, next)) = self.waits.iter().find(|(at, _)| *at == first) {
+                let wanted = format!("prepare {next} ");
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_secs(30)
+                    && !self
+                        .log
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .any(|l| l.starts_with(&wanted))
+                {
+                    std::thread::sleep(Duration::from_millis(5));
                 }
-                log.lock().unwrap().push(format!("decode {line}"));
-                runs
-            })))
+            }
+            let line = format!("observe {}", first_and_len(cases));
+            self.log.lock().unwrap().push(line);
+            self.inner.observe(cases)
         }
     }
 
-    /// Each step reaches the backend with what its preparer made of exactly that step's cases;
-    /// the next step is prepared while the backend observes the one before, and a step is
-    /// decoded while the backend observes the next.
+    /// Each step reaches the backend with what its preparer made of exactly that step's cases,
+    /// and the next step is prepared while the backend observes the one before.
     #[test]
     fn the_next_step_is_prepared_while_the_backend_observes() {
         let cases = numbered(PIPELINE_CASES + 5);
@@ -670,10 +632,7 @@ check: [buf]
                 "observe c0 1024",
                 "prepare c3072 1029",
                 "observe c1024 2048",
-                "decode c0 1024",
-                "observe c3072 1029",
-                "decode c1024 2048",
-                "decode c3072 1029"
+                "observe c3072 1029"
             ]
         );
     }

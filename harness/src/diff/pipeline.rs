@@ -1,8 +1,7 @@
-//! The core's pipeline: a batch in steps. While the backend observes one step, the next is
-//! evaluated by the reference and prepared for the backend on host threads, and the step before
-//! is decoded and judged.
+//! The core's pipeline: a batch in steps, each step evaluated by the reference and prepared by
+//! the backend on host threads while the backend observes the step before, then judged.
 
-use super::{reference_side, Backend, HostTime, Judged, Prepared, Ran, Run};
+use super::{reference_side, Backend, Judged, Prepared, Ran, Run};
 use crate::judge::judge;
 use crate::report::{CaseResult, KnownDivergences, Verdict};
 use ptxconform_reference::case::Case;
@@ -52,8 +51,7 @@ struct Ahead {
 /// observation replayed), then the backend, then the judge. One result per case, in order; known
 /// divergences are applied only to the replays (the caller decides for live results). Batches of
 /// more than [`PIPELINE_CASES`] go in steps: while the backend observes one step, the next is
-/// evaluated by the reference and prepared by the backend's [`Backend::preparer`], and the one
-/// before is decoded ([`super::Observed::Later`]) and judged.
+/// evaluated by the reference and prepared by the backend's [`Backend::preparer`].
 pub fn run_batch_under(
     profile: Profile,
     backend: &mut dyn Backend,
@@ -101,33 +99,19 @@ pub fn run_batch_under(
         .collect();
     let mut out = Vec::with_capacity(cases.len());
     let mut next = Some(ahead(steps[0]));
-    // A step observed and not yet judged: its decoding and judgement run while the backend
-    // observes the next step.
-    let mut observed: Option<Observed> = None;
     for (i, step) in steps.iter().enumerate() {
         let Some(this) = next.take() else { break };
-        let (now, judged, after) = std::thread::scope(|s| {
+        let (judged, after) = std::thread::scope(|s| {
             let later = steps.get(i + 1).map(|c| s.spawn(|| ahead(c)));
-            let judging = observed.take().map(|o| s.spawn(move || o.judge()));
-            let now = observe(backend, step, this, &runnable);
-            (now, judging.map(|h| h.join()), later.map(|h| h.join()))
+            let judged = observe_and_judge(backend, step, this, &runnable);
+            (judged, later.map(|h| h.join()))
         });
-        if let Some(j) = judged {
-            let (judged, t) = j.map_err(|_| "the judge panicked".to_string())??;
-            backend.host_time(t);
-            out.extend(judged);
-        }
-        observed = Some(now?);
+        out.extend(judged?);
         next = match after {
             Some(Ok(a)) => Some(a),
             Some(Err(_)) => return Err("the reference panicked".into()),
             None => None,
         };
-    }
-    if let Some(o) = observed {
-        let (judged, t) = o.judge()?;
-        backend.host_time(t);
-        out.extend(judged);
     }
     Ok(out)
 }
@@ -166,25 +150,14 @@ fn reference_pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// A step of [`run_batch_under`] that its backend observed: the reference's side of each case
-/// and what the backend made of those it ran (maybe still to decode).
-struct Observed<'a> {
-    cases: &'a [(&'a str, &'a Case)],
-    results: Vec<CaseResult>,
-    executions: Vec<Option<Execution>>,
-    /// Index in `cases` of each case the backend observed, in order.
-    ready: Vec<usize>,
-    runs: super::Observed<'a>,
-    reference: Duration,
-}
-
-/// The backend's observation of a step: `cases` with the reference's side of each.
-fn observe<'a>(
+/// One step of [`run_batch_under`]: `cases` with the reference's side of each.
+fn observe_and_judge(
     backend: &mut dyn Backend,
-    cases: &'a [(&'a str, &'a Case)],
+    cases: &[(&str, &Case)],
     step: Ahead,
     runnable: &std::collections::BTreeSet<Target>,
-) -> Result<Observed<'a>, String> {
+) -> Result<Vec<Judged>, String> {
+    use rayon::prelude::*;
     let Ahead {
         evaluated,
         reference,
@@ -193,108 +166,76 @@ fn observe<'a>(
     let (results, executions): (Vec<CaseResult>, Vec<Option<Execution>>) =
         evaluated.into_iter().unzip();
     let ready = ready(cases, executions.iter().map(Option::as_ref), runnable);
-    let pairs: Vec<(&'a Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
+    let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
     let runs = match prepared {
         Some(p) => backend.observe_prepared(&pairs, p)?,
-        None => super::Observed::Runs(backend.observe(&pairs)?),
+        None => backend.observe(&pairs)?,
     };
-    let ready = ready.iter().map(|(k, _)| *k).collect();
-    Ok(Observed {
-        cases,
-        results,
-        executions,
-        ready,
-        runs,
-        reference,
-    })
-}
-
-impl Observed<'_> {
-    /// Every case's result: its run judged against the reference's execution. Also the host
-    /// time this took.
-    fn judge(self) -> Result<(Vec<Judged>, HostTime), String> {
-        use rayon::prelude::*;
-        let Observed {
-            cases,
-            results,
-            executions,
-            ready,
-            runs,
-            reference,
-        } = self;
-        let t = Instant::now();
-        let runs = runs.runs();
-        let decode = t.elapsed();
-        if runs.len() != ready.len() {
-            return Err(format!(
-                "backend returned {} results for {} cases",
-                runs.len(),
-                ready.len()
-            ));
-        }
-        let t = Instant::now();
-        let mut runs_at: Vec<Option<Run>> = Vec::new();
-        runs_at.resize_with(cases.len(), || None);
-        for (&k, run) in ready.iter().zip(runs) {
-            runs_at[k] = Some(run);
-        }
-        let out: Vec<Judged> = results
-            .into_par_iter()
-            .zip(runs_at)
-            .enumerate()
-            .map(|(k, (r, run))| judged(cases[k].1, executions[k].as_ref(), r, run))
-            .collect();
-        drop_apart(executions);
-        let time = HostTime {
-            reference,
-            decode,
-            judge: t.elapsed(),
-        };
-        Ok((out, time))
+    if runs.len() != ready.len() {
+        return Err(format!(
+            "backend returned {} results for {} cases",
+            runs.len(),
+            ready.len()
+        ));
     }
-}
-
-/// One case's result from the reference's side `r` and the backend's run.
-fn judged(case: &Case, ex: Option<&Execution>, mut r: CaseResult, run: Option<Run>) -> Judged {
-    let Some((run, ex)) = run.zip(ex) else {
-        if ex.is_some() {
-            r.verdict = Verdict::NotRun;
-            r.detail = format!("needs {}", case.target);
-        }
-        return Judged {
-            result: r,
-            observation: None,
-            ptx: None,
-        };
-    };
-    r.wall_us = run.wall_us;
-    r.device = run.device;
-    let observation = match run.ran {
-        Ran::Observed(o) => {
-            judge(case, ex, &o, &mut r);
-            Some(o)
-        }
-        Ran::NotRun(why) => {
-            r.verdict = Verdict::NotRun;
-            r.detail = why;
-            None
-        }
-        Ran::Failed(why) => {
-            r.verdict = Verdict::HarnessError;
-            r.detail = why;
-            None
-        }
-        Ran::Disagree(groups) => {
-            r.verdict = Verdict::BuildsDisagree;
-            r.detail = groups;
-            None
-        }
-    };
-    Judged {
-        result: r,
-        observation,
-        ptx: run.ptx,
+    let t = Instant::now();
+    let mut runs_at: Vec<Option<Run>> = Vec::new();
+    runs_at.resize_with(cases.len(), || None);
+    for (&(k, _), run) in ready.iter().zip(runs) {
+        runs_at[k] = Some(run);
     }
+    let out: Vec<Judged> = results
+        .into_par_iter()
+        .zip(runs_at)
+        .enumerate()
+        .map(|(k, (mut r, run))| {
+            let (case, ex) = (cases[k].1, executions[k].as_ref());
+            let Some((run, ex)) = run.zip(ex) else {
+                if ex.is_some() {
+                    r.verdict = Verdict::NotRun;
+                    r.detail = format!("needs {}", case.target);
+                }
+                return Judged {
+                    result: r,
+                    observation: None,
+                    ptx: None,
+                };
+            };
+            r.wall_us = run.wall_us;
+            r.device = run.device;
+            let observation = match run.ran {
+                Ran::Observed(o) => {
+                    judge(case, ex, &o, &mut r);
+                    Some(o)
+                }
+                Ran::NotRun(why) => {
+                    r.verdict = Verdict::NotRun;
+                    r.detail = why;
+                    None
+                }
+                Ran::Failed(why) => {
+                    r.verdict = Verdict::HarnessError;
+                    r.detail = why;
+                    None
+                }
+                Ran::Disagree(groups) => {
+                    r.verdict = Verdict::BuildsDisagree;
+                    r.detail = groups;
+                    None
+                }
+            };
+            Judged {
+                result: r,
+                observation,
+                ptx: run.ptx,
+            }
+        })
+        .collect();
+    drop(pairs);
+    drop(ready);
+    drop_apart(executions);
+    backend.host_time(reference, t.elapsed());
+    Ok(out)
 }
 
 /// Free `v` on a thread of its own: a step's executions take long to free one by one, and the

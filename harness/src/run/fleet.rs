@@ -3,13 +3,14 @@
 //! device or one stuck isolating traps does not hold the others back.
 
 use super::gpu::Engine;
-use crate::diff::{Backend, HostTime, Observed, Prepare, Prepared, Run};
+use crate::diff::{Backend, Prepare, Prepared, Run};
 use crate::report::RunInfo;
 use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::target::Target;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The runs of the chunk of a batch that starts at this case.
 type Chunk = (usize, Vec<Run>);
@@ -103,8 +104,8 @@ impl Backend for Fleet {
             .map(|r| r.ok_or_else(|| "a chunk of the batch was not run".to_string()))
             .collect()
     }
-    fn host_time(&mut self, t: HostTime) {
-        self.engines[0].host_time(t);
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.engines[0].host_time(reference, judge);
     }
     /// One engine prepares as it would alone; several split a batch as it comes.
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
@@ -113,14 +114,14 @@ impl Backend for Fleet {
             _ => None,
         }
     }
-    fn observe_prepared<'a>(
+    fn observe_prepared(
         &mut self,
-        cases: &[(&'a Case, &Execution)],
+        cases: &[(&Case, &Execution)],
         prepared: Prepared,
-    ) -> Result<Observed<'a>, String> {
+    ) -> Result<Vec<Run>, String> {
         match self.engines.as_mut_slice() {
             [one] => one.observe_prepared(cases, prepared),
-            _ => self.observe(cases).map(Observed::Runs),
+            _ => self.observe(cases),
         }
     }
 }

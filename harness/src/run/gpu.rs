@@ -5,7 +5,7 @@
 use super::batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use super::decode::observation;
 use super::RunArgs;
-use crate::diff::{Backend, HostTime, Observed, Prepare, Prepared, Ran, Run};
+use crate::diff::{Backend, Prepare, Prepared, Ran, Run};
 use crate::emit::{emit_all, link, Emitted};
 use crate::gpu::{DeviceInfo, JobResult, Supervisor, SupervisorConfig, WorkerCommand};
 use crate::report::{KnownDivergences, RunInfo};
@@ -289,20 +289,19 @@ impl Backend for Engine {
             }) as Arc<dyn Prepare>
         })
     }
-    fn observe_prepared<'a>(
+    fn observe_prepared(
         &mut self,
-        cases: &[(&'a Case, &Execution)],
+        cases: &[(&Case, &Execution)],
         prepared: Prepared,
-    ) -> Result<Observed<'a>, String> {
+    ) -> Result<Vec<Run>, String> {
         match prepared.take::<Step>() {
-            Some(step) => self.run_step(cases, step).map(Observed::Later),
-            None => self.observe(cases).map(Observed::Runs),
+            Some(step) => self.finish(cases, step),
+            None => self.observe(cases),
         }
     }
-    fn host_time(&mut self, t: HostTime) {
-        self.times.reference += t.reference;
-        self.times.observe += t.decode;
-        self.times.judge += t.judge;
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.times.reference += reference;
+        self.times.judge += judge;
     }
 }
 
@@ -417,26 +416,10 @@ fn units_of<'a>(
         .collect()
 }
 
-/// What decodes a step's results into runs, apart from the engine.
-type Decode<'a> = Box<dyn FnOnce() -> Vec<Run> + Send + 'a>;
-
 impl Engine {
-    /// Run a prepared step and decode what came back.
+    /// Run a prepared step: compile its new shapes, run its launches, decode what came back.
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
-        let decode = self.run_step(cases, step)?;
-        let t = Instant::now();
-        let runs = decode();
-        self.times.observe += t.elapsed();
-        Ok(runs)
-    }
-
-    /// Run a prepared step: compile its new shapes, run its launches. Returns what decodes the
-    /// results, which needs no device.
-    fn run_step<'a>(
-        &mut self,
-        cases: &[(&'a Case, &Execution)],
-        step: Step,
-    ) -> Result<Decode<'a>, String> {
+        use rayon::prelude::*;
         let Step {
             emitted,
             ready,
@@ -463,36 +446,35 @@ impl Engine {
         }
         drop(units);
         self.times.execute += t.elapsed();
-        let (info, label) = (self.info.clone(), self.label.clone());
-        let cases: Vec<&'a Case> = cases.iter().map(|c| c.0).collect();
-        Ok(Box::new(move || {
-            use rayon::prelude::*;
-            emitted
-                .into_par_iter()
-                .zip(jrs)
-                .enumerate()
-                .map(|(k, (em, jr))| match (em, jr) {
-                    (Err(ran), _) => Run {
-                        ran: *ran,
-                        ptx: None,
-                        wall_us: 0,
-                        device: label.clone(),
-                    },
-                    (Ok(em), Some(jr)) => Run {
-                        ran: observation(cases[k], &em, &jr, &info),
-                        ptx: Some(em.ptx),
-                        wall_us: jr.wall_us,
-                        device: label.clone(),
-                    },
-                    (Ok(em), None) => Run {
-                        ran: Ran::Failed("worker returned fewer results than jobs".into()),
-                        ptx: Some(em.ptx),
-                        wall_us: 0,
-                        device: label.clone(),
-                    },
-                })
-                .collect()
-        }))
+        let t = Instant::now();
+        let (info, label) = (&self.info, &self.label);
+        let runs = emitted
+            .into_par_iter()
+            .zip(jrs)
+            .enumerate()
+            .map(|(k, (em, jr))| match (em, jr) {
+                (Err(ran), _) => Run {
+                    ran: *ran,
+                    ptx: None,
+                    wall_us: 0,
+                    device: label.clone(),
+                },
+                (Ok(em), Some(jr)) => Run {
+                    ran: observation(cases[k].0, &em, &jr, info),
+                    ptx: Some(em.ptx),
+                    wall_us: jr.wall_us,
+                    device: label.clone(),
+                },
+                (Ok(em), None) => Run {
+                    ran: Ran::Failed("worker returned fewer results than jobs".into()),
+                    ptx: Some(em.ptx),
+                    wall_us: 0,
+                    device: label.clone(),
+                },
+            })
+            .collect();
+        self.times.observe += t.elapsed();
+        Ok(runs)
     }
 }
 
