@@ -269,9 +269,11 @@ impl fmt::Display for Statement {
 /// Parsed statements by (text, declared register types), per thread: the evaluation of one case
 /// parses each step several times (validation, legality, execution, its family), and the
 /// instances of a batch repeat the same steps. Parsing is a function of those two alone.
+///
+/// Keyed by the text, each with the declarations it was parsed under: a lookup allocates nothing.
 type ParseMemo = std::collections::HashMap<
-    (String, Vec<(String, RegTy)>),
-    Result<Statement, SyntaxError>,
+    String,
+    Vec<(Vec<(String, RegTy)>, Result<Statement, SyntaxError>)>,
     foldhash::fast::FixedState,
 >;
 
@@ -282,23 +284,35 @@ thread_local! {
     static PARSED: std::cell::RefCell<ParseMemo> = std::cell::RefCell::new(ParseMemo::default());
 }
 
+/// Whether `ctx` declares exactly `decls`.
+fn declares(ctx: &ParseCtx, decls: &[(String, RegTy)]) -> bool {
+    ctx.decls.len() == decls.len() && decls.iter().all(|(k, v)| ctx.decls.get(k) == Some(v))
+}
+
 impl Statement {
     /// Parse `{@{!}p} instr operands` (a trailing `;` is allowed).
     pub fn parse_with(text: &str, ctx: &ParseCtx) -> Result<Statement, SyntaxError> {
-        let mut decls: Vec<(String, RegTy)> =
-            ctx.decls.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        decls.sort_by(|a, b| a.0.cmp(&b.0));
-        let key = (text.to_string(), decls);
-        if let Some(r) = PARSED.with(|m| m.borrow().get(&key).cloned()) {
+        let hit = PARSED.with(|m| {
+            m.borrow().get(text).and_then(|under| {
+                under
+                    .iter()
+                    .find(|(decls, _)| declares(ctx, decls))
+                    .map(|(_, r)| r.clone())
+            })
+        });
+        if let Some(r) = hit {
             return r;
         }
         let r = Self::parse_uncached(text, ctx);
+        let decls = ctx.decls.iter().map(|(k, v)| (k.clone(), *v)).collect();
         PARSED.with(|m| {
             let mut m = m.borrow_mut();
             if m.len() >= PARSE_MEMO_ENTRIES {
                 m.clear();
             }
-            m.insert(key, r.clone());
+            m.entry(text.to_string())
+                .or_default()
+                .push((decls, r.clone()));
         });
         r
     }

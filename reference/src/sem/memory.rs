@@ -217,6 +217,13 @@ struct Region {
 }
 
 impl Region {
+    /// `[off, off+len)` where no byte is uncertain.
+    fn known_bytes(&self, off: u64, len: u64) -> Vec<Byte> {
+        self.known[off as usize..(off + len) as usize]
+            .iter()
+            .map(|&v| Byte::Known(v))
+            .collect()
+    }
     fn get(&self, off: u64) -> Byte {
         match self.uncertain.get(off) {
             Some(s) => Byte::from_set(*s),
@@ -397,6 +404,9 @@ impl Memory {
     pub fn read(&self, at: Addr, len: u64) -> Result<Vec<Byte>, MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
+        if r.uncertain.is_empty() {
+            return Ok(r.known_bytes(at.offset, len));
+        }
         Ok((0..len).map(|i| r.get(at.offset + i)).collect())
     }
 
@@ -406,6 +416,9 @@ impl Memory {
     pub fn read_in(&self, at: Addr, len: u64, proxy: Proxy) -> Result<(Vec<Byte>, u64), MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
+        if r.uncertain.is_empty() && r.unfenced.is_empty() {
+            return Ok((r.known_bytes(at.offset, len), 0));
+        }
         let mut crossed = 0;
         let bytes = (0..len)
             .map(|i| {
@@ -512,6 +525,9 @@ impl Memory {
     /// an unfenced write through the other proxy that it is unordered with.
     fn before_write(&self, at: Addr, len: u64, proxy: Proxy) -> (Vec<Byte>, Vec<Option<Byte>>) {
         let r = &self.regions[&at.region];
+        if r.uncertain.is_empty() && r.unfenced.is_empty() {
+            return (r.known_bytes(at.offset, len), vec![None; len as usize]);
+        }
         (at.offset..at.offset + len)
             .map(|off| {
                 let b = r.get(off);
