@@ -2,7 +2,7 @@
 //! asserts (`expect`).
 
 use crate::report::{CaseResult, Verdict};
-use ptxconform_reference::case::{Case, Expect};
+use ptxconform_reference::case::{Case, Expect, StepOp};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{execute_with, ExecError, ExecOptions, Execution, Outcome};
 use ptxconform_reference::sem::profile::Profile;
@@ -10,22 +10,44 @@ use ptxconform_reference::sem::profile::Profile;
 /// The family a case is counted under in a run's tables: the instruction of its first copy
 /// (`cp.*`, `tcgen05.cp`), else of its first instruction, by the instruction's PTX name.
 pub fn family_of(case: &Case) -> String {
-    let steps: Vec<Instruction> = ptxconform_reference::case::validate::parse_steps(case)
+    let steps: Vec<(usize, Instruction)> = ptxconform_reference::case::validate::parse_steps(case)
         .into_iter()
-        .filter_map(|(_, s)| s.ok())
-        .map(|s| s.instr)
+        .filter_map(|(k, s)| Some((k, s.ok()?.instr)))
         .collect();
     // Copies first: a tcgen05 program allocates Tensor Memory before it copies into it.
-    let copy = |i: &&Instruction| {
+    let copy = |(_, i): &&(usize, Instruction)| {
         let f = i.family();
         f.starts_with("cp.") || f == "tcgen05.cp"
     };
-    steps
-        .iter()
-        .find(copy)
-        .or(steps.first())
-        .map(instruction_name)
-        .unwrap_or_else(|| "other".into())
+    let Some((k, instr)) = steps.iter().find(copy).or(steps.first()) else {
+        return "other".into();
+    };
+    let StepOp::Ptx(text) = &case.program[*k].op else {
+        unreachable!("parse_steps parses ptx steps")
+    };
+    // Naming formats the whole instruction: a batch's cases repeat the same few steps.
+    NAMES.with(|m| {
+        if let Some(n) = m.borrow().get(text.as_str()) {
+            return n.clone();
+        }
+        let n = instruction_name(instr);
+        let mut m = m.borrow_mut();
+        if m.len() >= NAMES_HELD {
+            m.clear();
+        }
+        m.insert(text.clone(), n.clone());
+        n
+    })
+}
+
+/// Names of instructions by their step's text, per thread ([`family_of`]).
+type Names = std::collections::HashMap<String, String>;
+
+/// Names a thread holds before it starts over.
+const NAMES_HELD: usize = 4096;
+
+thread_local! {
+    static NAMES: std::cell::RefCell<Names> = std::cell::RefCell::new(Names::default());
 }
 
 /// PTX instruction names that the model's coverage families group: `async-group` (the
