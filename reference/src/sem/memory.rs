@@ -252,9 +252,9 @@ impl Region {
         let stale = earlier.union(before.set());
         self.unfenced.insert(off, Unfenced { writer, stale });
     }
-    /// The byte as a read through `reader` sees it, and whether that crosses an unfenced write.
-    fn get_in(&self, off: u64, reader: Proxy) -> (Byte, bool) {
-        let b = self.get(off);
+    /// Byte `b` at `off` as a read through `reader` sees it, and whether that crosses an
+    /// unfenced write.
+    fn seen_by(&self, off: u64, b: Byte, reader: Proxy) -> (Byte, bool) {
         match self.unfenced.get(off) {
             Some(u) if u.writer != reader => {
                 let v = Byte::from_set(b.set().union(u.stale));
@@ -368,6 +368,24 @@ impl Memory {
             .reduce(Byte::union)
     }
 
+    /// The plain async writes in flight over `[at, at+len)`. Until it lands, each of their
+    /// bytes holds its old or its new value: the region keeps the old, and a read adds the new
+    /// ([`Memory::view`]). An update in flight adds nothing: its destination keeps its value
+    /// until the result lands.
+    fn landing(&self, at: Addr, len: u64) -> Vec<&AsyncWrite> {
+        self.writes
+            .values()
+            .filter(|w| w.end.is_none() && !w.update && w.overlaps(at, len))
+            .collect()
+    }
+
+    /// The byte at `a` of region `r`: its value, or any new value of the writes `over` it.
+    fn view(r: &Region, over: &[&AsyncWrite], a: Addr) -> Byte {
+        over.iter()
+            .filter_map(|w| w.covers(a).map(|i| w.new[i]))
+            .fold(r.get(a.offset), Byte::union)
+    }
+
     /// A plain (generic-proxy, synchronous) write of known bytes.
     pub fn write_exact(&mut self, at: Addr, bytes: &[u8]) -> Result<(), MemError> {
         let v: Vec<Byte> = bytes.iter().map(|b| Byte::Known(*b)).collect();
@@ -384,8 +402,8 @@ impl Memory {
                 Some(f) => b.union(f),
                 None => *b,
             };
+            let before = Memory::view(&self.regions[&a.region], &self.landing(a, 1), a);
             let r = self.region_mut(a.region);
-            let before = r.get(a.offset);
             r.put(a.offset, v);
             r.mark(a.offset, Proxy::Generic, before);
         }
@@ -397,17 +415,24 @@ impl Memory {
     pub fn all_known(&self, at: Addr, len: u64) -> Result<bool, MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        Ok(!r.uncertain.any_in(at.offset, at.offset + len))
+        let over = self.landing(at, len);
+        if over.is_empty() {
+            return Ok(!r.uncertain.any_in(at.offset, at.offset + len));
+        }
+        Ok((0..len).all(|i| Memory::view(r, &over, at.plus(i)).known().is_some()))
     }
 
     /// Reads bytes (e.g. a copy source): uncertain bytes stay uncertain.
     pub fn read(&self, at: Addr, len: u64) -> Result<Vec<Byte>, MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        if r.uncertain.is_empty() {
+        let over = self.landing(at, len);
+        if r.uncertain.is_empty() && over.is_empty() {
             return Ok(r.known_bytes(at.offset, len));
         }
-        Ok((0..len).map(|i| r.get(at.offset + i)).collect())
+        Ok((0..len)
+            .map(|i| Memory::view(r, &over, at.plus(i)))
+            .collect())
     }
 
     /// Reads bytes through `proxy` inside the kernel: a byte the other proxy wrote without a
@@ -416,13 +441,15 @@ impl Memory {
     pub fn read_in(&self, at: Addr, len: u64, proxy: Proxy) -> Result<(Vec<Byte>, u64), MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        if r.uncertain.is_empty() && r.unfenced.is_empty() {
+        let over = self.landing(at, len);
+        if r.uncertain.is_empty() && r.unfenced.is_empty() && over.is_empty() {
             return Ok((r.known_bytes(at.offset, len), 0));
         }
         let mut crossed = 0;
         let bytes = (0..len)
             .map(|i| {
-                let (b, c) = r.get_in(at.offset + i, proxy);
+                let a = at.plus(i);
+                let (b, c) = r.seen_by(a.offset, Memory::view(r, &over, a), proxy);
                 crossed += u64::from(c);
                 b
             })
@@ -498,13 +525,7 @@ impl Memory {
         let begin = self.tick();
         let id = WriteId(self.next_write);
         self.next_write += 1;
-        let r = self.region_mut(at.region);
-        // In flight, a byte is uncertain wherever the new value differs from the old one.
-        for (i, b) in new.iter().enumerate() {
-            let off = at.offset + i as u64;
-            let v = r.get(off).union(*b);
-            r.put(off, v);
-        }
+        // In flight, a byte holds its old or its new value: reads add `new` ([`Memory::view`]).
         self.writes.insert(
             id,
             AsyncWrite {
@@ -525,15 +546,17 @@ impl Memory {
     /// an unfenced write through the other proxy that it is unordered with.
     fn before_write(&self, at: Addr, len: u64, proxy: Proxy) -> (Vec<Byte>, Vec<Option<Byte>>) {
         let r = &self.regions[&at.region];
-        if r.uncertain.is_empty() && r.unfenced.is_empty() {
+        let over = self.landing(at, len);
+        if r.uncertain.is_empty() && r.unfenced.is_empty() && over.is_empty() {
             return (r.known_bytes(at.offset, len), vec![None; len as usize]);
         }
-        (at.offset..at.offset + len)
-            .map(|off| {
-                let b = r.get(off);
+        (0..len)
+            .map(|i| {
+                let a = at.plus(i);
+                let b = Memory::view(r, &over, a);
                 let racing = r
                     .unfenced
-                    .get(off)
+                    .get(a.offset)
                     .filter(|u| proxy == Proxy::Async && u.writer == Proxy::Generic)
                     .map(|_| b);
                 (b, racing)
