@@ -11,6 +11,8 @@
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
 //!   oracles, hardware), on fresh seeds, in a scratch directory.
 //!
+//! Each reference and end-to-end rate is the median of three runs.
+//!
 //! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
 
 use crate::diff::Backend;
@@ -154,12 +156,15 @@ impl Breakdown {
 pub struct FamilyRates {
     pub family: String,
     pub case: String,
-    /// Reference model alone, all threads.
+    /// Reference model alone, all threads (the median of [`RUNS`]).
     pub reference_per_s: f64,
     pub reference_per_core_per_s: f64,
     pub cases: usize,
-    /// End to end (None: no GPU).
+    /// End to end, the median of [`RUNS`] (None: no GPU).
     pub end_to_end_per_s: Option<f64>,
+    /// Every end-to-end run's rate, in order (`end_to_end_per_s` is their median).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub end_to_end_runs: Vec<f64>,
     pub end_to_end: Option<Breakdown>,
     /// Cases whose verdict was not `pass` end to end (a rate of failures is no rate).
     pub end_to_end_not_pass: usize,
@@ -260,6 +265,41 @@ fn reference_rate(cases: &[Case]) -> f64 {
         .sum();
     std::hint::black_box(done);
     cases.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Runs of each reference and end-to-end rate: the median is reported, so that one run slowed
+/// by something else on the host does not stand for the rate.
+const RUNS: usize = 3;
+
+/// The run of `n` whose rate (the first field) is the median, and every run's rate.
+fn median_of<T: Rate>(
+    n: usize,
+    mut run: impl FnMut() -> Result<T, String>,
+) -> Result<(T, Vec<f64>), String> {
+    let mut runs = (0..n.max(1))
+        .map(|_| run())
+        .collect::<Result<Vec<T>, String>>()?;
+    let rates: Vec<f64> = runs.iter().map(Rate::rate).collect();
+    runs.sort_by(|a, b| a.rate().total_cmp(&b.rate()));
+    let mid = runs.swap_remove(runs.len() / 2);
+    Ok((mid, rates))
+}
+
+/// What [`median_of`] orders runs by.
+trait Rate {
+    fn rate(&self) -> f64;
+}
+
+impl Rate for f64 {
+    fn rate(&self) -> f64 {
+        *self
+    }
+}
+
+impl<B, N> Rate for (f64, B, N) {
+    fn rate(&self) -> f64 {
+        self.0
+    }
 }
 
 /// Run `cases` end to end on `eng`; the rate, the breakdown and how many did not pass.
@@ -368,7 +408,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     for s in &SHAPES {
         let t = corpus_case(&args.corpus, s.file, s.case)?;
         let cases = instances(&t, args.cases.max(1));
-        let reference = reference_rate(&cases);
+        let reference = median_of(RUNS, || Ok(reference_rate(&cases)))?.0;
         let mut f = FamilyRates {
             family: s.family.into(),
             case: s.case.into(),
@@ -380,8 +420,9 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         if let Some((fast, naive)) = &mut engines {
             // Warm-up: the worker's start-up and the module's first compile are not a rate.
             end_to_end(fast, &cases[..1])?;
-            let (rate, b, bad) = end_to_end(fast, &cases)?;
+            let ((rate, b, bad), rates) = median_of(RUNS, || end_to_end(fast, &cases))?;
             f.end_to_end_per_s = Some(rate);
+            f.end_to_end_runs = rates;
             f.end_to_end = Some(b);
             f.end_to_end_not_pass = bad;
             let few = &cases[..args.naive.clamp(1, cases.len())];
@@ -504,6 +545,17 @@ fn print_table(r: &BenchReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The median run is reported, with it its other fields; every run's rate is kept in order.
+    #[test]
+    fn the_median_run_is_reported() {
+        let mut runs = vec![(300.0, "c", 0), (100.0, "a", 0), (200.0, "b", 1)].into_iter();
+        let ((rate, name, bad), rates) = median_of(3, || Ok(runs.next().unwrap())).unwrap();
+        assert_eq!((rate, name, bad), (200.0, "b", 1));
+        assert_eq!(rates, vec![300.0, 100.0, 200.0]);
+        let mut fails = [Ok(1.0), Err("no device".to_string())].into_iter();
+        assert!(median_of(2, || fails.next().unwrap()).is_err());
+    }
 
     /// Every fixed shape exists in the corpus, and its instances differ in data only: the
     /// reference finds each well defined and they all emit one kernel.
