@@ -53,7 +53,7 @@ impl<V> ByteMap<V> {
         self.get(off).is_some()
     }
 
-    /// Whether any byte of `[start, end)` has an entry (whole empty blocks are skipped).
+    /// Whether any byte of `[start, end)` has an entry.
     pub fn any_in(&self, start: u64, end: u64) -> bool {
         if self.is_empty() {
             return false;

@@ -359,13 +359,15 @@ impl Memory {
         self.clock
     }
 
-    /// Values of the in-flight writes covering `a`, unioned.
-    fn in_flight_at(&self, a: Addr, except: Option<WriteId>) -> Option<Byte> {
-        self.writes
-            .iter()
-            .filter(|(id, w)| Some(**id) != except && w.end.is_none())
-            .filter_map(|(_, w)| w.covers(a).map(|i| w.new[i]))
-            .reduce(Byte::union)
+    /// The async writes in flight over `[at, at+len)`, updates included.
+    fn in_flight(
+        writes: &BTreeMap<WriteId, AsyncWrite>,
+        at: Addr,
+        len: u64,
+    ) -> impl Iterator<Item = &AsyncWrite> {
+        writes
+            .values()
+            .filter(move |w| w.end.is_none() && w.overlaps(at, len))
     }
 
     /// The plain async writes in flight over `[at, at+len)`. Until it lands, each of their
@@ -373,9 +375,8 @@ impl Memory {
     /// ([`Memory::view`]). An update in flight adds nothing: its destination keeps its value
     /// until the result lands.
     fn landing(&self, at: Addr, len: u64) -> Vec<&AsyncWrite> {
-        self.writes
-            .values()
-            .filter(|w| w.end.is_none() && !w.update && w.overlaps(at, len))
+        Memory::in_flight(&self.writes, at, len)
+            .filter(|w| !w.update)
             .collect()
     }
 
@@ -386,6 +387,19 @@ impl Memory {
             .fold(r.get(a.offset), Byte::union)
     }
 
+    /// Every byte of `[at, at+len)` as [`Memory::view`] gives it; a range with no uncertain
+    /// byte and no write in flight is its known bytes.
+    fn viewed(&self, at: Addr, len: u64) -> Vec<Byte> {
+        let r = &self.regions[&at.region];
+        let over = self.landing(at, len);
+        if r.uncertain.is_empty() && over.is_empty() {
+            return r.known_bytes(at.offset, len);
+        }
+        (0..len)
+            .map(|i| Memory::view(r, &over, at.plus(i)))
+            .collect()
+    }
+
     /// A plain (generic-proxy, synchronous) write of known bytes.
     pub fn write_exact(&mut self, at: Addr, bytes: &[u8]) -> Result<(), MemError> {
         let v: Vec<Byte> = bytes.iter().map(|b| Byte::Known(*b)).collect();
@@ -394,16 +408,23 @@ impl Memory {
 
     /// A plain write of possibly uncertain bytes (A-MEM-RACY-PLAIN-WRITE for in-flight overlap).
     pub fn write(&mut self, at: Addr, bytes: &[Byte]) -> Result<(), MemError> {
-        self.check(at, bytes.len() as u64)?;
+        let len = bytes.len() as u64;
+        self.check(at, len)?;
         self.tick();
+        let Memory {
+            regions, writes, ..
+        } = self;
+        let over: Vec<&AsyncWrite> = Memory::in_flight(writes, at, len).collect();
+        let landing: Vec<&AsyncWrite> = over.iter().copied().filter(|w| !w.update).collect();
+        let r = regions.get_mut(&at.region).expect("checked");
         for (i, b) in bytes.iter().enumerate() {
             let a = at.plus(i as u64);
-            let v = match self.in_flight_at(a, None) {
-                Some(f) => b.union(f),
-                None => *b,
-            };
-            let before = Memory::view(&self.regions[&a.region], &self.landing(a, 1), a);
-            let r = self.region_mut(a.region);
+            // Racing every write in flight, updates too (their result is not known yet).
+            let v = over
+                .iter()
+                .filter_map(|w| w.covers(a).map(|j| w.new[j]))
+                .fold(*b, Byte::union);
+            let before = Memory::view(r, &landing, a);
             r.put(a.offset, v);
             r.mark(a.offset, Proxy::Generic, before);
         }
@@ -425,14 +446,7 @@ impl Memory {
     /// Reads bytes (e.g. a copy source): uncertain bytes stay uncertain.
     pub fn read(&self, at: Addr, len: u64) -> Result<Vec<Byte>, MemError> {
         self.check(at, len)?;
-        let r = &self.regions[&at.region];
-        let over = self.landing(at, len);
-        if r.uncertain.is_empty() && over.is_empty() {
-            return Ok(r.known_bytes(at.offset, len));
-        }
-        Ok((0..len)
-            .map(|i| Memory::view(r, &over, at.plus(i)))
-            .collect())
+        Ok(self.viewed(at, len))
     }
 
     /// Reads bytes through `proxy` inside the kernel: a byte the other proxy wrote without a
@@ -441,19 +455,15 @@ impl Memory {
     pub fn read_in(&self, at: Addr, len: u64, proxy: Proxy) -> Result<(Vec<Byte>, u64), MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        let over = self.landing(at, len);
-        if r.uncertain.is_empty() && r.unfenced.is_empty() && over.is_empty() {
-            return Ok((r.known_bytes(at.offset, len), 0));
-        }
+        let mut bytes = self.viewed(at, len);
         let mut crossed = 0;
-        let bytes = (0..len)
-            .map(|i| {
-                let a = at.plus(i);
-                let (b, c) = r.seen_by(a.offset, Memory::view(r, &over, a), proxy);
+        if !r.unfenced.is_empty() {
+            for (i, b) in bytes.iter_mut().enumerate() {
+                let c;
+                (*b, c) = r.seen_by(at.offset + i as u64, *b, proxy);
                 crossed += u64::from(c);
-                b
-            })
-            .collect();
+            }
+        }
         Ok((bytes, crossed))
     }
 
@@ -546,22 +556,16 @@ impl Memory {
     /// an unfenced write through the other proxy that it is unordered with.
     fn before_write(&self, at: Addr, len: u64, proxy: Proxy) -> (Vec<Byte>, Vec<Option<Byte>>) {
         let r = &self.regions[&at.region];
-        let over = self.landing(at, len);
-        if r.uncertain.is_empty() && r.unfenced.is_empty() && over.is_empty() {
-            return (r.known_bytes(at.offset, len), vec![None; len as usize]);
-        }
-        (0..len)
+        let old = self.viewed(at, len);
+        let racing = (0..len)
             .map(|i| {
-                let a = at.plus(i);
-                let b = Memory::view(r, &over, a);
-                let racing = r
-                    .unfenced
-                    .get(a.offset)
+                r.unfenced
+                    .get(at.offset + i)
                     .filter(|u| proxy == Proxy::Async && u.writer == Proxy::Generic)
-                    .map(|_| b);
-                (b, racing)
+                    .map(|_| old[i as usize])
             })
-            .unzip()
+            .collect();
+        (old, racing)
     }
 
     /// Starts an asynchronous read-modify-write (cp.reduce.async.bulk element reductions, each
