@@ -32,6 +32,7 @@ use std::fmt;
 
 use super::byte_map::ByteMap;
 use super::proxy::{Proxy, Unfenced};
+use super::writes::{AsyncWrite, Writes};
 
 /// Which memory a region is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -265,38 +266,6 @@ impl Region {
     }
 }
 
-#[derive(Clone, Debug)]
-struct AsyncWrite {
-    at: Addr,
-    /// For an update still in flight: ANY placeholders (its result is not known yet).
-    new: Vec<Byte>,
-    begin: u64,
-    end: Option<u64>,
-    /// Read-modify-write (a reduction): its value is computed when it lands.
-    update: bool,
-    proxy: Proxy,
-    /// The destination bytes before the write began (what the other proxy may still see after
-    /// it lands, until a fence).
-    old: Vec<Byte>,
-    /// Per byte: the value of an unfenced generic write this (async) write is unordered with
-    /// (`proxy.generic_write_async_write`).
-    racing: Vec<Option<Byte>>,
-}
-
-impl AsyncWrite {
-    fn covers(&self, a: Addr) -> Option<usize> {
-        (a.region == self.at.region
-            && a.offset >= self.at.offset
-            && a.offset < self.at.offset + self.new.len() as u64)
-            .then(|| (a.offset - self.at.offset) as usize)
-    }
-    fn overlaps(&self, at: Addr, len: u64) -> bool {
-        at.region == self.at.region
-            && at.offset < self.at.offset + self.new.len() as u64
-            && self.at.offset < at.offset + len
-    }
-}
-
 /// Whether an async write's completion is observed as it lands (a wait on its mbarrier or
 /// group): then the implicit proxy fence of [`Memory::completion_fence`] over its range applies
 /// at once.
@@ -310,7 +279,7 @@ pub enum Landing {
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
     regions: BTreeMap<RegionId, Region>,
-    writes: BTreeMap<WriteId, AsyncWrite>,
+    writes: Writes,
     holds: BTreeMap<ReadHoldId, (Addr, u64)>,
     clock: u64,
     next_id: u64,
@@ -359,23 +328,13 @@ impl Memory {
         self.clock
     }
 
-    /// The async writes in flight over `[at, at+len)`, updates included.
-    fn in_flight(
-        writes: &BTreeMap<WriteId, AsyncWrite>,
-        at: Addr,
-        len: u64,
-    ) -> impl Iterator<Item = &AsyncWrite> {
-        writes
-            .values()
-            .filter(move |w| w.end.is_none() && w.overlaps(at, len))
-    }
-
     /// The plain async writes in flight over `[at, at+len)`. Until it lands, each of their
     /// bytes holds its old or its new value: the region keeps the old, and a read adds the new
     /// ([`Memory::view`]). An update in flight adds nothing: its destination keeps its value
     /// until the result lands.
     fn landing(&self, at: Addr, len: u64) -> Vec<&AsyncWrite> {
-        Memory::in_flight(&self.writes, at, len)
+        self.writes
+            .in_flight(at, len)
             .filter(|w| !w.update)
             .collect()
     }
@@ -414,7 +373,7 @@ impl Memory {
         let Memory {
             regions, writes, ..
         } = self;
-        let over: Vec<&AsyncWrite> = Memory::in_flight(writes, at, len).collect();
+        let over: Vec<&AsyncWrite> = writes.in_flight(at, len).collect();
         let landing: Vec<&AsyncWrite> = over.iter().copied().filter(|w| !w.update).collect();
         let r = regions.get_mut(&at.region).expect("checked");
         for (i, b) in bytes.iter().enumerate() {
@@ -507,8 +466,8 @@ impl Memory {
     /// The proxy of a write still in flight.
     pub fn proxy_of(&self, id: WriteId) -> Option<Proxy> {
         self.writes
-            .get(&id)
-            .filter(|w| w.end.is_none())
+            .get(id)
+            .filter(|w| w.in_flight())
             .map(|w| w.proxy)
     }
 
@@ -598,8 +557,8 @@ impl Memory {
     /// Destination range of an update (or write) still in flight.
     pub fn target(&self, id: WriteId) -> Option<(Addr, u64)> {
         self.writes
-            .get(&id)
-            .filter(|w| w.end.is_none())
+            .get(id)
+            .filter(|w| w.in_flight())
             .map(|w| (w.at, w.new.len() as u64))
     }
 
@@ -616,7 +575,7 @@ impl Memory {
         result: Vec<Byte>,
         landing: Landing,
     ) -> Result<bool, MemError> {
-        match self.writes.get_mut(&id) {
+        match self.writes.get_mut(id) {
             None if id.0 < self.next_write => Ok(false),
             None => Err(MemError::UnknownWrite(id)),
             Some(w) if w.end.is_some() => Ok(false),
@@ -641,7 +600,7 @@ impl Memory {
 
     /// [`Memory::complete`], its completion observed or not.
     pub fn complete_as(&mut self, id: WriteId, landing: Landing) -> Result<bool, MemError> {
-        let Some(w) = self.writes.get(&id) else {
+        let Some(w) = self.writes.get(id) else {
             // Pruned after completing, or never issued.
             return if id.0 < self.next_write {
                 Ok(false)
@@ -664,15 +623,13 @@ impl Memory {
         let Memory {
             regions, writes, ..
         } = self;
-        let w = &writes[&id];
+        let Some(w) = writes.get(id) else {
+            return Ok(false);
+        };
         // Writes whose in-flight interval overlaps w's and that touch w's range.
         let others: Vec<&AsyncWrite> = writes
-            .iter()
-            .filter(|(oid, o)| {
-                **oid != id
-                    && o.end.is_none_or(|e| e > w.begin)
-                    && o.overlaps(w.at, w.new.len() as u64)
-            })
+            .overlapping(w.at, w.new.len() as u64)
+            .filter(|(oid, o)| *oid != id && o.end.is_none_or(|e| e > w.begin))
             .filter(|(_, o)| !(w.update && o.update))
             .map(|(_, o)| o)
             .collect();
@@ -695,22 +652,14 @@ impl Memory {
                 r.mark(a.offset, w.proxy, w.old[i]);
             }
         }
-        if let Some(w) = writes.get_mut(&id) {
-            w.end = Some(now);
-        }
-        self.prune();
+        writes.land(id, now);
         Ok(true)
     }
 
     /// Completes every plain async write still in flight (e.g. at kernel end), in handle order,
     /// and returns the updates still in flight (they need [`Memory::complete_update`]).
     pub fn complete_all(&mut self) -> Vec<WriteId> {
-        let ids: Vec<(WriteId, bool)> = self
-            .writes
-            .iter()
-            .filter(|(_, w)| w.end.is_none())
-            .map(|(i, w)| (*i, w.update))
-            .collect();
+        let ids: Vec<(WriteId, bool)> = self.writes.pending().map(|(i, w)| (i, w.update)).collect();
         let mut updates = vec![];
         for (id, update) in ids {
             if update {
@@ -722,33 +671,21 @@ impl Memory {
         updates
     }
 
-    /// Drops completed writes that can no longer be concurrent with any in-flight write.
-    fn prune(&mut self) {
-        let oldest_pending = self
-            .writes
-            .values()
-            .filter(|w| w.end.is_none())
-            .map(|w| w.begin)
-            .min();
-        self.writes.retain(|_, w| match (w.end, oldest_pending) {
-            (None, _) => true,
-            (Some(e), Some(b)) => e > b,
-            (Some(_), None) => false,
-        });
-    }
-
     /// Is the write still in flight?
     pub fn is_in_flight(&self, id: WriteId) -> bool {
-        self.writes.get(&id).is_some_and(|w| w.end.is_none())
+        self.writes.get(id).is_some_and(|w| w.in_flight())
     }
 
     /// In-flight writes overlapping `[at, at+len)` (reading them is UB, §9.7.9.25.1).
     pub fn in_flight_overlapping(&self, at: Addr, len: u64) -> Vec<WriteId> {
-        self.writes
-            .iter()
-            .filter(|(_, w)| w.end.is_none() && w.overlaps(at, len))
-            .map(|(i, _)| *i)
-            .collect()
+        let mut ids: Vec<WriteId> = self
+            .writes
+            .overlapping(at, len)
+            .filter(|(_, w)| w.in_flight())
+            .map(|(i, _)| i)
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// Registers an asynchronous read of `[at, at+len)` that has not finished.

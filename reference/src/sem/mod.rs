@@ -52,5 +52,6 @@ pub mod tcgen05;
 pub mod tensor;
 pub mod tracking;
 pub mod ub;
+mod writes;
 
 pub use ub::{Ub, UbRule};
