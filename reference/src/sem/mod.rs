@@ -52,6 +52,5 @@ pub mod tcgen05;
 pub mod tensor;
 pub mod tracking;
 pub mod ub;
-mod writes;
 
 pub use ub::{Ub, UbRule};

@@ -1,12 +1,12 @@
-//! The asynchronous writes a [`super::memory::Memory`] keeps: those in flight, and those landed
+//! The asynchronous writes a [`super::Memory`] keeps: those in flight, and those landed
 //! that a write still in flight may be concurrent with (A-MEM-CONCURRENT-WRITES). A tensor copy
 //! issues one write per contiguous run of its box, thousands for a swizzled box, so every lookup
 //! here goes through an index (by place, by age) instead of a scan of all of them.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::memory::{Addr, Byte, RegionId, WriteId};
-use super::proxy::Proxy;
+use super::{Addr, Byte, RegionId, WriteId};
+use crate::sem::proxy::Proxy;
 
 #[derive(Clone, Debug)]
 pub(super) struct AsyncWrite {
