@@ -336,22 +336,28 @@ impl Backend for Predicting<'_> {
         self.inner.runs(t)
     }
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        use rayon::prelude::*;
         let info = self.inner.info();
-        for (c, ex) in cases {
-            let prediction = predict_from(ex);
-            let as_encoded = gen::as_encoded(c, ex);
-            let own = match (&as_encoded, prediction.well_defined()) {
-                (_, true) => Some(crate::diff::predicted(&info, ex)),
-                (Some(e), false) => Some(crate::diff::predicted(&info, e)),
-                (None, false) => None,
-            };
-            let seen = Seen {
-                prediction,
-                own,
-                as_encoded,
-            };
-            self.seen.insert(c.name.clone(), seen);
-        }
+        // On the host's threads: a completion through maps as encoded is a second execution.
+        let seen: Vec<(String, Seen)> = cases
+            .par_iter()
+            .map(|(c, ex)| {
+                let prediction = predict_from(ex);
+                let as_encoded = gen::as_encoded(c, ex);
+                let own = match (&as_encoded, prediction.well_defined()) {
+                    (_, true) => Some(crate::diff::predicted(&info, ex)),
+                    (Some(e), false) => Some(crate::diff::predicted(&info, e)),
+                    (None, false) => None,
+                };
+                let seen = Seen {
+                    prediction,
+                    own,
+                    as_encoded,
+                };
+                (c.name.clone(), seen)
+            })
+            .collect();
+        self.seen.extend(seen);
         self.inner.observe(cases)
     }
     fn host_time(&mut self, r: std::time::Duration, j: std::time::Duration) {

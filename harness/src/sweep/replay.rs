@@ -65,8 +65,11 @@ impl Backend for Replaying {
         true
     }
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        use rayon::prelude::*;
+        // On the host's threads: rebuilding needs the model's bytes, a second execution for
+        // completions through maps as encoded.
         cases
-            .iter()
+            .par_iter()
             .map(|(c, ex)| {
                 let not_run = |why: String| Run {
                     ran: Ran::NotRun(why),
