@@ -69,7 +69,9 @@
 
 pub mod dump;
 mod emitted;
+mod frame;
 mod instances;
+mod operands;
 mod tmem;
 
 pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
@@ -453,13 +455,16 @@ impl Em<'_> {
     fn line(&mut self, l: impl Into<String>) {
         self.kb.push_line(l);
     }
+
     fn label(&mut self, what: &str) -> String {
         self.label += 1;
         format!("$L_{what}_{}", self.label)
     }
+
     fn clustered(&self) -> bool {
         self.case.launch.cluster_size() > 1
     }
+
     fn cluster_barrier(&mut self) {
         self.line("barrier.cluster.arrive.release.aligned;");
         self.line("barrier.cluster.wait.acquire.aligned;");
@@ -470,6 +475,7 @@ impl Em<'_> {
         self.pblock.push(value);
         (self.pblock.len() - 1) * 8
     }
+
     /// A fresh register of type `ty` loaded from pblock slot at byte offset `off`.
     fn load_at(&mut self, ty: RegTy, off: usize) -> String {
         let r = self.kb.fresh(ty);
@@ -484,145 +490,11 @@ impl Em<'_> {
         }
         r
     }
+
     /// A fresh register of type `ty` holding `value` (through the pblock).
     fn load(&mut self, ty: RegTy, value: u64) -> String {
         let off = self.slot(value);
         self.load_at(ty, off)
-    }
-
-    /// Prologue: pointers, CTA number, thread index, initial shared image. Returns the tensor
-    /// map parameters (declared here).
-    fn prologue(&mut self) -> Result<Vec<TensorMapParam>, EmitError> {
-        self.kb
-            .declare_module(".extern .shared .align 1024 .b8 smem[];");
-        self.kb.param(".param .u64 table");
-        let mut tms = Vec::new();
-        for (i, t) in self.case.memory.tensor_maps.iter().enumerate() {
-            let Some(Place::Global { index, .. }) = self.layout.get(&t.global) else {
-                return err(format!(
-                    "tensor map `{}`: `{}` is not a global region",
-                    t.name, t.global
-                ));
-            };
-            tms.push(TensorMapParam {
-                param: format!("tmaps[{i}]"),
-                name: t.name.clone(),
-                global: t.global.clone(),
-                global_index: index,
-                map: t.map.clone(),
-            });
-        }
-        if !tms.is_empty() {
-            self.kb.param(format!(
-                ".param .align 64 .b8 tmaps[{}]",
-                128 * tmap_slots(self.kb.version)
-            ));
-        }
-        let (pbr, dumpr, smem, cta, tid, inst) = (
-            self.pbr.clone(),
-            self.dumpr.clone(),
-            self.smem.clone(),
-            self.cta.clone(),
-            self.tid.clone(),
-            self.inst.clone(),
-        );
-        let l = &self.case.launch;
-        let gx = l.grid[0];
-        // Instance `inst` owns CTAs inst*gx .. inst*gx+gx-1 along x (the batch multiplies the
-        // grid's x extent); its pblock and dump pointers are entry `inst` of the table.
-        let (lx, t64) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B64));
-        self.line(format!("ld.param.u64 {t64}, [table];"));
-        self.line(format!("cvta.to.global.u64 {t64}, {t64};"));
-        self.line(format!("mov.u32 {lx}, %ctaid.x;"));
-        self.line(format!("div.u32 {inst}, {lx}, {gx};"));
-        self.line(format!("mul.wide.u32 {pbr}, {inst}, 16;"));
-        self.line(format!("add.s64 {t64}, {t64}, {pbr};"));
-        self.line(format!("ld.global.u64 {pbr}, [{t64}];"));
-        self.line(format!("cvta.to.global.u64 {pbr}, {pbr};"));
-        self.line(format!("ld.global.u64 {dumpr}, [{t64}+8];"));
-        self.line(format!("cvta.to.global.u64 {dumpr}, {dumpr};"));
-        let first = self.kb.fresh(RegTy::B32);
-        self.line(format!("mul.lo.u32 {first}, {inst}, {gx};"));
-        self.line(format!("sub.u32 {lx}, {lx}, {first};"));
-        self.line(format!("mov.u32 {smem}, smem;"));
-        self.line(format!("mov.u32 {tid}, %tid.x;"));
-        let (y, z, n) = (
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-        );
-        self.line(format!("mov.u32 {y}, %ctaid.y;"));
-        self.line(format!("mov.u32 {z}, %ctaid.z;"));
-        if self.clustered() {
-            // The instance's cluster linear id * cluster size + rank, the cluster coordinates
-            // computed from the instance-local CTA id (%clusterid would count across instances).
-            let [cx, cy, cz] = l.cluster;
-            self.line(format!("div.u32 {lx}, {lx}, {cx};"));
-            self.line(format!("div.u32 {y}, {y}, {cy};"));
-            self.line(format!("div.u32 {z}, {z}, {cz};"));
-            self.line(format!(
-                "mad.lo.u32 {y}, {z}, {}, {y};",
-                l.grid[1] / cy.max(1)
-            ));
-            self.line(format!("mad.lo.u32 {lx}, {y}, {}, {lx};", gx / cx.max(1)));
-            self.line(format!("mov.u32 {n}, %cluster_ctarank;"));
-            self.line(format!(
-                "mad.lo.u32 {cta}, {lx}, {}, {n};",
-                l.cluster_size()
-            ));
-        } else {
-            self.line(format!("mad.lo.u32 {y}, {z}, {}, {y};", l.grid[1]));
-            self.line(format!("mad.lo.u32 {cta}, {y}, {gx}, {lx};"));
-        }
-        // Initial shared image: global -> shared, cooperatively, 4 bytes at a time.
-        let src = self.load_at(RegTy::B64, pb::SHARED_INIT * 8);
-        self.line(format!("cvta.to.global.u64 {src}, {src};"));
-        self.copy_image(&src, true);
-        if self.case.target.sm >= 90 && self.kb.version >= PtxVersion::new(8, 0) {
-            // §9.7.13.4 (fence.proxy.async: PTX 8.0, sm_90): the image was written through the generic proxy; async-proxy
-            // readers (bulk/tensor copies out of shared memory) need this fence to see it.
-            self.line("fence.proxy.async.shared::cta;");
-        }
-        self.line("bar.sync 0;");
-        if self.clustered() {
-            // A peer may address this CTA's shared memory in its first step.
-            self.cluster_barrier();
-        }
-        Ok(tms)
-    }
-
-    /// Copy the shared image from (`to_shared`) or to the global address in `g`, 4 bytes per
-    /// thread per iteration (the image size is a multiple of 16).
-    fn copy_image(&mut self, g: &str, to_shared: bool) {
-        let n = self.load_at(RegTy::B32, pb::IMAGE_BYTES * 8);
-        let (i, stride, v, sa) = (
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-        );
-        let (ga, p) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::Pred));
-        let (top, done) = (self.label("copy"), self.label("copied"));
-        let (tid, smem) = (self.tid.clone(), self.smem.clone());
-        self.line(format!("shl.b32 {i}, {tid}, 2;"));
-        self.line(format!("mov.u32 {stride}, %ntid.x;"));
-        self.line(format!("shl.b32 {stride}, {stride}, 2;"));
-        self.line(format!("{top}:"));
-        self.line(format!("setp.ge.u32 {p}, {i}, {n};"));
-        self.line(format!("@{p} bra {done};"));
-        self.line(format!("cvt.u64.u32 {ga}, {i};"));
-        self.line(format!("add.s64 {ga}, {ga}, {g};"));
-        self.line(format!("add.u32 {sa}, {smem}, {i};"));
-        if to_shared {
-            self.line(format!("ld.global.b32 {v}, [{ga}];"));
-            self.line(format!("st.shared.b32 [{sa}], {v};"));
-        } else {
-            self.line(format!("ld.shared.b32 {v}, [{sa}];"));
-            self.line(format!("st.global.b32 [{ga}], {v};"));
-        }
-        self.line(format!("add.u32 {i}, {i}, {stride};"));
-        self.line(format!("bra {top};"));
-        self.line(format!("{done}:"));
     }
 
     /// Branch over the step unless this is its CTA and thread; returns the skip label.
@@ -651,206 +523,6 @@ impl Em<'_> {
         }
         self.line(format!("@!{p} bra {skip};"));
         skip
-    }
-
-    /// The 32-bit shared address of shared `offset` (through the pblock).
-    fn shared_addr(&mut self, offset: u64) -> String {
-        let r = self.load(RegTy::B32, offset);
-        let smem = self.smem.clone();
-        self.line(format!("add.u32 {r}, {r}, {smem};"));
-        r
-    }
-    /// The global address of `offset` into global region `index`.
-    fn global_addr(&mut self, index: usize, offset: u64) -> String {
-        let base = self.load_at(RegTy::B64, (pb::HEADER + index) * 8);
-        let off = self.load(RegTy::B64, offset);
-        self.line(format!("add.s64 {base}, {base}, {off};"));
-        base
-    }
-    fn generic_of_shared(&mut self, s: &str) -> String {
-        let g = self.kb.fresh(RegTy::B64);
-        self.line(format!("cvt.u64.u32 {g}, {s};"));
-        self.line(format!("cvta.shared.u64 {g}, {g};"));
-        g
-    }
-    /// `mapa.shared::cluster` of `region` (plus `extra`) in cluster rank `cta`.
-    fn mapa(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
-        let off = match self.layout.get(region) {
-            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
-            _ => {
-                self.errors.push(format!(
-                    "mapa: `{region}` is not a shared region or mbarrier"
-                ));
-                return None;
-            }
-        };
-        let local = self.shared_addr(off);
-        let rank = self.load(RegTy::B32, cta as u64);
-        let r = self.kb.fresh(RegTy::B32);
-        self.line(format!("mapa.shared::cluster.u32 {r}, {local}, {rank};"));
-        Some(r)
-    }
-
-    /// The generic address of `region` (plus `extra`) in cluster rank `cta` (`mapa.u64`).
-    fn mapa_generic(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
-        let off = match self.layout.get(region) {
-            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
-            _ => {
-                self.errors.push(format!(
-                    "mapa: `{region}` is not a shared region or mbarrier"
-                ));
-                return None;
-            }
-        };
-        let local = self.shared_addr(off);
-        let g = self.generic_of_shared(&local);
-        let rank = self.load(RegTy::B32, cta as u64);
-        let r = self.kb.fresh(RegTy::B64);
-        self.line(format!("mapa.u64 {r}, {g}, {rank};"));
-        Some(r)
-    }
-
-    /// A register of `ty` for the value operand named `name` (a param, a special register or
-    /// a name an earlier step wrote).
-    fn named_value(&mut self, role: &str, ty: RegTy, name: &str) -> String {
-        if name == "_" || name.starts_with('%') && !self.case.params.contains_key(name) {
-            if name.starts_with('%') && ty != RegTy::Pred && ty.bits() == 32 {
-                // Some instructions (tcgen05.alloc/dealloc) take no special register operand.
-                let r = self.kb.fresh(RegTy::B32);
-                self.line(format!("mov.u32 {r}, {name};"));
-                return r;
-            }
-            return name.to_string();
-        }
-        if let Some(p) = self.case.params.get(name) {
-            return match bound(p) {
-                Err(e) => {
-                    self.errors.push(format!("parameter `{name}`: {e}"));
-                    String::new()
-                }
-                Ok(Bound::Value(v)) => self.load(ty, v as u64),
-                Ok(Bound::Mapa { region, cta }) => {
-                    let r = self.mapa(&region, 0, cta).unwrap_or_default();
-                    if ty.bits() == 64 {
-                        let w = self.kb.fresh(ty);
-                        self.line(format!("cvt.u64.u32 {w}, {r};"));
-                        w
-                    } else {
-                        r
-                    }
-                }
-            };
-        }
-        let _ = role;
-        if let (Some(Place::Shared { offset, .. }), true) = (
-            self.layout.get(name),
-            self.case.memory.tmem.iter().any(|t| t.name == name),
-        ) {
-            // A-EXEC-TCGEN05-WORD: the Tensor Memory address alloc wrote into the word.
-            let a = self.shared_addr(offset);
-            let r = self.kb.fresh(RegTy::B32);
-            self.line(format!("ld.shared.b32 {r}, [{a}];"));
-            if ty.bits() == 64 {
-                let w = self.kb.fresh(ty);
-                self.line(format!("cvt.u64.u32 {w}, {r};"));
-                return w;
-            }
-            return r;
-        }
-        let key = (name.to_string(), ty);
-        if let Some(r) = self.named.get(&key) {
-            return r.clone();
-        }
-        let r = self.kb.fresh(ty);
-        self.named.insert(key, r.clone());
-        r
-    }
-
-    fn value(&mut self, role: &str, ty: RegTy, v: &mut Value) {
-        let r = match v {
-            Value::Imm(i) => self.load(ty, *i as u64),
-            Value::Reg(n) => {
-                let n = n.clone();
-                self.named_value(role, ty, &n)
-            }
-        };
-        *v = Value::Reg(r);
-    }
-
-    fn address(
-        &mut self,
-        role: &str,
-        space: Space,
-        addr: &mut ptxconform_reference::ptx::operand::Address,
-    ) {
-        let AddrBase::Name(name) = &addr.base else {
-            self.errors
-                .push(format!("the {role} operand is an absolute address"));
-            return;
-        };
-        let name = name.clone();
-        let Ok(extra) = u64::try_from(addr.offset) else {
-            self.errors
-                .push(format!("the {role} operand `{addr}` has a negative offset"));
-            return;
-        };
-        let reg = if let Some(p) = self.case.params.get(&name) {
-            match bound(p) {
-                // A remote address in any shared space is emitted as asked (using it outside
-                // `.shared::cluster` is the case's question, not the emitter's); generic
-                // operands get the generic form (`mapa.u64` of the local generic address).
-                Ok(Bound::Mapa { region, cta }) if space.is_shared() => {
-                    self.mapa(&region, extra, cta)
-                }
-                Ok(Bound::Mapa { region, cta }) if space == Space::Generic => {
-                    self.mapa_generic(&region, extra, cta)
-                }
-                _ => {
-                    self.errors.push(format!("the {role} operand names parameter `{name}`, which is no address of its space"));
-                    None
-                }
-            }
-        } else {
-            match (self.layout.get(&name), space) {
-                (Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }), s)
-                    if s.is_shared() =>
-                {
-                    Some(self.shared_addr(offset + extra))
-                }
-                (
-                    Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }),
-                    Space::Generic,
-                ) => {
-                    let s = self.shared_addr(offset + extra);
-                    Some(self.generic_of_shared(&s))
-                }
-                (Some(Place::Global { index, .. }), Space::Global | Space::Generic)
-                    if index != usize::MAX =>
-                {
-                    Some(self.global_addr(index, extra))
-                }
-                (None, Space::Tmem) if self.names.decls.contains_key(&name) => {
-                    // A Tensor Memory address lives in a register an earlier step set.
-                    let r = self.named_value(role, RegTy::B32, &name);
-                    (extra == 0).then_some(r).or_else(|| {
-                        self.errors.push(format!(
-                            "the {role} operand: offsets on Tensor Memory names are not supported"
-                        ));
-                        None
-                    })
-                }
-                (p, s) => {
-                    self.errors.push(format!(
-                        "the {role} operand `{name}` ({p:?}) cannot be addressed in {s:?}"
-                    ));
-                    None
-                }
-            }
-        };
-        if let Some(r) = reg {
-            addr.base = AddrBase::Name(r);
-            addr.offset = 0;
-        }
     }
 
     fn ptx_step(&mut self, mut st: Statement) {
@@ -972,78 +644,6 @@ impl Em<'_> {
             self.line(format!("st.{space}.u8 [{addr}+{i}], {v};"));
         }
         Ok(())
-    }
-
-    fn epilogue(&mut self) {
-        self.line("bar.sync 0;");
-        if self.clustered() {
-            self.cluster_barrier();
-        }
-        let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
-        let not0 = self.kb.fresh(RegTy::Pred);
-        self.line(format!("setp.ne.u32 {not0}, {tid}, 0;"));
-        let mbars: Vec<u64> = self
-            .case
-            .memory
-            .mbarriers
-            .iter()
-            .filter_map(|m| match self.layout.get(&m.name) {
-                Some(Place::Mbarrier { offset }) => Some(offset),
-                _ => None,
-            })
-            .collect();
-        if !mbars.is_empty() {
-            let skip = self.label("parity");
-            self.line(format!("@{not0} bra {skip};"));
-            let at = self.load_at(RegTy::B32, pb::PARITY_AT * 8);
-            let (p0, p1, w, w1, idx) = (
-                self.kb.fresh(RegTy::Pred),
-                self.kb.fresh(RegTy::Pred),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-            );
-            let fa = self.kb.fresh(RegTy::B64);
-            let m_count = mbars.len();
-            for (m, off) in mbars.into_iter().enumerate() {
-                let a = self.shared_addr(off);
-                self.line(format!(
-                    "mbarrier.test_wait.parity.shared.b64 {p0}, [{a}], 0;"
-                ));
-                self.line(format!(
-                    "mbarrier.test_wait.parity.shared.b64 {p1}, [{a}], 1;"
-                ));
-                self.line(format!("selp.b32 {w}, 1, 0, {p0};"));
-                self.line(format!("selp.b32 {w1}, 2, 0, {p1};"));
-                self.line(format!("or.b32 {w}, {w}, {w1};"));
-                self.line(format!("mad.lo.u32 {idx}, {cta}, {m_count}, {m};"));
-                self.line(format!("mad.lo.u32 {idx}, {idx}, 4, {at};"));
-                self.line(format!("cvt.u64.u32 {fa}, {idx};"));
-                self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
-                self.line(format!("st.global.u32 [{fa}], {w};"));
-            }
-            self.line(format!("{skip}:"));
-        }
-        self.tmem_epilogue();
-        // The shared image of this CTA -> dump + cta * image_bytes.
-        let n = self.load_at(RegTy::B64, pb::IMAGE_BYTES * 8);
-        let (c64, g) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
-        self.line(format!("cvt.u64.u32 {c64}, {cta};"));
-        self.line(format!("mul.lo.u64 {g}, {c64}, {n};"));
-        self.line(format!("add.s64 {g}, {g}, {dumpr};"));
-        self.copy_image(&g, false);
-        let skip = self.label("reached");
-        self.line(format!("@{not0} bra {skip};"));
-        let at = self.load_at(RegTy::B64, pb::REACHED_AT * 8);
-        let fa = self.kb.fresh(RegTy::B64);
-        self.line(format!("mad.lo.u64 {fa}, {c64}, 4, {at};"));
-        self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
-        self.line(format!("st.global.u32 [{fa}], 1;"));
-        self.line(format!("{skip}:"));
-        if self.clustered() {
-            self.line("bar.sync 0;");
-            self.cluster_barrier();
-        }
     }
 }
 
