@@ -27,18 +27,25 @@ impl Em<'_> {
         g
     }
 
-    /// `mapa.shared::cluster` of `region` (plus `extra`) in cluster rank `cta`.
-    pub(super) fn mapa(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
-        let off = match self.layout.get(region) {
-            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
+    /// The local 32-bit shared address of `region` (plus `extra`), which `mapa` maps into a
+    /// peer CTA; an error unless `region` is a shared region or an mbarrier.
+    fn mapa_source(&mut self, region: &str, extra: u64) -> Option<String> {
+        match self.layout.get(region) {
+            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => {
+                Some(self.shared_addr(offset + extra))
+            }
             _ => {
                 self.errors.push(format!(
                     "mapa: `{region}` is not a shared region or mbarrier"
                 ));
-                return None;
+                None
             }
-        };
-        let local = self.shared_addr(off);
+        }
+    }
+
+    /// `mapa.shared::cluster` of `region` (plus `extra`) in cluster rank `cta`.
+    pub(super) fn mapa(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
+        let local = self.mapa_source(region, extra)?;
         let rank = self.load(RegTy::B32, cta as u64);
         let r = self.kb.fresh(RegTy::B32);
         self.line(format!("mapa.shared::cluster.u32 {r}, {local}, {rank};"));
@@ -47,16 +54,7 @@ impl Em<'_> {
 
     /// The generic address of `region` (plus `extra`) in cluster rank `cta` (`mapa.u64`).
     pub(super) fn mapa_generic(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
-        let off = match self.layout.get(region) {
-            Some(Place::Shared { offset, .. } | Place::Mbarrier { offset }) => offset + extra,
-            _ => {
-                self.errors.push(format!(
-                    "mapa: `{region}` is not a shared region or mbarrier"
-                ));
-                return None;
-            }
-        };
-        let local = self.shared_addr(off);
+        let local = self.mapa_source(region, extra)?;
         let g = self.generic_of_shared(&local);
         let rank = self.load(RegTy::B32, cta as u64);
         let r = self.kb.fresh(RegTy::B64);
