@@ -22,8 +22,9 @@ pub fn family_of(case: &Case) -> String {
     let Some((k, instr)) = steps.iter().find(copy).or(steps.first()) else {
         return "other".into();
     };
-    let StepOp::Ptx(text) = &case.program[*k].op else {
-        unreachable!("parse_steps parses ptx steps")
+    // `parse_steps` indexes `ptx:` steps; anything else is named without the memo.
+    let Some(StepOp::Ptx(text)) = case.program.get(*k).map(|s| &s.op) else {
+        return instruction_name(instr);
     };
     // Naming formats the whole instruction: a batch's cases repeat the same few steps.
     NAMES.with(|m| {
