@@ -323,13 +323,8 @@ pub struct Supervisor {
     modules: HashMap<u64, Arc<Vec<u8>>>,
     /// Workers put to use so far (for reports and tests).
     pub spawned: usize,
-    /// Of those, workers that were started ahead as the spare.
-    pub spares_used: usize,
     /// Time spent waiting for a worker to become ready (for the timing breakdown).
     pub spawn_wall: Duration,
-    /// A worker starting in the background, kept from a run's first failure on: the next
-    /// failure's replacement is then (mostly) ready, instead of starting after the trap report.
-    spare: Option<std::thread::JoinHandle<Result<Worker, String>>>,
 }
 
 impl Supervisor {
@@ -339,9 +334,7 @@ impl Supervisor {
             worker: None,
             modules: HashMap::new(),
             spawned: 0,
-            spares_used: 0,
             spawn_wall: Duration::ZERO,
-            spare: None,
         }
     }
 
@@ -380,16 +373,7 @@ impl Supervisor {
         if self.worker.is_none() {
             self.spawned += 1;
             let t = Instant::now();
-            let w = match self.spare.take().map(|h| h.join()) {
-                Some(Ok(Ok(w))) => {
-                    self.spares_used += 1;
-                    // Taken: the next one starts now, while this one runs.
-                    self.start_spare();
-                    Ok(w)
-                }
-                // A spare that failed to start says nothing a fresh attempt would not.
-                _ => Worker::spawn(&self.cfg),
-            };
+            let w = Worker::spawn(&self.cfg);
             self.spawn_wall += t.elapsed();
             self.worker = Some(w.map_err(SupervisorError::WorkerStart)?);
         }
@@ -397,16 +381,6 @@ impl Supervisor {
         self.worker
             .as_mut()
             .ok_or_else(|| SupervisorError::WorkerStart("unreachable".into()))
-    }
-
-    /// Start a spare worker in the background unless one is starting or ready. A worker's start
-    /// (driver, context) takes a good part of a second; a trap's report as long again. Processes
-    /// are independent, so a spare started before a trap is ready when the trap is reported.
-    fn start_spare(&mut self) {
-        if self.spare.is_none() {
-            let cfg = self.cfg.clone();
-            self.spare = Some(std::thread::spawn(move || Worker::spawn(&cfg)));
-        }
     }
 
     /// Drop the current worker (killed if still alive) on a background thread: a worker whose
@@ -446,8 +420,6 @@ impl Supervisor {
             }
             if let Some(f) = failure {
                 self.retire_worker();
-                // Where one job failed, more may: from now on a spare stands by.
-                self.start_spare();
                 let p = plan(&group, &done_idx, f, self.cfg.confirm_failures && !first);
                 for (i, o) in p.settled {
                     results[i] = Some(JobResult::bare(jobs[i].id, o));
@@ -678,9 +650,6 @@ mod tests {
         let rs = s.run(&[job(1, "ok")]).unwrap();
         assert_ok(&rs[0], 1);
         assert_eq!(s.spawned, 1);
-        // No failure, no spare.
-        assert!(s.spare.is_none());
-        assert_eq!(s.spares_used, 0);
     }
 
     #[test]
@@ -722,10 +691,6 @@ mod tests {
         // Workers: [0 traps first: final] [1 ok, 2 traps] [2 confirmed alone] [3 first: final]
         // [4, 5 ok, 6 traps] [6 confirmed alone] [7].
         assert_eq!(s.spawned, 7);
-        // Every worker after the first failure was the spare started ahead of it, and the next
-        // spare is starting.
-        assert_eq!(s.spares_used, 6);
-        assert!(s.spare.is_some());
     }
 
     #[test]

@@ -546,8 +546,7 @@ impl Engine {
         format!(
             "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s ({} modules compiled, {} cached), \
              execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
-             {} split, {} workers ({} started ahead), {:.2}s waiting for one), observe {:.2}s, \
-             judge {:.2}s",
+             {} split, {} workers, {:.2}s waiting for one), observe {:.2}s, judge {:.2}s",
             t.reference.as_secs_f64(),
             t.emit.as_secs_f64(),
             t.compile.as_secs_f64(),
@@ -560,7 +559,6 @@ impl Engine {
             s.worker.as_secs_f64(),
             s.splits,
             self.sup.spawned,
-            self.sup.spares_used,
             self.sup.spawn_wall.as_secs_f64(),
             t.observe.as_secs_f64(),
             t.judge.as_secs_f64(),
