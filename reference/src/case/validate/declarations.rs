@@ -1,0 +1,186 @@
+//! Declarations: the regions, mbarriers, tensor maps and Tensor Memory allocations of `memory`
+//! (one namespace, a shared layout within budget) and the register values of `params`.
+
+use std::collections::BTreeMap;
+
+use super::{is_identifier, is_special, p, pi, pik, Names, Out, MAX_SHARED_BYTES};
+use crate::case::init::InitError;
+use crate::case::loc::{key, Seg};
+use crate::case::model::*;
+use crate::ptx::operand::RegTy;
+
+fn init_problem(o: &mut Out, base: Vec<Seg>, init: &Init, e: InitError) {
+    let mut path = base;
+    path.push(key("init"));
+    match (init, e.element) {
+        (Init::Values(_), Some(i)) => path.extend([key("values"), key("data"), Seg::Idx(i)]),
+        (Init::Bytes(_), Some(i)) => path.extend([key("bytes"), Seg::Idx(i)]),
+        (Init::Hex(_), _) => path.push(key("hex")),
+        _ => {}
+    }
+    o.err(path, e.message);
+}
+
+pub(super) fn memory(c: &Case, o: &mut Out) {
+    let m = &c.memory;
+    // One namespace for every declaration: operands name them without saying which kind.
+    let mut seen: BTreeMap<String, Vec<Seg>> = BTreeMap::new();
+    let mut declare = |o: &mut Out, name: &str, path: Vec<Seg>| {
+        let mut name_path = path.clone();
+        name_path.push(key("name"));
+        if !is_identifier(name) {
+            o.err(
+                name_path.clone(),
+                format!("`{name}` is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)"),
+            );
+        }
+        if let Some(prev) = seen.get(name) {
+            o.err(
+                name_path,
+                format!(
+                    "`{name}` is already declared at {}",
+                    crate::case::loc::path_string(prev)
+                ),
+            );
+        } else {
+            seen.insert(name.to_string(), path);
+        }
+    };
+    let mut shared_end: u64 = 0;
+    for (space, regions) in [("global", &m.global), ("shared", &m.shared)] {
+        for (i, r) in regions.iter().enumerate() {
+            let base = pi(&["memory", space], i);
+            declare(o, &r.name, base.clone());
+            let at = |k: &str| {
+                let mut v = base.clone();
+                v.push(key(k));
+                v
+            };
+            if r.size == 0 {
+                o.err(at("size"), "a region holds at least one byte");
+            }
+            if r.align == 0 || !r.align.is_power_of_two() {
+                o.err(
+                    at("align"),
+                    format!("alignment must be a power of two, not {}", r.align),
+                );
+            }
+            if let Err(e) = r.init.check(r.size) {
+                if e.element.is_none() && r.size > crate::case::init::MAX_REGION_BYTES {
+                    o.err(at("size"), e.message);
+                } else {
+                    init_problem(o, base.clone(), &r.init, e);
+                }
+            }
+            if space == "shared" && r.align.is_power_of_two() {
+                shared_end = shared_end
+                    .div_ceil(r.align)
+                    .saturating_mul(r.align)
+                    .saturating_add(r.misalign)
+                    .saturating_add(r.size);
+            }
+        }
+    }
+    for (i, b) in m.mbarriers.iter().enumerate() {
+        declare(o, &b.name, pi(&["memory", "mbarriers"], i));
+        // §9.7.13.15.1: an mbarrier object is 8 bytes, 8-byte aligned.
+        shared_end = shared_end.div_ceil(8).saturating_mul(8).saturating_add(8);
+    }
+    if shared_end > MAX_SHARED_BYTES {
+        o.err(p(&["memory", "shared"]), format!("shared memory layout needs {shared_end} bytes per CTA; at most {MAX_SHARED_BYTES} (assumed sm_90/sm_100 opt-in maximum)"));
+    }
+    for (i, t) in m.tensor_maps.iter().enumerate() {
+        declare(o, &t.name, pi(&["memory", "tensor_maps"], i));
+        if !m.global.iter().any(|r| r.name == t.global) {
+            o.err(
+                pik(&["memory", "tensor_maps"], i, "global"),
+                format!("`{}` is not a global region", t.global),
+            );
+        }
+        // The executor supplies globalAddress from the region (its align / misalign).
+        if t.map.global_address != 0 {
+            o.err(pik(&["memory", "tensor_maps"], i, "map"), "`map.global_address` is set by the executor from the `global` region; leave it out".to_string());
+        }
+    }
+    for (i, t) in m.tmem.iter().enumerate() {
+        declare(o, &t.name, pi(&["memory", "tmem"], i));
+        // §9.7.16.1.2: allocation in units of 32 columns, a power of two; §9.7.16.1: 512 columns per CTA.
+        if !(32..=512).contains(&t.columns) || !t.columns.is_power_of_two() {
+            o.err(
+                pik(&["memory", "tmem"], i, "columns"),
+                format!(
+                    "columns must be a power of two in 32..=512, not {}",
+                    t.columns
+                ),
+            );
+        }
+    }
+}
+
+pub(super) fn params(c: &Case, o: &mut Out) {
+    let decls = Names::of(c).decls;
+    for (name, prm) in &c.params {
+        let path = p(&["params", name]);
+        if !(is_identifier(name) || name.starts_with('%') && is_identifier(&name[1..]))
+            || is_special(name)
+        {
+            o.err(path.clone(), format!("parameter name `{name}` is not a register identifier (or is a special register)"));
+        }
+        if let Param::Mapa { mapa, cta } = prm {
+            let shared = c.memory.shared.iter().any(|r| &r.name == mapa)
+                || c.memory.mbarriers.iter().any(|b| &b.name == mapa);
+            if !shared {
+                o.err(
+                    path.clone(),
+                    format!("mapa param `{name}`: `{mapa}` is not a shared region or mbarrier"),
+                );
+            }
+            if *cta >= c.launch.cluster_size() {
+                o.err(
+                    path,
+                    format!(
+                        "mapa param `{name}`: cluster rank {cta} outside a cluster of {}",
+                        c.launch.cluster_size()
+                    ),
+                );
+            }
+            continue;
+        }
+        if decls.contains_key(name.as_str()) {
+            o.err(
+                path.clone(),
+                format!(
+                    "parameter `{name}` has the name of a declared {}",
+                    "region or object"
+                ),
+            );
+        }
+        let (value, ty) = match prm {
+            Param::Int(v) => (*v, Some(RegTy::B32)),
+            Param::Typed { value, ty } => (*value, RegTy::from_ptx(ty)),
+            Param::Mapa { .. } => continue, // checked above
+        };
+        let Some(ty) = ty else {
+            let mut tp = path.clone();
+            tp.push(key("type"));
+            o.err(
+                tp,
+                "register type must be one of pred b16 b32 b64 u16 u32 u64 s32 s64",
+            );
+            continue;
+        };
+        let bits = ty.bits();
+        let fits = match ty {
+            RegTy::Pred => value == 0 || value == 1,
+            _ if bits == 64 => true,
+            // Either signed or unsigned reading of the bits is accepted for bN/uN/sN.
+            _ => value >= -(1i64 << (bits - 1)) && value < (1i64 << bits),
+        };
+        if !fits {
+            o.err(
+                path,
+                format!("value {value} does not fit a {} register", ty.ptx()),
+            );
+        }
+    }
+}
