@@ -1,0 +1,343 @@
+//! Tensor loads (tile, im2col, gather4) into shared memory through an mbarrier, optionally
+//! multicast or `.cta_group`, made illegal or undefined on request; and prefetches, which draw
+//! their copy the same way but wait for nothing.
+
+use super::{
+    accepted, bit, declare, dim_of, fits, im2col, im2col_coords, imms, legal, policy, range,
+    tile_coords, tiled, Opts, Shape, TBUF, TRIES, TSRC,
+};
+use crate::gen::bulk::through_mbarrier;
+use crate::gen::bytes::Chunk;
+use crate::gen::world::World;
+use crate::gen::{Deviation, Intent};
+use crate::ptx::common::CtaGroup;
+use crate::ptx::operand::{Address, TensorRef, Value};
+use crate::ptx::tensor::{Dim, FetchMode, LoadDst, TensorLoad, TensorOp, TensorPrefetch, Tile};
+use crate::ptx::Instruction;
+use crate::sem::exec::tensor::{copy_rule_id, encode_rejected_id};
+use crate::sem::tensor::access::{copy_rule, LoadMode};
+use crate::sem::tensor::tensormap::{DataType, Interleave, OobFill, SplitMix, TensorMapParams};
+use crate::sem::tensor::{self, ValidatedMap};
+use crate::target::Target;
+
+/// A load (or prefetch) drawn and checked by the model.
+struct Load {
+    params: TensorMapParams,
+    map: ValidatedMap,
+    dim: Dim,
+    mode: FetchMode,
+    plan_mode: LoadMode,
+    coords: Vec<i32>,
+    off: u64,
+}
+
+impl Load {
+    fn tensor(&self, name: &str) -> TensorRef {
+        TensorRef {
+            map: name.to_string(),
+            coords: imms(&self.coords),
+        }
+    }
+}
+
+fn draw_load(g: &mut SplitMix, w: &World, shape: Shape) -> Option<Load> {
+    let (params, mode, plan_mode, coords) = match shape {
+        Shape::Tile => {
+            let p = tiled(
+                g,
+                Opts {
+                    interleave: true,
+                    element_strides: true,
+                    ..Opts::default()
+                },
+            );
+            let coords = tile_coords(g, &p, false);
+            (
+                p,
+                FetchMode::Tile(if bit(g) {
+                    Tile::Explicit
+                } else {
+                    Tile::Implicit
+                }),
+                LoadMode::Tile,
+                coords,
+            )
+        }
+        Shape::Gather4 => {
+            let p = tiled(
+                g,
+                Opts {
+                    four_rows: true,
+                    ..Opts::default()
+                },
+            );
+            let mut coords = tile_coords(g, &p, false);
+            coords.truncate(1);
+            for _ in 0..4 {
+                coords.push(range(g, -1, p.global_dim[1] as i64) as i32);
+            }
+            (p, FetchMode::Gather4, LoadMode::Gather4, coords)
+        }
+        Shape::Im2col => {
+            let p = im2col(g, false, false);
+            let coords = im2col_coords(g, &p);
+            let offsets: Vec<u16> = (0..p.global_dim.len() - 2)
+                .map(|_| g.below(3) as u16)
+                .collect();
+            let info = offsets.iter().map(|&o| Value::Imm(o as i64)).collect();
+            (
+                p,
+                FetchMode::Im2col(info),
+                LoadMode::Im2col { offsets },
+                coords,
+            )
+        }
+    };
+    let map = accepted(&params, w)?;
+    let off = tensor::SMEM_ALIGN_BYTES * g.below(4) * g.below(2);
+    let plan = tensor::load(&map, &plan_mode, &coords, off).ok()?;
+    fits(&plan).then(|| Load {
+        dim: dim_of(params.global_dim.len()),
+        params,
+        map,
+        mode,
+        plan_mode,
+        coords,
+        off,
+    })
+}
+
+/// The fixed fallback: a 1-D box of 16 bytes at 0 (legal on every sm_90+ target).
+fn fallback_load(w: &World) -> Option<Load> {
+    let params = TensorMapParams::tiled(DataType::Uint8, vec![16], vec![16]);
+    let map = accepted(&params, w)?;
+    Some(Load {
+        params,
+        map,
+        dim: Dim::D1,
+        mode: FetchMode::Tile(Tile::Implicit),
+        plan_mode: LoadMode::Tile,
+        coords: vec![0],
+        off: 0,
+    })
+}
+
+/// A load through mbarrier `b`: the issuing CTA's own box buffer, or with multicast the same
+/// offset in every CTA of the mask, each of whose mbarriers expects the complete-tx bytes.
+pub(super) fn load(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    g: &mut SplitMix,
+    cta: u32,
+    thread: u32,
+    b: usize,
+    dev: Option<Deviation>,
+) -> Option<Intent> {
+    let cs = w.cluster_size();
+    let blackwell = w.target.sm >= 100;
+    let mut built = None;
+    for attempt in 0..TRIES {
+        let shape = match g.below(6) {
+            0 | 1 => Shape::Im2col,
+            2 if blackwell && attempt < TRIES / 2 => Shape::Gather4,
+            _ => Shape::Tile,
+        };
+        let Some(l) = draw_load(g, w, shape) else {
+            continue;
+        };
+        let dst = if bit(g) {
+            LoadDst::SharedCta
+        } else {
+            LoadDst::SharedCluster
+        };
+        let mask = (dst == LoadDst::SharedCluster
+            && shape != Shape::Gather4
+            && w.swarm.features.multicast
+            && cs > 1
+            && bit(g))
+        .then(|| {
+            let m = (g.next_u64() as u32) & ((1 << cs) - 1);
+            if m == 0 {
+                1 << (cta % cs)
+            } else {
+                m
+            }
+        });
+        let cta_group = match g.below(4) {
+            _ if !blackwell || dst != LoadDst::SharedCluster => None,
+            0 => Some(CtaGroup::One),
+            1 if mask.is_none() && cs.is_multiple_of(2) => Some(CtaGroup::Two),
+            _ => None,
+        };
+        let cache_policy = policy(w, g);
+        let instr = TensorLoad {
+            dim: l.dim,
+            dst,
+            mode: l.mode.clone(),
+            multicast: mask.map(|m| Value::Imm(m as i64)),
+            cta_group,
+            cache_policy,
+            dst_mem: Address::reg_off(TBUF, l.off as i64),
+            tensor: l.tensor("tm"),
+            mbar: World::bar_addr(b),
+        };
+        if legal(w, &Instruction::Tensor(TensorOp::Load(instr.clone()))) {
+            built = Some((l, instr, mask));
+            break;
+        }
+    }
+    let (mut l, mut instr, mask) = match built {
+        Some(x) => x,
+        None => {
+            let l = fallback_load(w)?;
+            let instr = TensorLoad {
+                dim: l.dim,
+                dst: LoadDst::SharedCluster,
+                mode: l.mode.clone(),
+                multicast: None,
+                cta_group: None,
+                cache_policy: None,
+                dst_mem: Address::reg_off(TBUF, 0),
+                tensor: l.tensor("tm"),
+                mbar: World::bar_addr(b),
+            };
+            (l, instr, None)
+        }
+    };
+    let tx = tensor::complete_tx_bytes(&l.map, &l.plan_mode, &l.coords, l.off).ok()? as i64;
+    let mut intent = None;
+    match dev {
+        Some(Deviation::Illegal) => {
+            if w.target.sm < 100 {
+                // §9.7.9.25.5.2: `.cta_group` is sm_100a / sm_100f (and later) only.
+                instr.cta_group = Some(CtaGroup::One);
+                instr.dst = LoadDst::SharedCluster;
+                intent = Some(Intent::Illegal {
+                    step: 0,
+                    why: "`.cta_group::1` needs sm_100a/sm_100f".into(),
+                });
+            } else {
+                // §9.7.9.25.5.2: `.multicast::cluster` only in the `.shared::cluster` syntax block.
+                instr.dst = LoadDst::SharedCta;
+                instr.multicast = Some(Value::Imm(1));
+                instr.cta_group = None;
+                intent = Some(Intent::Illegal {
+                    step: 0,
+                    why: "`.multicast::cluster` with a `.shared::cta` destination".into(),
+                });
+            }
+            if legal(w, &Instruction::Tensor(TensorOp::Load(instr.clone()))) {
+                intent = None;
+            }
+        }
+        Some(Deviation::Undefined) => intent = Some(undefined(g, w.target, &mut l, &mut instr)),
+        _ => {}
+    }
+    let name = declare(w, TSRC, l.params.clone());
+    instr.tensor.map = name;
+    let dests: Vec<u32> = match mask {
+        Some(m) => (0..cs)
+            .filter(|r| m & (1 << r) != 0)
+            .map(|r| w.in_cluster(cta, r))
+            .collect(),
+        None => vec![cta],
+    };
+    let issuer = w.who(&[cta], thread);
+    let mut at = 0;
+    let mut issue = |w: &mut World, _: &mut Chunk<'_>, _: usize| {
+        at = w.ptx(&issuer, Instruction::Tensor(TensorOp::Load(instr.clone())));
+    };
+    through_mbarrier(w, c, b, &dests, thread, &[tx], &mut issue);
+    match intent {
+        Some(Intent::Illegal { why, .. }) => Some(Intent::Illegal { step: at, why }),
+        other => other,
+    }
+}
+
+/// Make the load undefined: its box start off the 16-byte grid (§5.5.3.1), or its map one the
+/// validator rejects (the rule the validator names; the executor classifies the first use).
+fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorLoad) -> Intent {
+    if l.params.interleave == Interleave::None && bit(g) {
+        l.coords[0] += 1;
+        if let Some(v) = instr.tensor.coords.first_mut() {
+            *v = Value::Imm(l.coords[0] as i64);
+        }
+        if tensor::load(&l.map, &l.plan_mode, &l.coords, l.off)
+            .err()
+            .map(|e| e.rule)
+            == Some(copy_rule::BOX_START_ALIGNED)
+        {
+            return Intent::Undefined {
+                rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
+            };
+        }
+        l.coords[0] -= 1;
+        if let Some(v) = instr.tensor.coords.first_mut() {
+            *v = Value::Imm(l.coords[0] as i64);
+        }
+    }
+    // Map perturbations the driver would also see: an elementStride past 8, a 16-byte-breaking
+    // stride, an oobFill NaN on an integer type.
+    let r = l.params.global_dim.len();
+    let mut p = l.params.clone();
+    match g.below(3) {
+        0 if r > 1 => p.global_strides[0] += 8,
+        1 if !p.tensor_data_type.is_float() => p.oob_fill = OobFill::NanRequestZeroFma,
+        _ => {
+            let mut es = p.element_strides_or_ones();
+            es[g.below(r as u64) as usize] = 9;
+            p.element_strides = Some(es);
+        }
+    }
+    match tensor::validate(&p, target) {
+        Err(e) => {
+            l.params = p;
+            Intent::Undefined {
+                rule: encode_rejected_id(e.rule),
+            }
+        }
+        // Unreachable for these perturbations; the copy rule is the safe fallback.
+        Ok(_) => {
+            l.coords[0] += 1;
+            Intent::Undefined {
+                rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
+            }
+        }
+    }
+}
+
+/// cp.async.bulk.prefetch.tensor (tile or im2col): no completion to wait for.
+pub(super) fn prefetch(w: &mut World, g: &mut SplitMix, cta: u32, thread: u32) -> Option<Intent> {
+    for _ in 0..TRIES {
+        let shape = if g.below(3) == 0 {
+            Shape::Im2col
+        } else {
+            Shape::Tile
+        };
+        let Some(l) = draw_load(g, w, shape) else {
+            continue;
+        };
+        let p = TensorPrefetch {
+            dim: l.dim,
+            mode: l.mode.clone(),
+            cache_policy: policy(w, g),
+            tensor: l.tensor("tm"),
+        };
+        if legal(w, &Instruction::Tensor(TensorOp::Prefetch(p.clone()))) {
+            let name = declare(w, TSRC, l.params);
+            let who = w.who(&[cta], thread);
+            w.ptx(
+                &who,
+                Instruction::Tensor(TensorOp::Prefetch(TensorPrefetch {
+                    tensor: TensorRef {
+                        map: name,
+                        ..p.tensor
+                    },
+                    ..p
+                })),
+            );
+            return None;
+        }
+    }
+    None
+}
