@@ -10,7 +10,7 @@
 //! - [`access`]: [`access::load`] / [`access::store`] → [`access::CopyPlan`] (ordered transfers,
 //!   OOB fill, conversions), complete-tx bytes, per-copy rules, `apply_load` / `apply_store`.
 //! - [`assumptions`]: the named positions taken where the documentation is silent (several
-//!   checked on an H100; the golden images are in `tests.rs`).
+//!   checked on an H100; the golden images are in `tests/golden.rs`).
 //!
 //! `driver_check/` holds the two C probes (`driver_check.c` for encode verdicts, `tma_check.c`
 //! for copies) used to record the hardware results; see reports/tensor-open-questions.md.
