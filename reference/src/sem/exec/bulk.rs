@@ -2,7 +2,8 @@
 //! instructions (§9.7.9.25.6). The operand checks every bulk operation shares live here and are
 //! used by [`super::reduce`] as well.
 
-use super::{kind, ub, Loc, Machine, R};
+use super::operands::Loc;
+use super::{kind, ub, Machine, R};
 use crate::ptx::bulk::{BulkCopy, BulkOp, CopyDir};
 use crate::ptx::operand::Value;
 use crate::sem::groups::AsyncOp;

@@ -555,7 +555,7 @@ fn merge_state(into: &mut FinalState, other: &FinalState) -> Result<(), String> 
     }
     let widen = |a: &mut Vec<_>, b: &Vec<_>| {
         for (x, y) in a.iter_mut().zip(b) {
-            *x = super::Byte::union(*x, *y);
+            *x = crate::sem::memory::Byte::union(*x, *y);
         }
     };
     for (name, bytes) in &mut into.global {

@@ -93,7 +93,7 @@ struct Collect<'m, 'c> {
 }
 
 impl Collect<'_, '_> {
-    fn bytes(&mut self, l: &super::Loc, len: u64, usage: Use) -> R {
+    fn bytes(&mut self, l: &super::operands::Loc, len: u64, usage: Use) -> R {
         let a = self
             .m
             .check_range(l, len, &rules::ADDRESS_OUT_OF_REGION, "footprint")?;
@@ -203,7 +203,7 @@ pub(super) fn of(
     let mut c = Collect { m, out: Vec::new() };
     let placed = match (op, parsed) {
         (_, Some(st)) => c.statement(st),
-        (StepOp::Store { at, bytes }, _) => super::store_address(at)
+        (StepOp::Store { at, bytes }, _) => super::operands::store_address(at)
             .and_then(|a| c.m.resolve(&a))
             .and_then(|l| c.bytes(&l, bytes.len() as u64, Use::Write))
             .map(|()| true),

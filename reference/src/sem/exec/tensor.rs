@@ -48,7 +48,8 @@
 //!   shared-memory destination): the text gives it no restrictions of its own, and H100 traps
 //!   on the boxes a load may not take (see `tensor::access::prefetch`).
 
-use super::{kind, ub, Loc, Machine, Stop, R};
+use super::operands::Loc;
+use super::{kind, ub, Machine, Stop, R};
 use crate::case::TensorMapDecl;
 use crate::ptx::common::{CtaGroup, RedOp, RedType};
 use crate::ptx::operand::{TensorRef, Value};

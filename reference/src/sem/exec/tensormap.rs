@@ -15,7 +15,8 @@
 //!   no completion mechanism); its proxy fence, like the acquire fence a consumer issues, changes
 //!   nothing the executor tracks (A-EXEC-FENCE-NOOP).
 
-use super::{kind, ub, Loc, Machine, TouchKind, R};
+use super::operands::Loc;
+use super::{kind, ub, Machine, TouchKind, R};
 use crate::ptx::operand::Address;
 use crate::ptx::tensormap::{CpFenceproxy, MapSpace, Replace, Replacement, TensormapOp};
 use crate::sem::memory::{Addr, Byte};

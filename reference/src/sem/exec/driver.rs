@@ -1,0 +1,267 @@
+//! Running a case: the public entry points (the text's reading, silicon's, every order), the
+//! schedules of its concurrent steps, and the step loop that executes one schedule step by step
+//! (a PTX statement dispatched to its instruction family, a `wait_parity` step, a `store` step).
+
+use super::operands::store_address;
+use super::{concurrent, tensor, ub, Machine, Stop, R};
+use super::{ErrorKind, ExecError, ExecOptions, Execution, ExpectedHw, Outcome, TouchKind};
+use crate::case::{Case, StepOp};
+use crate::ptx::operand::Address;
+use crate::ptx::{Instruction, Statement};
+
+/// Runs the case under the text's reading ([`ExecOptions::default`]). Err only for case-level
+/// errors; UB is an [`Outcome`].
+pub fn execute(case: &Case) -> Result<Execution, ExecError> {
+    execute_with(case, ExecOptions::default())
+}
+
+/// Runs the case with `opts`: once, or once per order of its concurrent steps, merged
+/// (A-EXEC-CONCURRENT-INTERLEAVINGS).
+pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
+    let reduction = concurrent::Reduction::Commute;
+    let mut ex = execute_reduced(case, opts, reduction, Reading::Text)?;
+    // What silicon does with UB it has a reading of is what the program does under that reading.
+    if has_silicon_reading(&ex) {
+        // The text's run stands whatever the second one meets.
+        if let Ok(silicon) = execute_silicon(case, opts) {
+            ex.expected_hw = silicon.expected_hw;
+        }
+    }
+    Ok(ex)
+}
+
+/// How the executor reads the UB that sm_90 silicon was seen to run in one definite way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// The text's: the UB stops the run.
+    Text,
+    /// Silicon's: a tensor map is checked only against the rules the driver enforces
+    /// (A-TENSOR-ACCEPTED-MAP-HW), and a bulk size that is not a multiple of 16 is rounded down
+    /// to one (A-BULK-SIZE-ROUNDS-DOWN).
+    Silicon,
+}
+
+/// Whether the run stopped at UB that [`Reading::Silicon`] runs on: a tensor map the driver
+/// encodes against the text, or a bulk size off the 16-byte granule.
+pub fn has_silicon_reading(ex: &Execution) -> bool {
+    let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
+        return false;
+    };
+    (ex.driver_rejects.is_empty() && tensor::is_encode_rejection(&ex.outcome))
+        || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
+}
+
+/// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
+/// tensor maps as encoded, bulk sizes rounded down to 16 bytes. Equal to [`execute_with`] for a
+/// case without such UB.
+pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
+    let reduction = concurrent::Reduction::Commute;
+    execute_reduced(case, opts, reduction, Reading::Silicon)
+}
+
+/// Runs the case in every interleaving of its concurrent groups, without the partial-order
+/// reduction (to test the reduction against; bounded like the reduced run).
+pub fn execute_every_order(case: &Case) -> Result<Execution, ExecError> {
+    execute_reduced(
+        case,
+        ExecOptions::default(),
+        concurrent::Reduction::Off,
+        Reading::Text,
+    )
+}
+
+fn execute_reduced(
+    case: &Case,
+    opts: ExecOptions,
+    reduction: concurrent::Reduction,
+    reading: Reading,
+) -> Result<Execution, ExecError> {
+    let ctx = crate::case::validate::parse_ctx(case);
+    let mut parsed = Vec::with_capacity(case.program.len());
+    for (i, step) in case.program.iter().enumerate() {
+        parsed.push(match &step.op {
+            StepOp::Ptx(text) => {
+                Some(Statement::parse_with(text, &ctx).map_err(|e| ExecError {
+                    step: Some(i),
+                    kind: ErrorKind::Parse(e.to_string()),
+                })?)
+            }
+            _ => None,
+        });
+    }
+    let launch = |kind| ExecError { step: None, kind };
+    // Runs every order of a plan; None when a run found A-EXEC-CONCURRENT-MBAR-COMMUTE
+    // unjustified.
+    let run = |plan: &concurrent::Plan| -> Result<Option<Vec<Execution>>, ExecError> {
+        plan.orders
+            .iter()
+            .map(|s| execute_schedule(case, (opts, reading), &parsed, s, &plan.checks))
+            .collect()
+    };
+    let mut plan = concurrent::plan(case, reduction).map_err(launch)?;
+    let runs = match run(&plan)? {
+        Some(runs) => runs,
+        None => {
+            plan = concurrent::plan(case, concurrent::Reduction::Footprints).map_err(launch)?;
+            run(&plan)?.expect("nothing to check without the assumption")
+        }
+    };
+    if runs.len() == 1 {
+        return Ok(runs.into_iter().next().expect("one run"));
+    }
+    concurrent::merge(case, &plan.orders, runs)
+}
+
+/// Runs one schedule of the case's steps (`parsed`: each `ptx` step's statement).
+fn execute_schedule(
+    case: &Case,
+    (opts, reading): (ExecOptions, Reading),
+    parsed: &[Option<Statement>],
+    sched: &[concurrent::Unit],
+    checks: &[concurrent::Check],
+) -> Result<Option<Execution>, ExecError> {
+    let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
+    m.reading = reading;
+    let mut outcome = Outcome::Defined;
+    let mut trace = Vec::new();
+    let mut watch = concurrent::Watch::new(checks);
+    for (pos, &concurrent::Unit { step: i, cta }) in sched.iter().enumerate() {
+        watch.before(pos, &m.slots);
+        let step = &case.program[i];
+        let parsed = &parsed[i];
+        let err = |kind| ExecError {
+            step: Some(i),
+            kind,
+        };
+        if cta >= m.ctas || step.thread >= case.launch.threads {
+            return Err(err(ErrorKind::Launch(format!(
+                "cta {cta} / thread {} outside the launch",
+                step.thread
+            ))));
+        }
+        m.step = i;
+        m.cta = cta;
+        m.thread = step.thread;
+        m.touched.clear();
+        let (text, res) = match (&step.op, &parsed) {
+            (_, Some(st)) => (st.to_string(), m.statement(st)),
+            (StepOp::WaitParity { mbar, parity }, _) => (
+                format!("wait_parity [{mbar}], {parity}"),
+                m.wait_parity_confirming(mbar, *parity),
+            ),
+            (StepOp::Store { at, bytes }, _) => (
+                format!("store [{at}], {} bytes", bytes.len()),
+                m.store(at, bytes),
+            ),
+            (StepOp::Ptx(_), None) => unreachable!("parsed above"),
+        };
+        match res {
+            Ok(()) => {
+                trace.push(m.trace_step(text));
+                if !watch.after(pos, sched[pos], &m.slots) {
+                    return Ok(None);
+                }
+            }
+            Err(Stop::Ub(u)) => {
+                trace.push(m.trace_step(text));
+                outcome = Outcome::Undefined { ub: u, step: i };
+                break;
+            }
+            Err(Stop::Err(k)) => return Err(err(k)),
+        }
+    }
+    if outcome == Outcome::Defined {
+        match m.tc_exit() {
+            Ok(()) => {}
+            Err(Stop::Ub(u)) => {
+                outcome = Outcome::Undefined {
+                    ub: u,
+                    step: case.program.len(),
+                }
+            }
+            Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
+        }
+    }
+    let final_state = m
+        .final_state()
+        .map_err(|kind| ExecError { step: None, kind })?;
+    let mut departures = m.departures;
+    departures.sort_by_key(|p| {
+        crate::sem::profile::POSITIONS
+            .iter()
+            .position(|q| q.id == p.id)
+    });
+    departures.dedup();
+    Ok(Some(Execution {
+        expected_hw: ExpectedHw::of(&outcome),
+        outcome,
+        trace,
+        final_state,
+        profile: opts.profile,
+        departures,
+        notes: m.notes,
+        driver_rejects: tensor::driver_refusals(case),
+    }))
+}
+
+impl Machine<'_> {
+    fn statement(&mut self, st: &Statement) -> R {
+        if let Some(g) = &st.guard {
+            if self.pred(&g.pred)? == g.negated {
+                return Ok(()); // guard false: not executed
+            }
+        }
+        match &st.instr {
+            Instruction::CpAsync(op) => self.cp_async(op),
+            Instruction::Bulk(op) => self.bulk(op),
+            Instruction::Mbarrier(op) => self.mbarrier(op),
+            Instruction::Sync(op) => self.sync(op),
+            Instruction::Tensor(op) => self.tensor(op),
+            Instruction::Tcgen05(op) => self.tcgen05(op),
+            Instruction::Tensormap(op) => self.tensormap(op),
+        }
+    }
+
+    /// The blocking `wait_parity` step: lands what signals the barrier, then the phase with
+    /// `parity` must have completed, or nothing can complete it any more.
+    pub(super) fn wait_parity_step(&mut self, mbar: &str, parity: u32) -> R {
+        let b = self.mbar(&Address::reg(mbar), false)?;
+        // A phase that completed without the copies still in flight guarantees nothing about them
+        // (A-EXEC-WAIT-LANDS): they stay uncertain.
+        if self.slot(b).test_wait_parity(parity)? {
+            return Ok(());
+        }
+        self.land_for_barrier(b)?;
+        if !self.slot(b).test_wait_parity(parity)? {
+            let m = self.slot(b).object().cloned();
+            let detail = m.map_or("no object".to_string(), |m| {
+                format!(
+                    "phase {} (parity {}) pending {} tx-count {}",
+                    m.phase,
+                    m.phase & 1,
+                    m.pending,
+                    m.tx_count
+                )
+            });
+            return ub(&ub::WAIT_NEVER_COMPLETES, format!("wait for parity {parity} on `{mbar}`: {detail}, nothing in flight can complete it"));
+        }
+        Ok(())
+    }
+
+    /// A plain store step.
+    fn store(&mut self, at: &str, bytes: &[u8]) -> R {
+        let l = self.resolve(&store_address(at)?)?;
+        let len = bytes.len() as u64;
+        let a = self.check_range(&l, len, &ub::ADDRESS_OUT_OF_REGION, "store")?;
+        self.check_write(a, len)?;
+        if !self.mem.in_flight_overlapping(a, len).is_empty() {
+            return ub(
+                &ub::ASYNC_DST_WRITTEN,
+                format!("store to [{at}] while an asynchronous write to it is in flight"),
+            );
+        }
+        self.mem.write_exact(a, bytes)?;
+        self.touch(a, len, TouchKind::Store);
+        Ok(())
+    }
+}

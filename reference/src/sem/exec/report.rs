@@ -1,0 +1,377 @@
+//! What an execution reports: the outcome (defined, or the first classified UB), what silicon is
+//! expected to do (A-EXEC-HW), the per-step trace, the final state of every region, mbarrier and
+//! async-group queue, and the case-level errors.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+
+use super::tensor;
+use crate::case::Expect;
+use crate::sem::memory::Byte;
+use crate::sem::profile::{Position, Profile};
+use crate::sem::proxy::Note;
+use crate::sem::ub::{self, Ub};
+
+/// Defined, or stopped at the first undefined behaviour (classified, never executed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Defined,
+    Undefined { ub: Ub, step: usize },
+}
+
+/// What silicon is expected to do (A-EXEC-HW).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExpectedHw {
+    Completes,
+    /// A wait whose phase can never complete spins until the harness times out.
+    Timeout,
+    /// An address fault (misaligned / out of range / outside the window) that typically traps.
+    MayTrap,
+}
+
+impl std::fmt::Display for ExpectedHw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ExpectedHw::Completes => "completes",
+            ExpectedHw::Timeout => "hangs (wait times out)",
+            ExpectedHw::MayTrap => "may trap",
+        })
+    }
+}
+
+impl ExpectedHw {
+    pub fn of(outcome: &Outcome) -> ExpectedHw {
+        let Outcome::Undefined { ub: u, .. } = outcome else {
+            return ExpectedHw::Completes;
+        };
+        // Not among them, observed on H100 and H200 (cases/ub): ranges that leave their region
+        // or wrap the 32-bit shared window land in the memory next to it and complete
+        // (`address.out_of_region` 4 of 4, `bulk.range_overflow` 6 of 6); a bulk copy into
+        // another CTA's `.shared::cta` window never completes its mbarrier phase (2 of 2).
+        let traps = [
+            &ub::ADDRESS_MISALIGNED,
+            &ub::MBAR_MISALIGNED,
+            &ub::MBAR_ADDRESS_WINDOW,
+            &ub::BULK_MULTICAST_OUTSIDE_CLUSTER,
+            &ub::BULK_CLUSTER_DST_OWN_CTA,
+        ];
+        use crate::sem::tensor::access::copy_rule;
+        // Observed on H100 (reports/sweep/h100-2026-11-25: every such configuration of the
+        // random sweep trapped): a box start not 16-byte aligned (15 of 15), a shared-memory
+        // address not 128-byte aligned (29 of 29, also H10), a store or reduction with
+        // coordinates outside the tensor (38 of 38), an im2col filter base outside the box (21
+        // of 23; one completed, one hung; in the seed-2 sweep 631 of 631 once interleaved maps
+        // take the shifted roles of Assumption::Im2colInterleaveStepsDim0), and a reduction
+        // type the map's element type does not take (13 of 13, also H8).
+        // And on H100 (the corpus baseline of 2026-11-25, IllegalInstruction, 1 of 1 each): a
+        // coordinate count that is not the map's rank, a load mode the map was not encoded for.
+        let tensor_trap = [
+            copy_rule::BOX_START_ALIGNED,
+            copy_rule::SMEM_ALIGN,
+            copy_rule::STORE_BOUNDS,
+            copy_rule::FILTER_IN_BOX,
+            copy_rule::COORD_COUNT,
+            copy_rule::MODE_MATCHES_MAP,
+        ]
+        .iter()
+        .any(|r| u.rule == tensor::copy_rule_id(r))
+            || u.rule == ub::TENSOR_REDUCE_TYPE_ILLEGAL.id;
+        // An arrive past the pending count trapped on H100 (the corpus baseline, 1 of 1).
+        let traps_always = tensor_trap || u.rule == ub::MBAR_PENDING_RANGE.id;
+        if u.rule == ub::WAIT_NEVER_COMPLETES.id || u.rule == ub::BULK_DST_NOT_OWN_CTA.id {
+            ExpectedHw::Timeout
+        } else if traps_always || u.silicon_traps || traps.iter().any(|r| r.id == u.rule) {
+            ExpectedHw::MayTrap
+        } else {
+            ExpectedHw::Completes
+        }
+    }
+}
+
+/// Observable state of one mbarrier location. Uncertain parts are `None`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MbarState {
+    pub valid: bool,
+    /// None while copies tracked by it are in flight (a landing may complete the phase).
+    pub phase_parity: Option<u8>,
+    /// None while tracked copies or cp.async arrive-ons on it are pending.
+    pub pending: Option<u32>,
+    pub expected: u32,
+    pub tx_count: Option<i64>,
+}
+
+/// Async-group queue occupancy of one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupCounts {
+    pub cta: u32,
+    pub thread: u32,
+    /// Committed cp.async-groups not yet waited for, and uncommitted cp.async operations.
+    pub cp_async_groups: usize,
+    pub cp_async_uncommitted: usize,
+    /// Same for the bulk async-group.
+    pub bulk_groups: usize,
+    pub bulk_uncommitted: usize,
+}
+
+/// Final (or, after UB, last defined) state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinalState {
+    /// Global region name → bytes.
+    pub global: BTreeMap<String, Vec<Byte>>,
+    /// Per CTA: shared region name → bytes.
+    pub shared: Vec<BTreeMap<String, Vec<Byte>>>,
+    /// Per CTA: mbarrier name → state.
+    pub mbarriers: Vec<BTreeMap<String, MbarState>>,
+    /// Threads that used an async-group queue.
+    pub groups: Vec<GroupCounts>,
+    /// Per CTA: checked Tensor Memory allocation name → cells, lane-major (128 lanes × the
+    /// declared columns); `Unwritten` accepts any value (see `exec/tcgen05.rs`).
+    pub tmem: Vec<BTreeMap<String, Vec<crate::sem::tcgen05::tmem::Cell>>>,
+}
+
+/// How a step touched bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TouchKind {
+    /// Read as an asynchronous source.
+    Read,
+    /// An asynchronous write issued (bytes {old, new} until it lands).
+    Issue,
+    /// An asynchronous write landed (bytes now its values).
+    Land,
+    /// A plain store.
+    Store,
+}
+
+/// A byte range of a named region touched by a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Touch {
+    pub region: String,
+    /// The CTA for shared regions.
+    pub cta: Option<u32>,
+    pub range: Range<u64>,
+    pub kind: TouchKind,
+    /// Are the touched bytes all known after the step?
+    pub exact: bool,
+}
+
+/// One executed step (one per CTA for `cta: all`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    pub step: usize,
+    pub cta: u32,
+    pub thread: u32,
+    pub text: String,
+    /// (cta, mbarrier name, state after the step) for every declared mbarrier.
+    pub mbarriers: Vec<(u32, String, MbarState)>,
+    pub touched: Vec<Touch>,
+}
+
+impl fmt::Display for TraceStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "#{} cta {} thread {}: {}",
+            self.step, self.cta, self.thread, self.text
+        )?;
+        for t in &self.touched {
+            let cta = t.cta.map(|c| format!("cta{c}:")).unwrap_or_default();
+            let ex = if t.exact { "exact" } else { "uncertain" };
+            writeln!(
+                f,
+                "    {:?} {cta}{}[{}..{}) {ex}",
+                t.kind, t.region, t.range.start, t.range.end
+            )?;
+        }
+        for (cta, name, m) in &self.mbarriers {
+            let opt = |v: Option<String>| v.unwrap_or_else(|| "?".into());
+            if m.valid {
+                writeln!(
+                    f,
+                    "    mbarrier cta{cta}:{name} parity {} pending {} expected {} tx {}",
+                    opt(m.phase_parity.map(|p| p.to_string())),
+                    opt(m.pending.map(|p| p.to_string())),
+                    m.expected,
+                    opt(m.tx_count.map(|p| p.to_string()))
+                )?;
+            } else {
+                writeln!(f, "    mbarrier cta{cta}:{name} invalid")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Execution {
+    pub outcome: Outcome,
+    pub expected_hw: ExpectedHw,
+    pub trace: Vec<TraceStep>,
+    pub final_state: FinalState,
+    /// The profile whose readings this execution used.
+    pub profile: Profile,
+    /// The tensor maps the driver model refuses, by name with the refusal (`expect:
+    /// driver_rejects`); a GPU run never launches a case that has one.
+    pub driver_rejects: Vec<(String, crate::sem::tensor::EncodeReject)>,
+    /// Profile positions met on the way whose spec and sm_90 readings gave different results
+    /// (in [`crate::sem::profile::POSITIONS`] order): where this case can tell the readings apart.
+    pub departures: Vec<&'static Position>,
+    /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
+    /// once per rule, step and CTA.
+    pub notes: Vec<Note>,
+}
+
+/// How an execution is configured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// The reading of the positions where the text and sm_90 silicon differ.
+    pub profile: Profile,
+}
+
+impl Default for ExecOptions {
+    /// The text's model.
+    fn default() -> ExecOptions {
+        ExecOptions {
+            profile: Profile::Spec,
+        }
+    }
+}
+
+impl Execution {
+    /// Does this execution satisfy what a case asserts (`expect`)? The one check of `expect`:
+    /// `Err` says how it does not.
+    pub fn meets(&self, expect: Option<&Expect>) -> Result<(), String> {
+        let ub = match &self.outcome {
+            Outcome::Defined => None,
+            Outcome::Undefined { ub, step } => Some((ub, *step)),
+        };
+        match (expect, ub) {
+            (None, _) | (Some(Expect::Pass), None) => Ok(()),
+            (Some(Expect::Bytes(want)), None) => want
+                .iter()
+                .try_for_each(|(region, p)| self.region_meets(region, p)),
+            (Some(Expect::Pass | Expect::Bytes(_)), Some((u, s))) => Err(format!(
+                "expected well defined, model says undefined at step {s}: {} ({})",
+                u.rule, u.detail
+            )),
+            (Some(Expect::Undefined(rule)), Some((u, _))) if u.rule == rule => Ok(()),
+            (Some(Expect::Undefined(rule)), Some((u, s))) => Err(format!(
+                "expected UB `{rule}`, model found `{}` at step {s}",
+                u.rule
+            )),
+            (Some(Expect::Undefined(rule)), None) => Err(format!(
+                "expected UB `{rule}`, model found the case well defined"
+            )),
+            (Some(Expect::DriverRejects), _) => match self.driver_rejects.first() {
+                Some(_) => Ok(()),
+                None => Err(
+                    "expected the driver to refuse a tensor map, the driver model accepts every \
+                     tensor map of the case"
+                        .into(),
+                ),
+            },
+            (Some(Expect::Timeout), _) if self.expected_hw == ExpectedHw::Timeout => Ok(()),
+            (Some(Expect::Trap), _) if self.expected_hw == ExpectedHw::MayTrap => Ok(()),
+            (Some(e @ (Expect::Timeout | Expect::Trap)), _) => Err(format!(
+                "expected {}, model expects {:?}",
+                if *e == Expect::Trap {
+                    "a trap"
+                } else {
+                    "a timeout"
+                },
+                self.expected_hw
+            )),
+        }
+    }
+
+    /// The final bytes of a region (`name` global, `name@ctaN` shared of CTA N).
+    pub fn final_region(&self, key: &str) -> Option<&[Byte]> {
+        let fs = &self.final_state;
+        match crate::case::split_region_key(key) {
+            (name, Some(cta)) => fs
+                .shared
+                .get(cta.parse::<usize>().ok()?)?
+                .get(name)
+                .map(Vec::as_slice),
+            (_, None) => fs.global.get(key).map(Vec::as_slice),
+        }
+    }
+
+    /// Do region `key`'s final bytes match pattern `p` (`expect: { bytes: .. }`)? An uncertain
+    /// byte matches an expected value only if that is its one allowed value: the reference must
+    /// guarantee the bytes, not merely allow them.
+    fn region_meets(&self, key: &str, p: &crate::hex::Pattern) -> Result<(), String> {
+        let got = self.final_region(key).ok_or_else(|| {
+            format!("expected bytes of `{key}`: no such region (shared regions are `name@ctaN`)")
+        })?;
+        let len_ok = if p.open {
+            p.bytes.len() <= got.len()
+        } else {
+            p.bytes.len() == got.len()
+        };
+        if !len_ok {
+            return Err(format!(
+                "expected {} bytes of `{key}`{}, the region has {}",
+                p.bytes.len(),
+                if p.open { " or more" } else { "" },
+                got.len()
+            ));
+        }
+        for (at, (want, have)) in p.bytes.iter().zip(got).enumerate() {
+            let Some(w) = want else { continue };
+            match have {
+                Byte::Known(v) if v == w => {}
+                Byte::Known(v) => {
+                    return Err(format!(
+                        "`{key}` byte {at}: expected {w:#04x}, the model gives {v:#04x}"
+                    ))
+                }
+                Byte::OneOf(set) => {
+                    return Err(format!(
+                        "`{key}` byte {at}: expected {w:#04x}, the model leaves it uncertain: \
+                         one of {set:?}"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A case-level error: the case cannot be executed as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecError {
+    pub step: Option<usize>,
+    pub kind: ErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Layout(String),
+    Init(String),
+    Launch(String),
+    Parse(String),
+    UnknownName(String),
+    /// An operand of the wrong kind (a number where an address is needed, a region of the wrong
+    /// state space, a state register where a value is needed, ...).
+    OperandKind(String),
+    UnboundRegister(String),
+    /// An instruction family the executor does not model (tcgen05).
+    Unsupported(String),
+    /// A bookkeeping failure of the mechanisms (a bug, not a property of the case).
+    Internal(String),
+    /// Orders of concurrent steps leave an mbarrier (or other non-byte state) in different
+    /// states: the model cannot state one outcome (A-EXEC-CONCURRENT-INTERLEAVINGS).
+    Nondeterministic(String),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.step {
+            Some(s) => write!(f, "step {s}: {:?}", self.kind),
+            None => write!(f, "{:?}", self.kind),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
