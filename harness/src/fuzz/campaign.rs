@@ -7,18 +7,15 @@
 //! saved signature). Program k of seed S is generated from [`program_bytes`]`(S, k)`, so a
 //! resumed campaign generates exactly the programs an uninterrupted one would.
 
-use super::minimize::{minimize, Budget, Minimized};
-use super::{FuzzArgs, Signature};
+use super::FuzzArgs;
 use crate::attribution::Attributor;
-use crate::diff::{Backend, Judged};
+use crate::diff::Backend;
 use crate::report::{CaseResult, KnownDivergences, Verdict};
-use crate::run::gpu::write_divergence;
-use crate::run::reference::{evaluate, families_of, family_of};
+use crate::run::reference::{evaluate, family_of};
 use crate::shard::Shard;
 use ptxconform_reference::case::validate::{validate_case, Severity};
-use ptxconform_reference::case::{to_yaml, Case};
+use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
-use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
@@ -28,6 +25,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+mod findings;
 
 /// Seconds a minimization may run past the campaign's `--seconds` deadline.
 pub const MINIMIZE_GRACE_S: u64 = 30;
@@ -544,257 +543,6 @@ impl<'h> Campaign<'h> {
         self.stats.seconds = seconds;
         let s = self.stats.clone();
         self.log(&Line::Progress(s))
-    }
-
-    /// A CPU oracle violation: minimize (on the CPU) unless its signature is known or found.
-    fn violation(&mut self, k: u64, g: &Generated, v: &Violation) -> Result<(), String> {
-        self.stats.violations += 1;
-        let family = family_of(&g.case);
-        let sig = Signature::of_violation(&family, v.oracle, &v.message);
-        if self.opts.known.matching_signature(&sig.key()).is_some() {
-            self.stats.known += 1;
-            return Ok(());
-        }
-        if self.stats.findings.contains_key(&sig.key()) || self.raw_seen.contains_key(&sig.key()) {
-            self.stats.duplicates += 1;
-            return Ok(());
-        }
-        // Illegal intents name a step index, which dropping steps would shift: saved as generated.
-        let m = if matches!(g.intent, Intent::Illegal { .. }) {
-            Minimized {
-                case: g.case.clone(),
-                evidence: Some(v.clone()),
-                rounds: 0,
-                tested: 0,
-            }
-        } else {
-            let still = |c: &Case| -> Option<Violation> {
-                let g = Generated {
-                    case: c.clone(),
-                    intent: ptxconform_reference::gen::intent_of(c.expect.as_ref()),
-                    episodes: 0,
-                };
-                match cpu_oracles(&g) {
-                    Err(w)
-                        if Signature::of_violation(&family_of(c), w.oracle, &w.message)
-                            .same_failure(&sig) =>
-                    {
-                        Some(w)
-                    }
-                    _ => None,
-                }
-            };
-            let admissible = |c: &Case| v.oracle == "validates" || validates(c);
-            let mut test = |cs: &[Case]| Ok(cs.iter().map(still).collect());
-            minimize(
-                &g.case,
-                &admissible,
-                &mut test,
-                Budget {
-                    batch: 64,
-                    rounds: 10_000,
-                    until: self.minimize_until,
-                },
-            )?
-        };
-        self.stats.minimize_rounds += m.rounds as u64;
-        self.stats.minimize_cases += m.tested as u64;
-        let v = m.evidence.clone().unwrap_or_else(|| v.clone());
-        let min_sig = Signature::of_violation(&family_of(&m.case), v.oracle, &v.message);
-        self.raw_seen.insert(sig.key(), min_sig.key());
-        if self.stats.findings.contains_key(&min_sig.key()) {
-            self.stats.duplicates += 1;
-            return Ok(());
-        }
-        let what = format!("CPU oracle violation {v}");
-        self.save(k, &m.case, &min_sig, &what, None)
-    }
-
-    /// Run a batch on hardware; handle its failures.
-    fn hardware(&mut self, batch: Vec<(u64, Case)>) -> Result<(), String> {
-        let Some(hw) = self.hw.as_deref_mut() else {
-            return Ok(());
-        };
-        let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
-        let outs = super::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
-        self.stats.gpu_cases += cases.len() as u64;
-        for ((k, case), out) in batch.into_iter().zip(outs) {
-            *self
-                .stats
-                .verdicts
-                .entry(out.result.verdict.name().into())
-                .or_default() += 1;
-            for d in &out.result.departures {
-                *self.stats.departures.entry(d.clone()).or_default() += 1;
-            }
-            if out.result.verdict.is_failure() {
-                self.divergence(k, &case, out)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn is_known(&self, case: &Case, sig: &Signature) -> bool {
-        let k = &self.opts.known;
-        k.matching_signature(&sig.key()).is_some()
-            || k.matching(&case.name).is_some()
-            || (sig.verdict == Verdict::TrapUnexpected
-                && k.explaining_trap(
-                    Features::used_by(case),
-                    &families_of(case),
-                    &sig.key()[sig.family.len() + 1..],
-                )
-                .is_some())
-    }
-
-    /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.
-    fn divergence(&mut self, k: u64, case: &Case, out: Judged) -> Result<(), String> {
-        let sig = Signature::of(&out.result);
-        if self.is_known(case, &sig) {
-            self.stats.known += 1;
-            return Ok(());
-        }
-        self.stats.divergences += 1;
-        if self.stats.findings.contains_key(&sig.key())
-            || self
-                .raw_seen
-                .get(&sig.key())
-                .is_some_and(|m| self.stats.findings.contains_key(m) || m == "known")
-        {
-            self.stats.duplicates += 1;
-            return Ok(());
-        }
-        let Some(hw) = self.hw.as_deref_mut() else {
-            return Ok(());
-        };
-        // Candidates must validate and be well defined on the reference: that keeps mbarrier
-        // inits and tx counts consistent (an unbalanced phase never completes, which the
-        // reference reports as undefined).
-        let admissible = |c: &Case| validates(c) && settled(c);
-        let (known, profile) = (&self.opts.known, self.opts.profile);
-        let mut test = |cs: &[Case]| -> Result<Vec<Option<Judged>>, String> {
-            let outs = super::run_cases(hw, known, profile, cs)?;
-            Ok(outs
-                .into_iter()
-                .map(|o| {
-                    (o.result.verdict.is_failure() && Signature::of(&o.result).same_failure(&sig))
-                        .then_some(o)
-                })
-                .collect())
-        };
-        let m = minimize(
-            case,
-            &admissible,
-            &mut test,
-            Budget {
-                batch: self.opts.batch,
-                rounds: self.opts.minimize_rounds,
-                until: self.minimize_until,
-            },
-        )?;
-        self.stats.minimize_rounds += m.rounds as u64;
-        self.stats.minimize_cases += m.tested as u64;
-        let out = m.evidence.unwrap_or(out);
-        let min_sig = Signature::of(&out.result);
-        if self.is_known(&m.case, &min_sig) {
-            self.raw_seen.insert(sig.key(), "known".into());
-            self.stats.divergences -= 1;
-            self.stats.known += 1;
-            return Ok(());
-        }
-        self.raw_seen.insert(sig.key(), min_sig.key());
-        if self.stats.findings.contains_key(&min_sig.key()) {
-            self.stats.duplicates += 1;
-            return Ok(());
-        }
-        let what = format!("{}: {}", out.result.verdict.name(), out.result.detail);
-        self.save(k, &m.case, &min_sig, &what, Some(&out))
-    }
-
-    /// Write `regress.<hash>.yaml` into the regressions folder, the divergence report (case with
-    /// the observation, and its PTX) into `OUT/divergences/`, and journal the finding.
-    fn save(
-        &mut self,
-        k: u64,
-        case: &Case,
-        sig: &Signature,
-        what: &str,
-        out: Option<&Judged>,
-    ) -> Result<(), String> {
-        let name = format!("regress.{}", sig.hash());
-        let mut c = case.clone();
-        c.name = name.clone();
-        c.description = format!(
-            "Minimized by `ptxconform fuzz` (seed {}, program {k}, config targets {}): {} — {}",
-            self.stats.seed,
-            self.cfg
-                .targets
-                .iter()
-                .map(|t| t.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-            sig.key(),
-            what.chars().take(400).collect::<String>()
-        );
-        if let Some(o) = out.and_then(|o| o.observation.clone()) {
-            c.observed = vec![o];
-        }
-        std::fs::create_dir_all(&self.opts.regressions)
-            .map_err(|e| format!("{}: {e}", self.opts.regressions.display()))?;
-        let file = self.opts.regressions.join(format!("{name}.yaml"));
-        std::fs::write(&file, to_yaml(std::slice::from_ref(&c)))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
-        let mut culprit = None;
-        if let Some(o) = out {
-            let mut report = c.clone();
-            report.observed.clear();
-            let ptx = o.ptx.as_deref().unwrap_or("");
-            write_divergence(&self.opts.out, &report, ptx, o.observation.as_ref())?;
-            let mut result = o.result.clone();
-            if let Some(a) = self.attributor.as_mut() {
-                // A builds differential's disagreement is no one build's run: run it afresh.
-                let at = if o.result.verdict == Verdict::BuildsDisagree {
-                    a.attribute_afresh(&[("fuzz", &report)])
-                } else {
-                    a.attribute(&[("fuzz", &report, o)])
-                }
-                .remove(0);
-                a.write_evidence(&self.opts.out, &report, ptx, &at)?;
-                culprit = Some(at.culprit.to_string());
-                result.attribution = Some(at);
-            }
-            let p = self
-                .opts
-                .out
-                .join("divergences")
-                .join(format!("{name}.result.json"));
-            std::fs::write(
-                &p,
-                serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?,
-            )
-            .map_err(|e| e.to_string())?;
-        }
-        let file_s = file.display().to_string();
-        let by = culprit
-            .as_deref()
-            .map(|c| format!(", culprit {c}"))
-            .unwrap_or_default();
-        println!(
-            "NEW {} -> {file_s} ({} steps{by})",
-            sig.key(),
-            c.program.len()
-        );
-        if let Some(c) = &culprit {
-            self.stats.culprits.insert(sig.key(), c.clone());
-        }
-        self.stats.minimized_written += 1;
-        self.stats.findings.insert(sig.key(), file_s.clone());
-        self.log(&Line::Finding {
-            signature: sig.key(),
-            file: file_s,
-            program: k,
-            culprit,
-        })
     }
 }
 
