@@ -122,8 +122,8 @@ impl Interleave {
 
 /// `CUtensorMapSwizzle`. The PTX-only 96B mode (tensormap field value 4, sm_103a) has no
 /// driver enumerator in spec/09 (cuda.h 13.x mentions `CU_TENSOR_MAP_SWIZZLE_96B` in prose but
-/// does not define it), so it is not encodable here;
-/// [`swizzle::Pattern`](crate::sem::tensor::swizzle::Pattern) models it.
+/// does not define it), so it is not encodable here; [`crate::sem::tensor::swizzle::Pattern`]
+/// models it.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
 )]
