@@ -317,13 +317,7 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     } else {
         None
     };
-    let dests: Vec<u32> = match mask {
-        Some(m) => (0..cs)
-            .filter(|r| m & (1 << r) != 0)
-            .map(|r| w.in_cluster(cta, r))
-            .collect(),
-        None => vec![cta],
-    };
+    let dests = w.destinations(cta, mask.map(u32::from));
     let mut xs = xfers(w, c, false);
     let bad = c.below(xs.len() as u32) as usize;
     let mut intent = None;

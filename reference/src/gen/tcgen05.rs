@@ -434,13 +434,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     } else {
         None
     };
-    let dests: Vec<u32> = match mask {
-        Some(m) => (0..cs)
-            .filter(|q| m & (1 << q) != 0)
-            .map(|q| w.in_cluster(issuer, q))
-            .collect(),
-        None => vec![issuer],
-    };
+    let dests = w.destinations(issuer, mask.map(u32::from));
     w.ensure_bar(b, &dests, thread, 1);
 
     // alloc

@@ -93,6 +93,16 @@ const TYPES: [DataType; 11] = [
     DataType::Tfloat32,
     DataType::Float64,
 ];
+
+/// The swizzle modes sm_90's driver encodes, no swizzle drawn twice as often as each mode.
+pub(super) const SWIZZLES_SM90: [Swizzle; 5] = [
+    Swizzle::None,
+    Swizzle::None,
+    Swizzle::B32,
+    Swizzle::B64,
+    Swizzle::B128,
+];
+
 /// Types some tensor redOp takes (integers only, see the module's positions).
 const REDUCE_TYPES: [DataType; 4] = [
     DataType::Uint32,
@@ -168,13 +178,7 @@ fn tiled(g: &mut SplitMix, o: Opts) -> TensorMapParams {
     let swizzle = if interleave == Interleave::B32 {
         Swizzle::B32
     } else {
-        g.pick(&[
-            Swizzle::None,
-            Swizzle::None,
-            Swizzle::B32,
-            Swizzle::B64,
-            Swizzle::B128,
-        ])
+        g.pick(&SWIZZLES_SM90)
     };
     let step = per16(ty);
     // boxDim[0]: whole 16-byte pieces (spec/09), within the swizzle span.

@@ -179,6 +179,17 @@ impl World {
     pub fn in_cluster(&self, cta: u32, rank: u32) -> u32 {
         cta / self.cluster_size() * self.cluster_size() + rank
     }
+    /// The CTAs a copy from `cta` writes: those whose ranks a multicast `mask` sets in `cta`'s
+    /// cluster, else `cta` alone.
+    pub fn destinations(&self, cta: u32, mask: Option<u32>) -> Vec<u32> {
+        match mask {
+            Some(m) => (0..self.cluster_size())
+                .filter(|r| m & (1 << r) != 0)
+                .map(|r| self.in_cluster(cta, r))
+                .collect(),
+            None => vec![cta],
+        }
+    }
     pub fn has_region(&self, name: &str) -> bool {
         self.memory
             .global

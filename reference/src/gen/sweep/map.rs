@@ -87,13 +87,7 @@ pub(super) fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapPara
     let swizzle = if g.below(12) == 0 {
         g.pick(&Swizzle::ALL)
     } else {
-        g.pick(&[
-            Swizzle::None,
-            Swizzle::None,
-            Swizzle::B32,
-            Swizzle::B64,
-            Swizzle::B128,
-        ])
+        g.pick(&crate::gen::tensor::SWIZZLES_SM90)
     };
     let mut p = if mode.im2col() {
         let s = rank - 2;

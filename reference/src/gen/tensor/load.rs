@@ -235,13 +235,7 @@ pub(super) fn load(
     }
     let name = declare(w, TSRC, l.params.clone());
     instr.tensor.map = name;
-    let dests: Vec<u32> = match mask {
-        Some(m) => (0..cs)
-            .filter(|r| m & (1 << r) != 0)
-            .map(|r| w.in_cluster(cta, r))
-            .collect(),
-        None => vec![cta],
-    };
+    let dests = w.destinations(cta, mask);
     let issuer = w.who(&[cta], thread);
     let mut at = 0;
     let mut issue = |w: &mut World, _: &mut Chunk<'_>, _: usize| {
