@@ -2,8 +2,9 @@
 //! one module per instruction family, each able to parse PTX text, print it canonically, enumerate
 //! its whole variant space, and state its static legality (targets and PTX ISA versions).
 
-/// Test helper for the family modules: `parse(text)` that parses a statement and takes the op of
-/// family `$variant` (panicking if the text is another family's).
+/// Test helpers for the family modules: `parse(text)` that parses a statement and takes the op of
+/// family `$variant` (panicking if the text is another family's), and the round-trip and
+/// rejection checks every family's tests make with it.
 #[cfg(test)]
 macro_rules! family_parser {
     ($variant:ident, $ty:ty) => {
@@ -11,6 +12,27 @@ macro_rules! family_parser {
             match crate::ptx::Statement::parse(text)?.instr {
                 crate::ptx::Instruction::$variant(x) => Ok(x),
                 other => panic!("`{text}` parsed as another family: {other:?}"),
+            }
+        }
+
+        /// Every variant of `all` prints as its own text and parses back to itself.
+        #[allow(dead_code)] // not every family's tests use every check
+        fn assert_round_trips(all: &[$ty]) {
+            let mut seen = std::collections::HashSet::new();
+            for x in all {
+                let text = x.to_string();
+                assert!(seen.insert(text.clone()), "two variants print as `{text}`");
+                let back = parse(&text).unwrap_or_else(|e| panic!("`{text}`: {e}"));
+                assert_eq!(&back, x, "{text}");
+            }
+        }
+
+        /// Each text of `bad` fails to parse, with an error that mentions its phrase.
+        #[allow(dead_code)]
+        fn assert_rejected(bad: &[(&str, &str)]) {
+            for (s, want) in bad {
+                let e = parse(s).expect_err(s).to_string();
+                assert!(e.contains(want), "{s}: `{e}` should mention {want}");
             }
         }
     };

@@ -16,14 +16,7 @@ fn roundtrip_every_variant() {
     assert_eq!(count("cp.reduce.async.bulk"), 2 * 8 * 10 * 2 * 4);
     assert_eq!(count("cp.async.bulk.prefetch"), 4);
     assert_eq!(count("async-group"), 3);
-    for v in &vs {
-        let text = v.to_string();
-        assert_eq!(
-            &parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")),
-            v,
-            "{text}"
-        );
-    }
+    assert_round_trips(&vs);
     let mut rows: Vec<String> = vs.iter().map(|v| v.row()).collect();
     rows.sort();
     rows.dedup();
@@ -112,10 +105,7 @@ fn errors() {
         ("cp.async.bulk.wait_group n", "integer constant"),
         ("cp.async.bulk.commit_group.read", "`.read`"),
     ];
-    for (s, want) in bad {
-        let e = parse(s).expect_err(s).to_string();
-        assert!(e.contains(want), "{s}: `{e}` should mention {want}");
-    }
+    assert_rejected(&bad);
 }
 
 #[test]

@@ -15,14 +15,7 @@ fn legal(x: &CpAsyncOp, t: Target) -> bool {
 fn roundtrip_every_variant() {
     let vs = CpAsyncOp::variants();
     assert_eq!(vs.len(), 2 * 2 * 3 * 4 * 11 + 3 + 6);
-    for v in &vs {
-        let text = v.to_string();
-        assert_eq!(
-            &parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")),
-            v,
-            "{text}"
-        );
-    }
+    assert_round_trips(&vs);
     assert_eq!(
         parse("cp.async.cg.shared.global.L2::cache_hint [d], [s], 16, q, pol")
             .unwrap()
@@ -194,10 +187,7 @@ fn errors() {
         ("cp.async.mbarrier.arrive.shared.b32 [m]", "type"),
         ("cp.async.mbarrier.arrive.b64 m", "address"),
     ];
-    for (s, want) in bad {
-        let e = parse(s).expect_err(s).to_string();
-        assert!(e.contains(want), "{s}: `{e}` should mention {want}");
-    }
+    assert_rejected(&bad);
 }
 
 #[test]

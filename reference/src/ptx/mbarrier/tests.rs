@@ -11,16 +11,7 @@ fn every_variant_round_trips() {
     let all = MbarrierOp::variants();
     // 4 spaces × (init, inval, 2 tx × 6 orders, 2 arrive × 4 modes × 9 orders × 2 dests, 3 waits × 2 tokens × 9 orders) + pending_count
     assert_eq!(all.len(), 4 * (2 + 2 * 6 + 2 * 4 * 9 * 2 + 3 * 2 * 9) + 1);
-    let mut seen = std::collections::HashSet::new();
-    for x in &all {
-        let text = x.to_string();
-        assert!(seen.insert(text.clone()), "two variants print as `{text}`");
-        assert_eq!(
-            &parse(&text).unwrap_or_else(|e| panic!("`{text}`: {e}")),
-            x,
-            "{text}"
-        );
-    }
+    assert_round_trips(&all);
 }
 
 /// Every mbarrier instruction in the examples of spec/03 and spec/08 (Part A), as written.

@@ -12,16 +12,7 @@ fn every_variant_round_trips() {
     // 4 scopes × (5 sems × (thread, mbarrier_init, 2 sync_restrict) + 2 sems × (2 tensormap + 2 async::generic))
     // + 2 spellings × 5 proxy kinds + 3 membar levels + 2 aligned × (3 arrive + 2 wait)
     assert_eq!(all.len(), 4 * (5 * 4 + 2 * 4) + 2 * 5 + 3 + 2 * 5);
-    let mut seen = std::collections::HashSet::new();
-    for x in &all {
-        let text = x.to_string();
-        assert!(seen.insert(text.clone()), "two variants print as `{text}`");
-        assert_eq!(
-            &parse(&text).unwrap_or_else(|e| panic!("`{text}`: {e}")),
-            x,
-            "{text}"
-        );
-    }
+    assert_round_trips(&all);
 }
 
 /// Every fence / membar / barrier.cluster instruction in the examples of spec/08 (Part A) and

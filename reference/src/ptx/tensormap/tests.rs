@@ -8,16 +8,7 @@ fn every_variant_round_trips() {
     let all = TensormapOp::variants();
     // 3 spaces × (2 whole + 4 dim fields × 6 ordinals + Table 33's 16+3+5+4+2 values) + 4 scopes
     assert_eq!(all.len(), 3 * (2 + 4 * 6 + 30) + 4);
-    let mut seen = std::collections::HashSet::new();
-    for x in &all {
-        let text = x.to_string();
-        assert!(seen.insert(text.clone()), "two variants print as `{text}`");
-        assert_eq!(
-            &parse(&text).unwrap_or_else(|e| panic!("`{text}`: {e}")),
-            x,
-            "{text}"
-        );
-    }
+    assert_round_trips(&all);
 }
 
 /// The instructions of spec/02's examples and syntax lines, in the manual's spelling.
