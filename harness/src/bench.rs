@@ -339,7 +339,7 @@ fn fuzz_rate(
         regressions: dir.join("regressions"),
         known,
         resume: false,
-        batch: 512,
+        batch: crate::fuzz::campaign::default_block(),
         minimize_rounds: 0,
         shard: crate::shard::Shard::ALL,
         planted,

@@ -62,9 +62,9 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub resume: bool,
     /// Programs generated and checked together, and run on the GPU as one batch (also the
-    /// candidates per minimization round).
-    #[arg(long, default_value_t = 512)]
-    pub batch: usize,
+    /// candidates per minimization round). Default: 64 per thread, at least 512.
+    #[arg(long)]
+    pub batch: Option<usize>,
     /// Where minimized regression cases are written.
     #[arg(long, default_value = "cases/regressions")]
     pub regressions: PathBuf,
