@@ -264,6 +264,21 @@ pub struct OutOfWindow;
 /// `Ok(None)` for a byte whose value is undefined.
 pub trait SmemView {
     fn byte(&self, addr: u32) -> Result<Option<u8>, OutOfWindow>;
+    /// The 16 bytes from `addr`; `Err` names the first byte outside the window. A view whose
+    /// byte reads are costly answers a chunk at once.
+    fn chunk(&self, addr: u32) -> Result<[Option<u8>; 16], u32> {
+        chunk_bytewise(self, addr)
+    }
+}
+
+/// [`SmemView::chunk`] from its byte reads.
+pub fn chunk_bytewise<V: SmemView + ?Sized>(v: &V, addr: u32) -> Result<[Option<u8>; 16], u32> {
+    let mut b = [None; 16];
+    for (i, slot) in b.iter_mut().enumerate() {
+        let a = addr + i as u32;
+        *slot = v.byte(a).map_err(|OutOfWindow| a)?;
+    }
+    Ok(b)
 }
 
 /// A plain byte vector at offset 0 (`None` = undefined byte).
@@ -275,19 +290,12 @@ impl SmemView for Vec<Option<u8>> {
 
 /// Reads a 16-byte chunk.
 fn read_chunk(smem: &dyn SmemView, addr: u32) -> Result<[Option<u8>; 16], Ub> {
-    let mut b = [None; 16];
-    for (i, slot) in b.iter_mut().enumerate() {
-        *slot = smem.byte(addr + i as u32).map_err(|OutOfWindow| {
-            Ub::new(
-                &TCGEN05_CP_SMEM_RANGE,
-                format!(
-                    "source byte {:#x} is outside the shared-memory window",
-                    addr + i as u32
-                ),
-            )
-        })?;
-    }
-    Ok(b)
+    smem.chunk(addr).map_err(|a| {
+        Ub::new(
+            &TCGEN05_CP_SMEM_RANGE,
+            format!("source byte {a:#x} is outside the shared-memory window"),
+        )
+    })
 }
 
 /// The destination word `word` (0..4) of a source chunk, decompressed or not. `Unwritten` when a
