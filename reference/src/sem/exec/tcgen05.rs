@@ -447,3 +447,45 @@ impl Machine<'_> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sem::memory::{Byte, Memory};
+
+    /// A chunk read at once gives what its sixteen byte reads give: known bytes, uncertain ones,
+    /// bytes under writes in flight, and the first byte outside the window or the region.
+    #[test]
+    fn image_chunk_reads_like_its_bytes() {
+        let id = RegionId::Shared { cta: 0 };
+        let mut mem = Memory::new();
+        mem.add_region(id, (0..96u8).collect());
+        mem.write(Addr::new(id, 20), &[Byte::ANY]).unwrap();
+        mem.begin_async_write(Addr::new(id, 40), vec![Byte::Known(0xee); 8])
+            .unwrap();
+        // Windows inside, at and past the region's end.
+        for bytes in [64, 96, 112] {
+            let img = Image {
+                mem: &mem,
+                cta: 0,
+                bytes,
+            };
+            for addr in 0..bytes as u32 + 4 {
+                assert_eq!(
+                    img.chunk(addr),
+                    cp::chunk_bytewise(&img, addr),
+                    "window {bytes}, chunk at {addr}"
+                );
+            }
+        }
+        let img = Image {
+            mem: &mem,
+            cta: 0,
+            bytes: 112,
+        };
+        let c = img.chunk(32).unwrap();
+        assert_eq!((c[0], c[7], c[8], c[15]), (Some(32), Some(39), None, None));
+        assert_eq!(img.chunk(16).unwrap()[3..5], [Some(19), None]);
+        assert_eq!(img.chunk(90), Err(96));
+    }
+}
