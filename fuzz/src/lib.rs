@@ -1,5 +1,5 @@
 //! Glue shared by the fuzz targets: the generator config they use; the ptxas oracle lives in the
-//! harness (`ptxconform::fuzz::ptxas_oracle`, shared with `ptxconform fuzz`).
+//! CLI crate (`ptxconform::fuzz::ptxas_oracle`, shared with `ptxconform fuzz`).
 
 pub use ptxconform::fuzz::ptxas_oracle::{check_ptxas, ptxas};
 use ptxconform_reference::gen::GenConfig;

@@ -13,9 +13,9 @@ fn ptxas_target_corpus() {
             std::env::var_os("PTXCONFORM_REQUIRE_PTXAS").is_none(),
             "ptxas required but not found"
         );
-        ptxconform::skip::note(
+        ptxconform_gpu::test_support::note(
             "ptxas not found: corpus replay skipped",
-            ptxconform::ptxas::REQUIRE_ENV,
+            ptxconform_gpu::ptxas::REQUIRE_ENV,
         );
         return;
     };

@@ -1,10 +1,15 @@
 //! ptxconform reference model: the executable specification of the PTX asynchronous-copy
-//! instructions. Pure Rust, no CUDA.
+//! instructions. Pure Rust, no CUDA, no `unsafe`.
 //!
 //! - [`target`]: targets, PTX ISA versions, static legality as data.
 //! - [`ptx`]: the typed instruction model (parse / print / enumerate / legality), one module per family.
-//! - [`case`]: the YAML case format.
-//! - [`sem`]: semantics — memory with uncertain bytes, mbarriers, async-group queues, the executor.
+//! - [`case`]: the YAML case format (located errors, recorded observations).
+//! - [`layout`]: where a case's regions, mbarriers and tensor maps live (shared with the emitter).
+//! - [`sem`]: semantics — memory with uncertain bytes, mbarriers, async-group queues, reductions,
+//!   tensor maps, Tensor Memory, the executor, undefined-behaviour classification, the profiles.
+//! - [`gen`]: the structure-aware program generator (fuzzing, sweeps, special-value corpora).
+//! - [`hex`]: hex text of byte strings.
+#![forbid(unsafe_code)]
 
 pub mod case;
 pub mod gen;

@@ -6,6 +6,7 @@ pub mod init;
 pub mod load;
 mod loc;
 pub mod model;
+#[cfg(test)]
 pub mod strategy;
 pub mod validate;
 

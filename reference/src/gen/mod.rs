@@ -26,6 +26,7 @@ pub mod mbarrier;
 pub mod oracle;
 pub mod special_values;
 pub mod store;
+#[cfg(test)]
 pub mod strategy;
 pub mod swarm;
 pub mod sweep;

@@ -1,0 +1,559 @@
+//! `ptxconform bench`: throughput of every path, measured in one run (a benchmark, never a
+//! timed test).
+//!
+//! - **reference**: cases/s of the reference model alone, on every core and per core;
+//! - **end to end** at fixed shapes: one corpus case per family (cp.async, bulk copy, tensor
+//!   tile, bulk reduce, mbarrier) instantiated N times with different data (each region's
+//!   `pattern` seed), through the same path as `run`: reference, emission, compilation, batched
+//!   launches, judgement; with where the time went;
+//! - **naive**: the same cases the old way — one module compiled (driver JIT) and one launch
+//!   and synchronisation per case — and the ratio of each end-to-end rate to it;
+//! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
+//!   oracles, hardware), on fresh seeds, in a scratch directory.
+//!
+//! Each reference and end-to-end rate is the median of three runs.
+//!
+//! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
+
+use crate::fuzz::campaign::{Campaign, Options, Planted, Stop};
+use crate::fuzz::parse_families;
+use ptxconform_core::corpus::{corpus_case, instances};
+use ptxconform_core::differential::Backend;
+use ptxconform_core::evaluate::evaluate;
+use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::result::Verdict;
+use ptxconform_gpu::device::Supervisor;
+use ptxconform_gpu::engine::batch::BatchStats;
+use ptxconform_gpu::engine::{supervisor, supervisor_config, Engine, Times};
+use ptxconform_reference::case::Case;
+use ptxconform_reference::gen::GenConfig;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Case instances per family for the end-to-end and reference rates.
+    #[arg(long, default_value_t = 32768)]
+    pub cases: usize,
+    /// Cases per family on the naive path (each compiles its own module).
+    #[arg(long, default_value_t = 100)]
+    pub naive: usize,
+    /// Seconds of fuzzing per family mix (0: skip the fuzz rates).
+    #[arg(long, default_value_t = 10)]
+    pub fuzz_seconds: u64,
+    /// The case corpus the fixed shapes come from.
+    #[arg(long, default_value = "cases")]
+    pub corpus: PathBuf,
+    /// Where the JSON results go.
+    #[arg(long, default_value = "reports/bench/latest.json")]
+    pub out: PathBuf,
+    /// Commit measured (default: the commit the binary was built from).
+    #[arg(long)]
+    pub commit: Option<String>,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: i32,
+    /// Known divergences (their `avoid` features steer the fuzz rates' generator).
+    #[arg(long, default_value = "reports/known-divergences.yaml")]
+    pub known: PathBuf,
+    /// Only the reference rates, even if a GPU is present.
+    #[arg(long)]
+    pub reference_only: bool,
+}
+
+/// A fixed shape: a corpus case by name.
+struct Shape {
+    family: &'static str,
+    file: &'static str,
+    case: &'static str,
+}
+
+const SHAPES: [Shape; 5] = [
+    Shape {
+        family: "cp.async",
+        file: "cp_async/copy.yaml",
+        case: "cp_async.ca.4.shared.full",
+    },
+    Shape {
+        family: "cp.async.bulk",
+        file: "bulk/g2s.yaml",
+        case: "bulk.g2s.cta.256",
+    },
+    Shape {
+        family: "cp.async.bulk.tensor tile",
+        file: "tensor/rows/load_tile.yaml",
+        case: "tensor.row.load.2d.cluster.default_tile",
+    },
+    Shape {
+        family: "cp.reduce.async.bulk",
+        file: "reduce/global.yaml",
+        case: "reduce.global.add.u32",
+    },
+    Shape {
+        family: "mbarrier",
+        file: "mbarrier/tx.yaml",
+        case: "mbarrier.tx.arrive_expect_then_complete",
+    },
+];
+
+/// Family mixes of the fuzz rates (`--families` lists).
+const MIXES: [&str; 6] = [
+    "all",
+    "cp_async",
+    "bulk_copy",
+    "bulk_reduce",
+    "tensor",
+    "mbarrier",
+];
+
+/// Where an end-to-end run's time went (seconds): the stages of `run_batch`, and inside
+/// `execute` the host's share (composing launch buffers, splitting results), the worker's
+/// phases, and the rest (transport between the processes).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Breakdown {
+    pub reference_s: f64,
+    pub emit_s: f64,
+    pub compile_s: f64,
+    pub execute_s: f64,
+    pub observe_s: f64,
+    pub judge_s: f64,
+    pub launches: u64,
+    pub host_s: f64,
+    pub worker_setup_s: f64,
+    pub worker_upload_s: f64,
+    pub worker_module_s: f64,
+    pub worker_kernel_s: f64,
+    pub worker_read_back_s: f64,
+    pub transport_s: f64,
+}
+
+impl Breakdown {
+    fn between(eng: &Engine, t0: &Times, s0: &BatchStats) -> Breakdown {
+        let (t, s) = (&eng.times, &eng.stats);
+        let us = |a: u64, b: u64| (a - b) as f64 / 1e6;
+        let (p, p0) = (&s.phases, &s0.phases);
+        let worker = (s.worker - s0.worker).as_secs_f64();
+        Breakdown {
+            reference_s: (t.reference - t0.reference).as_secs_f64(),
+            emit_s: (t.emit - t0.emit).as_secs_f64(),
+            compile_s: (t.compile - t0.compile).as_secs_f64(),
+            execute_s: (t.execute - t0.execute).as_secs_f64(),
+            observe_s: (t.observe - t0.observe).as_secs_f64(),
+            judge_s: (t.judge - t0.judge).as_secs_f64(),
+            launches: s.launches - s0.launches,
+            host_s: (s.host - s0.host).as_secs_f64(),
+            worker_setup_s: us(p.setup_us, p0.setup_us),
+            worker_upload_s: us(p.upload_us, p0.upload_us),
+            worker_module_s: us(p.module_us, p0.module_us),
+            worker_kernel_s: us(p.kernel_us, p0.kernel_us),
+            worker_read_back_s: us(p.read_back_us, p0.read_back_us),
+            transport_s: (s.device - s0.device).as_secs_f64() - worker,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FamilyRates {
+    pub family: String,
+    pub case: String,
+    /// Reference model alone, all threads (the median of [`RUNS`]).
+    pub reference_per_s: f64,
+    pub reference_per_core_per_s: f64,
+    pub cases: usize,
+    /// End to end, the median of [`RUNS`] (None: no GPU).
+    pub end_to_end_per_s: Option<f64>,
+    /// Every end-to-end run's rate, in order (`end_to_end_per_s` is their median).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub end_to_end_runs: Vec<f64>,
+    pub end_to_end: Option<Breakdown>,
+    /// Cases whose verdict was not `pass` end to end (a rate of failures is no rate).
+    pub end_to_end_not_pass: usize,
+    pub naive_cases: usize,
+    pub naive_per_s: Option<f64>,
+    pub speedup_over_naive: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FuzzRate {
+    pub families: String,
+    /// Every N-th program's hardware run was a known trapping case (0: none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trap_every: u64,
+    pub programs: u64,
+    pub seconds: f64,
+    pub programs_per_s: f64,
+    pub gpu_cases: u64,
+    pub verdicts: std::collections::BTreeMap<String, u64>,
+    /// Where the campaign's time went (s): compiling kernels, and executing batches (worker
+    /// starts after traps included); the rest is generation, CPU oracles and judgement.
+    pub compile_s: f64,
+    pub execute_s: f64,
+    /// ptxas runs for the campaign's kernels.
+    pub ptxas_runs: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The trapping case planted for the trap-cost rate: cp.async with `.L2::cache_hint` and
+/// CUTLASS's EVICT_LAST policy, a known finding (H1) that traps on sm_90.
+const TRAP_CASE: (&str, &str) = ("cp_async/copy.yaml", "cp_async.ca.4.shared.full.hint");
+/// One planted trap per this many programs (the trap-cost target's rate).
+const TRAP_EVERY: u64 = 100;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    pub device: String,
+    pub driver: String,
+    pub date: String,
+    pub commit: String,
+    pub threads: usize,
+    pub families: Vec<FamilyRates>,
+    pub fuzz: Vec<FuzzRate>,
+}
+
+fn commit(args: &BenchArgs) -> String {
+    git_commit(args.commit.as_deref())
+}
+
+/// `explicit`, else the commit the binary was built from (`git rev-parse --short HEAD` at build
+/// time, `+changes` when the tree had uncommitted changes), else "unknown".
+pub fn git_commit(explicit: Option<&str>) -> String {
+    explicit
+        .unwrap_or(env!("PTXCONFORM_BUILD_COMMIT"))
+        .to_string()
+}
+
+/// Cases/s of the reference alone over `cases`, on every rayon thread.
+fn reference_rate(cases: &[Case]) -> f64 {
+    let t = Instant::now();
+    let done: usize = cases
+        .par_iter()
+        .map(|c| usize::from(!evaluate("bench", c).0.verdict.is_failure()))
+        .sum();
+    std::hint::black_box(done);
+    cases.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Runs of each reference and end-to-end rate: the median is reported, so that one run slowed
+/// by something else on the host does not stand for the rate.
+const RUNS: usize = 3;
+
+/// The run of `n` whose rate (the first field) is the median, and every run's rate.
+fn median_of<T: Rate>(
+    n: usize,
+    mut run: impl FnMut() -> Result<T, String>,
+) -> Result<(T, Vec<f64>), String> {
+    let mut runs = (0..n.max(1))
+        .map(|_| run())
+        .collect::<Result<Vec<T>, String>>()?;
+    let rates: Vec<f64> = runs.iter().map(Rate::rate).collect();
+    runs.sort_by(|a, b| a.rate().total_cmp(&b.rate()));
+    let mid = runs.swap_remove(runs.len() / 2);
+    Ok((mid, rates))
+}
+
+/// What [`median_of`] orders runs by.
+trait Rate {
+    fn rate(&self) -> f64;
+}
+
+impl Rate for f64 {
+    fn rate(&self) -> f64 {
+        *self
+    }
+}
+
+impl<B, N> Rate for (f64, B, N) {
+    fn rate(&self) -> f64 {
+        self.0
+    }
+}
+
+/// Run `cases` end to end on `eng`; the rate, the breakdown and how many did not pass.
+fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize), String> {
+    let (t0, s0) = (eng.times, eng.stats);
+    let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("bench", c)).collect();
+    let t = Instant::now();
+    let rs = ptxconform_core::differential::run_batch(eng, &KnownDivergences::default(), &batch)?;
+    let rate = cases.len() as f64 / t.elapsed().as_secs_f64();
+    let not_pass = rs
+        .iter()
+        .filter(|r| r.result.verdict != Verdict::Pass)
+        .count();
+    Ok((rate, Breakdown::between(eng, &t0, &s0), not_pass))
+}
+
+fn fuzz_rate(
+    gpu: &mut Engine,
+    mix: &str,
+    args: &BenchArgs,
+    scratch: &Path,
+    planted: Option<Planted>,
+) -> Result<FuzzRate, String> {
+    let seconds = args.fuzz_seconds;
+    let mut cfg = GenConfig::legal();
+    if mix != "all" {
+        cfg.families = parse_families(mix)?;
+    }
+    let known = KnownDivergences::load(&args.known)?;
+    cfg.avoid = known.avoided()?.0;
+    let trap_every = planted.as_ref().map_or(0, |p| p.every);
+    let dir = scratch.join(format!("{mix}-{trap_every}"));
+    let opts = Options {
+        // Fresh programs per row: the engine keeps compiled kernels across rows.
+        seed: 0xbe9c_0000 ^ ptxconform_gpu::emit::fnv1a(mix) ^ trap_every,
+        out: dir.join("campaign"),
+        regressions: dir.join("regressions"),
+        known,
+        resume: false,
+        batch: crate::fuzz::campaign::default_block(),
+        minimize_rounds: 0,
+        shard: crate::shard::Shard::ALL,
+        planted,
+        profile: ptxconform_core::judge::DEFAULT_PROFILE,
+    };
+    let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
+    let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
+    let t = Instant::now();
+    let stats = c.run(
+        &Stop {
+            seconds: Some(seconds),
+            programs: None,
+        },
+        false,
+    )?;
+    let secs = t.elapsed().as_secs_f64();
+    drop(c);
+    let runs =
+        |s: Option<ptxconform_gpu::compile::CompileStats>| s.map_or(0, |s| s.compiled + s.failed);
+    Ok(FuzzRate {
+        families: mix.into(),
+        trap_every,
+        programs: stats.programs,
+        seconds: secs,
+        programs_per_s: stats.programs as f64 / secs,
+        gpu_cases: stats.gpu_cases,
+        verdicts: stats.verdicts,
+        compile_s: (gpu.times.compile - t0.compile).as_secs_f64(),
+        execute_s: (gpu.times.execute - t0.execute).as_secs_f64(),
+        ptxas_runs: runs(gpu.compiler.as_ref().map(|c| c.stats())) - runs(c0),
+    })
+}
+
+pub fn main(args: &BenchArgs) -> Result<i32, String> {
+    let threads = rayon::current_num_threads();
+    let dev = ptxconform_gpu::device::device_unless(
+        args.reference_only,
+        args.device,
+        "reference rates only",
+    );
+    let mut report = BenchReport {
+        device: dev.as_ref().map_or("none".into(), |d| d.name.clone()),
+        driver: dev.as_ref().map_or(String::new(), |d| d.cuda()),
+        date: ptxconform_core::result::today(),
+        commit: commit(args),
+        threads,
+        families: vec![],
+        fuzz: vec![],
+    };
+    let mut engines = match &dev {
+        Some(d) => {
+            let fast = Engine::new(
+                supervisor(args.device, 20, true)?,
+                d.compute_capability,
+                ptxconform_gpu::compile::Compiler::find().ok(),
+            );
+            // The naive path: the driver JIT compiles every case's own module, one launch each;
+            // without its disk cache, which would serve a rerun's modules uncompiled (figures in
+            // reports/bench/README.md, 70bf7f5).
+            let mut cfg = supervisor_config(args.device, 20, true)?;
+            cfg.command
+                .env
+                .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
+            let mut naive = Engine::new(Supervisor::new(cfg), d.compute_capability, None);
+            naive.naive = true;
+            naive.limits.instances = 1;
+            Some((fast, naive))
+        }
+        None => None,
+    };
+    for s in &SHAPES {
+        let t = corpus_case(&args.corpus, s.file, s.case)?;
+        let cases = instances(&t, args.cases.max(1));
+        let reference = median_of(RUNS, || Ok(reference_rate(&cases)))?.0;
+        let mut f = FamilyRates {
+            family: s.family.into(),
+            case: s.case.into(),
+            reference_per_s: reference,
+            reference_per_core_per_s: reference / threads as f64,
+            cases: cases.len(),
+            ..Default::default()
+        };
+        if let Some((fast, naive)) = &mut engines {
+            // Warm-up: the worker's start-up and the module's first compile are not a rate.
+            end_to_end(fast, &cases[..1])?;
+            let ((rate, b, bad), rates) = median_of(RUNS, || end_to_end(fast, &cases))?;
+            f.end_to_end_per_s = Some(rate);
+            f.end_to_end_runs = rates;
+            f.end_to_end = Some(b);
+            f.end_to_end_not_pass = bad;
+            let few = &cases[..args.naive.clamp(1, cases.len())];
+            end_to_end(naive, &few[..1])?;
+            let (nrate, _, _) = end_to_end(naive, few)?;
+            f.naive_cases = few.len();
+            f.naive_per_s = Some(nrate);
+            f.speedup_over_naive = Some(rate / nrate);
+        }
+        report.families.push(f);
+    }
+    if let (Some(d), true) = (&dev, args.fuzz_seconds > 0) {
+        let mut gpu = crate::fuzz::gpu(d, 10, ptxconform_gpu::compile::DEFAULT_OPT_LEVEL)?;
+        let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
+        for mix in MIXES {
+            report
+                .fuzz
+                .push(fuzz_rate(&mut gpu, mix, args, &scratch, None)?);
+        }
+        // What traps cost: the all-family campaign again, one program in TRAP_EVERY replaced by
+        // a known trapping case.
+        let trap = Planted {
+            every: TRAP_EVERY,
+            case: corpus_case(&args.corpus, TRAP_CASE.0, TRAP_CASE.1)?,
+        };
+        report
+            .fuzz
+            .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    print_table(&report);
+    if let Some(p) = args.out.parent() {
+        std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    std::fs::write(&args.out, json + "\n").map_err(|e| format!("{}: {e}", args.out.display()))?;
+    println!("results: {}", args.out.display());
+    Ok(0)
+}
+
+fn rate(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| format!("{v:.0}"))
+}
+
+fn print_table(r: &BenchReport) {
+    println!(
+        "ptxconform bench — {} ({}), {} threads, {} at {}",
+        r.device, r.driver, r.threads, r.date, r.commit
+    );
+    println!(
+        "{:<26} {:>12} {:>12} {:>12} {:>10} {:>9}  breakdown (s): reference / emit / compile / execute / observe / judge, launches",
+        "fixed shape (cases/s)", "reference", "ref/core", "end-to-end", "naive", "speedup"
+    );
+    for f in &r.families {
+        let b = f.end_to_end.as_ref().map_or(String::new(), |b| {
+            format!(
+                "{:.2} / {:.2} / {:.2} / {:.2} / {:.2} / {:.2}, {} (execute: host {:.2}, worker \
+                 setup {:.2} upload {:.2} module {:.2} kernel {:.2} read-back {:.2}, transport {:.2})",
+                b.reference_s,
+                b.emit_s,
+                b.compile_s,
+                b.execute_s,
+                b.observe_s,
+                b.judge_s,
+                b.launches,
+                b.host_s,
+                b.worker_setup_s,
+                b.worker_upload_s,
+                b.worker_module_s,
+                b.worker_kernel_s,
+                b.worker_read_back_s,
+                b.transport_s
+            )
+        });
+        println!(
+            "{:<26} {:>12.0} {:>12.0} {:>12} {:>10} {:>9}  {b}{}",
+            f.family,
+            f.reference_per_s,
+            f.reference_per_core_per_s,
+            rate(f.end_to_end_per_s),
+            rate(f.naive_per_s),
+            f.speedup_over_naive
+                .map_or("—".into(), |x| format!("{x:.0}×")),
+            if f.end_to_end_not_pass > 0 {
+                format!("  ({} not pass!)", f.end_to_end_not_pass)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !r.fuzz.is_empty() {
+        println!(
+            "{:<26} {:>12} {:>12} {:>9} {:>9} {:>6}  verdicts",
+            "fuzz mix", "programs/s", "programs", "compile", "execute", "ptxas"
+        );
+        for z in &r.fuzz {
+            let v: Vec<String> = z
+                .verdicts
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            let mix = match z.trap_every {
+                0 => z.families.clone(),
+                n => format!("{} + 1 trap/{n}", z.families),
+            };
+            println!(
+                "{:<26} {:>12.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
+                mix,
+                z.programs_per_s,
+                z.programs,
+                z.compile_s,
+                z.execute_s,
+                z.ptxas_runs,
+                v.join(", ")
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The median run is reported, with it its other fields; every run's rate is kept in order.
+    #[test]
+    fn the_median_run_is_reported() {
+        let mut runs = vec![(300.0, "c", 0), (100.0, "a", 0), (200.0, "b", 1)].into_iter();
+        let ((rate, name, bad), rates) = median_of(3, || Ok(runs.next().unwrap())).unwrap();
+        assert_eq!((rate, name, bad), (200.0, "b", 1));
+        assert_eq!(rates, vec![300.0, 100.0, 200.0]);
+        let mut fails = [Ok(1.0), Err("no device".to_string())].into_iter();
+        assert!(median_of(2, || fails.next().unwrap()).is_err());
+    }
+
+    /// Every fixed shape exists in the corpus, and its instances differ in data only: the
+    /// reference finds each well defined and they all emit one kernel.
+    #[test]
+    fn fixed_shapes_instantiate_to_one_kernel() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        for s in &SHAPES {
+            let t = corpus_case(&corpus, s.file, s.case).unwrap();
+            let cases = instances(&t, 3);
+            let mut keys = std::collections::BTreeSet::new();
+            let mut data = std::collections::BTreeSet::new();
+            for c in &cases {
+                let (r, _) = evaluate("bench", c);
+                assert!(!r.verdict.is_failure(), "{}: {}", c.name, r.detail);
+                let em = ptxconform_gpu::emit::emit(c).unwrap();
+                keys.insert(em.shape_key);
+                data.insert(format!("{:?}", c.memory));
+            }
+            assert_eq!(keys.len(), 1, "{}: one kernel", s.case);
+            let regions = t.memory.global.len() + t.memory.shared.len();
+            let expect = if regions == 0 { 1 } else { 3 };
+            assert_eq!(data.len(), expect, "{}: instances differ in data", s.case);
+        }
+    }
+}

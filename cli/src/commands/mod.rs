@@ -1,0 +1,12 @@
+//! Subcommand implementations that are not a module of their own.
+
+pub mod check;
+pub mod coverage;
+pub mod emit;
+pub mod explain;
+pub mod field_reference;
+pub mod new;
+pub mod rules;
+pub mod schema;
+pub mod syntax;
+pub mod tensormaps;

@@ -1,0 +1,573 @@
+//! The campaign loop: seed sequence → generated programs → CPU oracles → (batched) hardware →
+//! signatures → minimization → regression cases; figures every few seconds and a journal that
+//! `--resume` continues from.
+//!
+//! Journal (`OUT/journal.jsonl`, one JSON object a line, appended and flushed): `progress` lines
+//! after every batch (the next program index and the cumulative figures) and `finding` lines (a
+//! saved signature). Program k of seed S is generated from [`program_bytes`]`(S, k)`, so a
+//! resumed campaign generates exactly the programs an uninterrupted one would.
+
+use super::FuzzArgs;
+use crate::shard::Shard;
+use ptxconform_core::differential::Backend;
+use ptxconform_core::evaluate::{evaluate, family_of};
+use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::result::{CaseResult, Verdict};
+use ptxconform_gpu::attribution::Attributor;
+use ptxconform_reference::case::validate::{validate_case, Severity};
+use ptxconform_reference::case::Case;
+use ptxconform_reference::gen::oracle::{check_cpu, Violation};
+use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
+use ptxconform_reference::sem::profile::Profile;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+mod findings;
+
+/// Seconds a minimization may run past the campaign's `--seconds` deadline.
+pub const MINIMIZE_GRACE_S: u64 = 30;
+
+/// Where and how a campaign writes.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    pub out: PathBuf,
+    pub regressions: PathBuf,
+    pub known: KnownDivergences,
+    pub resume: bool,
+    pub batch: usize,
+    pub minimize_rounds: usize,
+    /// The part of the campaign's programs this process runs.
+    pub shard: Shard,
+    /// A case planted among the generated ones (what traps cost a campaign: `bench`).
+    pub planted: Option<Planted>,
+    /// The reading hardware is judged against.
+    pub profile: Profile,
+}
+
+/// Every `every`-th program's hardware run is replaced by a copy of `case` (named for the
+/// program), e.g. a known trapping case, so a campaign meets it at a fixed rate.
+#[derive(Clone, Debug)]
+pub struct Planted {
+    pub every: u64,
+    pub case: Case,
+}
+
+impl Planted {
+    /// The case program `k` runs instead of its own, if any.
+    fn at(&self, k: u64) -> Option<Case> {
+        (self.every > 0 && (k + 1).is_multiple_of(self.every)).then(|| {
+            let mut c = self.case.clone();
+            c.name = format!("{}.planted{k}", c.name);
+            c
+        })
+    }
+}
+
+impl Options {
+    pub fn from_args(a: &FuzzArgs) -> Options {
+        Options {
+            seed: a.seed,
+            out: a.out.clone(),
+            regressions: a.regressions.clone(),
+            known: KnownDivergences::load(&a.known).unwrap_or_else(|e| {
+                eprintln!("warning: {e}; no known divergences");
+                KnownDivergences::default()
+            }),
+            resume: a.resume,
+            batch: a.batch.unwrap_or_else(default_block).max(1),
+            minimize_rounds: a.minimize_rounds,
+            shard: a.shard.unwrap_or(Shard::ALL),
+            planted: None,
+            profile: a.profile,
+        }
+    }
+}
+
+/// When to stop (whichever comes first; neither: after 60 s).
+#[derive(Clone, Debug, Default)]
+pub struct Stop {
+    pub seconds: Option<u64>,
+    pub programs: Option<u64>,
+}
+
+impl Stop {
+    pub fn from_args(a: &FuzzArgs) -> Stop {
+        let seconds = if a.seconds.is_none() && a.cases.is_none() {
+            Some(60)
+        } else {
+            a.seconds
+        };
+        Stop {
+            seconds,
+            programs: a.cases,
+        }
+    }
+}
+
+/// Cumulative figures (also `OUT/campaign.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub seed: u64,
+    /// `I/N` when this campaign runs shard I of N of the programs (empty: all).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub shard: String,
+    /// Programs generated (the next program index within the shard).
+    pub programs: u64,
+    /// Generated cases run on hardware.
+    pub gpu_cases: u64,
+    /// Seconds spent, over all resumed runs.
+    pub seconds: f64,
+    /// Hardware verdicts by name.
+    pub verdicts: BTreeMap<String, u64>,
+    /// Programs by intent (well defined / illegal / undefined / racy).
+    pub intents: BTreeMap<String, u64>,
+    /// CPU oracle violations (each counted; new ones minimized and saved).
+    pub violations: u64,
+    /// Hardware failures not covered by a known divergence (each counted).
+    pub divergences: u64,
+    /// Failures suppressed as known divergences.
+    pub known: u64,
+    /// Failures whose signature was already found.
+    pub duplicates: u64,
+    /// Minimized regression cases written.
+    pub minimized_written: u64,
+    /// Minimization test rounds and candidate cases (hardware or CPU).
+    pub minimize_rounds: u64,
+    pub minimize_cases: u64,
+    /// Signature -> regression file, of every finding saved.
+    pub findings: BTreeMap<String, String>,
+    /// The profile hardware was judged under (`spec`, `sm_90`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub profile: String,
+    /// Profile position -> hardware passes that departed from its spec reading.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub departures: BTreeMap<String, u64>,
+    /// Signature -> culprit of every hardware finding saved (silicon, compiler: builds, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub culprits: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Line {
+    Progress(Stats),
+    Finding {
+        signature: String,
+        file: String,
+        program: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        culprit: Option<String>,
+    },
+}
+
+/// Input bytes of program `k` of campaign `seed` (splitmix64 stream; enough for the header and
+/// every episode the config allows).
+pub fn program_bytes(seed: u64, k: u64, cfg: &GenConfig) -> Vec<u8> {
+    let n = HEADER + BLOCK * cfg.max_episodes.max(1);
+    let start =
+        seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0x243f_6a88_85a3_08d3;
+    ptxconform_reference::case::init::pattern(start, n)
+}
+
+fn intent_name(i: &Intent) -> &'static str {
+    match i {
+        Intent::WellDefined => "well defined",
+        Intent::Illegal { .. } => "illegal",
+        Intent::Undefined { .. } => "undefined",
+        Intent::Racy { .. } => "racy",
+    }
+}
+
+/// Every CPU oracle over a generated program (the static ones, the reference, and ptxas when it
+/// is installed); the first violation.
+pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
+    cpu_oracles_many(std::slice::from_ref(g)).remove(0)
+}
+
+/// Generated programs with their CPU oracles' verdicts, in program order.
+type Block = Vec<(Generated, Result<(), Violation>)>;
+
+/// Programs in a block when `--batch` is not given: 64 per thread, at least 512. A block's new
+/// kernels compile on every core and the block waits for its slowest module, so more cores want
+/// larger blocks. `fuzz` on an H100 host at 64 threads: 877–886 programs/s with blocks of 512,
+/// 1,420–1,447 with 4,096; at 16 threads the block size made no difference
+/// (`reports/bench/README.md`).
+pub fn default_block() -> usize {
+    (64 * rayon::current_num_threads()).max(512)
+}
+
+/// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
+fn check_block(seed: u64, cfg: &GenConfig, shard: Shard, ks: std::ops::Range<u64>) -> Block {
+    let gens: Vec<Generated> = ks
+        .into_par_iter()
+        .map(|k| generate_bytes(&program_bytes(seed, shard.program(k), cfg), cfg))
+        .collect();
+    let checked = cpu_oracles_many(&gens);
+    gens.into_iter().zip(checked).collect()
+}
+
+/// Programs in the next block: `batch`, or what `stop` leaves after `done`.
+fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
+    let left = stop.programs.map_or(u64::MAX, |n| n.saturating_sub(done));
+    (batch as u64).min(left)
+}
+
+/// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
+/// ptxas once for all instructions it has not judged yet.
+pub fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
+    let mut out: Vec<Result<(), Violation>> = gs.par_iter().map(check_cpu).collect();
+    if let Some(p) = super::ptxas_oracle::ptxas() {
+        let (idx, ok): (Vec<usize>, Vec<&Generated>) = gs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| out[*i].is_ok())
+            .unzip();
+        for (i, r) in idx
+            .into_iter()
+            .zip(super::ptxas_oracle::check_ptxas_many(p, &ok))
+        {
+            out[i] = r;
+        }
+    }
+    out
+}
+
+fn validates(c: &Case) -> bool {
+    !validate_case(c)
+        .iter()
+        .any(|p| p.severity == Severity::Error)
+}
+
+/// A hardware minimization candidate: validates, the reference finds it well defined, and every
+/// asynchronous operation it starts has completed by the end (no group left un-waited, every
+/// issued asynchronous write landed, every copy writes something, mbarriers are valid where used
+/// and end with tx-count 0). The reference tolerates some of these (an operation in flight at
+/// exit, a complete_tx without its expect_tx, a multicast ctaMask of 0), but such a variant would
+/// test something else on silicon.
+pub fn settled(c: &Case) -> bool {
+    let (r, ex) = evaluate("", c);
+    let Ok(ex) = ex else { return false };
+    if r.verdict != Verdict::ReferencePass {
+        return false;
+    }
+    use ptxconform_reference::sem::exec::TouchKind;
+    let count = |k: TouchKind| {
+        ex.trace
+            .iter()
+            .flat_map(|t| &t.touched)
+            .filter(|t| t.kind == k && !t.range.is_empty())
+            .count()
+    };
+    let groups_done = ex.final_state.groups.iter().all(|g| {
+        g.cp_async_groups + g.cp_async_uncommitted + g.bulk_groups + g.bulk_uncommitted == 0
+    });
+    // A copy that moves no byte (size 0), or an mbarrier used while not a valid object, is
+    // something else on silicon even where the model lets it pass.
+    let real = ex.trace.iter().all(|t| {
+        let copy_moves = !(t.text.starts_with("cp.") && t.text.matches('[').count() >= 2)
+            || t.touched
+                .iter()
+                .any(|x| x.kind == TouchKind::Issue && !x.range.is_empty());
+        let bars_valid = t.text.contains("mbarrier.inval")
+            || c.memory
+                .mbarriers
+                .iter()
+                .filter(|m| t.text.contains(&format!("[{}]", m.name)))
+                .all(|m| {
+                    t.mbarriers
+                        .iter()
+                        .any(|(k, n, st)| *k == t.cta && *n == m.name && st.valid)
+                });
+        copy_moves && bars_valid
+    });
+    // tx bookkeeping balanced: every valid mbarrier ends with a known tx-count of 0.
+    let balanced = ex
+        .final_state
+        .mbarriers
+        .iter()
+        .flat_map(|m| m.values())
+        .all(|m| !m.valid || m.tx_count == Some(0));
+    real && balanced && groups_done && count(TouchKind::Issue) == count(TouchKind::Land)
+}
+
+pub struct Campaign<'h> {
+    cfg: GenConfig,
+    opts: Options,
+    hw: Option<&'h mut dyn Backend>,
+    pub stats: Stats,
+    journal: File,
+    /// Raw signature of an unminimized failure -> signature its minimization ended at.
+    raw_seen: BTreeMap<String, String>,
+    resumed_findings: usize,
+    /// Minimizations stop here (the campaign's deadline plus a grace period).
+    minimize_until: Option<Instant>,
+    /// Re-runs every hardware finding, once minimized, under the other builds and names its
+    /// culprit (`None`: findings go unattributed, e.g. without a GPU).
+    pub attributor: Option<Attributor>,
+}
+
+impl<'h> Campaign<'h> {
+    /// Open the campaign in `opts.out` (resuming its journal with `opts.resume`).
+    pub fn open(
+        mut cfg: GenConfig,
+        opts: Options,
+        hw: Option<&'h mut dyn Backend>,
+    ) -> Result<Campaign<'h>, String> {
+        std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+        let path = opts.out.join("journal.jsonl");
+        let shard = if opts.shard.is_all() {
+            String::new()
+        } else {
+            opts.shard.to_string()
+        };
+        let mut stats = Stats {
+            seed: opts.seed,
+            shard: shard.clone(),
+            profile: opts.profile.name().into(),
+            ..Stats::default()
+        };
+        if opts.resume && path.exists() {
+            let f = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let (mut findings, mut culprits) = (BTreeMap::new(), BTreeMap::new());
+            for line in BufReader::new(f).lines().map_while(Result::ok) {
+                match serde_json::from_str::<Line>(&line) {
+                    Ok(Line::Progress(s)) => stats = s,
+                    Ok(Line::Finding {
+                        signature,
+                        file,
+                        culprit,
+                        ..
+                    }) => {
+                        if let Some(c) = culprit {
+                            culprits.insert(signature.clone(), c);
+                        }
+                        findings.insert(signature, file);
+                    }
+                    Err(_) => {} // a torn last line of a killed run
+                }
+            }
+            // Findings saved after the last progress line still count as found.
+            stats.findings.extend(findings);
+            stats.culprits.extend(culprits);
+            if stats.shard != shard {
+                return Err(format!(
+                    "{}: the journal is of shard `{}`, not `{shard}`: resume a shard in its own --out",
+                    path.display(),
+                    stats.shard
+                ));
+            }
+            if stats.seed != opts.seed {
+                println!(
+                    "resuming the journal's seed {} (not --seed {})",
+                    stats.seed, opts.seed
+                );
+            }
+            println!(
+                "resuming at program {} ({} findings so far)",
+                stats.programs,
+                stats.findings.len()
+            );
+        }
+        let journal = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if !opts.resume {
+            journal
+                .set_len(0)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        if let Some(h) = hw.as_deref() {
+            // Generate only what this device runs.
+            let before = cfg.targets.clone();
+            cfg.targets.retain(|t| h.runs(*t));
+            if cfg.targets.is_empty() {
+                return Err(format!(
+                    "none of the generator's targets {before:?} runs on {}",
+                    h.info().device
+                ));
+            }
+        }
+        let resumed_findings = stats.findings.len();
+        Ok(Campaign {
+            cfg,
+            opts,
+            hw,
+            stats,
+            journal,
+            raw_seen: BTreeMap::new(),
+            resumed_findings,
+            minimize_until: None,
+            attributor: None,
+        })
+    }
+
+    /// Findings that were already in the journal when the campaign opened.
+    pub fn resumed_failures(&self) -> u64 {
+        self.resumed_findings as u64
+    }
+
+    /// Findings saved by this invocation.
+    pub fn new_findings(&self) -> usize {
+        self.stats.findings.len() - self.resumed_findings
+    }
+
+    fn log(&mut self, l: &Line) -> Result<(), String> {
+        let s = serde_json::to_string(l).map_err(|e| e.to_string())?;
+        writeln!(self.journal, "{s}")
+            .and_then(|_| self.journal.flush())
+            .map_err(|e| e.to_string())
+    }
+
+    fn write_figures(&self) -> Result<(), String> {
+        let p = self.opts.out.join("campaign.json");
+        std::fs::write(
+            &p,
+            serde_json::to_string_pretty(&self.stats).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| format!("{}: {e}", p.display()))
+    }
+
+    fn figures_line(&self, elapsed: f64, programs: u64, gpu: u64) -> String {
+        let v: Vec<String> = self
+            .stats
+            .verdicts
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        format!(
+            "[{elapsed:6.1}s] programs {} ({:.0}/s), GPU cases {} ({:.0}/s), violations {}, divergences {} (known {}, duplicates {}), minimized written {}{}",
+            self.stats.programs,
+            programs as f64 / elapsed.max(1e-9),
+            self.stats.gpu_cases,
+            gpu as f64 / elapsed.max(1e-9),
+            self.stats.violations,
+            self.stats.divergences,
+            self.stats.known,
+            self.stats.duplicates,
+            self.stats.minimized_written,
+            if v.is_empty() { String::new() } else { format!("; verdicts {}", v.join(", ")) }
+        )
+    }
+
+    /// Run until `stop`. Prints figures every 5 seconds (with `print`) and at the end.
+    pub fn run(&mut self, stop: &Stop, print: bool) -> Result<Stats, String> {
+        let t0 = Instant::now();
+        let base_seconds = self.stats.seconds;
+        let (p0, g0) = (self.stats.programs, self.stats.gpu_cases);
+        let deadline = stop.seconds.map(|s| t0 + Duration::from_secs(s));
+        // A divergence found near the end still gets a short minimization.
+        self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
+        let mut last_print = Instant::now();
+        let mut pending: Vec<(u64, Case)> = Vec::new();
+        let mut prefetched: Option<(u64, Block)> = None;
+        let done = |c: &Campaign<'_>| {
+            deadline.is_some_and(|d| Instant::now() >= d)
+                || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
+        };
+        while !done(self) {
+            // A block of programs is generated and checked on every core, then handled in
+            // program order (violations, then one hardware batch), so results do not depend on
+            // the number of threads. The next block is generated while the hardware runs.
+            let k0 = self.stats.programs;
+            let n = block_len(self.opts.batch, stop, k0 - p0);
+            let block = match prefetched.take() {
+                Some((k, b)) if k == k0 => b,
+                _ => check_block(self.stats.seed, &self.cfg, self.opts.shard, k0..k0 + n),
+            };
+            for (k, (g, checked)) in (k0..).zip(block) {
+                let k = self.opts.shard.program(k);
+                self.stats.programs += 1;
+                *self
+                    .stats
+                    .intents
+                    .entry(intent_name(&g.intent).into())
+                    .or_default() += 1;
+                if let Err(v) = checked {
+                    self.violation(k, &g, &v)?;
+                } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
+                    let planted = self.opts.planted.as_ref().and_then(|p| p.at(k));
+                    pending.push((k, planted.unwrap_or(g.case)));
+                }
+            }
+            if !pending.is_empty() {
+                let k1 = self.stats.programs;
+                let n1 = block_len(self.opts.batch, stop, k1 - p0);
+                let more = n1 > 0 && deadline.is_none_or(|d| Instant::now() < d);
+                let (seed, cfg, shard) = (self.stats.seed, self.cfg.clone(), self.opts.shard);
+                let batch = std::mem::take(&mut pending);
+                let (hw, next) = std::thread::scope(|s| {
+                    let next =
+                        more.then(|| s.spawn(move || check_block(seed, &cfg, shard, k1..k1 + n1)));
+                    (self.hardware(batch), next.map(|h| h.join()))
+                });
+                hw?;
+                prefetched = match next {
+                    Some(Ok(b)) => Some((k1, b)),
+                    Some(Err(_)) => return Err("program generation panicked".into()),
+                    None => None,
+                };
+            }
+            self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
+            if print && last_print.elapsed() >= Duration::from_secs(5) {
+                last_print = Instant::now();
+                let e = t0.elapsed().as_secs_f64();
+                println!(
+                    "{}",
+                    self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
+                );
+                self.write_figures()?;
+            }
+        }
+        if !pending.is_empty() {
+            self.hardware(pending)?;
+        }
+        let e = t0.elapsed().as_secs_f64();
+        self.checkpoint(base_seconds + e)?;
+        self.write_figures()?;
+        if print {
+            println!(
+                "done {}",
+                self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
+            );
+            for (sig, file) in &self.stats.findings {
+                println!("finding {sig}: {file}");
+            }
+            println!(
+                "campaign: {}/campaign.json; resume with --resume --out {}",
+                self.opts.out.display(),
+                self.opts.out.display()
+            );
+        }
+        Ok(self.stats.clone())
+    }
+
+    fn checkpoint(&mut self, seconds: f64) -> Result<(), String> {
+        self.stats.seconds = seconds;
+        let s = self.stats.clone();
+        self.log(&Line::Progress(s))
+    }
+}
+
+/// A case result as a hardware fake would report it (tests).
+pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
+    CaseResult {
+        case: case.name.clone(),
+        file: "fuzz".into(),
+        family: family_of(case),
+        verdict,
+        detail: detail.into(),
+        diffs: vec![],
+        wall_us: 0,
+        device: String::new(),
+        attribution: None,
+        departures: vec![],
+    }
+}

@@ -1,0 +1,268 @@
+//! What the campaign does with a failing program: a CPU oracle violation or a hardware
+//! divergence is counted against known and already-found signatures, else minimized (on the CPU
+//! or on hardware) and saved as a regression case, with its divergence report and journal line.
+
+use super::{cpu_oracles, settled, validates, Campaign, Line};
+use crate::fuzz::minimize::{minimize, Budget, Minimized};
+use crate::fuzz::Signature;
+use ptxconform_core::differential::Judged;
+use ptxconform_core::evaluate::{families_of, family_of};
+use ptxconform_core::result::Verdict;
+use ptxconform_gpu::engine::write_divergence;
+use ptxconform_reference::case::{to_yaml, Case};
+use ptxconform_reference::gen::oracle::Violation;
+use ptxconform_reference::gen::swarm::Features;
+use ptxconform_reference::gen::{Generated, Intent};
+
+impl Campaign<'_> {
+    /// A CPU oracle violation: minimize (on the CPU) unless its signature is known or found.
+    pub(super) fn violation(&mut self, k: u64, g: &Generated, v: &Violation) -> Result<(), String> {
+        self.stats.violations += 1;
+        let family = family_of(&g.case);
+        let sig = Signature::of_violation(&family, v.oracle, &v.message);
+        if self.opts.known.matching_signature(&sig.key()).is_some() {
+            self.stats.known += 1;
+            return Ok(());
+        }
+        if self.stats.findings.contains_key(&sig.key()) || self.raw_seen.contains_key(&sig.key()) {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        // Illegal intents name a step index, which dropping steps would shift: saved as generated.
+        let m = if matches!(g.intent, Intent::Illegal { .. }) {
+            Minimized {
+                case: g.case.clone(),
+                evidence: Some(v.clone()),
+                rounds: 0,
+                tested: 0,
+            }
+        } else {
+            let still = |c: &Case| -> Option<Violation> {
+                let g = Generated {
+                    case: c.clone(),
+                    intent: ptxconform_reference::gen::intent_of(c.expect.as_ref()),
+                    episodes: 0,
+                };
+                match cpu_oracles(&g) {
+                    Err(w)
+                        if Signature::of_violation(&family_of(c), w.oracle, &w.message)
+                            .same_failure(&sig) =>
+                    {
+                        Some(w)
+                    }
+                    _ => None,
+                }
+            };
+            let admissible = |c: &Case| v.oracle == "validates" || validates(c);
+            let mut test = |cs: &[Case]| Ok(cs.iter().map(still).collect());
+            minimize(
+                &g.case,
+                &admissible,
+                &mut test,
+                Budget {
+                    batch: 64,
+                    rounds: 10_000,
+                    until: self.minimize_until,
+                },
+            )?
+        };
+        self.stats.minimize_rounds += m.rounds as u64;
+        self.stats.minimize_cases += m.tested as u64;
+        let v = m.evidence.clone().unwrap_or_else(|| v.clone());
+        let min_sig = Signature::of_violation(&family_of(&m.case), v.oracle, &v.message);
+        self.raw_seen.insert(sig.key(), min_sig.key());
+        if self.stats.findings.contains_key(&min_sig.key()) {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let what = format!("CPU oracle violation {v}");
+        self.save(k, &m.case, &min_sig, &what, None)
+    }
+
+    /// Run a batch on hardware; handle its failures.
+    pub(super) fn hardware(&mut self, batch: Vec<(u64, Case)>) -> Result<(), String> {
+        let Some(hw) = self.hw.as_deref_mut() else {
+            return Ok(());
+        };
+        let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
+        let outs = crate::fuzz::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
+        self.stats.gpu_cases += cases.len() as u64;
+        for ((k, case), out) in batch.into_iter().zip(outs) {
+            *self
+                .stats
+                .verdicts
+                .entry(out.result.verdict.name().into())
+                .or_default() += 1;
+            for d in &out.result.departures {
+                *self.stats.departures.entry(d.clone()).or_default() += 1;
+            }
+            if out.result.verdict.is_failure() {
+                self.divergence(k, &case, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn is_known(&self, case: &Case, sig: &Signature) -> bool {
+        let k = &self.opts.known;
+        k.matching_signature(&sig.key()).is_some()
+            || k.matching(&case.name).is_some()
+            || (sig.verdict == Verdict::TrapUnexpected
+                && k.explaining_trap(
+                    Features::used_by(case),
+                    &families_of(case),
+                    &sig.key()[sig.family.len() + 1..],
+                )
+                .is_some())
+    }
+
+    /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.
+    fn divergence(&mut self, k: u64, case: &Case, out: Judged) -> Result<(), String> {
+        let sig = Signature::of(&out.result);
+        if self.is_known(case, &sig) {
+            self.stats.known += 1;
+            return Ok(());
+        }
+        self.stats.divergences += 1;
+        if self.stats.findings.contains_key(&sig.key())
+            || self
+                .raw_seen
+                .get(&sig.key())
+                .is_some_and(|m| self.stats.findings.contains_key(m) || m == "known")
+        {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let Some(hw) = self.hw.as_deref_mut() else {
+            return Ok(());
+        };
+        // Candidates must validate and be well defined on the reference: that keeps mbarrier
+        // inits and tx counts consistent (an unbalanced phase never completes, which the
+        // reference reports as undefined).
+        let admissible = |c: &Case| validates(c) && settled(c);
+        let (known, profile) = (&self.opts.known, self.opts.profile);
+        let mut test = |cs: &[Case]| -> Result<Vec<Option<Judged>>, String> {
+            let outs = crate::fuzz::run_cases(hw, known, profile, cs)?;
+            Ok(outs
+                .into_iter()
+                .map(|o| {
+                    (o.result.verdict.is_failure() && Signature::of(&o.result).same_failure(&sig))
+                        .then_some(o)
+                })
+                .collect())
+        };
+        let m = minimize(
+            case,
+            &admissible,
+            &mut test,
+            Budget {
+                batch: self.opts.batch,
+                rounds: self.opts.minimize_rounds,
+                until: self.minimize_until,
+            },
+        )?;
+        self.stats.minimize_rounds += m.rounds as u64;
+        self.stats.minimize_cases += m.tested as u64;
+        let out = m.evidence.unwrap_or(out);
+        let min_sig = Signature::of(&out.result);
+        if self.is_known(&m.case, &min_sig) {
+            self.raw_seen.insert(sig.key(), "known".into());
+            self.stats.divergences -= 1;
+            self.stats.known += 1;
+            return Ok(());
+        }
+        self.raw_seen.insert(sig.key(), min_sig.key());
+        if self.stats.findings.contains_key(&min_sig.key()) {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let what = format!("{}: {}", out.result.verdict.name(), out.result.detail);
+        self.save(k, &m.case, &min_sig, &what, Some(&out))
+    }
+
+    /// Write `regress.<hash>.yaml` into the regressions folder, the divergence report (case with
+    /// the observation, and its PTX) into `OUT/divergences/`, and journal the finding.
+    fn save(
+        &mut self,
+        k: u64,
+        case: &Case,
+        sig: &Signature,
+        what: &str,
+        out: Option<&Judged>,
+    ) -> Result<(), String> {
+        let name = format!("regress.{}", sig.hash());
+        let mut c = case.clone();
+        c.name = name.clone();
+        c.description = format!(
+            "Minimized by `ptxconform fuzz` (seed {}, program {k}, config targets {}): {} — {}",
+            self.stats.seed,
+            self.cfg
+                .targets
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            sig.key(),
+            what.chars().take(400).collect::<String>()
+        );
+        if let Some(o) = out.and_then(|o| o.observation.clone()) {
+            c.observed = vec![o];
+        }
+        std::fs::create_dir_all(&self.opts.regressions)
+            .map_err(|e| format!("{}: {e}", self.opts.regressions.display()))?;
+        let file = self.opts.regressions.join(format!("{name}.yaml"));
+        std::fs::write(&file, to_yaml(std::slice::from_ref(&c)))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut culprit = None;
+        if let Some(o) = out {
+            let mut report = c.clone();
+            report.observed.clear();
+            let ptx = o.ptx.as_deref().unwrap_or("");
+            write_divergence(&self.opts.out, &report, ptx, o.observation.as_ref())?;
+            let mut result = o.result.clone();
+            if let Some(a) = self.attributor.as_mut() {
+                // A builds differential's disagreement is no one build's run: run it afresh.
+                let at = if o.result.verdict == Verdict::BuildsDisagree {
+                    a.attribute_afresh(&[("fuzz", &report)])
+                } else {
+                    a.attribute(&[("fuzz", &report, o)])
+                }
+                .remove(0);
+                a.write_evidence(&self.opts.out, &report, ptx, &at)?;
+                culprit = Some(at.culprit.to_string());
+                result.attribution = Some(at);
+            }
+            let p = self
+                .opts
+                .out
+                .join("divergences")
+                .join(format!("{name}.result.json"));
+            std::fs::write(
+                &p,
+                serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?,
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        let file_s = file.display().to_string();
+        let by = culprit
+            .as_deref()
+            .map(|c| format!(", culprit {c}"))
+            .unwrap_or_default();
+        println!(
+            "NEW {} -> {file_s} ({} steps{by})",
+            sig.key(),
+            c.program.len()
+        );
+        if let Some(c) = &culprit {
+            self.stats.culprits.insert(sig.key(), c.clone());
+        }
+        self.stats.minimized_written += 1;
+        self.stats.findings.insert(sig.key(), file_s.clone());
+        self.log(&Line::Finding {
+            signature: sig.key(),
+            file: file_s,
+            program: k,
+            culprit,
+        })
+    }
+}

@@ -1,0 +1,15 @@
+//! The `ptxconform` command line: subcommands ([`commands`], [`run`], [`fuzz`], [`bench`],
+//! [`litmus`], [`sweep`], [`merge`], the ptxas [`legality`] differential), the campaigns behind
+//! them, and the result files ([`journal`], [`report`], [`shard`]).
+
+pub mod bench;
+pub mod commands;
+pub mod fuzz;
+pub mod journal;
+pub mod legality;
+pub mod litmus;
+pub mod merge;
+pub mod report;
+pub mod run;
+pub mod shard;
+pub mod sweep;

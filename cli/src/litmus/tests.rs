@@ -1,0 +1,381 @@
+use super::*;
+use ptxconform_core::differential::predicted;
+use ptxconform_core::evaluate::evaluate;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/litmus/races.yaml")
+}
+
+fn case(name: &str) -> Case {
+    load_file(&corpus())
+        .unwrap()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap()
+}
+
+/// A device that shows the model's prediction with every uncertain byte of `region` set to
+/// `value(instance number)`, counting instances across launches.
+struct Fake {
+    ex: Execution,
+    region: String,
+    value: fn(u64) -> u8,
+    launches: Vec<usize>,
+}
+
+impl Fake {
+    fn new(c: &Case, region: &str, value: fn(u64) -> u8) -> Fake {
+        Fake {
+            ex: evaluate("t.yaml", c).1.unwrap(),
+            region: region.into(),
+            value,
+            launches: vec![],
+        }
+    }
+}
+
+impl Instances for Fake {
+    fn info(&self) -> RunInfo {
+        RunInfo {
+            device: "fake".into(),
+            ..RunInfo::default()
+        }
+    }
+    fn launch(&mut self, _: &Case, _: &Emitted, first: u64, n: usize) -> Result<Vec<Ran>, String> {
+        self.launches.push(n);
+        let sites = RaceSites::of(&self.ex);
+        let out = (first..first + n as u64)
+            .map(|k| {
+                let mut o = predicted(&self.info(), &self.ex);
+                let v = (self.value)(k);
+                let bytes = o.regions.get_mut(&self.region).unwrap();
+                for (key, s) in &sites.bytes {
+                    if *key == self.region {
+                        for (i, _) in s {
+                            bytes[*i] = v;
+                        }
+                    }
+                }
+                Ran::Observed(o)
+            })
+            .collect();
+        Ok(out)
+    }
+}
+
+fn run(f: &mut Fake, c: &Case, n: u64, per: usize, stress: Stress) -> CaseLitmus {
+    let sched = Schedule {
+        instances: n,
+        per_launch: per,
+        stress,
+        seed: 7,
+        seconds: None,
+    };
+    run_case(std::slice::from_mut(f), "t.yaml", c, sched).unwrap()
+}
+
+/// Outcomes are counted exactly, each with the first instance that showed it.
+#[test]
+fn histogram_counts_each_outcome_exactly() {
+    let c = case("litmus.bulk_g2s.overlap");
+    let mut f = Fake::new(&c, "dst@cta0", |k| if k % 4 == 0 { 2 } else { 1 });
+    let r = run(&mut f, &c, 10, 3, Stress::Spin);
+    assert_eq!((r.instances, r.launches), (10, 4));
+    assert_eq!(f.launches, vec![3, 3, 3, 1]);
+    assert!(r.divergences.is_empty(), "{:?}", r.divergences);
+    let got: Vec<(&str, u64, u64)> = r
+        .outcomes
+        .iter()
+        .map(|s| (s.outcome.as_str(), s.count, s.first_instance))
+        .collect();
+    let ones = "completed dst@cta0=01010101010101010101010101010101 bar@cta0=p0:1,p1:0";
+    let twos = "completed dst@cta0=02020202020202020202020202020202 bar@cta0=p0:1,p1:0";
+    assert_eq!(got, vec![(ones, 7, 1), (twos, 3, 0)]);
+    assert!((r.outcomes[0].frequency - 0.7).abs() < 1e-12);
+    assert_eq!(r.allowed, vec!["dst@cta0[0..16]: {01|02}".to_string()]);
+}
+
+/// A value outside the allowed set is a divergence, with the judge's words; allowed ones are not.
+#[test]
+fn a_value_outside_the_allowed_set_is_a_divergence() {
+    let c = case("litmus.bulk_s2g.two_copies");
+    let mut f = Fake::new(&c, "dst", |k| if k == 5 { 7 } else { 5 + (k % 2) as u8 });
+    let r = run(&mut f, &c, 8, 8, Stress::None);
+    assert_eq!(r.outcomes.iter().map(|s| s.count).sum::<u64>(), 7);
+    let (i, o) = r.first_divergence.as_ref().unwrap();
+    assert_eq!((*i, o.regions["dst"][0]), (5, 7));
+    assert_eq!(r.divergences.len(), 1);
+    let d = &r.divergences[0];
+    assert_eq!((d.count, d.first_instance), (1, 5));
+    assert_eq!(d.outcome, format!("completed dst={}", "07".repeat(16)));
+    assert!(
+        d.divergence
+            .starts_with("diverge: dst byte 0: observed 0x07"),
+        "{}",
+        d.divergence
+    );
+    let md = markdown(&LitmusReport {
+        device: "fake".into(),
+        driver: String::new(),
+        date: String::new(),
+        commit: String::new(),
+        stress: Stress::None,
+        per_launch: 8,
+        cases: vec![r],
+    });
+    assert!(md.contains("| **DIVERGENCE** `completed dst=0707"), "{md}");
+}
+
+/// The same device behaviour gives the same report; `shuffle` launch sizes are a function of
+/// the seed, within [per/2, per], and still add up to the instances asked for.
+#[test]
+fn campaigns_are_deterministic() {
+    let c = case("litmus.cp_async.two_groups_same_dst");
+    let value = |k: u64| 1 + u8::from((k * 7).is_multiple_of(3));
+    let mut a = Fake::new(&c, "dst@cta0", value);
+    let mut b = Fake::new(&c, "dst@cta0", value);
+    let ra = run(&mut a, &c, 1000, 64, Stress::Shuffle);
+    let rb = run(&mut b, &c, 1000, 64, Stress::Shuffle);
+    assert_eq!(ra.outcomes, rb.outcomes);
+    assert_eq!(a.launches, b.launches);
+    assert_eq!(a.launches.iter().sum::<usize>(), 1000);
+    let full = &a.launches[..a.launches.len() - 1];
+    assert!(full.iter().all(|&n| (32..=64).contains(&n)), "{full:?}");
+    assert!(full.iter().any(|&n| n != full[0]), "sizes vary: {full:?}");
+    // Three workers share the same launches and give the same histogram.
+    let mut three: Vec<Fake> = (0..3).map(|_| Fake::new(&c, "dst@cta0", value)).collect();
+    let r3 = run_case(
+        &mut three,
+        "t.yaml",
+        &c,
+        Schedule {
+            instances: 1000,
+            per_launch: 64,
+            stress: Stress::Shuffle,
+            seed: 7,
+            seconds: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(r3.outcomes, ra.outcomes);
+    assert_eq!(r3.launches, a.launches.len() as u64);
+    let mut sizes: Vec<usize> = three.iter().flat_map(|f| f.launches.clone()).collect();
+    let mut want = a.launches.clone();
+    sizes.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(sizes, want);
+    assert!(three.iter().all(|f| !f.launches.is_empty()));
+}
+
+/// A case the reference leaves certain is refused (nothing to observe), naming the case.
+#[test]
+fn a_case_without_a_race_is_refused() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/bulk/g2s.yaml");
+    let c = load_file(&f).unwrap().remove(0);
+    let mut fake = Fake::new(&c, "dst@cta0", |_| 1);
+    let e = run_case(
+        std::slice::from_mut(&mut fake),
+        "g2s.yaml",
+        &c,
+        Schedule {
+            instances: 4,
+            per_launch: 4,
+            stress: Stress::None,
+            seed: 0,
+            seconds: None,
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.contains(&format!("`{}`", c.name)) && e.contains("no byte uncertain"),
+        "{e}"
+    );
+    assert!(fake.launches.is_empty());
+}
+
+/// Every litmus case: passes on the reference with at least two allowed values for some byte,
+/// has its racing step, and its kernel (plain and stressed) assembles with ptxas.
+#[test]
+fn every_litmus_case_is_racy_and_assembles() {
+    let cases = load_file(&corpus()).unwrap();
+    assert!(cases.len() >= 6);
+    let ptxas = ptxconform_gpu::ptxas::for_tests();
+    for c in &cases {
+        let (r, ex) = evaluate("races.yaml", c);
+        assert!(!r.verdict.is_failure(), "{}: {}", c.name, r.detail);
+        let ex = ex.unwrap();
+        // A profile departure would make the judge execute the case again per instance.
+        assert!(ex.departures.is_empty(), "{}", c.name);
+        let sites = RaceSites::of(&ex);
+        assert!(
+            sites
+                .bytes
+                .iter()
+                .any(|(_, s)| s.iter().any(|(_, v)| v.len() >= 2)),
+            "{}: no uncertain byte",
+            c.name
+        );
+        let plain = emit(c).unwrap();
+        let spun = stress_ptx(c, plain.clone(), Stress::Spin);
+        assert_ne!(plain.shape_key, spun.shape_key, "{}", c.name);
+        assert_eq!(spun.ptx.matches("$L_litmus_spin:").count(), 1);
+        if let Some(p) = &ptxas {
+            for em in [&plain, &spun] {
+                assert_eq!(p.assemble(&em.ptx, em.target), Ok(()), "{}", c.name);
+            }
+        }
+    }
+}
+
+/// The spin goes before the step after the first asynchronous issue, or before the epilogue.
+#[test]
+fn the_spin_precedes_the_racing_step() {
+    assert_eq!(racing_step(&case("litmus.bulk_g2s.overlap")), Some(3));
+    assert_eq!(racing_step(&case("litmus.bulk_g2s.no_wait")), None);
+    let c = case("litmus.bulk_g2s.overlap");
+    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    let spin = em.ptx.find("$L_litmus_spin:").unwrap();
+    let issues: Vec<usize> = em
+        .ptx
+        .match_indices("cp.async.bulk.shared")
+        .map(|m| m.0)
+        .collect();
+    assert!(issues[0] < spin && spin < issues[1], "{issues:?} {spin}");
+    let c = case("litmus.bulk_g2s.no_wait");
+    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    let spin = em.ptx.find("$L_litmus_spin:").unwrap();
+    assert!(em.ptx.find("cp.async.bulk.shared").unwrap() < spin);
+    assert!(spin < em.ptx.find("mbarrier.test_wait.parity").unwrap());
+}
+
+/// `FILE:NAME` picks one case; a name no case has is an error naming the file.
+#[test]
+fn case_selection() {
+    let f = corpus().display().to_string();
+    let one = select(&[format!("{f}:litmus.cp_async.no_wait")]).unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(select(std::slice::from_ref(&f)).unwrap().len(), 7);
+    let e = select(&[format!("{f}:nope")]).unwrap_err();
+    assert!(e.contains("no case `nope`"), "{e}");
+}
+
+/// A certain byte out of place is a divergence even where the racy bytes show an allowed
+/// outcome: it is not counted in that outcome's bin.
+#[test]
+fn a_divergence_elsewhere_is_not_an_allowed_outcome() {
+    let c = case("litmus.bulk_s2g.two_copies");
+    let profile = ptxconform_core::judge::DEFAULT_PROFILE;
+    let (r0, ex) = reference_side("t.yaml", &c, &KnownDivergences::default(), profile);
+    let ex = ex.unwrap();
+    let sites = RaceSites::of(&ex);
+    let mut t = Tally::default();
+    let good = predicted(&RunInfo::default(), &ex);
+    let mut bad = good.clone();
+    bad.canaries_broken = vec!["dst".into()];
+    for (k, o) in [&good, &bad, &good].into_iter().enumerate() {
+        let (outcome, why) = classify(&c, &ex, &r0, &sites, o);
+        t.add(outcome, k as u64, why);
+    }
+    let (ok, div) = t.into_lists(3);
+    assert_eq!((ok.len(), ok[0].count), (1, 2));
+    assert_eq!((div.len(), div[0].count, div[0].first_instance), (1, 1, 1));
+    assert_eq!(div[0].outcome, ok[0].outcome);
+    assert!(
+        div[0].divergence.contains("canary"),
+        "{}",
+        div[0].divergence
+    );
+}
+
+/// Joining workers' tallies adds counts and keeps the least first instance, also of instances
+/// that were not observed.
+#[test]
+fn tallies_join() {
+    let mut a = Tally::default();
+    a.add("x".into(), 4, String::new());
+    a.not_observed(9, "late".into());
+    let mut b = Tally::default();
+    b.add("x".into(), 1, String::new());
+    b.add("y".into(), 2, "diverge: z".into());
+    b.not_observed(3, "early".into());
+    b.not_observed(7, "later".into());
+    a.merge(b);
+    assert_eq!(a.not_observed, 3);
+    assert_eq!(a.not_observed_first, Some((3, "early".into())));
+    let (ok, div) = a.into_lists(6);
+    assert_eq!((ok[0].count, ok[0].first_instance), (2, 1));
+    assert_eq!(
+        (div[0].count, div[0].divergence.as_str()),
+        (1, "diverge: z")
+    );
+}
+
+/// A campaign writes `litmus.json` and `litmus.md` naming the device, the commit and every
+/// case's outcomes.
+#[test]
+fn campaign_writes_json_and_markdown() {
+    let dir = std::env::temp_dir().join(format!("ptxconform-litmus-{}", std::process::id()));
+    let f = corpus().display().to_string();
+    let args = LitmusArgs {
+        cases: vec![format!("{f}:litmus.cp_async.no_wait")],
+        instances: 20,
+        per_launch: 8,
+        seconds_per_case: None,
+        stress: Stress::Spin,
+        workers: 1,
+        seed: 1,
+        out: dir.clone(),
+        device: 0,
+        commit: None,
+    };
+    let cases = select(&args.cases).unwrap();
+    let mut devs = vec![Fake::new(&cases[0].1, "dst@cta0", |k| match k {
+        0..5 => 0xaa,
+        17 => 0x42,
+        _ => 1,
+    })];
+    let r = campaign(&mut devs, &cases, &args, "abc1234".into()).unwrap();
+    assert_eq!(r.cases[0].instances, 20);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("litmus.json")).unwrap()).unwrap();
+    assert_eq!(json["device"], "fake");
+    assert_eq!(json["commit"], "abc1234");
+    assert_eq!(json["cases"][0]["outcomes"][0]["count"], 14);
+    assert_eq!(json["cases"][0]["divergences"][0]["first_instance"], 17);
+    // The first divergent instance is a runnable case with its observation, beside its kernel.
+    let d = dir.join("divergences");
+    let back = load_file(&d.join("litmus.cp_async.no_wait_17.yaml")).unwrap();
+    assert_eq!(back[0].observed[0].regions["dst@cta0"][0], 0x42);
+    let ptx = std::fs::read_to_string(d.join("litmus.cp_async.no_wait_17.ptx")).unwrap();
+    assert!(ptx.contains("$L_litmus_spin:"));
+    assert_eq!(json["cases"][0]["outcomes"][1]["count"], 5);
+    let md = std::fs::read_to_string(dir.join("litmus.md")).unwrap();
+    assert!(md.contains("commit: abc1234"), "{md}");
+    assert!(
+        md.contains(&format!("| `completed dst@cta0={}` | 5 |", "aa".repeat(16))),
+        "{md}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A per-case time limit stops the launches early, and the figures count what ran.
+#[test]
+fn a_time_limit_stops_the_launches_and_counts_what_ran() {
+    let c = case("litmus.bulk_g2s.overlap");
+    let mut f = Fake::new(&c, "dst@cta0", |_| 1);
+    let r = run_case(
+        std::slice::from_mut(&mut f),
+        "t.yaml",
+        &c,
+        Schedule {
+            instances: 1_000_000,
+            per_launch: 16,
+            stress: Stress::None,
+            seed: 7,
+            seconds: Some(0.0),
+        },
+    )
+    .unwrap();
+    assert_eq!((r.instances, r.launches), (0, 0));
+    assert!(r.outcomes.is_empty() && f.launches.is_empty());
+}

@@ -1,0 +1,667 @@
+//! The differential core: the reference executes each case, a [`Backend`] observes it, the
+//! [`judge`](crate::judge) compares the two. Every path goes through [`run_batch`]: `run` and
+//! `fuzz` with the GPU, `run --replay` with recorded observations, tests with the model's own
+//! prediction or a fake.
+
+use crate::evaluate::evaluate_under;
+use crate::judge::replay;
+use crate::known::KnownDivergences;
+use crate::result::{CaseResult, RunInfo};
+use ptxconform_reference::case::{Case, Ending, Observation, Parity};
+use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome};
+use ptxconform_reference::sem::memory::Byte;
+use ptxconform_reference::sem::profile::Profile;
+use ptxconform_reference::target::Target;
+use std::sync::Arc;
+use std::time::Duration;
+
+mod pipeline;
+pub use pipeline::{run_batch, run_batch_under};
+
+/// What a backend made of one case.
+#[derive(Clone, Debug)]
+// One per case, moved into its result: boxing the observation would cost an allocation per case
+// and gain nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum Ran {
+    /// It ran; this is what the device showed.
+    Observed(Observation),
+    /// It could not run here (the reason, e.g. "needs PTX ISA 9.1").
+    NotRun(String),
+    /// The harness failed on it (JIT error, launch error, worker crash): no observation.
+    Failed(String),
+    /// Builds of its kernel saw different things (the groups of builds, in words).
+    Disagree(String),
+}
+
+/// One case's run on a backend, with the program that ran (for divergence reports).
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub ran: Ran,
+    pub ptx: Option<std::sync::Arc<str>>,
+    pub wall_us: u64,
+    /// Which device ran it, when a backend has several (empty: the backend's only one).
+    pub device: String,
+}
+
+impl Run {
+    pub fn observed(obs: Observation) -> Run {
+        Run {
+            ran: Ran::Observed(obs),
+            ptx: None,
+            wall_us: 0,
+            device: String::new(),
+        }
+    }
+}
+
+/// Something that runs cases and says what it saw: the GPU, recorded observations, the model's
+/// own prediction, a fake.
+pub trait Backend {
+    /// The device, in words (recorded into observations and reports).
+    fn info(&self) -> RunInfo;
+    /// Can programs built for `t` run here?
+    fn runs(&self, t: Target) -> bool;
+    /// One run per case, in order. Each case comes with the reference's execution of it (a GPU
+    /// uses the prediction to keep cases that may trap apart from the rest).
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String>;
+    /// Host time the core spent before (reference) and after (judge) this backend's work.
+    fn host_time(&mut self, _reference: Duration, _judge: Duration) {}
+    /// Work on a batch that needs none of the backend's changing state (emission, composing
+    /// launches), which the core then does ahead: while the backend observes one batch, the next
+    /// is prepared on host threads. `None`: nothing to prepare.
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        None
+    }
+    /// [`Backend::observe`] of cases that this backend's [`Backend::preparer`] prepared.
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        _prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        self.observe(cases)
+    }
+}
+
+/// A backend's host-side work on a batch, done apart from the backend (see
+/// [`Backend::preparer`]).
+pub trait Prepare: Send + Sync {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared;
+}
+
+/// What a [`Prepare`] made of a batch, opaque to the core; only its own backend reads it.
+pub struct Prepared(Box<dyn std::any::Any + Send>);
+
+impl Prepared {
+    pub fn new<T: std::any::Any + Send>(v: T) -> Prepared {
+        Prepared(Box::new(v))
+    }
+    /// The prepared value, if it is a `T`.
+    pub fn take<T: std::any::Any>(self) -> Option<T> {
+        self.0.downcast().ok().map(|b| *b)
+    }
+}
+
+/// A case's judged result, with its observation and program.
+#[derive(Clone, Debug)]
+pub struct Judged {
+    pub result: CaseResult,
+    pub observation: Option<Observation>,
+    pub ptx: Option<std::sync::Arc<str>>,
+}
+
+/// The reference's side of a case under `profile`: its result (legality, the model's run,
+/// `expect`, every recorded observation replayed through the judge) and, when that is no
+/// failure, the execution a backend's observation is judged against.
+pub fn reference_side(
+    file: &str,
+    case: &Case,
+    known: &KnownDivergences,
+    profile: Profile,
+) -> (CaseResult, Option<Execution>) {
+    let (mut r, ex) = evaluate_under(file, case, profile);
+    let ex = ex.ok().filter(|_| !r.verdict.is_failure());
+    if let Some(x) = &ex {
+        replay(case, x, known, &mut r);
+    }
+    let ex = ex.filter(|_| !r.verdict.is_failure());
+    (r, ex)
+}
+
+/// The model's own prediction as an observation: completion (or the trap, timeout or driver
+/// refusal it expects) with every uncertain byte resolved to its least allowed value. Judged against the same
+/// execution it must pass; it is the backend of GPU-free tests of the whole pipeline.
+pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
+    let byte = |b: &Byte| match b {
+        Byte::Known(v) => *v,
+        Byte::OneOf(s) => s.iter().next().unwrap_or(0),
+    };
+    let mut obs = Observation {
+        device: info.device.clone(),
+        driver: info.driver.clone(),
+        date: info.date.clone(),
+        outcome: match ex.expected_hw {
+            // The driver refuses the encode before any launch.
+            _ if !ex.driver_rejects.is_empty() => Ending::Rejected(format!(
+                "predicted: the driver model refuses tensor map `{}`",
+                ex.driver_rejects[0].0
+            )),
+            ExpectedHw::Completes => Ending::Completed,
+            ExpectedHw::Timeout => Ending::Timeout(vec![]),
+            ExpectedHw::MayTrap => Ending::Trap {
+                kind: "predicted".into(),
+                code: 0,
+            },
+        },
+        regions: Default::default(),
+        partial: Default::default(),
+        mbarriers: Default::default(),
+        tmem: Default::default(),
+        canaries_broken: vec![],
+        not_reached: vec![],
+    };
+    if !obs.outcome.read_back() || matches!(ex.outcome, Outcome::Undefined { .. }) {
+        return obs;
+    }
+    let fs = &ex.final_state;
+    for (name, bytes) in &fs.global {
+        obs.regions
+            .insert(name.clone(), bytes.iter().map(byte).collect());
+    }
+    for (cta, regions) in fs.shared.iter().enumerate() {
+        for (name, bytes) in regions {
+            let key = crate::judge::shared_key(name, cta);
+            obs.regions.insert(key, bytes.iter().map(byte).collect());
+        }
+    }
+    for (cta, ms) in fs.mbarriers.iter().enumerate() {
+        for (name, st) in ms {
+            if let (true, Some(cur)) = (st.valid, st.phase_parity) {
+                let p = Parity {
+                    parity0_done: cur != 0,
+                    parity1_done: cur != 1,
+                };
+                obs.mbarriers.insert(crate::judge::shared_key(name, cta), p);
+            }
+        }
+    }
+    for (cta, ts) in fs.tmem.iter().enumerate() {
+        for (name, cells) in ts {
+            let words = cells
+                .iter()
+                .map(|c| match c {
+                    ptxconform_reference::sem::tcgen05::tmem::Cell::Known(v) => *v,
+                    ptxconform_reference::sem::tcgen05::tmem::Cell::Unwritten => 0,
+                })
+                .collect();
+            obs.tmem.insert(crate::judge::shared_key(name, cta), words);
+        }
+    }
+    obs
+}
+
+/// The model as a backend: it observes what it predicts.
+pub struct Predicted {
+    pub info: RunInfo,
+}
+
+impl Backend for Predicted {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(_, ex)| Run::observed(predicted(&self.info, ex)))
+            .collect())
+    }
+}
+
+/// The model's own prediction with a change made to every observation (a trap, a flipped byte):
+/// a device that departs in a known way, for tests of what consumes observations.
+pub struct Altered {
+    pub change: Option<fn(&mut Observation)>,
+}
+
+impl Backend for Altered {
+    fn info(&self) -> RunInfo {
+        RunInfo::default()
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(_, ex)| {
+                let mut o = predicted(&RunInfo::default(), ex);
+                if let Some(f) = self.change {
+                    f(&mut o);
+                }
+                Run::observed(o)
+            })
+            .collect())
+    }
+}
+
+/// Recorded observations as a backend: each case's newest observation from a device whose name
+/// contains `device` (case-insensitive). `run --replay DEVICE` judges a corpus as the recorded
+/// runs saw it, without a GPU.
+pub struct Replay {
+    pub device: String,
+}
+
+impl Replay {
+    /// The case's newest observation from a matching device.
+    pub fn newest<'c>(&self, case: &'c Case) -> Option<&'c Observation> {
+        let want = self.device.to_ascii_lowercase();
+        case.observed
+            .iter()
+            .filter(|o| o.device.to_ascii_lowercase().contains(&want))
+            .max_by(|a, b| a.date.cmp(&b.date))
+    }
+
+    /// A replay in which no case has a matching observation would report every case "not run":
+    /// almost surely a misspelt device. The error names the devices that were recorded.
+    pub fn check_any<'c>(&self, cases: impl IntoIterator<Item = &'c Case>) -> Result<(), String> {
+        let mut devices = std::collections::BTreeSet::new();
+        for c in cases {
+            if self.newest(c).is_some() {
+                return Ok(());
+            }
+            devices.extend(c.observed.iter().map(|o| o.device.as_str()));
+        }
+        let known: Vec<&str> = devices.into_iter().collect();
+        Err(format!(
+            "--replay {}: no selected case has an observation recorded on a device whose name \
+             contains it (recorded: {})",
+            self.device,
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
+    }
+}
+
+impl Backend for Replay {
+    fn info(&self) -> RunInfo {
+        RunInfo {
+            device: format!("recorded observations of `{}`", self.device),
+            driver: String::new(),
+            date: crate::result::today(),
+            mode: "reference + replayed hardware".into(),
+            ptxconform: env!("CARGO_PKG_VERSION").into(),
+            ..RunInfo::default()
+        }
+    }
+    fn runs(&self, _: Target) -> bool {
+        true
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        Ok(cases
+            .iter()
+            .map(|(case, _)| match self.newest(case) {
+                Some(o) => Run::observed(o.clone()),
+                None => Run {
+                    ran: Ran::NotRun(format!("no observation recorded on `{}`", self.device)),
+                    ptx: None,
+                    wall_us: 0,
+                    device: String::new(),
+                },
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pipeline::{step_lengths, PIPELINE_CASES};
+    use super::*;
+    use crate::evaluate::evaluate;
+    use crate::result::Verdict;
+    use ptxconform_reference::case::load_str;
+    use std::time::Instant;
+
+    const CASE: &str = r#"
+name: copy4
+target: sm_90a
+memory:
+  global: [ { name: src, size: 16, init: { bytes: [1,2,3,4] } } ]
+  shared: [ { name: buf, size: 16, init: { fill: 170 } } ]
+  mbarriers: [ { name: bar } ]
+program:
+  - ptx: mbarrier.init.shared.b64 [bar], 1
+  - ptx: cp.async.ca.shared.global [buf], [src], 4
+  - ptx: cp.async.wait_all
+  - ptx: mbarrier.arrive.shared.b64 _, [bar]
+check: [buf]
+"#;
+
+    fn info(device: &str) -> RunInfo {
+        RunInfo {
+            device: device.into(),
+            date: "2026-11-24".into(),
+            ..RunInfo::default()
+        }
+    }
+
+    fn one(b: &mut dyn Backend, c: &Case) -> Judged {
+        let known = KnownDivergences::default();
+        run_batch(b, &known, &[("t.yaml", c)]).unwrap().remove(0)
+    }
+
+    /// The model's prediction, judged against the model, passes for every corpus case the
+    /// reference accepts: the judge and the observation form agree with each other.
+    #[test]
+    fn every_corpus_case_passes_against_its_own_prediction() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let (loaded, errors) = crate::corpus::load_corpus(&[dir]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut b = Predicted {
+            info: info("model"),
+        };
+        let cases: Vec<(&str, &Case)> = loaded.iter().map(|l| (l.file.as_str(), &l.case)).collect();
+        let known = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../reports/known-divergences.yaml");
+        let known = KnownDivergences::load(&known).unwrap();
+        let out = run_batch(&mut b, &known, &cases).unwrap();
+        let mut passed = 0;
+        for (l, j) in loaded.iter().zip(&out) {
+            assert!(
+                !j.result.verdict.is_failure(),
+                "{} `{}`: {} {}",
+                l.file,
+                l.case.name,
+                j.result.verdict.name(),
+                j.result.detail
+            );
+            passed += usize::from(j.result.verdict == Verdict::Pass);
+        }
+        assert!(passed > 2000, "{passed} of {} pass", out.len());
+    }
+
+    /// Each part of an observation is judged: bytes, mbarrier parity, canaries, CTAs reaching
+    /// the end, traps.
+    #[test]
+    fn judge_checks_every_part_of_an_observation() {
+        let c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let (_, ex) = evaluate("t.yaml", &c);
+        let good = predicted(&info("d"), &ex.unwrap());
+        assert_eq!(good.regions["buf@cta0"][..5], [1, 2, 3, 4, 0xaa]);
+        let p = good.mbarriers["bar@cta0"];
+        assert!(p.parity0_done && !p.parity1_done, "{p:?}");
+        let verdict = |o: Observation| {
+            let mut c = c.clone();
+            c.observed.clear();
+            let j = one(&mut Fixed(o), &c);
+            (j.result.verdict, j.result.detail)
+        };
+        assert_eq!(verdict(good.clone()).0, Verdict::Pass);
+        let mut o = good.clone();
+        o.regions.get_mut("buf@cta0").unwrap()[2] = 9;
+        let (v, d) = verdict(o);
+        assert_eq!(v, Verdict::Diverge);
+        assert!(d.contains("buf@cta0 byte 2: observed 0x09"), "{d}");
+        let mut o = good.clone();
+        o.mbarriers.get_mut("bar@cta0").unwrap().parity1_done = true;
+        assert!(verdict(o).1.contains("mbarrier bar@cta0"));
+        let mut o = good.clone();
+        o.canaries_broken = vec!["src".into()];
+        assert!(verdict(o).1.contains("canary"));
+        let mut o = good.clone();
+        o.not_reached = vec![0];
+        assert!(verdict(o).1.contains("did not reach the end"));
+        let mut o = good.clone();
+        o.outcome = Ending::Trap {
+            kind: "IllegalAddress".into(),
+            code: 700,
+        };
+        let (v, d) = verdict(o);
+        assert_eq!(v, Verdict::TrapUnexpected);
+        assert!(d.starts_with("trap IllegalAddress (CUDA error 700)"), "{d}");
+        let mut o = good;
+        o.outcome = Ending::Timeout(vec![3]);
+        assert_eq!(verdict(o).0, Verdict::TimeoutUnexpected);
+    }
+
+    /// A recorded observation is replayed through the judge: one the model agrees with keeps
+    /// the case passing, one it disagrees with is a reference failure naming the recording; the
+    /// replay backend judges the newest recording of the asked device as a live run would.
+    #[test]
+    fn recorded_observations_replay_through_the_judge() {
+        let mut c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let (_, ex) = evaluate("t.yaml", &c);
+        let mut old = predicted(&info("NVIDIA H100"), &ex.unwrap());
+        old.date = "2026-11-01".into();
+        let mut new = old.clone();
+        new.date = "2026-11-24".into();
+        new.regions.get_mut("buf@cta0").unwrap()[3] = 5;
+        c.observed = vec![old.clone()];
+        let mut reference = Predicted { info: info("m") };
+        assert_eq!(one(&mut reference, &c).result.verdict, Verdict::Pass);
+        c.observed.push(new);
+        let j = one(&mut reference, &c);
+        assert_eq!(j.result.verdict, Verdict::ReferenceFail);
+        assert!(
+            j.result
+                .detail
+                .contains("recorded on NVIDIA H100 (2026-11-24)")
+                && j.result.detail.contains("buf@cta0 byte 3"),
+            "{}",
+            j.result.detail
+        );
+        // The replay backend takes the newest recording of the device (without the core's own
+        // replay of every recording, which would already fail the case).
+        let mut replay = Replay {
+            device: "h100".into(),
+        };
+        let ex = evaluate("t.yaml", &c).1.unwrap();
+        let runs = replay.observe(&[(&c, &ex)]).unwrap();
+        let Ran::Observed(o) = &runs[0].ran else {
+            panic!("{:?}", runs[0].ran)
+        };
+        assert_eq!(o.date, "2026-11-24");
+        let mut other = Replay {
+            device: "H200".into(),
+        };
+        assert!(matches!(
+            other.observe(&[(&c, &ex)]).unwrap()[0].ran,
+            Ran::NotRun(_)
+        ));
+        // A device no selected case was recorded on is an error that names those recorded.
+        assert_eq!(replay.check_any([&c]), Ok(()));
+        let e = other.check_any([&c]).unwrap_err();
+        assert!(
+            e.starts_with("--replay H200: no selected case")
+                && e.ends_with("(recorded: NVIDIA H100)"),
+            "{e}"
+        );
+    }
+
+    /// The model's prediction, noting how many cases each `observe` call got.
+    struct Counting(Predicted, Vec<usize>);
+
+    impl Backend for Counting {
+        fn info(&self) -> RunInfo {
+            self.0.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.0.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            self.1.push(cases.len());
+            self.0.observe(cases)
+        }
+    }
+
+    /// `n` copies of [`CASE`] named `c0`, `c1`, ...
+    fn numbered(n: usize) -> Vec<Case> {
+        let c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        (0..n)
+            .map(|i| Case {
+                name: format!("c{i}"),
+                ..c.clone()
+            })
+            .collect()
+    }
+
+    /// A batch larger than one pipeline step is observed in steps, and its results come back
+    /// one per case, in order.
+    #[test]
+    fn large_batches_run_in_pipelined_steps_in_order() {
+        let cases = numbered(PIPELINE_CASES + 5);
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let mut b = Counting(
+            Predicted {
+                info: info("model"),
+            },
+            vec![],
+        );
+        let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
+        assert_eq!(b.1, vec![1024, 2048, 1029]);
+        assert_eq!(out.len(), cases.len());
+        for (i, j) in out.iter().enumerate() {
+            assert_eq!(j.result.case, format!("c{i}"));
+            assert_eq!(j.result.verdict, Verdict::Pass, "{}", j.result.detail);
+        }
+        // An empty batch still reaches the backend once, with nothing.
+        b.1.clear();
+        assert!(run_batch(&mut b, &KnownDivergences::default(), &[])
+            .unwrap()
+            .is_empty());
+        assert_eq!(b.1, vec![0]);
+    }
+
+    /// A backend whose preparer names the cases it prepared, and whose observation of a step
+    /// waits (bounded) for the next step's preparation where told to.
+    struct Preparing {
+        inner: Predicted,
+        log: Arc<std::sync::Mutex<Vec<String>>>,
+        /// (first case of a step, first case of the next): observing the one waits for the
+        /// other's preparation.
+        waits: Vec<(&'static str, &'static str)>,
+    }
+
+    struct Names(Arc<std::sync::Mutex<Vec<String>>>);
+
+    fn first_and_len(cases: &[(&Case, &Execution)]) -> String {
+        let first = cases.first().map_or("-", |c| c.0.name.as_str());
+        format!("{first} {}", cases.len())
+    }
+
+    impl Prepare for Names {
+        fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("prepare {}", first_and_len(cases)));
+            Prepared::new(cases.iter().map(|c| c.0.name.clone()).collect::<Vec<_>>())
+        }
+    }
+
+    impl Backend for Preparing {
+        fn info(&self) -> RunInfo {
+            self.inner.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.inner.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            let line = format!("unprepared {}", first_and_len(cases));
+            self.log.lock().unwrap().push(line);
+            self.inner.observe(cases)
+        }
+        fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+            Some(Arc::new(Names(self.log.clone())))
+        }
+        fn observe_prepared(
+            &mut self,
+            cases: &[(&Case, &Execution)],
+            prepared: Prepared,
+        ) -> Result<Vec<Run>, String> {
+            let names: Vec<String> = cases.iter().map(|c| c.0.name.clone()).collect();
+            assert_eq!(prepared.take::<Vec<String>>(), Some(names));
+            let first = cases.first().map_or("", |c| c.0.name.as_str());
+            if let Some((_, next)) = self.waits.iter().find(|(at, _)| *at == first) {
+                let wanted = format!("prepare {next} ");
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_secs(30)
+                    && !self
+                        .log
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .any(|l| l.starts_with(&wanted))
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            let line = format!("observe {}", first_and_len(cases));
+            self.log.lock().unwrap().push(line);
+            self.inner.observe(cases)
+        }
+    }
+
+    /// Each step reaches the backend with what its preparer made of exactly that step's cases,
+    /// and the next step is prepared while the backend observes the one before.
+    #[test]
+    fn the_next_step_is_prepared_while_the_backend_observes() {
+        let cases = numbered(PIPELINE_CASES + 5);
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let mut b = Preparing {
+            inner: Predicted {
+                info: info("model"),
+            },
+            log: Default::default(),
+            waits: vec![("c0", "c1024"), ("c1024", "c3072")],
+        };
+        let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
+        assert_eq!(out.len(), cases.len());
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
+        assert_eq!(
+            *b.log.lock().unwrap(),
+            [
+                "prepare c0 1024",
+                "prepare c1024 2048",
+                "observe c0 1024",
+                "prepare c3072 1029",
+                "observe c1024 2048",
+                "observe c3072 1029"
+            ]
+        );
+    }
+
+    #[test]
+    fn steps_start_small_and_grow_to_the_pipeline_step() {
+        assert_eq!(step_lengths(0), vec![0]);
+        assert_eq!(step_lengths(PIPELINE_CASES), vec![PIPELINE_CASES]);
+        assert_eq!(
+            step_lengths(20_000),
+            vec![1024, 2048, 4096, 4096, 4096, 4096, 544]
+        );
+        assert_eq!(step_lengths(1 << 20).iter().sum::<usize>(), 1 << 20);
+    }
+
+    /// A backend that observes one fixed observation.
+    struct Fixed(Observation);
+
+    impl Backend for Fixed {
+        fn info(&self) -> RunInfo {
+            info("fixed")
+        }
+        fn runs(&self, _: Target) -> bool {
+            true
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Ok(cases
+                .iter()
+                .map(|_| Run::observed(self.0.clone()))
+                .collect())
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! The core's pipeline: a batch in steps, each step evaluated by the reference and prepared by
+//! the backend on host threads while the backend observes the step before, then judged.
+
+use super::{reference_side, Backend, Judged, Prepared, Ran, Run};
+use crate::judge::judge;
+use crate::known::KnownDivergences;
+use crate::result::{CaseResult, Verdict};
+use ptxconform_reference::case::Case;
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::sem::profile::Profile;
+use ptxconform_reference::target::Target;
+use std::time::{Duration, Instant};
+
+/// [`run_batch_under`] the harness's [`crate::judge::DEFAULT_PROFILE`].
+pub fn run_batch(
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    cases: &[(&str, &Case)],
+) -> Result<Vec<Judged>, String> {
+    run_batch_under(crate::judge::DEFAULT_PROFILE, backend, known, cases)
+}
+
+/// Most cases per step of [`run_batch_under`]'s pipeline: the next step's cases are evaluated
+/// and prepared on host threads while the backend observes this step's.
+pub(super) const PIPELINE_CASES: usize = 4096;
+
+/// The steps a batch of `n` cases goes in: one step up to [`PIPELINE_CASES`]; beyond, steps
+/// that start at a quarter of it and double, since nothing overlaps the first step's reference.
+pub(super) fn step_lengths(n: usize) -> Vec<usize> {
+    if n <= PIPELINE_CASES {
+        return vec![n];
+    }
+    let (mut out, mut left, mut len) = (Vec::new(), n, PIPELINE_CASES / 4);
+    while left > 0 {
+        let take = len.min(left);
+        out.push(take);
+        left -= take;
+        len = (len * 2).min(PIPELINE_CASES);
+    }
+    out
+}
+
+/// A step evaluated ahead: the reference's side of every case and how long that took, and what
+/// the backend's preparer made of the cases to observe.
+struct Ahead {
+    evaluated: Vec<(CaseResult, Option<Execution>)>,
+    reference: Duration,
+    prepared: Option<Prepared>,
+}
+
+/// Run `cases` (file, case): the reference under `profile` on host threads (with every recorded
+/// observation replayed), then the backend, then the judge. One result per case, in order; known
+/// divergences are applied only to the replays (the caller decides for live results). Batches of
+/// more than [`PIPELINE_CASES`] go in steps: while the backend observes one step, the next is
+/// evaluated by the reference and prepared by the backend's [`Backend::preparer`].
+pub fn run_batch_under(
+    profile: Profile,
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    cases: &[(&str, &Case)],
+) -> Result<Vec<Judged>, String> {
+    use rayon::prelude::*;
+    let targets: std::collections::BTreeSet<Target> = cases.iter().map(|c| c.1.target).collect();
+    let runnable: std::collections::BTreeSet<Target> =
+        targets.into_iter().filter(|t| backend.runs(*t)).collect();
+    let preparer = backend.preparer();
+    let ahead = |cs: &[(&str, &Case)]| -> Ahead {
+        let run = || {
+            let t = Instant::now();
+            let evaluated: Vec<_> = cs
+                .par_iter()
+                .map(|(file, case)| reference_side(file, case, known, profile))
+                .collect();
+            let reference = t.elapsed();
+            let prepared = preparer.as_ref().map(|p| {
+                let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), &runnable);
+                let pairs: Vec<(&Case, &Execution)> =
+                    ready.iter().map(|&(k, x)| (cs[k].1, x)).collect();
+                p.prepare(&pairs)
+            });
+            Ahead {
+                evaluated,
+                reference,
+                prepared,
+            }
+        };
+        match reference_pool() {
+            Some(pool) => pool.install(run),
+            None => run(),
+        }
+    };
+    let mut rest = cases;
+    let steps: Vec<&[(&str, &Case)]> = step_lengths(cases.len())
+        .into_iter()
+        .map(|n| {
+            let (step, after) = rest.split_at(n);
+            rest = after;
+            step
+        })
+        .collect();
+    let mut out = Vec::with_capacity(cases.len());
+    let mut next = Some(ahead(steps[0]));
+    for (i, step) in steps.iter().enumerate() {
+        let Some(this) = next.take() else { break };
+        let (judged, after) = std::thread::scope(|s| {
+            let later = steps.get(i + 1).map(|c| s.spawn(|| ahead(c)));
+            let judged = observe_and_judge(backend, step, this, &runnable);
+            (judged, later.map(|h| h.join()))
+        });
+        out.extend(judged?);
+        next = match after {
+            Some(Ok(a)) => Some(a),
+            Some(Err(_)) => return Err("the reference panicked".into()),
+            None => None,
+        };
+    }
+    Ok(out)
+}
+
+/// The cases of a step the backend observes (by index, with their executions): those the
+/// reference ran without failure, built for a target the backend runs.
+fn ready<'e>(
+    cases: &[(&str, &Case)],
+    executions: impl IntoIterator<Item = Option<&'e Execution>>,
+    runnable: &std::collections::BTreeSet<Target>,
+) -> Vec<(usize, &'e Execution)> {
+    executions
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, ex)| {
+            ex.filter(|_| runnable.contains(&cases[k].1.target))
+                .map(|x| (k, x))
+        })
+        .collect()
+}
+
+/// The threads a step is evaluated and prepared on in [`run_batch_under`], apart from the global
+/// pool that the backend's observation and the judge use. On one pool the next step's tasks came
+/// first (a rayon thread finishes the work it split before taking injected jobs). Emission runs
+/// here after the reference, not beside it: beside it, it took about ten times as long
+/// (`reports/bench/README.md`, h100-2026-11-26).
+fn reference_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("reference-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// One step of [`run_batch_under`]: `cases` with the reference's side of each.
+fn observe_and_judge(
+    backend: &mut dyn Backend,
+    cases: &[(&str, &Case)],
+    step: Ahead,
+    runnable: &std::collections::BTreeSet<Target>,
+) -> Result<Vec<Judged>, String> {
+    use rayon::prelude::*;
+    let Ahead {
+        evaluated,
+        reference,
+        prepared,
+    } = step;
+    let (results, executions): (Vec<CaseResult>, Vec<Option<Execution>>) =
+        evaluated.into_iter().unzip();
+    let ready = ready(cases, executions.iter().map(Option::as_ref), runnable);
+    let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
+    let runs = match prepared {
+        Some(p) => backend.observe_prepared(&pairs, p)?,
+        None => backend.observe(&pairs)?,
+    };
+    if runs.len() != ready.len() {
+        return Err(format!(
+            "backend returned {} results for {} cases",
+            runs.len(),
+            ready.len()
+        ));
+    }
+    let t = Instant::now();
+    let mut runs_at: Vec<Option<Run>> = Vec::new();
+    runs_at.resize_with(cases.len(), || None);
+    for (&(k, _), run) in ready.iter().zip(runs) {
+        runs_at[k] = Some(run);
+    }
+    let out: Vec<Judged> = results
+        .into_par_iter()
+        .zip(runs_at)
+        .enumerate()
+        .map(|(k, (mut r, run))| {
+            let (case, ex) = (cases[k].1, executions[k].as_ref());
+            let Some((run, ex)) = run.zip(ex) else {
+                if ex.is_some() {
+                    r.verdict = Verdict::NotRun;
+                    r.detail = format!("needs {}", case.target);
+                }
+                return Judged {
+                    result: r,
+                    observation: None,
+                    ptx: None,
+                };
+            };
+            r.wall_us = run.wall_us;
+            r.device = run.device;
+            let observation = match run.ran {
+                Ran::Observed(o) => {
+                    judge(case, ex, &o, &mut r);
+                    Some(o)
+                }
+                Ran::NotRun(why) => {
+                    r.verdict = Verdict::NotRun;
+                    r.detail = why;
+                    None
+                }
+                Ran::Failed(why) => {
+                    r.verdict = Verdict::HarnessError;
+                    r.detail = why;
+                    None
+                }
+                Ran::Disagree(groups) => {
+                    r.verdict = Verdict::BuildsDisagree;
+                    r.detail = groups;
+                    None
+                }
+            };
+            Judged {
+                result: r,
+                observation,
+                ptx: run.ptx,
+            }
+        })
+        .collect();
+    drop(pairs);
+    drop(ready);
+    drop_apart(executions);
+    backend.host_time(reference, t.elapsed());
+    Ok(out)
+}
+
+/// Free `v` on a thread of its own: a step's executions take long to free one by one, and the
+/// thread that observes the next step should not wait for that.
+fn drop_apart<T: Send + 'static>(v: T) {
+    // Where no thread can start, `v` is freed here with the refused closure.
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || drop(v));
+}

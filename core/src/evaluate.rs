@@ -1,0 +1,296 @@
+//! The reference side of a run: execute a case on the model and check what the case itself
+//! asserts (`expect`).
+
+use crate::result::{CaseResult, Verdict};
+use ptxconform_reference::case::{Case, Expect, StepOp};
+use ptxconform_reference::ptx::Instruction;
+use ptxconform_reference::sem::exec::{execute_with, ExecError, ExecOptions, Execution, Outcome};
+use ptxconform_reference::sem::profile::Profile;
+
+/// The family a case is counted under in a run's tables: the instruction of its first copy
+/// (`cp.*`, `tcgen05.cp`), else of its first instruction, by the instruction's PTX name.
+pub fn family_of(case: &Case) -> String {
+    let steps: Vec<(usize, Instruction)> = ptxconform_reference::case::validate::parse_steps(case)
+        .into_iter()
+        .filter_map(|(k, s)| Some((k, s.ok()?.instr)))
+        .collect();
+    // Copies first: a tcgen05 program allocates Tensor Memory before it copies into it.
+    let copy = |(_, i): &&(usize, Instruction)| {
+        let f = i.family();
+        f.starts_with("cp.") || f == "tcgen05.cp"
+    };
+    let Some((k, instr)) = steps.iter().find(copy).or(steps.first()) else {
+        return "other".into();
+    };
+    // `parse_steps` indexes `ptx:` steps; anything else is named without the memo.
+    let Some(StepOp::Ptx(text)) = case.program.get(*k).map(|s| &s.op) else {
+        return instruction_name(instr);
+    };
+    // Naming formats the whole instruction: a batch's cases repeat the same few steps.
+    NAMES.with(|m| {
+        if let Some(n) = m.borrow().get(text.as_str()) {
+            return n.clone();
+        }
+        let n = instruction_name(instr);
+        let mut m = m.borrow_mut();
+        if m.len() >= NAMES_HELD {
+            m.clear();
+        }
+        m.insert(text.clone(), n.clone());
+        n
+    })
+}
+
+/// Names of instructions by their step's text, per thread ([`family_of`]).
+type Names = std::collections::HashMap<String, String>;
+
+/// Names a thread holds before it starts over.
+const NAMES_HELD: usize = 4096;
+
+thread_local! {
+    static NAMES: std::cell::RefCell<Names> = std::cell::RefCell::new(Names::default());
+}
+
+/// PTX instruction names that the model's coverage families group: `async-group` (the
+/// commit / wait instructions of cp.async and of bulk copies), `tcgen05.alloc` (with dealloc and
+/// relinquish_alloc_permit), `tcgen05.ld/st`, `tcgen05.cp` (with shift), `tcgen05.sync`; and
+/// the copy families' names, so that a longer name wins (`cp.async.bulk.tensor` over
+/// `cp.async.bulk`, `cp.async.mbarrier.arrive` over `cp.async`).
+const INSTRUCTIONS: [&str; 25] = [
+    "cp.async",
+    "cp.async.commit_group",
+    "cp.async.wait_group",
+    "cp.async.wait_all",
+    "cp.async.mbarrier.arrive",
+    "cp.async.bulk",
+    "cp.async.bulk.commit_group",
+    "cp.async.bulk.wait_group",
+    "cp.async.bulk.prefetch",
+    "cp.async.bulk.tensor",
+    "cp.async.bulk.prefetch.tensor",
+    "cp.reduce.async.bulk",
+    "cp.reduce.async.bulk.tensor",
+    "tcgen05.alloc",
+    "tcgen05.dealloc",
+    "tcgen05.relinquish_alloc_permit",
+    "tcgen05.ld",
+    "tcgen05.st",
+    "tcgen05.wait",
+    "tcgen05.cp",
+    "tcgen05.shift",
+    "tcgen05.fence",
+    "tcgen05.commit",
+    "tensormap.replace",
+    "tensormap.cp_fenceproxy",
+];
+
+/// The PTX name of an instruction: the longest of [`INSTRUCTIONS`] its opcode starts with (up to
+/// a `.` or `::` qualifier), else its family (`mbarrier`, `fence`, `barrier.cluster`, which name
+/// the instruction or its whole family).
+fn instruction_name(i: &Instruction) -> String {
+    let text = i.to_string();
+    let opcode = text.split_whitespace().next().unwrap_or("");
+    INSTRUCTIONS
+        .iter()
+        .filter(|n| {
+            opcode.strip_prefix(**n).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with('.') || rest.starts_with("::")
+            })
+        })
+        .max_by_key(|n| n.len())
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| i.family().to_string())
+}
+
+/// The family of every parsed `ptx:` step, in program order.
+pub fn families_of(case: &Case) -> Vec<&'static str> {
+    ptxconform_reference::case::validate::parse_steps(case)
+        .into_iter()
+        .filter_map(|(_, s)| s.ok())
+        .map(|s| s.instr.family())
+        .collect()
+}
+
+/// The reference's result of a case under the harness's [`crate::judge::DEFAULT_PROFILE`].
+pub fn evaluate(file: &str, case: &Case) -> (CaseResult, Result<Execution, ExecError>) {
+    evaluate_under(file, case, crate::judge::DEFAULT_PROFILE)
+}
+
+/// The reference's result of a case: its program is legal on its target, the model runs it under
+/// `profile` and `expect` holds (recorded observations are replayed by [`crate::judge::replay`]).
+pub fn evaluate_under(
+    file: &str,
+    case: &Case,
+    profile: Profile,
+) -> (CaseResult, Result<Execution, ExecError>) {
+    let family = family_of(case);
+    let mut r = CaseResult {
+        case: case.name.clone(),
+        file: file.to_string(),
+        family,
+        verdict: Verdict::ReferencePass,
+        detail: String::new(),
+        diffs: vec![],
+        wall_us: 0,
+        device: String::new(),
+        attribution: None,
+        departures: vec![],
+    };
+    let t = std::time::Instant::now();
+    let ex = execute_with(case, ExecOptions { profile });
+    r.wall_us = t.elapsed().as_micros() as u64;
+    if let Some((step, why)) = ptxconform_reference::case::validate::illegal_step(case) {
+        // What ptxas would refuse is never a pass, whatever the model makes of it.
+        r.verdict = Verdict::Illegal;
+        r.detail = format!("step {step}: {why}");
+        return (r, ex);
+    }
+    match &ex {
+        Err(e) => {
+            r.verdict = Verdict::ReferenceFail;
+            r.detail = format!("case error: {e}");
+        }
+        Ok(x) => {
+            if let Err(why) = x.meets(case.expect.as_ref()) {
+                r.verdict = Verdict::ReferenceFail;
+                r.detail = why;
+            } else if case.expect == Some(Expect::DriverRejects) {
+                // The refusal is the case's outcome: no kernel runs, so the program's own
+                // behaviour (often UB on the refused map) is never reached.
+                let refused: Vec<String> = x
+                    .driver_rejects
+                    .iter()
+                    .map(|(map, why)| format!("`{map}` ({why})"))
+                    .collect();
+                r.detail = format!("the driver model refuses tensor map {}", refused.join(", "));
+            } else {
+                if let Outcome::Undefined { ub, step } = &x.outcome {
+                    r.verdict = Verdict::ReferenceUndefined;
+                    r.detail = format!(
+                        "UB at step {step}: {} ({}) — {}",
+                        ub.rule, ub.section, ub.detail
+                    );
+                }
+            }
+        }
+    }
+    (r, ex)
+}
+
+/// Does a recorded hardware run confirm `case`: the model runs it and some recorded observation
+/// judges as a pass?
+pub fn confirmed(case: &Case) -> bool {
+    if case.observed.is_empty() {
+        return false;
+    }
+    let (r, ex) = evaluate_under("", case, crate::judge::DEFAULT_PROFILE);
+    let Ok(ex) = ex else { return false };
+    case.observed.iter().any(|obs| {
+        let mut j = r.clone();
+        crate::judge::judge(case, &ex, obs, &mut j);
+        j.verdict == Verdict::Pass
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxconform_reference::case::{load_str, Expect};
+
+    const CASE: &str = r#"
+name: copy4
+target: sm_90a
+memory:
+  global: [ { name: src, size: 16, init: { bytes: [1,2,3,4] } } ]
+  shared: [ { name: buf, size: 16, init: { fill: 170 } } ]
+program:
+  - ptx: cp.async.ca.shared.global [buf], [src], 4
+  - ptx: cp.async.wait_all
+check: [buf]
+"#;
+
+    #[test]
+    fn expect_mismatch_fails() {
+        let mut c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        c.expect = Some(Expect::Undefined("bulk.size_not_multiple_of_16".into()));
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(r.detail.contains("well defined"), "{}", r.detail);
+        // A well-defined copy is expected to complete: `expect: trap` is a failure.
+        c.expect = Some(Expect::Trap);
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(r.detail.contains("expected a trap"), "{}", r.detail);
+        assert_eq!(family_of(&c), "cp.async");
+    }
+}
+
+#[cfg(test)]
+mod legality_tests {
+    use super::*;
+    use ptxconform_reference::case::load_str;
+
+    /// A program ptxas would refuse on its target is classified illegal with the restriction
+    /// named, never a pass (and not run).
+    #[test]
+    fn illegal_programs_are_never_a_pass() {
+        for (target, ptx, says) in [
+            (
+                "sm_80",
+                "cp.async.cg.shared.global [buf], [src], 8",
+                "cp.async.cg",
+            ),
+            (
+                "sm_80",
+                "cp.async.bulk.prefetch.L2.global [src], 16",
+                "sm_80",
+            ),
+        ] {
+            let yaml = format!(
+                "name: c\ntarget: {target}\nmemory:\n  global: [ {{ name: src, size: 64 }} ]\n  shared: [ {{ name: buf, size: 64 }} ]\nprogram:\n  - ptx: {ptx}\n"
+            );
+            let c = load_str(&yaml, "t.yaml").unwrap().remove(0);
+            let (r, _) = evaluate("t.yaml", &c);
+            assert_eq!(r.verdict, Verdict::Illegal, "{ptx}: {}", r.detail);
+            assert!(
+                r.detail.contains(says) && r.detail.starts_with("step 0"),
+                "{}",
+                r.detail
+            );
+            assert!(r.verdict.is_failure());
+        }
+    }
+
+    /// Every modelled instruction is counted under its PTX name: the families that group several
+    /// instructions (async-group, tcgen05.*) never name a row.
+    #[test]
+    fn rows_are_named_for_instructions() {
+        let mut names = std::collections::BTreeMap::new();
+        for i in Instruction::all_variants() {
+            let n = instruction_name(&i);
+            assert!(!n.contains('/') && n != "async-group", "{i}: {n}");
+            let head = i.to_string();
+            assert!(head.starts_with(&n) || n == i.family(), "{head}: {n}");
+            names.entry(n).or_insert(i.family());
+        }
+        for (n, fam) in &names {
+            assert!(
+                INSTRUCTIONS.contains(&n.as_str())
+                    || ["mbarrier", "fence", "barrier.cluster"].contains(fam),
+                "{n} ({fam})"
+            );
+        }
+        assert!(names.contains_key("cp.async.bulk.commit_group"));
+        assert!(names.contains_key("tcgen05.relinquish_alloc_permit"));
+    }
+
+    /// A tcgen05 program allocates Tensor Memory before it copies: it counts as a copy.
+    #[test]
+    fn tcgen05_copies_count_under_tcgen05_cp() {
+        let file =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/tcgen05/cp.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        assert!(families_of(&cases[0]).contains(&"tcgen05.alloc"));
+        assert!(cases.iter().all(|c| family_of(c) == "tcgen05.cp"));
+    }
+}

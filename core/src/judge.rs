@@ -1,0 +1,628 @@
+//! The judge: one comparison of a reference execution with a typed hardware [`Observation`].
+//! A live GPU run, a fuzz campaign, minimization and the replay of recorded observations all
+//! come here, so a recorded observation is checked exactly as the run that recorded it was.
+//!
+//! The execution's [`Profile`] is the reading hardware is judged against. Under `sm_90` a pass
+//! in a case whose execution met a profile position (where the readings differ) is judged again
+//! against the spec reading: departing from it, the pass carries a "spec departure" note and the
+//! position ids ([`CaseResult::departures`]), which reports count and list as findings.
+
+use crate::known::KnownDivergences;
+use crate::result::{CaseResult, ExpectedByte, RegionDiff, Verdict};
+use ptxconform_reference::case::{Case, Ending, Expect, Observation, PartialBytes};
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
+use ptxconform_reference::sem::memory::Byte;
+use ptxconform_reference::sem::profile::Profile;
+
+/// The profile hardware is judged under unless a command names another: what sm_90 silicon was
+/// recorded doing, so that its known departures from the text are findings, not failures.
+pub const DEFAULT_PROFILE: Profile = Profile::Sm90;
+
+pub fn expected_byte(b: &Byte) -> ExpectedByte {
+    match b {
+        Byte::Known(v) => ExpectedByte::Known(*v),
+        Byte::OneOf(s) if s.len() == 256 => ExpectedByte::Any,
+        Byte::OneOf(s) => ExpectedByte::OneOf(s.iter().collect()),
+    }
+}
+
+/// Region name as reports and observations name it: global regions by name, shared regions
+/// (and mbarriers, Tensor Memory) as `name@ctaN`.
+pub fn shared_key(name: &str, cta: usize) -> String {
+    ptxconform_reference::case::region_key(name, cta)
+}
+
+/// Every checked region of the final state, expected bytes by report name.
+pub fn expected_regions(case: &Case, ex: &Execution) -> Vec<(String, Vec<ExpectedByte>)> {
+    checked_regions(case, ex)
+        .map(|(name, bytes)| (name, bytes.iter().map(expected_byte).collect()))
+        .collect()
+}
+
+/// Every checked region of the final state, the model's bytes by report name.
+fn checked_regions<'a>(
+    case: &'a Case,
+    ex: &'a Execution,
+) -> impl Iterator<Item = (String, &'a [Byte])> + 'a {
+    let checked = |n: &str| case.check.is_empty() || case.check.iter().any(|c| c == n);
+    let global = ex
+        .final_state
+        .global
+        .iter()
+        .filter(move |(name, _)| checked(name))
+        .map(|(name, bytes)| (name.clone(), bytes.as_slice()));
+    let shared = ex
+        .final_state
+        .shared
+        .iter()
+        .enumerate()
+        .flat_map(move |(cta, regions)| {
+            regions
+                .iter()
+                .filter(move |(name, _)| checked(name))
+                .map(move |(name, bytes)| (shared_key(name, cta), bytes.as_slice()))
+        });
+    global.chain(shared)
+}
+
+/// The model's verdict in a few words, for details.
+pub fn ref_summary(ex: &Execution) -> String {
+    match &ex.outcome {
+        Outcome::Defined => format!("well defined, expects {:?}", ex.expected_hw),
+        Outcome::Undefined { ub, step } => format!(
+            "UB {} at step {step}, expects {:?}",
+            ub.rule, ex.expected_hw
+        ),
+    }
+}
+
+/// Judge `obs` against the reference's execution `ex` of `case` under `ex`'s profile: sets `r`'s
+/// verdict, detail, region diffs and spec departures (known divergences are not applied here).
+pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    r.departures.clear();
+    judge_bytes(case, ex, obs, r);
+    if ex.departures.is_empty() {
+        return;
+    }
+    let ids: Vec<&str> = ex.departures.iter().map(|p| p.id).collect();
+    match ex.profile {
+        Profile::Sm90 if r.verdict == Verdict::Pass => {
+            let Ok(spec) = execute_with(
+                case,
+                ExecOptions {
+                    profile: Profile::Spec,
+                },
+            ) else {
+                return;
+            };
+            let mut s = r.clone();
+            judge_bytes(case, &spec, obs, &mut s);
+            if s.verdict != Verdict::Pass {
+                r.departures = ids.iter().map(|i| i.to_string()).collect();
+                r.detail = format!(
+                    "spec departure: {} (the spec reading: {}: {})",
+                    ids.join(", "),
+                    s.verdict.name(),
+                    s.detail
+                );
+            }
+        }
+        Profile::Spec if r.verdict.is_failure() => {
+            r.detail = format!(
+                "{} [profile position {} met: the sm_90 profile reads it otherwise]",
+                r.detail,
+                ids.join(", ")
+            );
+        }
+        _ => {}
+    }
+}
+
+/// How a run ended, in a few words.
+fn ending_summary(e: &Ending) -> String {
+    match e {
+        Ending::Completed => "completed".into(),
+        Ending::Timeout(steps) => format!("timed out in wait step(s) {steps:?}"),
+        Ending::Trap { kind, code } => format!("trapped {kind} (CUDA error {code})"),
+        Ending::Watchdog(ms) => format!("hit the watchdog after {ms} ms"),
+        Ending::Rejected(m) => format!("the driver refused a tensor map: {m}"),
+    }
+}
+
+/// `expect: driver_rejects`: the run must end at the driver's refusal of a tensor map (the
+/// reference side checks that the model's driver refuses one).
+fn judge_rejection(ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    let model: Vec<String> = ex
+        .driver_rejects
+        .iter()
+        .map(|(map, why)| format!("`{map}`: {}", why.rule))
+        .collect();
+    let model = if model.is_empty() {
+        "the driver model refuses no map".to_string()
+    } else {
+        format!("the driver model refuses {}", model.join(", "))
+    };
+    if let Ending::Rejected(message) = &obs.outcome {
+        r.verdict = Verdict::Pass;
+        r.detail = format!("driver refused a tensor map as expected: {message} ({model})");
+    } else {
+        r.verdict = Verdict::Diverge;
+        r.detail = format!(
+            "expected the driver to refuse a tensor map ({model}); the run {}",
+            ending_summary(&obs.outcome)
+        );
+    }
+}
+
+/// The part of region `name` that `part` gives, compared with the model's bytes `exp`: a
+/// problem if it differs or lies outside, and the coverage, which the verdict's detail states
+/// (the rest of the region was not observed, so it neither passes nor fails).
+fn judge_part(
+    name: &str,
+    exp: &[ExpectedByte],
+    part: &PartialBytes,
+    problems: &mut Vec<String>,
+    coverage: &mut Vec<String>,
+    diffs: &mut Vec<RegionDiff>,
+) {
+    let n = exp.len();
+    let Some(range) = part.range().filter(|r| r.end <= n as u64) else {
+        problems.push(format!(
+            "{name}: bytes from {} ({} of them) observed, the region has {n}",
+            part.offset,
+            part.bytes.len()
+        ));
+        return;
+    };
+    let (a, b) = (range.start as usize, range.end as usize);
+    coverage.push(format!("{name} bytes {a}..{b} of {n}"));
+    let d = RegionDiff {
+        region: format!("{name}[{a}..{b}]"),
+        expected: exp[a..b].to_vec(),
+        observed: part.bytes.clone(),
+    };
+    if let Some(i) = d.first_mismatch() {
+        problems.push(format!(
+            "{name} byte {}: observed {:#04x}",
+            a + i,
+            d.observed[i]
+        ));
+        diffs.push(d);
+    }
+}
+
+/// [`judge`] without the second reading.
+fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    if case.expect == Some(Expect::DriverRejects) {
+        return judge_rejection(ex, obs, r);
+    }
+    let undefined = matches!(ex.outcome, Outcome::Undefined { .. });
+    let mut abnormal = |what: String, trapped: bool| {
+        r.verdict = match (ex.expected_hw, trapped) {
+            (ExpectedHw::MayTrap, true) => Verdict::TrapExpected,
+            (ExpectedHw::Timeout, false) => Verdict::TimeoutExpected,
+            _ if undefined => Verdict::ReferenceUndefined,
+            (_, true) => Verdict::TrapUnexpected,
+            (_, false) => Verdict::TimeoutUnexpected,
+        };
+        r.detail = format!("{what}; reference: {}", ref_summary(ex));
+    };
+    match &obs.outcome {
+        Ending::Trap { kind, code } => {
+            return abnormal(format!("trap {kind} (CUDA error {code})"), true);
+        }
+        Ending::Watchdog(ms) => {
+            return abnormal(format!("timeout: watchdog after {ms} ms"), false);
+        }
+        Ending::Timeout(steps) => {
+            return abnormal(format!("timeout in wait step(s) {steps:?}"), false);
+        }
+        Ending::Rejected(message) => {
+            // A map the model calls undefined may be refused; one it accepts may not.
+            r.verdict = if undefined {
+                Verdict::ReferenceUndefined
+            } else {
+                Verdict::HarnessError
+            };
+            r.detail = format!("driver: {message}; reference: {}", ref_summary(ex));
+            return;
+        }
+        Ending::Completed => {}
+    }
+    if undefined {
+        r.verdict = Verdict::ReferenceUndefined;
+        r.detail = format!("hardware completed; reference: {}", ref_summary(ex));
+        return;
+    }
+    let mut problems = Vec::new();
+    if !obs.canaries_broken.is_empty() {
+        problems.push(format!(
+            "canary bytes overwritten around {:?}",
+            obs.canaries_broken
+        ));
+    }
+    if !obs.not_reached.is_empty() {
+        problems.push(format!("CTAs {:?} did not reach the end", obs.not_reached));
+    }
+    let mut coverage = Vec::new();
+    for (name, bytes) in checked_regions(case, ex) {
+        let expected = || bytes.iter().map(expected_byte).collect::<Vec<_>>();
+        if let Some(part) = obs.partial.get(&name) {
+            judge_part(
+                &name,
+                &expected(),
+                part,
+                &mut problems,
+                &mut coverage,
+                &mut r.diffs,
+            );
+            continue;
+        }
+        let Some(o) = obs.regions.get(&name) else {
+            continue;
+        };
+        if o.len() != bytes.len() {
+            problems.push(format!(
+                "{name}: {} bytes observed, the case declares {}",
+                o.len(),
+                bytes.len()
+            ));
+            continue;
+        }
+        // Against the model's bytes: the expected bytes are spelled out only for a diff.
+        if let Some(i) = bytes.iter().zip(o).position(|(b, v)| !b.allows(*v)) {
+            problems.push(format!("{name} byte {i}: observed {:#04x}", o[i]));
+            r.diffs.push(RegionDiff {
+                region: name,
+                expected: expected(),
+                observed: o.clone(),
+            });
+        }
+    }
+    for (cta, ts) in ex.final_state.tmem.iter().enumerate() {
+        for (name, cells) in ts {
+            let key = shared_key(name, cta);
+            let Some(o) = obs.tmem.get(&key) else {
+                continue;
+            };
+            let cols = (cells.len() / 128).max(1);
+            if let Some(i) = cells.iter().zip(o).position(|(c, v)| !c.accepts(*v)) {
+                problems.push(format!(
+                    "Tensor Memory {key} lane {} column {}: observed {:#010x}, expected {:?}",
+                    i / cols,
+                    i % cols,
+                    o[i],
+                    cells[i]
+                ));
+            }
+        }
+    }
+    for (cta, ms) in ex.final_state.mbarriers.iter().enumerate() {
+        for (name, st) in ms {
+            let key = shared_key(name, cta);
+            let (Some(p), true, Some(cur)) = (obs.mbarriers.get(&key), st.valid, st.phase_parity)
+            else {
+                continue;
+            };
+            // test_wait.parity(p) is true when the phase of parity p (the current or the
+            // immediately preceding one) has completed, i.e. when p != the current parity.
+            if (p.parity0_done, p.parity1_done) != (cur != 0, cur != 1) {
+                problems.push(format!(
+                    "mbarrier {key}: phase parity {cur} expected, test_wait.parity gave ({}, {})",
+                    p.parity0_done, p.parity1_done
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        r.verdict = Verdict::Pass;
+        r.detail.clear();
+    } else {
+        r.verdict = Verdict::Diverge;
+        r.detail = problems.join("; ");
+    }
+    if !coverage.is_empty() {
+        let note = format!(
+            "observed in part: {}; the rest of {} not observed",
+            coverage.join(", "),
+            if coverage.len() == 1 {
+                "that region"
+            } else {
+                "those regions"
+            }
+        );
+        r.detail = if r.detail.is_empty() {
+            note
+        } else {
+            format!("{}; {note}", r.detail)
+        };
+    }
+}
+
+/// Replay every hardware observation recorded in `case` through [`judge`]: a recorded run that
+/// the model now judges a failure (after the known divergences) makes `r` a reference failure
+/// naming the recording, so the model cannot drift from silicon unnoticed without a GPU. A
+/// recorded spec departure is noted on `r`.
+pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut CaseResult) {
+    for obs in &case.observed {
+        let mut j = CaseResult {
+            verdict: Verdict::Pass,
+            detail: String::new(),
+            diffs: vec![],
+            ..r.clone()
+        };
+        judge(case, ex, obs, &mut j);
+        known.apply(&mut j);
+        let departs = !j.departures.is_empty() && r.departures.is_empty();
+        // A spec departure, or a pass that says something (what part was observed, an expected
+        // refusal), is noted with the recording it came from.
+        if departs || (j.verdict == Verdict::Pass && !j.detail.is_empty()) {
+            if departs {
+                r.departures = j.departures;
+            }
+            let note = format!(
+                "replay of the run recorded on {} ({}): {}",
+                obs.device, obs.date, j.detail
+            );
+            r.detail = if r.detail.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", r.detail)
+            };
+        } else if j.verdict.is_failure() {
+            r.verdict = Verdict::ReferenceFail;
+            r.detail = format!(
+                "replay of the run recorded on {} ({}): {}: {}",
+                obs.device,
+                obs.date,
+                j.verdict.name(),
+                j.detail
+            );
+            r.diffs = j.diffs;
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::differential::{reference_side, run_batch_under, Replay};
+    use crate::known::KnownDivergences;
+    use crate::result::Verdict;
+    use ptxconform_reference::case::{load_file, Case, Ending, Observation};
+    use ptxconform_reference::sem::profile::Profile;
+    use std::path::Path;
+
+    fn root(p: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(p)
+    }
+
+    /// The cases the recordings show departing from the text (H3, H4), by position.
+    fn departing(name: &str) -> Option<&'static str> {
+        if name.starts_with("reduce.global.add.f32") {
+            Some("P-RED-F32-SUBNORMALS")
+        } else if name.starts_with("reduce.global.add.f64") {
+            Some("P-RED-F64-NAN-OPERAND")
+        } else {
+            None
+        }
+    }
+
+    /// Every recorded H100 and H200 reduction (cases/reduce/global.yaml), judged as `run --replay`
+    /// judges it with the project's known divergences: under sm_90 the H3 / H4 cases pass with
+    /// a spec-departure note naming their position and nothing else departs; under spec exactly
+    /// those cases fail, no known divergence suppressing them.
+    #[test]
+    fn recorded_reductions_under_each_profile() {
+        let cases: Vec<Case> = load_file(&root("cases/reduce/global.yaml")).unwrap();
+        let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("global.yaml", c)).collect();
+        let known = KnownDivergences::load(&root("reports/known-divergences.yaml")).unwrap();
+        for device in ["H100", "H200"] {
+            let mut replay = Replay {
+                device: device.into(),
+            };
+            let sm90 = run_batch_under(Profile::Sm90, &mut replay, &known, &batch).unwrap();
+            let spec = run_batch_under(Profile::Spec, &mut replay, &known, &batch).unwrap();
+            let mut departed = 0;
+            for ((c, a), b) in cases.iter().zip(&sm90).zip(&spec) {
+                let (a, b) = (&a.result, &b.result);
+                assert_eq!(
+                    a.verdict,
+                    Verdict::Pass,
+                    "{} {}: {}",
+                    c.name,
+                    device,
+                    a.detail
+                );
+                match departing(&c.name) {
+                    Some(id) => {
+                        departed += 1;
+                        assert_eq!(a.departures, [id], "{}", c.name);
+                        assert!(
+                            a.detail.starts_with(&format!("spec departure: {id}")),
+                            "{}",
+                            a.detail
+                        );
+                        // The recorded observations fail the spec reading on the reference side.
+                        assert_eq!(b.verdict, Verdict::ReferenceFail, "{}", c.name);
+                        assert!(b.detail.contains(id), "{}", b.detail);
+                    }
+                    None => {
+                        assert!(a.departures.is_empty() && a.detail.is_empty(), "{}", c.name);
+                        assert_eq!(b.verdict, Verdict::Pass, "{}: {}", c.name, b.detail);
+                    }
+                }
+            }
+            assert_eq!(departed, 5, "{device}");
+        }
+    }
+
+    /// A live observation is judged alone (without the recordings replayed on the reference
+    /// side): under spec the H3 and H4 observations diverge at the recorded bytes.
+    #[test]
+    fn live_observations_diverge_under_spec() {
+        let mut cases: Vec<Case> = load_file(&root("cases/reduce/global.yaml")).unwrap();
+        cases.retain(|c| departing(&c.name).is_some());
+        let recorded: Vec<Case> = cases.clone();
+        for c in &mut cases {
+            c.observed.clear();
+        }
+        // Each judged against its first recorded observation.
+        for (profile, verdict) in [
+            (Profile::Spec, Verdict::Diverge),
+            (Profile::Sm90, Verdict::Pass),
+        ] {
+            for (c, r) in cases.iter().zip(&recorded) {
+                let known = KnownDivergences::default();
+                let (mut res, ex) = reference_side("f", c, &known, profile);
+                let ex = ex.unwrap();
+                assert_eq!(ex.profile, profile);
+                crate::judge::judge(c, &ex, &r.observed[0], &mut res);
+                assert_eq!(
+                    res.verdict, verdict,
+                    "{} under {profile}: {}",
+                    c.name, res.detail
+                );
+                assert_eq!(res.departures.is_empty(), profile == Profile::Spec);
+            }
+        }
+    }
+
+    /// Without a GPU run, the reference side replays the recordings under the profile: sm_90
+    /// notes the departure on a reference pass, spec makes it a reference failure.
+    #[test]
+    fn reference_only_replay_notes_departures() {
+        let cases: Vec<Case> = load_file(&root("cases/reduce/global.yaml")).unwrap();
+        let c = cases
+            .iter()
+            .find(|c| c.name == "reduce.global.add.f64")
+            .unwrap();
+        let known = KnownDivergences::default();
+        let (r, _) = reference_side("f", c, &known, Profile::Sm90);
+        assert_eq!(r.verdict, Verdict::ReferencePass);
+        assert_eq!(r.departures, ["P-RED-F64-NAN-OPERAND"]);
+        assert!(r.detail.contains("recorded on NVIDIA H100"), "{}", r.detail);
+        let (r, _) = reference_side("f", c, &known, Profile::Spec);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(r.departures.is_empty());
+        assert!(
+            r.detail.contains("out byte 24: observed 0x00"),
+            "{}",
+            r.detail
+        );
+    }
+
+    fn example(name: &str) -> Case {
+        load_file(&root(&format!("cases/examples/{name}")))
+            .unwrap()
+            .remove(0)
+    }
+
+    /// A recorded observation of part of a region: the judge compares that range alone and says
+    /// what it covered, a byte differing inside it diverges at its region offset, and a range
+    /// outside the region (only an observation built in code can hold one: a case file with it
+    /// is refused at load) is a divergence naming it.
+    #[test]
+    fn partial_observations_judge_only_their_range() {
+        let c = example("partial_observation.yaml");
+        let known = KnownDivergences::default();
+        let (r, ex) = reference_side("f", &c, &known, Profile::Sm90);
+        let coverage = "observed in part: dst@cta0 bytes 4..16 of 256; the rest of that region \
+                        not observed";
+        assert_eq!(r.verdict, Verdict::ReferencePass, "{}", r.detail);
+        assert!(r.detail.contains(coverage), "{}", r.detail);
+        let ex = ex.unwrap();
+        let judged = |obs: &Observation| {
+            let mut j = r.clone();
+            crate::judge::judge(&c, &ex, obs, &mut j);
+            j
+        };
+        let obs = c.observed[0].clone();
+        let j = judged(&obs);
+        assert_eq!((j.verdict, j.detail.as_str()), (Verdict::Pass, coverage));
+        let mut bad = obs.clone();
+        bad.partial.get_mut("dst@cta0").unwrap().bytes[11] = 1;
+        let j = judged(&bad);
+        assert_eq!(j.verdict, Verdict::Diverge);
+        assert_eq!(
+            j.detail,
+            format!("dst@cta0 byte 15: observed 0x01; {coverage}")
+        );
+        assert_eq!(j.diffs[0].region, "dst@cta0[4..16]");
+        // Recorded, the differing observation makes the case a reference failure.
+        let mut recorded = c.clone();
+        recorded.observed = vec![bad];
+        let (r2, _) = reference_side("f", &recorded, &known, Profile::Sm90);
+        assert_eq!(r2.verdict, Verdict::ReferenceFail);
+        assert!(r2.detail.contains("dst@cta0 byte 15"), "{}", r2.detail);
+        let mut outside = obs;
+        outside.partial.get_mut("dst@cta0").unwrap().offset = 250;
+        let j = judged(&outside);
+        assert_eq!(j.verdict, Verdict::Diverge);
+        assert_eq!(
+            j.detail,
+            "dst@cta0: bytes from 250 (12 of them) observed, the region has 256"
+        );
+    }
+
+    /// `expect: driver_rejects` on hardware: the run must end at the driver's refusal. The
+    /// model's own prediction is that refusal; a recorded refusal keeps the case passing (with
+    /// a note), a completed run is a divergence naming the model's refusal.
+    #[test]
+    fn driver_rejects_is_judged_by_the_ending() {
+        let c = example("driver_rejects.yaml");
+        let known = KnownDivergences::default();
+        let (r, ex) = reference_side("f", &c, &known, Profile::Sm90);
+        assert_eq!(r.verdict, Verdict::ReferencePass, "{}", r.detail);
+        assert!(
+            r.detail
+                .starts_with("the driver model refuses tensor map `tm` (global-stride-multiple-16"),
+            "{}",
+            r.detail
+        );
+        let ex = ex.unwrap();
+        let info = crate::result::RunInfo {
+            device: "test: built here, not a GPU run".into(),
+            ..Default::default()
+        };
+        let refused = crate::differential::predicted(&info, &ex);
+        assert!(
+            matches!(refused.outcome, Ending::Rejected(_)),
+            "{refused:?}"
+        );
+        let judged = |obs: &Observation| {
+            let mut j = r.clone();
+            crate::judge::judge(&c, &ex, obs, &mut j);
+            j
+        };
+        let j = judged(&refused);
+        assert_eq!(j.verdict, Verdict::Pass, "{}", j.detail);
+        assert!(j
+            .detail
+            .starts_with("driver refused a tensor map as expected"));
+        let mut completed = refused.clone();
+        completed.outcome = Ending::Completed;
+        let j = judged(&completed);
+        assert_eq!(j.verdict, Verdict::Diverge);
+        assert_eq!(
+            j.detail,
+            "expected the driver to refuse a tensor map (the driver model refuses `tm`: \
+             global-stride-multiple-16); the run completed"
+        );
+        // As recorded observations, replayed on the reference side.
+        for (obs, verdict, says) in [
+            (
+                refused,
+                Verdict::ReferencePass,
+                "driver refused a tensor map as expected",
+            ),
+            (completed, Verdict::ReferenceFail, "the run completed"),
+        ] {
+            let mut recorded = c.clone();
+            recorded.observed = vec![obs];
+            let (r, _) = reference_side("f", &recorded, &known, Profile::Sm90);
+            assert_eq!(r.verdict, verdict, "{}", r.detail);
+            assert!(r.detail.contains(says), "{}", r.detail);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The result model: a case's verdict, its detail and byte differences, where it ran, and the
+//! summary of a run. Reports (`ptxconform` CLI) render it; the journal stores it.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+mod attribution;
+mod bytes;
+mod run_info;
+mod verdict;
+
+pub use attribution::{culprit, departs, Attribution, BuildOutcome, Culprit};
+pub use bytes::{ExpectedByte, RegionDiff};
+pub use run_info::{today, RunInfo};
+pub use verdict::Verdict;
+
+/// The result of one case, as journaled and reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CaseResult {
+    pub case: String,
+    pub file: String,
+    pub family: String,
+    pub verdict: Verdict,
+    /// One-line explanation (the UB rule, the first differing byte, the trap kind, ...).
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diffs: Vec<RegionDiff>,
+    #[serde(default)]
+    pub wall_us: u64,
+    /// The device that ran it, when a run used several.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub device: String,
+    /// Who departed from the model, when the case was run under several builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+    /// Profile positions (`sem::profile`) where the hardware matched the sm_90 reading and
+    /// departed from the spec reading: a pass that is a finding against the text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub departures: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Summary {
+    pub info: RunInfo,
+    /// family -> verdict name -> count
+    pub counts: BTreeMap<String, BTreeMap<String, usize>>,
+    pub totals: BTreeMap<String, usize>,
+    /// Profile position -> cases whose hardware result departed from its spec reading.
+    #[serde(default)]
+    pub departures: BTreeMap<String, usize>,
+    pub results: Vec<CaseResult>,
+}
+
+impl Summary {
+    /// The summary of `results`, ordered by file, then case name (stable), so that a run's report
+    /// does not depend on the order results arrived in (batches, devices, shards, `--resume`).
+    pub fn new(info: RunInfo, mut results: Vec<CaseResult>) -> Summary {
+        results.sort_by(|a, b| (&a.file, &a.case).cmp(&(&b.file, &b.case)));
+        let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        let mut totals: BTreeMap<String, usize> = BTreeMap::new();
+        let mut departures: BTreeMap<String, usize> = BTreeMap::new();
+        for r in &results {
+            for d in &r.departures {
+                *departures.entry(d.clone()).or_default() += 1;
+            }
+            *counts
+                .entry(r.family.clone())
+                .or_default()
+                .entry(r.verdict.name().to_string())
+                .or_default() += 1;
+            *totals.entry(r.verdict.name().to_string()).or_default() += 1;
+        }
+        Summary {
+            info,
+            counts,
+            totals,
+            departures,
+            results,
+        }
+    }
+    /// The results that departed from the spec reading of a profile position.
+    pub fn spec_departures(&self) -> impl Iterator<Item = &CaseResult> {
+        self.results.iter().filter(|r| !r.departures.is_empty())
+    }
+    pub fn failures(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.verdict.is_failure())
+            .count()
+    }
+}

@@ -1,0 +1,732 @@
+//! The GPU backend of the differential core: emit each case's program, turn it into a worker job
+//! (parameter block with patched pointers, dump buffer, every global region between canaries),
+//! run batches through the isolating supervisor, decode what came back into a typed observation.
+
+use crate::builds::Codegen;
+use crate::device::{DeviceInfo, JobResult, Supervisor, SupervisorConfig, WorkerCommand};
+use crate::emit::{emit_all, link, Emitted};
+use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
+use decode::observation;
+use ptxconform_core::differential::{Backend, Prepare, Prepared, Ran, Run};
+use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::result::RunInfo;
+pub mod batch;
+pub mod decode;
+pub mod fleet;
+
+use ptxconform_reference::case::{to_yaml, Case, Observation};
+use ptxconform_reference::layout::CANARY;
+use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome as RefOutcome};
+use ptxconform_reference::target::{Suffix, Target};
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Buffer indices of a case's job result (see [`super::batch`], which shapes each instance's
+/// result this way): the dump, then every global region's buffer.
+pub(crate) const DUMP: usize = 1;
+pub(crate) const FIRST_GLOBAL: usize = 3;
+
+/// Can a device of compute capability `cc` run code built for `t`? Arch-specific targets (`a`) run
+/// only on exactly that architecture; family targets (`f`) on the same family; plain ones on
+/// anything at least as new.
+pub fn runs_on(t: Target, cc: (i32, i32)) -> bool {
+    let dev = (cc.0 * 10 + cc.1) as u32;
+    match t.suffix {
+        Suffix::Arch => dev == t.sm,
+        Suffix::Family => dev / 10 == t.sm / 10 && dev >= t.sm,
+        Suffix::None => dev >= t.sm,
+    }
+}
+
+/// Where global region `i` starts inside its buffer, and the buffer's size and alignment: at
+/// least [`CANARY`] canary bytes on each side, the start aligned as the region asks plus its
+/// deliberate `misalign` (the reference's A-EXEC-GLOBAL-BASE).
+pub(crate) fn global_geometry(case: &Case, i: usize) -> (u64, u64, u64) {
+    let r = &case.memory.global[i];
+    let pad = CANARY.max(r.align);
+    let start = pad + r.misalign;
+    (start, start + r.size + CANARY, r.align.max(256))
+}
+
+/// Write a divergence report: the case with the hardware observation (itself a runnable case)
+/// and its PTX.
+pub fn write_divergence(
+    dir: &Path,
+    case: &Case,
+    ptx: &str,
+    obs: Option<&Observation>,
+) -> Result<(), String> {
+    let d = dir.join("divergences");
+    std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
+    let mut c = case.clone();
+    if let Some(o) = obs {
+        c.observed = vec![o.clone()];
+    }
+    let stem = file_stem(&case.name);
+    std::fs::write(d.join(format!("{stem}.yaml")), to_yaml(&[c])).map_err(|e| e.to_string())?;
+    std::fs::write(d.join(format!("{stem}.ptx")), ptx).map_err(|e| e.to_string())
+}
+
+/// A case name as a file name (characters other than letters, digits, `-_.` become `_`).
+pub fn file_stem(name: &str) -> String {
+    name.chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The hardware side of every path (`run`, `fuzz`, minimization): a worker supervisor, the
+/// device's compute capability, compiled modules by shape, and launch limits.
+pub struct Engine {
+    pub sup: Supervisor,
+    pub cc: (i32, i32),
+    pub limits: Limits,
+    /// Offline compiler; `None`: the driver JIT compiles in the worker.
+    pub compiler: Option<crate::compile::Compiler>,
+    /// The JIT's optimization level when it compiles (`None`: the driver's default).
+    pub jit_level: Option<u8>,
+    /// Compiled kernels by shape key.
+    kernels: HashMap<u64, Kernel>,
+    /// Every case compiles a module of its own (the naive baseline of `bench`).
+    pub naive: bool,
+    /// Known findings: their cases are expected to misbehave and run apart.
+    pub known: ptxconform_core::known::KnownDivergences,
+    pub stats: BatchStats,
+    pub times: Times,
+    /// The device, as observations record it.
+    pub info: RunInfo,
+    /// The device among several (`GPU 1 (NVIDIA H200)`), as results record it; empty for one.
+    pub label: String,
+}
+
+/// Wall time of each stage of a batch, summed over calls.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Times {
+    /// Reference evaluation and recorded-observation replay (host threads).
+    pub reference: Duration,
+    /// Emission (host threads).
+    pub emit: Duration,
+    /// Offline compilation of new shapes.
+    pub compile: Duration,
+    /// Batched execution (see [`BatchStats`] for its host and device parts).
+    pub execute: Duration,
+    /// Decoding read-back state into observations (host threads).
+    pub observe: Duration,
+    /// Judgement (host threads).
+    pub judge: Duration,
+}
+
+impl Engine {
+    pub fn new(
+        sup: Supervisor,
+        cc: (i32, i32),
+        compiler: Option<crate::compile::Compiler>,
+    ) -> Engine {
+        Engine {
+            sup,
+            cc,
+            limits: Limits::default(),
+            compiler,
+            jit_level: None,
+            kernels: HashMap::new(),
+            naive: false,
+            known: Default::default(),
+            stats: BatchStats::default(),
+            times: Times::default(),
+            info: RunInfo::default(),
+            label: String::new(),
+        }
+    }
+
+    /// Compile every shape of `ems` not compiled yet. Shapes of one preamble are linked into
+    /// modules of several kernels (one ptxas run and one module load each), the modules compiled
+    /// in parallel. A module that does not compile is split into its shapes, so that an error
+    /// belongs to one shape; a shape that does not compile offline is left to the driver's JIT
+    /// (which reports its own error for the case).
+    fn compile(&mut self, ems: &[&Emitted]) {
+        let Some(c) = &self.compiler else { return };
+        if self.kernels.len() > MAX_KERNELS {
+            self.kernels.clear();
+            self.sup.clear_modules();
+        }
+        let dev = (self.cc.0 * 10 + self.cc.1) as u32;
+        // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
+        // device) is compiled for the device, as the driver's JIT would.
+        let arch = |em: &Emitted| {
+            if em.target.sm == dev {
+                em.target
+            } else {
+                Target::new(dev, Suffix::None)
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut groups: BTreeMap<(&str, Target), Vec<&Emitted>> = BTreeMap::new();
+        for em in ems {
+            if !self.kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key) {
+                groups
+                    .entry((em.preamble(), arch(em)))
+                    .or_default()
+                    .push(em);
+            }
+        }
+        let sizes: Vec<usize> = groups.values().map(Vec::len).collect();
+        let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
+        for (((_, t), members), per) in groups
+            .into_iter()
+            .zip(module_sizes(&sizes, rayon::current_num_threads()))
+        {
+            modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
+        }
+        // Largest first: the parallel compile then ends about when its longest module does.
+        modules.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
+        let texts: Vec<String> = modules.iter().map(|(_, m)| link(m)).collect();
+        let jobs: Vec<(&str, Target)> = texts
+            .iter()
+            .zip(&modules)
+            .map(|(text, (t, _))| (text.as_str(), *t))
+            .collect();
+        let mut alone: Vec<(&str, Target, &Emitted)> = Vec::new();
+        for ((t, members), r) in modules.iter().zip(c.compile_many(&jobs)) {
+            match r {
+                Ok(cubin) => {
+                    let module = self.sup.add_module(cubin);
+                    for em in members {
+                        let k = Kernel {
+                            module,
+                            entry: em.linked_entry(),
+                        };
+                        self.kernels.insert(em.shape_key, k);
+                    }
+                }
+                Err(_) if members.len() > 1 => {
+                    alone.extend(members.iter().map(|em| (&*em.ptx, *t, *em)))
+                }
+                Err(_) => {}
+            }
+        }
+        let jobs: Vec<(&str, Target)> = alone.iter().map(|(p, t, _)| (*p, *t)).collect();
+        for ((_, _, em), r) in alone.iter().zip(c.compile_many(&jobs)) {
+            if let Ok(cubin) = r {
+                let module = self.sup.add_module(cubin);
+                let entry = em.entry.to_string();
+                self.kernels.insert(em.shape_key, Kernel { module, entry });
+            }
+        }
+    }
+}
+
+/// Most kernels linked into one module.
+const MODULE_KERNELS: usize = 64;
+
+/// Modules per core a batch of new shapes is cut into: with several, cores that finish early
+/// take more, instead of idling while the largest module compiles (a 15 s fuzz campaign on 16
+/// cores: 363 programs/s with one module per core, 422 with about three).
+const MODULES_PER_CORE: usize = 3;
+
+/// Kernels per module for groups of `sizes` new shapes (one group per preamble), compiled on
+/// `threads` cores: about [`MODULES_PER_CORE`] modules per core in all, so a batch of many small
+/// groups (a fuzz block spreads over a dozen PTX versions and targets) does not start one ptxas
+/// per group and core — a start costs as much as a few small kernels. Each group is cut into
+/// equal parts of at most [`MODULE_KERNELS`].
+fn module_sizes(sizes: &[usize], threads: usize) -> Vec<usize> {
+    let total: usize = sizes.iter().sum();
+    let share = total
+        .div_ceil(threads.max(1) * MODULES_PER_CORE)
+        .clamp(1, MODULE_KERNELS);
+    sizes
+        .iter()
+        .map(|&n| n.div_ceil(n.div_ceil(share).max(1)).max(1))
+        .collect()
+}
+/// Compiled kernels an engine keeps before starting over (bounds a long campaign's memory).
+const MAX_KERNELS: usize = 65_536;
+
+impl Backend for Engine {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, t: Target) -> bool {
+        runs_on(t, self.cc)
+    }
+    /// Emit every case (host threads), compile new shapes, run them in batched launches, decode
+    /// what came back.
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        let naive = self.naive.then_some(self.stats.instances);
+        let step = prepare(cases, &self.known, self.limits, self.jit_level, naive);
+        self.finish(cases, step)
+    }
+    /// Emission and composed launches need none of the engine's state that a batch changes, so
+    /// the core prepares a batch while the device runs the one before (not for the naive path,
+    /// whose programs are numbered by the instances run so far).
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        (!self.naive).then(|| {
+            Arc::new(Preparer {
+                known: self.known.clone(),
+                limits: self.limits,
+                jit_level: self.jit_level,
+            }) as Arc<dyn Prepare>
+        })
+    }
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        match prepared.take::<Step>() {
+            Some(step) => self.finish(cases, step),
+            None => self.observe(cases),
+        }
+    }
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.times.reference += reference;
+        self.times.judge += judge;
+    }
+}
+
+/// What an engine does for a batch before it needs the device: every case's program emitted,
+/// how each may share a launch, and the launches composed.
+struct Step {
+    emitted: Vec<Result<Emitted, Box<Ran>>>,
+    /// The cases (by index) whose program was emitted, each with its isolation; the plan's units
+    /// in order.
+    ready: Vec<(usize, Isolation)>,
+    plan: Result<Plan, String>,
+    /// Host time emitting.
+    emit: Duration,
+}
+
+/// An engine's settings that [`prepare`] reads, apart from the engine.
+struct Preparer {
+    known: KnownDivergences,
+    limits: Limits,
+    jit_level: Option<u8>,
+}
+
+impl Prepare for Preparer {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
+        Prepared::new(prepare(
+            cases,
+            &self.known,
+            self.limits,
+            self.jit_level,
+            None,
+        ))
+    }
+}
+
+/// Emit every case (host threads) and compose its launches. `naive`: every case a program of its
+/// own, numbered from that many instances run before.
+fn prepare(
+    cases: &[(&Case, &Execution)],
+    known: &KnownDivergences,
+    limits: Limits,
+    jit_level: Option<u8>,
+    naive: Option<u64>,
+) -> Step {
+    use rayon::prelude::*;
+    let t = Instant::now();
+    let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
+    let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
+        .into_par_iter()
+        .map(|em| match em {
+            Ok(em) if em.assemblable() => Ok(em),
+            Ok(em) => Err(Box::new(Ran::NotRun(format!(
+                "needs PTX ISA {} (the driver takes at most 9.0)",
+                em.version
+            )))),
+            Err(e) => Err(Box::new(Ran::Failed(format!("emit: {e}")))),
+        })
+        .collect();
+    if let Some(base) = naive {
+        for (k, em) in emitted.iter_mut().enumerate() {
+            if let Ok(em) = em {
+                em.ptx = format!("{}// instance {}\n", em.ptx, base + k as u64).into();
+                em.shape_key = crate::emit::fnv1a(&em.ptx);
+            }
+        }
+    }
+    let emit = t.elapsed();
+    let ready: Vec<(usize, Isolation)> = emitted
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.is_ok())
+        .map(|(k, _)| {
+            let (case, ex) = cases[k];
+            let isolation =
+                if ex.expected_hw == ExpectedHw::MayTrap || known.matching(&case.name).is_some() {
+                    Isolation::Suspect
+                } else if ex.expected_hw != ExpectedHw::Completes
+                    || matches!(ex.outcome, RefOutcome::Undefined { .. })
+                {
+                    // Predicted hangs and undefined behaviour may disturb their neighbours.
+                    Isolation::Alone
+                } else {
+                    Isolation::Shared
+                };
+            (k, isolation)
+        })
+        .collect();
+    let plan = batch::plan(&units_of(cases, &emitted, &ready), limits, jit_level);
+    Step {
+        emitted,
+        ready,
+        plan,
+        emit,
+    }
+}
+
+/// The units of a step's `ready` cases, in order.
+fn units_of<'a>(
+    cases: &[(&'a Case, &Execution)],
+    emitted: &'a [Result<Emitted, Box<Ran>>],
+    ready: &[(usize, Isolation)],
+) -> Vec<Unit<'a>> {
+    ready
+        .iter()
+        .filter_map(|&(k, isolation)| {
+            let em = emitted[k].as_ref().ok()?;
+            Some(Unit {
+                case: cases[k].0,
+                em,
+                isolation,
+            })
+        })
+        .collect()
+}
+
+impl Engine {
+    /// Run a prepared step: compile its new shapes, run its launches, decode what came back.
+    fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
+        use rayon::prelude::*;
+        let Step {
+            emitted,
+            ready,
+            plan,
+            emit,
+        } = step;
+        self.times.emit += emit;
+        let t = Instant::now();
+        let units = units_of(cases, &emitted, &ready);
+        self.compile(&units.iter().map(|u| u.em).collect::<Vec<_>>());
+        self.times.compile += t.elapsed();
+        let t = Instant::now();
+        let results = batch::execute(
+            &mut self.sup,
+            &units,
+            &self.kernels,
+            self.jit_level,
+            &mut self.stats,
+            plan?,
+        )?;
+        let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
+        for ((k, _), jr) in ready.iter().zip(results) {
+            jrs[*k] = Some(jr);
+        }
+        drop(units);
+        self.times.execute += t.elapsed();
+        let t = Instant::now();
+        let (info, label) = (&self.info, &self.label);
+        let runs = emitted
+            .into_par_iter()
+            .zip(jrs)
+            .enumerate()
+            .map(|(k, (em, jr))| match (em, jr) {
+                (Err(ran), _) => Run {
+                    ran: *ran,
+                    ptx: None,
+                    wall_us: 0,
+                    device: label.clone(),
+                },
+                (Ok(em), Some(jr)) => Run {
+                    ran: observation(cases[k].0, &em, &jr, info),
+                    ptx: Some(em.ptx),
+                    wall_us: jr.wall_us,
+                    device: label.clone(),
+                },
+                (Ok(em), None) => Run {
+                    ran: Ran::Failed("worker returned fewer results than jobs".into()),
+                    ptx: Some(em.ptx),
+                    wall_us: 0,
+                    device: label.clone(),
+                },
+            })
+            .collect();
+        self.times.observe += t.elapsed();
+        Ok(runs)
+    }
+}
+
+impl Engine {
+    /// `n` instances of one emitted program (`ptxconform litmus`): compiled once (cached by
+    /// shape), run in launches of up to `limits.instances` instances each with its own regions,
+    /// parameter block and dump slot, every observation decoded. No per-instance emission.
+    pub fn observe_instances(
+        &mut self,
+        case: &Case,
+        em: &Emitted,
+        n: usize,
+    ) -> Result<Vec<Ran>, String> {
+        use rayon::prelude::*;
+        let t = Instant::now();
+        self.compile(&[em]);
+        self.times.compile += t.elapsed();
+        let t = Instant::now();
+        let unit = Unit {
+            case,
+            em,
+            isolation: Isolation::Shared,
+        };
+        let units = vec![unit; n];
+        let plan = batch::plan(&units, self.limits, self.jit_level)?;
+        let results = batch::execute(
+            &mut self.sup,
+            &units,
+            &self.kernels,
+            self.jit_level,
+            &mut self.stats,
+            plan,
+        )?;
+        self.times.execute += t.elapsed();
+        let t = Instant::now();
+        let info = &self.info;
+        let runs = results
+            .par_iter()
+            .map(|jr| observation(case, em, jr, info))
+            .collect();
+        self.times.observe += t.elapsed();
+        Ok(runs)
+    }
+}
+
+impl Engine {
+    /// The build this engine's kernels are made with.
+    pub fn codegen(&self) -> crate::builds::Codegen {
+        use crate::builds::{release_of, Codegen, JIT_DEFAULT_LEVEL};
+        match &self.compiler {
+            Some(c) => Codegen::Ptxas {
+                release: release_of(&c.ptxas().version).unwrap_or_else(|| "?".into()),
+                level: c.opt_level(),
+            },
+            None => Codegen::Jit {
+                level: self.jit_level.unwrap_or(JIT_DEFAULT_LEVEL),
+            },
+        }
+    }
+
+    /// One line: where the time went.
+    pub fn breakdown(&self) -> String {
+        let (t, s) = (&self.times, &self.stats);
+        let c = self
+            .compiler
+            .as_ref()
+            .map(|c| c.stats())
+            .unwrap_or_default();
+        format!(
+            "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s ({} modules compiled, {} cached), \
+             execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
+             {} split, {} workers, {:.2}s waiting for one), observe {:.2}s, judge {:.2}s",
+            t.reference.as_secs_f64(),
+            t.emit.as_secs_f64(),
+            t.compile.as_secs_f64(),
+            c.compiled,
+            c.memory_hits + c.disk_hits,
+            t.execute.as_secs_f64(),
+            s.host.as_secs_f64(),
+            s.device.as_secs_f64(),
+            s.launches,
+            s.worker.as_secs_f64(),
+            s.splits,
+            self.sup.spawned,
+            self.sup.spawn_wall.as_secs_f64(),
+            t.observe.as_secs_f64(),
+            t.judge.as_secs_f64(),
+        )
+    }
+}
+
+/// A supervisor for device `device` with a per-job watchdog.
+pub fn supervisor(
+    device: i32,
+    job_timeout: u64,
+    confirm_failures: bool,
+) -> Result<Supervisor, String> {
+    supervisor_config(device, job_timeout, confirm_failures).map(Supervisor::new)
+}
+
+/// The configuration [`supervisor`] uses, for callers that change more of it.
+pub fn supervisor_config(
+    device: i32,
+    job_timeout: u64,
+    confirm_failures: bool,
+) -> Result<SupervisorConfig, String> {
+    let mut cfg = SupervisorConfig::new(WorkerCommand::current_exe(device)?);
+    cfg.job_timeout = Duration::from_secs(job_timeout);
+    cfg.confirm_failures = confirm_failures;
+    Ok(cfg)
+}
+
+/// What an engine is opened with. Every command opens its engines through [`open`].
+pub struct Spec<'a> {
+    pub device: &'a DeviceInfo,
+    /// Recorded into observations and reports; its `device` is set from [`Spec::device`].
+    pub info: RunInfo,
+    /// Seconds a job may run before its worker is killed.
+    pub job_timeout: u64,
+    /// Run a trapping or hanging job again, alone, before recording it (`run`, `litmus`,
+    /// `bench`); a campaign that minimizes its failures anyway skips it.
+    pub confirm_failures: bool,
+    /// How every kernel is built; `None`: the offline compiler when one is found (at
+    /// `opt_level`, else its default), else the driver's JIT.
+    pub build: Option<Codegen>,
+    pub opt_level: Option<u8>,
+    /// The known findings, for isolating cases that trap.
+    pub known: KnownDivergences,
+}
+
+/// The engine of [`Spec`] on its device.
+pub fn open(spec: Spec) -> Result<Engine, String> {
+    let sup = supervisor(spec.device.ordinal, spec.job_timeout, spec.confirm_failures)?;
+    let (compiler, jit_level) = match &spec.build {
+        Some(Codegen::Jit { level }) => (None, Some(*level)),
+        Some(Codegen::Ptxas { release, level }) => (
+            Some(
+                crate::compile::Compiler::new(
+                    crate::builds::ptxas_of(release)?,
+                    crate::compile::default_cache_dir(),
+                )?
+                .with_opt_level(*level)?,
+            ),
+            None,
+        ),
+        None => match (crate::compile::Compiler::find(), spec.opt_level) {
+            (Ok(c), Some(level)) => (Some(c.with_opt_level(level)?), None),
+            (Ok(c), None) => (Some(c), None),
+            (Err(_), _) => (None, None),
+        },
+    };
+    let mut e = Engine::new(sup, spec.device.compute_capability, compiler);
+    e.jit_level = jit_level;
+    e.known = spec.known;
+    e.info = RunInfo {
+        device: spec.device.name.clone(),
+        ..spec.info
+    };
+    Ok(e)
+}
+
+/// An engine that builds every kernel with `cg`, traps confirmed (attribution's builds).
+pub fn open_build(
+    dev: &DeviceInfo,
+    info: &RunInfo,
+    job_timeout: u64,
+    known: &KnownDivergences,
+    cg: &Codegen,
+) -> Result<Engine, String> {
+    open(Spec {
+        device: dev,
+        info: info.clone(),
+        job_timeout,
+        confirm_failures: true,
+        build: Some(cg.clone()),
+        opt_level: None,
+        known: known.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::emit;
+
+    /// Shapes of one preamble share a module; a module ptxas rejects is split into its shapes,
+    /// so that only the bad shape is left without a kernel (for the JIT to report).
+    #[test]
+    fn shapes_link_into_modules_and_a_rejected_module_splits() {
+        let Some(p) = crate::ptxas::for_tests() else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("ptxconform-link-{}", std::process::id()));
+        let compiler = crate::compile::Compiler::new(p, Some(dir.clone())).unwrap();
+        let sup = supervisor(0, 10, true).unwrap();
+        let mut eng = Engine::new(sup, (9, 0), Some(compiler));
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        // One thread: the engine makes about MODULES_PER_CORE modules, here three of two shapes.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let good: Vec<Emitted> = cases[..6].iter().map(|c| emit(c).unwrap()).collect();
+        one.install(|| eng.compile(&good.iter().collect::<Vec<_>>()));
+        let modules: std::collections::BTreeSet<u64> = good
+            .iter()
+            .map(|e| eng.kernels[&e.shape_key].module)
+            .collect();
+        assert_eq!(
+            modules.len(),
+            3,
+            "six shapes of one preamble, three modules"
+        );
+        assert_eq!(
+            eng.kernels[&good[0].shape_key].entry,
+            good[0].linked_entry()
+        );
+
+        let mut bad = emit(&cases[6]).unwrap();
+        bad.ptx = bad.ptx.replacen("cp.async.ca", "cp.async.bogus", 1).into();
+        bad.shape_key = crate::emit::fnv1a(&bad.ptx);
+        let other = emit(&cases[7]).unwrap();
+        // Six new shapes again: `bad` and `other` share the first module of two.
+        let more: Vec<Emitted> = cases[8..12].iter().map(|c| emit(c).unwrap()).collect();
+        let mut batch = vec![&bad, &other];
+        batch.extend(&more);
+        one.install(|| eng.compile(&batch));
+        assert!(!eng.kernels.contains_key(&bad.shape_key), "left to the JIT");
+        let k = &eng.kernels[&other.shape_key];
+        assert_eq!(
+            k.entry,
+            crate::emit::ENTRY,
+            "compiled alone, under its own name"
+        );
+        assert!(!modules.contains(&k.module));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn module_sizes_share_new_shapes_across_cores() {
+        // Ten preamble groups of a fuzz block (315 shapes) on 16 cores: 49 modules of at most
+        // 7 kernels (about three per core), not one per group and core (125).
+        let sizes = [47, 8, 8, 34, 82, 75, 12, 14, 16, 19];
+        let per = module_sizes(&sizes, 16);
+        let modules: usize = sizes.iter().zip(&per).map(|(n, p)| n.div_ceil(*p)).sum();
+        assert_eq!(modules, 49, "{per:?}");
+        assert!(per.iter().all(|&p| p <= 7), "{per:?}");
+        // Parts of a group are equal to within one kernel.
+        assert_eq!(per[4], 7);
+        assert_eq!(per[5], 7);
+        // A big corpus group is cut at MODULE_KERNELS; one shape is one module.
+        assert_eq!(module_sizes(&[10_000], 16), vec![64]);
+        assert_eq!(module_sizes(&[1000], 16), vec![21]);
+        assert_eq!(module_sizes(&[1], 16), vec![1]);
+        assert_eq!(module_sizes(&[0, 3], 1), vec![1, 1]);
+    }
+
+    #[test]
+    fn target_runs_on_device() {
+        let h100 = (9, 0);
+        assert!(runs_on("sm_90a".parse().unwrap(), h100));
+        assert!(runs_on("sm_80".parse().unwrap(), h100));
+        assert!(!runs_on("sm_100a".parse().unwrap(), h100));
+        assert!(!runs_on("sm_100f".parse().unwrap(), h100));
+        assert!(runs_on("sm_100f".parse().unwrap(), (10, 3)));
+        assert!(!runs_on("sm_100a".parse().unwrap(), (10, 3)));
+    }
+}
