@@ -192,6 +192,7 @@ mod tests {
             family: "x".into(),
             verdict: Verdict::Pass,
             detail: String::new(),
+            differences: vec![],
             diffs: vec![],
             wall_us: 0,
             device: String::new(),

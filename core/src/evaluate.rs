@@ -130,6 +130,7 @@ pub fn evaluate_under(
         family,
         verdict: Verdict::ReferencePass,
         detail: String::new(),
+        differences: vec![],
         diffs: vec![],
         wall_us: 0,
         device: String::new(),

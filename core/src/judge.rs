@@ -8,11 +8,14 @@
 //! position ids ([`CaseResult::departures`]), which reports count and list as findings.
 
 use crate::known::KnownDivergences;
-use crate::result::{CaseResult, ExpectedByte, RegionDiff, Verdict};
+use crate::result::{
+    model_refusals, render, CaseResult, Difference, ExpectedByte, RegionDiff, Verdict,
+};
 use ptxconform_reference::case::{Case, Ending, Expect, Observation, PartialBytes};
 use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
+use ptxconform_reference::sem::tcgen05::tmem::Cell;
 
 /// The profile hardware is judged under unless a command names another: what sm_90 silicon was
 /// recorded doing, so that its known departures from the text are findings, not failures.
@@ -118,60 +121,49 @@ pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult)
     }
 }
 
-/// How a run ended, in a few words.
-fn ending_summary(e: &Ending) -> String {
-    match e {
-        Ending::Completed => "completed".into(),
-        Ending::Timeout(steps) => format!("timed out in wait step(s) {steps:?}"),
-        Ending::Trap { kind, code } => format!("trapped {kind} (CUDA error {code})"),
-        Ending::Watchdog(ms) => format!("hit the watchdog after {ms} ms"),
-        Ending::Rejected(m) => format!("the driver refused a tensor map: {m}"),
-    }
-}
-
 /// `expect: driver_rejects`: the run must end at the driver's refusal of a tensor map (the
 /// reference side checks that the model's driver refuses one).
 fn judge_rejection(ex: &Execution, obs: &Observation, r: &mut CaseResult) {
-    let model: Vec<String> = ex
+    let model: Vec<(String, String)> = ex
         .driver_rejects
         .iter()
-        .map(|(map, why)| format!("`{map}`: {}", why.rule))
+        .map(|(map, why)| (map.clone(), why.rule.to_string()))
         .collect();
-    let model = if model.is_empty() {
-        "the driver model refuses no map".to_string()
-    } else {
-        format!("the driver model refuses {}", model.join(", "))
-    };
     if let Ending::Rejected(message) = &obs.outcome {
         r.verdict = Verdict::Pass;
-        r.detail = format!("driver refused a tensor map as expected: {message} ({model})");
-    } else {
-        r.verdict = Verdict::Diverge;
         r.detail = format!(
-            "expected the driver to refuse a tensor map ({model}); the run {}",
-            ending_summary(&obs.outcome)
+            "driver refused a tensor map as expected: {message} ({})",
+            model_refusals(&model)
         );
+    } else {
+        r.differences = vec![Difference::NotRefused {
+            ended: obs.outcome.clone(),
+            model,
+        }];
+        r.verdict = Verdict::Diverge;
+        r.detail = render(&r.differences);
     }
 }
 
 /// The part of region `name` that `part` gives, compared with the model's bytes `exp`: a
-/// problem if it differs or lies outside, and the coverage, which the verdict's detail states
+/// difference if it differs or lies outside, and the coverage, which the verdict's detail states
 /// (the rest of the region was not observed, so it neither passes nor fails).
 fn judge_part(
     name: &str,
     exp: &[ExpectedByte],
     part: &PartialBytes,
-    problems: &mut Vec<String>,
+    found: &mut Vec<Difference>,
     coverage: &mut Vec<String>,
     diffs: &mut Vec<RegionDiff>,
 ) {
     let n = exp.len();
     let Some(range) = part.range().filter(|r| r.end <= n as u64) else {
-        problems.push(format!(
-            "{name}: bytes from {} ({} of them) observed, the region has {n}",
-            part.offset,
-            part.bytes.len()
-        ));
+        found.push(Difference::OutsideRegion {
+            region: name.to_string(),
+            offset: part.offset,
+            len: part.bytes.len(),
+            region_len: n,
+        });
         return;
     };
     let (a, b) = (range.start as usize, range.end as usize);
@@ -182,67 +174,58 @@ fn judge_part(
         observed: part.bytes.clone(),
     };
     if let Some(i) = d.first_mismatch() {
-        problems.push(format!(
-            "{name} byte {}: observed {:#04x}",
-            a + i,
-            d.observed[i]
-        ));
+        found.push(Difference::Byte {
+            region: name.to_string(),
+            offset: a + i,
+            expected: d.expected[i].clone(),
+            observed: d.observed[i],
+        });
         diffs.push(d);
     }
 }
 
 /// [`judge`] without the second reading.
 fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    r.differences.clear();
     if case.expect == Some(Expect::DriverRejects) {
         return judge_rejection(ex, obs, r);
     }
     let undefined = matches!(ex.outcome, Outcome::Undefined { .. });
-    let mut abnormal = |what: String, trapped: bool| {
-        r.verdict = match (ex.expected_hw, trapped) {
-            (ExpectedHw::MayTrap, true) => Verdict::TrapExpected,
-            (ExpectedHw::Timeout, false) => Verdict::TimeoutExpected,
-            _ if undefined => Verdict::ReferenceUndefined,
-            (_, true) => Verdict::TrapUnexpected,
-            (_, false) => Verdict::TimeoutUnexpected,
+    if obs.outcome != Ending::Completed {
+        let ended = Difference::Ending {
+            ended: obs.outcome.clone(),
         };
-        r.detail = format!("{what}; reference: {}", ref_summary(ex));
-    };
-    match &obs.outcome {
-        Ending::Trap { kind, code } => {
-            return abnormal(format!("trap {kind} (CUDA error {code})"), true);
-        }
-        Ending::Watchdog(ms) => {
-            return abnormal(format!("timeout: watchdog after {ms} ms"), false);
-        }
-        Ending::Timeout(steps) => {
-            return abnormal(format!("timeout in wait step(s) {steps:?}"), false);
-        }
-        Ending::Rejected(message) => {
+        r.verdict = match (&obs.outcome, ex.expected_hw) {
             // A map the model calls undefined may be refused; one it accepts may not.
-            r.verdict = if undefined {
-                Verdict::ReferenceUndefined
-            } else {
-                Verdict::HarnessError
-            };
-            r.detail = format!("driver: {message}; reference: {}", ref_summary(ex));
-            return;
-        }
-        Ending::Completed => {}
+            (Ending::Rejected(_), _) if undefined => Verdict::ReferenceUndefined,
+            (Ending::Rejected(_), _) => Verdict::HarnessError,
+            (Ending::Trap { .. }, ExpectedHw::MayTrap) => Verdict::TrapExpected,
+            (Ending::Timeout(_) | Ending::Watchdog(_), ExpectedHw::Timeout) => {
+                Verdict::TimeoutExpected
+            }
+            _ if undefined => Verdict::ReferenceUndefined,
+            (Ending::Trap { .. }, _) => Verdict::TrapUnexpected,
+            _ => Verdict::TimeoutUnexpected,
+        };
+        r.detail = format!("{ended}; reference: {}", ref_summary(ex));
+        r.differences = vec![ended];
+        return;
     }
     if undefined {
         r.verdict = Verdict::ReferenceUndefined;
         r.detail = format!("hardware completed; reference: {}", ref_summary(ex));
         return;
     }
-    let mut problems = Vec::new();
+    let mut found = Vec::new();
     if !obs.canaries_broken.is_empty() {
-        problems.push(format!(
-            "canary bytes overwritten around {:?}",
-            obs.canaries_broken
-        ));
+        found.push(Difference::Canaries {
+            regions: obs.canaries_broken.clone(),
+        });
     }
     if !obs.not_reached.is_empty() {
-        problems.push(format!("CTAs {:?} did not reach the end", obs.not_reached));
+        found.push(Difference::NotReached {
+            ctas: obs.not_reached.clone(),
+        });
     }
     let mut coverage = Vec::new();
     for (name, bytes) in checked_regions(case, ex) {
@@ -252,7 +235,7 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
                 &name,
                 &expected(),
                 part,
-                &mut problems,
+                &mut found,
                 &mut coverage,
                 &mut r.diffs,
             );
@@ -262,16 +245,21 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
             continue;
         };
         if o.len() != bytes.len() {
-            problems.push(format!(
-                "{name}: {} bytes observed, the case declares {}",
-                o.len(),
-                bytes.len()
-            ));
+            found.push(Difference::Length {
+                region: name,
+                observed: o.len(),
+                declared: bytes.len(),
+            });
             continue;
         }
         // Against the model's bytes: the expected bytes are spelled out only for a diff.
         if let Some(i) = bytes.iter().zip(o).position(|(b, v)| !b.allows(*v)) {
-            problems.push(format!("{name} byte {i}: observed {:#04x}", o[i]));
+            found.push(Difference::Byte {
+                region: name.clone(),
+                offset: i,
+                expected: expected_byte(&bytes[i]),
+                observed: o[i],
+            });
             r.diffs.push(RegionDiff {
                 region: name,
                 expected: expected(),
@@ -287,13 +275,16 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
             };
             let cols = (cells.len() / 128).max(1);
             if let Some(i) = cells.iter().zip(o).position(|(c, v)| !c.accepts(*v)) {
-                problems.push(format!(
-                    "Tensor Memory {key} lane {} column {}: observed {:#010x}, expected {:?}",
-                    i / cols,
-                    i % cols,
-                    o[i],
-                    cells[i]
-                ));
+                found.push(Difference::TensorMemory {
+                    region: key,
+                    lane: i / cols,
+                    column: i % cols,
+                    expected: match cells[i] {
+                        Cell::Known(v) => Some(v),
+                        Cell::Unwritten => None,
+                    },
+                    observed: o[i],
+                });
             }
         }
     }
@@ -307,20 +298,22 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
             // test_wait.parity(p) is true when the phase of parity p (the current or the
             // immediately preceding one) has completed, i.e. when p != the current parity.
             if (p.parity0_done, p.parity1_done) != (cur != 0, cur != 1) {
-                problems.push(format!(
-                    "mbarrier {key}: phase parity {cur} expected, test_wait.parity gave ({}, {})",
-                    p.parity0_done, p.parity1_done
-                ));
+                found.push(Difference::Parity {
+                    mbarrier: key,
+                    parity: cur.into(),
+                    parity0_done: p.parity0_done,
+                    parity1_done: p.parity1_done,
+                });
             }
         }
     }
-    if problems.is_empty() {
-        r.verdict = Verdict::Pass;
-        r.detail.clear();
+    r.verdict = if found.is_empty() {
+        Verdict::Pass
     } else {
-        r.verdict = Verdict::Diverge;
-        r.detail = problems.join("; ");
-    }
+        Verdict::Diverge
+    };
+    r.detail = render(&found);
+    r.differences = found;
     if !coverage.is_empty() {
         let note = format!(
             "observed in part: {}; the rest of {} not observed",
@@ -348,6 +341,7 @@ pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut Cas
         let mut j = CaseResult {
             verdict: Verdict::Pass,
             detail: String::new(),
+            differences: vec![],
             diffs: vec![],
             ..r.clone()
         };

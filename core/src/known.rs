@@ -160,6 +160,7 @@ mod tests {
             family: "cp.reduce.async.bulk".into(),
             verdict: Verdict::Diverge,
             detail: "byte 2".into(),
+            differences: vec![],
             diffs: vec![],
             wall_us: 0,
             device: String::new(),

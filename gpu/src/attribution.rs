@@ -29,6 +29,7 @@ pub fn outcome_of(build: &str, j: &Judged) -> BuildOutcome {
         build: build.to_string(),
         verdict: j.result.verdict.clone(),
         detail: j.result.detail.clone(),
+        differences: j.result.differences.clone(),
         departs: departs(&j.result.verdict) || stopped(j),
     }
 }
@@ -219,6 +220,7 @@ fn failed(build: &str, why: &str, n: usize) -> Vec<BuildOutcome> {
             build: build.to_string(),
             verdict: Verdict::HarnessError,
             detail: why.to_string(),
+            differences: vec![],
             departs: false,
         };
         n
@@ -294,6 +296,7 @@ pub fn sass_of(
 mod tests {
     use super::*;
     use ptxconform_core::differential::{run_batch, Altered};
+    use ptxconform_core::result::Difference;
     use ptxconform_reference::case::Ending;
 
     fn trap(o: &mut ptxconform_reference::case::Observation) {
@@ -368,19 +371,39 @@ mod tests {
         assert_eq!(got[0].as_ref().unwrap().culprit, Culprit::Silicon);
     }
 
-    fn o(build: &str, v: Verdict, d: &str) -> BuildOutcome {
+    fn o(build: &str, v: Verdict, differences: Vec<Difference>) -> BuildOutcome {
         BuildOutcome {
             build: build.into(),
             departs: departs(&v),
             verdict: v,
-            detail: d.into(),
+            detail: ptxconform_core::result::render(&differences),
+            differences,
+        }
+    }
+
+    fn byte(offset: usize, observed: u8) -> Difference {
+        Difference::Byte {
+            region: "dst@cta0".into(),
+            offset,
+            expected: ptxconform_core::result::ExpectedByte::Known(1),
+            observed,
         }
     }
 
     #[test]
     fn culprits() {
-        let trap = |b: &str| o(b, Verdict::TrapUnexpected, "trap IllegalInstruction");
-        let pass = |b: &str| o(b, Verdict::Pass, "");
+        let trap = |b: &str| {
+            let ended = ptxconform_reference::case::Ending::Trap {
+                kind: "IllegalInstruction".into(),
+                code: 715,
+            };
+            o(
+                b,
+                Verdict::TrapUnexpected,
+                vec![Difference::Ending { ended }],
+            )
+        };
+        let pass = |b: &str| o(b, Verdict::Pass, vec![]);
         // Every build traps the same way: not the compiler.
         assert_eq!(
             culprit(&trap("a"), &trap("a"), &[trap("b"), trap("c")]),
@@ -397,7 +420,7 @@ mod tests {
             Culprit::Flaky
         );
         // Two builds depart differently.
-        let div = o("b", Verdict::Diverge, "dst[3]: expected 01, got 00");
+        let div = o("b", Verdict::Diverge, vec![byte(3, 0)]);
         assert_eq!(
             culprit(&trap("a"), &trap("a"), std::slice::from_ref(&div)),
             Culprit::Mixed
@@ -406,7 +429,8 @@ mod tests {
             culprit(&trap("a"), &trap("a"), &[div, pass("c")]),
             Culprit::Mixed
         );
-        let missing = o("z", Verdict::HarnessError, "ptxas of CUDA 13.5 not found");
+        let mut missing = o("z", Verdict::HarnessError, vec![]);
+        missing.detail = "ptxas of CUDA 13.5 not found".into();
         assert_eq!(
             culprit(&trap("a"), &trap("a"), std::slice::from_ref(&missing)),
             Culprit::Untested
@@ -419,6 +443,14 @@ mod tests {
             Culprit::Compiler(vec!["x".into(), "y".into()]).to_string(),
             "compiler: x, y"
         );
+        // Builds are compared on what the judge found, not on its words: the same byte under
+        // other words is the same departure, another byte is not.
+        let mut reworded = o("c", Verdict::Diverge, vec![byte(3, 0)]);
+        reworded.detail = "other words".into();
+        let div = o("b", Verdict::Diverge, vec![byte(3, 0)]);
+        assert_eq!(culprit(&div, &div, &[reworded]), Culprit::Silicon);
+        let elsewhere = o("c", Verdict::Diverge, vec![byte(4, 0)]);
+        assert_eq!(culprit(&div, &div, &[elsewhere, pass("d")]), Culprit::Mixed);
     }
 }
 

@@ -152,6 +152,8 @@ proptest! {
             match k {
                 0 => { body += &format!("  - ptx: mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], {}\n", n * 8); tx += (n * 8) as i64; }
                 1 => { body += &format!("  - ptx: mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], {}\n", n * 8); tx -= (n * 8) as i64; }
+                // Copies stay inside the 256-byte `buf` (seven of 48 bytes would not).
+                _ if off + n * 16 > 256 => {}
                 _ => { body += &format!("  - ptx: {G2S} [buf+{off}], [src+{off}], {}, [bar]\n", n * 16); tx -= (n * 16) as i64; off += n * 16; copies += 1; }
             }
         }

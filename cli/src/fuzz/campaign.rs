@@ -564,6 +564,7 @@ pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
         family: family_of(case),
         verdict,
         detail: detail.into(),
+        differences: vec![],
         diffs: vec![],
         wall_us: 0,
         device: String::new(),

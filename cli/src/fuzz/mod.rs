@@ -14,7 +14,7 @@ pub mod ptxas_oracle;
 
 use ptxconform_core::differential::{Backend, Judged};
 use ptxconform_core::known::KnownDivergences;
-use ptxconform_core::result::{CaseResult, RunInfo, Verdict};
+use ptxconform_core::result::{CaseResult, Difference, RunInfo, Verdict};
 use ptxconform_gpu::engine::fleet::Fleet;
 use ptxconform_gpu::engine::Engine;
 use ptxconform_reference::case::Case;
@@ -224,17 +224,17 @@ fn normalize(s: &str) -> String {
 }
 
 impl Signature {
-    /// The signature of a failing hardware result.
+    /// The signature of a failing hardware result: where the judge's differences show (the
+    /// first differing byte's region before any other difference). A failure the judge did not
+    /// find (the reference's, the harness's, the builds') is known only by its words.
     pub fn of(r: &CaseResult) -> Signature {
-        let at = if let Some(d) = r.diffs.first() {
-            d.region.split('@').next().unwrap_or(&d.region).to_string()
-        } else {
-            match r.verdict {
-                // "trap IllegalInstruction (CUDA error 715); reference: …" -> "trap IllegalInstruction"
-                Verdict::TrapUnexpected => normalize(r.detail.split(" (").next().unwrap_or("")),
-                Verdict::TimeoutUnexpected => "timeout".into(),
-                _ => normalize(r.detail.split([';', ':']).next().unwrap_or("")),
-            }
+        let first_byte = r
+            .differences
+            .iter()
+            .find(|d| matches!(d, Difference::Byte { .. }));
+        let at = match first_byte.or(r.differences.first()) {
+            Some(d) => normalize(&d.site()),
+            None => normalize(r.detail.split([';', ':']).next().unwrap_or("")),
         };
         Signature {
             family: r.family.clone(),
@@ -252,7 +252,11 @@ impl Signature {
     }
     /// `family/verdict/at`, the text `signature` globs match.
     pub fn key(&self) -> String {
-        format!("{}/{}/{}", self.family, verdict_key(&self.verdict), self.at)
+        format!("{}/{}", self.family, self.verdict_at())
+    }
+    /// `verdict/at`: the key under any family.
+    pub fn verdict_at(&self) -> String {
+        format!("{}/{}", verdict_key(&self.verdict), self.at)
     }
     /// The same failure for minimization: the family may change as steps go (it names the first
     /// copy instruction), the verdict and where it shows may not.

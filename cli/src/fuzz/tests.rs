@@ -9,10 +9,10 @@ use ptxconform_core::differential::{predicted, Run};
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::judge::expected_regions;
 use ptxconform_core::known::{KnownDivergence, KnownDivergences};
-use ptxconform_core::result::{ExpectedByte, RegionDiff};
-use ptxconform_reference::case::to_yaml;
+use ptxconform_core::result::ExpectedByte;
 use ptxconform_reference::case::validate::parse_steps;
 use ptxconform_reference::case::{load_file, StepOp};
+use ptxconform_reference::case::{to_yaml, Ending};
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::ptx::cp_async::{CpAsyncOp, CpSize};
 use ptxconform_reference::ptx::Instruction;
@@ -449,12 +449,20 @@ fn signatures() {
         file: "f".into(),
         family: "cp.async.bulk".into(),
         verdict: Verdict::Diverge,
+        // The words do not matter: the differences decide, the first differing byte first.
         detail: "d".into(),
-        diffs: vec![RegionDiff {
-            region: "sbuf@cta3".into(),
-            expected: vec![],
-            observed: vec![],
-        }],
+        differences: vec![
+            Difference::Canaries {
+                regions: vec!["src".into()],
+            },
+            Difference::Byte {
+                region: "sbuf@cta3".into(),
+                offset: 7,
+                expected: ExpectedByte::Known(1),
+                observed: 2,
+            },
+        ],
+        diffs: vec![],
         wall_us: 0,
         device: String::new(),
         attribution: None,
@@ -462,9 +470,23 @@ fn signatures() {
     };
     let s = Signature::of(&r);
     assert_eq!(s.key(), "cp.async.bulk/diverge/sbuf");
+    let canaries = CaseResult {
+        differences: r.differences[..1].to_vec(),
+        ..r.clone()
+    };
+    assert_eq!(
+        Signature::of(&canaries).key(),
+        "cp.async.bulk/diverge/canaries"
+    );
     let t = CaseResult {
         verdict: Verdict::TrapUnexpected,
-        detail: "trap IllegalInstruction (CUDA error 715); reference: x".into(),
+        detail: "no words".into(),
+        differences: vec![Difference::Ending {
+            ended: Ending::Trap {
+                kind: "IllegalInstruction".into(),
+                code: 715,
+            },
+        }],
         diffs: vec![],
         ..r.clone()
     };

@@ -298,6 +298,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             family: "corpus".into(),
             verdict: Verdict::ReferenceFail,
             detail: e.message.clone(),
+            differences: vec![],
             diffs: vec![],
             wall_us: 0,
             device: String::new(),

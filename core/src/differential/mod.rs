@@ -323,7 +323,7 @@ mod tests {
     use super::pipeline::{step_lengths, PIPELINE_CASES};
     use super::*;
     use crate::evaluate::evaluate;
-    use crate::result::Verdict;
+    use crate::result::{Difference, Verdict};
     use ptxconform_reference::case::load_str;
     use std::time::Instant;
 
@@ -395,11 +395,18 @@ check: [buf]
         assert_eq!(good.regions["buf@cta0"][..5], [1, 2, 3, 4, 0xaa]);
         let p = good.mbarriers["bar@cta0"];
         assert!(p.parity0_done && !p.parity1_done, "{p:?}");
-        let verdict = |o: Observation| {
+        let judged = |o: Observation| {
             let mut c = c.clone();
             c.observed.clear();
-            let j = one(&mut Fixed(o), &c);
-            (j.result.verdict, j.result.detail)
+            one(&mut Fixed(o), &c).result
+        };
+        let verdict = |o: Observation| {
+            let r = judged(o);
+            // The detail is the rendering of the typed differences (before the reference's
+            // summary of an abnormal ending).
+            let rendered = crate::result::render(&r.differences);
+            assert!(r.detail.starts_with(&rendered), "{} / {rendered}", r.detail);
+            (r.verdict, r.detail)
         };
         assert_eq!(verdict(good.clone()).0, Verdict::Pass);
         let mut o = good.clone();
@@ -424,9 +431,43 @@ check: [buf]
         let (v, d) = verdict(o);
         assert_eq!(v, Verdict::TrapUnexpected);
         assert!(d.starts_with("trap IllegalAddress (CUDA error 700)"), "{d}");
-        let mut o = good;
+        let mut o = good.clone();
         o.outcome = Ending::Timeout(vec![3]);
-        assert_eq!(verdict(o).0, Verdict::TimeoutUnexpected);
+        assert_eq!(verdict(o.clone()).0, Verdict::TimeoutUnexpected);
+        assert_eq!(
+            judged(o).differences,
+            [Difference::Ending {
+                ended: Ending::Timeout(vec![3])
+            }]
+        );
+        // Every part found at once, typed, in the judge's order.
+        let mut o = good;
+        o.regions.get_mut("buf@cta0").unwrap()[2] = 9;
+        o.mbarriers.get_mut("bar@cta0").unwrap().parity1_done = true;
+        o.canaries_broken = vec!["src".into()];
+        o.not_reached = vec![0];
+        let r = judged(o);
+        assert_eq!(
+            r.differences,
+            [
+                Difference::Canaries {
+                    regions: vec!["src".into()]
+                },
+                Difference::NotReached { ctas: vec![0] },
+                Difference::Byte {
+                    region: "buf@cta0".into(),
+                    offset: 2,
+                    expected: crate::result::ExpectedByte::Known(3),
+                    observed: 9
+                },
+                Difference::Parity {
+                    mbarrier: "bar@cta0".into(),
+                    parity: 1,
+                    parity0_done: true,
+                    parity1_done: true
+                },
+            ]
+        );
     }
 
     /// A recorded observation is replayed through the judge: one the model agrees with keeps

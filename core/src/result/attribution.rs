@@ -1,7 +1,7 @@
 //! Who departed from the model, as data: every build's judged run of a departing case and the
 //! culprit they name. `ptxconform-gpu`'s attribution runs the builds.
 
-use super::Verdict;
+use super::{Difference, Verdict};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -35,6 +35,9 @@ pub struct BuildOutcome {
     pub build: String,
     pub verdict: Verdict,
     pub detail: String,
+    /// What the judge found (the detail is its rendering).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<Difference>,
     /// It departed from the model: diverged, trapped or hung (also where the model calls the
     /// case undefined).
     pub departs: bool,
@@ -45,7 +48,7 @@ impl BuildOutcome {
         self.departs
     }
     pub fn same(&self, o: &BuildOutcome) -> bool {
-        self.verdict == o.verdict && self.detail == o.detail
+        self.verdict == o.verdict && self.differences == o.differences
     }
 }
 

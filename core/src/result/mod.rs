@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 
 mod attribution;
 mod bytes;
+mod difference;
 mod run_info;
 mod verdict;
 
 pub use attribution::{culprit, departs, Attribution, BuildOutcome, Culprit};
 pub use bytes::{ExpectedByte, RegionDiff};
+pub use difference::{ending_summary, model_refusals, render, Difference};
 pub use run_info::{today, RunInfo};
 pub use verdict::Verdict;
 
@@ -23,6 +25,9 @@ pub struct CaseResult {
     pub verdict: Verdict,
     /// One-line explanation (the UB rule, the first differing byte, the trap kind, ...).
     pub detail: String,
+    /// What the judge found, typed (the detail is rendered from it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<Difference>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diffs: Vec<RegionDiff>,
     #[serde(default)]

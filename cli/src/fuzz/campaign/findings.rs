@@ -111,7 +111,7 @@ impl Campaign<'_> {
                 && k.explaining_trap(
                     Features::used_by(case),
                     &families_of(case),
-                    &sig.key()[sig.family.len() + 1..],
+                    &sig.verdict_at(),
                 )
                 .is_some())
     }
