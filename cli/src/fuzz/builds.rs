@@ -1,13 +1,15 @@
 //! The compiler differential: every program runs under several builds of its kernel (the driver
-//! JIT, ptxas releases and levels, [`Codegen`]) and the builds are compared with each other as
+//! JIT, ptxas releases and levels, [`Codegen`]) and the builds are compared with each other —
+//! each build's observation judged by the one judge, builds compared on the judgements — as
 //! well as with the reference. A program whose builds disagree is a finding of its own
 //! ([`Verdict::BuildsDisagree`]) — whichever of them the model agrees with — and is minimized
 //! like any divergence, on the same builds.
 
 use ptxconform_core::differential::{Backend, Ran, Run};
-use ptxconform_core::result::RunInfo;
+use ptxconform_core::judge::judge;
+use ptxconform_core::result::{render, CaseResult, Difference, RunInfo, Verdict};
 use ptxconform_gpu::builds::Codegen;
-use ptxconform_reference::case::{Case, Observation};
+use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::target::Target;
 use std::collections::BTreeMap;
@@ -94,42 +96,36 @@ impl Builds {
     }
 }
 
-/// What a build's run showed, for comparing builds: the observation without who and when, or
-/// why it did not run.
-fn seen(run: &Run) -> Result<Observation, String> {
+/// What a build's run showed, for comparing builds: the judge's verdict and differences for
+/// an observation — so two builds that differ only where the model allows several values agree
+/// — or why it did not run.
+#[derive(Clone, Debug, PartialEq)]
+enum Seen {
+    Judged(Verdict, Vec<Difference>),
+    NotObserved(String),
+}
+
+fn seen(case: &Case, ex: &Execution, run: &Run) -> Seen {
     match &run.ran {
         Ran::Observed(o) => {
-            let mut o = o.clone();
-            o.device.clear();
-            o.driver.clear();
-            o.date.clear();
-            Ok(o)
+            let mut r = CaseResult::new(&case.name, "", "", Verdict::Pass);
+            judge(case, ex, o, &mut r);
+            Seen::Judged(r.verdict, r.differences)
         }
-        Ran::NotRun(w) => Err(format!("not run: {w}")),
-        Ran::Failed(w) => Err(format!("failed: {w}")),
-        Ran::Disagree(w) => Err(format!("disagree: {w}")),
+        Ran::NotRun(w) => Seen::NotObserved(format!("not run: {w}")),
+        Ran::Failed(w) => Seen::NotObserved(format!("failed: {w}")),
+        Ran::Disagree(w) => Seen::NotObserved(format!("disagree: {w}")),
     }
 }
 
-/// In words: how a run ended and the first region it differs from `base` in.
-fn brief(s: &Result<Observation, String>, base: &Result<Observation, String>) -> String {
-    match s {
-        Err(e) => e.chars().take(80).collect(),
-        Ok(o) => {
-            let ending = format!("{:?}", o.outcome);
-            let ending: String = ending.chars().take(60).collect();
-            let differs = match base {
-                Ok(b) if b.outcome == o.outcome => o
-                    .regions
-                    .iter()
-                    .find(|(k, v)| b.regions.get(*k) != Some(*v))
-                    .map(|(k, _)| format!(", {k} differs"))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            format!("{ending}{differs}")
-        }
-    }
+/// A group's judgement in words.
+fn brief(s: &Seen) -> String {
+    let words = match s {
+        Seen::Judged(v, ds) if ds.is_empty() => v.name().to_string(),
+        Seen::Judged(v, ds) => format!("{}: {}", v.name(), render(ds)),
+        Seen::NotObserved(w) => w.clone(),
+    };
+    words.chars().take(120).collect()
 }
 
 impl Backend for Builds {
@@ -153,7 +149,8 @@ impl Backend for Builds {
         let names: Vec<String> = self.builds.iter().map(|(c, _)| c.to_string()).collect();
         let mut out = Vec::with_capacity(cases.len());
         for k in 0..cases.len() {
-            let views: Vec<Result<Observation, String>> = per.iter().map(|r| seen(&r[k])).collect();
+            let (case, ex) = cases[k];
+            let views: Vec<Seen> = per.iter().map(|r| seen(case, ex, &r[k])).collect();
             // Groups of builds that saw the same, in build order.
             let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
             for (i, v) in views.iter().enumerate() {
@@ -184,7 +181,7 @@ impl Backend for Builds {
                 .iter()
                 .map(|(rep, g)| {
                     let who: Vec<&str> = g.iter().map(|&i| names[i].as_str()).collect();
-                    format!("{}: {}", who.join(", "), brief(&views[*rep], &views[0]))
+                    format!("{}: {}", who.join(", "), brief(&views[*rep]))
                 })
                 .collect();
             out.push(Run {
@@ -201,7 +198,6 @@ mod tests {
     use super::*;
     use ptxconform_core::differential::{run_batch, Altered};
     use ptxconform_core::known::KnownDivergences;
-    use ptxconform_core::result::Verdict;
 
     /// One byte of `buf@cta0` changed: what a miscompiled copy would show.
     fn flip(o: &mut ptxconform_reference::case::Observation) {
@@ -252,11 +248,9 @@ mod tests {
             j[0].result
         );
         let d = &j[0].result.detail;
-        assert!(
-            d.starts_with(
-                "ptxas-13.0-O3, ptxas-13.5-O3: Completed | jit-O4: Completed, buf@cta0 differs"
-            ),
-            "{d}"
+        assert_eq!(
+            d,
+            "ptxas-13.0-O3, ptxas-13.5-O3: pass | jit-O4: diverge: buf@cta0 byte 0: observed 0x55"
         );
         assert_eq!(odd.disagreements, 1);
         assert_eq!(odd.figures["jit-O4"].odd_one_out, 1);
@@ -268,6 +262,30 @@ mod tests {
         let mut all = builds(&[true, true, true]);
         let j = run_batch(&mut all, &known, &[("f", case)]).unwrap();
         assert_eq!(j[0].result.verdict, Verdict::Diverge);
+    }
+
+    /// Builds that differ only in a byte the model leaves uncertain agree: both are judged a
+    /// pass. Made certain, the same byte makes them disagree.
+    #[test]
+    fn builds_are_compared_on_their_judgements() {
+        use ptxconform_reference::sem::memory::{Byte, ByteSet};
+        let case = &ptxconform_core::corpus::corpus_case(
+            std::path::Path::new("../cases"),
+            "cp_async/copy.yaml",
+            "cp_async.ca.4.shared.full",
+        )
+        .unwrap();
+        let mut ex = ptxconform_core::evaluate::evaluate("f", case).1.unwrap();
+        let observe = |ex: &Execution| {
+            let mut odd = builds(&[false, true]);
+            let runs = odd.observe(&[(case, ex)]).unwrap();
+            (odd.disagreements, matches!(runs[0].ran, Ran::Disagree(_)))
+        };
+        assert_eq!(observe(&ex), (1, true));
+        let b = &mut ex.final_state.shared[0].get_mut("buf").unwrap()[0];
+        let Byte::Known(v) = *b else { panic!("{b:?}") };
+        *b = Byte::from_set(ByteSet::single(v).union(ByteSet::single(v ^ 0xff)));
+        assert_eq!(observe(&ex), (0, false));
     }
 
     #[test]

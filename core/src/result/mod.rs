@@ -44,6 +44,25 @@ pub struct CaseResult {
     pub departures: Vec<String>,
 }
 
+impl CaseResult {
+    /// A result of `case` with `verdict` and nothing else found yet.
+    pub fn new(case: &str, file: &str, family: &str, verdict: Verdict) -> CaseResult {
+        CaseResult {
+            case: case.to_string(),
+            file: file.to_string(),
+            family: family.to_string(),
+            verdict,
+            detail: String::new(),
+            differences: vec![],
+            diffs: vec![],
+            wall_us: 0,
+            device: String::new(),
+            attribution: None,
+            departures: vec![],
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
     pub info: RunInfo,
