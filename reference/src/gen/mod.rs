@@ -14,9 +14,12 @@
 //! wait), so flipping a byte of chunk k changes episode k and at most the mbarrier parities of
 //! later ones. Missing bytes read as zero.
 //!
-//! Extension point: one module per family ([`cp_async`], [`bulk`], [`mbarrier`], [`store`]); a
-//! tensor-map or tcgen05 generator is a new module with an `episode` function and a
-//! [`swarm::Family`] bit.
+//! One module per family ([`cp_async`], [`bulk`] (bulk copies, prefetches and reductions),
+//! [`tensor`], [`tcgen05`], [`mbarrier`], [`store`]), each with an `episode` function and a
+//! [`swarm::Family`] bit; [`world`] lays out launches and regions, [`concurrent`] makes racy
+//! programs, [`oracle`] holds the CPU oracles a campaign checks every program with. Beside the
+//! generator: [`sweep`] (random tensor-copy configurations for `ptxconform sweep`) and
+//! [`special_values`] (the reduction special-value corpus).
 
 pub mod bulk;
 pub mod bytes;

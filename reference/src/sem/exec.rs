@@ -64,7 +64,7 @@ mod async_ops;
 mod bulk;
 pub mod concurrent;
 mod cp_async;
-mod driver;
+mod run;
 mod footprint;
 mod mbarrier;
 mod operands;
@@ -88,8 +88,8 @@ use super::ub::{self, Ub, UbRule};
 use crate::case::Case;
 use crate::layout::{Layout, Place};
 use async_ops::Update;
-pub(crate) use driver::Reading;
-pub use driver::{
+pub(crate) use run::Reading;
+pub use run::{
     execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading,
 };
 pub use report::{
