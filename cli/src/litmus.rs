@@ -1,33 +1,30 @@
-//! `ptxconform litmus`: one racy program run many thousands of times per launch, in the spirit of
-//! GPU litmus testing. The reference executes the case once; the bytes it leaves uncertain (sets
-//! of allowed values) are where the race shows. Every instance runs in its own CTA or cluster with
-//! its own regions, parameter block and dump slot; each observation is judged by the one judge
-//! ([`ptxconform_core::judge::judge`]) and reduced to its *outcome*: how the run ended, the observed values
-//! of the uncertain bytes and the mbarrier parities. The report is a histogram of outcomes (count,
-//! first instance) per case; an instance the judge fails is a divergence, listed apart.
+//! `ptxconform litmus`: one racy program run many thousands of times, in the spirit of GPU
+//! litmus testing. The reference leaves bytes of the case's final state uncertain (sets of allowed
+//! values): that is where the race shows. Each instance is a copy of the case named `NAME#i`;
+//! copies differ in nothing else, so they share one emitted kernel and the GPU engine runs a
+//! launch's worth of them as instances of one launch, each in its own CTA or cluster with its own
+//! regions, parameter block and dump slot. Every launch goes through the differential core
+//! ([`run_batch_under`]) on a [`Backend`] and is judged by the one judge; each judged instance is
+//! reduced to its *outcome*: how the run ended, the observed values of the uncertain bytes and the
+//! mbarrier parities. The report is a histogram of outcomes (count, first instance) per case; an
+//! instance the judge fails is a divergence, listed apart.
 //!
-//! Stress (emitted by the harness into the case's kernel, see [`stress_ptx`]):
-//! - `none`: the program as `run` emits it;
-//! - `spin`: before the racing step every CTA spins a pseudo-random number of clock cycles
-//!   (0..4095, a hash of its CTA id and a coarse `%globaltimer` salt, so it differs between
-//!   instances and between launches);
-//! - `shuffle`: `spin`, and every launch holds a pseudo-random number of instances between half
-//!   of `--per-launch` and all of it, so the packing of instances onto SMs changes per launch.
+//! Stress (of placement only: the engine emits each instance's kernel from the case, as `run`
+//! does, so nothing is added to the kernel):
+//! - `none`: every launch holds `--per-launch` instances (the last what is left);
+//! - `shuffle`: every launch holds a pseudo-random number of instances between half of
+//!   `--per-launch` and all of it, so the packing of instances onto SMs changes per launch.
 //!
-//! The *racing step* is the step after the program's first asynchronous issue (`cp.async…`,
-//! `cp.reduce.async…`): the second of two racing copies, or the steps (a commit) before the
-//! kernel's epilogue reads memory back; when the issue is the last step, the epilogue itself.
-//!
-//! Throughput: the case is executed by the reference, emitted and compiled once; each launch is
-//! one job of the batch executor (one upload, one read-back); `--workers` worker processes on
-//! the device take the launches in turn so their transfers overlap each other's host work.
+//! Throughput: the engine emits the kernel once per launch and compiles it once; each launch is
+//! one job of the batch executor (one upload, one read-back); `--workers` engines, each with its
+//! own worker process on the device, take the launches in turn so that one's transfers overlap
+//! another's host work (the reference and the judge of its instances).
 
-use ptxconform_core::differential::{reference_side, Ran};
-use ptxconform_core::judge::shared_key;
+use ptxconform_core::differential::{reference_side, run_batch_under, Backend, Judged};
+use ptxconform_core::judge::{shared_key, DEFAULT_PROFILE};
 use ptxconform_core::known::KnownDivergences;
-use ptxconform_core::result::{CaseResult, RunInfo, Verdict};
-use ptxconform_gpu::emit::{emit, Emitted};
-use ptxconform_reference::case::{load_file, Case, Ending, Observation, StepOp};
+use ptxconform_core::result::{RunInfo, Verdict};
+use ptxconform_reference::case::{load_file, Case, Ending, Observation};
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
 use rayon::prelude::*;
@@ -44,14 +41,15 @@ pub struct LitmusArgs {
     /// Instances to run per case.
     #[arg(long, default_value_t = 100_000)]
     pub instances: u64,
-    /// Most instances per launch.
+    /// Most instances per launch (above 4096, the core observes a launch's instances in steps of
+    /// at most 4096, each a launch of its own on the GPU).
     #[arg(long, default_value_t = 4096)]
     pub per_launch: usize,
     /// Stop launching a case's instances after this many seconds (its figures say how many ran).
     #[arg(long)]
     pub seconds_per_case: Option<f64>,
-    /// Timing / placement stress.
-    #[arg(long, value_enum, default_value_t = Stress::Spin)]
+    /// Placement stress.
+    #[arg(long, value_enum, default_value_t = Stress::None)]
     pub stress: Stress,
     /// Worker processes on the device, each running its share of the launches (one's transfers
     /// overlap another's host work).
@@ -76,7 +74,6 @@ pub struct LitmusArgs {
 pub enum Stress {
     None,
     Shuffle,
-    Spin,
 }
 
 /// One outcome of a case: how often it was seen and where first.
@@ -99,6 +96,7 @@ pub struct CaseLitmus {
     /// The allowed set: every uncertain byte's allowed values, as `region[offset]: {a|b}` runs.
     pub allowed: Vec<String>,
     pub instances: u64,
+    /// Batches of instances handed to the backend, one launch each on the GPU.
     pub launches: u64,
     pub seconds: f64,
     pub instances_per_s: f64,
@@ -113,7 +111,7 @@ pub struct CaseLitmus {
     /// The first divergent instance: its number and observation (written as a runnable case).
     #[serde(skip)]
     pub first_divergence: Option<(u64, Observation)>,
-    /// Its kernel (with the stress), for the divergence report.
+    /// The kernel it ran, as the backend gave it (empty if none), for the divergence report.
     #[serde(skip)]
     pub ptx: String,
 }
@@ -127,30 +125,6 @@ pub struct LitmusReport {
     pub stress: Stress,
     pub per_launch: usize,
     pub cases: Vec<CaseLitmus>,
-}
-
-/// What runs instances: the GPU engine, or a fake in tests.
-pub trait Instances {
-    fn info(&self) -> RunInfo;
-    /// `n` instances of `em` (the emitted `case`) in one launch, numbered from `first` in the
-    /// campaign; one observation each.
-    fn launch(
-        &mut self,
-        case: &Case,
-        em: &Emitted,
-        first: u64,
-        n: usize,
-    ) -> Result<Vec<Ran>, String>;
-}
-
-impl Instances for ptxconform_gpu::engine::Engine {
-    fn info(&self) -> RunInfo {
-        self.info.clone()
-    }
-    fn launch(&mut self, case: &Case, em: &Emitted, _: u64, n: usize) -> Result<Vec<Ran>, String> {
-        self.limits.instances = n.max(1);
-        self.observe_instances(case, em, n)
-    }
 }
 
 /// `FILE[:NAME]` arguments to (file, case) pairs; a name no case has is an error.
@@ -268,60 +242,6 @@ impl RaceSites {
     }
 }
 
-/// The step before which the stress spin goes (see the module comment); `None`: the epilogue.
-pub fn racing_step(case: &Case) -> Option<usize> {
-    let issue = case.program.iter().position(|s| match &s.op {
-        StepOp::Ptx(t) => t.trim_start().starts_with("cp."),
-        _ => false,
-    })?;
-    (issue + 1 < case.program.len()).then_some(issue + 1)
-}
-
-/// The stress spin, a PTX block of its own scope: a warp-uniform pseudo-random delay of 0..4095
-/// cycles per CTA (its id hashed with a millisecond-scale `%globaltimer` salt), reconverged with
-/// `bar.warp.sync` on the mask of threads that entered it.
-const SPIN: &str = "{ // litmus stress: spin a pseudo-random number of cycles
-.reg .b32 %lts<6>;
-.reg .pred %ltp;
-activemask.b32 %lts5;
-mov.u32 %lts0, %ctaid.x;
-mov.u32 %lts1, %globaltimer_lo;
-shr.u32 %lts1, %lts1, 20;
-mad.lo.u32 %lts0, %lts1, -2048144789, %lts0;
-mul.lo.u32 %lts0, %lts0, -1640531535;
-shr.u32 %lts0, %lts0, 20;
-mov.u32 %lts2, %clock;
-$L_litmus_spin:
-mov.u32 %lts3, %clock;
-sub.u32 %lts3, %lts3, %lts2;
-setp.lt.u32 %ltp, %lts3, %lts0;
-@%ltp bra $L_litmus_spin;
-bar.warp.sync %lts5;
-}";
-
-/// `em` with the stress of `stress` inserted before the racing step's lines (the shape key
-/// follows the text: a stressed program is a kernel of its own).
-pub fn stress_ptx(case: &Case, mut em: Emitted, stress: Stress) -> Emitted {
-    if stress == Stress::None {
-        return em;
-    }
-    // step_map lines are 1-based; `at` is the 0-based index the spin is inserted before.
-    let at = match racing_step(case) {
-        Some(s) => em
-            .step_map
-            .iter()
-            .find(|m| m.step == s)
-            .map(|m| m.lines.start - 1),
-        None => em.step_map.iter().map(|m| m.lines.end - 1).max(),
-    };
-    let Some(at) = at else { return em };
-    let mut lines: Vec<&str> = em.ptx.lines().collect();
-    lines.insert(at.min(lines.len()), SPIN);
-    em.ptx = (lines.join("\n") + "\n").into();
-    em.shape_key = ptxconform_gpu::emit::fnv1a(&em.ptx);
-    em
-}
-
 /// Instances per launch: `per_launch`, or under `shuffle` a pseudo-random size in
 /// `[per_launch/2, per_launch]` (SplitMix64 of the seed and launch number).
 fn launch_size(stress: Stress, per_launch: usize, seed: u64, launch: u64) -> usize {
@@ -345,8 +265,8 @@ struct Tally {
     not_observed: u64,
     /// The first instance not observed, and why.
     not_observed_first: Option<(u64, String)>,
-    /// The first divergent instance's observation (for a runnable divergence case).
-    first_divergence: Option<(u64, Observation)>,
+    /// The first divergent instance as judged (its observation makes a runnable divergence case).
+    first_divergence: Option<(u64, Judged)>,
 }
 
 impl Tally {
@@ -357,13 +277,13 @@ impl Tally {
             .0 += 1;
     }
 
-    fn diverged(&mut self, instance: u64, obs: Observation) {
+    fn diverged(&mut self, instance: u64, j: Judged) {
         if self
             .first_divergence
             .as_ref()
             .is_none_or(|(i, _)| instance < *i)
         {
-            self.first_divergence = Some((instance, obs));
+            self.first_divergence = Some((instance, j));
         }
     }
 
@@ -378,6 +298,24 @@ impl Tally {
         }
     }
 
+    /// Count judged instances numbered from `first`.
+    fn judged(&mut self, sites: &RaceSites, first: u64, judged: Vec<Judged>) {
+        let reduced: Vec<Result<(String, String), String>> =
+            judged.par_iter().map(|j| reduce(sites, j)).collect();
+        for ((k, j), r) in judged.into_iter().enumerate().zip(reduced) {
+            let i = first + k as u64;
+            match r {
+                Ok((outcome, why)) => {
+                    if !why.is_empty() {
+                        self.diverged(i, j);
+                    }
+                    self.add(outcome, i, why)
+                }
+                Err(why) => self.not_observed(i, why),
+            }
+        }
+    }
+
     /// Join another worker's tally: counts add up, the first instance is the least.
     fn merge(&mut self, other: Tally) {
         for (k, (count, first)) in other.seen {
@@ -385,8 +323,8 @@ impl Tally {
             e.0 += count;
             e.1 = e.1.min(first);
         }
-        if let Some((i, obs)) = other.first_divergence {
-            self.diverged(i, obs);
+        if let Some((i, j)) = other.first_divergence {
+            self.diverged(i, j);
         }
         if let Some((i, why)) = other.not_observed_first {
             self.not_observed += other.not_observed - 1;
@@ -411,32 +349,30 @@ impl Tally {
     }
 }
 
-/// One observation's outcome and, when the judge fails it (`r0`: the reference's result), the
-/// verdict and its words (empty: allowed).
-pub fn classify(
-    case: &Case,
-    ex: &Execution,
-    r0: &CaseResult,
-    sites: &RaceSites,
-    obs: &Observation,
-) -> (String, String) {
-    let mut r = r0.clone();
-    ptxconform_core::judge::judge(case, ex, obs, &mut r);
+/// A judged instance as the litmus counts it: its outcome and, when the judge fails it, the
+/// verdict and its words (empty: allowed); or, with no observation, why it was not observed.
+fn reduce(sites: &RaceSites, j: &Judged) -> Result<(String, String), String> {
+    let r = &j.result;
+    let obs = j.observation.as_ref().ok_or_else(|| r.detail.clone())?;
     let why = if r.verdict == Verdict::Pass {
         String::new()
     } else {
         format!("{}: {}", r.verdict.name(), r.detail)
     };
-    (sites.outcome(obs), why)
+    Ok((sites.outcome(obs), why))
 }
 
-/// One instance, judged: (outcome, divergence, the observation if divergent), or why it was not
-/// observed.
-type Judgement = Result<(String, String, Option<Observation>), String>;
+/// Instances `first..first + n` of `case`: copies named `NAME#i` and otherwise identical, so that
+/// they have one emitted kernel and the engine runs them as instances of one launch.
+fn instances(case: &Case, first: u64, n: usize) -> Vec<Case> {
+    (first..first + n as u64)
+        .map(|i| Case {
+            name: format!("{}#{i}", case.name),
+            ..case.clone()
+        })
+        .collect()
+}
 
-/// Run one case's campaign on `devs`: the launches are planned up front (sizes from
-/// [`launch_size`]) and dealt round-robin to the workers, each on a thread of its own, so one
-/// worker's transfers overlap another's host work; their tallies are joined.
 /// How many instances of a case run, how they are launched and stressed.
 #[derive(Clone, Copy, Debug)]
 pub struct Schedule {
@@ -449,24 +385,29 @@ pub struct Schedule {
     pub seconds: Option<f64>,
 }
 
-pub fn run_case<D: Instances + Send>(
-    devs: &mut [D],
+/// Run one case's campaign on `devs`: the launches are planned up front (sizes from
+/// [`launch_size`]) and dealt round-robin to the backends, each on a thread of its own, so that
+/// one's device work overlaps another's host work; each launch is one [`run_batch_under`] of its
+/// instances, and the threads' tallies are joined.
+pub fn run_case<B: Backend + Send>(
+    devs: &mut [B],
     file: &str,
     case: &Case,
     sched: Schedule,
 ) -> Result<CaseLitmus, String> {
     let Schedule {
-        instances,
+        instances: total,
         per_launch,
         stress,
         seed,
         seconds,
     } = sched;
     let mut case = case.clone();
-    // Recorded single-run observations are not the litmus's business.
+    // Recorded single-run observations are not the litmus's business (the core would replay
+    // them for every instance).
     case.observed.clear();
-    let profile = ptxconform_core::judge::DEFAULT_PROFILE;
-    let (r0, ex) = reference_side(file, &case, &KnownDivergences::default(), profile);
+    let known = KnownDivergences::default();
+    let (r0, ex) = reference_side(file, &case, &known, DEFAULT_PROFILE);
     let ex = ex.ok_or_else(|| {
         format!(
             "{file} `{}`: fails on the reference: {} {}",
@@ -482,18 +423,16 @@ pub fn run_case<D: Instances + Send>(
             case.name
         ));
     }
-    let em = emit(&case).map_err(|e| format!("{file} `{}`: emit: {e}", case.name))?;
-    let em = stress_ptx(&case, em, stress);
     let mut plan: Vec<(u64, usize)> = Vec::new();
     let mut done = 0u64;
-    while done < instances {
+    while done < total {
         let n = launch_size(stress, per_launch, seed, plan.len() as u64);
-        let n = n.min((instances - done) as usize);
+        let n = n.min((total - done) as usize);
         plan.push((done, n));
         done += n as u64;
     }
     let workers = devs.len().max(1);
-    let (case, ex, r0, sites, em, plan) = (&case, &ex, &r0, &sites, &em, &plan);
+    let (case, known, sites, plan) = (&case, &known, &sites, &plan);
     let t = Instant::now();
     let deadline = seconds.map(|s| t + std::time::Duration::from_secs_f64(s));
     let tallies: Vec<Result<(Tally, u64, u64), String>> = std::thread::scope(|s| {
@@ -508,33 +447,12 @@ pub fn run_case<D: Instances + Send>(
                         if deadline.is_some_and(|d| Instant::now() >= d) {
                             break;
                         }
-                        let runs = dev.launch(case, em, first, n)?;
+                        let copies = instances(case, first, n);
+                        let batch: Vec<(&str, &Case)> = copies.iter().map(|c| (file, c)).collect();
+                        let judged = run_batch_under(DEFAULT_PROFILE, dev, known, &batch)?;
                         ran += n as u64;
                         launched += 1;
-                        let judged: Vec<Judgement> = runs
-                            .into_par_iter()
-                            .map(|ran| match ran {
-                                Ran::Observed(o) => {
-                                    let (outcome, why) = classify(case, ex, r0, sites, &o);
-                                    // Only a divergence keeps its observation.
-                                    let o = (!why.is_empty()).then_some(o);
-                                    Ok((outcome, why, o))
-                                }
-                                Ran::NotRun(w) | Ran::Failed(w) | Ran::Disagree(w) => Err(w),
-                            })
-                            .collect();
-                        for (k, j) in judged.into_iter().enumerate() {
-                            let i = first + k as u64;
-                            match j {
-                                Ok((outcome, why, obs)) => {
-                                    if let Some(o) = obs {
-                                        tally.diverged(i, o);
-                                    }
-                                    tally.add(outcome, i, why)
-                                }
-                                Err(why) => tally.not_observed(i, why),
-                            }
-                        }
+                        tally.judged(sites, first, judged);
                     }
                     Ok((tally, ran, launched))
                 })
@@ -562,7 +480,13 @@ pub fn run_case<D: Instances + Send>(
         .not_observed_first
         .as_ref()
         .map_or(String::new(), |(i, why)| format!("instance {i}: {why}"));
-    let first_divergence = tally.first_divergence.take();
+    let (first_divergence, ptx) = match tally.first_divergence.take() {
+        Some((i, j)) => (
+            j.observation.map(|o| (i, o)),
+            j.ptx.as_deref().unwrap_or_default().to_string(),
+        ),
+        None => (None, String::new()),
+    };
     let (outcomes, divergences) = tally.into_lists(done);
     Ok(CaseLitmus {
         file: file.to_string(),
@@ -577,7 +501,7 @@ pub fn run_case<D: Instances + Send>(
         not_observed,
         not_observed_reason,
         first_divergence,
-        ptx: em.ptx.to_string(),
+        ptx,
     })
 }
 
@@ -622,9 +546,9 @@ pub fn markdown(r: &LitmusReport) -> String {
     s
 }
 
-/// Run every selected case on `dev` and write `litmus.json` / `litmus.md` into `out`.
-pub fn campaign<D: Instances + Send>(
-    devs: &mut [D],
+/// Run every selected case on `devs` and write `litmus.json` / `litmus.md` into `out`.
+pub fn campaign<B: Backend + Send>(
+    devs: &mut [B],
     cases: &[(String, Case)],
     args: &LitmusArgs,
     commit: String,
@@ -698,12 +622,17 @@ pub fn main(args: &LitmusArgs) -> Result<i32, String> {
     };
     let mut engines = Vec::new();
     for _ in 0..args.workers.max(1) {
-        let mut eng = ptxconform_gpu::engine::Engine::new(
-            ptxconform_gpu::engine::supervisor(args.device, 20, true)?,
-            d.compute_capability,
-            ptxconform_gpu::compile::Compiler::find().ok(),
-        );
-        eng.info = info.clone();
+        let mut eng = ptxconform_gpu::engine::open(ptxconform_gpu::engine::Spec {
+            device: &d,
+            info: info.clone(),
+            job_timeout: 20,
+            confirm_failures: true,
+            build: None,
+            opt_level: None,
+            known: KnownDivergences::default(),
+        })?;
+        // A batch of up to `--per-launch` instances is one launch.
+        eng.limits.instances = args.per_launch.max(1);
         engines.push(eng);
     }
     let commit = crate::bench::git_commit(args.commit.as_deref());

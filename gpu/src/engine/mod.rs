@@ -465,48 +465,6 @@ impl Engine {
 }
 
 impl Engine {
-    /// `n` instances of one emitted program (`ptxconform litmus`): compiled once (cached by
-    /// shape), run in launches of up to `limits.instances` instances each with its own regions,
-    /// parameter block and dump slot, every observation decoded. No per-instance emission.
-    pub fn observe_instances(
-        &mut self,
-        case: &Case,
-        em: &Emitted,
-        n: usize,
-    ) -> Result<Vec<Ran>, String> {
-        use rayon::prelude::*;
-        let t = Instant::now();
-        self.compile(&[em]);
-        self.times.compile += t.elapsed();
-        let t = Instant::now();
-        let unit = Unit {
-            case,
-            em,
-            isolation: Isolation::Shared,
-        };
-        let units = vec![unit; n];
-        let plan = batch::plan(&units, self.limits, self.jit_level)?;
-        let results = batch::execute(
-            &mut self.sup,
-            &units,
-            &self.kernels,
-            self.jit_level,
-            &mut self.stats,
-            plan,
-        )?;
-        self.times.execute += t.elapsed();
-        let t = Instant::now();
-        let info = &self.info;
-        let runs = results
-            .par_iter()
-            .map(|jr| observation(case, em, jr, info))
-            .collect();
-        self.times.observe += t.elapsed();
-        Ok(runs)
-    }
-}
-
-impl Engine {
     /// The build this engine's kernels are made with.
     pub fn codegen(&self) -> crate::builds::Codegen {
         use crate::builds::{release_of, Codegen, JIT_DEFAULT_LEVEL};
