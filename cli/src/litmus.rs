@@ -9,11 +9,19 @@
 //! mbarrier parities. The report is a histogram of outcomes (count, first instance) per case; an
 //! instance the judge fails is a divergence, listed apart.
 //!
-//! Stress (of placement only: the engine emits each instance's kernel from the case, as `run`
-//! does, so nothing is added to the kernel):
-//! - `none`: every launch holds `--per-launch` instances (the last what is left);
-//! - `shuffle`: every launch holds a pseudo-random number of instances between half of
-//!   `--per-launch` and all of it, so the packing of instances onto SMs changes per launch.
+//! Stress (code the engine adds to the emitted kernel, [`stress_ptx`], through its
+//! [`ptxconform_gpu::engine::Rewrite`] hook):
+//! - `none`: the program as `run` emits it; every launch holds `--per-launch` instances;
+//! - `spin`: before the racing step every CTA spins a pseudo-random number of clock cycles
+//!   (0..4095, a hash of its CTA id and a coarse `%globaltimer` salt, so it differs between
+//!   instances and between launches);
+//! - `shuffle`: `spin`, and every launch holds a pseudo-random number of instances between half
+//!   of `--per-launch` and all of it, so the packing of instances onto SMs changes per launch.
+//!
+//! The *racing step* is the step after the program's first asynchronous copy instruction
+//! (`cp.async…`, `cp.reduce.async…`): the second of two racing copies, or the steps (a commit)
+//! before the kernel's epilogue reads memory back; when the copy is the last step, the epilogue
+//! itself.
 //!
 //! Throughput: the engine emits the kernel once per launch and compiles it once; each launch is
 //! one job of the batch executor (one upload, one read-back); `--workers` engines, each with its
@@ -24,13 +32,16 @@ use ptxconform_core::differential::{reference_side, run_batch_under, Backend, Ju
 use ptxconform_core::judge::{shared_key, DEFAULT_PROFILE};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{RunInfo, Verdict};
-use ptxconform_reference::case::{load_file, Case, Ending, Observation};
+use ptxconform_gpu::emit::Emitted;
+use ptxconform_reference::case::{load_file, Case, Ending, Observation, StepOp};
+use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -48,8 +59,8 @@ pub struct LitmusArgs {
     /// Stop launching a case's instances after this many seconds (its figures say how many ran).
     #[arg(long)]
     pub seconds_per_case: Option<f64>,
-    /// Placement stress.
-    #[arg(long, value_enum, default_value_t = Stress::None)]
+    /// Stress: code before the racing step (`spin`), and launch sizes (`shuffle`).
+    #[arg(long, value_enum, default_value_t = Stress::Spin)]
     pub stress: Stress,
     /// Worker processes on the device, each running its share of the launches (one's transfers
     /// overlap another's host work).
@@ -73,7 +84,67 @@ pub struct LitmusArgs {
 #[serde(rename_all = "lowercase")]
 pub enum Stress {
     None,
+    Spin,
     Shuffle,
+}
+
+/// The step before which the stress spin goes (see the module comment); `None`: the epilogue.
+pub fn racing_step(case: &Case) -> Option<usize> {
+    let issue = case.program.iter().position(|s| match &s.op {
+        StepOp::Ptx(t) => Statement::parse(t).is_ok_and(|st| {
+            matches!(
+                st.instr,
+                Instruction::CpAsync(_) | Instruction::Bulk(_) | Instruction::Tensor(_)
+            )
+        }),
+        _ => false,
+    })?;
+    (issue + 1 < case.program.len()).then_some(issue + 1)
+}
+
+/// The stress spin, a PTX block of its own scope: a warp-uniform pseudo-random delay of 0..4095
+/// cycles per CTA (its id hashed with a millisecond-scale `%globaltimer` salt), reconverged with
+/// `bar.warp.sync` on the mask of threads that entered it.
+const SPIN: &str = "{ // litmus stress: spin a pseudo-random number of cycles
+.reg .b32 %lts<6>;
+.reg .pred %ltp;
+activemask.b32 %lts5;
+mov.u32 %lts0, %ctaid.x;
+mov.u32 %lts1, %globaltimer_lo;
+shr.u32 %lts1, %lts1, 20;
+mad.lo.u32 %lts0, %lts1, -2048144789, %lts0;
+mul.lo.u32 %lts0, %lts0, -1640531535;
+shr.u32 %lts0, %lts0, 20;
+mov.u32 %lts2, %clock;
+$L_litmus_spin:
+mov.u32 %lts3, %clock;
+sub.u32 %lts3, %lts3, %lts2;
+setp.lt.u32 %ltp, %lts3, %lts0;
+@%ltp bra $L_litmus_spin;
+bar.warp.sync %lts5;
+}";
+
+/// `em` with the stress of `stress` inserted before the racing step's lines (the shape key
+/// follows the text: a stressed program is a kernel of its own).
+pub fn stress_ptx(case: &Case, mut em: Emitted, stress: Stress) -> Emitted {
+    if stress == Stress::None {
+        return em;
+    }
+    // step_map lines are 1-based; `at` is the 0-based index the spin is inserted before.
+    let at = match racing_step(case) {
+        Some(s) => em
+            .step_map
+            .iter()
+            .find(|m| m.step == s)
+            .map(|m| m.lines.start - 1),
+        None => em.step_map.iter().map(|m| m.lines.end - 1).max(),
+    };
+    let Some(at) = at else { return em };
+    let mut lines: Vec<&str> = em.ptx.lines().collect();
+    lines.insert(at.min(lines.len()), SPIN);
+    em.ptx = (lines.join("\n") + "\n").into();
+    em.shape_key = ptxconform_gpu::emit::fnv1a(&em.ptx);
+    em
 }
 
 /// One outcome of a case: how often it was seen and where first.
@@ -633,6 +704,8 @@ pub fn main(args: &LitmusArgs) -> Result<i32, String> {
         })?;
         // A batch of up to `--per-launch` instances is one launch.
         eng.limits.instances = args.per_launch.max(1);
+        let stress = args.stress;
+        eng.rewrite = Some(Arc::new(move |c: &Case, em| stress_ptx(c, em, stress)));
         engines.push(eng);
     }
     let commit = crate::bench::git_commit(args.commit.as_deref());

@@ -263,10 +263,37 @@ fn every_litmus_case_is_racy_and_its_instances_share_a_kernel() {
                 c.name
             );
         }
+        // Stressed, every instance's kernel is one kernel of its own.
+        let spun = stress_ptx(c, plain.clone(), Stress::Spin);
+        assert_ne!(plain.shape_key, spun.shape_key, "{}", c.name);
+        assert_eq!(spun.ptx.matches("$L_litmus_spin:").count(), 1);
         if let Some(p) = &ptxas {
-            assert_eq!(p.assemble(&plain.ptx, plain.target), Ok(()), "{}", c.name);
+            for em in [&plain, &spun] {
+                assert_eq!(p.assemble(&em.ptx, em.target), Ok(()), "{}", c.name);
+            }
         }
     }
+}
+
+/// The spin goes before the step after the first asynchronous copy, or before the epilogue.
+#[test]
+fn the_spin_precedes_the_racing_step() {
+    assert_eq!(racing_step(&case("litmus.bulk_g2s.overlap")), Some(3));
+    assert_eq!(racing_step(&case("litmus.bulk_g2s.no_wait")), None);
+    let c = case("litmus.bulk_g2s.overlap");
+    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    let spin = em.ptx.find("$L_litmus_spin:").unwrap();
+    let issues: Vec<usize> = em
+        .ptx
+        .match_indices("cp.async.bulk.shared")
+        .map(|m| m.0)
+        .collect();
+    assert!(issues[0] < spin && spin < issues[1], "{issues:?} {spin}");
+    let c = case("litmus.bulk_g2s.no_wait");
+    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    let spin = em.ptx.find("$L_litmus_spin:").unwrap();
+    assert!(em.ptx.find("cp.async.bulk.shared").unwrap() < spin);
+    assert!(spin < em.ptx.find("mbarrier.test_wait.parity").unwrap());
 }
 
 /// `FILE:NAME` picks one case; a name no case has is an error naming the file.

@@ -83,6 +83,10 @@ pub fn file_stem(name: &str) -> String {
         .collect()
 }
 
+/// A change made to every emitted program before it is compiled (litmus's stress code). The
+/// result is a kernel of its own: the change must set its shape key from its text.
+pub type Rewrite = Arc<dyn Fn(&Case, Emitted) -> Emitted + Send + Sync>;
+
 /// The hardware side of every path (`run`, `fuzz`, minimization): a worker supervisor, the
 /// device's compute capability, compiled modules by shape, and launch limits.
 pub struct Engine {
@@ -105,6 +109,8 @@ pub struct Engine {
     pub info: RunInfo,
     /// The device among several (`GPU 1 (NVIDIA H200)`), as results record it; empty for one.
     pub label: String,
+    /// Applied to every emitted program (`None`: programs run as emitted).
+    pub rewrite: Option<Rewrite>,
 }
 
 /// Wall time of each stage of a batch, summed over calls.
@@ -143,6 +149,7 @@ impl Engine {
             times: Times::default(),
             info: RunInfo::default(),
             label: String::new(),
+            rewrite: None,
         }
     }
 
@@ -260,20 +267,14 @@ impl Backend for Engine {
     /// what came back.
     fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
         let naive = self.naive.then_some(self.stats.instances);
-        let step = prepare(cases, &self.known, self.limits, self.jit_level, naive);
+        let step = prepare(cases, &self.settings(), naive);
         self.finish(cases, step)
     }
     /// Emission and composed launches need none of the engine's state that a batch changes, so
     /// the core prepares a batch while the device runs the one before (not for the naive path,
     /// whose programs are numbered by the instances run so far).
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
-        (!self.naive).then(|| {
-            Arc::new(Preparer {
-                known: self.known.clone(),
-                limits: self.limits,
-                jit_level: self.jit_level,
-            }) as Arc<dyn Prepare>
-        })
+        (!self.naive).then(|| Arc::new(self.settings()) as Arc<dyn Prepare>)
     }
     fn observe_prepared(
         &mut self,
@@ -304,40 +305,50 @@ struct Step {
 }
 
 /// An engine's settings that [`prepare`] reads, apart from the engine.
-struct Preparer {
+struct Settings {
     known: KnownDivergences,
     limits: Limits,
     jit_level: Option<u8>,
+    rewrite: Option<Rewrite>,
 }
 
-impl Prepare for Preparer {
+impl Prepare for Settings {
     fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
-        Prepared::new(prepare(
-            cases,
-            &self.known,
-            self.limits,
-            self.jit_level,
-            None,
-        ))
+        Prepared::new(prepare(cases, self, None))
+    }
+}
+
+impl Engine {
+    fn settings(&self) -> Settings {
+        Settings {
+            known: self.known.clone(),
+            limits: self.limits,
+            jit_level: self.jit_level,
+            rewrite: self.rewrite.clone(),
+        }
     }
 }
 
 /// Emit every case (host threads) and compose its launches. `naive`: every case a program of its
 /// own, numbered from that many instances run before.
-fn prepare(
-    cases: &[(&Case, &Execution)],
-    known: &KnownDivergences,
-    limits: Limits,
-    jit_level: Option<u8>,
-    naive: Option<u64>,
-) -> Step {
+fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64>) -> Step {
+    let Settings {
+        known,
+        limits,
+        jit_level,
+        rewrite,
+    } = settings;
     use rayon::prelude::*;
     let t = Instant::now();
     let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
     let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
         .into_par_iter()
-        .map(|em| match em {
-            Ok(em) if em.assemblable() => Ok(em),
+        .zip(all.par_iter())
+        .map(|(em, case)| match em {
+            Ok(em) if em.assemblable() => Ok(match rewrite {
+                Some(f) => f(case, em),
+                None => em,
+            }),
             Ok(em) => Err(Box::new(Ran::NotRun(format!(
                 "needs PTX ISA {} (the driver takes at most 9.0)",
                 em.version
@@ -374,7 +385,7 @@ fn prepare(
             (k, isolation)
         })
         .collect();
-    let plan = batch::plan(&units_of(cases, &emitted, &ready), limits, jit_level);
+    let plan = batch::plan(&units_of(cases, &emitted, &ready), *limits, *jit_level);
     Step {
         emitted,
         ready,
@@ -603,6 +614,38 @@ pub fn open_build(
 mod tests {
     use super::*;
     use crate::emit::emit;
+
+    /// The engine's rewrite reaches every program it prepares, and the rewritten program is the
+    /// kernel its launches are planned with.
+    #[test]
+    fn the_rewrite_applies_to_every_prepared_program() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        let exs: Vec<Execution> = cases[..3]
+            .iter()
+            .map(|c| ptxconform_reference::sem::exec::execute(c).unwrap())
+            .collect();
+        let batch: Vec<(&Case, &Execution)> = cases.iter().zip(&exs).collect();
+        let mark: Rewrite = Arc::new(|c: &Case, mut em: Emitted| {
+            em.ptx = format!("{}// rewritten: {}\n", em.ptx, c.name).into();
+            em.shape_key = crate::emit::fnv1a(&em.ptx);
+            em
+        });
+        let settings = |rewrite| Settings {
+            known: KnownDivergences::default(),
+            limits: Limits::default(),
+            jit_level: None,
+            rewrite,
+        };
+        let plain = prepare(&batch, &settings(None), None);
+        let marked = prepare(&batch, &settings(Some(mark)), None);
+        for ((c, p), m) in cases.iter().zip(&plain.emitted).zip(&marked.emitted) {
+            let (p, m) = (p.as_ref().unwrap(), m.as_ref().unwrap());
+            assert!(!p.ptx.contains("// rewritten"));
+            assert!(m.ptx.ends_with(&format!("// rewritten: {}\n", c.name)));
+            assert_ne!(p.shape_key, m.shape_key);
+        }
+    }
 
     /// Shapes of one preamble share a module; a module ptxas rejects is split into its shapes,
     /// so that only the bad shape is left without a kernel (for the JIT to report).

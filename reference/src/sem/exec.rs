@@ -64,12 +64,12 @@ mod async_ops;
 mod bulk;
 pub mod concurrent;
 mod cp_async;
-mod run;
 mod footprint;
 mod mbarrier;
 mod operands;
 mod reduce;
 mod report;
+mod run;
 mod sync;
 mod tcgen05;
 pub mod tensor;
@@ -88,14 +88,12 @@ use super::ub::{self, Ub, UbRule};
 use crate::case::Case;
 use crate::layout::{Layout, Place};
 use async_ops::Update;
-pub(crate) use run::Reading;
-pub use run::{
-    execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading,
-};
 pub use report::{
     ErrorKind, ExecError, ExecOptions, Execution, ExpectedHw, FinalState, GroupCounts, MbarState,
     Outcome, Touch, TouchKind, TraceStep,
 };
+pub(crate) use run::Reading;
+pub use run::{execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading};
 
 pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-ORDER",
