@@ -382,6 +382,24 @@ fn judge_configs(
     profile: Profile,
     items: Vec<(u64, ClassKey, Config)>,
 ) -> Result<Vec<Judgement>, String> {
+    Ok(run_configs(backend, profile, items)?.rows(|_| None))
+}
+
+/// Configurations run through the core, before their rows are made.
+struct RawRuns {
+    profile: Profile,
+    items: Vec<(u64, ClassKey, Config)>,
+    cases: Vec<Case>,
+    judged: Vec<Judged>,
+    seen: BTreeMap<String, Seen>,
+}
+
+/// Run configurations (index, class key, config) on `backend`, in order.
+fn run_configs(
+    backend: &mut dyn Backend,
+    profile: Profile,
+    items: Vec<(u64, ClassKey, Config)>,
+) -> Result<RawRuns, String> {
     use rayon::prelude::*;
     let cases: Vec<Case> = items.par_iter().map(|(_, _, c)| c.build()).collect();
     let mut p = Predicting {
@@ -390,69 +408,85 @@ fn judge_configs(
     };
     let judged: Vec<Judged> =
         crate::fuzz::run_cases(&mut p, &KnownDivergences::default(), profile, &cases)?;
-    let mut out = Vec::with_capacity(items.len());
-    for (((index, key, config), case), j) in items.into_iter().zip(cases).zip(judged) {
-        // A case the core kept from the backend (a reference failure) still gets its prediction.
-        let seen = p.seen.remove(&case.name).unwrap_or_else(|| Seen {
-            prediction: gen::predict(&case, profile).unwrap_or(Prediction {
-                outcome: OutcomeClass::Completion,
-                rule: None,
-            }),
-            own: None,
-            as_encoded: None,
-        });
-        let pred = seen.prediction;
-        let mut observed = j.observation.as_ref().map(observed_class);
-        let mut agree = observed.map(|o| {
-            if pred.well_defined() {
-                j.result.verdict == Verdict::Pass
-            } else {
-                o == pred.outcome
+    Ok(RawRuns {
+        profile,
+        items,
+        cases,
+        judged,
+        seen: p.seen,
+    })
+}
+
+impl RawRuns {
+    /// The judgements, in order. `unkept` names the cases a replay did not judge because their
+    /// recorded bytes, not kept, differ from the prediction (the backend says so, typed).
+    fn rows(mut self, mut unkept: impl FnMut(&str) -> Option<replay::Unkept>) -> Vec<Judgement> {
+        let mut out = Vec::with_capacity(self.items.len());
+        let all = self.items.into_iter().zip(self.cases).zip(self.judged);
+        for (((index, key, config), case), j) in all {
+            // A case the core kept from the backend (a reference failure) still gets its
+            // prediction.
+            let seen = self.seen.remove(&case.name).unwrap_or_else(|| Seen {
+                prediction: gen::predict(&case, self.profile).unwrap_or(Prediction {
+                    outcome: OutcomeClass::Completion,
+                    rule: None,
+                }),
+                own: None,
+                as_encoded: None,
+            });
+            let pred = seen.prediction;
+            let mut observed = j.observation.as_ref().map(observed_class);
+            let mut agree = observed.map(|o| {
+                if pred.well_defined() {
+                    j.result.verdict == Verdict::Pass
+                } else {
+                    o == pred.outcome
+                }
+            });
+            // An undefined completion through maps as encoded: its bytes judged as a defined run's.
+            let mut bytes = match (&seen.as_encoded, &j.observation) {
+                (Some(e), Some(o)) if observed == Some(OutcomeClass::Completion) => {
+                    let mut r = j.result.clone();
+                    ptxconform_core::judge::judge(&case, e, o, &mut r);
+                    Some(r.verdict == Verdict::Pass)
+                }
+                _ => None,
+            };
+            if let Some(replay::Unkept { certain, .. }) = unkept(&case.name) {
+                // A replayed completion whose bytes differ from this prediction (not kept).
+                observed = Some(OutcomeClass::Completion);
+                if pred.well_defined() {
+                    agree = certain.then_some(false);
+                } else {
+                    agree = Some(pred.outcome == OutcomeClass::Completion);
+                    bytes = certain.then_some(false);
+                }
             }
-        });
-        // An undefined completion through maps as encoded: its bytes judged as a defined run's.
-        let mut bytes = match (&seen.as_encoded, &j.observation) {
-            (Some(e), Some(o)) if observed == Some(OutcomeClass::Completion) => {
-                let mut r = j.result.clone();
-                ptxconform_core::judge::judge(&case, e, o, &mut r);
-                Some(r.verdict == Verdict::Pass)
+            if bytes == Some(false) {
+                agree = Some(false);
             }
-            _ => None,
-        };
-        if let Some(certain) = replay::digest_differs(&j.result.detail) {
-            // A replayed completion whose bytes differ from this prediction (not kept).
-            observed = Some(OutcomeClass::Completion);
-            if pred.well_defined() {
-                agree = certain.then_some(false);
-            } else {
-                agree = Some(pred.outcome == OutcomeClass::Completion);
-                bytes = certain.then_some(false);
-            }
+            let row = Row {
+                index,
+                case: case.name.clone(),
+                key,
+                predicted: pred.outcome,
+                rule: pred.rule.map(str::to_string),
+                observed,
+                verdict: j.result.verdict.name().to_string(),
+                agree,
+                bytes,
+                detail: j.result.detail.clone(),
+            };
+            out.push(Judgement {
+                row,
+                config,
+                case,
+                observation: j.observation,
+                predicted: seen.own,
+            });
         }
-        if bytes == Some(false) {
-            agree = Some(false);
-        }
-        let row = Row {
-            index,
-            case: case.name.clone(),
-            key,
-            predicted: pred.outcome,
-            rule: pred.rule.map(str::to_string),
-            observed,
-            verdict: j.result.verdict.name().to_string(),
-            agree,
-            bytes,
-            detail: j.result.detail.clone(),
-        };
-        out.push(Judgement {
-            row,
-            config,
-            case,
-            observation: j.observation,
-            predicted: seen.own,
-        });
+        out
     }
-    Ok(out)
 }
 
 /// The same disagreement: the same prediction kind and class, the same observed class.

@@ -8,6 +8,11 @@
 //! read with `nvdisasm` from the same place.
 
 use crate::ptxas::Ptxas;
+use ptxconform_reference::ptx::bulk::BulkOp;
+use ptxconform_reference::ptx::cp_async::CpAsyncOp;
+use ptxconform_reference::ptx::sync::{Spelling, SyncOp};
+use ptxconform_reference::ptx::tensor::TensorOp;
+use ptxconform_reference::ptx::{Instruction, Statement};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -258,36 +263,46 @@ fn function_section<'a>(listing: &'a str, entry: &str) -> Option<&'a str> {
     Some(&body[..end])
 }
 
-/// SASS opcodes that carry a PTX family's work on sm_90 (how a reader finds a step in the
+/// SASS opcodes that carry an instruction's work on sm_90 (how a reader finds a step in the
 /// listing): cp.async → LDGSTS (+ LDGDEPBAR / DEPBAR for its groups), bulk copy / prefetch /
 /// reduce → UBLKCP / UBLKPF / UBLKRED, tensor copies → UTMALDG / UTMASTG / UTMAPF / UTMAREDG,
-/// mbarrier → SYNCS.*, proxy fences → FENCE.
-pub fn opcodes_of(ptx: &str) -> &'static [&'static str] {
-    let op = ptx.split_whitespace().next().unwrap_or("");
-    if op.starts_with("cp.async.bulk.tensor") || op.starts_with("cp.reduce.async.bulk.tensor") {
-        &["UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL"]
-    } else if op.starts_with("cp.async.bulk.prefetch") {
-        &["UBLKPF", "UTMAPF"]
-    } else if op.starts_with("cp.reduce.async.bulk") {
-        &["UBLKRED"]
-    } else if op.starts_with("cp.async.bulk") {
-        &["UBLKCP", "DEPBAR", "SYNCS"]
-    } else if op.starts_with("cp.async.mbarrier") {
-        &["ARRIVES", "SYNCS"]
-    } else if op.starts_with("cp.async") {
-        &["LDGSTS", "LDGDEPBAR", "DEPBAR"]
-    } else if op.starts_with("mbarrier") {
-        &["SYNCS"]
-    } else if op.starts_with("fence") {
-        &["FENCE"]
-    } else {
-        &[]
+/// mbarrier → SYNCS.*, `fence` (not `membar`) → FENCE.
+pub fn opcodes_of(instr: &Instruction) -> &'static [&'static str] {
+    match instr {
+        Instruction::Tensor(TensorOp::Prefetch(_)) | Instruction::Bulk(BulkOp::Prefetch(_)) => {
+            &["UBLKPF", "UTMAPF"]
+        }
+        Instruction::Tensor(_) => &["UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL"],
+        Instruction::Bulk(BulkOp::Reduce(_)) => &["UBLKRED"],
+        Instruction::Bulk(_) => &["UBLKCP", "DEPBAR", "SYNCS"],
+        Instruction::CpAsync(CpAsyncOp::MbarrierArrive { .. }) => &["ARRIVES", "SYNCS"],
+        Instruction::CpAsync(_) => &["LDGSTS", "LDGDEPBAR", "DEPBAR"],
+        Instruction::Mbarrier(_) => &["SYNCS"],
+        Instruction::Sync(
+            SyncOp::Membar { .. }
+            | SyncOp::Proxy {
+                spelling: Spelling::Membar,
+                ..
+            }
+            | SyncOp::ClusterArrive { .. }
+            | SyncOp::ClusterWait { .. },
+        ) => &[],
+        Instruction::Sync(_) => &["FENCE"],
+        Instruction::Tcgen05(_) | Instruction::Tensormap(_) => &[],
     }
 }
 
 /// `sass` with every instruction of the steps in `steps` (PTX text of each) marked: a line
 /// whose opcode belongs to a step's family gets `>>` and the steps it may carry.
 pub fn mark(sass: &str, steps: &[(usize, String)]) -> String {
+    // Each step's opcodes by its parsed instruction (a step that does not parse marks nothing).
+    let carriers: Vec<(usize, &[&str])> = steps
+        .iter()
+        .map(|(i, t)| {
+            let ops = Statement::parse(t).map_or(&[][..], |st| opcodes_of(&st.instr));
+            (*i, ops)
+        })
+        .collect();
     let mut out = String::with_capacity(sass.len() + 64 * steps.len());
     out.push_str(
         "// `>>`: SASS instructions of the opcode classes that carry the marked PTX steps\n",
@@ -306,11 +321,10 @@ pub fn mark(sass: &str, steps: &[(usize, String)]) -> String {
             None => code,
         };
         let opcode = code.split([' ', ';']).next().unwrap_or("");
-        let hits: Vec<String> = steps
+        let hits: Vec<String> = carriers
             .iter()
-            .filter(|(_, t)| {
-                opcodes_of(t)
-                    .iter()
+            .filter(|(_, ops)| {
+                ops.iter()
                     .any(|o| !opcode.is_empty() && opcode.split('.').next() == Some(o))
             })
             .map(|(i, _)| i.to_string())
@@ -384,21 +398,58 @@ mod tests {
         std::fs::remove_dir_all(d).ok();
     }
 
+    /// The SASS classes follow the parsed instruction: a tensor prefetch is a prefetch, a tensor
+    /// store a tensor copy, and `membar` is not `fence`.
+    #[test]
+    fn opcodes_follow_the_instruction() {
+        let ops = |t: &str| opcodes_of(&Statement::parse(t).unwrap().instr);
+        let tensor = ["UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL"];
+        assert_eq!(
+            ops("cp.async.bulk.prefetch.tensor.1d.L2.global [m, {x}]"),
+            ["UBLKPF", "UTMAPF"]
+        );
+        assert_eq!(
+            ops("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [m, {x}], [s]"),
+            tensor
+        );
+        assert_eq!(
+            ops("cp.async.bulk.global.shared::cta.bulk_group [d], [s], 16"),
+            ["UBLKCP", "DEPBAR", "SYNCS"]
+        );
+        assert_eq!(
+            ops("cp.async.mbarrier.arrive.b64 [bar]"),
+            ["ARRIVES", "SYNCS"]
+        );
+        assert_eq!(ops("fence.proxy.async"), ["FENCE"]);
+        assert!(ops("membar.proxy.async").is_empty());
+        assert!(ops("tcgen05.wait::ld.sync.aligned").is_empty());
+    }
+
     #[test]
     fn marks_the_opcodes_of_a_step() {
         let sass = "\t.section\t.text.k,\"ax\",@progbits\n\
             /*0010*/  LDGSTS.E.BYPASS.128 [R3], desc[UR4][R4.64] ;\n\
             /*0020*/  @P0 LDGDEPBAR ;\n\
             /*0030*/  STG.E desc[UR4][R2.64], R5 ;\n\
-            /*0040*/  SYNCS.EXCH.64 URZ, [UR4], UR6 ;\n";
+            /*0040*/  SYNCS.EXCH.64 URZ, [UR4], UR6 ;\n\
+            /*0050*/  UBLKCP.S.G [UR4], [UR6], UR8 ;\n";
         let m = mark(
             sass,
-            &[(2, "cp.async.cg.shared.global [b], [s], 16".into())],
+            &[
+                (2, "cp.async.cg.shared.global [b], [s], 16".into()),
+                // A guarded step is marked by its instruction, not by its guard.
+                (
+                    3,
+                    "@p cp.async.bulk.global.shared::cta.bulk_group [d], [s], 16".into(),
+                ),
+            ],
         );
         let marked: Vec<&str> = m.lines().filter(|l| l.starts_with(">>")).collect();
-        assert_eq!(marked.len(), 2, "{m}");
+        assert_eq!(marked.len(), 4, "{m}");
         assert!(marked[0].contains("LDGSTS") && marked[0].ends_with("// step 2"));
-        assert!(marked[1].contains("LDGDEPBAR"));
+        assert!(marked[1].contains("LDGDEPBAR") && marked[1].ends_with("// step 2"));
+        assert!(marked[2].contains("SYNCS") && marked[2].ends_with("// step 3"));
+        assert!(marked[3].contains("UBLKCP") && marked[3].ends_with("// step 3"));
         assert!(m.contains("//   step 2: cp.async.cg"));
         assert_eq!(
             function_section(

@@ -48,14 +48,41 @@ pub enum Hardware {
     NoCase,
 }
 
+/// What the legality differential says of a row (the `ptxas` column), worst last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PtxasStatus {
+    NotChecked,
+    Agree,
+    /// ptxas disagrees where a recorded exception says it does.
+    Listed,
+    Disagree,
+}
+
+impl PtxasStatus {
+    fn name(self) -> &'static str {
+        match self {
+            PtxasStatus::NotChecked => "not_checked",
+            PtxasStatus::Agree => "agree",
+            PtxasStatus::Listed => "listed",
+            PtxasStatus::Disagree => "disagree",
+        }
+    }
+}
+
+impl std::fmt::Display for PtxasStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
     pub family: String,
     pub row: String,
     /// Model verdict per target: true = legal at the newest supported PTX version.
     pub legal: BTreeMap<String, bool>,
-    /// `agree`, `listed` (a recorded exception), `disagree`, or `not_checked`.
-    pub ptxas: String,
+    pub ptxas: PtxasStatus,
     pub cases: Vec<String>,
     /// Cases of this row the reference model runs without error (None = not evaluated).
     pub reference_ok: Option<usize>,
@@ -143,12 +170,12 @@ fn hardware_of(
     Hardware::Pending
 }
 
-/// Build the matrix. `ptxas_rows`: row -> agree/listed/disagree, when the differential ran.
+/// Build the matrix. `ptxas_rows`: row -> its worst ptxas status, when the differential ran.
 /// `reference`: runs one case through the reference model (true = no error), when available.
 pub fn build(
     targets: &[Target],
     cases: &[Case],
-    ptxas_rows: Option<&BTreeMap<String, String>>,
+    ptxas_rows: Option<&BTreeMap<String, PtxasStatus>>,
     reference: Option<&dyn Fn(&Case) -> bool>,
 ) -> Coverage {
     let variants = Instruction::all_variants();
@@ -161,7 +188,7 @@ pub fn build(
             family: v.family().to_string(),
             row: v.row(),
             legal: BTreeMap::new(),
-            ptxas: "not_checked".into(),
+            ptxas: PtxasStatus::NotChecked,
             cases: Vec::new(),
             reference_ok: None,
             hardware: Hardware::NoCase,
@@ -184,7 +211,7 @@ pub fn build(
         let cs: Vec<&Case> = idx.iter().map(|&i| &cases[i]).collect();
         r.hardware = hardware_of(&cs, hopper, elsewhere);
         if let Some(p) = ptxas_rows {
-            r.ptxas = p.get(&r.row).cloned().unwrap_or_else(|| "agree".into());
+            r.ptxas = p.get(&r.row).copied().unwrap_or(PtxasStatus::Agree);
         }
     }
     let mut fams: BTreeMap<String, FamilySummary> = BTreeMap::new();
@@ -202,7 +229,7 @@ pub fn build(
         f.legal_rows += 1;
         f.with_cases += usize::from(!r.cases.is_empty());
         f.reference_ok += usize::from(r.reference_ok.is_some_and(|n| n > 0));
-        f.ptxas_agree += usize::from(r.ptxas == "agree" || r.ptxas == "listed");
+        f.ptxas_agree += usize::from(matches!(r.ptxas, PtxasStatus::Agree | PtxasStatus::Listed));
         match r.hardware {
             Hardware::Confirmed => f.hardware_confirmed += 1,
             Hardware::Pending => f.hardware_pending += 1,
@@ -219,7 +246,10 @@ pub fn build(
 }
 
 /// Row -> worst ptxas status over the differential's disagreements.
-fn ptxas_status(ptxas: &Ptxas, targets: &[Target]) -> Result<BTreeMap<String, String>, String> {
+fn ptxas_status(
+    ptxas: &Ptxas,
+    targets: &[Target],
+) -> Result<BTreeMap<String, PtxasStatus>, String> {
     let args = LegalityArgs {
         targets: targets.to_vec(),
         json: None,
@@ -231,17 +261,15 @@ fn ptxas_status(ptxas: &Ptxas, targets: &[Target]) -> Result<BTreeMap<String, St
         family: Vec::new(),
     };
     let rep = legality::run_report(ptxas, &args)?;
-    let mut m: BTreeMap<String, String> = BTreeMap::new();
+    let mut m: BTreeMap<String, PtxasStatus> = BTreeMap::new();
     for d in rep.disagreements {
         let s = if d.listed.is_some() {
-            "listed"
+            PtxasStatus::Listed
         } else {
-            "disagree"
+            PtxasStatus::Disagree
         };
-        let e = m.entry(d.row).or_insert_with(|| s.to_string());
-        if s == "disagree" {
-            *e = s.to_string();
-        }
+        let e = m.entry(d.row).or_insert(s);
+        *e = (*e).max(s);
     }
     Ok(m)
 }
@@ -397,6 +425,38 @@ mod tests {
         assert!(!c.families.is_empty());
         assert!(c.families.iter().all(|f| f.family.starts_with("tcgen05")));
         assert!(c.rows.iter().all(|r| r.family.starts_with("tcgen05")));
+    }
+
+    /// A row the differential does not name agrees; a listed exception still counts as
+    /// agreeing, a disagreement does not. The column reads as before (`listed`, padded).
+    #[test]
+    fn ptxas_statuses_count_by_kind() {
+        let targets = [Target::SM_90A];
+        let all = build(&targets, &[], None, None);
+        let fam = |c: &Coverage| {
+            c.families
+                .iter()
+                .find(|f| f.family == "async-group")
+                .unwrap()
+                .ptxas_agree
+        };
+        let rows: Vec<&Row> = all
+            .rows
+            .iter()
+            .filter(|r| r.family == "async-group" && r.legal["sm_90a"])
+            .collect();
+        assert!(rows.len() >= 2);
+        assert!(rows.iter().all(|r| r.ptxas == PtxasStatus::NotChecked));
+        let statuses = BTreeMap::from([
+            (rows[0].row.clone(), PtxasStatus::Listed),
+            (rows[1].row.clone(), PtxasStatus::Disagree),
+        ]);
+        let c = build(&targets, &[], Some(&statuses), None);
+        assert_eq!(fam(&c), rows.len() - 1);
+        let listed = c.rows.iter().find(|r| r.row == rows[0].row).unwrap();
+        assert_eq!(format!("{:>8}", listed.ptxas), "  listed");
+        let json = serde_json::to_value(listed).unwrap();
+        assert_eq!(json["ptxas"], "listed");
     }
 
     #[test]

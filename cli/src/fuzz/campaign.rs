@@ -14,10 +14,12 @@ use ptxconform_core::evaluate::{evaluate, family_of};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{CaseResult, Verdict};
 use ptxconform_gpu::attribution::Attributor;
-use ptxconform_reference::case::validate::{validate_case, Severity};
-use ptxconform_reference::case::Case;
+use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity};
+use ptxconform_reference::case::{Case, StepOp};
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
 use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
+use ptxconform_reference::ptx::mbarrier::MbarrierOp;
+use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -28,6 +30,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod findings;
+#[cfg(test)]
+mod tests;
 
 /// Seconds a minimization may run past the campaign's `--seconds` deadline.
 pub const MINIMIZE_GRACE_S: u64 = 30;
@@ -268,17 +272,29 @@ pub fn settled(c: &Case) -> bool {
         g.cp_async_groups + g.cp_async_uncommitted + g.bulk_groups + g.bulk_uncommitted == 0
     });
     // A copy that moves no byte (size 0), or an mbarrier used while not a valid object, is
-    // something else on silicon even where the model lets it pass.
+    // something else on silicon even where the model lets it pass. Steps are read by their
+    // parsed instructions (the trace's text is for people).
+    let mut parsed: Vec<Option<Statement>> = vec![None; c.program.len()];
+    for (i, st) in parse_steps(c) {
+        parsed[i] = st.ok();
+    }
     let real = ex.trace.iter().all(|t| {
-        let copy_moves = !(t.text.starts_with("cp.") && t.text.matches('[').count() >= 2)
+        let instr = parsed[t.step].as_ref().map(|s| &s.instr);
+        let copy_moves = !instr.is_some_and(Instruction::is_async_copy)
             || t.touched
                 .iter()
                 .any(|x| x.kind == TouchKind::Issue && !x.range.is_empty());
-        let bars_valid = t.text.contains("mbarrier.inval")
+        let invalidates = matches!(instr, Some(Instruction::Mbarrier(MbarrierOp::Inval { .. })));
+        let addressed = match (instr, &c.program[t.step].op) {
+            (Some(i), _) => i.address_names(),
+            (None, StepOp::WaitParity { mbar, .. }) => vec![mbar.clone()],
+            (None, _) => vec![],
+        };
+        let bars_valid = invalidates
             || c.memory
                 .mbarriers
                 .iter()
-                .filter(|m| t.text.contains(&format!("[{}]", m.name)))
+                .filter(|m| addressed.contains(&m.name))
                 .all(|m| {
                     t.mbarriers
                         .iter()

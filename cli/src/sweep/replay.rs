@@ -4,7 +4,7 @@
 //! [`Record::rebuild`]), so a replay judges exactly what a live sweep judges.
 
 use super::record::{case_digest, Rebuilt, Record};
-use super::{judge_configs, save, Plan, Report};
+use super::{run_configs, save, Plan, Report};
 use ptxconform_core::differential::{Backend, Ran, Run};
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::{split_region_key, Case};
@@ -15,15 +15,29 @@ use ptxconform_reference::target::Target;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const DIFFERS: &str = "recorded bytes differ from this prediction in";
-const CERTAIN: &str = "where it is certain";
+/// Why a replay did not judge a recorded completion: its bytes differ from this prediction in
+/// `region`, and the record did not keep them. Kept typed beside the run's text, which the core
+/// passes on as the row's detail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unkept {
+    pub region: String,
+    /// Whether the prediction is certain there (then the record disagrees with it).
+    pub certain: bool,
+}
 
-/// For a row's detail: did the replay find recorded bytes that differ from the prediction and
-/// were not kept, and is the prediction certain there (then it is a disagreement)?
-pub fn digest_differs(detail: &str) -> Option<bool> {
-    detail
-        .starts_with(DIFFERS)
-        .then(|| detail.ends_with(CERTAIN))
+impl std::fmt::Display for Unkept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "recorded bytes differ from this prediction in `{}` (not kept), {}",
+            self.region,
+            if self.certain {
+                "where it is certain"
+            } else {
+                "where it allows several values"
+            }
+        )
+    }
 }
 
 /// Does the execution leave every byte of region `key` (`name` or `name@ctaN`) known?
@@ -44,6 +58,8 @@ fn certain(ex: &Execution, key: &str) -> bool {
 pub struct Replaying {
     pub info: RunInfo,
     records: BTreeMap<String, Record>,
+    /// The cases observed but not judged because their bytes were not kept, by name.
+    unkept: BTreeMap<String, Unkept>,
 }
 
 impl Replaying {
@@ -53,7 +69,17 @@ impl Replaying {
             .into_iter()
             .map(|r| (gen::draw(r.seed, r.index).case.name, r))
             .collect();
-        Replaying { info, records }
+        Replaying {
+            info,
+            records,
+            unkept: BTreeMap::new(),
+        }
+    }
+
+    /// Why `case` was not judged, if its recorded bytes differ from the prediction (taken: each
+    /// observation is read once).
+    pub fn take_unkept(&mut self, case: &str) -> Option<Unkept> {
+        self.unkept.remove(case)
     }
 }
 
@@ -68,7 +94,7 @@ impl Backend for Replaying {
         use rayon::prelude::*;
         // On the host's threads: rebuilding needs the model's bytes, a second execution for
         // completions through maps as encoded.
-        cases
+        let runs: Vec<(Run, Option<Unkept>)> = cases
             .par_iter()
             .map(|(c, ex)| {
                 let not_run = |why: String| Run {
@@ -78,14 +104,15 @@ impl Backend for Replaying {
                     device: String::new(),
                 };
                 let Some(rec) = self.records.get(&c.name) else {
-                    return Ok(not_run(format!("no record of `{}`", c.name)));
+                    return Ok((not_run(format!("no record of `{}`", c.name)), None));
                 };
                 if rec.case_fnv.as_ref().is_some_and(|f| *f != case_digest(c)) {
-                    return Ok(not_run(format!(
+                    let why = format!(
                         "`{}` rebuilds another case than the one recorded (the generator \
                          changed since): not judged",
                         c.name
-                    )));
+                    );
+                    return Ok((not_run(why), None));
                 }
                 // Bytes are predicted by a well-defined execution, or by the maps as encoded;
                 // otherwise only the outcome class is judged.
@@ -96,22 +123,27 @@ impl Backend for Replaying {
                     encoded = e;
                     &encoded
                 } else {
-                    return Ok(Run::observed(rec.without_bytes()));
+                    return Ok((Run::observed(rec.without_bytes()), None));
                 };
                 let own = ptxconform_core::differential::predicted(&self.info, bytes_from);
                 Ok(match rec.rebuild(c, &own)? {
-                    Rebuilt::Exact(o) => Run::observed(*o),
-                    Rebuilt::Differs { region } => not_run(format!(
-                        "{DIFFERS} `{region}` (not kept), {}",
-                        if certain(bytes_from, &region) {
-                            CERTAIN
-                        } else {
-                            "where it allows several values"
-                        }
-                    )),
+                    Rebuilt::Exact(o) => (Run::observed(*o), None),
+                    Rebuilt::Differs { region } => {
+                        let certain = certain(bytes_from, &region);
+                        let why = Unkept { region, certain };
+                        (not_run(why.to_string()), Some(why))
+                    }
                 })
             })
-            .collect()
+            .collect::<Result<_, String>>()?;
+        let mut out = Vec::with_capacity(runs.len());
+        for ((c, _), (run, why)) in cases.iter().zip(runs) {
+            if let Some(why) = why {
+                self.unkept.insert(c.name.clone(), why);
+            }
+            out.push(run);
+        }
+        Ok(out)
     }
 }
 
@@ -148,7 +180,8 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
                 (i, d.key, d.config)
             })
             .collect();
-        for j in judge_configs(&mut backend, plan.profile, items)? {
+        let ran = run_configs(&mut backend, plan.profile, items)?;
+        for j in ran.rows(|case| backend.take_unkept(case)) {
             rows.push(j.row.clone());
             if j.row.agree == Some(false) {
                 found.push(j);

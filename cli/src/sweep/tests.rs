@@ -226,9 +226,61 @@ fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
     let replayed = replay::replay(recs, plan(0), None).unwrap();
     let row = &replayed.rows[i];
     assert!(row.agree != Some(true), "{row:?}");
+    assert_eq!(row.observed, Some(OutcomeClass::Completion), "{row:?}");
     assert!(row.detail.starts_with("recorded bytes differ"), "{row:?}");
     let e = record::parse_lines("r.jsonl", "{\"seed\": 1}\n").unwrap_err();
     assert!(e.starts_with("r.jsonl:1:"), "{e}");
+}
+
+/// Only a replay's records say, typed, that a case's recorded bytes differ from the prediction:
+/// a device whose words for not running a case read the same leaves its rows unobserved.
+#[test]
+fn a_detail_is_never_read_as_unkept_bytes() {
+    struct Refusing;
+    impl Backend for Refusing {
+        fn info(&self) -> RunInfo {
+            RunInfo::default()
+        }
+        fn runs(&self, _: Target) -> bool {
+            true
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            let why = replay::Unkept {
+                region: "dst@cta0".into(),
+                certain: true,
+            };
+            Ok(cases
+                .iter()
+                .map(|_| Run {
+                    ran: ptxconform_core::differential::Ran::NotRun(why.to_string()),
+                    ptx: None,
+                    wall_us: 0,
+                    device: String::new(),
+                })
+                .collect())
+        }
+    }
+    let r = sweep(
+        &mut Refusing,
+        Plan {
+            count: 4,
+            ..plan(0)
+        },
+        None,
+    )
+    .unwrap();
+    for row in &r.rows {
+        assert_eq!(
+            row.detail,
+            "recorded bytes differ from this prediction in `dst@cta0` (not kept), where it is certain"
+        );
+        assert_eq!(
+            (row.observed, row.agree, row.bytes),
+            (None, None, None),
+            "{row:?}"
+        );
+    }
+    assert_eq!(r.total.not_observed, 4);
 }
 
 /// Undefined completions through maps the driver accepts are judged on the bytes of the maps as

@@ -183,6 +183,14 @@ fn device_end_to_end() {
             ),
             read_back: vec![1],
         },
+        // 8: a kernel parameter on the map the driver rejects: no launch, a typed outcome.
+        Job {
+            id: 108,
+            buffers: vec![buf(64 * 64 * 4, vec![]), buf(1024, vec![])],
+            tensor_maps: vec![tiled_u32_64x64(vec![16, 16]), tiled_u32_64x64(vec![16, 300])],
+            launch: launch("tma_load", [1, 1, 1], None, vec![KernelParam::TensorMap(1), at(1)]),
+            read_back: vec![1],
+        },
     ];
     let mut s = supervisor();
     let rs = s.run(&jobs).unwrap();
@@ -240,6 +248,7 @@ fn device_end_to_end() {
     let mut want = pieces.image().unwrap();
     want[200..204].copy_from_slice(&10u32.to_le_bytes());
     assert_eq!(rs[7].read_back[0].whole_of(&pieces).unwrap()[..], want[..]);
+    assert_eq!(rs[8].outcome, Outcome::MapNotEncoded { map: 1 });
 }
 
 #[test]

@@ -306,9 +306,13 @@ pub enum Outcome {
     JitError { error: DriverError, log: String },
     /// A non-sticky error from the launch path (function lookup, attribute, launch, sync).
     LaunchError { error: DriverError },
-    /// The job itself is malformed or could not be set up (bad index, alloc failure, a kernel
-    /// parameter naming a tensor map that failed to encode). No kernel ran.
+    /// The job itself is malformed or could not be set up (bad index, alloc failure). No kernel
+    /// ran.
     Setup { message: String },
+    /// A kernel parameter names `tensor_maps[map]`, whose encoding failed (the reason is that
+    /// map's [`EncodeOutcome::Err`]). No kernel ran. Apart from `Setup`: a refused map is a fact
+    /// about the program the job stands for, not a harness failure.
+    MapNotEncoded { map: usize },
     /// The host watchdog killed the worker while this job ran alone.
     Timeout { after_ms: u64 },
     /// The worker process died while this job ran alone, without reporting a result.

@@ -251,6 +251,16 @@ fn setup(message: impl Into<String>) -> Outcome {
     }
 }
 
+/// The bytes of encoded map `i` for a kernel parameter. A map that failed to encode is its own
+/// outcome, so that readers tell the driver's refusal from a malformed job by its type.
+fn map_param(maps: &[EncodeOutcome], i: usize) -> Result<&[u8], Outcome> {
+    match maps.get(i) {
+        Some(EncodeOutcome::Ok(m)) => Ok(m.as_slice()),
+        Some(EncodeOutcome::Err(_)) => Err(Outcome::MapNotEncoded { map: i }),
+        None => Err(setup(format!("no tensor map {i}"))),
+    }
+}
+
 fn resolve(buffers: &[JobBuffer<'_>], a: Address) -> Result<u64, Outcome> {
     match a {
         Address::Raw(v) => Ok(v),
@@ -403,13 +413,7 @@ fn run_in(
     r.phases.upload_us = lap();
 
     if let Some(l) = &job.launch {
-        let map_bytes = |i: usize| match r.tensor_maps.get(i) {
-            Some(EncodeOutcome::Ok(m)) => Ok(m.as_slice()),
-            Some(EncodeOutcome::Err(_)) => Err(setup(format!(
-                "parameter uses tensor map {i}, which failed to encode"
-            ))),
-            None => Err(setup(format!("no tensor map {i}"))),
-        };
+        let map_bytes = |i: usize| map_param(&r.tensor_maps, i);
         let mut params = Vec::with_capacity(l.params.len());
         for p in &l.params {
             params.push(match p {
@@ -637,6 +641,20 @@ pub(crate) mod tests {
             r.read_back.push(ReadBack::whole(0, data));
             r
         }
+    }
+
+    /// A parameter on a map that failed to encode is its own outcome (the engine reads it as the
+    /// driver's refusal); a missing map stays a malformed job.
+    #[test]
+    fn a_parameter_on_a_failed_map_is_typed() {
+        let refused = tensormap::EncodeError::Driver {
+            code: 1,
+            name: "CUDA_ERROR_INVALID_VALUE".into(),
+        };
+        let maps = [EncodeOutcome::Ok(vec![7; 128]), EncodeOutcome::Err(refused)];
+        assert_eq!(map_param(&maps, 0), Ok(&[7u8; 128][..]));
+        assert_eq!(map_param(&maps, 1), Err(Outcome::MapNotEncoded { map: 1 }));
+        assert!(matches!(map_param(&maps, 2), Err(Outcome::Setup { .. })));
     }
 
     pub(crate) const FAKE_ENV: &str = "PTXCONFORM_FAKE_WORKER";

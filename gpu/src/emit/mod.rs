@@ -165,15 +165,6 @@ struct Who {
     warp: bool,
 }
 
-/// tcgen05 and tensormap.cp_fenceproxy instructions that every thread of a warp must execute
-/// (`.sync.aligned`; the warp's threads copy the same 128 bytes, so the result is one copy's).
-fn warp_collective(st: &Statement) -> bool {
-    matches!(
-        st.instr,
-        Instruction::Tcgen05(_) | Instruction::Tensormap(_)
-    ) && st.instr.to_string().contains(".sync.aligned")
-}
-
 /// The kernel's `.cta_group` (the first tcgen05 instruction naming one; `::1` without any).
 fn cta_group_of(stmts: &[Option<Statement>]) -> CtaGroup {
     stmts
@@ -193,7 +184,8 @@ fn cta_group_of(stmts: &[Option<Statement>]) -> CtaGroup {
         .unwrap_or(CtaGroup::One)
 }
 
-fn who(cta: &Ctas, thread: u32) -> Who {
+/// Who runs a step of `cta` and `thread` whose statement (for a `ptx:` step) is `st`.
+fn who(cta: &Ctas, thread: u32, st: Option<&Statement>) -> Who {
     let ctas = match cta {
         Ctas::One(n) => Some(BTreeSet::from([*n])),
         Ctas::List(l) => Some(l.iter().copied().collect()),
@@ -202,7 +194,8 @@ fn who(cta: &Ctas, thread: u32) -> Who {
     Who {
         ctas,
         thread,
-        warp: false,
+        // tensormap.cp_fenceproxy's threads copy the same 128 bytes: the result is one copy's.
+        warp: st.is_some_and(|s| s.instr.is_warp_collective()),
     }
 }
 
@@ -318,8 +311,7 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     let mut spans = Vec::new();
     let mut prev: Option<(Who, Option<&str>)> = None;
     for (j, (step, st)) in case.program.iter().zip(stmts).enumerate() {
-        let mut w = who(&step.cta, step.thread);
-        w.warp = st.as_ref().is_some_and(warp_collective);
+        let w = who(&step.cta, step.thread, st.as_ref());
         let group = step.concurrent.as_deref();
         let start = em.kb.body().len();
         if let Some((p, pg)) = &prev {
@@ -661,6 +653,28 @@ mod tests {
             }),
             Ok(Bound::Value(7))
         );
+    }
+
+    /// A `.sync.aligned` step runs on the whole warp of its thread; others on the thread alone.
+    #[test]
+    fn warp_collective_steps_run_on_the_warp() {
+        let warp = |text: &str| {
+            let st = Statement::parse(text).unwrap();
+            who(&Ctas::One(0), 33, Some(&st)).warp
+        };
+        assert!(warp(
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [d], 32"
+        ));
+        assert!(warp("tcgen05.wait::st.sync.aligned"));
+        assert!(warp(
+            "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [g], [s], 128"
+        ));
+        assert!(!warp("tcgen05.fence::after_thread_sync"));
+        assert!(!warp(
+            "tensormap.replace.tile.global_address.global.b1024.b64 [g], v"
+        ));
+        assert!(!warp("cp.async.ca.shared.global [d], [s], 4"));
+        assert!(!who(&Ctas::One(0), 33, None).warp);
     }
 
     #[test]

@@ -27,18 +27,9 @@ pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> 
         canaries_broken: vec![],
         not_reached: vec![],
     };
-    obs.outcome = match &r.outcome {
-        Outcome::Ok => Ending::Completed,
-        Outcome::Trap { kind, code } => Ending::Trap {
-            kind: format!("{kind:?}"),
-            code: *code,
-        },
-        Outcome::Timeout { after_ms } => Ending::Watchdog(*after_ms),
-        // The driver refused a tensor map of the case: a fact about the case, for the judge.
-        Outcome::Setup { message } if message.contains("tensor map") => {
-            Ending::Rejected(message.clone())
-        }
-        other => return Ran::Failed(format!("{other:?}").chars().take(600).collect()),
+    obs.outcome = match ending(&r.outcome) {
+        Ok(e) => e,
+        Err(why) => return Ran::Failed(why),
     };
     if obs.outcome != Ending::Completed {
         return Ran::Observed(obs);
@@ -47,6 +38,23 @@ pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> 
         Ok(()) => Ran::Observed(obs),
         Err(e) => Ran::Failed(e),
     }
+}
+
+/// How the case ended by the worker's `outcome`; `Err`: the harness, not the case, went wrong.
+fn ending(outcome: &Outcome) -> Result<Ending, String> {
+    Ok(match outcome {
+        Outcome::Ok => Ending::Completed,
+        Outcome::Trap { kind, code } => Ending::Trap {
+            kind: format!("{kind:?}"),
+            code: *code,
+        },
+        Outcome::Timeout { after_ms } => Ending::Watchdog(*after_ms),
+        // The driver refused a tensor map of the case: a fact about the case, for the judge.
+        Outcome::MapNotEncoded { map } => Ending::Rejected(format!(
+            "parameter uses tensor map {map}, which failed to encode"
+        )),
+        other => return Err(format!("{other:?}").chars().take(600).collect()),
+    })
 }
 
 /// Decode the dump and the global buffers of a completed job into `obs`.
@@ -126,4 +134,29 @@ fn read_back(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refused map ends the case as the driver's rejection (in the words the worker used to
+    /// send); a setup failure is the harness's, whatever its message says.
+    #[test]
+    fn a_refused_map_is_a_rejection_and_a_setup_failure_is_not() {
+        assert_eq!(
+            ending(&Outcome::MapNotEncoded { map: 2 }),
+            Ok(Ending::Rejected(
+                "parameter uses tensor map 2, which failed to encode".into()
+            ))
+        );
+        let setup = Outcome::Setup {
+            message: "tensor map 0: store offset 4096 outside buffer".into(),
+        };
+        assert!(ending(&setup).is_err());
+        assert_eq!(
+            ending(&Outcome::Timeout { after_ms: 5 }),
+            Ok(Ending::Watchdog(5))
+        );
+    }
 }

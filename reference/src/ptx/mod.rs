@@ -246,6 +246,44 @@ impl Instruction {
     pub fn family(&self) -> &'static str {
         each_family!(self, x => x.family())
     }
+
+    /// Whether every thread of a warp executes it together (`.sync.aligned`): the collective
+    /// tcgen05 operations and `tensormap.cp_fenceproxy`.
+    pub fn is_warp_collective(&self) -> bool {
+        match self {
+            Instruction::Tcgen05(x) => x.is_warp_collective(),
+            Instruction::Tensormap(x) => x.is_warp_collective(),
+            _ => false,
+        }
+    }
+
+    /// Whether it is an asynchronous copy from a source to a destination operand (§9.7.9.25):
+    /// the `cp.async` copy, the bulk copy and reduction, the tensor load, store and reduction.
+    /// Group operations, arrives and prefetches move no bytes to a destination.
+    pub fn is_async_copy(&self) -> bool {
+        use bulk::BulkOp;
+        use tensor::TensorOp;
+        matches!(
+            self,
+            Instruction::CpAsync(cp_async::CpAsyncOp::Copy(_))
+                | Instruction::Bulk(BulkOp::Copy(_) | BulkOp::Reduce(_))
+                | Instruction::Tensor(TensorOp::Load(_) | TensorOp::Store(_) | TensorOp::Reduce(_))
+        )
+    }
+
+    /// The names its memory operands are based on (`[name]`, `[name+8]`), in operand order.
+    pub fn address_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        // The operand walk lends its slots mutably: walk a copy.
+        self.clone().visit_operands(&mut |s| {
+            if let Slot::Addr { addr, .. } = s {
+                if let operand::AddrBase::Name(n) = &addr.base {
+                    names.push(n.clone());
+                }
+            }
+        });
+        names
+    }
 }
 
 /// A predicate guard `@p` / `@!p`.
@@ -353,3 +391,6 @@ impl Statement {
         Self::parse_with(text, &ParseCtx::default())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -153,6 +153,24 @@ impl Tcgen05Op {
         }
     }
 
+    /// Whether every thread of a warp executes it together: the operations whose syntax makes
+    /// `.sync.aligned` mandatory (allocation, loads, stores and their waits); `.cp`, `.shift`,
+    /// the fences and `.commit` are issued by one thread.
+    pub fn is_warp_collective(&self) -> bool {
+        match self {
+            Tcgen05Op::Alloc(_)
+            | Tcgen05Op::Dealloc(_)
+            | Tcgen05Op::Relinquish(_)
+            | Tcgen05Op::Ld(_)
+            | Tcgen05Op::LdRed(_)
+            | Tcgen05Op::St(_)
+            | Tcgen05Op::Wait(_) => true,
+            Tcgen05Op::Cp(_) | Tcgen05Op::Shift(_) | Tcgen05Op::Fence(_) | Tcgen05Op::Commit(_) => {
+                false
+            }
+        }
+    }
+
     /// The opcode with its qualifiers, canonical (syntax-block) order.
     pub fn opcode(&self) -> String {
         match self {

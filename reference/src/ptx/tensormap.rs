@@ -219,6 +219,12 @@ const SCOPES: [(&str, Scope); 4] = [
 ];
 
 impl TensormapOp {
+    /// Whether every thread of a warp executes it together: `cp_fenceproxy` (`.sync.aligned`,
+    /// mandatory), not `replace`.
+    pub fn is_warp_collective(&self) -> bool {
+        matches!(self, TensormapOp::CpFenceproxy(_))
+    }
+
     fn opcode(&self) -> String {
         match self {
             TensormapOp::Replace(r) => {
