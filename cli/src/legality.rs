@@ -590,7 +590,7 @@ pub fn run_report(ptxas: &Ptxas, args: &LegalityArgs) -> Result<Report, String> 
 
 /// Print figures; unexplained disagreements in full, listed ones counted per exception (in full
 /// with `verbose`).
-pub fn print_report(r: &Report, verbose: bool) {
+fn print_report(r: &Report, verbose: bool) {
     let ts: Vec<String> = r.targets.iter().map(|t| t.to_string()).collect();
     println!(
         "ptxas: {}   targets: {}   PTX {}",

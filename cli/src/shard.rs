@@ -14,10 +14,10 @@ pub struct Shard {
 
 /// The scheduler variables `--shard auto` reads: Slurm array jobs, then Kubernetes Indexed Jobs
 /// (which give the index only: the count comes from [`COUNT_VAR`], set in the job manifest).
-pub const SLURM_INDEX: &str = "SLURM_ARRAY_TASK_ID";
-pub const SLURM_COUNT: &str = "SLURM_ARRAY_TASK_COUNT";
-pub const K8S_INDEX: &str = "JOB_COMPLETION_INDEX";
-pub const COUNT_VAR: &str = "PTXCONFORM_SHARD_COUNT";
+const SLURM_INDEX: &str = "SLURM_ARRAY_TASK_ID";
+const SLURM_COUNT: &str = "SLURM_ARRAY_TASK_COUNT";
+const K8S_INDEX: &str = "JOB_COMPLETION_INDEX";
+const COUNT_VAR: &str = "PTXCONFORM_SHARD_COUNT";
 
 impl Shard {
     /// The whole run.
@@ -33,7 +33,7 @@ impl Shard {
     }
 
     /// `--shard auto`: from the array job's environment (`var` reads a variable).
-    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+    fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
         let num = |name: &str| -> Result<Option<u64>, String> {
             var(name)
                 .map(|v| {

@@ -309,7 +309,7 @@ impl Report {
 }
 
 /// The class of what the device did.
-pub fn observed_class(o: &Observation) -> OutcomeClass {
+fn observed_class(o: &Observation) -> OutcomeClass {
     OutcomeClass::of(&o.outcome)
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The result name a file that loaded no case at all is reported under.
-pub const FILE_ERROR: &str = "<file>";
+const FILE_ERROR: &str = "<file>";
 
 /// A loaded case with the file it came from.
 pub struct Loaded {

@@ -21,7 +21,7 @@ use ptxconform_reference::sem::tcgen05::tmem::Cell;
 /// recorded doing, so that its known departures from the text are findings, not failures.
 pub const DEFAULT_PROFILE: Profile = Profile::Sm90;
 
-pub fn expected_byte(b: &Byte) -> ExpectedByte {
+fn expected_byte(b: &Byte) -> ExpectedByte {
     match b {
         Byte::Known(v) => ExpectedByte::Known(*v),
         Byte::OneOf(s) if s.len() == 256 => ExpectedByte::Any,
@@ -69,7 +69,7 @@ fn checked_regions<'a>(
 }
 
 /// The model's verdict in a few words, for details.
-pub fn ref_summary(ex: &Execution) -> String {
+fn ref_summary(ex: &Execution) -> String {
     match &ex.outcome {
         Outcome::Defined => format!("well defined, expects {:?}", ex.expected_hw),
         Outcome::Undefined { ub, step } => format!(

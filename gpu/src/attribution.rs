@@ -24,7 +24,7 @@ use ptxconform_core::result::{
 use ptxconform_reference::case::Case;
 
 /// One build's judged run as an outcome.
-pub fn outcome_of(build: &str, j: &Judged) -> BuildOutcome {
+fn outcome_of(build: &str, j: &Judged) -> BuildOutcome {
     BuildOutcome {
         build: build.to_string(),
         verdict: j.result.verdict.clone(),
@@ -259,7 +259,7 @@ fn jit_cubin(ptx: &str, level: u8, device: i32) -> Result<Vec<u8>, String> {
 
 /// The SASS of a case's kernel under `cg`, the instructions of the case's asynchronous steps
 /// marked. A JIT build needs GPU `device` (the driver compiles for it).
-pub fn sass_of(
+fn sass_of(
     cg: &Codegen,
     ptx: &str,
     arch: &str,
@@ -486,7 +486,7 @@ impl std::str::FromStr for Scope {
 
 impl Scope {
     /// Is a judged case attributed? `explained` is its verdict after known findings.
-    pub fn wants(self, j: &Judged, explained: &Verdict) -> bool {
+    fn wants(self, j: &Judged, explained: &Verdict) -> bool {
         let raw = &j.result.verdict;
         match self {
             Scope::None => false,
@@ -498,7 +498,7 @@ impl Scope {
 
 /// The arch a case's kernel is built for on a device of compute capability `cc`: its own
 /// target on that architecture, else the device's (as the engine compiles older targets).
-pub fn arch_for(case: &Case, cc: (i32, i32)) -> String {
+fn arch_for(case: &Case, cc: (i32, i32)) -> String {
     let dev = (cc.0 * 10 + cc.1) as u32;
     if case.target.sm == dev {
         case.target.to_string()

@@ -19,7 +19,7 @@ use std::process::Command;
 use std::str::FromStr;
 
 /// Environment variable naming the toolchain directory.
-pub const TOOLCHAINS_ENV: &str = "PTXCONFORM_TOOLCHAINS";
+const TOOLCHAINS_ENV: &str = "PTXCONFORM_TOOLCHAINS";
 
 /// The driver JIT's default (and highest) optimization level.
 pub const JIT_DEFAULT_LEVEL: u8 = 4;
@@ -129,7 +129,7 @@ pub fn release_of(version_line: &str) -> Option<String> {
 
 /// Where extra toolchains live: `$PTXCONFORM_TOOLCHAINS`, else
 /// `$XDG_CACHE_HOME/ptxconform/toolchains`, else `$HOME/.cache/ptxconform/toolchains`.
-pub fn toolchains_dir() -> Option<PathBuf> {
+fn toolchains_dir() -> Option<PathBuf> {
     crate::compile::cache_location(TOOLCHAINS_ENV, "toolchains")
 }
 
@@ -267,7 +267,7 @@ fn function_section<'a>(listing: &'a str, entry: &str) -> Option<&'a str> {
 /// listing): cp.async → LDGSTS (+ LDGDEPBAR / DEPBAR for its groups), bulk copy / prefetch /
 /// reduce → UBLKCP / UBLKPF / UBLKRED, tensor copies → UTMALDG / UTMASTG / UTMAPF / UTMAREDG,
 /// mbarrier → SYNCS.*, `fence` (not `membar`) → FENCE.
-pub fn opcodes_of(instr: &Instruction) -> &'static [&'static str] {
+fn opcodes_of(instr: &Instruction) -> &'static [&'static str] {
     match instr {
         Instruction::Tensor(TensorOp::Prefetch(_)) | Instruction::Bulk(BulkOp::Prefetch(_)) => {
             &["UBLKPF", "UTMAPF"]

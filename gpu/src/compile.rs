@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Environment variable naming the disk cache directory (overrides the XDG/HOME default).
-pub const CACHE_ENV: &str = "PTXCONFORM_CACHE";
+const CACHE_ENV: &str = "PTXCONFORM_CACHE";
 
 /// The ptxas optimization level of a build unless [`Compiler::with_opt_level`] says otherwise.
 pub const DEFAULT_OPT_LEVEL: u8 = 3;
@@ -130,7 +130,7 @@ pub fn cache_location(env: &str, sub: &str) -> Option<PathBuf> {
 }
 
 /// The cache directory for given environment values (pure, for tests).
-pub fn cache_dir_from(
+fn cache_dir_from(
     explicit: Option<PathBuf>,
     xdg_cache_home: Option<PathBuf>,
     home: Option<PathBuf>,
@@ -251,10 +251,6 @@ impl Compiler {
             .unwrap_or(DEFAULT_OPT_LEVEL)
     }
 
-    pub fn cache_dir(&self) -> Option<&Path> {
-        self.cache_dir.as_deref()
-    }
-
     /// How a module for `arch` (e.g. `sm_90a`) is built.
     pub fn build(&self, arch: &str) -> Build {
         Build {
@@ -275,8 +271,9 @@ impl Compiler {
         self.compile_many(&[(ptx, target)]).remove(0)
     }
 
-    /// Compile `ptx` for the architecture of its `.target` directive.
-    pub fn compile_text(&self, ptx: &str) -> Compiled {
+    /// Compile `ptx` for the architecture of its `.target` directive (tests).
+    #[cfg(test)]
+    fn compile_text(&self, ptx: &str) -> Compiled {
         let arch = target_of(ptx).ok_or("the PTX has no .target directive")?;
         self.compile_arch_many(&[(ptx, arch.to_string())]).remove(0)
     }

@@ -97,7 +97,7 @@ impl Ptxas {
     }
 
     /// The first existing file of `cands`.
-    pub fn find_in(cands: &[PathBuf]) -> Result<Ptxas, String> {
+    fn find_in(cands: &[PathBuf]) -> Result<Ptxas, String> {
         for c in cands {
             if c.is_file() {
                 return Ptxas::at(c);
@@ -181,7 +181,7 @@ pub fn candidates() -> Vec<PathBuf> {
 
 /// The candidate list for given environment values (pure, for tests). An explicit `ptxas` is the
 /// only candidate: a user who names one must not silently get another.
-pub fn candidates_from(
+fn candidates_from(
     ptxas: Option<std::ffi::OsString>,
     path: Option<std::ffi::OsString>,
     cuda_home: Option<std::ffi::OsString>,

@@ -40,7 +40,7 @@ const ALL_TYS: [RegTy; 9] = [
 /// `cvta.to.shared.u32` produces; ptxas 13.0 accepts `.b32` registers for `.shared::cta` and
 /// `.shared::cluster` operands under `.address_size 64`); Tensor Memory addresses (`taddr`) are
 /// 32-bit; global and generic addresses are 64-bit.
-pub fn addr_reg_ty(space: Space) -> RegTy {
+fn addr_reg_ty(space: Space) -> RegTy {
     match space {
         Space::Shared | Space::SharedCta | Space::SharedCluster | Space::Tmem => RegTy::B32,
         Space::Global | Space::Generic => RegTy::B64,
@@ -146,7 +146,7 @@ impl KernelBuilder {
 
     /// [`instantiate`](Self::instantiate), also returning which fresh register plays which operand
     /// role (in operand order), so that an emitter can initialise them.
-    pub fn instantiate_bound(&mut self, instr: &Instruction) -> (Instruction, Vec<Binding>) {
+    fn instantiate_bound(&mut self, instr: &Instruction) -> (Instruction, Vec<Binding>) {
         let mut out = instr.clone();
         let mut binds = Vec::new();
         out.visit_operands(&mut |slot| match slot {

@@ -42,7 +42,7 @@ fn show(b: &ExpectedByte) -> String {
     }
 }
 
-pub fn explain_text(file: &str, case: &ptxconform_reference::case::Case, bytes: usize) -> String {
+fn explain_text(file: &str, case: &ptxconform_reference::case::Case, bytes: usize) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     let (r, ex) = evaluate(file, case);

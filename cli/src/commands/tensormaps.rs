@@ -146,7 +146,7 @@ pub fn summarize(rows: &[Row]) -> Summary {
 }
 
 /// The model's side of each map.
-pub fn model_rows(maps: &[TensorMapParams], target: Target) -> Vec<Row> {
+fn model_rows(maps: &[TensorMapParams], target: Target) -> Vec<Row> {
     maps.iter()
         .enumerate()
         .map(|(index, p)| Row {
@@ -183,7 +183,7 @@ pub fn jobs(maps: &[TensorMapParams], chunk: usize) -> Vec<Job> {
 }
 
 /// The driver's verdict on one encode outcome.
-pub fn driver_verdict(o: &EncodeOutcome) -> DriverVerdict {
+fn driver_verdict(o: &EncodeOutcome) -> DriverVerdict {
     match o {
         EncodeOutcome::Ok(_) => DriverVerdict::Accepted,
         EncodeOutcome::Err(EncodeError::Driver { code, name }) => DriverVerdict::Rejected {

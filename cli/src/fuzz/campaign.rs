@@ -10,9 +10,9 @@
 use super::FuzzArgs;
 use crate::shard::Shard;
 use ptxconform_core::differential::Backend;
-use ptxconform_core::evaluate::{evaluate, family_of};
+use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
-use ptxconform_core::result::{CaseResult, Verdict};
+use ptxconform_core::result::Verdict;
 use ptxconform_gpu::attribution::Attributor;
 use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity};
 use ptxconform_reference::case::{Case, StepOp};
@@ -34,7 +34,7 @@ mod findings;
 mod tests;
 
 /// Seconds a minimization may run past the campaign's `--seconds` deadline.
-pub const MINIMIZE_GRACE_S: u64 = 30;
+const MINIMIZE_GRACE_S: u64 = 30;
 
 /// Where and how a campaign writes.
 #[derive(Clone, Debug)]
@@ -224,7 +224,7 @@ fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
 
 /// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
 /// ptxas once for all instructions it has not judged yet.
-pub fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
+fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
     let mut out: Vec<Result<(), Violation>> = gs.par_iter().map(check_cpu).collect();
     if let Some(p) = super::ptxas_oracle::ptxas() {
         let (idx, ok): (Vec<usize>, Vec<&Generated>) = gs
@@ -425,11 +425,6 @@ impl<'h> Campaign<'h> {
         })
     }
 
-    /// Findings that were already in the journal when the campaign opened.
-    pub fn resumed_failures(&self) -> u64 {
-        self.resumed_findings as u64
-    }
-
     /// Findings saved by this invocation.
     pub fn new_findings(&self) -> usize {
         self.stats.findings.len() - self.resumed_findings
@@ -569,22 +564,5 @@ impl<'h> Campaign<'h> {
         self.stats.seconds = seconds;
         let s = self.stats.clone();
         self.log(&Line::Progress(s))
-    }
-}
-
-/// A case result as a hardware fake would report it (tests).
-pub fn result_of(case: &Case, verdict: Verdict, detail: &str) -> CaseResult {
-    CaseResult {
-        case: case.name.clone(),
-        file: "fuzz".into(),
-        family: family_of(case),
-        verdict,
-        detail: detail.into(),
-        differences: vec![],
-        diffs: vec![],
-        wall_us: 0,
-        device: String::new(),
-        attribution: None,
-        departures: vec![],
     }
 }

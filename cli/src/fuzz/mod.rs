@@ -145,7 +145,7 @@ pub fn parse_families(list: &str) -> Result<Families, String> {
 }
 
 /// The generator config of a campaign.
-pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
+fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
     let mut cfg = match args.config {
         ConfigKind::Legal => GenConfig::legal(),
         ConfigKind::Mixed => GenConfig::mixed(),

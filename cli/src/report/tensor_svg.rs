@@ -28,7 +28,7 @@ const LINE: u64 = 128;
 const CHUNK: u64 = 16;
 /// Pixels per shared-memory byte (a 16-byte chunk is 64 px wide), and per tile row.
 pub const BYTE_PX: u64 = 4;
-pub const ROW_PX: u64 = 18;
+const ROW_PX: u64 = 18;
 /// Left margin of the tile rows (offset labels).
 pub const TILE_X0: u64 = 64;
 /// Lines drawn at most per tile (a 32 KiB box); the caption says when more exist.
@@ -211,7 +211,7 @@ fn view(lo: i64, hi: i64, extent: i64) -> (i64, i64) {
 }
 
 /// The box over the tensor's dimensions 0 and 1.
-pub fn box_picture(p: &LoadPicture) -> Svg {
+fn box_picture(p: &LoadPicture) -> Svg {
     let unit = Unit::of_map(&p.map);
     let values = unit.values.max(1) as i64;
     let dim = &p.map.global_dim;
@@ -435,7 +435,7 @@ pub fn box_picture(p: &LoadPicture) -> Svg {
 
 /// The shared-memory tile: 128-byte lines of 16-byte chunks, each element where the plan's
 /// (swizzled) address puts it.
-pub fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
+fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
     let unit = Unit::of_map(&p.map);
     let values = unit.values.max(1) as i64;
     let ts = &p.plan.transfers;

@@ -78,7 +78,7 @@ impl Replaying {
 
     /// Why `case` was not judged, if its recorded bytes differ from the prediction (taken: each
     /// observation is read once).
-    pub fn take_unkept(&mut self, case: &str) -> Option<Unkept> {
+    fn take_unkept(&mut self, case: &str) -> Option<Unkept> {
         self.unkept.remove(case)
     }
 }

@@ -19,7 +19,7 @@ use std::io;
 
 /// Bytes of each direction. Pages are only allocated when written, so this bounds a frame's
 /// payloads, not memory use.
-pub const HALF: u64 = 1 << 30;
+const HALF: u64 = 1 << 30;
 
 /// The environment variable that gives a worker the arena's path.
 pub const ARENA_ENV: &str = "PTXCONFORM_ARENA";

@@ -24,9 +24,9 @@ use std::cell::RefCell;
 use std::io::{self, BufRead};
 
 /// Starts the header line of a frame's payloads.
-pub const BLOBS_PREFIX: &str = "PTXC1-BLOBS ";
+const BLOBS_PREFIX: &str = "PTXC1-BLOBS ";
 /// Starts the header line of payloads that lie in the shared arena.
-pub const SHARED_PREFIX: &str = "PTXC1-SHARED ";
+const SHARED_PREFIX: &str = "PTXC1-SHARED ";
 
 thread_local! {
     /// Payloads of the frame being encoded on this thread.

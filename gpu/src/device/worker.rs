@@ -35,11 +35,11 @@ pub enum ServeEnd {
 }
 
 /// Exit status of a worker that stopped after a trap.
-pub const EXIT_POISONED: i32 = 3;
+const EXIT_POISONED: i32 = 3;
 /// Exit status of a worker whose start-up failed (after sending `InitFailed`).
 pub const EXIT_INIT_FAILED: i32 = 4;
 /// Exit status on a protocol error.
-pub const EXIT_PROTOCOL: i32 = 5;
+const EXIT_PROTOCOL: i32 = 5;
 
 /// The worker's request loop: announce the device, then run batches until told to stop.
 /// Payloads come and go through `arena` when the supervisor shared one, else through the pipes.

@@ -100,7 +100,7 @@ impl DumpLayout {
         self
     }
     /// Byte offset of cell (lane, column) of checked allocation `k` in `cta`.
-    pub fn tmem_cell(&self, cta: u32, k: usize, lane: u32, column: u32) -> usize {
+    fn tmem_cell(&self, cta: u32, k: usize, lane: u32, column: u32) -> usize {
         let per_cta: u64 = self.tmem.iter().map(|(_, c)| 128 * *c as u64).sum();
         let before: u64 = self.tmem[..k].iter().map(|(_, c)| 128 * *c as u64).sum();
         let cols = self.tmem[k].1 as u64;

@@ -67,9 +67,6 @@ impl Emitted {
     pub fn set_shared_init(&mut self, addr: u64) {
         self.pblock[pb::SHARED_INIT] = addr;
     }
-    pub fn set_timeout_ns(&mut self, ns: u64) {
-        self.pblock[pb::TIMEOUT_NS] = ns;
-    }
     /// Whether the pinned ptxas / driver can take the program at all: a case whose instructions
     /// need a newer PTX ISA than [`PtxVersion::MAX_SUPPORTED`] runs on the reference only.
     pub fn assemblable(&self) -> bool {

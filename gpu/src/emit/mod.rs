@@ -103,7 +103,7 @@ pub const ENTRY: &str = "ptxconform_case";
 /// parameters PTX ISA 8.1+ allows, with room for `table`.
 pub const TMAP_SLOTS: usize = 224;
 /// Slots under PTX ISA < 8.1 (a case pinning an older version): 4,352 bytes of parameters at most.
-pub const TMAP_SLOTS_BEFORE_8_1: usize = 33;
+const TMAP_SLOTS_BEFORE_8_1: usize = 33;
 
 /// The `tmaps` slots of a kernel of PTX ISA `v`.
 pub fn tmap_slots(v: PtxVersion) -> usize {

@@ -32,7 +32,7 @@ pub(crate) const FIRST_GLOBAL: usize = 3;
 /// Can a device of compute capability `cc` run code built for `t`? Arch-specific targets (`a`) run
 /// only on exactly that architecture; family targets (`f`) on the same family; plain ones on
 /// anything at least as new.
-pub fn runs_on(t: Target, cc: (i32, i32)) -> bool {
+fn runs_on(t: Target, cc: (i32, i32)) -> bool {
     let dev = (cc.0 * 10 + cc.1) as u32;
     match t.suffix {
         Suffix::Arch => dev == t.sm,

@@ -145,7 +145,7 @@ impl TrapKind {
         }
     }
 
-    pub fn driver_name(self) -> &'static str {
+    fn driver_name(self) -> &'static str {
         Self::TABLE
             .iter()
             .find(|(_, t, _)| *t == self)
