@@ -1,10 +1,10 @@
 //! `ptxconform litmus`: one racy program run many thousands of times, in the spirit of GPU
 //! litmus testing. The reference leaves bytes of the case's final state uncertain (sets of allowed
 //! values): that is where the race shows. Each instance is a copy of the case named `NAME#i`;
-//! copies differ in nothing else, so they share one emitted kernel and the GPU engine runs a
-//! launch's worth of them as instances of one launch, each in its own CTA or cluster with its own
-//! regions, parameter block and dump slot. Every launch goes through the differential core
-//! ([`run_batch_under`]) on a [`Backend`] and is judged by the one judge; each judged instance is
+//! every launch goes through the differential core ([`run_copies`]): the reference runs the case
+//! once, a [`Backend`] observes the copies (the GPU engine emits and compiles the case once and
+//! runs the copies as instances of one launch, each in its own CTA or cluster with its own
+//! regions, parameter block and dump slot), and the one judge judges each; each judged instance is
 //! reduced to its *outcome*: how the run ended, the observed values of the uncertain bytes and the
 //! mbarrier parities. The report is a histogram of outcomes (count, first instance) per case; an
 //! instance the judge fails is a divergence, listed apart.
@@ -28,7 +28,7 @@
 //! own worker process on the device, take the launches in turn so that one's transfers overlap
 //! another's host work (the reference and the judge of its instances).
 
-use ptxconform_core::differential::{reference_side, run_batch_under, Backend, Judged};
+use ptxconform_core::differential::{reference_side, run_copies, Backend, Judged};
 use ptxconform_core::judge::{shared_key, DEFAULT_PROFILE};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{RunInfo, Verdict};
@@ -433,17 +433,6 @@ fn reduce(sites: &RaceSites, j: &Judged) -> Result<(String, String), String> {
     Ok((sites.outcome(obs), why))
 }
 
-/// Instances `first..first + n` of `case`: copies named `NAME#i` and otherwise identical, so that
-/// they have one emitted kernel and the engine runs them as instances of one launch.
-fn instances(case: &Case, first: u64, n: usize) -> Vec<Case> {
-    (first..first + n as u64)
-        .map(|i| Case {
-            name: format!("{}#{i}", case.name),
-            ..case.clone()
-        })
-        .collect()
-}
-
 /// How many instances of a case run, how they are launched and stressed.
 #[derive(Clone, Copy, Debug)]
 pub struct Schedule {
@@ -458,7 +447,7 @@ pub struct Schedule {
 
 /// Run one case's campaign on `devs`: the launches are planned up front (sizes from
 /// [`launch_size`]) and dealt round-robin to the backends, each on a thread of its own, so that
-/// one's device work overlaps another's host work; each launch is one [`run_batch_under`] of its
+/// one's device work overlaps another's host work; each launch is one [`run_copies`] of its
 /// instances, and the threads' tallies are joined.
 pub fn run_case<B: Backend + Send>(
     devs: &mut [B],
@@ -518,9 +507,8 @@ pub fn run_case<B: Backend + Send>(
                         if deadline.is_some_and(|d| Instant::now() >= d) {
                             break;
                         }
-                        let copies = instances(case, first, n);
-                        let batch: Vec<(&str, &Case)> = copies.iter().map(|c| (file, c)).collect();
-                        let judged = run_batch_under(DEFAULT_PROFILE, dev, known, &batch)?;
+                        let judged =
+                            run_copies(DEFAULT_PROFILE, dev, known, (file, case), first, n)?;
                         ran += n as u64;
                         launched += 1;
                         tally.judged(sites, first, judged);

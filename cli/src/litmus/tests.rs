@@ -252,7 +252,7 @@ fn every_litmus_case_is_racy_and_its_instances_share_a_kernel() {
             c.name
         );
         let plain = emit(c).unwrap();
-        let copies = instances(c, 40, 3);
+        let copies = ptxconform_core::differential::copies(c, 40, 3);
         assert_eq!(copies[2].name, format!("{}#42", c.name));
         for em in emit_all(&copies.iter().collect::<Vec<_>>()) {
             let em = em.unwrap();

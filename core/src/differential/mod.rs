@@ -16,7 +16,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod pipeline;
-pub use pipeline::{run_batch, run_batch_under};
+pub use pipeline::{run_batch, run_batch_under, run_copies};
+
+/// Copies `first..first + n` of `case`, named `NAME#i` and otherwise identical.
+pub fn copies(case: &Case, first: u64, n: usize) -> Vec<Case> {
+    (first..first + n as u64)
+        .map(|i| Case {
+            name: format!("{}#{i}", case.name),
+            ..case.clone()
+        })
+        .collect()
+}
 
 /// What a backend made of one case.
 #[derive(Clone, Debug)]
@@ -72,6 +82,21 @@ pub trait Backend {
     /// is prepared on host threads. `None`: nothing to prepare.
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
         None
+    }
+    /// Runs `first..first + n` of `case`, each its own instance of one program (a litmus
+    /// campaign), all judged against `ex`. By default [`Backend::observe`] of copies named
+    /// `NAME#i`; a backend that can run one program many times without preparing each copy
+    /// does so.
+    fn observe_copies(
+        &mut self,
+        case: &Case,
+        ex: &Execution,
+        first: u64,
+        n: usize,
+    ) -> Result<Vec<Run>, String> {
+        let copies = copies(case, first, n);
+        let pairs: Vec<(&Case, &Execution)> = copies.iter().map(|c| (c, ex)).collect();
+        self.observe(&pairs)
     }
     /// [`Backend::observe`] of cases that this backend's [`Backend::preparer`] prepared.
     fn observe_prepared(
@@ -686,6 +711,46 @@ check: [buf]
             vec![1024, 2048, 4096, 4096, 4096, 4096, 544]
         );
         assert_eq!(step_lengths(1 << 20).iter().sum::<usize>(), 1 << 20);
+    }
+
+    /// Copies of one case: one result per copy, named from `first`, each judged against the one
+    /// execution; a copy the backend shows differently diverges alone.
+    #[test]
+    fn copies_are_judged_one_by_one() {
+        let c = load_str(CASE, "t.yaml").unwrap().remove(0);
+        let known = KnownDivergences::default();
+        let mut b = Predicted {
+            info: info("model"),
+        };
+        let out = run_copies(Profile::Sm90, &mut b, &known, ("t.yaml", &c), 40, 3).unwrap();
+        let names: Vec<&str> = out.iter().map(|j| j.result.case.as_str()).collect();
+        assert_eq!(names, ["copy4#40", "copy4#41", "copy4#42"]);
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
+        /// Flips a byte of the second copy only (by its name).
+        struct Second;
+        impl Backend for Second {
+            fn info(&self) -> RunInfo {
+                RunInfo::default()
+            }
+            fn runs(&self, _: Target) -> bool {
+                true
+            }
+            fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                Ok(cases
+                    .iter()
+                    .map(|(c, ex)| {
+                        let mut o = predicted(&RunInfo::default(), ex);
+                        if c.name.ends_with("#1") {
+                            o.regions.get_mut("buf@cta0").unwrap()[0] ^= 1;
+                        }
+                        Run::observed(o)
+                    })
+                    .collect())
+            }
+        }
+        let out = run_copies(Profile::Sm90, &mut Second, &known, ("t.yaml", &c), 0, 3).unwrap();
+        let verdicts: Vec<Verdict> = out.iter().map(|j| j.result.verdict.clone()).collect();
+        assert_eq!(verdicts, [Verdict::Pass, Verdict::Diverge, Verdict::Pass]);
     }
 
     /// A backend that observes one fixed observation.

@@ -202,34 +202,7 @@ fn observe_and_judge(
                     ptx: None,
                 };
             };
-            r.wall_us = run.wall_us;
-            r.device = run.device;
-            let observation = match run.ran {
-                Ran::Observed(o) => {
-                    judge(case, ex, &o, &mut r);
-                    Some(o)
-                }
-                Ran::NotRun(why) => {
-                    r.verdict = Verdict::NotRun;
-                    r.detail = why;
-                    None
-                }
-                Ran::Failed(why) => {
-                    r.verdict = Verdict::HarnessError;
-                    r.detail = why;
-                    None
-                }
-                Ran::Disagree(groups) => {
-                    r.verdict = Verdict::BuildsDisagree;
-                    r.detail = groups;
-                    None
-                }
-            };
-            Judged {
-                result: r,
-                observation,
-                ptx: run.ptx,
-            }
+            judge_run(r, case, ex, run)
         })
         .collect();
     drop(pairs);
@@ -237,6 +210,88 @@ fn observe_and_judge(
     drop_apart(executions);
     backend.host_time(reference, t.elapsed());
     Ok(out)
+}
+
+/// Run copies `first..first + n` of `case` ([`Backend::observe_copies`]): the reference once
+/// under `profile`, every copy's run judged against that execution, one result per copy named
+/// `NAME#i`. A case that fails on the reference gives that result for every copy.
+pub fn run_copies(
+    profile: Profile,
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    (file, case): (&str, &Case),
+    first: u64,
+    n: usize,
+) -> Result<Vec<Judged>, String> {
+    use rayon::prelude::*;
+    let t = Instant::now();
+    let (r, ex) = reference_side(file, case, known, profile);
+    let reference = t.elapsed();
+    let named = |i: usize, r: &CaseResult| CaseResult {
+        case: format!("{}#{}", case.name, first + i as u64),
+        ..r.clone()
+    };
+    let unjudged = |r: CaseResult| Judged {
+        result: r,
+        observation: None,
+        ptx: None,
+    };
+    let Some(ex) = ex else {
+        return Ok((0..n).map(|i| unjudged(named(i, &r))).collect());
+    };
+    if !backend.runs(case.target) {
+        let mut r = r;
+        r.verdict = Verdict::NotRun;
+        r.detail = format!("needs {}", case.target);
+        return Ok((0..n).map(|i| unjudged(named(i, &r))).collect());
+    }
+    let runs = backend.observe_copies(case, &ex, first, n)?;
+    if runs.len() != n {
+        return Err(format!(
+            "backend returned {} results for {n} copies",
+            runs.len()
+        ));
+    }
+    let t = Instant::now();
+    let out = runs
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, run)| judge_run(named(i, &r), case, &ex, run))
+        .collect();
+    backend.host_time(reference, t.elapsed());
+    Ok(out)
+}
+
+/// A case's result `r` (the reference's side) with `run` judged against `ex`.
+fn judge_run(mut r: CaseResult, case: &Case, ex: &Execution, run: Run) -> Judged {
+    r.wall_us = run.wall_us;
+    r.device = run.device;
+    let observation = match run.ran {
+        Ran::Observed(o) => {
+            judge(case, ex, &o, &mut r);
+            Some(o)
+        }
+        Ran::NotRun(why) => {
+            r.verdict = Verdict::NotRun;
+            r.detail = why;
+            None
+        }
+        Ran::Failed(why) => {
+            r.verdict = Verdict::HarnessError;
+            r.detail = why;
+            None
+        }
+        Ran::Disagree(groups) => {
+            r.verdict = Verdict::BuildsDisagree;
+            r.detail = groups;
+            None
+        }
+    };
+    Judged {
+        result: r,
+        observation,
+        ptx: run.ptx,
+    }
 }
 
 /// Free `v` on a thread of its own: a step's executions take long to free one by one, and the

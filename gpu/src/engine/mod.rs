@@ -290,6 +290,65 @@ impl Backend for Engine {
         self.times.reference += reference;
         self.times.judge += judge;
     }
+    /// The case emitted and compiled once, its `n` copies instances of one program in as few
+    /// launches as the limits allow.
+    fn observe_copies(
+        &mut self,
+        case: &Case,
+        _: &Execution,
+        _: u64,
+        n: usize,
+    ) -> Result<Vec<Run>, String> {
+        use rayon::prelude::*;
+        let t = Instant::now();
+        let em = runnable(case, crate::emit::emit(case), self.rewrite.as_ref());
+        self.times.emit += t.elapsed();
+        let em = match em {
+            Ok(em) => em,
+            Err(ran) => {
+                let run = Run {
+                    ran: *ran,
+                    ptx: None,
+                    wall_us: 0,
+                    device: self.label.clone(),
+                };
+                return Ok(vec![run; n]);
+            }
+        };
+        let t = Instant::now();
+        self.compile(&[&em]);
+        self.times.compile += t.elapsed();
+        let t = Instant::now();
+        let unit = Unit {
+            case,
+            em: &em,
+            isolation: Isolation::Shared,
+        };
+        let units = vec![unit; n];
+        let plan = batch::plan(&units, self.limits, self.jit_level)?;
+        let results = batch::execute(
+            &mut self.sup,
+            &units,
+            &self.kernels,
+            self.jit_level,
+            &mut self.stats,
+            plan,
+        )?;
+        self.times.execute += t.elapsed();
+        let t = Instant::now();
+        let (info, label) = (&self.info, &self.label);
+        let runs = results
+            .par_iter()
+            .map(|jr| Run {
+                ran: observation(case, &em, jr, info),
+                ptx: Some(em.ptx.clone()),
+                wall_us: jr.wall_us,
+                device: label.clone(),
+            })
+            .collect();
+        self.times.observe += t.elapsed();
+        Ok(runs)
+    }
 }
 
 /// What an engine does for a batch before it needs the device: every case's program emitted,
@@ -329,6 +388,25 @@ impl Engine {
     }
 }
 
+/// An emitted program as the engine runs it (`rewrite` applied), or why it cannot run.
+fn runnable(
+    case: &Case,
+    em: Result<Emitted, crate::emit::EmitError>,
+    rewrite: Option<&Rewrite>,
+) -> Result<Emitted, Box<Ran>> {
+    match em {
+        Ok(em) if em.assemblable() => Ok(match rewrite {
+            Some(f) => f(case, em),
+            None => em,
+        }),
+        Ok(em) => Err(Box::new(Ran::NotRun(format!(
+            "needs PTX ISA {} (the driver takes at most 9.0)",
+            em.version
+        )))),
+        Err(e) => Err(Box::new(Ran::Failed(format!("emit: {e}")))),
+    }
+}
+
 /// Emit every case (host threads) and compose its launches. `naive`: every case a program of its
 /// own, numbered from that many instances run before.
 fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64>) -> Step {
@@ -344,17 +422,7 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
     let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
         .into_par_iter()
         .zip(all.par_iter())
-        .map(|(em, case)| match em {
-            Ok(em) if em.assemblable() => Ok(match rewrite {
-                Some(f) => f(case, em),
-                None => em,
-            }),
-            Ok(em) => Err(Box::new(Ran::NotRun(format!(
-                "needs PTX ISA {} (the driver takes at most 9.0)",
-                em.version
-            )))),
-            Err(e) => Err(Box::new(Ran::Failed(format!("emit: {e}")))),
-        })
+        .map(|(em, case)| runnable(case, em, rewrite.as_ref()))
         .collect();
     if let Some(base) = naive {
         for (k, em) in emitted.iter_mut().enumerate() {
