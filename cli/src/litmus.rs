@@ -371,13 +371,21 @@ impl Tally {
 
     /// Count judged instances numbered from `first`.
     fn judged(&mut self, sites: &RaceSites, first: u64, judged: Vec<Judged>) {
-        let reduced: Vec<Result<(String, String), String>> =
-            judged.par_iter().map(|j| reduce(sites, j)).collect();
-        for ((k, j), r) in judged.into_iter().enumerate().zip(reduced) {
+        // Reduced, and the instances not kept freed, on every thread: thousands of observations
+        // freed one by one on this thread took longer than judging them.
+        let reduced: Vec<(Reduced, Option<Judged>)> = judged
+            .into_par_iter()
+            .map(|j| {
+                let r = reduce(sites, &j);
+                let diverged = matches!(&r, Ok((_, why)) if !why.is_empty());
+                (r, diverged.then_some(j))
+            })
+            .collect();
+        for (k, (r, j)) in reduced.into_iter().enumerate() {
             let i = first + k as u64;
             match r {
                 Ok((outcome, why)) => {
-                    if !why.is_empty() {
+                    if let Some(j) = j {
                         self.diverged(i, j);
                     }
                     self.add(outcome, i, why)
@@ -420,9 +428,13 @@ impl Tally {
     }
 }
 
+/// An instance as the litmus counts it: (outcome, the judge's words when it fails it), or why it
+/// was not observed.
+type Reduced = Result<(String, String), String>;
+
 /// A judged instance as the litmus counts it: its outcome and, when the judge fails it, the
 /// verdict and its words (empty: allowed); or, with no observation, why it was not observed.
-fn reduce(sites: &RaceSites, j: &Judged) -> Result<(String, String), String> {
+fn reduce(sites: &RaceSites, j: &Judged) -> Reduced {
     let r = &j.result;
     let obs = j.observation.as_ref().ok_or_else(|| r.detail.clone())?;
     let why = if r.verdict == Verdict::Pass {
