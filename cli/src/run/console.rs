@@ -271,7 +271,7 @@ impl Console {
             );
             return Ok(());
         }
-        if s.info.mode == "reference-only" {
+        if s.info.mode == super::REFERENCE_ONLY {
             println!(
                 "{} on the reference model only, profile {}",
                 cases(s.results.len()),

@@ -95,6 +95,9 @@ pub struct RunArgs {
     pub build: Option<ptxconform_gpu::builds::Codegen>,
 }
 
+/// The mode a run without hardware records (`RunInfo::mode`).
+pub const REFERENCE_ONLY: &str = "reference-only";
+
 /// The scratch report folder: a run that names no --out replaces what is there.
 const DEFAULT_OUT: &str = "reports/runs/latest";
 
@@ -353,7 +356,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             device: "none (reference model only)".into(),
             driver: String::new(),
             date: today(),
-            mode: "reference-only".into(),
+            mode: REFERENCE_ONLY.into(),
             ptxconform: env!("CARGO_PKG_VERSION").into(),
             ..RunInfo::default()
         },
