@@ -22,9 +22,10 @@ use ptxconform_core::differential::Backend;
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::Verdict;
-use ptxconform_gpu::device::Supervisor;
+
+use ptxconform_core::result::RunInfo;
 use ptxconform_gpu::engine::batch::BatchStats;
-use ptxconform_gpu::engine::{supervisor, supervisor_config, Engine, Times};
+use ptxconform_gpu::engine::{open, Engine, Spec, Times};
 use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::GenConfig;
 use rayon::prelude::*;
@@ -362,21 +363,12 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     };
     let mut engines = match &dev {
         Some(d) => {
-            let fast = Engine::new(
-                supervisor(args.device, 20, true)?,
-                d.compute_capability,
-                ptxconform_gpu::compile::Compiler::find().ok(),
-            );
-            // The naive path: the driver JIT compiles every case's own module, one launch each;
-            // without its disk cache, which would serve a rerun's modules uncompiled (figures in
-            // reports/bench/README.md, 70bf7f5).
-            let mut cfg = supervisor_config(args.device, 20, true)?;
-            cfg.command
-                .env
-                .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
-            let mut naive = Engine::new(Supervisor::new(cfg), d.compute_capability, None);
-            naive.naive = true;
-            naive.limits.instances = 1;
+            let fast = open(Spec::on(d, RunInfo::default(), 20))?;
+            // The naive path (figures in reports/bench/README.md, 70bf7f5).
+            let naive = open(Spec {
+                naive: true,
+                ..Spec::on(d, RunInfo::default(), 20)
+            })?;
             Some((fast, naive))
         }
         None => None,

@@ -693,15 +693,8 @@ pub fn main(args: &LitmusArgs) -> Result<i32, String> {
     };
     let mut engines = Vec::new();
     for _ in 0..args.workers.max(1) {
-        let mut eng = ptxconform_gpu::engine::open(ptxconform_gpu::engine::Spec {
-            device: &d,
-            info: info.clone(),
-            job_timeout: 20,
-            confirm_failures: true,
-            build: None,
-            opt_level: None,
-            known: KnownDivergences::default(),
-        })?;
+        let mut eng =
+            ptxconform_gpu::engine::open(ptxconform_gpu::engine::Spec::on(&d, info.clone(), 20))?;
         // A batch of up to `--per-launch` instances is one launch.
         eng.limits.instances = args.per_launch.max(1);
         let stress = args.stress;

@@ -163,21 +163,18 @@ pub fn gpu(
     job_timeout: u64,
     opt_level: u8,
 ) -> Result<Engine, String> {
-    let sup = ptxconform_gpu::engine::supervisor(dev.ordinal, job_timeout, false)?;
-    let compiler = match ptxconform_gpu::compile::Compiler::find() {
-        Ok(c) => Some(c.with_opt_level(opt_level)?),
-        Err(_) => None,
-    };
-    let mut eng = Engine::new(sup, dev.compute_capability, compiler);
-    eng.info = RunInfo {
-        device: dev.name.clone(),
+    let info = RunInfo {
         driver: dev.cuda(),
         date: ptxconform_core::result::today(),
         mode: "fuzz: reference + hardware".into(),
         ptxconform: env!("CARGO_PKG_VERSION").into(),
         ..RunInfo::default()
     };
-    Ok(eng)
+    ptxconform_gpu::engine::open(ptxconform_gpu::engine::Spec {
+        confirm_failures: false,
+        opt_level: Some(opt_level),
+        ..ptxconform_gpu::engine::Spec::on(dev, info, job_timeout)
+    })
 }
 
 /// Run generated cases through the differential core on `hw`, judged under `profile`, one judged

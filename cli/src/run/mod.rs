@@ -191,13 +191,9 @@ pub(crate) fn settle(
 /// offline compiler when one is found), the known findings for isolation.
 fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<gpu::Engine, String> {
     let mut e = gpu::open(gpu::Spec {
-        device: dev,
-        info: info.clone(),
-        job_timeout: args.job_timeout,
-        confirm_failures: true,
         build: args.build.clone(),
-        opt_level: None,
         known: KnownDivergences::load(&args.known)?,
+        ..gpu::Spec::on(dev, info.clone(), args.job_timeout)
     })?;
     if let Some(cg) = &args.build {
         e.info.mode = format!("{} (build {cg})", e.info.mode);

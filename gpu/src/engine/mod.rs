@@ -626,12 +626,40 @@ pub struct Spec<'a> {
     pub opt_level: Option<u8>,
     /// The known findings, for isolating cases that trap.
     pub known: KnownDivergences,
+    /// The naive path `bench` measures against: every case a module of its own, compiled by
+    /// the driver's JIT without its disk cache (which would serve a rerun's modules
+    /// uncompiled), one case a launch.
+    pub naive: bool,
+}
+
+impl Spec<'_> {
+    /// The engine most commands want on `device`: traps confirmed, the offline compiler when
+    /// one is found, no known findings.
+    pub fn on(device: &DeviceInfo, info: RunInfo, job_timeout: u64) -> Spec<'_> {
+        Spec {
+            device,
+            info,
+            job_timeout,
+            confirm_failures: true,
+            build: None,
+            opt_level: None,
+            known: KnownDivergences::default(),
+            naive: false,
+        }
+    }
 }
 
 /// The engine of [`Spec`] on its device.
 pub fn open(spec: Spec) -> Result<Engine, String> {
-    let sup = supervisor(spec.device.ordinal, spec.job_timeout, spec.confirm_failures)?;
+    let mut cfg = supervisor_config(spec.device.ordinal, spec.job_timeout, spec.confirm_failures)?;
+    if spec.naive {
+        cfg.command
+            .env
+            .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
+    }
+    let sup = Supervisor::new(cfg);
     let (compiler, jit_level) = match &spec.build {
+        _ if spec.naive => (None, None),
         Some(Codegen::Jit { level }) => (None, Some(*level)),
         Some(Codegen::Ptxas { release, level }) => (
             Some(
@@ -651,6 +679,10 @@ pub fn open(spec: Spec) -> Result<Engine, String> {
     };
     let mut e = Engine::new(sup, spec.device.compute_capability, compiler);
     e.jit_level = jit_level;
+    if spec.naive {
+        e.naive = true;
+        e.limits.instances = 1;
+    }
     e.known = spec.known;
     e.info = RunInfo {
         device: spec.device.name.clone(),
@@ -668,13 +700,9 @@ pub fn open_build(
     cg: &Codegen,
 ) -> Result<Engine, String> {
     open(Spec {
-        device: dev,
-        info: info.clone(),
-        job_timeout,
-        confirm_failures: true,
         build: Some(cg.clone()),
-        opt_level: None,
         known: known.clone(),
+        ..Spec::on(dev, info.clone(), job_timeout)
     })
 }
 
