@@ -34,7 +34,7 @@ fn outcome_of(build: &str, j: &Judged) -> BuildOutcome {
     }
 }
 
-/// Makes the backend of a build (an [`Engine`] on the GPU; a fake in tests).
+/// Makes the backend of a build (an [`crate::engine::Engine`] on the GPU; a fake in tests).
 pub type MakeBackend = Box<dyn FnMut(&Codegen) -> Result<Box<dyn Backend>, String>>;
 
 /// Backends for the builds a departure is re-run under, made on first use.

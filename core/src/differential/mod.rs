@@ -1,7 +1,8 @@
 //! The differential core: the reference executes each case, a [`Backend`] observes it, the
-//! [`judge`](crate::judge) compares the two. Every path goes through [`run_batch`]: `run` and
-//! `fuzz` with the GPU, `run --replay` with recorded observations, tests with the model's own
-//! prediction or a fake.
+//! [`judge`](crate::judge) compares the two. Every path goes through [`run_batch`] — `run`,
+//! `fuzz`, `sweep` and `bench` with the GPU, `run --replay` with recorded observations
+//! ([`Replay`]), tests with the model's own prediction ([`Predicted`]) or a fake — or, for many
+//! runs of one program (`litmus`), through [`run_copies`].
 
 use crate::evaluate::evaluate_under;
 use crate::judge::replay;

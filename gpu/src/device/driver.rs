@@ -1,5 +1,7 @@
-//! The only module that talks to the CUDA driver. Every raw call we need appears here once,
-//! wrapped in a small safe type; every `unsafe` block carries a SAFETY comment.
+//! The CUDA driver, wrapped: this module and its parts (`error`, `memory`, `module`) and the
+//! tensor-map encoders beside it ([`super::tensormap`]) are the only code that calls the driver.
+//! Every raw call we need appears there once, wrapped in a small safe type; every `unsafe` block
+//! carries a SAFETY comment.
 //!
 //! Position taken: the worker uses the device's *primary* context (retain/release) rather than
 //! `cuCtxCreate_v4`, because one context per worker process is all we need and a trap kills the
@@ -11,7 +13,7 @@
 //!   through a local function-pointer type whose enum arguments are plain `u32`. That lets a
 //!   conformance test pass an out-of-range enum value to the driver (constructing an invalid Rust
 //!   enum would be undefined behaviour) and turns a missing `cuTensorMapEncodeIm2colWide` (drivers
-//!   older than 12.8) into [`EncodeError::Unavailable`] instead of a panic.
+//!   older than 12.8) into [`crate::device::EncodeError::Unavailable`] instead of a panic.
 
 use std::ffi::{c_char, c_int, CStr};
 
