@@ -1,7 +1,7 @@
 //! `ptxconform litmus`: one racy program run many thousands of times, in the spirit of GPU
 //! litmus testing. The reference leaves bytes of the case's final state uncertain (sets of allowed
 //! values): that is where the race shows. Each instance is a copy of the case named `NAME#i`;
-//! every launch goes through the differential core ([`run_copies`]): the reference runs the case
+//! every launch goes through the differential core ([`run_copies_then`]): the reference runs the case
 //! once, a [`Backend`] observes the copies (the GPU engine emits and compiles the case once and
 //! runs the copies as instances of one launch, each in its own CTA or cluster with its own
 //! regions, parameter block and dump slot), and the one judge judges each; each judged instance is
@@ -28,7 +28,7 @@
 //! own worker process on the device, take the launches in turn so that one's transfers overlap
 //! another's host work (the reference and the judge of its instances).
 
-use ptxconform_core::differential::{reference_side, run_copies, Backend, Judged};
+use ptxconform_core::differential::{reference_side, run_copies_then, Backend, Judged};
 use ptxconform_core::judge::{shared_key, DEFAULT_PROFILE};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{RunInfo, Verdict};
@@ -37,7 +37,6 @@ use ptxconform_reference::case::{load_file, Case, Ending, Observation, StepOp};
 use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -370,17 +369,8 @@ impl Tally {
     }
 
     /// Count judged instances numbered from `first`.
-    fn judged(&mut self, sites: &RaceSites, first: u64, judged: Vec<Judged>) {
-        // Reduced, and the instances not kept freed, on every thread: thousands of observations
-        // freed one by one on this thread took longer than judging them.
-        let reduced: Vec<(Reduced, Option<Judged>)> = judged
-            .into_par_iter()
-            .map(|j| {
-                let r = reduce(sites, &j);
-                let diverged = matches!(&r, Ok((_, why)) if !why.is_empty());
-                (r, diverged.then_some(j))
-            })
-            .collect();
+    /// Count instances `first..` as [`reduce_keeping`] gave them.
+    fn judged(&mut self, first: u64, reduced: Vec<(Reduced, Option<Judged>)>) {
         for (k, (r, j)) in reduced.into_iter().enumerate() {
             let i = first + k as u64;
             match r {
@@ -432,6 +422,15 @@ impl Tally {
 /// was not observed.
 type Reduced = Result<(String, String), String>;
 
+/// A judged instance reduced, kept only if the judge fails it (the first divergence is
+/// reported whole); on the thread that judged it, so that thousands of observations are reduced
+/// and freed on every thread.
+fn reduce_keeping(sites: &RaceSites, j: Judged) -> (Reduced, Option<Judged>) {
+    let r = reduce(sites, &j);
+    let diverged = matches!(&r, Ok((_, why)) if !why.is_empty());
+    (r, diverged.then_some(j))
+}
+
 /// A judged instance as the litmus counts it: its outcome and, when the judge fails it, the
 /// verdict and its words (empty: allowed); or, with no observation, why it was not observed.
 fn reduce(sites: &RaceSites, j: &Judged) -> Reduced {
@@ -459,7 +458,7 @@ pub struct Schedule {
 
 /// Run one case's campaign on `devs`: the launches are planned up front (sizes from
 /// [`launch_size`]) and dealt round-robin to the backends, each on a thread of its own, so that
-/// one's device work overlaps another's host work; each launch is one [`run_copies`] of its
+/// one's device work overlaps another's host work; each launch is one [`run_copies_then`] of its
 /// instances, and the threads' tallies are joined.
 pub fn run_case<B: Backend + Send>(
     devs: &mut [B],
@@ -519,11 +518,18 @@ pub fn run_case<B: Backend + Send>(
                         if deadline.is_some_and(|d| Instant::now() >= d) {
                             break;
                         }
-                        let judged =
-                            run_copies(DEFAULT_PROFILE, dev, known, (file, case), first, n)?;
+                        let judged = run_copies_then(
+                            DEFAULT_PROFILE,
+                            dev,
+                            known,
+                            (file, case),
+                            first,
+                            n,
+                            |j| reduce_keeping(sites, j),
+                        )?;
                         ran += n as u64;
                         launched += 1;
-                        tally.judged(sites, first, judged);
+                        tally.judged(first, judged);
                     }
                     Ok((tally, ran, launched))
                 })

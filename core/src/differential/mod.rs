@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod pipeline;
-pub use pipeline::{run_batch, run_batch_under, run_copies};
+pub use pipeline::{run_batch, run_batch_under, run_copies, run_copies_then};
 
 /// Copies `first..first + n` of `case`, named `NAME#i` and otherwise identical.
 pub fn copies(case: &Case, first: u64, n: usize) -> Vec<Case> {

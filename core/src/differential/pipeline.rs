@@ -219,10 +219,24 @@ pub fn run_copies(
     profile: Profile,
     backend: &mut dyn Backend,
     known: &KnownDivergences,
-    (file, case): (&str, &Case),
+    case: (&str, &Case),
     first: u64,
     n: usize,
 ) -> Result<Vec<Judged>, String> {
+    run_copies_then(profile, backend, known, case, first, n, |j| j)
+}
+
+/// [`run_copies`], each judged copy passed to `then` on the thread that judged it (a litmus
+/// reduces thousands of them to outcomes without a second pass).
+pub fn run_copies_then<T: Send>(
+    profile: Profile,
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    (file, case): (&str, &Case),
+    first: u64,
+    n: usize,
+    then: impl Fn(Judged) -> T + Sync,
+) -> Result<Vec<T>, String> {
     use rayon::prelude::*;
     let t = Instant::now();
     let (r, ex) = reference_side(file, case, known, profile);
@@ -237,13 +251,13 @@ pub fn run_copies(
         ptx: None,
     };
     let Some(ex) = ex else {
-        return Ok((0..n).map(|i| unjudged(named(i, &r))).collect());
+        return Ok((0..n).map(|i| then(unjudged(named(i, &r)))).collect());
     };
     if !backend.runs(case.target) {
         let mut r = r;
         r.verdict = Verdict::NotRun;
         r.detail = format!("needs {}", case.target);
-        return Ok((0..n).map(|i| unjudged(named(i, &r))).collect());
+        return Ok((0..n).map(|i| then(unjudged(named(i, &r)))).collect());
     }
     let runs = backend.observe_copies(case, &ex, first, n)?;
     if runs.len() != n {
@@ -256,7 +270,7 @@ pub fn run_copies(
     let out = runs
         .into_par_iter()
         .enumerate()
-        .map(|(i, run)| judge_run(named(i, &r), case, &ex, run))
+        .map(|(i, run)| then(judge_run(named(i, &r), case, &ex, run)))
         .collect();
     backend.host_time(reference, t.elapsed());
     Ok(out)
