@@ -186,19 +186,7 @@ mod tests {
     use ptxconform_core::result::Verdict;
 
     fn r(name: &str) -> CaseResult {
-        CaseResult {
-            case: name.into(),
-            file: "f.yaml".into(),
-            family: "x".into(),
-            verdict: Verdict::Pass,
-            detail: String::new(),
-            differences: vec![],
-            diffs: vec![],
-            wall_us: 0,
-            device: String::new(),
-            attribution: None,
-            departures: vec![],
-        }
+        CaseResult::new(name, "f.yaml", "x", Verdict::Pass)
     }
 
     /// Two runs into one folder: the second is refused while the first holds the journal.

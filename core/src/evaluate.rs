@@ -124,19 +124,7 @@ pub fn evaluate_under(
     profile: Profile,
 ) -> (CaseResult, Result<Execution, ExecError>) {
     let family = family_of(case);
-    let mut r = CaseResult {
-        case: case.name.clone(),
-        file: file.to_string(),
-        family,
-        verdict: Verdict::ReferencePass,
-        detail: String::new(),
-        differences: vec![],
-        diffs: vec![],
-        wall_us: 0,
-        device: String::new(),
-        attribution: None,
-        departures: vec![],
-    };
+    let mut r = CaseResult::new(&case.name, file, &family, Verdict::ReferencePass);
     let t = std::time::Instant::now();
     let ex = execute_with(case, ExecOptions { profile });
     r.wall_us = t.elapsed().as_micros() as u64;

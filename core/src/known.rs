@@ -155,17 +155,8 @@ mod tests {
             }],
         };
         let result = |case: &str| CaseResult {
-            case: case.into(),
-            file: "f.yaml".into(),
-            family: "cp.reduce.async.bulk".into(),
-            verdict: Verdict::Diverge,
             detail: "byte 2".into(),
-            differences: vec![],
-            diffs: vec![],
-            wall_us: 0,
-            device: String::new(),
-            attribution: None,
-            departures: vec![],
+            ..CaseResult::new(case, "f.yaml", "cp.reduce.async.bulk", Verdict::Diverge)
         };
         let mut r = result("reduce.global.add.f32");
         k.apply(&mut r);

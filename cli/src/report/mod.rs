@@ -221,17 +221,8 @@ mod tests {
                     departures: vec![],
                 },
                 CaseResult {
-                    case: "c".into(),
-                    file: "g.yaml".into(),
-                    family: "tcgen05.cp".into(),
-                    verdict: Verdict::NotRun,
                     detail: "needs sm_100a".into(),
-                    differences: vec![],
-                    diffs: vec![],
-                    wall_us: 0,
-                    device: String::new(),
-                    attribution: None,
-                    departures: vec![],
+                    ..CaseResult::new("c", "g.yaml", "tcgen05.cp", Verdict::NotRun)
                 },
             ],
         )

@@ -292,17 +292,8 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     }
     for e in &load_errors {
         let r = CaseResult {
-            case: e.at.clone(),
-            file: e.file.clone(),
-            family: "corpus".into(),
-            verdict: Verdict::ReferenceFail,
             detail: e.message.clone(),
-            differences: vec![],
-            diffs: vec![],
-            wall_us: 0,
-            device: String::new(),
-            attribution: None,
-            departures: vec![],
+            ..CaseResult::new(&e.at, &e.file, "corpus", Verdict::ReferenceFail)
         };
         eprintln!("{}", e.message);
         journal.append(&r)?;

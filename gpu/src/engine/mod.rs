@@ -326,14 +326,7 @@ impl Backend for Engine {
         };
         let units = vec![unit; n];
         let plan = batch::plan(&units, self.limits, self.jit_level)?;
-        let results = batch::execute(
-            &mut self.sup,
-            &units,
-            &self.kernels,
-            self.jit_level,
-            &mut self.stats,
-            plan,
-        )?;
+        let results = self.execute(&units, plan)?;
         self.times.execute += t.elapsed();
         let t = Instant::now();
         let (info, label) = (&self.info, &self.label);
@@ -483,6 +476,18 @@ fn units_of<'a>(
 
 impl Engine {
     /// Run a prepared step: compile its new shapes, run its launches, decode what came back.
+    /// Run `units` as `plan` composes them, on this engine's workers and kernels.
+    fn execute(&mut self, units: &[Unit], plan: Plan) -> Result<Vec<JobResult>, String> {
+        batch::execute(
+            &mut self.sup,
+            units,
+            &self.kernels,
+            self.jit_level,
+            &mut self.stats,
+            plan,
+        )
+    }
+
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
         use rayon::prelude::*;
         let Step {
@@ -497,14 +502,7 @@ impl Engine {
         self.compile(&units.iter().map(|u| u.em).collect::<Vec<_>>());
         self.times.compile += t.elapsed();
         let t = Instant::now();
-        let results = batch::execute(
-            &mut self.sup,
-            &units,
-            &self.kernels,
-            self.jit_level,
-            &mut self.stats,
-            plan?,
-        )?;
+        let results = self.execute(&units, plan?)?;
         let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
         for ((k, _), jr) in ready.iter().zip(results) {
             jrs[*k] = Some(jr);
