@@ -368,6 +368,9 @@ pub fn parse_exceptions(text: &str) -> Result<ExceptionFile, String> {
                 i + 1
             ));
         }
+        for p in e.row.iter().chain(&e.text) {
+            ptxconform_core::glob::check(p).map_err(|m| format!("exception {}: {m}", i + 1))?;
+        }
     }
     Ok(f)
 }

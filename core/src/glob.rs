@@ -19,8 +19,8 @@ thread_local! {
     static CACHE: RefCell<HashMap<String, Option<GlobMatcher>>> = RefCell::new(HashMap::new());
 }
 
-/// Does `s` match `pattern` as a whole? An invalid pattern matches nothing (files holding
-/// patterns check them when they load: [`check`]).
+/// Does `s` match `pattern` as a whole? An invalid pattern matches nothing (the files holding
+/// patterns — known findings, legality exceptions — refuse one when they load, with [`check`]).
 pub fn glob(pattern: &str, s: &str) -> bool {
     CACHE.with(|c| {
         c.borrow_mut()

@@ -1,6 +1,7 @@
 //! Known findings (`reports/known-divergences.yaml`): named, explained departures that a run
 //! reports as [`Verdict::Known`] instead of failing on them.
 
+use crate::glob;
 use crate::result::{CaseResult, Verdict};
 use ptxconform_reference::gen::swarm::Features;
 use serde::{Deserialize, Serialize};
@@ -59,7 +60,24 @@ impl KnownDivergences {
             return Ok(KnownDivergences::default());
         }
         let t = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_saphyr::from_str(&t).map_err(|e| format!("{}: {e}", path.display()))
+        let k: KnownDivergences =
+            serde_saphyr::from_str(&t).map_err(|e| format!("{}: {e}", path.display()))?;
+        k.check_patterns()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(k)
+    }
+    /// An error naming the entry of the first `case` or `signature` that is no valid glob (it
+    /// would match nothing).
+    pub fn check_patterns(&self) -> Result<(), String> {
+        for k in &self.known {
+            let patterns = std::iter::once(k.case.as_str())
+                .filter(|c| !c.is_empty())
+                .chain(k.signature.as_deref());
+            for p in patterns {
+                glob::check(p).map_err(|e| format!("known divergence `{}`: {e}", k.name))?;
+            }
+        }
+        Ok(())
     }
     /// The known divergence a diverging case falls under, if any.
     pub fn matching(&self, case: &str) -> Option<&KnownDivergence> {
@@ -173,5 +191,33 @@ mod tests {
             Verdict::Diverge,
             "an unlisted case stays a failure"
         );
+    }
+
+    /// A `case` or `signature` that is no glob is refused, naming its entry.
+    #[test]
+    fn invalid_patterns_are_refused() {
+        let entry = |case: &str, signature: Option<&str>| KnownDivergences {
+            known: vec![KnownDivergence {
+                name: "k".into(),
+                case: case.into(),
+                signature: signature.map(String::from),
+                avoid: vec![],
+                culprit: Default::default(),
+                reason: "r".into(),
+            }],
+        };
+        assert_eq!(
+            entry("reduce.*", Some("cp.async/*")).check_patterns(),
+            Ok(())
+        );
+        let e = entry("reduce.[", None).check_patterns().unwrap_err();
+        assert!(
+            e.starts_with("known divergence `k`: invalid pattern `reduce.[`"),
+            "{e}"
+        );
+        assert!(entry("", Some("{a")).check_patterns().is_err());
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../reports/known-divergences.yaml");
+        KnownDivergences::load(&path).unwrap();
     }
 }

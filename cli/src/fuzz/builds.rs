@@ -206,6 +206,16 @@ mod tests {
         }
     }
 
+    /// A small well-defined copy from the corpus.
+    fn copy_case() -> Case {
+        ptxconform_core::corpus::corpus_case(
+            std::path::Path::new("../cases"),
+            "cp_async/copy.yaml",
+            "cp_async.ca.4.shared.full",
+        )
+        .unwrap()
+    }
+
     fn builds(flips: &[bool]) -> Builds {
         let names = ["ptxas-13.0-O3", "jit-O4", "ptxas-13.5-O3"];
         Builds::new(
@@ -226,12 +236,7 @@ mod tests {
 
     #[test]
     fn builds_that_disagree_are_a_finding_naming_the_groups() {
-        let case = &ptxconform_core::corpus::corpus_case(
-            std::path::Path::new("../cases"),
-            "cp_async/copy.yaml",
-            "cp_async.ca.4.shared.full",
-        )
-        .unwrap();
+        let case = &copy_case();
         let known = KnownDivergences::default();
         // All agree (with the model): a pass.
         let mut same = builds(&[false, false, false]);
@@ -269,12 +274,7 @@ mod tests {
     #[test]
     fn builds_are_compared_on_their_judgements() {
         use ptxconform_reference::sem::memory::{Byte, ByteSet};
-        let case = &ptxconform_core::corpus::corpus_case(
-            std::path::Path::new("../cases"),
-            "cp_async/copy.yaml",
-            "cp_async.ca.4.shared.full",
-        )
-        .unwrap();
+        let case = &copy_case();
         let mut ex = ptxconform_core::evaluate::evaluate("f", case).1.unwrap();
         let observe = |ex: &Execution| {
             let mut odd = builds(&[false, true]);

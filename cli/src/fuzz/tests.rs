@@ -445,10 +445,6 @@ fn minimizer_batches_and_respects_admissibility() {
 #[test]
 fn signatures() {
     let r = CaseResult {
-        case: "x".into(),
-        file: "f".into(),
-        family: "cp.async.bulk".into(),
-        verdict: Verdict::Diverge,
         // The words do not matter: the differences decide, the first differing byte first.
         detail: "d".into(),
         differences: vec![
@@ -462,11 +458,7 @@ fn signatures() {
                 observed: 2,
             },
         ],
-        diffs: vec![],
-        wall_us: 0,
-        device: String::new(),
-        attribution: None,
-        departures: vec![],
+        ..CaseResult::new("x", "f", "cp.async.bulk", Verdict::Diverge)
     };
     let s = Signature::of(&r);
     assert_eq!(s.key(), "cp.async.bulk/diverge/sbuf");

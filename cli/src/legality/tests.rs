@@ -92,6 +92,15 @@ fn exceptions_parse_and_match() {
     assert!(!f.exceptions[0].matches(&d));
     assert!(parse_exceptions("exceptions:\n  - reason: assembler_quirk\n    note: x\n").is_err());
     assert!(parse_exceptions("exceptions:\n  - row: x\n    reason: typo\n    note: x\n").is_err());
+    // A pattern that is no glob would match nothing: refused at load, naming the exception.
+    let e = parse_exceptions(
+        "exceptions:\n  - row: \"cp.async[\"\n    reason: assembler_quirk\n    note: x\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.starts_with("exception 1: invalid pattern `cp.async[`"),
+        "{e}"
+    );
     assert!(parse_exceptions("# nothing yet\n")
         .unwrap()
         .exceptions

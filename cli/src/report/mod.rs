@@ -195,30 +195,14 @@ mod tests {
             },
             vec![
                 CaseResult {
-                    case: "a".into(),
-                    file: "f.yaml".into(),
-                    family: "cp.async".into(),
-                    verdict: Verdict::Pass,
-                    detail: String::new(),
-                    differences: vec![],
-                    diffs: vec![],
                     wall_us: 5,
-                    device: String::new(),
-                    attribution: None,
-                    departures: vec![],
+                    ..CaseResult::new("a", "f.yaml", "cp.async", Verdict::Pass)
                 },
                 CaseResult {
-                    case: "b<x>".into(),
-                    file: "f.yaml".into(),
-                    family: "cp.async".into(),
-                    verdict: Verdict::Diverge,
                     detail: "byte 2".into(),
-                    differences: vec![],
                     diffs: vec![diff],
                     wall_us: 7,
-                    device: String::new(),
-                    attribution: None,
-                    departures: vec![],
+                    ..CaseResult::new("b<x>", "f.yaml", "cp.async", Verdict::Diverge)
                 },
                 CaseResult {
                     detail: "needs sm_100a".into(),

@@ -68,7 +68,7 @@ fn base(key: &str) -> &str {
 }
 
 /// How a run ended, in a few words.
-pub fn ending_summary(e: &Ending) -> String {
+fn ending_summary(e: &Ending) -> String {
     match e {
         Ending::Completed => "completed".into(),
         Ending::Timeout(steps) => format!("timed out in wait step(s) {steps:?}"),

@@ -12,7 +12,7 @@ mod verdict;
 
 pub use attribution::{culprit, departs, Attribution, BuildOutcome, Culprit};
 pub use bytes::{ExpectedByte, RegionDiff};
-pub use difference::{ending_summary, model_refusals, render, Difference};
+pub use difference::{model_refusals, render, Difference};
 pub use run_info::{today, RunInfo};
 pub use verdict::Verdict;
 
