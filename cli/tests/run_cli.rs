@@ -328,3 +328,40 @@ fn profile_decides_what_a_spec_departure_is() {
     assert_eq!(v["info"]["profile"], "spec");
     assert_eq!(v["departures"], serde_json::json!({}));
 }
+
+/// `--replay`: a recording that disagrees with the model is reported as the divergence a live run
+/// seeing it would report (verdict, byte differences, a `divergences/` entry with the case, the
+/// observation and the PTX), while the other devices' recordings are still replayed as the
+/// case's expectations.
+#[test]
+fn a_replayed_recording_that_disagrees_is_a_divergence() {
+    let s = Scratch::new("replay-diverge", &["cp_async/groups.yaml"]);
+    let file = s.0.join("corpus/cp_async_groups.yaml");
+    let text_of = std::fs::read_to_string(&file).unwrap();
+    // The first case's H100 recording (its first region line) no longer matches the model.
+    let good = "a@cta0: 9d3080237d64f550a1136b7ad25c2a43";
+    assert!(text_of.contains(good));
+    let tampered = text_of.replacen(good, "a@cta0: 0d3080237d64f550a1136b7ad25c2a43", 1);
+    std::fs::write(&file, tampered).unwrap();
+    let case = "cp_async.groups.two_groups_wait_all";
+
+    let o = s.run(&["--replay", "H100", "--filter", case, "--out", "h100"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v = s.summary("h100");
+    let r = &v["results"][0];
+    assert_eq!(r["verdict"], "diverge", "{r}");
+    assert!(
+        r["differences"].as_array().is_some_and(|d| !d.is_empty()),
+        "{r}"
+    );
+    let report = s.0.join("h100/divergences").join(format!("{case}.yaml"));
+    let yaml = std::fs::read_to_string(&report).unwrap();
+    assert!(yaml.contains("0d3080237d64f550a1136b7ad25c2a43"), "{yaml}");
+    let ptx = std::fs::read_to_string(report.with_extension("ptx")).unwrap();
+    assert!(ptx.contains("cp.async"), "{ptx}");
+
+    // The H200 recording is untouched: replaying it passes, the H100 one still checked first.
+    let o = s.run(&["--replay", "H200", "--filter", case, "--out", "h200"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(s.summary("h200")["results"][0]["verdict"], "reference_fail");
+}

@@ -332,12 +332,23 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
     }
 }
 
-/// Replay every hardware observation recorded in `case` through [`judge`]: a recorded run that
-/// the model now judges a failure (after the known divergences) makes `r` a reference failure
-/// naming the recording, so the model cannot drift from silicon unnoticed without a GPU. A
-/// recorded spec departure is noted on `r`.
-pub fn replay(case: &Case, ex: &Execution, known: &KnownDivergences, r: &mut CaseResult) {
-    for obs in &case.observed {
+/// Replay every hardware observation recorded in `case` through [`judge`], but `observed[left]`
+/// (judged afterwards as a live one): a recorded run that the model now judges a failure (after
+/// the known divergences) makes `r` a reference failure naming the recording, so the model cannot
+/// drift from silicon unnoticed without a GPU. A recorded spec departure is noted on `r`.
+pub fn replay(
+    case: &Case,
+    ex: &Execution,
+    known: &KnownDivergences,
+    left: Option<usize>,
+    r: &mut CaseResult,
+) {
+    for (_, obs) in case
+        .observed
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != left)
+    {
         let mut j = CaseResult {
             verdict: Verdict::Pass,
             detail: String::new(),

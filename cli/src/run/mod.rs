@@ -447,11 +447,19 @@ fn run_on(
         for ((l, j), attribution) in chunk.iter().zip(judged).zip(attributions) {
             let mut r = j.result;
             known.apply(&mut r);
-            if let (true, Some(ptx)) = (
-                (r.verdict.is_failure() || attribution.is_some())
-                    && r.verdict != Verdict::HarnessError,
-                &j.ptx,
-            ) {
+            let reported = (r.verdict.is_failure() || attribution.is_some())
+                && r.verdict != Verdict::HarnessError;
+            // A replayed observation comes without its program: the report carries the PTX a
+            // live run would have run.
+            let ptx = reported
+                .then(|| {
+                    j.ptx.clone().or_else(|| {
+                        j.observation.as_ref()?;
+                        Some(ptxconform_gpu::emit::emit(&l.case).ok()?.ptx)
+                    })
+                })
+                .flatten();
+            if let Some(ptx) = &ptx {
                 gpu::write_divergence(&args.out(), &l.case, ptx, j.observation.as_ref())?;
                 if let (Some(a), Some(at)) = (attributor.as_deref(), &attribution) {
                     a.write_evidence(&args.out(), &l.case, ptx, at)?;

@@ -107,6 +107,12 @@ pub trait Backend {
     ) -> Result<Vec<Run>, String> {
         self.observe(cases)
     }
+    /// The recordings this backend observes (`run --replay`). The reference side then leaves
+    /// each case's replayed recording to the judge, so a recording that disagrees is reported as
+    /// the divergence a live run seeing the same would report, not as a reference failure.
+    fn replays(&self) -> Option<Replay> {
+        None
+    }
 }
 
 /// A backend's host-side work on a batch, done apart from the backend (see
@@ -145,10 +151,22 @@ pub fn reference_side(
     known: &KnownDivergences,
     profile: Profile,
 ) -> (CaseResult, Option<Execution>) {
+    reference_side_leaving(file, case, known, profile, None)
+}
+
+/// [`reference_side`] that leaves the recorded observation `observed[judged]` out of the replay:
+/// a backend judges it afterwards as it would a live one (see [`Backend::replays`]).
+pub fn reference_side_leaving(
+    file: &str,
+    case: &Case,
+    known: &KnownDivergences,
+    profile: Profile,
+    judged: Option<usize>,
+) -> (CaseResult, Option<Execution>) {
     let (mut r, ex) = evaluate_under(file, case, profile);
     let ex = ex.ok().filter(|_| !r.verdict.is_failure());
     if let Some(x) = &ex {
-        replay(case, x, known, &mut r);
+        replay(case, x, known, judged, &mut r);
     }
     let ex = ex.filter(|_| !r.verdict.is_failure());
     (r, ex)
@@ -276,6 +294,7 @@ impl Backend for Altered {
 /// Recorded observations as a backend: each case's newest observation from a device whose name
 /// contains `device` (case-insensitive). `run --replay DEVICE` judges a corpus as the recorded
 /// runs saw it, without a GPU.
+#[derive(Clone, Debug)]
 pub struct Replay {
     pub device: String,
 }
@@ -283,11 +302,18 @@ pub struct Replay {
 impl Replay {
     /// The case's newest observation from a matching device.
     pub fn newest<'c>(&self, case: &'c Case) -> Option<&'c Observation> {
+        self.newest_index(case).map(|i| &case.observed[i])
+    }
+
+    /// Where [`Replay::newest`] is in `case.observed`.
+    pub fn newest_index(&self, case: &Case) -> Option<usize> {
         let want = self.device.to_ascii_lowercase();
         case.observed
             .iter()
-            .filter(|o| o.device.to_ascii_lowercase().contains(&want))
-            .max_by(|a, b| a.date.cmp(&b.date))
+            .enumerate()
+            .filter(|(_, o)| o.device.to_ascii_lowercase().contains(&want))
+            .max_by(|(_, a), (_, b)| a.date.cmp(&b.date))
+            .map(|(i, _)| i)
     }
 
     /// A replay in which no case has a matching observation would report every case "not run":
@@ -315,6 +341,9 @@ impl Replay {
 }
 
 impl Backend for Replay {
+    fn replays(&self) -> Option<Replay> {
+        Some(self.clone())
+    }
     fn info(&self) -> RunInfo {
         RunInfo {
             device: format!("recorded observations of `{}`", self.device),

@@ -1,7 +1,7 @@
 //! The core's pipeline: a batch in steps, each step evaluated by the reference and prepared by
 //! the backend on host threads while the backend observes the step before, then judged.
 
-use super::{reference_side, Backend, Judged, Prepared, Ran, Run};
+use super::{reference_side, reference_side_leaving, Backend, Judged, Prepared, Ran, Run};
 use crate::judge::judge;
 use crate::known::KnownDivergences;
 use crate::result::{CaseResult, Verdict};
@@ -64,12 +64,16 @@ pub fn run_batch_under(
     let runnable: std::collections::BTreeSet<Target> =
         targets.into_iter().filter(|t| backend.runs(*t)).collect();
     let preparer = backend.preparer();
+    let replays = backend.replays();
     let ahead = |cs: &[(&str, &Case)]| -> Ahead {
         let run = || {
             let t = Instant::now();
             let evaluated: Vec<_> = cs
                 .par_iter()
-                .map(|(file, case)| reference_side(file, case, known, profile))
+                .map(|(file, case)| {
+                    let judged = replays.as_ref().and_then(|r| r.newest_index(case));
+                    reference_side_leaving(file, case, known, profile, judged)
+                })
                 .collect();
             let reference = t.elapsed();
             let prepared = preparer.as_ref().map(|p| {
