@@ -1,7 +1,7 @@
 //! Replays the `ptxas` target's corpus (`fuzz/corpus/ptxas/`) through the target's own glue
 //! ([`ptxconform_fuzz::check_ptxas`]) so CI covers it without cargo-fuzz. Skipped (with a line
 //! saying so) where ptxas is not installed; CI installs it. The other targets' corpora are
-//! replayed by `reference/tests/fuzz_corpus_replay.rs`.
+//! replayed by `reference/tests/suite/fuzz_corpus_replay.rs`.
 
 use ptxconform_reference::gen::generate_bytes;
 use std::path::PathBuf;

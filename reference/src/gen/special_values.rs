@@ -13,7 +13,7 @@
 //! model's result under the sm_90 profile (and the spec reading where it differs), so a
 //! divergent byte on hardware points at its pair.
 //!
-//! The committed files are checked against [`files`] by `reference/tests/reduce_special.rs`,
+//! The committed files are checked against [`files`] by `reference/tests/suite/reduce_special.rs`,
 //! which rewrites them when `PTXCONFORM_REGENERATE=1` is set (recorded observations are kept).
 
 use std::fmt::Write as _;

@@ -1,8 +1,7 @@
 //! Executor: mbarrier instructions (§9.7.13.15), the waits that land tracked copies, tx
 //! bookkeeping, cp.async.mbarrier.arrive and never-completing waits.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use proptest::prelude::*;
 use ptxconform_reference::sem::exec::ExpectedHw;
 use ptxconform_reference::sem::memory::Byte;

@@ -1,8 +1,7 @@
 //! The cases under cases/exec-smoke/: each runs through `execute` with the outcome its
 //! `expect` states; completed cases leave every checked region exactly known.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use ptxconform_reference::case::{Case, Expect};
 use ptxconform_reference::sem::exec::{execute, ExpectedHw, Outcome};
 use std::path::Path;

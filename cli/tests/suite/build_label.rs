@@ -1,7 +1,7 @@
 //! The build script's commit label: right, and read without writing the repository (a rewritten
 //! `.git/index` made the README's second command rebuild the binary on a fresh clone).
 
-#[path = "../build.rs"]
+#[path = "../../build.rs"]
 #[allow(dead_code)]
 mod build_script;
 

@@ -2,8 +2,7 @@
 //! the update pattern of spec/02's example, the opaque object (A-TMAP-OPAQUE), 128-byte
 //! alignment (A-TMAP-ALIGN) and the address-window UB.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use ptxconform_reference::sem::memory::Byte;
 
 /// `cluster` CTAs; `gmap` (256 B global, pattern 3), `out` (256 B global, 0x11), `smap` (256 B

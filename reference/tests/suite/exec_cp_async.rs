@@ -1,7 +1,6 @@
 //! Executor: cp.async (§9.7.9.25.3) and its cp.async-group completion.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use proptest::prelude::*;
 use ptxconform_reference::sem::exec::{ExpectedHw, TouchKind};
 use ptxconform_reference::sem::memory::Byte;

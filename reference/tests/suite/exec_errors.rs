@@ -1,7 +1,6 @@
 //! Executor: case-level errors carry the step index; the trace prints what each step touched.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use ptxconform_reference::sem::exec::{execute, ErrorKind};
 
 fn prog(body: &str) -> String {

@@ -1,9 +1,7 @@
 //! `expect: { bytes: .. }`: a case states the final bytes it must leave, checked by
 //! `Execution::meets` on the reference (no GPU).
 
-mod exec_support;
-
-use exec_support::run;
+use crate::exec_support::run;
 use ptxconform_reference::case::{load_str, Expect};
 
 /// 4 bytes copied into the first half of an 8-byte shared buffer (the rest stays 0xAA); with

@@ -6,8 +6,8 @@
 use ptxconform_reference::ptx::{parse_source, Parsed};
 use std::collections::HashMap;
 
-const EXAMPLES: &str = include_str!("data/spec_examples.tsv");
-const EXCEPTIONS: &str = include_str!("data/spec_examples_exceptions.tsv");
+const EXAMPLES: &str = include_str!("../data/spec_examples.tsv");
+const EXCEPTIONS: &str = include_str!("../data/spec_examples_exceptions.tsv");
 
 fn rows(text: &str) -> impl Iterator<Item = Vec<&str>> {
     text.lines()

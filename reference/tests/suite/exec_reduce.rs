@@ -1,8 +1,7 @@
 //! Executor: cp.reduce.async.bulk (§9.7.9.25.4.2) lands with the element arithmetic, checked
 //! against an independent scalar computation.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use proptest::prelude::*;
 use ptxconform_reference::sem::memory::Byte;
 

@@ -1,8 +1,7 @@
 //! Executor: cp.async.bulk (§9.7.9.25.4.1) directions, bulk async-group completion, cp_mask,
 //! multicast destinations and the operand UB rules.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use proptest::prelude::*;
 use ptxconform_reference::sem::exec::ExpectedHw;
 use ptxconform_reference::sem::memory::Byte;

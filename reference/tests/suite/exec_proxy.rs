@@ -1,8 +1,7 @@
 //! Executor: proxies (§8.6, §9.7.9.25.2) and the fences that order them (§9.7.13.4). Each rule
 //! of `sem::proxy::CATALOGUE` is exercised with and without what it asks for.
 
-mod exec_support;
-use exec_support::*;
+use crate::exec_support::*;
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::proxy;

@@ -18,10 +18,13 @@ fn assembles_a_cp_async_kernel() {
     assert_eq!(p.assemble(MODULE, Target::SM_80), Ok(()));
 }
 
-/// This binary, run on `assembles_a_cp_async_kernel` alone without a ptxas to find.
+/// The test above as the test binary names it.
+const ASSEMBLES: &str = "ptxas_skip::assembles_a_cp_async_kernel";
+
+/// This binary, run on [`ASSEMBLES`] alone without a ptxas to find.
 fn without_ptxas(require: bool) -> Output {
     let mut c = Command::new(std::env::current_exe().unwrap());
-    c.args(["--exact", "assembles_a_cp_async_kernel"])
+    c.args(["--exact", ASSEMBLES])
         .env("PTXAS", "/nonexistent/ptxconform-test/ptxas")
         .env_remove(ptxas::REQUIRE_ENV);
     if require {
@@ -40,7 +43,9 @@ fn a_skip_is_visible_in_the_normal_output() {
     );
     assert!(out.status.success(), "{all}");
     assert!(
-        all.contains("note: assembles_a_cp_async_kernel SKIPPED its checks: ptxas not found"),
+        all.contains(&format!(
+            "note: {ASSEMBLES} SKIPPED its checks: ptxas not found"
+        )),
         "{all}"
     );
     assert!(all.contains("/nonexistent/ptxconform-test/ptxas"), "{all}");
