@@ -320,7 +320,7 @@ mod tests {
     #[test]
     fn attributes_through_the_builds() {
         let case = &ptxconform_core::corpus::corpus_case(
-            std::path::Path::new("../cases"),
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"),
             "cp_async/copy.yaml",
             "cp_async.ca.4.shared.full",
         )

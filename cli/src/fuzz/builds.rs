@@ -209,7 +209,7 @@ mod tests {
     /// A small well-defined copy from the corpus.
     fn copy_case() -> Case {
         ptxconform_core::corpus::corpus_case(
-            std::path::Path::new("../cases"),
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"),
             "cp_async/copy.yaml",
             "cp_async.ca.4.shared.full",
         )

@@ -667,7 +667,7 @@ fn a_trap_is_explained_by_a_known_finding_the_program_can_reach() {
 fn planted_case_runs_every_nth_program() {
     let dir = tmp("plant");
     let trap = ptxconform_core::corpus::corpus_case(
-        Path::new("../cases"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"),
         "cp_async/copy.yaml",
         "cp_async.ca.4.shared.full.hint",
     )
