@@ -49,6 +49,21 @@ fn a_skip_is_visible_in_the_normal_output() {
         "{all}"
     );
     assert!(all.contains("/nonexistent/ptxconform-test/ptxas"), "{all}");
+    // The README quotes the note (`TEST` for the name, `…` for the reason's detail): its wording
+    // must be what the test output shows.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .unwrap()
+        .replace('\n', " ");
+    let quoted = readme
+        .split('`')
+        .find(|s| s.starts_with("note: TEST SKIPPED its checks: ptxas not found"))
+        .expect("the README quotes the ptxas skip note");
+    let (head, tail) = quoted.split_once('…').unwrap();
+    let line = all.lines().find(|l| l.contains(" SKIPPED ")).unwrap();
+    assert!(
+        line.starts_with(head.replace("TEST", ASSEMBLES).trim_end()) && line.ends_with(tail),
+        "README: `{quoted}`\noutput: {line}"
+    );
 }
 
 #[test]
