@@ -371,6 +371,17 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         }
         _ => None,
     };
+    let ran = std::time::Instant::now();
+    // Where the time went without a GPU (a GPU run's engines say it in more detail).
+    let host_timing = |what: &str| {
+        if !console.quiet() {
+            eprintln!(
+                "timing: {what} {:.2}s for {} cases",
+                ran.elapsed().as_secs_f64(),
+                todo.len()
+            );
+        }
+    };
     match (&mut fleet, replay) {
         (_, Some(mut replay)) => {
             let got = run_on(
@@ -384,6 +395,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
                 None,
             )?;
             results.extend(got);
+            host_timing("reference and judge of the recorded observations");
         }
         (None, None) => {
             for l in &todo {
@@ -396,6 +408,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
                 settle(&r, &mut journal, &pb, &console)?;
                 results.push(r);
             }
+            host_timing("reference");
         }
         (Some(fleet), None) => {
             let got = run_on(

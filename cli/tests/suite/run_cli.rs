@@ -365,3 +365,30 @@ fn a_replayed_recording_that_disagrees_is_a_divergence() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert_eq!(s.summary("h200")["results"][0]["verdict"], "reference_fail");
 }
+
+/// Without a GPU, `run` still says where its time went (the README promises a `timing:` line);
+/// `-q` leaves it out.
+#[test]
+fn a_run_says_where_its_time_went() {
+    let s = Scratch::new("timing", &["cp_async/groups.yaml"]);
+    let timing = |o: &Output| {
+        text(&o.stderr)
+            .lines()
+            .filter(|l| l.starts_with("timing: "))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let o = s.run(&["--out", "plain"]);
+    let t = timing(&o);
+    assert_eq!(t.len(), 1, "{}", text(&o.stderr));
+    let cases = s.summary("plain")["results"].as_array().unwrap().len();
+    assert!(
+        t[0].starts_with("timing: reference ") && t[0].ends_with(&format!(" for {cases} cases")),
+        "{t:?}"
+    );
+    let o = s.run(&["--out", "replay", "--replay", "H100"]);
+    let t = timing(&o);
+    assert_eq!(t.len(), 1, "{}", text(&o.stderr));
+    assert!(t[0].contains("recorded observations"), "{t:?}");
+    assert!(timing(&s.run(&["--out", "quiet", "-q"])).is_empty());
+}
