@@ -1,6 +1,7 @@
 //! The result model: a case's verdict, its detail and byte differences, where it ran, and the
 //! summary of a run. Reports (`ptxconform` CLI) render it; the journal stores it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -17,7 +18,7 @@ pub use run_info::{today, RunInfo};
 pub use verdict::Verdict;
 
 /// The result of one case, as journaled and reported.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CaseResult {
     pub case: String,
     pub file: String,
@@ -63,7 +64,7 @@ impl CaseResult {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     pub info: RunInfo,
     /// family -> verdict name -> count
