@@ -225,10 +225,7 @@ fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usi
 pub fn main(args: &RunArgs) -> Result<i32, String> {
     let console = Console::new(&args.output);
     let selection = select::Selection::new(&args.select)?;
-    // A mistyped path is a usage error, not a failing "case" of the run.
-    if let Some(p) = args.paths.iter().find(|p| !p.exists()) {
-        return Err(format!("{}: no such file or directory", p.display()));
-    }
+    select::check_paths(&args.paths)?;
     let (mut cases, load_errors) = load_corpus(&args.paths);
     for w in selection.apply(&mut cases) {
         eprintln!("warning: {w}");
@@ -252,6 +249,12 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         .into_iter()
         .filter(|e| shard.owns_case(&e.file, &e.at))
         .collect();
+    if cases.is_empty() && load_errors.is_empty() {
+        return Err(format!(
+            "shard {shard} holds none of the {} selected cases: run fewer shards",
+            case_set.cases
+        ));
+    }
     let scope = Scope::Shards {
         case_set,
         shards: shard.into(),
