@@ -43,9 +43,9 @@ pub enum Refusal {
     /// A folder holds shards of another case set than the first folder.
     OtherCaseSet {
         what: String,
-        case_set: CaseSet,
+        case_set: Box<CaseSet>,
         first: String,
-        first_case_set: CaseSet,
+        first_case_set: Box<CaseSet>,
     },
     /// A folder holds shards of another split (count) than the first folder.
     OtherCount {
@@ -126,9 +126,9 @@ pub fn join(folders: &[(PathBuf, Scope)]) -> Result<Scope, Refusal> {
         if p.case_set.fingerprint != first.case_set.fingerprint {
             return Err(Refusal::OtherCaseSet {
                 what: p.describe(),
-                case_set: p.case_set.clone(),
+                case_set: Box::new(p.case_set.clone()),
                 first: first.describe(),
-                first_case_set: first.case_set.clone(),
+                first_case_set: Box::new(first.case_set.clone()),
             });
         }
         if p.shards.count() != first.shards.count() {
@@ -312,6 +312,6 @@ mod tests {
             e.to_string(),
             "the whole run of `cases/bulk` given twice: ab and a hold it"
         );
-        assert_eq!(join(&[b.clone()]).unwrap(), b.1);
+        assert_eq!(join(std::slice::from_ref(&b)).unwrap(), b.1);
     }
 }
