@@ -11,5 +11,6 @@ pub mod litmus;
 pub mod merge;
 pub mod report;
 pub mod run;
+pub mod schema_version;
 pub mod shard;
 pub mod sweep;

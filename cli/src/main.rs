@@ -50,7 +50,8 @@ enum Cmd {
     Merge(ptxconform::merge::MergeArgs),
     /// The undefined-behaviour rules the model classifies (a Markdown table).
     Rules(cli::rules::RulesArgs),
-    /// The JSON Schema of case files (docs/case.schema.json), for editors.
+    /// The JSON Schema of case files (docs/case.schema.json, for editors), summary.json or a
+    /// journal.jsonl line.
     Schema(cli::schema::SchemaArgs),
     /// Print a commented starter case for an instruction family (--list: the families).
     New(cli::new::NewArgs),

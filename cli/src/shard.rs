@@ -105,6 +105,13 @@ impl FromStr for Shard {
     }
 }
 
+impl From<Shard> for ptxconform_core::result::Shards {
+    /// What a shard's results hold of its run's case set.
+    fn from(s: Shard) -> Self {
+        Self::of(s.count, [s.index].into()).expect("Shard::new keeps the index below the count")
+    }
+}
+
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.index, self.count)

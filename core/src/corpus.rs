@@ -32,10 +32,13 @@ pub struct LoadError {
     pub message: String,
 }
 
-/// Load cases from files and directories, case by case: every good case of every file is kept,
-/// every bad case (or unreadable file) is an error of its own.
+/// The corpus a run without paths loads (relative to the working directory).
+pub const DEFAULT_CORPUS: &str = "cases";
+
+/// Load cases from files and directories (none: [`DEFAULT_CORPUS`]), case by case: every good
+/// case of every file is kept, every bad case (or unreadable file) is an error of its own.
 pub fn load_corpus(paths: &[PathBuf]) -> (Vec<Loaded>, Vec<LoadError>) {
-    let defaults = [PathBuf::from("cases")];
+    let defaults = [PathBuf::from(DEFAULT_CORPUS)];
     let paths = if paths.is_empty() {
         &defaults[..]
     } else {

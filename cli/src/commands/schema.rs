@@ -1,25 +1,89 @@
-//! `ptxconform schema`: the JSON Schema of case files, generated from the case model's types
-//! (`ptxconform_reference::case::json_schema`), as `docs/case.schema.json` holds it (a test keeps
-//! the two equal). Editors that know JSON Schema validate and complete YAML case files with it.
+//! `ptxconform schema`: JSON Schemas generated from the Rust types. Of case files
+//! (`ptxconform_reference::case::json_schema`, as `docs/case.schema.json` holds it: editors that
+//! know JSON Schema validate and complete YAML case files with it), and of the result files other
+//! programs read: `summary.json` and one line of `journal.jsonl` (`docs/summary.schema.json`,
+//! `docs/journal.schema.json`), each carrying its `schema_version` (`crate::schema_version`).
+//! Tests keep the committed files equal to what this prints.
+
+use crate::journal::Line;
+use crate::report::SummaryFile;
+use crate::schema_version::FileKind;
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+
+/// Which file a schema describes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Document {
+    /// A case file (YAML).
+    #[default]
+    Case,
+    /// A run's summary.json.
+    Summary,
+    /// One line of a run's journal.jsonl (the first is the header, every other a result).
+    Journal,
+}
+
+impl Document {
+    /// Where the schema is committed, relative to the repository.
+    pub fn committed(self) -> &'static str {
+        match self {
+            Document::Case => "docs/case.schema.json",
+            Document::Summary => "docs/summary.schema.json",
+            Document::Journal => "docs/journal.schema.json",
+        }
+    }
+}
 
 #[derive(clap::Args, Debug)]
 pub struct SchemaArgs {
-    /// Print the field reference (docs/case-reference.md) generated from the schema instead.
+    /// The file the schema describes.
+    #[arg(value_enum, default_value_t)]
+    of: Document,
+    /// Print the field reference of case files (docs/case-reference.md) generated from the
+    /// schema instead.
     #[arg(long)]
     reference: bool,
 }
 
-/// The schema as pretty JSON (one trailing newline).
-pub fn text() -> String {
-    let v = ptxconform_reference::case::json_schema();
+/// The schema of a result file ptxconform writes (`T`, as serialized), titled with its name and
+/// the schema version it describes.
+fn written<T: JsonSchema>(kind: FileKind, description: &str) -> serde_json::Value {
+    let mut v = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    v["title"] = format!(
+        "ptxconform {} (schema version {})",
+        kind.file_name(),
+        kind.current()
+    )
+    .into();
+    v["description"] = description.into();
+    v
+}
+
+/// The schema of `of` as pretty JSON (one trailing newline).
+pub fn text(of: Document) -> String {
+    let v = match of {
+        Document::Case => ptxconform_reference::case::json_schema(),
+        Document::Summary => written::<SummaryFile>(
+            FileKind::Summary,
+            "A run's (or a merge's) summary: run description, scope, counts, every result.",
+        ),
+        Document::Journal => written::<Line>(
+            FileKind::Journal,
+            "One line of journal.jsonl: the first is the header, every other a case result.",
+        ),
+    };
     serde_json::to_string_pretty(&v).expect("a JSON value prints") + "\n"
 }
 
 pub fn main(a: &SchemaArgs) -> Result<i32, String> {
-    if a.reference {
-        print!("{}", super::field_reference::reference_markdown());
-    } else {
-        print!("{}", text());
+    match (a.reference, a.of) {
+        (true, Document::Case) => print!("{}", super::field_reference::reference_markdown()),
+        (true, _) => return Err("--reference is the field reference of case files".into()),
+        (false, of) => print!("{}", text(of)),
     }
     Ok(0)
 }
@@ -72,16 +136,24 @@ mod tests {
         }
     }
 
-    /// docs/case.schema.json is what `ptxconform schema` prints.
+    /// The committed schemas are what `ptxconform schema` prints.
     #[test]
-    fn committed_schema_is_generated_one() {
-        let path = repo().join("docs/case.schema.json");
-        let doc = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            doc == super::text(),
-            "{} is stale: regenerate it with `ptxconform schema > docs/case.schema.json`",
-            path.display()
-        );
+    fn committed_schemas_are_generated_ones() {
+        use super::Document;
+        for (of, arg) in [
+            (Document::Case, "case"),
+            (Document::Summary, "summary"),
+            (Document::Journal, "journal"),
+        ] {
+            let path = repo().join(of.committed());
+            let doc = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                doc == super::text(of),
+                "{} is stale: regenerate it with `ptxconform schema {arg} > {}`",
+                path.display(),
+                of.committed()
+            );
+        }
     }
 
     /// The schema accepts every case file of the corpus (planted faults and probes included):

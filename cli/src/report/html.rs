@@ -283,6 +283,14 @@ pub fn html_with(s: &Summary, pictures: &mut dyn FnMut(&CaseResult) -> String) -
         if known == 1 { "" } else { "s" },
         if departed == 1 { "" } else { "s" },
     );
+    if let Some(note) = s.scope.note() {
+        let class = if s.scope.is_partial() {
+            " class=\"fail\""
+        } else {
+            ""
+        };
+        let _ = write!(h, "<p id=\"scope\"{class}>{}</p>", esc(&note));
+    }
     // The filter bar: every family and every verdict of the run.
     h.push_str("<div id=\"filters\"><label>family <select id=\"f-family\"><option value=\"\">all families</option>");
     for fam in s.counts.keys() {

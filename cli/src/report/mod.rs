@@ -2,7 +2,10 @@
 //! HTML page ([`html`]: failures first, filters, every divergence with its complete byte table
 //! and, for tensor loads, the pictures of [`tensor_svg`]).
 
+use crate::schema_version::{FileKind, SchemaVersion};
 use ptxconform_core::result::{CaseResult, Summary, Verdict};
+use schemars::JsonSchema;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -26,16 +29,58 @@ pub fn detail_with_attribution(r: &CaseResult) -> String {
     }
 }
 
+/// summary.json: the summary, its schema version, and whether it lacks shards of its case set
+/// (a convenience for readers: the scope says which).
+#[derive(Serialize, JsonSchema)]
+pub struct SummaryFile<'a> {
+    #[schemars(extend("const" = crate::schema_version::SUMMARY.0))]
+    pub schema_version: SchemaVersion,
+    pub partial: bool,
+    #[serde(flatten)]
+    pub summary: &'a Summary,
+}
+
+impl SummaryFile<'_> {
+    pub fn new(summary: &Summary) -> SummaryFile<'_> {
+        SummaryFile {
+            schema_version: FileKind::Summary.current(),
+            partial: summary.scope.is_partial(),
+            summary,
+        }
+    }
+}
+
+/// The properties every JUnit testsuite carries: the profile, the file's schema version, and
+/// what the report lacks when it is partial.
+fn suite_properties(s: &Summary) -> String {
+    let mut props = vec![
+        ("profile", s.info.profile.clone()),
+        ("schema_version", FileKind::Junit.current().to_string()),
+    ];
+    if let Some(note) = s.scope.note().filter(|_| s.scope.is_partial()) {
+        props.push(("partial", note));
+    }
+    props
+        .iter()
+        .map(|(n, v)| format!("<property name=\"{n}\" value=\"{}\"/>", esc(v)))
+        .collect()
+}
+
 /// JUnit XML: one testsuite per family, one testcase per case; failures for failing verdicts,
-/// skipped for not-run.
+/// skipped for not-run. A partial report says so in the name of its `testsuites`.
 pub fn junit(s: &Summary) -> String {
     let mut by_fam: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
     for r in &s.results {
         by_fam.entry(&r.family).or_default().push(r);
     }
-    let mut x = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxconform\">\n",
-    );
+    let name = if s.scope.is_partial() {
+        "ptxconform (PARTIAL)"
+    } else {
+        "ptxconform"
+    };
+    let mut x =
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{name}\">\n");
+    let properties = suite_properties(s);
     for (fam, rs) in by_fam {
         let fails = rs.iter().filter(|r| r.verdict.is_failure()).count();
         let skipped = rs.iter().filter(|r| r.verdict == Verdict::NotRun).count();
@@ -45,11 +90,7 @@ pub fn junit(s: &Summary) -> String {
             esc(fam),
             rs.len()
         );
-        let _ = writeln!(
-            x,
-            "    <properties><property name=\"profile\" value=\"{}\"/></properties>",
-            esc(&s.info.profile)
-        );
+        let _ = writeln!(x, "    <properties>{properties}</properties>");
         for r in rs {
             let t = r.wall_us as f64 / 1e6;
             let _ = write!(
@@ -96,14 +137,18 @@ pub fn junit(s: &Summary) -> String {
 /// A Markdown summary: where and when, then outcome counts per family.
 pub fn markdown(s: &Summary) -> String {
     let mut m = format!(
-        "# ptxconform run\n\n- device: {}\n- driver: {}\n- date: {}\n- mode: {}\n- profile: {}\n- ptxconform: {}\n- cases: {}\n\n",
+        "# ptxconform run\n\n- device: {}\n- driver: {}\n- date: {}\n- mode: {}\n- profile: {}\n- ptxconform: {}\n- cases: {}\n{}\n",
         s.info.device,
         s.info.driver,
         s.info.date,
         s.info.mode,
         s.info.profile,
         s.info.ptxconform,
-        s.results.len()
+        s.results.len(),
+        s.scope
+            .note()
+            .map(|n| format!("- scope: {n}\n"))
+            .unwrap_or_default()
     );
     let verdicts: Vec<&String> = s.totals.keys().collect();
     let _ = writeln!(
@@ -166,7 +211,7 @@ pub fn write_all(dir: &Path, s: &Summary) -> Result<(), String> {
     };
     w(
         "summary.json",
-        serde_json::to_string_pretty(s).map_err(|e| e.to_string())?,
+        serde_json::to_string_pretty(&SummaryFile::new(s)).map_err(|e| e.to_string())?,
     )?;
     w("junit.xml", junit(s))?;
     w("summary.md", markdown(s))?;
@@ -176,7 +221,19 @@ pub fn write_all(dir: &Path, s: &Summary) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ptxconform_core::result::{ExpectedByte, RegionDiff, RunInfo};
+    use ptxconform_core::result::{CaseSet, ExpectedByte, RegionDiff, RunInfo, Scope, Shards};
+
+    /// The scope of a run of three cases holding `shards`.
+    fn scope(shards: Shards) -> Scope {
+        Scope::Shards {
+            case_set: CaseSet {
+                selection: Default::default(),
+                cases: 3,
+                fingerprint: "0f".into(),
+            },
+            shards,
+        }
+    }
 
     fn sample() -> Summary {
         let diff = RegionDiff {
@@ -193,6 +250,7 @@ mod tests {
                 device: "test".into(),
                 ..Default::default()
             },
+            scope(Shards::whole()),
             vec![
                 CaseResult {
                     wall_us: 5,
@@ -254,13 +312,13 @@ mod tests {
         s.info.profile = "sm_90".into();
         s.results[0].departures = vec!["P-RED-F32-SUBNORMALS".into()];
         s.results[0].detail = "spec departure: P-RED-F32-SUBNORMALS".into();
-        let s = Summary::new(s.info, s.results);
+        let s = Summary::new(s.info, s.scope, s.results);
         assert_eq!(s.departures["P-RED-F32-SUBNORMALS"], 1);
         assert_eq!(s.spec_departures().count(), 1);
         assert_eq!(s.failures(), 1, "a departure is no failure");
         let x = junit(&s);
         assert_eq!(
-            x.matches("<properties><property name=\"profile\" value=\"sm_90\"/></properties>")
+            x.matches("<properties><property name=\"profile\" value=\"sm_90\"/><property name=\"schema_version\" value=\"2\"/></properties>")
                 .count(),
             2,
             "one per suite: {x}"
@@ -380,5 +438,42 @@ mod tests {
         });
         assert!(h.contains("<figure class=\"tensor\">"));
         assert!(h.contains("Tensor loads of the case"));
+    }
+
+    /// A report that lacks shards says so in summary.json, JUnit, HTML and Markdown; a whole
+    /// run's does not.
+    #[test]
+    fn a_partial_report_is_marked_everywhere() {
+        let whole = sample();
+        let mut s = sample();
+        s.scope = scope(Shards::of(4, [0, 1, 3].into()).unwrap());
+        let json: serde_json::Value = serde_json::to_value(SummaryFile::new(&s)).unwrap();
+        assert_eq!(json["partial"], true);
+        assert_eq!(json["schema_version"], 2);
+        assert_eq!(
+            json["scope"]["shards"]["held"],
+            serde_json::json!([0, 1, 3])
+        );
+        assert_eq!(
+            serde_json::to_value(SummaryFile::new(&whole)).unwrap()["partial"],
+            false
+        );
+        let note = "PARTIAL: shard 0/4, 1/4, 3/4 of 3 cases, missing 2/4";
+        let x = junit(&s);
+        assert!(
+            x.contains("<testsuites name=\"ptxconform (PARTIAL)\">"),
+            "{x}"
+        );
+        assert_eq!(
+            x.matches(&format!("<property name=\"partial\" value=\"{note}\"/>"))
+                .count(),
+            2,
+            "one per suite: {x}"
+        );
+        assert!(!junit(&whole).contains("partial") && !junit(&whole).contains("PARTIAL"));
+        assert!(html(&s).contains(&format!("<p id=\"scope\" class=\"fail\">{note}</p>")));
+        assert!(!html(&whole).contains("id=\"scope\""));
+        assert!(markdown(&s).contains(&format!("- scope: {note}\n")));
+        assert!(!markdown(&whole).contains("- scope:"));
     }
 }

@@ -6,7 +6,7 @@
 use anstyle::{AnsiColor, Style};
 use indicatif::ProgressBar;
 use ptxconform_core::corpus::Loaded;
-use ptxconform_core::result::{CaseResult, RunInfo, Summary, Verdict};
+use ptxconform_core::result::{CaseResult, RunInfo, Scope, Summary, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -114,6 +114,9 @@ fn paint(text: &str, s: Style, on: bool) -> String {
 #[derive(Serialize)]
 struct Digest<'a> {
     info: &'a RunInfo,
+    scope: &'a Scope,
+    /// The report lacks shards of its case set (the scope says which).
+    partial: bool,
     cases: usize,
     counts: &'a BTreeMap<String, BTreeMap<String, usize>>,
     totals: &'a BTreeMap<String, usize>,
@@ -246,6 +249,8 @@ impl Console {
         if self.json {
             let d = Digest {
                 info: &s.info,
+                scope: &s.scope,
+                partial: s.scope.is_partial(),
                 cases: s.results.len(),
                 counts: &s.counts,
                 totals: &s.totals,
@@ -259,9 +264,14 @@ impl Console {
             );
             return Ok(());
         }
+        // A report that is not one whole run says so even with -q.
+        let note = s.scope.note();
         if self.quiet {
             for r in failures {
                 println!("FAIL {}", self.line(r, self.colour_out));
+            }
+            if let Some(n) = &note {
+                println!("{n}");
             }
             println!(
                 "total: {} — {}{}",
@@ -285,6 +295,9 @@ impl Console {
                 s.info.mode,
                 s.info.profile
             );
+        }
+        if let Some(n) = &note {
+            println!("{n}");
         }
         let w = s.counts.keys().map(String::len).max().unwrap_or(0).max(30);
         for (fam, counts) in &s.counts {

@@ -2,6 +2,7 @@
 //! where a GPU is present — on hardware, classifies each case, journals every result as it
 //! arrives (so `--resume` after a kill loses nothing), and writes the reports.
 
+mod case_set;
 pub mod console;
 pub mod select;
 
@@ -9,13 +10,13 @@ use ptxconform_core::corpus::{load_corpus, LoadError, Loaded};
 use ptxconform_core::result::today;
 use ptxconform_gpu::engine as gpu;
 
-use crate::journal::{key, Claim, Journal};
+use crate::journal::{key, Claim, Header, Journal};
 use crate::report::write_all;
 use console::Console;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxconform_core::differential::Backend;
 use ptxconform_core::known::KnownDivergences;
-use ptxconform_core::result::{CaseResult, RunInfo, Summary, Verdict};
+use ptxconform_core::result::{CaseResult, RunInfo, Scope, Summary, Verdict};
 use ptxconform_gpu::device::DeviceInfo;
 use ptxconform_reference::case::{load_file, to_yaml, Case, Observation};
 use ptxconform_reference::sem::profile::Profile;
@@ -123,13 +124,14 @@ impl RunArgs {
 /// default folder). Resuming keeps the journaled results `keep` accepts.
 fn claim_out(
     args: &RunArgs,
+    header: &Header,
     keep: impl Fn(&CaseResult) -> bool,
     console: &Console,
 ) -> Result<(Journal, Vec<CaseResult>), String> {
     let out = args.out();
     let claim = Claim::take(&out.join("journal.jsonl"))?;
     if args.resume {
-        return claim.resume(keep);
+        return claim.resume(header, keep);
     }
     let earlier = claim.has_results() || out.join("summary.json").exists();
     if earlier && !args.force && args.out.is_some() {
@@ -140,7 +142,7 @@ fn claim_out(
         ));
     }
     if !earlier {
-        return Ok((claim.start()?, Vec::new()));
+        return Ok((claim.start(header)?, Vec::new()));
     }
     console.say(&format!("replacing the earlier run in {}", out.display()));
     for name in RUN_FILES {
@@ -157,7 +159,7 @@ fn claim_out(
             _ => {}
         }
     }
-    Ok((claim.start()?, Vec::new()))
+    Ok((claim.start(header)?, Vec::new()))
 }
 
 fn progress(n: usize, quiet: bool) -> ProgressBar {
@@ -223,10 +225,7 @@ fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usi
 pub fn main(args: &RunArgs) -> Result<i32, String> {
     let console = Console::new(&args.output);
     let selection = select::Selection::new(&args.select)?;
-    // A mistyped path is a usage error, not a failing "case" of the run.
-    if let Some(p) = args.paths.iter().find(|p| !p.exists()) {
-        return Err(format!("{}: no such file or directory", p.display()));
-    }
+    select::check_paths(&args.paths)?;
     let (mut cases, load_errors) = load_corpus(&args.paths);
     for w in selection.apply(&mut cases) {
         eprintln!("warning: {w}");
@@ -243,12 +242,23 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
             paths.join(", ")
         ));
     }
+    let case_set = case_set::case_set(&args.paths, &args.select, &cases, &load_errors);
     let shard = args.shard.unwrap_or(crate::shard::Shard::ALL);
     cases.retain(|c| shard.owns_case(&c.file, &c.case.name));
     let load_errors: Vec<LoadError> = load_errors
         .into_iter()
         .filter(|e| shard.owns_case(&e.file, &e.at))
         .collect();
+    if cases.is_empty() && load_errors.is_empty() {
+        return Err(format!(
+            "shard {shard} holds none of the {} selected cases: run fewer shards",
+            case_set.cases
+        ));
+    }
+    let scope = Scope::Shards {
+        case_set,
+        shards: shard.into(),
+    };
     if args.list {
         for e in &load_errors {
             eprintln!("{}", e.message);
@@ -278,6 +288,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     let selected: BTreeSet<String> = cases.iter().map(|c| key(&c.file, &c.case.name)).collect();
     let (mut journal, done) = claim_out(
         args,
+        &Header::new(scope.clone()),
         |r| selected.contains(&key(&r.file, &r.case)),
         &console,
     )?;
@@ -428,7 +439,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         }
     }
     pb.finish_and_clear();
-    let summary = Summary::new(info, results);
+    let summary = Summary::new(info, scope, results);
     write_all(&args.out(), &summary)?;
     console.summary(&summary, &args.out())?;
     Ok(if summary.failures() > 0 { 1 } else { 0 })

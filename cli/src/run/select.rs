@@ -8,7 +8,7 @@
 //! escapes; a list of any length is one `globset` automaton.
 
 use globset::{GlobSet, GlobSetBuilder};
-use ptxconform_core::corpus::Loaded;
+use ptxconform_core::corpus::{Loaded, DEFAULT_CORPUS};
 use ptxconform_core::glob;
 use std::path::{Path, PathBuf};
 
@@ -26,6 +26,24 @@ pub struct SelectArgs {
     /// a comment line, blank lines are ignored. A line that matches no case is a warning.
     #[arg(long, value_name = "FILE")]
     pub case_list: Vec<PathBuf>,
+}
+
+/// The case paths a run names must exist, and without paths the default corpus must be here: a
+/// mistyped path or a run from the wrong folder is a usage error, not a failing "case".
+pub fn check_paths(paths: &[PathBuf]) -> Result<(), String> {
+    if paths.is_empty() && !Path::new(DEFAULT_CORPUS).is_dir() {
+        let here = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| "the working directory".into());
+        return Err(format!(
+            "no `{DEFAULT_CORPUS}/` folder in {here}: run from the repository root or name the \
+             case files and folders"
+        ));
+    }
+    match paths.iter().find(|p| !p.exists()) {
+        Some(p) => Err(format!("{}: no such file or directory", p.display())),
+        None => Ok(()),
+    }
 }
 
 /// What a plain (glob-free) pattern means.

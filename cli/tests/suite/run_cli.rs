@@ -89,7 +89,7 @@ fn a_folder_of_earlier_results_needs_resume_or_force() {
     assert!(!s.0.join("out/divergences").exists());
     assert_eq!(results(&s.summary("out")).len(), 1);
     let journal = std::fs::read_to_string(s.0.join("out/journal.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), 1);
+    assert_eq!(journal.lines().count(), 2, "the header and the one result");
 
     let both = s.run(&["--out", "out", "--force", "--resume"]);
     assert_eq!(both.status.code(), Some(2));
@@ -125,7 +125,11 @@ fn resume_counts_each_case_once() {
     assert_eq!(results(&s.summary("out")), results(&whole));
     assert_eq!(s.summary("out")["totals"], whole["totals"]);
     let lines = std::fs::read_to_string(&jp).unwrap().lines().count();
-    assert_eq!(lines, n, "the journal holds one line per result");
+    assert_eq!(
+        lines,
+        1 + n,
+        "the journal holds its header and one line per result"
+    );
 
     // The bad case is fixed: its load error goes, the case runs.
     std::fs::write(s.0.join("corpus/mixed.yaml"), good).unwrap();

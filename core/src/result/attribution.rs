@@ -2,11 +2,12 @@
 //! culprit they name. `ptxconform-gpu`'s attribution runs the builds.
 
 use super::{Difference, Verdict};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The culprit of a departure.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Culprit {
     Silicon,
@@ -30,7 +31,7 @@ impl fmt::Display for Culprit {
 }
 
 /// One build's judged run of the case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BuildOutcome {
     pub build: String,
     pub verdict: Verdict,
@@ -54,7 +55,7 @@ impl BuildOutcome {
 
 /// A departure's attribution: the culprit and every build's outcome (the case's own build
 /// first, then its repeat, then the others).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Attribution {
     pub culprit: Culprit,
     pub builds: Vec<BuildOutcome>,

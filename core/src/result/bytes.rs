@@ -1,9 +1,10 @@
 //! Expected and observed bytes: what a divergence shows.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One expected byte: exactly one value, or a set of allowed values (uncertain).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ExpectedByte {
     Known(u8),
@@ -25,7 +26,7 @@ impl ExpectedByte {
 }
 
 /// Expected vs observed bytes of one region, for the divergence pictures and YAML reports.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct RegionDiff {
     pub region: String,
     pub expected: Vec<ExpectedByte>,

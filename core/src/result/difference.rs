@@ -4,11 +4,12 @@
 
 use super::ExpectedByte;
 use ptxconform_reference::case::Ending;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One difference between the model and what a device showed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Difference {
     /// The run did not complete: a trap (its CUDA error), a wait that hit its bound, the host

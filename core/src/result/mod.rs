@@ -1,6 +1,8 @@
 //! The result model: a case's verdict, its detail and byte differences, where it ran, and the
-//! summary of a run. Reports (`ptxconform` CLI) render it; the journal stores it.
+//! summary of a run with its scope (which shards of which case set it holds). Reports
+//! (`ptxconform` CLI) render it; the journal stores it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -8,16 +10,18 @@ mod attribution;
 mod bytes;
 mod difference;
 mod run_info;
+mod scope;
 mod verdict;
 
 pub use attribution::{culprit, departs, Attribution, BuildOutcome, Culprit};
 pub use bytes::{ExpectedByte, RegionDiff};
 pub use difference::{model_refusals, render, Difference};
 pub use run_info::{today, RunInfo};
+pub use scope::{CaseSet, Scope, Selection, Shards};
 pub use verdict::Verdict;
 
 /// The result of one case, as journaled and reported.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CaseResult {
     pub case: String,
     pub file: String,
@@ -63,9 +67,11 @@ impl CaseResult {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     pub info: RunInfo,
+    /// What part of which case set the results are.
+    pub scope: Scope,
     /// family -> verdict name -> count
     pub counts: BTreeMap<String, BTreeMap<String, usize>>,
     pub totals: BTreeMap<String, usize>,
@@ -78,7 +84,7 @@ pub struct Summary {
 impl Summary {
     /// The summary of `results`, ordered by file, then case name (stable), so that a run's report
     /// does not depend on the order results arrived in (batches, devices, shards, `--resume`).
-    pub fn new(info: RunInfo, mut results: Vec<CaseResult>) -> Summary {
+    pub fn new(info: RunInfo, scope: Scope, mut results: Vec<CaseResult>) -> Summary {
         results.sort_by(|a, b| (&a.file, &a.case).cmp(&(&b.file, &b.case)));
         let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut totals: BTreeMap<String, usize> = BTreeMap::new();
@@ -96,6 +102,7 @@ impl Summary {
         }
         Summary {
             info,
+            scope,
             counts,
             totals,
             departures,

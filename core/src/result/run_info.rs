@@ -1,9 +1,10 @@
 //! Where and on what a run happened.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where and on what a run happened.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct RunInfo {
     pub device: String,
     pub driver: String,

@@ -1,9 +1,12 @@
 //! The classified result of one case.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The classified result of one case.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Hardware matched the reference (uncertain bytes accepted any allowed value).

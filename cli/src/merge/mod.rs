@@ -1,11 +1,17 @@
 //! `ptxconform merge`: join the result folders of shards (`run --shard`) into the report one run
 //! of the same work would have written: summary, JUnit, HTML, journal and divergence reports.
+//! Every folder says which shards of which case set it holds ([`account`]): a missing, doubled
+//! or foreign shard is refused, unless `--allow-partial` lets missing ones through into a report
+//! marked partial. Unsharded runs of different case sets join into a union of whole runs.
 //! Everything is read and checked before anything is written, so a refused merge leaves `--out`
 //! as it was.
 
+mod account;
+
 use crate::journal;
 use crate::report::write_all;
-use ptxconform_core::result::{CaseResult, RunInfo, Summary};
+use crate::schema_version::{declared, FileKind};
+use ptxconform_core::result::{CaseResult, RunInfo, Scope, Summary};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -18,11 +24,22 @@ pub struct MergeArgs {
     /// Where the merged report goes.
     #[arg(long)]
     pub out: PathBuf,
+    /// Merge even if shards are missing (a lost node): the report is marked partial in
+    /// summary.json, JUnit, HTML and on the console. Doubled or foreign shards stay refused.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
-/// One shard's run description and results (from its journal; summary.json gives the run
-/// description and says the shard finished).
-fn shard(dir: &Path) -> Result<(RunInfo, Vec<CaseResult>), String> {
+/// What a shard folder holds.
+struct Folder {
+    info: RunInfo,
+    scope: Scope,
+    results: Vec<CaseResult>,
+}
+
+/// One shard's run description, scope and results (from its journal; summary.json gives the run
+/// description and says the shard finished). Files of another schema version are refused.
+fn shard(dir: &Path) -> Result<Folder, String> {
     if !dir.is_dir() {
         return Err(format!("{}: no such result folder", dir.display()));
     }
@@ -40,8 +57,13 @@ fn shard(dir: &Path) -> Result<(RunInfo, Vec<CaseResult>), String> {
             summary.display()
         )
     })?;
-    // Only what merge needs, so that a summary from another build still gets a clear error
-    // (mode / version mismatch) rather than a field-by-field parse error.
+    // The version first, then only what merge needs, so that a summary from another build
+    // gets a clear error (version, mode) rather than a field-by-field parse error.
+    let version =
+        declared(&text).ok_or_else(|| format!("{}: not a JSON object", summary.display()))?;
+    FileKind::Summary
+        .check(version)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
     #[derive(serde::Deserialize)]
     struct Key {
         file: String,
@@ -50,11 +72,20 @@ fn shard(dir: &Path) -> Result<(RunInfo, Vec<CaseResult>), String> {
     #[derive(serde::Deserialize)]
     struct Head {
         info: RunInfo,
+        scope: Scope,
         results: Vec<Key>,
     }
     let head: Head =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", summary.display()))?;
-    let results = journal::read(&journal_path)?;
+    let journaled = journal::read(&journal_path)?;
+    if journaled.header.as_ref().map(|h| &h.scope) != Some(&head.scope) {
+        return Err(format!(
+            "{}: journal.jsonl and summary.json name different scopes: the files are of \
+             different runs; finish the shard with --resume and the same --out",
+            dir.display()
+        ));
+    }
+    let results = journaled.results;
     // A rerun without --resume that was killed leaves a partial journal beside the previous
     // run's summary: merging it would silently drop cases.
     let in_summary: BTreeSet<String> = head
@@ -72,7 +103,11 @@ fn shard(dir: &Path) -> Result<(RunInfo, Vec<CaseResult>), String> {
             in_summary.len()
         ));
     }
-    Ok((head.info, results))
+    Ok(Folder {
+        info: head.info,
+        scope: head.scope,
+        results,
+    })
 }
 
 /// The run description of the merged report: shards must have run in the same mode with the same
@@ -175,14 +210,52 @@ fn check_out(out: &Path, dirs: &[PathBuf]) -> Result<(), String> {
     }
 }
 
+/// Refuse a merge that lacks shards unless partial merges are allowed.
+fn check_complete(scope: &Scope, allow_partial: bool) -> Result<(), String> {
+    let Scope::Shards { case_set, shards } = scope else {
+        return Ok(()); // whole runs
+    };
+    let missing = shards.missing();
+    if missing.is_empty() || allow_partial {
+        return Ok(());
+    }
+    Err(format!(
+        "shard{} {} missing (the folders hold {} of {case_set}): merge every shard, or \
+         --allow-partial to merge these into a report marked partial",
+        if missing.len() == 1 { "" } else { "s" },
+        shards.names(missing.iter().copied()),
+        shards.names(shards.held().iter().copied()),
+    ))
+}
+
+/// A merge that holds the whole case set holds a result for each of its cases.
+fn check_count(scope: &Scope, results: usize) -> Result<(), String> {
+    match scope {
+        Scope::Shards { case_set, shards } if shards.is_whole() && case_set.cases != results => {
+            Err(format!(
+                "the shards hold {results} results, their case set {} cases ({case_set}): a \
+                 shard folder was edited or is of another run",
+                case_set.cases
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Merge; the exit code is `run`'s: 1 if a merged result is a failure.
 pub fn main(args: &MergeArgs) -> Result<i32, String> {
     check_out(&args.out, &args.dirs)?;
     let mut infos = Vec::new();
+    let mut scopes = Vec::new();
     let mut by_key: BTreeMap<String, (&Path, CaseResult)> = BTreeMap::new();
     for dir in &args.dirs {
-        let (info, results) = shard(dir)?;
+        let Folder {
+            info,
+            scope,
+            results,
+        } = shard(dir)?;
         infos.push((dir.clone(), info));
+        scopes.push((dir.clone(), scope));
         for r in results {
             let k = journal::key(&r.file, &r.case);
             match by_key.get(&k) {
@@ -206,10 +279,14 @@ pub fn main(args: &MergeArgs) -> Result<i32, String> {
         }
     }
     let info = merged_info(&infos)?;
+    let scope = account::join(&scopes).map_err(|e| e.to_string())?;
+    check_complete(&scope, args.allow_partial)?;
     let copies = divergence_files(&args.dirs)?;
     let results: Vec<CaseResult> = by_key.into_values().map(|(_, r)| r).collect();
+    check_count(&scope, results.len())?;
 
-    let (mut journal, _) = journal::Journal::open(&args.out.join("journal.jsonl"), false)?;
+    let header = journal::Header::new(scope.clone());
+    let (mut journal, _) = journal::Journal::open(&args.out.join("journal.jsonl"), &header, false)?;
     for r in &results {
         journal.append(r)?;
     }
@@ -220,10 +297,10 @@ pub fn main(args: &MergeArgs) -> Result<i32, String> {
             std::fs::copy(p, to.join(name)).map_err(|e| format!("{}: {e}", p.display()))?;
         }
     }
-    let summary = Summary::new(info, results);
+    let summary = Summary::new(info, scope, results);
     write_all(&args.out, &summary)?;
     println!(
-        "merged {} shard folders ({} results, {} divergence files)",
+        "merged {} result folders ({} results, {} divergence files)",
         args.dirs.len(),
         summary.results.len(),
         copies.len()
