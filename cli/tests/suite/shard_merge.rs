@@ -570,7 +570,32 @@ fn example_job_files_shard_and_merge() {
         "{command}"
     );
 
+    // Both jobs run the image that deploy/container/Containerfile says it builds, on the claim
+    // of ptxconform-results-pvc.yaml, which every shard pod can write at once.
     let text = |p: &str| std::fs::read_to_string(root().join(p)).unwrap();
+    let containerfile = text("deploy/container/Containerfile");
+    let readme = text("deploy/README.md");
+    let pvc = yaml("deploy/k8s/ptxconform-results-pvc.yaml");
+    assert_eq!(pvc["kind"], "PersistentVolumeClaim");
+    assert_eq!(pvc["spec"]["accessModes"][0], "ReadWriteMany");
+    for (name, job) in [("indexed", &job), ("merge", &merge)] {
+        let pod = &job["spec"]["template"]["spec"];
+        let image = pod["containers"][0]["image"].as_str().unwrap();
+        for (doc, body) in [
+            ("deploy/container/Containerfile", &containerfile),
+            ("deploy/README.md", &readme),
+        ] {
+            assert!(
+                body.contains(&format!("-t {image} .")),
+                "{name} job: image {image} is not the one {doc} builds"
+            );
+        }
+        assert_eq!(
+            pod["volumes"][0]["persistentVolumeClaim"]["claimName"], pvc["metadata"]["name"],
+            "{name} job"
+        );
+    }
+
     let shards = text("deploy/slurm/ptxconform-shards.sbatch");
     assert!(shards.contains("#SBATCH --array=0-3"));
     assert!(shards.contains("ptxconform run --shard auto"));
