@@ -328,3 +328,25 @@ fn profile_decides_what_a_spec_departure_is() {
     assert_eq!(v["info"]["profile"], "spec");
     assert_eq!(v["departures"], serde_json::json!({}));
 }
+
+/// A refused --out is said before the corpus loads (nothing the load says comes first), whether
+/// it holds an earlier run or cannot be a folder at all.
+#[test]
+fn a_refused_out_is_said_before_loading() {
+    let s = Scratch::new("early", &["cp_async/groups.yaml"]);
+    // The load warns that this line of the case list matches no case.
+    std::fs::write(s.0.join("list.txt"), "no.such.case\n").unwrap();
+    let first = s.run(&["--out", "out"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    std::fs::write(s.0.join("a-file"), "").unwrap();
+    for out in ["out", "a-file/out"] {
+        let r = s.run(&["--out", out, "--case-list", "list.txt"]);
+        let err = text(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        assert!(err.contains(out), "{err}");
+        assert!(
+            !err.contains("warning"),
+            "the corpus was loaded first: {err}"
+        );
+    }
+}

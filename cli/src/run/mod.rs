@@ -118,18 +118,23 @@ impl RunArgs {
     }
 }
 
+/// What a run does with its --out folder, decided before the corpus loads, so a refused --out
+/// (another run's results, a folder that cannot be written) is said at once.
+enum OutPlan {
+    /// Continue the journal there.
+    Resume(Claim),
+    /// Start a journal, first clearing an earlier run's results when `replace`.
+    Start { claim: Claim, replace: bool },
+}
+
 /// Take the --out folder for this run: refused while another run writes there, and refused if it
 /// holds an earlier run's results unless the run resumes them or discards them (--force, or the
-/// default folder). Resuming keeps the journaled results `keep` accepts.
-fn claim_out(
-    args: &RunArgs,
-    keep: impl Fn(&CaseResult) -> bool,
-    console: &Console,
-) -> Result<(Journal, Vec<CaseResult>), String> {
+/// default folder).
+fn claim_out(args: &RunArgs) -> Result<OutPlan, String> {
     let out = args.out();
     let claim = Claim::take(&out.join("journal.jsonl"))?;
     if args.resume {
-        return claim.resume(keep);
+        return Ok(OutPlan::Resume(claim));
     }
     let earlier = claim.has_results() || out.join("summary.json").exists();
     if earlier && !args.force && args.out.is_some() {
@@ -139,25 +144,50 @@ fn claim_out(
             out.display()
         ));
     }
-    if !earlier {
-        return Ok((claim.start()?, Vec::new()));
-    }
-    console.say(&format!("replacing the earlier run in {}", out.display()));
-    for name in RUN_FILES {
-        let p = out.join(name);
-        let gone = if p.is_dir() {
-            std::fs::remove_dir_all(&p)
-        } else {
-            std::fs::remove_file(&p)
-        };
-        match gone {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(format!("{}: {e}", p.display()))
+    Ok(OutPlan::Start {
+        claim,
+        replace: earlier,
+    })
+}
+
+impl OutPlan {
+    /// Open the journal. Resuming keeps the journaled results `keep` accepts.
+    fn open(
+        self,
+        out: &Path,
+        keep: impl Fn(&CaseResult) -> bool,
+        console: &Console,
+    ) -> Result<(Journal, Vec<CaseResult>), String> {
+        let claim = match self {
+            OutPlan::Resume(claim) => return claim.resume(keep),
+            OutPlan::Start {
+                claim,
+                replace: false,
+            } => claim,
+            OutPlan::Start {
+                claim,
+                replace: true,
+            } => {
+                console.say(&format!("replacing the earlier run in {}", out.display()));
+                for name in RUN_FILES {
+                    let p = out.join(name);
+                    let gone = if p.is_dir() {
+                        std::fs::remove_dir_all(&p)
+                    } else {
+                        std::fs::remove_file(&p)
+                    };
+                    match gone {
+                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                            return Err(format!("{}: {e}", p.display()))
+                        }
+                        _ => {}
+                    }
+                }
+                claim
             }
-            _ => {}
-        }
+        };
+        Ok((claim.start()?, Vec::new()))
     }
-    Ok((claim.start()?, Vec::new()))
 }
 
 fn progress(n: usize, quiet: bool) -> ProgressBar {
@@ -227,6 +257,11 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     if let Some(p) = args.paths.iter().find(|p| !p.exists()) {
         return Err(format!("{}: no such file or directory", p.display()));
     }
+    let plan = if args.list {
+        None
+    } else {
+        Some(claim_out(args)?)
+    };
     let (mut cases, load_errors) = load_corpus(&args.paths);
     for w in selection.apply(&mut cases) {
         eprintln!("warning: {w}");
@@ -249,14 +284,15 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         .into_iter()
         .filter(|e| shard.owns_case(&e.file, &e.at))
         .collect();
-    if args.list {
+    let Some(plan) = plan else {
+        // --list: no --out was claimed, nothing runs.
         for e in &load_errors {
             eprintln!("{}", e.message);
         }
         console.list(&cases)?;
         // A case that did not load cannot be listed: say so in the exit code too.
         return Ok(i32::from(!load_errors.is_empty()));
-    }
+    };
     let gpus = ptxconform_gpu::device::devices_unless(
         args.reference_only || args.replay.is_some(),
         &args.devices,
@@ -276,8 +312,8 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     // load are reported afresh (a file fixed since loads and runs, a file broken since is
     // reported), so no case has two results.
     let selected: BTreeSet<String> = cases.iter().map(|c| key(&c.file, &c.case.name)).collect();
-    let (mut journal, done) = claim_out(
-        args,
+    let (mut journal, done) = plan.open(
+        &args.out(),
         |r| selected.contains(&key(&r.file, &r.case)),
         &console,
     )?;
