@@ -350,3 +350,63 @@ fn a_refused_out_is_said_before_loading() {
         );
     }
 }
+
+/// Ctrl-C ends a run saying how to resume it, its journal holding whole results only; the
+/// resumed run finishes it, each case counted once.
+#[test]
+fn ctrl_c_says_how_to_resume() {
+    let s = Scratch::new("sigint", &[]);
+    // Cases the reference takes a while over (an 8 MiB region each), so the run is in progress.
+    let n = 30;
+    let cases: String = (0..n)
+        .map(|i| {
+            format!(
+                "- name: slow.{i}\n  target: sm_80\n  memory:\n    global: [ {{ name: src, size: 8388608, init: {{ hash: {i} }} }} ]\n    shared: [ {{ name: dst, size: 16 }} ]\n  program:\n    - ptx: cp.async.cg.shared.global [dst], [src], 16\n    - ptx: cp.async.wait_all\n"
+            )
+        })
+        .collect();
+    std::fs::write(s.0.join("corpus/slow.yaml"), cases).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_ptxconform"))
+        .args(["run", "--reference-only", "corpus", "--out", "out"])
+        .current_dir(&s.0)
+        .env("CI", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let journal = s.0.join("out/journal.jsonl");
+    let t0 = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count()) == 0 {
+        assert!(t0.elapsed().as_secs() < 60, "no result journaled");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let r = child.wait_with_output().unwrap();
+    let err = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted; resume with: ")
+            && err.contains(" run --reference-only corpus --out out --resume"),
+        "{err}"
+    );
+    let lines: Vec<String> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(
+        !lines.is_empty() && lines.len() < n,
+        "{} results",
+        lines.len()
+    );
+    for l in &lines {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+    }
+    let resumed = s.run(&["--out", "out", "--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert_eq!(results(&s.summary("out")).len(), n);
+}

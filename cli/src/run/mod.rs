@@ -205,12 +205,18 @@ fn progress(n: usize, quiet: bool) -> ProgressBar {
 }
 
 /// Journal a case's result, advance the progress bar, and show it (see [`Console::arrived`]).
+/// After Ctrl-C the run ends here instead, its journal whole: a result that arrives then may be
+/// the interruption's (a GPU worker killed by the same Ctrl-C), so it is not journaled.
 pub(crate) fn settle(
     r: &CaseResult,
     journal: &mut Journal,
     pb: &ProgressBar,
     console: &Console,
 ) -> Result<(), String> {
+    if crate::interrupt::requested() {
+        pb.finish_and_clear();
+        crate::interrupt::stop();
+    }
     journal.append(r)?;
     pb.inc(1);
     console.arrived(r, pb);
@@ -317,6 +323,7 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         |r| selected.contains(&key(&r.file, &r.case)),
         &console,
     )?;
+    crate::interrupt::catch()?;
     let skip: BTreeSet<String> = crate::journal::done_keys(&done);
     let mut results = done;
     if args.resume && !results.is_empty() {
