@@ -1,10 +1,11 @@
 //! The `ptxconform` command line: subcommands ([`commands`], [`run`], [`fuzz`], [`bench`],
 //! [`litmus`], [`sweep`], [`merge`], the ptxas [`legality`] differential), the campaigns behind
-//! them, and the result files ([`journal`], [`report`], [`shard`]).
+//! them, the result files ([`journal`], [`report`], [`shard`]), and Ctrl-C ([`interrupt`]).
 
 pub mod bench;
 pub mod commands;
 pub mod fuzz;
+pub mod interrupt;
 pub mod journal;
 pub mod legality;
 pub mod litmus;

@@ -2,6 +2,7 @@
 //! asserts (`expect`).
 
 use crate::result::{CaseResult, Verdict};
+use ptxconform_reference::case::validate::{illegal_steps, IllegalStep};
 use ptxconform_reference::case::{Case, Expect, StepOp};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{execute_with, ExecError, ExecOptions, Execution, Outcome};
@@ -128,10 +129,15 @@ pub fn evaluate_under(
     let t = std::time::Instant::now();
     let ex = execute_with(case, ExecOptions { profile });
     r.wall_us = t.elapsed().as_micros() as u64;
-    if let Some((step, why)) = ptxconform_reference::case::validate::illegal_step(case) {
+    let illegal = illegal_steps(case);
+    if let Some(Expect::Illegal(rule)) = &case.expect {
+        (r.verdict, r.detail) = expected_illegal(case, rule, &illegal);
+        return (r, ex);
+    }
+    if !illegal.is_empty() {
         // What ptxas would refuse is never a pass, whatever the model makes of it.
         r.verdict = Verdict::Illegal;
-        r.detail = format!("step {step}: {why}");
+        r.detail = steps(&illegal);
         return (r, ex);
     }
     match &ex {
@@ -164,6 +170,32 @@ pub fn evaluate_under(
         }
     }
     (r, ex)
+}
+
+/// Every illegal step, in program order.
+fn steps(illegal: &[IllegalStep]) -> String {
+    let each: Vec<String> = illegal.iter().map(IllegalStep::to_string).collect();
+    each.join("; ")
+}
+
+/// The verdict of a case that expects its program to be illegal by `rule`: it is when some step
+/// breaks that restriction (by name), whatever else it breaks.
+fn expected_illegal(case: &Case, rule: &str, illegal: &[IllegalStep]) -> (Verdict, String) {
+    if illegal.is_empty() {
+        let why = format!(
+            "expected the program to be illegal by `{rule}`, it is legal on {}",
+            case.target
+        );
+        return (Verdict::ReferenceFail, why);
+    }
+    if illegal.iter().any(|s| s.broken.iter().any(|b| b == rule)) {
+        return (Verdict::IllegalExpected, steps(illegal));
+    }
+    let why = format!(
+        "expected the program to be illegal by `{rule}`, it breaks other restrictions: {}",
+        steps(illegal)
+    );
+    (Verdict::ReferenceFail, why)
 }
 
 /// Does a recorded hardware run confirm `case`: the model runs it and some recorded observation
@@ -248,6 +280,61 @@ mod legality_tests {
             );
             assert!(r.verdict.is_failure());
         }
+    }
+
+    fn case(target: &str, steps: &[&str], expect: &str) -> Case {
+        let program: String = steps.iter().map(|s| format!("  - ptx: {s}\n")).collect();
+        let yaml = format!(
+            "name: c\ntarget: {target}\nmemory:\n  global: [ {{ name: src, size: 64 }} ]\n  shared: [ {{ name: buf, size: 64 }} ]\nprogram:\n{program}{expect}"
+        );
+        load_str(&yaml, "t.yaml").unwrap().remove(0)
+    }
+
+    const CG8: &str = "cp.async.cg.shared.global [buf], [src], 8";
+    const PREFETCH: &str = "cp.async.bulk.prefetch.L2.global [src], 16";
+
+    /// An illegal program names every illegal step, in program order, not only the first.
+    #[test]
+    fn every_illegal_step_is_named() {
+        let c = case("sm_80", &[CG8, "cp.async.wait_all", PREFETCH], "");
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::Illegal);
+        let (first, third) = (r.detail.find("step 0:"), r.detail.find("step 2:"));
+        assert!(first.is_some() && first < third, "{}", r.detail);
+        assert!(!r.detail.contains("step 1"), "{}", r.detail);
+    }
+
+    /// `expect: { illegal: R }` holds when a step breaks restriction R: not a failure, not run;
+    /// a legal program, or one that breaks only other restrictions, fails the case.
+    #[test]
+    fn a_case_asserts_its_program_illegal() {
+        let cg = "expect: { illegal: \"`.cg` requires cp-size 16\" }\n";
+        let c = case("sm_80", &[CG8, PREFETCH], cg);
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::IllegalExpected, "{}", r.detail);
+        assert!(!r.verdict.is_failure() && !r.verdict.goes_on());
+        assert!(r.detail.contains("step 1:"), "{}", r.detail);
+        // The restriction of another step counts too.
+        let c = case(
+            "sm_80",
+            &[CG8, PREFETCH],
+            "expect: { illegal: cp.async.bulk.prefetch }\n",
+        );
+        assert_eq!(evaluate("t.yaml", &c).0.verdict, Verdict::IllegalExpected);
+        // Legal: the expectation fails.
+        let c = case("sm_80", &["cp.async.cg.shared.global [buf], [src], 16"], cg);
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(r.detail.contains("it is legal on sm_80"), "{}", r.detail);
+        // Illegal for another reason: fails, naming what it does break.
+        let c = case("sm_80", &[PREFETCH], cg);
+        let (r, _) = evaluate("t.yaml", &c);
+        assert_eq!(r.verdict, Verdict::ReferenceFail);
+        assert!(
+            r.detail.contains("breaks other restrictions: step 0"),
+            "{}",
+            r.detail
+        );
     }
 
     /// Every modelled instruction is counted under its PTX name: the families that group several

@@ -9,8 +9,10 @@
 //!   tensor maps, Tensor Memory, the executor, undefined-behaviour classification, the profiles.
 //! - [`gen`]: the structure-aware program generator (fuzzing, sweeps, special-value corpora).
 //! - [`hex`]: hex text of byte strings.
+//! - [`capped`]: a flood of messages cut to the first few and a count.
 #![forbid(unsafe_code)]
 
+pub mod capped;
 pub mod case;
 pub mod gen;
 pub mod hex;

@@ -326,6 +326,22 @@ impl Requirement {
         }
         Ok(need)
     }
+    /// Every restriction that refuses the variant on `t` at `ptx` (at every version when `None`),
+    /// by name, in the requirement's order; empty when it is legal there. These are the names
+    /// `expect: { illegal: .. }` matches.
+    pub fn broken(&self, t: Target, ptx: Option<PtxVersion>) -> Vec<String> {
+        let too_old = |v: PtxVersion| ptx.is_some_and(|p| v > p);
+        let mut out: Vec<String> = self
+            .all
+            .iter()
+            .filter(|s| s.min_ptx_for(t).is_none_or(too_old))
+            .map(|s| s.why.clone())
+            .collect();
+        if too_old(t.min_ptx()) {
+            out.push(format!(".target {t}"));
+        }
+        out
+    }
     pub fn verdict(&self, t: Target, ptx: PtxVersion) -> Verdict {
         match self.min_ptx_for(t) {
             Err(why) => Verdict::WrongTarget { why },
@@ -396,5 +412,16 @@ mod tests {
             Verdict::PtxTooOld { .. }
         ));
         assert_eq!(r.min_ptx_for(Target::SM_100F), Ok(PtxVersion::new(8, 8)));
+        // Every restriction that refuses it is named, not only the first.
+        let v80 = Some(PtxVersion::new(8, 0));
+        assert_eq!(
+            r.broken(Target::SM_80, None),
+            ["cp.async.bulk", ".cta_group"]
+        );
+        assert_eq!(
+            r.broken(Target::SM_100F, v80),
+            [".cta_group", ".target sm_100f"]
+        );
+        assert!(r.broken(Target::SM_100A, None).is_empty());
     }
 }

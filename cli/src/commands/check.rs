@@ -5,6 +5,7 @@
 //! 2 if a file cannot be read (missing, a malformed modelled instruction, a bad header).
 
 use super::syntax::read_input;
+use ptxconform_reference::capped;
 use ptxconform_reference::ptx::lex::Kind;
 use ptxconform_reference::ptx::module::{function_name, Header};
 use ptxconform_reference::ptx::{read_source, Parsed, Statement};
@@ -12,6 +13,7 @@ use ptxconform_reference::target::{
     PtxVersion, Requirement, Support, Target, TargetClass, Verdict,
 };
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +32,35 @@ pub struct CheckArgs {
     pub targets: Vec<Target>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// One line per kernel (function) of each module instead of five per instruction; then the
+    /// problems and the totals.
+    #[arg(long, conflicts_with = "quiet")]
+    pub summary: bool,
+    /// Only the problems (instructions illegal for their module's own target and version, what
+    /// could not be read) and the totals line.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// How much the text report says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Every instruction with its verdict on each target.
+    Instructions,
+    /// One line per kernel.
+    Kernels,
+    /// Nothing but the problems and the totals.
+    Problems,
+}
+
+impl CheckArgs {
+    pub fn detail(&self) -> Detail {
+        match (self.summary, self.quiet) {
+            (_, true) => Detail::Problems,
+            (true, false) => Detail::Kernels,
+            (false, false) => Detail::Instructions,
+        }
+    }
 }
 
 /// One module's report.
@@ -225,10 +256,92 @@ impl FileReport {
         }
     }
 
-    /// The text report (stdout) and the compiler-style errors (stderr).
-    pub fn text(&self) -> (String, Vec<String>) {
-        let mut out = String::new();
+    /// Instructions illegal for the module's own target and version.
+    fn illegal(&self) -> impl Iterator<Item = (&Found, &OnTarget)> {
+        self.instructions
+            .iter()
+            .filter_map(|f| Some((f, f.module.as_ref().filter(|m| !m.legal)?)))
+    }
+
+    /// The compiler-style errors (stderr): what could not be read, then every instruction that
+    /// is illegal for the module's own target and version.
+    pub fn problems(&self) -> Vec<String> {
         let mut errs = self.errors.clone();
+        errs.extend(self.illegal().map(|(f, m)| {
+            format!(
+                "{}:{}:{}: error: `{}` is not legal for .target {} .version {}: {}",
+                self.file,
+                f.line,
+                f.col,
+                f.row,
+                m.target,
+                m.ptx,
+                m.reason.as_deref().unwrap_or_default()
+            )
+        }));
+        errs
+    }
+
+    /// The report (stdout) at `detail`, and the problems (stderr).
+    pub fn text(&self, detail: Detail) -> (String, Vec<String>) {
+        let out = match detail {
+            Detail::Instructions => self.instruction_lines(),
+            Detail::Kernels => self.kernel_lines(),
+            Detail::Problems => String::new(),
+        };
+        (out, self.problems())
+    }
+
+    /// One line per kernel: its modelled instructions and how many are illegal where.
+    fn kernel_lines(&self) -> String {
+        let mut kernels: Vec<(Option<&str>, Vec<&Found>)> = Vec::new();
+        for f in &self.instructions {
+            let name = f.function.as_deref();
+            match kernels.iter_mut().find(|(k, _)| *k == name) {
+                Some((_, found)) => found.push(f),
+                None => kernels.push((name, vec![f])),
+            }
+        }
+        let mut out = format!("{}: {}\n", self.file, self.header());
+        for (name, found) in kernels {
+            let name = name.map_or("(outside functions)".into(), |n| format!("[{n}]"));
+            let verdicts = |pick: &dyn Fn(&Found) -> Option<&OnTarget>| {
+                let n = found
+                    .iter()
+                    .filter(|f| pick(f).is_some_and(|o| !o.legal))
+                    .count();
+                if n == 0 {
+                    "all legal".to_string()
+                } else {
+                    format!("{n} illegal")
+                }
+            };
+            let mut line = format!(
+                "{} {name}: {} modelled instructions",
+                self.file,
+                found.len()
+            );
+            if let Some(m) = found.first().and_then(|f| f.module.as_ref()) {
+                let module = verdicts(&|f: &Found| f.module.as_ref());
+                line += &format!(
+                    "; module (.target {} .version {}): {module}",
+                    m.target, m.ptx
+                );
+            }
+            for (i, t) in found[0].targets.iter().enumerate() {
+                line += &format!(
+                    "; {}: {}",
+                    t.target,
+                    verdicts(&|f: &Found| f.targets.get(i))
+                );
+            }
+            out += &line;
+            out.push('\n');
+        }
+        out
+    }
+
+    fn header(&self) -> String {
         let header = match (&self.version, &self.target) {
             (Some(v), Some(t)) => format!(".version {v} .target {t}"),
             (None, Some(t)) => format!(
@@ -241,10 +354,16 @@ impl FileReport {
                 PtxVersion::MAX_SUPPORTED
             ),
         };
-        out += &format!(
-            "{}: {header}: {} modelled instructions, {} skipped (not modelled)\n",
-            self.file, self.modelled, self.skipped
-        );
+        format!(
+            "{header}: {} modelled instructions, {} skipped (not modelled)",
+            self.modelled, self.skipped
+        )
+    }
+
+    /// Every instruction with its verdict on the module's target and each requested one.
+    fn instruction_lines(&self) -> String {
+        let mut out = String::new();
+        out += &format!("{}: {}\n", self.file, self.header());
         for f in &self.instructions {
             let func = f
                 .function
@@ -270,12 +389,6 @@ impl FileReport {
                     m.ptx,
                     verdict(m)
                 );
-                if let Some(r) = &m.reason {
-                    errs.push(format!(
-                        "{}:{}:{}: error: `{}` is not legal for .target {} .version {}: {r}",
-                        self.file, f.line, f.col, f.row, m.target, m.ptx
-                    ));
-                }
             }
             for o in &f.targets {
                 out += &format!("    {}: {}\n", o.target, verdict(o));
@@ -284,7 +397,63 @@ impl FileReport {
                 out += &format!("    target-specific: {t}\n");
             }
         }
-        (out, errs)
+        out
+    }
+}
+
+/// What every module checked held, for the last line of the text report.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub files: usize,
+    pub kernels: usize,
+    pub modelled: usize,
+    pub skipped: usize,
+    pub illegal: usize,
+    pub unreadable: usize,
+}
+
+impl Totals {
+    pub fn of(reports: &[FileReport], unreadable_files: usize) -> Totals {
+        let mut t = Totals {
+            files: reports.len() + unreadable_files,
+            unreadable: unreadable_files,
+            ..Totals::default()
+        };
+        for r in reports {
+            let kernels: BTreeSet<Option<&str>> = r
+                .instructions
+                .iter()
+                .map(|f| f.function.as_deref())
+                .collect();
+            t.kernels += kernels.len();
+            t.modelled += r.modelled;
+            t.skipped += r.skipped;
+            t.illegal += r.illegal().count();
+            t.unreadable += r.errors.len();
+        }
+        t
+    }
+}
+
+impl std::fmt::Display for Totals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "total: {} files, {} kernels, {} modelled instructions ({} skipped); {} illegal for \
+             their module's target and version; {} unreadable",
+            self.files, self.kernels, self.modelled, self.skipped, self.illegal, self.unreadable
+        )
+    }
+}
+
+/// Print `errors` to stderr, at most [`capped::SHOWN`] of them and then how many more there were.
+fn eprint_capped(errors: impl IntoIterator<Item = String>) {
+    let c = capped::Capped::new(errors, capped::SHOWN);
+    for e in &c.shown {
+        eprintln!("{e}");
+    }
+    if let Some(more) = c.more_line("errors") {
+        eprintln!("{more}");
     }
 }
 
@@ -292,11 +461,13 @@ impl FileReport {
 pub fn main(args: &CheckArgs) -> Result<i32, String> {
     let mut code = 0;
     let mut reports = Vec::new();
+    let mut unreadable = 0;
     for f in &args.files {
         match read_input(Some(f)) {
             Ok((name, src)) => reports.push(check(&name, &src, &args.targets)),
             Err(e) => {
                 eprintln!("ptxconform: error: {e}");
+                unreadable += 1;
                 code = 2;
             }
         }
@@ -311,20 +482,17 @@ pub fn main(args: &CheckArgs) -> Result<i32, String> {
                 "{}",
                 serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
             );
-            for r in &reports {
-                for e in &r.errors {
-                    eprintln!("{e}");
-                }
-            }
+            eprint_capped(reports.iter().flat_map(|r| r.errors.iter().cloned()));
         }
         Format::Text => {
+            let mut problems = Vec::new();
             for r in &reports {
-                let (out, errs) = r.text();
+                let (out, errs) = r.text(args.detail());
                 print!("{out}");
-                for e in errs {
-                    eprintln!("{e}");
-                }
+                problems.extend(errs);
             }
+            eprint_capped(problems);
+            println!("{}", Totals::of(&reports, unreadable));
         }
     }
     Ok(code)

@@ -349,6 +349,42 @@ mod case_format_tests {
         }
     }
 
+    /// Every form of `init` appears in an example of docs/case-format.md that asserts the bytes
+    /// it produces (`expect: { bytes: .. }` on its region), so the page shows, and the test above
+    /// checks, what each form writes.
+    #[test]
+    fn every_init_form_is_shown_with_its_bytes() {
+        use ptxconform_reference::case::{Expect, Init};
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/case-format.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let mut shown = std::collections::BTreeSet::new();
+        for b in doc.split("```yaml\n").skip(1) {
+            let b = b.split("```").next().unwrap_or("");
+            for c in load_str(b, "case-format.md").unwrap() {
+                let Some(Expect::Bytes(want)) = &c.expect else {
+                    continue;
+                };
+                for r in c
+                    .memory
+                    .global
+                    .iter()
+                    .filter(|r| want.contains_key(&r.name))
+                {
+                    // Exhaustive: a new form of `init` must be added here, and shown there.
+                    shown.insert(match r.init {
+                        Init::Fill(_) => "fill",
+                        Init::Pattern(_) => "pattern",
+                        Init::Bytes(_) => "bytes",
+                        Init::Hex(_) => "hex",
+                        Init::Hash(_) => "hash",
+                        Init::Values(_) => "values",
+                    });
+                }
+            }
+        }
+        assert_eq!(shown.len(), 6, "shown with their bytes: {shown:?}");
+    }
+
     /// Silicon outcomes are stated only for rules the driver accepts (else no copy runs), and
     /// name rules that exist.
     #[test]

@@ -480,7 +480,8 @@ impl<'h> Campaign<'h> {
         let mut pending: Vec<(u64, Case)> = Vec::new();
         let mut prefetched: Option<(u64, Block)> = None;
         let done = |c: &Campaign<'_>| {
-            deadline.is_some_and(|d| Instant::now() >= d)
+            crate::interrupt::requested()
+                || deadline.is_some_and(|d| Instant::now() >= d)
                 || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
         };
         while !done(self) {

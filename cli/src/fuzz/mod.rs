@@ -351,6 +351,8 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
     let mut c = campaign::Campaign::open(cfg, opts, hw)?;
     c.attributor = attributor;
     let stop = campaign::Stop::from_args(args);
+    // Ctrl-C ends the campaign after its current block, journaled, like a deadline would.
+    crate::interrupt::catch()?;
     c.run(&stop, true)?;
     let found = c.new_findings();
     drop(c);
@@ -363,6 +365,9 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         let json = serde_json::to_string_pretty(&b.record()).map_err(|e| e.to_string())?;
         std::fs::write(&path, format!("{json}\n"))
             .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if crate::interrupt::requested() {
+        crate::interrupt::stop();
     }
     Ok(if found > 0 { 1 } else { 0 })
 }

@@ -234,7 +234,7 @@ fn box_picture(p: &LoadPicture) -> Svg {
     let oob = p.plan.oob_count();
     let total = p.plan.transfers.len();
     let mut head = format!(
-        "tensor {} ({:?}); box of {total} elements",
+        "tensor {} ({}); box of {total} elements",
         dim.iter()
             .map(u64::to_string)
             .collect::<Vec<_>>()
@@ -453,7 +453,7 @@ fn tile_picture(p: &LoadPicture, bad: &BTreeSet<u64>) -> Svg {
     let mut b = String::new();
     let _ = writeln!(
         b,
-        "<text x=\"0\" y=\"12\" class=\"lbl\">shared `{}` from +{:#x}: {lines} line{} × 8 chunks of 16 B, {:?} swizzle{}</text><text x=\"0\" y=\"26\" class=\"lbl\">offset</text>",
+        "<text x=\"0\" y=\"12\" class=\"lbl\">shared `{}` from +{:#x}: {lines} line{} × 8 chunks of 16 B, {} swizzle{}</text><text x=\"0\" y=\"26\" class=\"lbl\">offset</text>",
         esc(&p.dst),
         base.saturating_sub(p.dst_start),
         if lines == 1 { "" } else { "s" },
@@ -681,6 +681,8 @@ program:
             let f = figures(&c, &[]).remove(0).unwrap();
             let svg = f.tile.document();
             assert_eq!(svg.matches("class=\"el\"").count(), 256, "{name}");
+            // The mode is named as the case file writes it (`128b`), not as the model's type.
+            assert!(svg.contains(&format!("{name} swizzle")), "{svg}");
             for (x, y) in [(0u64, 0u64), (4, 1), (0, 3), (13, 5), (31, 7)] {
                 // Box row y is 128 bytes (32 f32): logical offset y*128 + x*4.
                 let (line, byte) = swizzled(pattern, y * 128 + x * 4);

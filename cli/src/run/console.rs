@@ -71,6 +71,7 @@ fn style(v: &Verdict) -> Style {
         Verdict::Known
         | Verdict::TrapExpected
         | Verdict::TimeoutExpected
+        | Verdict::IllegalExpected
         | Verdict::ReferenceUndefined => AnsiColor::Yellow,
         Verdict::NotRun => AnsiColor::Cyan,
         _ => AnsiColor::Red,
@@ -79,7 +80,7 @@ fn style(v: &Verdict) -> Style {
 }
 
 /// Every verdict, to style the verdict names the summary counts under.
-const VERDICTS: [Verdict; 14] = [
+const VERDICTS: [Verdict; 15] = [
     Verdict::Pass,
     Verdict::Diverge,
     Verdict::Known,
@@ -91,6 +92,7 @@ const VERDICTS: [Verdict; 14] = [
     Verdict::ReferencePass,
     Verdict::ReferenceFail,
     Verdict::Illegal,
+    Verdict::IllegalExpected,
     Verdict::NotRun,
     Verdict::HarnessError,
     Verdict::BuildsDisagree,

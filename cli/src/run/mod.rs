@@ -119,19 +119,23 @@ impl RunArgs {
     }
 }
 
+/// What a run does with its --out folder, decided before the corpus loads, so a refused --out
+/// (another run's results, a folder that cannot be written) is said at once.
+enum OutPlan {
+    /// Continue the journal there.
+    Resume(Claim),
+    /// Start a journal, first clearing an earlier run's results when `replace`.
+    Start { claim: Claim, replace: bool },
+}
+
 /// Take the --out folder for this run: refused while another run writes there, and refused if it
 /// holds an earlier run's results unless the run resumes them or discards them (--force, or the
-/// default folder). Resuming keeps the journaled results `keep` accepts.
-fn claim_out(
-    args: &RunArgs,
-    header: &Header,
-    keep: impl Fn(&CaseResult) -> bool,
-    console: &Console,
-) -> Result<(Journal, Vec<CaseResult>), String> {
+/// default folder).
+fn claim_out(args: &RunArgs) -> Result<OutPlan, String> {
     let out = args.out();
     let claim = Claim::take(&out.join("journal.jsonl"))?;
     if args.resume {
-        return claim.resume(header, keep);
+        return Ok(OutPlan::Resume(claim));
     }
     let earlier = claim.has_results() || out.join("summary.json").exists();
     if earlier && !args.force && args.out.is_some() {
@@ -141,25 +145,51 @@ fn claim_out(
             out.display()
         ));
     }
-    if !earlier {
-        return Ok((claim.start(header)?, Vec::new()));
-    }
-    console.say(&format!("replacing the earlier run in {}", out.display()));
-    for name in RUN_FILES {
-        let p = out.join(name);
-        let gone = if p.is_dir() {
-            std::fs::remove_dir_all(&p)
-        } else {
-            std::fs::remove_file(&p)
-        };
-        match gone {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(format!("{}: {e}", p.display()))
+    Ok(OutPlan::Start {
+        claim,
+        replace: earlier,
+    })
+}
+
+impl OutPlan {
+    /// Open the journal. Resuming keeps the journaled results `keep` accepts.
+    fn open(
+        self,
+        out: &Path,
+        header: &Header,
+        keep: impl Fn(&CaseResult) -> bool,
+        console: &Console,
+    ) -> Result<(Journal, Vec<CaseResult>), String> {
+        let claim = match self {
+            OutPlan::Resume(claim) => return claim.resume(header, keep),
+            OutPlan::Start {
+                claim,
+                replace: false,
+            } => claim,
+            OutPlan::Start {
+                claim,
+                replace: true,
+            } => {
+                console.say(&format!("replacing the earlier run in {}", out.display()));
+                for name in RUN_FILES {
+                    let p = out.join(name);
+                    let gone = if p.is_dir() {
+                        std::fs::remove_dir_all(&p)
+                    } else {
+                        std::fs::remove_file(&p)
+                    };
+                    match gone {
+                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                            return Err(format!("{}: {e}", p.display()))
+                        }
+                        _ => {}
+                    }
+                }
+                claim
             }
-            _ => {}
-        }
+        };
+        Ok((claim.start(header)?, Vec::new()))
     }
-    Ok((claim.start(header)?, Vec::new()))
 }
 
 fn progress(n: usize, quiet: bool) -> ProgressBar {
@@ -177,12 +207,18 @@ fn progress(n: usize, quiet: bool) -> ProgressBar {
 }
 
 /// Journal a case's result, advance the progress bar, and show it (see [`Console::arrived`]).
+/// After Ctrl-C the run ends here instead, its journal whole: a result that arrives then may be
+/// the interruption's (a GPU worker killed by the same Ctrl-C), so it is not journaled.
 pub(crate) fn settle(
     r: &CaseResult,
     journal: &mut Journal,
     pb: &ProgressBar,
     console: &Console,
 ) -> Result<(), String> {
+    if crate::interrupt::requested() {
+        pb.finish_and_clear();
+        crate::interrupt::stop();
+    }
     journal.append(r)?;
     pb.inc(1);
     console.arrived(r, pb);
@@ -226,6 +262,11 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     let console = Console::new(&args.output);
     let selection = select::Selection::new(&args.select)?;
     select::check_paths(&args.paths)?;
+    let plan = if args.list {
+        None
+    } else {
+        Some(claim_out(args)?)
+    };
     let (mut cases, load_errors) = load_corpus(&args.paths);
     for w in selection.apply(&mut cases) {
         eprintln!("warning: {w}");
@@ -259,14 +300,15 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         case_set,
         shards: shard.into(),
     };
-    if args.list {
+    let Some(plan) = plan else {
+        // --list: no --out was claimed, nothing runs.
         for e in &load_errors {
             eprintln!("{}", e.message);
         }
         console.list(&cases)?;
         // A case that did not load cannot be listed: say so in the exit code too.
         return Ok(i32::from(!load_errors.is_empty()));
-    }
+    };
     let gpus = ptxconform_gpu::device::devices_unless(
         args.reference_only || args.replay.is_some(),
         &args.devices,
@@ -286,12 +328,13 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     // load are reported afresh (a file fixed since loads and runs, a file broken since is
     // reported), so no case has two results.
     let selected: BTreeSet<String> = cases.iter().map(|c| key(&c.file, &c.case.name)).collect();
-    let (mut journal, done) = claim_out(
-        args,
+    let (mut journal, done) = plan.open(
+        &args.out(),
         &Header::new(scope.clone()),
         |r| selected.contains(&key(&r.file, &r.case)),
         &console,
     )?;
+    crate::interrupt::catch()?;
     let skip: BTreeSet<String> = crate::journal::done_keys(&done);
     let mut results = done;
     if args.resume && !results.is_empty() {

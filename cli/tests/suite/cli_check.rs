@@ -359,3 +359,81 @@ fn syntax_listing_of_a_kernel_reassembles() {
     let r = p.assemble(&listing, "sm_90a".parse().unwrap());
     assert!(r.is_ok(), "{r:?}");
 }
+
+fn stdout_lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--summary`: one line per kernel (not five per instruction), then the totals; `-q`: only the
+/// problems (stderr) and the totals line.
+#[test]
+fn summary_and_quiet_forms() {
+    let src = std::fs::read_to_string(fixture("tma_gemm_sm90a.ptx")).unwrap();
+    let sm80 = Scratch::new(
+        "quiet80.ptx",
+        &src.replace(".target sm_90a", ".target sm_80"),
+    );
+    let run = |flag: &str| bin().args(["check", flag]).arg(&sm80.0).output().unwrap();
+
+    let full = run("--targets=sm_80,sm_90a");
+    let summary = run("--summary");
+    let lines = stdout_lines(&summary);
+    assert_eq!(summary.status.code(), Some(1), "{}", text(&summary));
+    assert!(stdout_lines(&full).len() > 50, "{}", text(&full));
+    // The module's header, its one kernel, the totals.
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    assert!(
+        lines[1].ends_with(&format!(
+            ": {} modelled instructions; module (.target sm_80 .version 8.0): 9 illegal; \
+             sm_80: 9 illegal; sm_90a: all legal; sm_100a: all legal",
+            HOPPER.len()
+        )),
+        "{lines:#?}"
+    );
+    let total = format!(
+        "total: 1 files, 1 kernels, {} modelled instructions",
+        HOPPER.len()
+    );
+    assert!(lines[2].starts_with(&total), "{lines:#?}");
+    assert!(lines[2].contains("; 9 illegal for their module's target and version; 0 unreadable"));
+
+    let quiet = run("-q");
+    assert_eq!(quiet.status.code(), Some(1));
+    let lines = stdout_lines(&quiet);
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(lines[0].starts_with(&total), "{lines:#?}");
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert_eq!(err.lines().count(), 9, "{err}");
+    assert!(err.lines().all(|l| l.contains(": error: ")), "{err}");
+
+    let both = bin()
+        .args(["check", "-q", "--summary"])
+        .arg(&sm80.0)
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2), "one form at a time");
+}
+
+/// Garbage read as PTX is a screenful of errors and a count, not an error per line.
+#[test]
+fn a_flood_of_errors_is_capped_with_a_count() {
+    let junk: String = (0..20_000)
+        .map(|i| format!("cp.async.ca.shared.global [%r{i}], [%rd1, 16;\n"))
+        .collect();
+    let f = Scratch::new("junk.ptx", &junk);
+    let out = bin().arg("check").arg(&f.0).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 21, "{}", &err[..err.len().min(2000)]);
+    assert_eq!(lines[20], "… and 19,980 more errors");
+    assert!(
+        lines[0].starts_with(&format!("{}:1:", f.0.display())),
+        "{err}"
+    );
+    let total = stdout_lines(&out).pop().unwrap();
+    assert!(total.ends_with("; 20000 unreadable"), "{total}");
+}

@@ -396,3 +396,88 @@ fn a_run_says_where_its_time_went() {
     assert!(t[0].contains("recorded observations"), "{t:?}");
     assert!(timing(&s.run(&["--out", "quiet", "-q"])).is_empty());
 }
+
+/// A refused --out is said before the corpus loads (nothing the load says comes first), whether
+/// it holds an earlier run or cannot be a folder at all.
+#[test]
+fn a_refused_out_is_said_before_loading() {
+    let s = Scratch::new("early", &["cp_async/groups.yaml"]);
+    // The load warns that this line of the case list matches no case.
+    std::fs::write(s.0.join("list.txt"), "no.such.case\n").unwrap();
+    let first = s.run(&["--out", "out"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    std::fs::write(s.0.join("a-file"), "").unwrap();
+    for out in ["out", "a-file/out"] {
+        let r = s.run(&["--out", out, "--case-list", "list.txt"]);
+        let err = text(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        assert!(err.contains(out), "{err}");
+        assert!(
+            !err.contains("warning"),
+            "the corpus was loaded first: {err}"
+        );
+    }
+}
+
+/// Ctrl-C ends a run saying how to resume it, its journal holding whole results only; the
+/// resumed run finishes it, each case counted once.
+#[test]
+fn ctrl_c_says_how_to_resume() {
+    let s = Scratch::new("sigint", &[]);
+    // Cases the reference takes a while over (an 8 MiB region each), so the run is in progress.
+    let n = 30;
+    let cases: String = (0..n)
+        .map(|i| {
+            format!(
+                "- name: slow.{i}\n  target: sm_80\n  memory:\n    global: [ {{ name: src, size: 8388608, init: {{ hash: {i} }} }} ]\n    shared: [ {{ name: dst, size: 16 }} ]\n  program:\n    - ptx: cp.async.cg.shared.global [dst], [src], 16\n    - ptx: cp.async.wait_all\n"
+            )
+        })
+        .collect();
+    std::fs::write(s.0.join("corpus/slow.yaml"), cases).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_ptxconform"))
+        .args(["run", "--reference-only", "corpus", "--out", "out"])
+        .current_dir(&s.0)
+        .env("CI", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let journal = s.0.join("out/journal.jsonl");
+    let t0 = std::time::Instant::now();
+    // The journal's first line is its header; results follow.
+    let results_in = |j: &str| {
+        j.lines()
+            .filter(|l| !l.contains("\"schema_version\""))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    while std::fs::read_to_string(&journal).map_or(0, |j| results_in(&j).len()) == 0 {
+        assert!(t0.elapsed().as_secs() < 60, "no result journaled");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let r = child.wait_with_output().unwrap();
+    let err = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted; resume with: ")
+            && err.contains(" run --reference-only corpus --out out --resume"),
+        "{err}"
+    );
+    let lines = results_in(&std::fs::read_to_string(&journal).unwrap());
+    assert!(
+        !lines.is_empty() && lines.len() < n,
+        "{} results",
+        lines.len()
+    );
+    for l in &lines {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+    }
+    let resumed = s.run(&["--out", "out", "--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert_eq!(results(&s.summary("out")).len(), n);
+}

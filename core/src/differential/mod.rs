@@ -164,7 +164,7 @@ pub fn reference_side_leaving(
     judged: Option<usize>,
 ) -> (CaseResult, Option<Execution>) {
     let (mut r, ex) = evaluate_under(file, case, profile);
-    let ex = ex.ok().filter(|_| !r.verdict.is_failure());
+    let ex = ex.ok().filter(|_| r.verdict.goes_on());
     if let Some(x) = &ex {
         replay(case, x, known, judged, &mut r);
     }

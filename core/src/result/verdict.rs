@@ -33,6 +33,9 @@ pub enum Verdict {
     /// The program is illegal on its target (the restriction named): ptxas would refuse it, so
     /// it is neither judged nor run.
     Illegal,
+    /// The program is illegal on its target by the restriction the case expects
+    /// (`expect: { illegal: .. }`): not a failure, and not run.
+    IllegalExpected,
     /// Not run on hardware, with the reason (e.g. "needs sm_100a").
     NotRun,
     /// The harness could not run it (JIT error, setup error, worker crash).
@@ -55,6 +58,7 @@ impl Verdict {
             Verdict::ReferencePass => "reference pass",
             Verdict::ReferenceFail => "reference FAIL",
             Verdict::Illegal => "illegal on its target",
+            Verdict::IllegalExpected => "illegal (expected)",
             Verdict::NotRun => "not run",
             Verdict::HarnessError => "harness error",
             Verdict::BuildsDisagree => "builds disagree",
@@ -72,5 +76,10 @@ impl Verdict {
                 | Verdict::HarnessError
                 | Verdict::BuildsDisagree
         )
+    }
+    /// Does a case with this reference verdict go on to be observed (hardware, recordings)?
+    /// Not when the reference failed it, nor when it is illegal as expected: ptxas refuses it.
+    pub fn goes_on(&self) -> bool {
+        !self.is_failure() && *self != Verdict::IllegalExpected
     }
 }

@@ -454,7 +454,26 @@ pub fn load_each(text: &str, origin: &str) -> (Vec<Case>, Vec<CaseError>) {
             )
         }
     };
-    load_each_limited(text, origin, limit)
+    let (cases, errors) = load_each_limited(text, origin, limit);
+    (cases, capped(errors))
+}
+
+/// A file's first [`crate::capped::SHOWN`] errors and one that counts the rest, at the first
+/// left out: text that is no case file at all (megabytes of garbage, each line an item of a
+/// sequence) is a screenful of errors, not one per line.
+fn capped(mut errors: Vec<CaseError>) -> Vec<CaseError> {
+    if errors.len() <= crate::capped::SHOWN {
+        return errors;
+    }
+    let rest = errors.split_off(crate::capped::SHOWN);
+    let first = &rest[0];
+    let message = crate::capped::more(rest.len(), "errors in this file");
+    errors.push(CaseError {
+        path: "error-limit".into(),
+        message,
+        ..first.clone()
+    });
+    errors
 }
 
 fn load_each_limited(text: &str, origin: &str, limit: usize) -> (Vec<Case>, Vec<CaseError>) {

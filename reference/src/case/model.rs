@@ -352,6 +352,10 @@ pub enum Expect {
     Pass,
     /// The reference must classify the case as undefined by this rule.
     Undefined(String),
+    /// The program must be illegal on its target by this restriction (as `ptxconform check` and
+    /// an illegal case's result name it, e.g. `cp.async.bulk` or "`.cg` requires cp-size 16"):
+    /// ptxas refuses it, so it never runs. Any step breaking it will do.
+    Illegal(String),
     /// The hardware is expected to trap (the reference classifies the UB that makes it trap).
     Trap,
     /// The hardware is expected to time out in a wait.

@@ -124,7 +124,8 @@ pub fn expect() -> impl Strategy<Value = Option<Expect>> {
         Just(Expect::Trap),
         Just(Expect::Timeout),
         Just(Expect::DriverRejects),
-        text().prop_map(Expect::Undefined)
+        text().prop_map(Expect::Undefined),
+        text().prop_map(Expect::Illegal)
     ])
 }
 pub fn partial_bytes() -> impl Strategy<Value = PartialBytes> {

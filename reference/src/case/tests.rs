@@ -782,3 +782,18 @@ observed:
         err(&both)
     );
 }
+
+/// Text that is no case file (a sequence of thousands of items, none a case) is a screenful of
+/// errors and one that counts the rest, not an error per item.
+#[test]
+fn a_flood_of_errors_is_capped_with_a_count() {
+    let text: String = (0..20_000).map(|i| format!("- x{i}: y\n")).collect();
+    let (cases, errors) = load_each(&text, "junk.yaml");
+    assert!(cases.is_empty());
+    assert_eq!(errors.len(), crate::capped::SHOWN + 1, "{:?}", &errors[..3]);
+    let last = errors.last().unwrap();
+    assert_eq!(
+        last.to_string(),
+        "junk.yaml:21:3: error-limit: … and 19,980 more errors in this file"
+    );
+}

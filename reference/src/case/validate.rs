@@ -166,29 +166,51 @@ pub fn parse_ctx(case: &Case) -> ParseCtx {
     Names::of(case).parse_ctx()
 }
 
-/// The first `ptx:` step that is illegal on the case's target (at its `ptx_version` when it
-/// names one, else at any version): its index, the instruction and the restriction that fails.
-pub fn illegal_step(case: &Case) -> Option<(usize, String)> {
+/// A `ptx:` step the case's target refuses (at the case's `ptx_version` when it names one, else
+/// at every version): ptxas would refuse the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalStep {
+    /// The index of the step in `program`.
+    pub step: usize,
+    /// The instruction, canonically printed.
+    pub instruction: String,
+    pub target: Target,
+    /// Every restriction the instruction breaks there, by name (never empty).
+    pub broken: Vec<String>,
+}
+
+impl std::fmt::Display for IllegalStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {}: `{}` is illegal on {}: {}",
+            self.step,
+            self.instruction,
+            self.target,
+            self.broken.join("; ")
+        )
+    }
+}
+
+/// Every `ptx:` step that is illegal on the case's target, in program order.
+pub fn illegal_steps(case: &Case) -> Vec<IllegalStep> {
     let pinned = case
         .ptx_version
         .as_deref()
         .and_then(|v| v.parse::<PtxVersion>().ok());
-    parse_steps(case).into_iter().find_map(|(i, st)| {
-        let st = st.ok()?;
-        let req = st.instr.requirement();
-        let why = match pinned {
-            Some(v) => match req.verdict(case.target, v) {
-                crate::target::Verdict::Legal => return None,
-                crate::target::Verdict::WrongTarget { why }
-                | crate::target::Verdict::PtxTooOld { why, .. } => why,
-            },
-            None => req.min_ptx_for(case.target).err()?,
-        };
-        Some((
-            i,
-            format!("`{}` is illegal on {}: {why}", st.instr, case.target),
-        ))
-    })
+    parse_steps(case)
+        .into_iter()
+        .filter_map(|(step, st)| {
+            let st = st.ok()?;
+            let broken = st.instr.requirement().broken(case.target, pinned);
+            (!broken.is_empty()).then(|| IllegalStep {
+                step,
+                instruction: st.instr.to_string(),
+                target: case.target,
+                broken,
+            })
+        })
+        .collect()
 }
 
 fn param_type(p: &Param) -> Option<RegTy> {
@@ -314,6 +336,7 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     program::program(c, &names, &mut o);
     program::concurrent_groups(c, &mut o);
     expect::expected_bytes(c, &names, &mut o);
+    expect::expected_illegal(c, &mut o);
     expect::partial_observations(c, &names, &mut o);
     for (k, n) in c.check.iter().enumerate() {
         match names.decls.get(n) {

@@ -622,7 +622,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
             assert_eq!(back, vec![s.case.clone()]);
             assert!(
-                crate::case::validate::illegal_step(&s.case).is_none(),
+                crate::case::validate::illegal_steps(&s.case).is_empty(),
                 "{text}"
             );
             assert!(s.case.memory.global[0].size <= GLOBAL_CAP);
@@ -630,7 +630,7 @@ mod tests {
             // Shrunk neighbours are cases of the same kind, within the caps too.
             for c in s.config.shrink() {
                 let k = c.build();
-                assert!(crate::case::validate::illegal_step(&k).is_none());
+                assert!(crate::case::validate::illegal_steps(&k).is_empty());
                 assert!(k.memory.shared[0].size <= SMEM_CAP);
                 assert!(k.memory.global[0].size <= GLOBAL_CAP);
             }

@@ -55,6 +55,12 @@ fn smoke_cases_meet_their_expectation() {
             Expect::Timeout => assert_eq!(x.expected_hw, ExpectedHw::Timeout, "{path}"),
             Expect::Trap => assert_eq!(x.expected_hw, ExpectedHw::MayTrap, "{path}"),
             Expect::DriverRejects => assert_eq!(x.meets(c.expect.as_ref()), Ok(()), "{path}"),
+            Expect::Illegal(r) => assert!(
+                ptxconform_reference::case::validate::illegal_steps(c)
+                    .iter()
+                    .any(|s| s.broken.contains(r)),
+                "{path}"
+            ),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! What a case expects and records: `expect: { bytes: .. }` and the partial regions of
+//! What a case expects and records: `expect: { illegal: .. }` names a restriction, `expect: {
+//! bytes: .. }` and the partial regions of
 //! recorded observations name declared regions and fit inside them.
 
 use super::{p, pik, Decl, Names, Out};
@@ -53,6 +54,18 @@ pub(super) fn expected_bytes(c: &Case, names: &Names, o: &mut Out) {
                         " (end the pattern with `..` to check a prefix)"
                     }
                 ),
+            );
+        }
+    }
+}
+
+/// `expect: { illegal: .. }` names a restriction.
+pub(super) fn expected_illegal(c: &Case, o: &mut Out) {
+    if let Some(Expect::Illegal(r)) = &c.expect {
+        if r.trim().is_empty() {
+            o.err(
+                p(&["expect", "illegal"]),
+                "name the restriction the program breaks, as `ptxconform check` prints it",
             );
         }
     }

@@ -262,6 +262,11 @@ impl Execution {
             (Some(Expect::Undefined(rule)), None) => Err(format!(
                 "expected UB `{rule}`, model found the case well defined"
             )),
+            // Legality is the case's, judged before it runs (`core::evaluate`): an execution
+            // cannot meet it.
+            (Some(Expect::Illegal(r)), _) => Err(format!(
+                "expected the program to be illegal by `{r}`, and the model ran it"
+            )),
             (Some(Expect::DriverRejects), _) => match self.driver_rejects.first() {
                 Some(_) => Ok(()),
                 None => Err(

@@ -595,12 +595,12 @@ impl Machine<'_> {
                 self.plan_to_global(&r.ops.tensor, &r.ops.src_mem, mode)?;
                 return ub(
                     &rules::TENSOR_REDUCE_ADD_UNLISTED_FLOAT,
-                    format!(".add with a {:?} tensor map", map.ty),
+                    format!(".add with a {} tensor map", map.ty),
                 );
             }
             return ub(
                 &rules::TENSOR_REDUCE_TYPE_ILLEGAL,
-                format!(".{} with a {:?} tensor map", r.op.ptx(), map.ty),
+                format!(".{} with a {} tensor map", r.op.ptx(), map.ty),
             );
         };
         let (plan, gidx, (units, hold)) =

@@ -310,7 +310,7 @@ pub(crate) fn box_start_aligned(map: &ValidatedMap, c0: i64) -> Result<(), CopyE
     };
     need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || {
         format!(
-            "dimension-0 coordinate {c0} of {:?} is not a multiple of 16 bytes",
+            "dimension-0 coordinate {c0} of {} is not a multiple of 16 bytes",
             map.ty
         )
     })
@@ -455,7 +455,7 @@ pub(crate) fn packed_coord0(map: &ValidatedMap, c0: i64) -> Result<(), CopyError
     };
     need(c0.rem_euclid(m) == 0, copy_rule::PACKED_COORD, || {
         format!(
-            "dimension-0 coordinate {c0} of {:?} not a multiple of {m}",
+            "dimension-0 coordinate {c0} of {} not a multiple of {m}",
             map.ty
         )
     })

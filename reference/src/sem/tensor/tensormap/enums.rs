@@ -246,3 +246,54 @@ pub enum EncodeKind {
     /// `cuTensorMapEncodeIm2colWide`
     Im2colWide,
 }
+
+/// Every place that names a tensor-map setting (result details, reports, pictures, the console)
+/// spells it as a case file does (`128b`, not the Rust name `B128`): `Display` is the serde name.
+macro_rules! display_as_yaml {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                // A unit variant serializes to its name: a string, never an error.
+                match serde_json::to_value(self) {
+                    Ok(serde_json::Value::String(s)) => f.write_str(&s),
+                    _ => write!(f, "{self:?}"),
+                }
+            }
+        }
+    )*};
+}
+
+display_as_yaml!(
+    DataType,
+    Interleave,
+    Swizzle,
+    L2Promotion,
+    OobFill,
+    WideMode,
+    EncodeKind
+);
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+
+    /// The displayed name of every setting is the one a case file writes, and reads back.
+    #[test]
+    fn settings_display_as_case_files_write_them() {
+        assert_eq!(Swizzle::B128.to_string(), "128b");
+        assert_eq!(
+            Swizzle::B128Atom32BFlip8B.to_string(),
+            "128b_atom_32b_flip_8b"
+        );
+        assert_eq!(Interleave::B16.to_string(), "16b");
+        assert_eq!(DataType::Float32.to_string(), "float32");
+        for s in Swizzle::ALL {
+            let back: Swizzle = serde_json::from_value(serde_json::json!(s.to_string())).unwrap();
+            assert_eq!(back, s);
+        }
+        for t in DataType::ALL {
+            let back: DataType = serde_json::from_value(serde_json::json!(t.to_string())).unwrap();
+            assert_eq!(back, t);
+        }
+    }
+}

@@ -167,9 +167,9 @@ fn validate_in(
     for (name, present, wanted) in fields {
         check(mode, present == wanted, rule::FIELDS_FOR_ENCODE, || {
             if present {
-                format!("`{name}` is not a parameter of the {kind:?} encode function")
+                format!("`{name}` is not a parameter of the {kind} encode function")
             } else {
-                format!("the {kind:?} encode function needs `{name}`")
+                format!("the {kind} encode function needs `{name}`")
             }
         })?;
     }
@@ -188,13 +188,13 @@ fn validate_in(
         mode,
         !ty.is_packed() || target.sm >= 100,
         rule::PACKED_NEEDS_SM100,
-        || format!("{ty:?} on {target}"),
+        || format!("{ty} on {target}"),
     )?;
     check(
         mode,
         !p.swizzle.has_atomicity() || target.sm >= 100,
         rule::ATOMICITY_NEEDS_SM100,
-        || format!("{:?} on {target}", p.swizzle),
+        || format!("{} on {target}", p.swizzle),
     )?;
 
     // Rank.
@@ -206,7 +206,7 @@ fn validate_in(
             mode,
             p.interleave == Interleave::None || rank >= 3,
             rule::RANK_INTERLEAVE,
-            || format!("tensorRank {rank} with interleave {:?}", p.interleave),
+            || format!("tensorRank {rank} with interleave {}", p.interleave),
         )?;
     } else {
         check(mode, (3..=5).contains(&rank), rule::RANK_IM2COL, || {
@@ -275,7 +275,7 @@ fn validate_in(
         mode,
         !ty.is_packed16() || a % 32 == 0,
         rule::ADDR_ALIGN_32_PACKED,
-        || format!("globalAddress {a:#x} with {ty:?}"),
+        || format!("globalAddress {a:#x} with {ty}"),
     )?;
 
     // globalDim.
@@ -316,7 +316,7 @@ fn validate_in(
             mode,
             !ty.is_packed16() || s % 32 == 0,
             rule::STRIDE_32_PACKED,
-            || format!("globalStrides[{i}] = {s} with {ty:?}"),
+            || format!("globalStrides[{i}] = {s} with {ty}"),
         )?;
     }
     let mut prev = ty.global_bytes(d0).unwrap_or(d0 * ty.bits() / 8);
@@ -340,7 +340,7 @@ fn validate_in(
             mode,
             inner.is_some_and(|x| x % 16 == 0),
             rule::BOX_INNER_16,
-            || format!("boxDim[0] = {} of {ty:?}", b[0]),
+            || format!("boxDim[0] = {} of {ty}", b[0]),
         )?;
         check(
             mode,
@@ -364,20 +364,20 @@ fn validate_in(
     if let (Interleave::None, Some(span)) = (p.interleave, p.swizzle.span()) {
         let inner = ty.global_bytes(inner_box_values).unwrap_or(u64::MAX);
         check(mode, inner <= span, rule::SWIZZLE_SPAN, || {
-            format!("inner box {inner} bytes > {:?} span {span}", p.swizzle)
+            format!("inner box {inner} bytes > {} span {span}", p.swizzle)
         })?;
     }
     check(
         mode,
         p.interleave != Interleave::B32 || p.swizzle == Swizzle::B32,
         rule::INTERLEAVE32_SWIZZLE,
-        || format!("swizzle {:?}", p.swizzle),
+        || format!("swizzle {}", p.swizzle),
     )?;
     check(
         mode,
         ty != DataType::U6Align16B || p.interleave == Interleave::None,
         rule::U6_INTERLEAVE,
-        || format!("interleave {:?}", p.interleave),
+        || format!("interleave {}", p.interleave),
     )?;
     if ty.is_packed16() {
         use Swizzle::*;
@@ -390,14 +390,14 @@ fn validate_in(
             (_, true) => matches!(p.swizzle, B128 | B128Atom32B),
         };
         check(mode, ok, rule::PACKED_SWIZZLE, || {
-            format!("{ty:?} with swizzle {:?}", p.swizzle)
+            format!("{ty} with swizzle {}", p.swizzle)
         })?;
     }
     check(
         mode,
         p.oob_fill == OobFill::None || (ty.is_float() && !ty.is_packed()),
         rule::OOB_NAN_FLOAT,
-        || format!("{ty:?} with oobFill {:?}", p.oob_fill),
+        || format!("{ty} with oobFill {}", p.oob_fill),
     )?;
 
     // Im2col geometry.
@@ -471,7 +471,7 @@ fn validate_in(
                 mode,
                 ty.global_bytes(cpp as u64).is_some_and(|b| b % 16 == 0),
                 rule::CPP_BYTES_16,
-                || format!("channelsPerPixel {cpp} of {ty:?}"),
+                || format!("channelsPerPixel {cpp} of {ty}"),
             )?;
             check(
                 mode,
@@ -493,13 +493,13 @@ fn validate_in(
                         Swizzle::B64 | Swizzle::B128 | Swizzle::B128Atom32B
                     ),
                     rule::WIDE_SWIZZLE,
-                    || format!("swizzle {:?}", p.swizzle),
+                    || format!("swizzle {}", p.swizzle),
                 )?;
                 check(
                     mode,
                     p.interleave == Interleave::None,
                     rule::WIDE_INTERLEAVE,
-                    || format!("interleave {:?}", p.interleave),
+                    || format!("interleave {}", p.interleave),
                 )?;
             }
             Geometry::Im2col {
