@@ -308,5 +308,4 @@ program:
     ptx: mbarrier.arrive.shared::cta.b64 _, [bar]
 "#;
 
-#[path = "emit_mapa.rs"]
-mod mapa;
+use crate::emit_mapa as mapa;
