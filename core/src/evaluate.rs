@@ -126,7 +126,7 @@ pub fn evaluate_under(
     let family = family_of(case);
     let mut r = CaseResult::new(&case.name, file, &family, Verdict::ReferencePass);
     let t = std::time::Instant::now();
-    let ex = execute_with(case, ExecOptions { profile });
+    let ex = execute_with(case, ExecOptions::of(profile));
     r.wall_us = t.elapsed().as_micros() as u64;
     if let Some((step, why)) = ptxconform_reference::case::validate::illegal_step(case) {
         // What ptxas would refuse is never a pass, whatever the model makes of it.
