@@ -114,8 +114,8 @@ mutants! {
     // OOB fill (§5.5.3.2, oobFill).
     OobNanFillsZero: "oob.nan-request-fills-zero", OobFill, "oobFill NAN_REQUEST_ZERO_FMA", false,
         "OOB elements of a NaN-fill map are filled with zeros";
-    OobNanF16UsesF32: "oob.nan-16-bit-uses-f32-pattern", OobFill, "Assumption::OobNanAllOnes", true,
-        "16-bit float maps fill OOB elements with the f32 NaN pattern (4-byte period)";
+    OobNanF32Canonical: "oob.nan-f32-canonical", OobFill, "Assumption::OobNanAllOnes", true,
+        "f32 maps fill OOB elements with the canonical quiet NaN 0x7FC00000, not the observed 0x7FF77FF7";
     OobUpperBoundInclusive: "oob.upper-bound-inclusive", OobFill, "§5.5.3.2 bounds", true,
         "an element at coordinate globalDim (one past the end) counts as in bounds";
     OobOnlyDim0: "oob.only-dimension-0", OobFill, "§5.5.3.2 bounds", true,
@@ -175,12 +175,12 @@ mutants! {
         "arrive_drop does not lower the expected count of later phases";
     NoCompleteNotChecked: "phase.nocomplete-unchecked", PhaseParity, "§9.7.13.15.13 .noComplete", true,
         "an arrive.noComplete that completes the phase is not classified undefined";
-    PendingCountAfter: "phase.pending-count-after", PhaseParity, "§9.7.13.15.17 pending_count", true,
-        "mbarrier.pending_count returns the count after the arrive-on, not before";
+    ArriveCountIgnored: "phase.arrive-count-ignored", PhaseParity, "§9.7.13.15.13 arrive count", false,
+        "mbarrier.arrive with a count operand arrives once";
     CpAsyncArriveNoincInverted: "phase.cp-async-arrive-noinc-inverted", PhaseParity, "§9.7.13.15.15 .noinc", false,
         "cp.async.mbarrier.arrive increments the pending count with .noinc and not without";
-    StateWaitCurrentCompletes: "phase.state-wait-current-completes", PhaseParity, "§9.7.13.15.16 test_wait", false,
-        "test_wait with a state of the current phase returns true";
+    ExpectTxNeverCompletes: "tx.expect-tx-never-completes", TxAccounting, "§9.7.13.15.6 phase completion", true,
+        "mbarrier.expect_tx never completes the phase, even when it brings a negative tx-count to zero";
     // Async-group queues (§9.7.9.25.3.3, §9.7.9.25.6).
     WaitGroupKeepsOneMore: "group.wait-group-keeps-n-plus-1", GroupQueues, "§9.7.9.25.3.3 wait_group N", false,
         "wait_group N leaves the N + 1 most recent groups pending";
