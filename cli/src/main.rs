@@ -38,6 +38,9 @@ enum Cmd {
     Coverage(cli::coverage::CoverageArgs),
     /// Compare the tensor-map model's driver prediction with cuTensorMapEncode* (GPU optional).
     Tensormaps(cli::tensormaps::TensormapsArgs),
+    /// The mutation schema: each mutant of the reference against the corpus's recorded silicon
+    /// (build with `--features mutants`).
+    Mutants(cli::mutants::MutantsArgs),
     /// Throughput of every path (reference, end to end at fixed shapes, naive, fuzz), as a table and JSON.
     Bench(ptxconform::bench::BenchArgs),
     /// Litmus campaign: one racy case run many times per launch, a histogram of its outcomes.
@@ -104,6 +107,7 @@ fn main() {
             }),
         ),
         Cmd::Tensormaps(a) => cli::tensormaps::main(&a),
+        Cmd::Mutants(a) => cli::mutants::main(&a),
         Cmd::Bench(a) => ptxconform::bench::main(&a),
         Cmd::Litmus(a) => ptxconform::litmus::main(&a),
         Cmd::Fuzz(a) => ptxconform::fuzz::main(&a),

@@ -124,10 +124,19 @@ pub fn evaluate_under(
     case: &Case,
     profile: Profile,
 ) -> (CaseResult, Result<Execution, ExecError>) {
+    evaluate_with(file, case, ExecOptions::of(profile))
+}
+
+/// [`evaluate_under`] with every execution option (the mutation schema runs mutants this way).
+pub fn evaluate_with(
+    file: &str,
+    case: &Case,
+    opts: ExecOptions,
+) -> (CaseResult, Result<Execution, ExecError>) {
     let family = family_of(case);
     let mut r = CaseResult::new(&case.name, file, &family, Verdict::ReferencePass);
     let t = std::time::Instant::now();
-    let ex = execute_with(case, ExecOptions { profile });
+    let ex = execute_with(case, opts);
     r.wall_us = t.elapsed().as_micros() as u64;
     let illegal = illegal_steps(case);
     if let Some(Expect::Illegal(rule)) = &case.expect {

@@ -92,8 +92,10 @@ pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult)
         Profile::Sm90 if r.verdict == Verdict::Pass => {
             let Ok(spec) = execute_with(
                 case,
+                // The same model (mutant included) under the text's reading.
                 ExecOptions {
                     profile: Profile::Spec,
+                    mutant: ex.mutant,
                 },
             ) else {
                 return;

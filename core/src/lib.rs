@@ -11,4 +11,6 @@ pub mod glob;
 pub mod hash;
 pub mod judge;
 pub mod known;
+#[cfg(feature = "mutants")]
+pub mod mutants;
 pub mod result;

@@ -5,6 +5,7 @@ pub mod coverage;
 pub mod emit;
 pub mod explain;
 pub mod field_reference;
+pub mod mutants;
 pub mod new;
 pub mod rules;
 pub mod schema;

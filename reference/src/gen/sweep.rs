@@ -322,7 +322,7 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
 
 /// The model's prediction under `profile` (see [`predict_from`]).
 pub fn predict(case: &Case, profile: Profile) -> Result<Prediction, String> {
-    let ex = execute_with(case, ExecOptions { profile }).map_err(|e| e.to_string())?;
+    let ex = execute_with(case, ExecOptions::of(profile)).map_err(|e| e.to_string())?;
     Ok(predict_from(&ex))
 }
 
@@ -335,6 +335,7 @@ pub fn as_encoded(case: &Case, ex: &Execution) -> Option<Execution> {
     }
     let opts = ExecOptions {
         profile: ex.profile,
+        mutant: ex.mutant,
     };
     execute_silicon(case, opts)
         .ok()
@@ -645,9 +646,7 @@ mod tests {
     #[test]
     fn accepted_maps_run_as_encoded() {
         let stride = "tensormap.encode_rejected:global-stride-covers-previous";
-        let opts = ExecOptions {
-            profile: Profile::Sm90,
-        };
+        let opts = ExecOptions::of(Profile::Sm90);
         let trap = draw(2, 4).case;
         let ex = execute_with(&trap, opts).unwrap();
         let p = predict_from(&ex);

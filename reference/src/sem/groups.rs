@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 
 use super::memory::{MemError, Memory, ReadHoldId, WriteId};
+use crate::sem::mutant::{self, Mutant as M};
 
 /// What one asynchronous operation needs completed: its destination write and its source read
 /// (either may be absent, e.g. cp.async with ignore-src has no read, a prefetch neither).
@@ -83,6 +84,9 @@ impl GroupQueue {
     /// commit_group: all uncommitted operations form a new group (possibly empty).
     pub fn commit(&mut self) {
         let ops = std::mem::take(&mut self.uncommitted);
+        if ops.is_empty() && mutant::on(M::EmptyGroupNotCounted) {
+            return;
+        }
         self.committed.push_back(Group {
             ops,
             reads_released: false,
@@ -112,6 +116,10 @@ impl GroupQueue {
     /// wait_group N (§9.7.9.25.3.3, §9.7.9.25.6.2): all but the N most recent groups complete.
     pub fn wait_group(&mut self, n: usize) -> Release {
         let mut rel = Release::default();
+        let n = match n {
+            0 if mutant::on(M::WaitGroupZeroWaitsNothing) => usize::MAX,
+            n => n + usize::from(mutant::on(M::WaitGroupKeepsOneMore)),
+        };
         while self.committed.len() > n {
             if let Some(g) = self.committed.pop_front() {
                 for op in &g.ops {
@@ -128,7 +136,9 @@ impl GroupQueue {
 
     /// cp.async.wait_all = commit_group; wait_group 0 (§9.7.9.25.3.3).
     pub fn wait_all(&mut self) -> Release {
-        self.commit();
+        if !mutant::on(M::WaitAllSkipsUncommitted) {
+            self.commit();
+        }
         self.wait_group(0)
     }
 
@@ -140,7 +150,7 @@ impl GroupQueue {
         for g in self.committed.iter_mut().take(older) {
             if !g.reads_released {
                 for op in &g.ops {
-                    rel.add(op, false);
+                    rel.add(op, mutant::on(M::WaitReadCompletesWrites));
                 }
                 g.reads_released = true;
             }

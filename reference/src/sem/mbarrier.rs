@@ -22,6 +22,7 @@
 //! - A-MB-STATE-INVALID-UB: waits on a state that is not of the current/preceding phase of this
 //!   object ("valid only for") are classified as UB.
 
+use super::mutant::{self, Mutant as M};
 use super::ub::{self, Ub};
 
 /// 2^20 − 1: the bound of every count (§9.7.13.15.2).
@@ -224,6 +225,9 @@ impl Slot {
     pub fn expect_tx(&mut self, tx: u32) -> Result<Option<PhaseCompleted>, Ub> {
         let m = self.valid("mbarrier.expect_tx")?;
         m.tx_count = add_tx(m.tx_count, tx as i64)?;
+        if mutant::on(M::ExpectTxNeverCompletes) {
+            return Ok(None);
+        }
         Ok(m.maybe_complete())
     }
 
@@ -242,7 +246,8 @@ impl Slot {
         } else {
             "mbarrier.arrive"
         })?;
-        let count = if a.expect_tx.is_some() { 1 } else { a.count };
+        let once = a.expect_tx.is_some() || mutant::on(M::ArriveCountIgnored);
+        let count = if once { 1 } else { a.count };
         if count > MAX_COUNT {
             return Err(Ub::trapping(
                 &ub::MBAR_ARRIVE_COUNT_RANGE,
@@ -254,10 +259,13 @@ impl Slot {
         }
         // Validate everything on a copy so UB leaves the object untouched.
         let mut next = m.clone();
-        if let Some(tx) = a.expect_tx {
+        // The expect-tx precedes the arrive-on (§9.7.13.15.13); the mutant has them the other
+        // way round.
+        let late_tx = mutant::on(M::TxArriveBeforeExpect);
+        if let (Some(tx), false) = (a.expect_tx, late_tx) {
             next.tx_count = add_tx(next.tx_count, tx as i64)?;
         }
-        if a.drop {
+        if a.drop && !mutant::on(M::ArriveDropKeepsExpected) {
             if next.expected <= count {
                 return Err(Ub::new(
                     &ub::MBAR_EXPECTED_RANGE,
@@ -276,7 +284,10 @@ impl Slot {
             no_complete: a.no_complete,
         };
         let completed = next.arrive_on(count)?;
-        if a.no_complete && completed.is_some() {
+        if let (Some(tx), true) = (a.expect_tx, late_tx) {
+            next.tx_count = add_tx(next.tx_count, tx as i64)?;
+        }
+        if a.no_complete && completed.is_some() && !mutant::on(M::NoCompleteNotChecked) {
             return Err(Ub::new(
                 &ub::MBAR_NOCOMPLETE_COMPLETES,
                 format!("phase {} would complete", m.phase),
@@ -290,7 +301,7 @@ impl Slot {
     /// is incremented now; the arrive-on itself happens later via [`Slot::fire_cp_async_arrive`].
     pub fn cp_async_arrive(&mut self, noinc: bool) -> Result<PendingAsyncArrive, Ub> {
         let m = self.valid("cp.async.mbarrier.arrive")?;
-        if !noinc {
+        if noinc == mutant::on(M::CpAsyncArriveNoincInverted) {
             if m.pending >= MAX_COUNT {
                 return Err(Ub::new(
                     &ub::MBAR_CP_ASYNC_INC_OVERFLOW,
@@ -353,7 +364,9 @@ impl Slot {
         }
         // Parity of the current phase: incomplete. Otherwise it names the preceding phase
         // (A-MB-PARITY-PREINIT: phase −1 of a fresh object counts as complete).
-        if u64::from(parity) == m.phase & 1 {
+        let current = u64::from(parity) == m.phase & 1;
+        let preinit_incomplete = m.phase == 0 && mutant::on(M::ParityPreinitIncomplete);
+        if current != mutant::on(M::ParityInverted) || preinit_incomplete {
             Ok(false)
         } else {
             if m.phase > 0 {
@@ -378,7 +391,7 @@ pub fn pending_count(s: StateToken) -> Result<u32, Ub> {
 
 fn add_tx(tx: i32, delta: i64) -> Result<i32, Ub> {
     let v = tx as i64 + delta;
-    if v.abs() > MAX_COUNT as i64 {
+    if v.abs() > MAX_COUNT as i64 || (v < 0 && mutant::on(M::TxNegativeIsUb)) {
         let detail = format!("tx-count {tx} {delta:+} = {v}");
         return Err(if v < 0 {
             Ub::trapping(&ub::MBAR_TX_RANGE, detail)
@@ -415,7 +428,8 @@ impl Mbarrier {
     /// Phase completion (§9.7.13.15.6): pending == 0 and tx-count == 0 → next phase, pending
     /// reinitialized to the expected count.
     fn maybe_complete(&mut self) -> Option<PhaseCompleted> {
-        if self.pending != 0 || self.tx_count != 0 {
+        let tx_pending = self.tx_count != 0 && !mutant::on(M::TxIgnoredForPhase);
+        if self.pending != 0 || tx_pending {
             return None;
         }
         let done = PhaseCompleted {

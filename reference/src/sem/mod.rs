@@ -45,6 +45,7 @@ pub mod exec;
 pub mod groups;
 pub mod mbarrier;
 pub mod memory;
+pub mod mutant;
 pub mod profile;
 pub mod proxy;
 pub mod reduce;

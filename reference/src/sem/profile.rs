@@ -200,7 +200,7 @@ mod tests {
         let mut departing = vec![];
         let mut observations = 0;
         for case in &cases {
-            let run = |profile| execute_with(case, ExecOptions { profile }).unwrap();
+            let run = |profile| execute_with(case, ExecOptions::of(profile)).unwrap();
             let (spec, sm90) = (run(Profile::Spec), run(Profile::Sm90));
             let matches = |ex: &crate::sem::exec::Execution, obs: &crate::case::Observation| {
                 obs.regions.iter().all(|(key, bytes)| {

@@ -27,6 +27,7 @@
 use crate::ptx::common::{RedOp, RedType};
 
 use super::memory::{Byte, ByteSet};
+use super::mutant::{self, Mutant as M};
 use super::profile::{self, Position, Profile};
 
 pub const ASSUMPTIONS: &[&str] = &[
@@ -200,6 +201,19 @@ impl Fmt {
         sign * mag
     }
 
+    /// Rounds an f64 to this format toward zero (the truncating mistake of
+    /// [`M::RedHalfAddTruncates`]): the nearest-even result, stepped back one ulp where it
+    /// rounded away from zero.
+    fn round_toward_zero(self, x: f64) -> u64 {
+        let r = self.round(x);
+        let back = self.decode(r);
+        if x.is_finite() && (back.is_infinite() || back.abs() > x.abs()) {
+            r - 1
+        } else {
+            r
+        }
+    }
+
     /// Rounds an f64 to this format, to nearest even, with subnormals and overflow to infinity.
     pub fn round(self, x: f64) -> u64 {
         let sign = if x.is_sign_negative() {
@@ -273,19 +287,32 @@ fn elem(a: Arith, op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
     let r = match (op, ty) {
         (And, _) => d & s,
         (Or, _) => d | s,
+        (Xor, _) if mutant::on(M::RedXorAsOr) => d | s,
         (Xor, _) => d ^ s,
+        (Add, U64) if mutant::on(M::RedAddU64Carry32) => {
+            (d & !0xFFFF_FFFF).wrapping_add(s & !0xFFFF_FFFF)
+                + (d as u32).wrapping_add(s as u32) as u64
+        }
         (Add, U32 | S32 | U64 | S64 | B32 | B64) => d.wrapping_add(s),
+        (Min | Max, S32) if mutant::on(M::RedMinMaxS32Unsigned) => pick(op == Min, d <= s, d, s),
+        (Min | Max, S64) if mutant::on(M::RedMinMaxS64Unsigned) => pick(op == Min, d <= s, d, s),
         (Min | Max, U32 | U64 | B32 | B64) => pick(op == Min, d <= s, d, s),
         (Min | Max, S32) => pick(op == Min, (d as u32 as i32) <= (s as u32 as i32), d, s),
         (Min | Max, S64) => pick(op == Min, (d as i64) <= (s as i64), d, s),
         // A-RED-INCDEC (§9.7.13.5 atom .inc/.dec)
         (Inc, _) => {
-            if (d as u32) >= (s as u32) {
+            let wraps = if mutant::on(M::RedIncInclusive) {
+                (d as u32) > (s as u32)
+            } else {
+                (d as u32) >= (s as u32)
+            };
+            if wraps {
                 0
             } else {
                 d + 1
             }
         }
+        (Dec, _) if d as u32 == 0 && mutant::on(M::RedDecZeroStays) => 0,
         (Dec, _) => {
             if d as u32 == 0 || (d as u32) > (s as u32) {
                 s
@@ -293,7 +320,11 @@ fn elem(a: Arith, op: RedOp, ty: RedType, d: u64, s: u64) -> u64 {
                 d - 1
             }
         }
-        (Add, F32) if a.silicon() && a.form != ReduceForm::TensorFtz => {
+        (Add, F32)
+            if a.silicon()
+                && a.form != ReduceForm::TensorFtz
+                && !mutant::on(M::RedF32FlushOnSilicon) =>
+        {
             add_f32_keep(d as u32, s as u32) as u64
         }
         (Add, F32) => add_f32_ftz(d as u32, s as u32) as u64,
@@ -328,7 +359,7 @@ fn flush_f32(x: f32) -> f32 {
 fn add_f32_ftz(d: u32, s: u32) -> u32 {
     let r = flush_f32(flush_f32(f32::from_bits(d)) + flush_f32(f32::from_bits(s)));
     if r.is_nan() {
-        0x7FFF_FFFF
+        nan_f32(d, s)
     } else {
         r.to_bits()
     }
@@ -339,7 +370,7 @@ fn add_f32_ftz(d: u32, s: u32) -> u32 {
 fn add_f32_keep(d: u32, s: u32) -> u32 {
     let r = f32::from_bits(d) + f32::from_bits(s);
     if r.is_nan() {
-        0x7FFF_FFFF
+        nan_f32(d, s)
     } else {
         r.to_bits()
     }
@@ -351,7 +382,7 @@ fn add_f32_keep(d: u32, s: u32) -> u32 {
 /// inf + -inf gives 0xFFF8000000000000.
 fn add_f64(a: Arith, d: u64, s: u64) -> u64 {
     let (x, y) = (f64::from_bits(d), f64::from_bits(s));
-    if a.silicon() {
+    if a.silicon() && !mutant::on(M::RedF64NanCanonical) {
         if y.is_nan() {
             return s;
         }
@@ -360,7 +391,10 @@ fn add_f64(a: Arith, d: u64, s: u64) -> u64 {
         }
     }
     let r = x + y;
-    match (r.is_nan(), a.silicon()) {
+    match (
+        r.is_nan(),
+        a.silicon() && !mutant::on(M::RedF64NanCanonical),
+    ) {
         (true, true) => 0xFFF8_0000_0000_0000,
         (true, false) => u64::MAX >> 1,
         _ => r.to_bits(),
@@ -370,19 +404,44 @@ fn add_f64(a: Arith, d: u64, s: u64) -> u64 {
 /// §9.7.9.25.4.2 .noftz: f16/bf16 add, nearest even, subnormals preserved. The f64 sum is exact
 /// for f16; for bf16 the double rounding is innocuous (53 ≥ 2·8 + 2).
 fn add_half(f: Fmt, d: u64, s: u64) -> u64 {
-    f.round(f.decode(d) + f.decode(s))
+    let sum = f.decode(d) + f.decode(s);
+    let r = if mutant::on(M::RedHalfAddTruncates) {
+        f.round_toward_zero(sum)
+    } else {
+        f.round(sum)
+    };
+    let subnormal = (r >> f.man) & f.exp_mask() == 0;
+    if subnormal && mutant::on(M::RedHalfAddFlushes) {
+        r & (1 << (f.exp + f.man))
+    } else {
+        r
+    }
+}
+
+/// The NaN an f32 add returns: the canonical NaN (A-RED-NAN), or under the mutant the first NaN
+/// operand as it was.
+fn nan_f32(d: u32, s: u32) -> u32 {
+    match [d, s].into_iter().find(|x| f32::from_bits(*x).is_nan()) {
+        Some(x) if mutant::on(M::RedF32NanPayload) => x,
+        _ => 0x7FFF_FFFF,
+    }
 }
 
 fn minmax_half(f: Fmt, min: bool, d: u64, s: u64) -> u64 {
     match (f.is_nan(d), f.is_nan(s)) {
         (true, true) => f.canonical_nan(),
+        (true, false) | (false, true) if mutant::on(M::RedHalfMinMaxNanPropagates) => {
+            f.canonical_nan()
+        }
         (true, false) => s,
         (false, true) => d,
         _ => {
             let (x, y) = (f.decode(d), f.decode(s));
             if x == y {
                 // Only ±0 compare equal with different bits (A-RED-MINMAX-ZERO).
-                if min {
+                if mutant::on(M::RedMinMaxZeroFirst) {
+                    d
+                } else if min {
                     d | s
                 } else {
                     d & s

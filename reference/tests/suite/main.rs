@@ -21,6 +21,7 @@ mod gen_reference;
 mod gen_stability;
 mod gen_valid;
 mod large_case;
+mod mutants;
 mod reduce_special;
 mod roundtrip;
 mod spec_examples;

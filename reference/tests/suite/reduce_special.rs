@@ -162,7 +162,7 @@ fn every_case_is_well_defined_and_the_bulk_float_adds_tell_the_readings_apart() 
     let cases = committed();
     assert!(!cases.is_empty());
     for c in &cases {
-        let run = |profile| execute_with(c, ExecOptions { profile }).unwrap();
+        let run = |profile| execute_with(c, ExecOptions::of(profile)).unwrap();
         let (spec, sm90) = (run(Profile::Spec), run(Profile::Sm90));
         for x in [&spec, &sm90] {
             assert_eq!(x.outcome, Outcome::Defined, "{}", c.name);
@@ -204,7 +204,7 @@ fn the_executor_leaves_the_results_the_comments_state() {
             ),
             (Profile::Spec, |r| r.1),
         ] {
-            let x = execute_with(case, ExecOptions { profile }).unwrap();
+            let x = execute_with(case, ExecOptions::of(profile)).unwrap();
             let got = x.final_region(key).unwrap();
             assert_eq!(got.len(), pairs.len() * n, "{}", case.name);
             for (i, p) in pairs.iter().enumerate() {

@@ -12,9 +12,7 @@ use std::path::Path;
 
 #[test]
 fn undefined_cases_end_on_silicon_as_the_model_expects() {
-    let opts = ExecOptions {
-        profile: Profile::Sm90,
-    };
+    let opts = ExecOptions::of(Profile::Sm90);
     let (mut runs, mut bytes_checked, mut wrong) = (0, 0, Vec::new());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     for (path, cases, _) in load_dir_each(&dir) {

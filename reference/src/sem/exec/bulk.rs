@@ -8,11 +8,21 @@ use crate::ptx::bulk::{BulkCopy, BulkOp, CopyDir};
 use crate::ptx::operand::Value;
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId};
+use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::proxy::Proxy;
 use crate::sem::ub as rules;
 
 /// The 16-byte granule of every bulk operation (size, alignment, cp_mask chunks).
 const GRANULE: u64 = 16;
+
+/// The alignment of bulk addresses: the granule.
+fn bulk_align() -> u64 {
+    if mutant::on(M::BulkAlign8) {
+        8
+    } else {
+        GRANULE
+    }
+}
 
 impl Machine<'_> {
     pub(super) fn bulk(&mut self, op: &BulkOp) -> R {
@@ -45,8 +55,16 @@ impl Machine<'_> {
     /// 16 of its 24 expected bytes and its wait hung), read so under [`super::Reading::Silicon`].
     pub(super) fn bulk_size(&self, v: &Value) -> R<u64> {
         let size = self.value(v)?;
-        let off_granule = !(size as u64).is_multiple_of(GRANULE);
+        let granule = if mutant::on(M::BulkGranule8) {
+            8
+        } else {
+            GRANULE
+        };
+        let off_granule = !(size as u64).is_multiple_of(granule);
         if size >= 0 && off_granule && self.reading == super::Reading::Silicon {
+            if mutant::on(M::BulkRoundsUp) {
+                return Ok((size as u64).div_ceil(GRANULE) * GRANULE);
+            }
             return Ok(size as u64 / GRANULE * GRANULE);
         }
         if size < 0 || off_granule {
@@ -57,8 +75,8 @@ impl Machine<'_> {
 
     /// §9.7.9.25.4.1: dstMem and srcMem aligned to 16 bytes; both ranges inside their space.
     pub(super) fn bulk_ranges(&self, dst: &Loc, src: &Loc, size: u64) -> R<(Addr, Addr)> {
-        self.check_align(dst, GRANULE, "dstMem")?;
-        self.check_align(src, GRANULE, "srcMem")?;
+        self.check_align(dst, bulk_align(), "dstMem")?;
+        self.check_align(src, bulk_align(), "srcMem")?;
         let d = self.check_range(dst, size, &rules::BULK_RANGE_OVERFLOW, "dstMem")?;
         let s = self.check_range(src, size, &rules::BULK_RANGE_OVERFLOW, "srcMem")?;
         Ok((d, s))
@@ -74,7 +92,19 @@ impl Machine<'_> {
         let m = u16::try_from(m).or_else(|_| kind(format!("ctaMask {m} is not a 16-bit value")))?;
         let mut out = vec![];
         for bit in (0..16).filter(|b| m >> b & 1 == 1) {
-            match self.rank_cta(bit) {
+            let cta = if mutant::on(M::MulticastBitIsCtaId) {
+                (bit < self.ctas).then_some(bit)
+            } else if mutant::on(M::MulticastMaskReversed) {
+                self.cluster
+                    .checked_sub(1 + bit)
+                    .and_then(|r| self.rank_cta(r))
+            } else {
+                self.rank_cta(bit)
+            };
+            if cta == Some(self.cta) && mutant::on(M::MulticastSkipsIssuer) {
+                continue;
+            }
+            match cta {
                 Some(c) => out.push(c),
                 None => {
                     return ub(
@@ -108,12 +138,17 @@ impl Machine<'_> {
         }
         for (d, cta) in targets.into_iter().zip(ctas) {
             let w = self.begin_write(d, bytes.clone(), Proxy::Async)?;
+            let signalled = if mutant::on(M::MulticastSignalsIssuer) {
+                self.cta
+            } else {
+                *cta
+            };
             self.track(
                 AsyncOp {
                     write: Some(w),
                     read: Some(hold),
                 },
-                (*cta, mbar_off),
+                (signalled, mbar_off),
                 size,
             )?;
         }
@@ -132,9 +167,14 @@ impl Machine<'_> {
                     Some((l, r)) => (self.ignore_bytes(l)?, self.ignore_bytes(r)?),
                     None => (0, 0),
                 };
+                let (l, r) = if mutant::on(M::IgnoreOobSwapped) {
+                    (r, l)
+                } else {
+                    (l, r)
+                };
                 let (l, r) = (l.min(size), r.min(size - l.min(size)));
-                self.check_align(&dst, GRANULE, "dstMem")?;
-                self.check_align(&src, GRANULE, "srcMem")?;
+                self.check_align(&dst, bulk_align(), "dstMem")?;
+                self.check_align(&src, bulk_align(), "srcMem")?;
                 let d = self.check_range(&dst, size, &rules::BULK_RANGE_OVERFLOW, "dstMem")?;
                 let s = self.check_range(
                     &src.shifted(l as i64),
@@ -197,7 +237,12 @@ impl Machine<'_> {
                 let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
                 // .cp_mask: bit i selects byte i of every 16-byte chunk; unselected bytes of the
                 // destination are not written, so each run of selected bytes is its own write.
-                let selected = |i: u64| mask >> (i % GRANULE) & 1 == 1;
+                let reversed = mutant::on(M::CpMaskReversed);
+                let selected = |i: u64| {
+                    let byte = i % GRANULE;
+                    let bit = if reversed { GRANULE - 1 - byte } else { byte };
+                    mask >> bit & 1 == 1
+                };
                 let mut ops = vec![];
                 let mut i = 0;
                 while i < size {

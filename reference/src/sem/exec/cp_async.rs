@@ -5,6 +5,7 @@ use super::{kind, ub, Machine, R};
 use crate::ptx::cp_async::{CpAsync, CpAsyncOp, Fill};
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::Byte;
+use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::proxy::Proxy;
 use crate::sem::ub as rules;
 
@@ -46,18 +47,24 @@ impl Machine<'_> {
         // §9.7.9.25.3.1: src-size > cp-size is UB; ignore-src true reads nothing.
         let read_len = match &c.fill {
             Fill::Full => n,
+            Fill::SrcSize(_) if mutant::on(M::SrcSizeIgnored) => n,
             Fill::SrcSize(v) => {
                 let s = self.value(v)?;
-                if s < 0 || s as u64 > n {
+                let too_big = s as u64 > n || (s as u64 == n && mutant::on(M::SrcSizeEqualIsUb));
+                if s < 0 || too_big {
                     return ub(
                         &rules::CP_ASYNC_SRC_SIZE,
                         format!("src-size {s} > cp-size {n}"),
                     );
                 }
-                s as u64
+                if s == 0 && mutant::on(M::SrcSizeZeroReadsAll) {
+                    n
+                } else {
+                    s as u64
+                }
             }
             Fill::IgnoreSrc(p) => {
-                if self.pred(p)? {
+                if self.pred(p)? != mutant::on(M::IgnoreSrcInverted) {
                     0
                 } else {
                     n
@@ -88,7 +95,13 @@ impl Machine<'_> {
             (Vec::new(), None)
         };
         // The bytes past src-size (all of them with ignore-src) are zero-filled.
+        let written = if mutant::on(M::ZeroFillSkipped) {
+            read_len
+        } else {
+            n
+        };
         bytes.resize(n as usize, Byte::Known(0));
+        bytes.truncate(written as usize);
         let w = self.begin_write(d, bytes, Proxy::Generic)?;
         self.cp_queue().issue(AsyncOp {
             write: Some(w),

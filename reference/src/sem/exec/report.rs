@@ -9,6 +9,7 @@ use std::ops::Range;
 use super::tensor;
 use crate::case::Expect;
 use crate::sem::memory::Byte;
+use crate::sem::mutant::Mutant;
 use crate::sem::profile::{Position, Profile};
 use crate::sem::proxy::Note;
 use crate::sem::ub::{self, Ub};
@@ -210,6 +211,8 @@ pub struct Execution {
     pub final_state: FinalState,
     /// The profile whose readings this execution used.
     pub profile: Profile,
+    /// The mutant it ran under ([`ExecOptions::mutant`]).
+    pub mutant: Option<Mutant>,
     /// The tensor maps the driver model refuses, by name with the refusal (`expect:
     /// driver_rejects`); a GPU run never launches a case that has one.
     pub driver_rejects: Vec<(String, crate::sem::tensor::EncodeReject)>,
@@ -226,13 +229,24 @@ pub struct Execution {
 pub struct ExecOptions {
     /// The reading of the positions where the text and sm_90 silicon differ.
     pub profile: Profile,
+    /// A semantic mutant of the model to run under (the mutation schema; never on without the
+    /// `mutants` feature).
+    pub mutant: Option<Mutant>,
 }
 
 impl Default for ExecOptions {
     /// The text's model.
     fn default() -> ExecOptions {
+        ExecOptions::of(Profile::Spec)
+    }
+}
+
+impl ExecOptions {
+    /// The unmutated model under `profile`.
+    pub fn of(profile: Profile) -> ExecOptions {
         ExecOptions {
-            profile: Profile::Spec,
+            profile,
+            mutant: None,
         }
     }
 }

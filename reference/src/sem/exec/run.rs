@@ -76,6 +76,7 @@ fn execute_reduced(
     reduction: concurrent::Reduction,
     reading: Reading,
 ) -> Result<Execution, ExecError> {
+    let _mutant = crate::sem::mutant::Scope::enter(opts.mutant);
     let ctx = crate::case::validate::parse_ctx(case);
     let mut parsed = Vec::with_capacity(case.program.len());
     for (i, step) in case.program.iter().enumerate() {
@@ -198,6 +199,7 @@ fn execute_schedule(
         trace,
         final_state,
         profile: opts.profile,
+        mutant: opts.mutant,
         departures,
         notes: m.notes,
         driver_rejects: tensor::driver_refusals(case),

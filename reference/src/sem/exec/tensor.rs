@@ -58,6 +58,7 @@ use crate::ptx::tensor::{
 };
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId, RegionId};
+use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::proxy::Proxy;
 use crate::sem::reduce::{legal, ReduceForm};
 use crate::sem::tensor::access::{round_tf32, Conv, CopyPlan, Transfer};
@@ -204,6 +205,22 @@ fn smem_runs(plan: &CopyPlan) -> Vec<(u64, Vec<usize>)> {
         }
     }
     runs.into_iter().map(|(s, _, v)| (s, v)).collect()
+}
+
+/// complete-tx bytes of the units `idx` of a load that lands `landed` shared bytes for them
+/// ([`crate::sem::tensor::CopyPlan::complete_tx_bytes`]: the whole box, padding included).
+fn tx_bytes(plan: &CopyPlan, idx: &[usize], landed: u64) -> u64 {
+    let units = idx.iter().map(|&i| &plan.transfers[i]);
+    if mutant::on(M::TxTensorInBoundsOnly) {
+        units
+            .filter(|t| t.global.is_some())
+            .map(|t| t.smem_bytes)
+            .sum()
+    } else if mutant::on(M::TxTensorGlobalBytes) {
+        units.map(|t| t.global_bytes).sum()
+    } else {
+        landed
+    }
 }
 
 /// Bytes of one unit as it lands in shared memory (A-TENSOR-PADDING).
@@ -471,7 +488,7 @@ impl Machine<'_> {
                     .iter()
                     .flat_map(|&i| load_unit(&plan, &plan.transfers[i], units[i].as_deref()))
                     .collect();
-                let tx = bytes.len() as u64;
+                let tx = tx_bytes(&plan, idx, bytes.len() as u64);
                 let w = self.begin_write(
                     Addr::new(RegionId::Shared { cta: c }, *start),
                     bytes,

@@ -39,6 +39,7 @@ use super::desc::SmemDesc;
 use super::tmem::{Cell, CellWrite, TAddr, Tmem, COLUMNS, LANES};
 use crate::ptx::common::CtaGroup;
 use crate::ptx::tcgen05::{Cp, CpShape, Multicast, SrcFmt};
+use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::ub::Ub;
 use crate::sem::ub::{
     TCGEN05_CP_COLUMN_RANGE, TCGEN05_CP_LANE_RANGE, TCGEN05_CP_MULTICAST_LANE,
@@ -124,7 +125,7 @@ impl CpForm {
     /// 16-byte chunks per row.
     pub fn chunks(self) -> u32 {
         match self.shape {
-            CpShape::S128x256b | CpShape::S4x256b => 2,
+            CpShape::S128x256b | CpShape::S4x256b if !mutant::on(M::Tcgen05WideShapeOneChunk) => 2,
             _ => 1,
         }
     }
@@ -153,7 +154,13 @@ impl CpForm {
     /// The lanes receiving source row `row`, given taddr's lane.
     pub fn lanes_of_row(self, lane0: u32, row: u32) -> Vec<u32> {
         let (h, i) = (row / 32, row % 32);
-        let warps: Vec<u32> = match self.multicast {
+        let swapped = mutant::on(M::Tcgen05MulticastPairsSwapped);
+        let multicast = match self.multicast {
+            Some(Multicast::Warpx2_02_13) if swapped => Some(Multicast::Warpx2_01_23),
+            Some(Multicast::Warpx2_01_23) if swapped => Some(Multicast::Warpx2_02_13),
+            m => m,
+        };
+        let warps: Vec<u32> = match multicast {
             None => return vec![lane0 + row],
             Some(Multicast::Warpx4) => vec![0, 1, 2, 3],
             // pairs {0,2},{1,3}: half h goes to warp h·2 of pair A and h·2+1 of pair B.

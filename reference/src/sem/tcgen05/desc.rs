@@ -16,6 +16,7 @@
 //! | 53-60 | fixed 0 (the manual prints "0xb00000000", read as `0b00000000`) |
 //! | 61-63 | swizzle: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B; 3, 5, 7 invalid |
 
+use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::ub::Ub;
 use crate::sem::ub::{
     TCGEN05_DESC_FIXED_46_48, TCGEN05_DESC_FIXED_53_60, TCGEN05_DESC_LBO_ABSOLUTE_BASE_OFFSET,
@@ -114,6 +115,11 @@ impl Swizzle {
             Swizzle::B128Atom32 => (2, 5),
         };
         let mask = (1u32 << bits) - 1;
+        let base_offset = if mutant::on(M::Tcgen05SwizzleBaseOffsetIgnored) {
+            0
+        } else {
+            base_offset
+        };
         let phase = (addr >> 7).wrapping_sub(base_offset as u32) & mask;
         addr ^ (phase << unit_shift)
     }
@@ -321,10 +327,15 @@ impl SmemDesc {
         let (r0, r1) = (row % 8, row / 8);
         let linear = match self.swizzle {
             Swizzle::None => {
+                let (sbo, lbo) = if mutant::on(M::Tcgen05LboSboSwapped) {
+                    (self.lbo, self.sbo)
+                } else {
+                    (self.sbo, self.lbo)
+                };
                 (self.start as u64)
                     + 16 * r0 as u64
-                    + self.sbo as u64 * r1 as u64
-                    + self.lbo as u64 * chunk as u64
+                    + sbo as u64 * r1 as u64
+                    + lbo as u64 * chunk as u64
             }
             s => {
                 (self.start as u64)

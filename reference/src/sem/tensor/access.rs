@@ -9,6 +9,7 @@ use super::swizzle::Pattern;
 use super::tensormap::{
     DataType, Geometry, Im2colBox, Interleave, OobFill, Swizzle, ValidatedMap, WideMode,
 };
+use crate::sem::mutant::{self, Mutant as M};
 
 /// How a data type is addressed: the smallest thing a coordinate names and a copy moves
 /// ([`Assumption::SubByteUnits`]).
@@ -51,7 +52,12 @@ impl Unit {
     /// ([`Assumption::InterleaveGranuleUnits`]), otherwise [`Unit::of`] the type.
     pub fn of_layout(ty: DataType, interleave: Interleave) -> Unit {
         let _ = Assumption::InterleaveGranuleUnits;
-        match interleave.granule() {
+        let granule = match interleave.granule() {
+            Some(32) if mutant::on(M::Interleave32BAs16B) => Some(16),
+            Some(_) if mutant::on(M::InterleaveUnitIsElement) => None,
+            g => g,
+        };
+        match granule {
             Some(g) => Unit {
                 values: 1,
                 global_bytes: g,
@@ -149,7 +155,7 @@ pub enum Fill {
 
 impl Fill {
     pub fn of(map: &ValidatedMap) -> Fill {
-        if map.oob_fill == OobFill::None {
+        if map.oob_fill == OobFill::None || mutant::on(M::OobNanFillsZero) {
             return Fill::Zero;
         }
         let _ = Assumption::OobNanAllOnes;
@@ -162,6 +168,10 @@ impl Fill {
             DataType::Float64 => {
                 bytes.copy_from_slice(&OOB_NAN_F64.to_le_bytes());
                 8
+            }
+            DataType::Float32 if mutant::on(M::OobNanF32Canonical) => {
+                bytes[..4].copy_from_slice(&0x7FC0_0000u32.to_le_bytes());
+                4
             }
             _ => {
                 bytes[..4].copy_from_slice(&OOB_NAN_F32.to_le_bytes());
@@ -293,7 +303,7 @@ pub const SMEM_MAX_BYTES: u64 = 227 * 1024;
 pub fn row_pitch(map: &ValidatedMap, inner_bytes: u64) -> u64 {
     let _ = Assumption::SwizzleRowPitchIsSpan;
     match (map.interleave, map.swizzle.span()) {
-        (Interleave::None, Some(span)) => inner_bytes.max(span),
+        (Interleave::None, Some(span)) if !mutant::on(M::SwizzleRowsDense) => inner_bytes.max(span),
         _ => inner_bytes,
     }
 }
@@ -308,12 +318,17 @@ pub(crate) fn box_start_aligned(map: &ValidatedMap, c0: i64) -> Result<(), CopyE
     } else {
         c0.unsigned_abs().saturating_mul(map.ty.bits())
     };
-    need(bits % 128 == 0, copy_rule::BOX_START_ALIGNED, || {
-        format!(
-            "dimension-0 coordinate {c0} of {} is not a multiple of 16 bytes",
-            map.ty
-        )
-    })
+    let unchecked = mutant::on(M::BoxStartUnchecked);
+    need(
+        bits % 128 == 0 || unchecked,
+        copy_rule::BOX_START_ALIGNED,
+        || {
+            format!(
+                "dimension-0 coordinate {c0} of {} is not a multiple of 16 bytes",
+                map.ty
+            )
+        },
+    )
 }
 
 /// Reject boxes of `units` units of `unit` that cannot fit in shared memory.
@@ -424,7 +439,11 @@ pub fn complete_tx_bytes(
 
 fn common_checks(map: &ValidatedMap, dir: Direction, smem: u64) -> Result<(), CopyError> {
     let _ = Assumption::SharedAlign128;
-    let align = SMEM_ALIGN_BYTES;
+    let align = if mutant::on(M::SmemAlign16) {
+        16
+    } else {
+        SMEM_ALIGN_BYTES
+    };
     need(smem.is_multiple_of(align), copy_rule::SMEM_ALIGN, || {
         format!("shared address {smem:#x} not {align}-byte aligned")
     })?;
@@ -476,6 +495,7 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
     let _ = Assumption::StoreClips16ByteGranules;
     let dim0_limit = match dir {
         Direction::Load => map.global_dim[0] as i64,
+        Direction::Store if mutant::on(M::StoreClipsAtElement) => map.global_dim[0] as i64,
         Direction::Store => {
             let bytes = (map.global_dim[0] / unit.values * unit.global_bytes).div_ceil(16) * 16;
             (bytes / unit.global_bytes * unit.values) as i64
@@ -499,7 +519,11 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
                     } else {
                         (1, d as i64)
                     };
-                    c >= 0 && c + w <= limit
+                    if i > 0 && mutant::on(M::OobOnlyDim0) {
+                        return true;
+                    }
+                    let limit = limit + i64::from(mutant::on(M::OobUpperBoundInclusive));
+                    (c >= 0 || mutant::on(M::OobNegativeInBounds)) && c + w <= limit
                 });
             let global = inside.then(|| {
                 // In-bound coordinates are < 2^32 and strides < 2^40: wrap like the 64-bit address
@@ -522,7 +546,11 @@ fn finish(map: &ValidatedMap, dir: Direction, slots: Vec<Slot>, smem_base: u64) 
                 Transfer {
                     coords: s.coords.clone(),
                     global,
-                    smem: pat.apply(smem_base + s.offset + k * piece),
+                    smem: if mutant::on(M::SwizzleOnBoxOffset) {
+                        smem_base + pat.apply(s.offset + k * piece)
+                    } else {
+                        pat.apply(smem_base + s.offset + k * piece)
+                    },
                     global_bytes,
                     smem_bytes,
                     conv,
@@ -545,6 +573,9 @@ pub fn round_tf32(x: u32) -> u32 {
         // NaN arrives as the canonical tf32 NaN 0x7FFFE000 (sign and payload dropped); infinities
         // pass unchanged.
         return if x & 0x007F_FFFF != 0 { 0x7FFF_E000 } else { x };
+    }
+    if mutant::on(M::Tf32Truncates) {
+        return x & !0x1FFF;
     }
     let lsb = (x >> 13) & 1;
     x.wrapping_add(0xFFF + lsb) & !0x1FFF

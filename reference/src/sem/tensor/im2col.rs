@@ -13,9 +13,13 @@ use super::access::{
 };
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, Im2colBox, ValidatedMap, WideMode};
+use crate::sem::mutant::{self, Mutant as M};
 
 /// im2col offsets limit per rank (§5.5.4.1: [0, 2^16−1], [0, 2^8−1], [0, 2^5−1]).
 fn offset_limit(rank: usize) -> u32 {
+    if mutant::on(M::Im2colOffsetLimitLoose) {
+        return 1 << 16;
+    }
     match rank {
         3 => 1 << 16,
         4 => 1 << 8,
@@ -82,7 +86,10 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     let dims = spatial_dims(map);
     let lo: Vec<i64> = (0..spatial).map(|s| lower[s] as i64).collect();
     let hi: Vec<i64> = (0..spatial)
-        .map(|s| map.global_dim[dims[s]] as i64 - 1 + upper[s] as i64)
+        .map(|s| {
+            let exclusive = i64::from(mutant::on(M::Im2colUpperCornerExclusive));
+            map.global_dim[dims[s]] as i64 - 1 + upper[s] as i64 - exclusive
+        })
         .collect();
     let mut pos: Vec<i64> = (0..spatial).map(|s| coords[dims[s]] as i64).collect();
     // §5.5.4.1: "The filter corner location must be within the bounding box".
@@ -113,10 +120,17 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
     let n_dim = r - 1;
     let mut n = coords[n_dim] as i64;
     let mut out = Vec::new();
-    for k in 0..*pixels_per_column as u64 {
+    let pixels =
+        *pixels_per_column as u64 + u64::from(mutant::on(M::Im2colPixelsPerColumnOffByOne));
+    for k in 0..pixels {
         let mut at: Vec<i64> = coords.iter().map(|&c| c as i64).collect();
         for s in 0..spatial {
-            at[dims[s]] = pos[s] + offsets[s] as i64;
+            let o = if mutant::on(M::Im2colOffsetsReversed) {
+                offsets[spatial - 1 - s]
+            } else {
+                offsets[s]
+            };
+            at[dims[s]] = pos[s] + o as i64;
         }
         at[n_dim] = n;
         pixel(&mut out, unit, pitch, k, cpp_units, at[0], &at[1..]);
@@ -126,10 +140,18 @@ pub fn slots(map: &ValidatedMap, coords: &[i32], offsets: &[u16]) -> Result<Vec<
         loop {
             if s == spatial {
                 // Assumption::Im2colNStride: N steps by its own traversal stride.
-                n += map.element_strides[n_dim] as i64;
+                n += if mutant::on(M::Im2colNStepsByOne) {
+                    1
+                } else {
+                    map.element_strides[n_dim] as i64
+                };
                 break;
             }
-            pos[s] += map.element_strides[dims[s]] as i64;
+            pos[s] += if mutant::on(M::Im2colSpatialStrideIgnored) {
+                1
+            } else {
+                map.element_strides[dims[s]] as i64
+            };
             if pos[s] <= hi[s] {
                 break;
             }
@@ -191,7 +213,11 @@ pub fn wide_slots(
         packed_coord0(map, coords[0] as i64)?;
     }
     // §5.5.5.4: corners and W all move by wOffset.
-    let off = w_offset as i64;
+    let off = if mutant::on(M::Im2colWideOffsetIgnored) {
+        0
+    } else {
+        w_offset as i64
+    };
     let hi = map.global_dim[1] as i64 - 1 + *upper_w as i64 + off;
     let w0 = coords[1] as i64 + off;
     // §5.5.5.1: the first element may lie outside the box, on its left side only.

@@ -25,6 +25,7 @@
 //!   [`super::assumptions::Assumption::Swizzle96BAsTable`]: bit 4 ^= bit 7 (Figure 31 only).
 
 use super::tensormap::Swizzle;
+use crate::sem::mutant::{self, Mutant as M};
 
 /// A swizzle pattern, the driver's seven modes plus the PTX-only 96B mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -70,9 +71,13 @@ impl Pattern {
     pub fn cute(self) -> Option<(u32, u32, u32)> {
         match self {
             Pattern::None => None,
+            Pattern::B32 if mutant::on(M::Swizzle32BLineBit8) => Some((1, 4, 4)),
             Pattern::B32 | Pattern::B96 => Some((1, 4, 3)),
+            Pattern::B64 if mutant::on(M::Swizzle64BThreeBits) => Some((3, 4, 3)),
             Pattern::B64 => Some((2, 4, 3)),
+            Pattern::B128 if mutant::on(M::Swizzle128BTwoBits) => Some((2, 4, 3)),
             Pattern::B128 => Some((3, 4, 3)),
+            Pattern::B128Atom32B if mutant::on(M::SwizzleAtom32AsPlain128B) => Some((3, 4, 3)),
             Pattern::B128Atom32B | Pattern::B128Atom32BFlip8B => Some((2, 5, 2)),
             Pattern::B128Atom64B => Some((1, 6, 1)),
         }
@@ -106,7 +111,9 @@ impl Pattern {
             Some((b, m, s)) => a ^ ((a >> s) & (((1u64 << b) - 1) << m)),
         };
         if self == Pattern::B128Atom32BFlip8B {
-            xored ^ (((a >> 7) & 1) << 3)
+            let odd_line = (a >> 7) & 1;
+            let flipped = odd_line ^ u64::from(mutant::on(M::SwizzleFlip8BEvenLines));
+            xored ^ (flipped << 3)
         } else {
             xored
         }

@@ -7,6 +7,7 @@ use super::access::{
 };
 use super::assumptions::Assumption;
 use super::tensormap::{Geometry, ValidatedMap};
+use crate::sem::mutant::{self, Mutant as M};
 
 /// Elements the box holds along each dimension: `ceil(boxDim[i] / elementStrides[i])` (spec/09),
 /// dimension 0 counted in units. An interleaved box holds one position of dimension rank−2
@@ -22,8 +23,9 @@ pub fn box_counts(map: &ValidatedMap) -> Vec<u64> {
         .zip(&map.element_strides)
         .enumerate()
         .map(|(i, (&b, &e))| match i {
-            _ if Some(i) == dropped => 1,
+            _ if Some(i) == dropped && !mutant::on(M::InterleaveKeepsDimRankMinus2) => 1,
             0 if unit.values > 1 => b as u64 / unit.values,
+            _ if mutant::on(M::ElemStrideBoxFloor) => (b as u64 / e as u64).max(1),
             _ => (b as u64).div_ceil(e as u64),
         })
         .collect()
@@ -65,6 +67,8 @@ pub fn slots(map: &ValidatedMap, coords: &[i32]) -> Result<Vec<Slot>, CopyError>
             .map(|i| {
                 let step = if i == 0 && unit.values > 1 {
                     unit.values as i64
+                } else if mutant::on(M::ElemStrideIgnored) {
+                    1
                 } else {
                     map.element_strides[i] as i64
                 };

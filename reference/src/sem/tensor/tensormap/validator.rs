@@ -5,6 +5,7 @@
 use super::enums::{DataType, EncodeKind, Interleave, OobFill, Swizzle, WideMode};
 use super::params::TensorMapParams;
 use super::rules::{rule, Observed, Rule, RuleSource};
+use crate::sem::mutant::{self, Mutant as M};
 use crate::target::Target;
 
 /// Why a map is rejected: the first failing rule and a message with the offending values.
@@ -300,7 +301,8 @@ fn validate_in(
 
     // globalStrides.
     for (i, &s) in p.global_strides.iter().enumerate() {
-        check(mode, s % 16 == 0, rule::STRIDE_16, || {
+        let granule = if mutant::on(M::EncodeStride8) { 8 } else { 16 };
+        check(mode, s % granule == 0, rule::STRIDE_16, || {
             format!("globalStrides[{i}] = {s}")
         })?;
         check(mode, s < 1 << 40, rule::STRIDE_MAX, || {
@@ -321,7 +323,8 @@ fn validate_in(
     }
     let mut prev = ty.global_bytes(d0).unwrap_or(d0 * ty.bits() / 8);
     for (i, &s) in p.global_strides.iter().enumerate() {
-        check(mode, s >= prev, rule::STRIDE_COVERS, || {
+        let covers = s >= prev || mutant::on(M::EncodeStrideCoversSkipped);
+        check(mode, covers, rule::STRIDE_COVERS, || {
             format!("globalStrides[{i}] = {s} < {prev} (the extent of the lower dimensions)")
         })?;
         prev = s.saturating_mul(p.global_dim[i + 1]);
@@ -330,7 +333,8 @@ fn validate_in(
     // boxDim (tiled).
     let inner_box_values: u64 = if let Some(b) = &p.box_dim {
         for (i, &x) in b.iter().enumerate() {
-            check(mode, (1..=256).contains(&x), rule::BOX_RANGE, || {
+            let max = 256 + u32::from(mutant::on(M::EncodeBoxDim257));
+            check(mode, (1..=max).contains(&x), rule::BOX_RANGE, || {
                 format!("boxDim[{i}] = {x}")
             })?;
         }
@@ -355,15 +359,24 @@ fn validate_in(
 
     // elementStrides.
     for (i, &e) in es.iter().enumerate() {
-        check(mode, (1..=8).contains(&e), rule::ELEM_STRIDE_RANGE, || {
-            format!("elementStrides[{i}] = {e}")
-        })?;
+        let max = if mutant::on(M::EncodeElemStride16) {
+            16
+        } else {
+            8
+        };
+        check(
+            mode,
+            (1..=max).contains(&e),
+            rule::ELEM_STRIDE_RANGE,
+            || format!("elementStrides[{i}] = {e}"),
+        )?;
     }
 
     // Interleave / swizzle.
     if let (Interleave::None, Some(span)) = (p.interleave, p.swizzle.span()) {
         let inner = ty.global_bytes(inner_box_values).unwrap_or(u64::MAX);
-        check(mode, inner <= span, rule::SWIZZLE_SPAN, || {
+        let fits = inner < span || (inner == span && !mutant::on(M::EncodeSwizzleSpanStrict));
+        check(mode, fits, rule::SWIZZLE_SPAN, || {
             format!("inner box {inner} bytes > {} span {span}", p.swizzle)
         })?;
     }
@@ -395,7 +408,9 @@ fn validate_in(
     }
     check(
         mode,
-        p.oob_fill == OobFill::None || (ty.is_float() && !ty.is_packed()),
+        p.oob_fill == OobFill::None
+            || (ty.is_float() && !ty.is_packed())
+            || mutant::on(M::EncodeNanFillIntegers),
         rule::OOB_NAN_FLOAT,
         || format!("{ty} with oobFill {}", p.oob_fill),
     )?;
@@ -514,7 +529,7 @@ fn validate_in(
     let mut byte_strides = vec![unit.global_bytes];
     byte_strides.extend(p.global_strides.iter().copied());
     let mut element_strides = es;
-    if p.interleave == Interleave::None {
+    if p.interleave == Interleave::None && !mutant::on(M::ElemStrideDim0Honoured) {
         element_strides[0] = 1;
     }
     Ok(ValidatedMap {
@@ -534,6 +549,9 @@ fn validate_in(
 
 /// §5.5.4.1 / spec/09: corner range per rank, rank 3 [-2^15, 2^15-1], rank 4 [-2^7, 2^7-1], rank 5 [-2^4, 2^4-1].
 fn corner_limit(rank: u32) -> i32 {
+    if mutant::on(M::EncodeCornerLimitRank3) {
+        return 1 << 15;
+    }
     match rank {
         3 => 1 << 15,
         4 => 1 << 7,

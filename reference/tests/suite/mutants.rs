@@ -1,0 +1,92 @@
+//! Every mutant of the schema (sem::mutant) changes what the reference does on some input: a
+//! corpus case, or one of the hand-written cases in `mutants/` for rules the corpus does not reach
+//! in a way that tells. A mutant that changes nothing anywhere is a bug of the schema.
+#![cfg(feature = "mutants")]
+
+use ptxconform_reference::case::{load_file, Case};
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution};
+use ptxconform_reference::sem::mutant::{reached, Mutant};
+use ptxconform_reference::sem::profile::Profile;
+use std::path::{Path, PathBuf};
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "yaml") {
+            out.push(p);
+        }
+    }
+}
+
+fn cases(dir: &Path) -> Vec<(String, Case)> {
+    let mut files = vec![];
+    yaml_files(dir, &mut files);
+    files
+        .iter()
+        .filter_map(|f| Some((f, load_file(f).ok()?)))
+        .flat_map(|(f, cs)| {
+            cs.into_iter()
+                .map(move |c| (format!("{}:{}", f.display(), c.name), c))
+        })
+        .collect()
+}
+
+/// What an execution shows: its outcome, final state, predicted ending and driver verdicts (the
+/// trace and notes are how it got there).
+fn shown(ex: &Result<Execution, String>) -> String {
+    match ex {
+        Ok(x) => format!(
+            "{:?} {:?} {:?} {:?}",
+            x.outcome, x.final_state, x.expected_hw, x.driver_rejects
+        ),
+        Err(e) => e.clone(),
+    }
+}
+
+fn run(case: &Case, mutant: Option<Mutant>) -> Result<Execution, String> {
+    let opts = ExecOptions {
+        profile: Profile::Sm90,
+        mutant,
+    };
+    execute_with(case, opts).map_err(|e| e.to_string())
+}
+
+/// The first case of `cases` whose execution the mutant changes, for every mutant.
+fn witnesses(cases: &[(String, Case)]) -> Vec<Option<String>> {
+    let mut found: Vec<Option<String>> = vec![None; Mutant::ALL.len()];
+    for (name, case) in cases {
+        let (base, hit) = reached(|| run(case, None));
+        let base = shown(&base);
+        for m in hit {
+            if found[m as usize].is_none() && shown(&run(case, Some(m))) != base {
+                found[m as usize] = Some(name.clone());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_mutant_changes_some_execution() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = witnesses(&cases(&root.join("../cases")));
+    let extra = witnesses(&cases(&root.join("tests/suite/mutants")));
+    let mut missing = vec![];
+    for m in Mutant::ALL {
+        let w = corpus[*m as usize].as_ref().or(extra[*m as usize].as_ref());
+        match w {
+            Some(w) => println!("{:<44} {w}", m.id()),
+            None => missing.push(m.id()),
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "mutants that change nothing: {missing:?}"
+    );
+}
