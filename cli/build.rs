@@ -10,9 +10,10 @@ fn main() {
         "cargo:rustc-env=PTXCONFORM_BUILD_COMMIT={}",
         commit_label(here)
     );
-    // A commit, a checkout or a staged edit changes these; an edit since the last commit shows in
-    // the sources, which must turn the label into `+changes`.
-    for f in git_paths(here, &["HEAD", "index"])
+    // A commit or a checkout moves these; an edit since the last commit shows in the sources,
+    // which must turn the label into `+changes`. Not `.git/index`: any git command may refresh
+    // it (a `git status` after a fresh clone does), and each rewrite would rebuild the binary.
+    for f in git_paths(here, &["HEAD"])
         .into_iter()
         .chain(head_ref(here))
     {
