@@ -13,10 +13,7 @@ fn main() {
     // A commit or a checkout moves these; an edit since the last commit shows in the sources,
     // which must turn the label into `+changes`. Not `.git/index`: any git command may refresh
     // it (a `git status` after a fresh clone does), and each rewrite would rebuild the binary.
-    for f in git_paths(here, &["HEAD"])
-        .into_iter()
-        .chain(head_ref(here))
-    {
+    for f in git_paths(here, &["HEAD"]).into_iter().chain(head_ref(here)) {
         println!("cargo:rerun-if-changed={}", f.display());
     }
     for f in ["src", "../reference/src", "../core/src", "../gpu/src"] {
