@@ -139,11 +139,24 @@ impl Claim {
         header: &Header,
         keep: impl Fn(&CaseResult) -> bool,
     ) -> Result<(Journal, Vec<CaseResult>), String> {
-        let mut done = if self.path.exists() {
-            read(&self.path)?.results
+        let (old, mut done) = if self.path.exists() {
+            let j = read(&self.path)?;
+            (j.header, j.results)
         } else {
-            Vec::new()
+            (None, Vec::new())
         };
+        // Results of another shard or selection would be dropped, or counted as this run's:
+        // refused, the journal left as it is. (A case edited or fixed since is run again when
+        // the selection leaves its old result out, as before.)
+        if let Some(old) = old.filter(|h| !h.scope.same_part(&header.scope) && !done.is_empty()) {
+            return Err(format!(
+                "{}: its results are of another run ({}), not of this one ({}): --force discards \
+                 them, or choose another --out",
+                self.path.display(),
+                old.scope.describe(),
+                header.scope.describe()
+            ));
+        }
         done.retain(keep);
         let mut text = json_line(header)?;
         for r in &done {

@@ -481,3 +481,39 @@ fn ctrl_c_says_how_to_resume() {
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     assert_eq!(results(&s.summary("out")).len(), n);
 }
+
+/// `--resume` of a folder holding another run's results (another shard, another selection) is
+/// refused and leaves them alone, rather than dropping them or counting them as this run's.
+#[test]
+fn resume_refuses_another_runs_results() {
+    let s = Scratch::new("resume-scope", &["cp_async/groups.yaml", "bulk/s2g.yaml"]);
+    let first = s.run(&["--out", "out", "--shard", "0/2"]);
+    assert!(
+        matches!(first.status.code(), Some(0 | 1)),
+        "{}",
+        text(&first.stderr)
+    );
+    let journal = std::fs::read_to_string(s.0.join("out/journal.jsonl")).unwrap();
+    for other in [
+        vec!["--shard", "1/2"],
+        vec!["--shard", "0/2", "--filter", "cp_async.*"],
+    ] {
+        let mut args = vec!["--out", "out", "--resume"];
+        args.extend(other);
+        let r = s.run(&args);
+        let err = text(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("another run") && err.contains("--force"),
+            "{err}"
+        );
+        let after = std::fs::read_to_string(s.0.join("out/journal.jsonl")).unwrap();
+        assert_eq!(journal, after);
+    }
+    let same = s.run(&["--out", "out", "--shard", "0/2", "--resume"]);
+    assert!(
+        matches!(same.status.code(), Some(0 | 1)),
+        "{}",
+        text(&same.stderr)
+    );
+}

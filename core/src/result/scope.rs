@@ -172,6 +172,33 @@ impl Scope {
         }
     }
 
+    /// In words: which shards of which case set, or which runs.
+    pub fn describe(&self) -> String {
+        match self {
+            Scope::Shards { case_set, shards } if shards.is_whole() => format!("{case_set}"),
+            Scope::Shards { case_set, shards } => format!(
+                "shard {} of {case_set}",
+                shards.names(shards.held().iter().copied())
+            ),
+            Scope::Runs { case_sets } => format!("{} merged case sets", case_sets.len()),
+        }
+    }
+
+    /// Is this the same part of the same selection as `other`, whatever the cases' content?
+    /// (`run --resume` continues a run whose case files were fixed or edited since.)
+    pub fn same_part(&self, other: &Scope) -> bool {
+        match (self, other) {
+            (
+                Scope::Shards { case_set, shards },
+                Scope::Shards {
+                    case_set: c,
+                    shards: s,
+                },
+            ) => shards == s && case_set.selection == c.selection,
+            _ => self == other,
+        }
+    }
+
     /// Does the report lack shards of its case set?
     pub fn is_partial(&self) -> bool {
         !self.missing().is_empty()
