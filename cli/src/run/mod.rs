@@ -502,15 +502,22 @@ fn run_on(
     mut attributor: Option<&mut ptxconform_gpu::attribution::Attributor>,
 ) -> Result<Vec<CaseResult>, String> {
     let mut out = Vec::new();
-    let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
+    let mut n_recorded = 0;
     for chunk in todo.chunks(args.batch.max(1)) {
         let batch: Vec<(&str, &Case)> = chunk.iter().map(|l| (l.file.as_str(), &l.case)).collect();
         let judged =
             ptxconform_core::differential::run_batch_under(args.profile, backend, known, &batch)?;
+        // Ctrl-C during the batch (its workers may have died of it): nothing of the batch is
+        // written, so the resumed run does it whole.
+        if crate::interrupt::requested() {
+            crate::interrupt::stop();
+        }
         let attributions = match attributor.as_deref_mut() {
             Some(a) => a.attribute_some(args.attribute, known, &batch, &judged),
             None => vec![None; judged.len()],
         };
+        let mut recorded: BTreeMap<String, Vec<(String, Observation)>> = BTreeMap::new();
+        let mut settled = Vec::with_capacity(chunk.len());
         for ((l, j), attribution) in chunk.iter().zip(judged).zip(attributions) {
             let mut r = j.result;
             known.apply(&mut r);
@@ -539,14 +546,21 @@ fn run_on(
                     .or_default()
                     .push((l.case.name.clone(), o));
             }
+            settled.push(r);
+        }
+        // The batch's observations are in the case files before its results are journaled: a
+        // run stopped after this point resumes without the cases, so it must not lose them.
+        if args.record {
+            n_recorded += record(&recorded)?;
+        }
+        for r in settled {
             settle(&r, journal, pb, console)?;
             out.push(r);
         }
     }
     if args.record {
-        let n = record(&recorded)?;
         console.say(&format!(
-            "recorded {n} hardware observations into the case files"
+            "recorded {n_recorded} hardware observations into the case files"
         ));
     }
     Ok(out)
