@@ -1,35 +1,21 @@
 //! Every mutant of the schema (sem::mutant) changes what the reference does on some input: a
-//! corpus case, or one of the hand-written cases in `mutants/` for rules the corpus does not reach
-//! in a way that tells. A mutant that changes nothing anywhere is a bug of the schema.
+//! corpus case (`cases/mutants/` holds cases written for mutants the rest does not tell apart),
+//! or the reference-only case in `mutants/`. A mutant that changes nothing anywhere is a bug of
+//! the schema.
 #![cfg(feature = "mutants")]
 
-use ptxconform_reference::case::{load_file, Case};
+use ptxconform_reference::case::{load_dir, Case};
 use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution};
 use ptxconform_reference::sem::mutant::{reached, Mutant};
 use ptxconform_reference::sem::profile::Profile;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            yaml_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "yaml") {
-            out.push(p);
-        }
-    }
-}
-
+/// Every case under `dir`, named `FILE:CASE` (files that do not load are the corpus tests' to
+/// report).
 fn cases(dir: &Path) -> Vec<(String, Case)> {
-    let mut files = vec![];
-    yaml_files(dir, &mut files);
-    files
-        .iter()
-        .filter_map(|f| Some((f, load_file(f).ok()?)))
+    load_dir(dir)
+        .into_iter()
+        .filter_map(|(f, r)| Some((f, r.ok()?)))
         .flat_map(|(f, cs)| {
             cs.into_iter()
                 .map(move |c| (format!("{}:{}", f.display(), c.name), c))
