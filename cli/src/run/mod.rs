@@ -251,9 +251,30 @@ fn record(recorded: &BTreeMap<String, Vec<(String, Observation)>>) -> Result<usi
                 n += 1;
             }
         }
-        std::fs::write(file, to_yaml(&cases)).map_err(|e| format!("{file}: {e}"))?;
+        let before = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        let text = format!("{}{}", leading_comments(&before), to_yaml(&cases));
+        std::fs::write(file, text).map_err(|e| format!("{file}: {e}"))?;
     }
     Ok(n)
+}
+
+/// The comment lines (and blank lines between them) that open a case file: they say what the
+/// file is for, and re-serializing the cases would drop them.
+fn leading_comments(text: &str) -> String {
+    let mut head = String::new();
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if !(t.is_empty() || t.starts_with('#')) {
+            break;
+        }
+        head.push_str(line);
+    }
+    if head.trim().is_empty() {
+        return String::new();
+    }
+    let mut head = head.trim_end().to_string();
+    head.push_str("\n\n");
+    head
 }
 
 /// Run the corpus. Returns the exit code: 1 if any case failed (divergence, unexpected trap or
@@ -570,4 +591,20 @@ fn run_on(
 pub fn print_summary(s: &Summary, out: &Path) {
     // Only JSON output can fail to be made; text cannot.
     let _ = Console::new(&console::OutputArgs::default()).summary(s, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leading_comments;
+
+    #[test]
+    fn recording_keeps_the_files_opening_comments() {
+        let text = "# What these cases are for.\n#\n# More.\n\n- name: a\n  # inner\n";
+        assert_eq!(
+            leading_comments(text),
+            "# What these cases are for.\n#\n# More.\n\n"
+        );
+        assert_eq!(leading_comments("- name: a\n# late\n"), "");
+        assert_eq!(leading_comments("\n\n- name: a\n"), "");
+    }
 }
