@@ -3,14 +3,16 @@
 //! tensor copies, the tensor-map encode rules, the model's named positions where the text is
 //! silent, and the profile positions where the text and sm_90 silicon differ (both readings).
 
-use ptxconform_reference::sem::exec::{tensor as exec_tensor, ExpectedHw, Outcome};
+use ptxconform_reference::sem::exec::{
+    rule_prediction, tensor as exec_tensor, HwOutcome, Undecided,
+};
 use ptxconform_reference::sem::profile::{self, Silicon};
 use ptxconform_reference::sem::proxy::{self, Effect};
 use ptxconform_reference::sem::tensor::access::copy_rule;
 use ptxconform_reference::sem::tensor::tensormap::{
     rule as encode_rule, silicon_when_accepted, Observed, RuleSource,
 };
-use ptxconform_reference::sem::ub::{Ub, CATALOGUE};
+use ptxconform_reference::sem::ub::CATALOGUE;
 use ptxconform_reference::sem::{exec, mbarrier, reduce};
 
 #[derive(clap::Args, Debug)]
@@ -88,6 +90,16 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
+/// What sm_90 silicon is predicted to do in a situation of rule `id`, undecided marked.
+fn predicted(id: &str) -> String {
+    let p = rule_prediction(id);
+    match p.undecided() {
+        None => p.to_string(),
+        Some(Undecided::Class) => format!("{p} (undecided)"),
+        Some(Undecided::Kind) => format!("{p} (undecided kind)"),
+    }
+}
+
 /// Every rule id as a Markdown page.
 pub fn markdown() -> String {
     let mut s = String::from(
@@ -109,13 +121,13 @@ pub fn markdown() -> String {
          | --- | --- | --- | --- | --- |\n",
     );
     for r in CATALOGUE {
-        let outcome = Outcome::Undefined {
-            ub: Ub::new(r, ""),
-            step: 0,
-        };
+        let hw = predicted(r.id);
         let hw = match ptxconform_reference::sem::ub::silicon_traps_when(r.id) {
-            Some(when) => format!("{}; traps on {when}", ExpectedHw::of(&outcome)),
-            None => ExpectedHw::of(&outcome).to_string(),
+            Some(when) => format!(
+                "{hw}; {} on {when}",
+                HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed)
+            ),
+            None => hw,
         };
         s.push_str(&format!(
             "| `{}` | {} | {} | {} | {} |\n",
@@ -135,15 +147,7 @@ pub fn markdown() -> String {
         exec_tensor::copy_rule_id(copy_rule::SMEM_ALIGN)
     ));
     for (id, section, summary) in COPY_RULES {
-        let hw = ExpectedHw::of(&Outcome::Undefined {
-            ub: Ub {
-                rule: exec_tensor::copy_rule_id(id),
-                section,
-                detail: String::new(),
-                silicon_traps: false,
-            },
-            step: 0,
-        });
+        let hw = predicted(exec_tensor::copy_rule_id(id));
         s.push_str(&format!(
             "| `{id}` | {section} | {hw} | {} |\n",
             cell(summary)

@@ -80,9 +80,10 @@ fn style(v: &Verdict) -> Style {
 }
 
 /// Every verdict, to style the verdict names the summary counts under.
-const VERDICTS: [Verdict; 15] = [
+const VERDICTS: [Verdict; 16] = [
     Verdict::Pass,
     Verdict::Diverge,
+    Verdict::UndefinedMispredicted,
     Verdict::Known,
     Verdict::TrapExpected,
     Verdict::TrapUnexpected,
