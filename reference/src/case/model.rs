@@ -126,6 +126,11 @@ pub struct Memory {
     /// Tensor Memory allocations (for `tcgen05`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tmem: Vec<TmemDecl>,
+    /// Bytes of dynamic shared memory each CTA is launched with: at least what the shared
+    /// regions, mbarriers and Tensor Memory words take (the default). Silicon runs a shared access
+    /// past its region that stays inside the allocation; one that leaves it traps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_allocation: Option<u64>,
 }
 
 /// A byte region in global memory or in every CTA's shared memory.

@@ -91,6 +91,7 @@ pub fn memory() -> impl Strategy<Value = Memory> {
         ),
     )
         .prop_map(|(global, shared, mbarriers, tensor_maps, tmem)| Memory {
+            shared_allocation: None,
             global,
             shared,
             mbarriers,

@@ -48,10 +48,10 @@
 //!   virtual aliases and no tensor map the program writes); the proxy fences do (`exec/sync.rs`).
 //! - A-EXEC-PREFETCH: prefetches change no state and are not checked beyond resolving.
 //! - A-EXEC-HW: the predicted hardware behaviour of a UB is a set of outcomes
-//!   ([`Prediction`]: completes, hangs, traps with a CUDA error kind, the driver refuses); a run
+//!   (`Prediction`: completes, hangs, traps with a CUDA error kind, the driver refuses); a run
 //!   outside it is mispredicted, a failure. UB is predicted to complete (with unconstrained
-//!   results) unless H100 / H200 did otherwise: [`SILICON`] lists those rules with the outcomes
-//!   and runs; UB silicon runs in one definite way is run again under that reading
+//!   results) unless H100 / H200 did otherwise: `predict::SILICON` lists those rules with the
+//!   outcomes and runs; UB silicon runs in one definite way is run again under that reading
 //!   ([`Reading::Silicon`]), whose outcome is the prediction.
 //! - A-BULK-SIZE-ROUNDS-DOWN: silicon runs a bulk copy or reduction whose size is not a multiple
 //!   of 16 with the size rounded down to one (`exec/bulk.rs`).

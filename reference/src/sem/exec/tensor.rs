@@ -143,6 +143,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
         section,
         detail,
         silicon_traps: false,
+        shared_access: None,
     })
 }
 
