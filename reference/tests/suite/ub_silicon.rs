@@ -170,6 +170,24 @@ fn shared_window_probes_are_predicted_by_the_allocation() {
     assert_eq!(predicted("ub.shared_window.g2s.a1024.at_end"), completes);
     assert_eq!(predicted("ub.shared_window.g2s.a1024.plus16"), traps);
     assert_eq!(predicted("ub.shared_window.s2g.a49167.plus1"), completes);
+    // A swizzled tile whose padded rows span [0, 1024): the whole span decides, not the first
+    // unit that leaves the region.
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a144.image"),
+        traps
+    );
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a896.beyond128"),
+        traps
+    );
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a1008.beyond16"),
+        completes
+    );
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a1024.at_end"),
+        completes
+    );
     assert!(n_traps > 10 && n_traps < cases.len(), "{n_traps}");
 }
 
