@@ -212,8 +212,13 @@ fn judge_undefined(ex: &Execution, obs: &Observation, r: &mut CaseResult) {
             OutcomeClass::Completes | OutcomeClass::Refused => Verdict::ReferenceUndefined,
         }
     };
-    if let Some(between) = ex.prediction.undecided() {
-        found.push(Difference::Undecided { predicted, between });
+    if let (Some(between), Outcome::Undefined { ub, .. }) = (ex.prediction.undecided(), &ex.outcome)
+    {
+        found.push(Difference::Undecided {
+            rule: ub.rule.to_string(),
+            predicted,
+            between,
+        });
     }
     let mut parts: Vec<String> = Vec::new();
     if obs.outcome == Ending::Completed {
@@ -698,6 +703,7 @@ mod tests {
             j
         };
         let undecided = Difference::Undecided {
+            rule: "address.misaligned".into(),
             predicted: kinds.to_vec(),
             between: Undecided::Kind,
         };

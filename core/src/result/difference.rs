@@ -30,6 +30,8 @@ pub enum Difference {
     /// The case is undefined and the model's prediction allows several outcome classes (or trap
     /// kinds): the run could not tell the model wrong. Not a failure; counted.
     Undecided {
+        /// The UB rule id.
+        rule: String,
         predicted: Vec<HwOutcome>,
         between: Undecided,
     },
@@ -167,7 +169,9 @@ impl fmt::Display for Difference {
                 ending_summary(ended),
                 outcomes(predicted)
             ),
-            Difference::Undecided { predicted, between } => write!(
+            Difference::Undecided {
+                predicted, between, ..
+            } => write!(
                 f,
                 "prediction undecided between {}: {}",
                 match between {
