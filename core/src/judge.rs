@@ -12,7 +12,9 @@ use crate::result::{
     model_refusals, render, CaseResult, Difference, ExpectedByte, RegionDiff, Verdict,
 };
 use ptxconform_reference::case::{Case, Ending, Expect, Observation, PartialBytes};
-use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution, ExpectedHw, Outcome};
+use ptxconform_reference::sem::exec::{
+    execute_with, ExecOptions, Execution, HwOutcome, Outcome, OutcomeClass,
+};
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::sem::tcgen05::tmem::Cell;
@@ -71,11 +73,10 @@ fn checked_regions<'a>(
 /// The model's verdict in a few words, for details.
 fn ref_summary(ex: &Execution) -> String {
     match &ex.outcome {
-        Outcome::Defined => format!("well defined, expects {:?}", ex.expected_hw),
-        Outcome::Undefined { ub, step } => format!(
-            "UB {} at step {step}, expects {:?}",
-            ub.rule, ex.expected_hw
-        ),
+        Outcome::Defined => format!("well defined, predicts: {}", ex.prediction),
+        Outcome::Undefined { ub, step } => {
+            format!("UB {} at step {step}, predicts: {}", ub.rule, ex.prediction)
+        }
     }
 }
 
@@ -186,36 +187,70 @@ fn judge_part(
     }
 }
 
+/// An undefined case: the run must end in one of the predicted outcomes (class and trap kind);
+/// outside them it is mispredicted, a failure. A prediction of several outcomes is noted as
+/// undecided.
+fn judge_undefined(ex: &Execution, obs: &Observation, r: &mut CaseResult) {
+    let observed = HwOutcome::of(&obs.outcome);
+    let predicted: Vec<HwOutcome> = ex.prediction.outcomes().collect();
+    let mut found = Vec::new();
+    r.verdict = if !ex.prediction.allows(observed) {
+        found.push(Difference::Mispredicted {
+            predicted: predicted.clone(),
+            ended: obs.outcome.clone(),
+        });
+        Verdict::UndefinedMispredicted
+    } else {
+        if obs.outcome != Ending::Completed {
+            found.push(Difference::Ending {
+                ended: obs.outcome.clone(),
+            });
+        }
+        match observed.class() {
+            OutcomeClass::Traps => Verdict::TrapExpected,
+            OutcomeClass::Hangs => Verdict::TimeoutExpected,
+            OutcomeClass::Completes | OutcomeClass::Refused => Verdict::ReferenceUndefined,
+        }
+    };
+    if let (Some(between), Outcome::Undefined { ub, .. }) = (ex.prediction.undecided(), &ex.outcome)
+    {
+        found.push(Difference::Undecided {
+            rule: ub.rule.to_string(),
+            predicted,
+            between,
+        });
+    }
+    let mut parts: Vec<String> = Vec::new();
+    if obs.outcome == Ending::Completed {
+        parts.push("hardware completed".into());
+    }
+    parts.extend(found.iter().map(|d| d.to_string()));
+    parts.push(format!("reference: {}", ref_summary(ex)));
+    r.detail = parts.join("; ");
+    r.differences = found;
+}
+
 /// [`judge`] without the second reading.
 fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult) {
     r.differences.clear();
     if case.expect == Some(Expect::DriverRejects) {
         return judge_rejection(ex, obs, r);
     }
-    let undefined = matches!(ex.outcome, Outcome::Undefined { .. });
+    if matches!(ex.outcome, Outcome::Undefined { .. }) {
+        return judge_undefined(ex, obs, r);
+    }
     if obs.outcome != Ending::Completed {
         let ended = Difference::Ending {
             ended: obs.outcome.clone(),
         };
-        r.verdict = match (&obs.outcome, ex.expected_hw) {
-            // A map the model calls undefined may be refused; one it accepts may not.
-            (Ending::Rejected(_), _) if undefined => Verdict::ReferenceUndefined,
-            (Ending::Rejected(_), _) => Verdict::HarnessError,
-            (Ending::Trap { .. }, ExpectedHw::MayTrap) => Verdict::TrapExpected,
-            (Ending::Timeout(_) | Ending::Watchdog(_), ExpectedHw::Timeout) => {
-                Verdict::TimeoutExpected
-            }
-            _ if undefined => Verdict::ReferenceUndefined,
-            (Ending::Trap { .. }, _) => Verdict::TrapUnexpected,
+        r.verdict = match &obs.outcome {
+            // A map the model accepts may not be refused.
+            Ending::Rejected(_) => Verdict::HarnessError,
+            Ending::Trap { .. } => Verdict::TrapUnexpected,
             _ => Verdict::TimeoutUnexpected,
         };
         r.detail = format!("{ended}; reference: {}", ref_summary(ex));
         r.differences = vec![ended];
-        return;
-    }
-    if undefined {
-        r.verdict = Verdict::ReferenceUndefined;
-        r.detail = format!("hardware completed; reference: {}", ref_summary(ex));
         return;
     }
     let mut found = Vec::new();
@@ -631,5 +666,79 @@ mod tests {
             assert_eq!(r.verdict, verdict, "{}", r.detail);
             assert!(r.detail.contains(says), "{}", r.detail);
         }
+    }
+
+    /// An undefined case is judged by its predicted outcomes: a trap of a predicted kind is
+    /// expected (noted undecided where the prediction holds several kinds), another kind or a
+    /// completion is mispredicted, a failure with a typed difference.
+    #[test]
+    fn undefined_outcomes_are_judged_against_the_prediction() {
+        use crate::result::Difference;
+        use ptxconform_reference::case::TrapKind;
+        use ptxconform_reference::sem::exec::{HwOutcome, Undecided};
+        let cases: Vec<Case> = load_file(&root("cases/ub/copy.yaml")).unwrap();
+        let c = cases
+            .iter()
+            .find(|c| c.name == "ub.address.cp_async_dst_misaligned")
+            .unwrap();
+        let known = KnownDivergences::default();
+        let (r, ex) = reference_side("f", c, &known, Profile::Sm90);
+        let ex = ex.unwrap();
+        let kinds = [
+            HwOutcome::Traps(TrapKind::IllegalInstruction),
+            HwOutcome::Traps(TrapKind::MisalignedAddress),
+        ];
+        assert_eq!(ex.prediction.outcomes().collect::<Vec<_>>(), kinds);
+        let info = crate::result::RunInfo {
+            device: "test: built here, not a GPU run".into(),
+            ..Default::default()
+        };
+        let base = crate::differential::predicted(&info, &ex);
+        assert_eq!(base.outcome, Ending::trap(715));
+        let judged = |ending: Ending| {
+            let mut obs = base.clone();
+            obs.outcome = ending;
+            let mut j = r.clone();
+            crate::judge::judge(c, &ex, &obs, &mut j);
+            j
+        };
+        let undecided = Difference::Undecided {
+            rule: "address.misaligned".into(),
+            predicted: kinds.to_vec(),
+            between: Undecided::Kind,
+        };
+        let j = judged(Ending::trap(716));
+        assert_eq!(j.verdict, Verdict::TrapExpected, "{}", j.detail);
+        assert_eq!(j.differences.last(), Some(&undecided));
+        for (ending, site) in [
+            (Ending::trap(700), "mispredicted: trap IllegalAddress"),
+            (Ending::Completed, "mispredicted: completed"),
+            (Ending::Timeout(vec![]), "mispredicted: timeout"),
+        ] {
+            let j = judged(ending.clone());
+            assert_eq!(j.verdict, Verdict::UndefinedMispredicted, "{}", j.detail);
+            assert!(j.verdict.is_failure());
+            assert_eq!(
+                j.differences[0],
+                Difference::Mispredicted {
+                    predicted: kinds.to_vec(),
+                    ended: ending
+                }
+            );
+            assert_eq!(j.differences[0].site(), site);
+            assert!(j.detail.contains("outcome mispredicted"), "{}", j.detail);
+        }
+        // Recorded, a mispredicted run makes the case a reference failure.
+        let mut recorded = c.clone();
+        let mut obs = base.clone();
+        obs.outcome = Ending::Completed;
+        recorded.observed = vec![obs];
+        let (r2, _) = reference_side("f", &recorded, &known, Profile::Sm90);
+        assert_eq!(r2.verdict, Verdict::ReferenceFail, "{}", r2.detail);
+        assert!(
+            r2.detail.contains("undefined, outcome mispredicted"),
+            "{}",
+            r2.detail
+        );
     }
 }

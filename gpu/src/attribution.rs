@@ -300,10 +300,7 @@ mod tests {
     use ptxconform_reference::case::Ending;
 
     fn trap(o: &mut ptxconform_reference::case::Observation) {
-        o.outcome = Ending::Trap {
-            kind: "IllegalInstruction".into(),
-            code: 715,
-        };
+        o.outcome = Ending::trap(715);
         o.regions.clear();
     }
 
@@ -393,10 +390,7 @@ mod tests {
     #[test]
     fn culprits() {
         let trap = |b: &str| {
-            let ended = ptxconform_reference::case::Ending::Trap {
-                kind: "IllegalInstruction".into(),
-                code: 715,
-            };
+            let ended = ptxconform_reference::case::Ending::trap(715);
             o(
                 b,
                 Verdict::TrapUnexpected,

@@ -51,8 +51,11 @@ pub struct Layout {
     pub places: BTreeMap<String, Place>,
     /// Global regions in declaration order (index = `Place::Global::index`).
     pub globals: Vec<String>,
-    /// Size of each CTA's shared image (dynamic shared memory).
+    /// Size of each CTA's shared image (what is initialized and read back).
     pub shared_bytes: u64,
+    /// Bytes of dynamic shared memory each CTA is launched with (`memory.shared_allocation`, at
+    /// least `shared_bytes`; the emitter allocates exactly this).
+    pub shared_allocation: u64,
     /// Alignment the shared image base must have for the offsets to keep their alignment.
     pub shared_base_align: u64,
 }
@@ -141,10 +144,22 @@ impl Layout {
             )
             .map_err(|e| LayoutError(e.0))?;
         }
+        let shared_bytes = align_up(at.max(16), 16);
+        let shared_allocation = match case.memory.shared_allocation {
+            None => shared_bytes,
+            Some(n) if n >= shared_bytes => n,
+            Some(n) => {
+                return Err(LayoutError(format!(
+                    "shared_allocation {n} is less than the {shared_bytes} bytes the shared \
+                     regions, mbarriers and Tensor Memory words take (rounded up to 16)"
+                )))
+            }
+        };
         Ok(Layout {
             places,
             globals,
-            shared_bytes: align_up(at.max(16), 16),
+            shared_bytes,
+            shared_allocation,
             shared_base_align: base_align,
         })
     }

@@ -60,14 +60,14 @@ fn explain_text(file: &str, case: &ptxconform_reference::case::Case, bytes: usiz
                     let _ = writeln!(
                         o,
                         "outcome: well defined; hardware expected: {}",
-                        x.expected_hw
+                        x.prediction
                     );
                 }
                 Outcome::Undefined { ub, step } => {
                     let _ = writeln!(
                         o,
                         "outcome: UNDEFINED at step {step}: {} (§{}) — {}; hardware expected: {}",
-                        ub.rule, ub.section, ub.detail, x.expected_hw
+                        ub.rule, ub.section, ub.detail, x.prediction
                     );
                 }
             }

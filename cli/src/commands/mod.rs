@@ -8,6 +8,7 @@ pub mod field_reference;
 pub mod mutants;
 pub mod new;
 pub mod rules;
+pub mod rules_evidence;
 pub mod schema;
 pub mod syntax;
 pub mod tensormaps;

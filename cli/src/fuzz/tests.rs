@@ -474,10 +474,7 @@ fn signatures() {
         verdict: Verdict::TrapUnexpected,
         detail: "no words".into(),
         differences: vec![Difference::Ending {
-            ended: Ending::Trap {
-                kind: "IllegalInstruction".into(),
-                code: 715,
-            },
+            ended: Ending::trap(715),
         }],
         diffs: vec![],
         ..r.clone()

@@ -186,6 +186,15 @@ pub fn markdown(s: &Summary) -> String {
             let _ = writeln!(m, "- `{}` ({}): {}", r.case, r.file, r.detail);
         }
     }
+    if !s.undecided.is_empty() {
+        m.push_str(
+            "\n## Undecided predictions (undefined cases predicted several outcomes)\n\n\
+             | rule | between classes | between trap kinds |\n| --- | --- | --- |\n",
+        );
+        for (rule, u) in &s.undecided {
+            let _ = writeln!(m, "| `{rule}` | {} | {} |", u.class, u.kind);
+        }
+    }
     if !fails.is_empty() {
         m.push_str("\n## Failures and known findings\n\n");
         for r in fails {
@@ -301,6 +310,39 @@ mod tests {
             1,
             "one uncertain byte"
         );
+    }
+
+    /// Undefined cases predicted several outcomes are counted per rule (classes apart from trap
+    /// kinds), in the summary and its Markdown; a mispredicted one fails the run.
+    #[test]
+    fn undecided_and_mispredicted_are_counted() {
+        use ptxconform_core::result::Difference;
+        use ptxconform_reference::case::{Ending, TrapKind};
+        use ptxconform_reference::sem::exec::{HwOutcome, Undecided};
+        let mut s = sample();
+        let kinds = vec![
+            HwOutcome::Traps(TrapKind::IllegalInstruction),
+            HwOutcome::Traps(TrapKind::MisalignedAddress),
+        ];
+        s.results[0].verdict = Verdict::TrapExpected;
+        s.results[0].differences = vec![Difference::Undecided {
+            rule: "address.misaligned".into(),
+            predicted: kinds.clone(),
+            between: Undecided::Kind,
+        }];
+        s.results[2].verdict = Verdict::UndefinedMispredicted;
+        s.results[2].differences = vec![Difference::Mispredicted {
+            predicted: kinds,
+            ended: Ending::Completed,
+        }];
+        let s = Summary::new(s.info, s.scope, s.results);
+        assert_eq!(s.undecided["address.misaligned"].kind, 1);
+        assert_eq!(s.undecided["address.misaligned"].class, 0);
+        assert_eq!(s.failures(), 2);
+        assert_eq!(s.totals["undefined, outcome mispredicted"], 1);
+        let md = markdown(&s);
+        assert!(md.contains("| `address.misaligned` | 0 | 1 |"), "{md}");
+        assert!(junit(&s).contains("undefined, outcome mispredicted"));
     }
 
     /// The profile and the spec departures reach every report: counted per position in the

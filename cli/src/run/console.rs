@@ -80,9 +80,10 @@ fn style(v: &Verdict) -> Style {
 }
 
 /// Every verdict, to style the verdict names the summary counts under.
-const VERDICTS: [Verdict; 15] = [
+const VERDICTS: [Verdict; 16] = [
     Verdict::Pass,
     Verdict::Diverge,
+    Verdict::UndefinedMispredicted,
     Verdict::Known,
     Verdict::TrapExpected,
     Verdict::TrapUnexpected,
@@ -145,12 +146,23 @@ fn departures(s: &Summary) -> String {
     each.join(", ")
 }
 
-/// `; spec departures: …` when results departed from a spec reading, else empty.
+/// `; spec departures: …` when results departed from a spec reading, and `; undecided
+/// predictions: …` when undefined cases were predicted several outcomes; else empty.
 fn departures_note(s: &Summary) -> String {
-    if s.departures.is_empty() {
-        return String::new();
+    let mut note = String::new();
+    if !s.departures.is_empty() {
+        note = format!("; spec departures: {}", departures(s));
     }
-    format!("; spec departures: {}", departures(s))
+    if !s.undecided.is_empty() {
+        let (class, kind) = s
+            .undecided
+            .values()
+            .fold((0, 0), |(c, k), u| (c + u.class, k + u.kind));
+        note.push_str(&format!(
+            "; undecided predictions: {class} between outcome classes, {kind} between trap kinds"
+        ));
+    }
+    note
 }
 
 impl Console {

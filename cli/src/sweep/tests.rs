@@ -76,10 +76,7 @@ impl Backend for Departing {
                     } else {
                         o.outcome = match p.outcome {
                             OutcomeClass::Trap => Ending::Completed,
-                            _ => Ending::Trap {
-                                kind: "fake".into(),
-                                code: 0,
-                            },
+                            _ => Ending::trap(0),
                         };
                     }
                 }

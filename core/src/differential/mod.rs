@@ -9,7 +9,7 @@ use crate::judge::replay;
 use crate::known::KnownDivergences;
 use crate::result::{CaseResult, RunInfo};
 use ptxconform_reference::case::{Case, Ending, Observation, Parity};
-use ptxconform_reference::sem::exec::{Execution, ExpectedHw, Outcome};
+use ptxconform_reference::sem::exec::{Execution, HwOutcome, Outcome};
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::target::Target;
@@ -184,18 +184,19 @@ pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
         device: info.device.clone(),
         driver: info.driver.clone(),
         date: info.date.clone(),
-        outcome: match ex.expected_hw {
+        outcome: match ex.prediction.first() {
             // The driver refuses the encode before any launch.
             _ if !ex.driver_rejects.is_empty() => Ending::Rejected(format!(
                 "predicted: the driver model refuses tensor map `{}`",
                 ex.driver_rejects[0].0
             )),
-            ExpectedHw::Completes => Ending::Completed,
-            ExpectedHw::Timeout => Ending::Timeout(vec![]),
-            ExpectedHw::MayTrap => Ending::Trap {
-                kind: "predicted".into(),
-                code: 0,
+            HwOutcome::Completes => Ending::Completed,
+            HwOutcome::Hangs => Ending::Timeout(vec![]),
+            HwOutcome::Traps(kind) => Ending::Trap {
+                kind,
+                code: kind.code(),
             },
+            HwOutcome::Refused => Ending::Rejected("predicted: the driver refuses".into()),
         },
         regions: Default::default(),
         partial: Default::default(),
@@ -479,10 +480,7 @@ check: [buf]
         o.not_reached = vec![0];
         assert!(verdict(o).1.contains("did not reach the end"));
         let mut o = good.clone();
-        o.outcome = Ending::Trap {
-            kind: "IllegalAddress".into(),
-            code: 700,
-        };
+        o.outcome = Ending::trap(700);
         let (v, d) = verdict(o);
         assert_eq!(v, Verdict::TrapUnexpected);
         assert!(d.starts_with("trap IllegalAddress (CUDA error 700)"), "{d}");

@@ -77,6 +77,7 @@ pub fn departs(v: &Verdict) -> bool {
     matches!(
         v,
         Verdict::Diverge
+            | Verdict::UndefinedMispredicted
             | Verdict::TrapUnexpected
             | Verdict::TimeoutUnexpected
             | Verdict::TrapExpected

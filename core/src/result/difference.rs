@@ -4,6 +4,7 @@
 
 use super::ExpectedByte;
 use ptxconform_reference::case::Ending;
+use ptxconform_reference::sem::exec::{HwOutcome, Undecided};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -20,6 +21,19 @@ pub enum Difference {
     NotRefused {
         ended: Ending,
         model: Vec<(String, String)>,
+    },
+    /// The case is undefined and the run ended outside the model's predicted outcomes.
+    Mispredicted {
+        predicted: Vec<HwOutcome>,
+        ended: Ending,
+    },
+    /// The case is undefined and the model's prediction allows several outcome classes (or trap
+    /// kinds): the run could not tell the model wrong. Not a failure; counted.
+    Undecided {
+        /// The UB rule id.
+        rule: String,
+        predicted: Vec<HwOutcome>,
+        between: Undecided,
     },
     /// Canary bytes around these global regions were overwritten.
     Canaries { regions: Vec<String> },
@@ -79,6 +93,12 @@ fn ending_summary(e: &Ending) -> String {
     }
 }
 
+/// Predicted outcomes in words.
+fn outcomes(o: &[HwOutcome]) -> String {
+    let all: Vec<String> = o.iter().map(|o| o.to_string()).collect();
+    all.join(" or ")
+}
+
 /// The maps the model's driver refuses (map, rule), in words.
 pub fn model_refusals(model: &[(String, String)]) -> String {
     if model.is_empty() {
@@ -106,6 +126,16 @@ impl Difference {
                 ended: Ending::Completed,
             } => "completed".into(),
             Difference::NotRefused { .. } => "not refused".into(),
+            Difference::Mispredicted { ended, .. } => {
+                format!(
+                    "mispredicted: {}",
+                    Difference::Ending {
+                        ended: ended.clone()
+                    }
+                    .site()
+                )
+            }
+            Difference::Undecided { .. } => "undecided".into(),
             Difference::Canaries { .. } => "canaries".into(),
             Difference::NotReached { .. } => "not reached".into(),
             Difference::Length { region, .. }
@@ -132,6 +162,23 @@ impl fmt::Display for Difference {
                 "expected the driver to refuse a tensor map ({}); the run {}",
                 model_refusals(model),
                 ending_summary(ended)
+            ),
+            Difference::Mispredicted { predicted, ended } => write!(
+                f,
+                "outcome mispredicted: the run {}, the model predicts {}",
+                ending_summary(ended),
+                outcomes(predicted)
+            ),
+            Difference::Undecided {
+                predicted, between, ..
+            } => write!(
+                f,
+                "prediction undecided between {}: {}",
+                match between {
+                    Undecided::Class => "outcome classes",
+                    Undecided::Kind => "trap kinds",
+                },
+                outcomes(predicted)
             ),
             Difference::Canaries { regions } => {
                 write!(f, "canary bytes overwritten around {regions:?}")
@@ -214,10 +261,7 @@ mod tests {
         assert_eq!(byte.site(), "buf");
         assert_eq!(byte.to_string(), "buf@cta3 byte 2: observed 0x09");
         let trap = Difference::Ending {
-            ended: Ending::Trap {
-                kind: "IllegalAddress".into(),
-                code: 700,
-            },
+            ended: Ending::trap(700),
         };
         assert_eq!(trap.site(), "trap IllegalAddress");
         assert_eq!(trap.to_string(), "trap IllegalAddress (CUDA error 700)");

@@ -20,6 +20,8 @@ pub use run_info::{today, RunInfo};
 pub use scope::{CaseSet, Scope, Selection, Shards};
 pub use verdict::Verdict;
 
+use ptxconform_reference::sem::exec::Undecided;
+
 /// The result of one case, as journaled and reported.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CaseResult {
@@ -78,7 +80,18 @@ pub struct Summary {
     /// Profile position -> cases whose hardware result departed from its spec reading.
     #[serde(default)]
     pub departures: BTreeMap<String, usize>,
+    /// Undefined cases whose prediction allowed several outcomes, by rule id, split by what was
+    /// undecided (`class`: several outcome classes; `kind`: several trap kinds).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub undecided: BTreeMap<String, UndecidedCounts>,
     pub results: Vec<CaseResult>,
+}
+
+/// Undecided predictions of one rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UndecidedCounts {
+    pub class: usize,
+    pub kind: usize,
 }
 
 impl Summary {
@@ -89,9 +102,19 @@ impl Summary {
         let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut totals: BTreeMap<String, usize> = BTreeMap::new();
         let mut departures: BTreeMap<String, usize> = BTreeMap::new();
+        let mut undecided: BTreeMap<String, UndecidedCounts> = BTreeMap::new();
         for r in &results {
             for d in &r.departures {
                 *departures.entry(d.clone()).or_default() += 1;
+            }
+            for d in &r.differences {
+                if let Difference::Undecided { rule, between, .. } = d {
+                    let u = undecided.entry(rule.clone()).or_default();
+                    match between {
+                        Undecided::Class => u.class += 1,
+                        Undecided::Kind => u.kind += 1,
+                    }
+                }
             }
             *counts
                 .entry(r.family.clone())
@@ -106,6 +129,7 @@ impl Summary {
             counts,
             totals,
             departures,
+            undecided,
             results,
         }
     }

@@ -24,8 +24,12 @@ pub enum Verdict {
     TimeoutExpected,
     /// A bounded wait timed out on a case the reference found well defined.
     TimeoutUnexpected,
-    /// The reference classified the case as undefined and the hardware did something (recorded).
+    /// The reference classified the case as undefined and the hardware did what its prediction
+    /// allows (recorded).
     ReferenceUndefined,
+    /// The reference classified the case as undefined and the hardware ended outside the
+    /// predicted outcomes (a failure, like a divergence).
+    UndefinedMispredicted,
     /// The reference alone ran and found the case well defined (no GPU, or `--reference-only`).
     ReferencePass,
     /// The reference itself failed on the case (a case error, or a violated `expect`).
@@ -55,6 +59,7 @@ impl Verdict {
             Verdict::TimeoutExpected => "timeout (expected)",
             Verdict::TimeoutUnexpected => "timeout (unexpected)",
             Verdict::ReferenceUndefined => "reference-undefined",
+            Verdict::UndefinedMispredicted => "undefined, outcome mispredicted",
             Verdict::ReferencePass => "reference pass",
             Verdict::ReferenceFail => "reference FAIL",
             Verdict::Illegal => "illegal on its target",
@@ -69,6 +74,7 @@ impl Verdict {
         matches!(
             self,
             Verdict::Diverge
+                | Verdict::UndefinedMispredicted
                 | Verdict::TrapUnexpected
                 | Verdict::TimeoutUnexpected
                 | Verdict::ReferenceFail

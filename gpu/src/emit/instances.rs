@@ -32,6 +32,7 @@ fn program_key(case: &Case) -> Option<u128> {
         mbarriers,
         tensor_maps,
         tmem,
+        shared_allocation,
     } = memory;
     let layout = |rs: &[Region]| -> Vec<(String, u64, u64, u64)> {
         rs.iter()
@@ -49,7 +50,14 @@ fn program_key(case: &Case) -> Option<u128> {
     };
     let view = (
         (target, ptx_version, launch, params, program, check, expect),
-        (layout(global), layout(shared), mbarriers, tensor_maps, tmem),
+        (
+            layout(global),
+            layout(shared),
+            mbarriers,
+            tensor_maps,
+            tmem,
+            shared_allocation,
+        ),
     );
     let bytes = serde_json::to_vec(&view).ok()?;
     Some(fnv1a128(FNV128_OFFSET, &bytes))

@@ -23,7 +23,8 @@
 //!   which region each address operand names, the number of stored bytes, the grid and cluster
 //!   extents.
 //! * `dump` points to the observation buffer ([`DumpLayout`]), zero-filled by the host.
-//! * Shared memory is dynamic (`dyn_smem_bytes`); regions and mbarriers sit at
+//! * Shared memory is dynamic (`dyn_smem_bytes`: the case's `memory.shared_allocation`, by
+//!   default the image's size); regions and mbarriers sit at
 //!   [`Layout`] offsets. The prologue copies the initial image (`Emitted::shared_init`, uploaded
 //!   by the host to the address in `pblock[pb::SHARED_INIT]`) into every CTA's shared memory.
 //! * Address operands: `.shared::cta`/`.shared::cluster` operands are 32-bit shared addresses
@@ -366,7 +367,7 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         version,
         pblock: em.pblock,
         globals,
-        dyn_smem_bytes: em.layout.shared_bytes,
+        dyn_smem_bytes: em.layout.shared_allocation,
         dump_layout,
         shared_init,
         launch: LaunchDims {

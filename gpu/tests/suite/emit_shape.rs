@@ -62,6 +62,30 @@ fn cases_differing_in_values_share_the_kernel() {
     assert_eq!(b.pblock[pb::IMAGE_BYTES], 112);
 }
 
+/// `memory.shared_allocation` is what the kernel is launched with; the image stays the
+/// regions' extent (what is initialized and read back).
+#[test]
+fn the_shared_allocation_is_launched_as_stated() {
+    let stated = CP_ASYNC.replace(
+        "  shared: [ { name: buf, size: 64, align: 16 } ]",
+        "  shared: [ { name: buf, size: 64, align: 16 } ]\n  shared_allocation: 1000",
+    );
+    let a = emitted(CP_ASYNC);
+    let b = emitted(&stated);
+    assert_eq!(a.dyn_smem_bytes, 64);
+    assert_eq!(b.dyn_smem_bytes, 1000);
+    assert_eq!(b.pblock[pb::IMAGE_BYTES], 64);
+    assert_eq!(a.ptx, b.ptx);
+    // Emitted together, the two programs do not share one emission's allocation.
+    let (ca, cb) = (case(CP_ASYNC), case(&stated));
+    let both = ptxconform_gpu::emit::emit_all(&[&ca, &cb]);
+    let sizes: Vec<u64> = both
+        .iter()
+        .map(|e| e.as_ref().unwrap().dyn_smem_bytes)
+        .collect();
+    assert_eq!(sizes, [64, 1000]);
+}
+
 #[test]
 fn shape_changes_with_what_stays_in_the_text() {
     let a = emitted(CP_ASYNC);

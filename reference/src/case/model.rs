@@ -24,6 +24,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
 
 use crate::target::Target;
 
@@ -124,6 +126,11 @@ pub struct Memory {
     /// Tensor Memory allocations (for `tcgen05`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tmem: Vec<TmemDecl>,
+    /// Bytes of dynamic shared memory each CTA is launched with: at least what the shared
+    /// regions, mbarriers and Tensor Memory words take (the default). Silicon runs a shared access
+    /// past its region that stays inside the allocation; one that leaves it traps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_allocation: Option<u64>,
 }
 
 /// A byte region in global memory or in every CTA's shared memory.
@@ -461,8 +468,8 @@ pub enum Ending {
     /// The launch trapped with a sticky CUDA error (its kind, e.g. `IllegalInstruction`, and
     /// code); nothing read back.
     Trap {
-        /// The CUDA error's name.
-        kind: String,
+        /// The CUDA error's kind (named as recorded: `IllegalInstruction`, `Other(800)`).
+        kind: TrapKind,
         /// The CUDA error's code.
         code: i32,
     },
@@ -472,7 +479,130 @@ pub enum Ending {
     Rejected(String),
 }
 
+/// The sticky CUDA error a trapped launch reports (codes of `cudaError_enum`, CUDA 13.0): what
+/// predictions and the judge decide on. Written in case files by name, as the harness names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TrapKind {
+    /// 700: an access outside any allocation (e.g. past the CTA's shared memory).
+    IllegalAddress,
+    /// 702.
+    LaunchTimeout,
+    /// 710.
+    Assert,
+    /// 714.
+    HardwareStackError,
+    /// 715: the trap of most instruction-level violations on sm_90.
+    IllegalInstruction,
+    /// 716.
+    MisalignedAddress,
+    /// 717.
+    InvalidAddressSpace,
+    /// 718.
+    InvalidPc,
+    /// 719: an unspecified launch failure (the mbarrier counters' traps).
+    LaunchFailed,
+    /// 721.
+    TensorMemoryLeak,
+    /// Any other code.
+    Other(i32),
+}
+
+impl TrapKind {
+    const NAMED: [(i32, TrapKind, &'static str); 10] = [
+        (700, TrapKind::IllegalAddress, "IllegalAddress"),
+        (702, TrapKind::LaunchTimeout, "LaunchTimeout"),
+        (710, TrapKind::Assert, "Assert"),
+        (714, TrapKind::HardwareStackError, "HardwareStackError"),
+        (715, TrapKind::IllegalInstruction, "IllegalInstruction"),
+        (716, TrapKind::MisalignedAddress, "MisalignedAddress"),
+        (717, TrapKind::InvalidAddressSpace, "InvalidAddressSpace"),
+        (718, TrapKind::InvalidPc, "InvalidPc"),
+        (719, TrapKind::LaunchFailed, "LaunchFailed"),
+        (721, TrapKind::TensorMemoryLeak, "TensorMemoryLeak"),
+    ];
+
+    /// The kind of CUDA error `code`.
+    pub fn from_code(code: i32) -> TrapKind {
+        Self::NAMED
+            .iter()
+            .find(|(c, _, _)| *c == code)
+            .map_or(TrapKind::Other(code), |(_, k, _)| *k)
+    }
+
+    /// Its CUDA error code.
+    pub fn code(self) -> i32 {
+        match self {
+            TrapKind::Other(c) => c,
+            k => Self::NAMED
+                .iter()
+                .find(|(_, n, _)| *n == k)
+                .map_or(0, |(c, _, _)| *c),
+        }
+    }
+}
+
+impl fmt::Display for TrapKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrapKind::Other(c) => write!(f, "Other({c})"),
+            k => {
+                let name = Self::NAMED.iter().find(|(_, n, _)| n == k).map(|e| e.2);
+                f.write_str(name.unwrap_or("Other"))
+            }
+        }
+    }
+}
+
+impl FromStr for TrapKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TrapKind, String> {
+        if let Some((_, k, _)) = Self::NAMED.iter().find(|(_, _, n)| *n == s) {
+            return Ok(*k);
+        }
+        s.strip_prefix("Other(")
+            .and_then(|r| r.strip_suffix(')'))
+            .and_then(|c| c.parse().ok())
+            .map(TrapKind::Other)
+            .ok_or_else(|| format!("unknown trap kind `{s}` (a CUDA error name such as IllegalInstruction, or Other(CODE))"))
+    }
+}
+
+impl Serialize for TrapKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TrapKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TrapKind, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for TrapKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TrapKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^(IllegalAddress|LaunchTimeout|Assert|HardwareStackError|IllegalInstruction|MisalignedAddress|InvalidAddressSpace|InvalidPc|LaunchFailed|TensorMemoryLeak|Other\\(-?[0-9]+\\))$",
+            "description": "The CUDA error a trapped launch reported, by name (`Other(CODE)` for the rest)."
+        })
+    }
+}
+
 impl Ending {
+    /// A trap with CUDA error `code`.
+    pub fn trap(code: i32) -> Ending {
+        Ending::Trap {
+            kind: TrapKind::from_code(code),
+            code,
+        }
+    }
+
     /// Did the device's state come back (regions, mbarriers, Tensor Memory)?
     pub fn read_back(&self) -> bool {
         matches!(self, Ending::Completed | Ending::Timeout(_))

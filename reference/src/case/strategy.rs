@@ -91,6 +91,7 @@ pub fn memory() -> impl Strategy<Value = Memory> {
         ),
     )
         .prop_map(|(global, shared, mbarriers, tensor_maps, tmem)| Memory {
+            shared_allocation: None,
             global,
             shared,
             mbarriers,
@@ -136,7 +137,7 @@ pub fn observation() -> impl Strategy<Value = Observation> {
     let ending = prop_oneof![
         Just(Ending::Completed),
         vec(0usize..64, 0..3).prop_map(Ending::Timeout),
-        (text(), any::<i32>()).prop_map(|(kind, code)| Ending::Trap { kind, code }),
+        any::<i32>().prop_map(Ending::trap),
         any::<u64>().prop_map(Ending::Watchdog),
         text().prop_map(Ending::Rejected),
     ];

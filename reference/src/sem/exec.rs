@@ -47,12 +47,12 @@
 //!   barrier.cluster change no modelled state (steps are already sequential, the model has no
 //!   virtual aliases and no tensor map the program writes); the proxy fences do (`exec/sync.rs`).
 //! - A-EXEC-PREFETCH: prefetches change no state and are not checked beyond resolving.
-//! - A-EXEC-HW: the expected hardware behaviour of a UB: address faults (misaligned, outside
-//!   the cluster / CTA window) may trap; a never-completing wait times out; other UB is
-//!   expected to complete (with unconstrained results). Where H100 / H200 did otherwise the
-//!   rule's entry in [`ExpectedHw::of`] says what and how often; UB silicon runs in one definite
-//!   way is run again under that reading ([`Reading::Silicon`]), whose outcome is the
-//!   expectation.
+//! - A-EXEC-HW: the predicted hardware behaviour of a UB is a set of outcomes
+//!   (`Prediction`: completes, hangs, traps with a CUDA error kind, the driver refuses); a run
+//!   outside it is mispredicted, a failure. UB is predicted to complete (with unconstrained
+//!   results) unless H100 / H200 did otherwise: `predict::SILICON` lists those rules with the
+//!   outcomes and runs; UB silicon runs in one definite way is run again under that reading
+//!   ([`Reading::Silicon`]), whose outcome is the prediction.
 //! - A-BULK-SIZE-ROUNDS-DOWN: silicon runs a bulk copy or reduction whose size is not a multiple
 //!   of 16 with the size rounded down to one (`exec/bulk.rs`).
 //! - A-EXEC-REDUCE-REMOTE: cp.reduce.async.bulk into .shared::cluster must target another CTA
@@ -67,6 +67,7 @@ mod cp_async;
 mod footprint;
 mod mbarrier;
 mod operands;
+pub mod predict;
 mod reduce;
 mod report;
 mod run;
@@ -88,9 +89,12 @@ use super::ub::{self, Ub, UbRule};
 use crate::case::Case;
 use crate::layout::{Layout, Place};
 use async_ops::Update;
+pub use predict::{
+    rule_prediction, ExpectedHw, HwOutcome, OutcomeClass, Prediction, Undecided, SILICON,
+};
 pub use report::{
-    ErrorKind, ExecError, ExecOptions, Execution, ExpectedHw, FinalState, GroupCounts, MbarState,
-    Outcome, Touch, TouchKind, TraceStep,
+    ErrorKind, ExecError, ExecOptions, Execution, FinalState, GroupCounts, MbarState, Outcome,
+    Touch, TouchKind, TraceStep,
 };
 pub(crate) use run::Reading;
 pub use run::{execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading};

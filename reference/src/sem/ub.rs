@@ -39,6 +39,19 @@ pub struct Ub {
     /// sm_90 silicon traps in this situation of the rule, where it completes in others
     /// ([`silicon_traps_when`] names them, with the runs that showed it).
     pub silicon_traps: bool,
+    /// Where in its CTA's shared memory an access that left its shared region lay, for the
+    /// hardware prediction (inside or outside the CTA's allocation).
+    pub shared_access: Option<SharedAccess>,
+}
+
+/// A shared-memory access, in bytes from the start of the CTA's shared image (the case's
+/// dynamic shared memory), the 32-bit shared address wrapped as silicon wraps it: `[start,
+/// end)`, with the bytes the CTA was launched with (`Layout::shared_allocation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SharedAccess {
+    pub start: i64,
+    pub end: i64,
+    pub allocation: u64,
 }
 
 impl Ub {
@@ -48,6 +61,7 @@ impl Ub {
             section: rule.section,
             detail: detail.into(),
             silicon_traps: false,
+            shared_access: None,
         }
     }
 

@@ -122,3 +122,61 @@ fn ub_cases_name_catalogue_rules() {
         );
     }
 }
+
+/// Every recorded trap under `cases/` loads as a typed kind that agrees with its CUDA code, and
+/// recording again writes each trap as it was written (kind name and code, in order): a
+/// re-recorded file does not change where it did not change.
+#[test]
+fn recorded_trap_kinds_load_typed_and_write_back_as_recorded() {
+    use ptxconform_reference::case::{load_file, to_yaml, Ending, TrapKind};
+    // The `kind:`/`code:` pairs under each `trap:` of a YAML text, in order.
+    fn traps(text: &str) -> Vec<(String, String)> {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        lines
+            .windows(3)
+            .filter(|w| w[0] == "trap:")
+            .map(|w| (w[1].to_string(), w[2].to_string()))
+            .collect()
+    }
+    let dir = cases_dir();
+    let mut seen = 0;
+    for (path, result) in load_dir(&dir) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let before = traps(&text);
+        if before.is_empty() {
+            continue;
+        }
+        let cases = result.unwrap();
+        for o in cases.iter().flat_map(|c| &c.observed) {
+            if let Ending::Trap { kind, code } = o.outcome {
+                assert_eq!(kind, TrapKind::from_code(code), "{}", path.display());
+                assert_ne!(kind, TrapKind::Other(code), "{}: unnamed", path.display());
+                seen += 1;
+            }
+        }
+        let again = to_yaml(&cases);
+        assert_eq!(traps(&again), before, "{}", path.display());
+        // Written once more, a recorded file is a fixed point.
+        let tmp = std::env::temp_dir().join(format!("ptxc-traps-{}.yaml", std::process::id()));
+        std::fs::write(&tmp, &again).unwrap();
+        let reloaded = load_file(&tmp).unwrap();
+        std::fs::remove_file(&tmp).ok();
+        assert_eq!(to_yaml(&reloaded), again, "{}", path.display());
+    }
+    assert!(seen >= 7, "only {seen} recorded traps");
+}
+
+/// Trap kinds are written by name; an unnamed code as `Other(CODE)`; a name the harness does not
+/// report is refused.
+#[test]
+fn trap_kind_names() {
+    use ptxconform_reference::case::TrapKind;
+    for code in [700, 715, 716, 719, 799, -3] {
+        let k = TrapKind::from_code(code);
+        assert_eq!(k.code(), code);
+        assert_eq!(k.to_string().parse::<TrapKind>(), Ok(k));
+    }
+    assert_eq!(TrapKind::from_code(716), TrapKind::MisalignedAddress);
+    assert_eq!(TrapKind::from_code(799).to_string(), "Other(799)");
+    assert!("predicted".parse::<TrapKind>().is_err());
+}

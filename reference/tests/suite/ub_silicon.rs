@@ -84,3 +84,124 @@ fn undefined_cases_end_on_silicon_as_the_model_expects() {
         "{bytes_checked} regions compared with the silicon reading"
     );
 }
+
+/// Every recorded run of a case the model calls undefined ended in one of the outcomes the model
+/// predicts (class and trap kind), and recorded traps name their kind.
+#[test]
+fn recorded_undefined_runs_are_inside_the_prediction() {
+    use ptxconform_reference::sem::exec::HwOutcome;
+    let opts = ExecOptions::of(Profile::Sm90);
+    let (mut runs, mut traps, mut wrong) = (0, 0, Vec::new());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    for (path, cases, _) in load_dir_each(&dir) {
+        for c in cases.iter().filter(|c| !c.observed.is_empty()) {
+            let Ok(ex) = execute_with(c, opts) else {
+                continue;
+            };
+            if ex.outcome == Outcome::Defined {
+                continue;
+            }
+            for o in &c.observed {
+                runs += 1;
+                let got = HwOutcome::of(&o.outcome);
+                traps += usize::from(matches!(got, HwOutcome::Traps(_)));
+                if !ex.prediction.allows(got) {
+                    wrong.push(format!(
+                        "{}: {} on {}: {got}, predicted {}",
+                        path.display(),
+                        c.name,
+                        o.device,
+                        ex.prediction
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(runs >= 80 && traps >= 7, "{runs} runs, {traps} traps");
+}
+
+/// The shared-window probes (`cases/ub/shared_window.yaml`): an access past its region is
+/// predicted to complete while it ends within the CTA's allocation rounded up to
+/// `SHARED_WINDOW_GRANULE`, and to trap with an illegal address past it.
+#[test]
+fn shared_window_probes_are_predicted_by_the_allocation() {
+    use ptxconform_reference::case::{load_file, TrapKind};
+    use ptxconform_reference::layout::Layout;
+    use ptxconform_reference::sem::exec::{HwOutcome, Prediction};
+    use ptxconform_reference::sem::profile::SHARED_WINDOW_GRANULE;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/ub/shared_window.yaml");
+    let cases = load_file(&path).unwrap();
+    let completes = Prediction::one(HwOutcome::Completes);
+    let traps = Prediction::one(HwOutcome::Traps(TrapKind::IllegalAddress));
+    let mut n_traps = 0;
+    for c in &cases {
+        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).unwrap();
+        let Outcome::Undefined { ub, .. } = &ex.outcome else {
+            panic!("{}: defined", c.name)
+        };
+        let a = ub.shared_access.unwrap();
+        let layout = Layout::of(c).unwrap();
+        assert_eq!(Some(a.allocation), c.memory.shared_allocation, "{}", c.name);
+        assert_eq!(layout.shared_allocation, a.allocation);
+        let bound = a.allocation.div_ceil(SHARED_WINDOW_GRANULE) * SHARED_WINDOW_GRANULE;
+        let past = a.end > bound as i64;
+        n_traps += usize::from(past);
+        assert_eq!(
+            ex.prediction,
+            if past {
+                traps.clone()
+            } else {
+                completes.clone()
+            },
+            "{}",
+            c.name
+        );
+    }
+    // Named points of the grid under the 128-byte granule.
+    let predicted = |name: &str| {
+        let c = cases.iter().find(|c| c.name == name).unwrap();
+        execute_with(c, ExecOptions::of(Profile::Sm90))
+            .unwrap()
+            .prediction
+    };
+    assert_eq!(predicted("ub.shared_window.s2g.a64.plus16"), completes);
+    assert_eq!(predicted("ub.shared_window.s2g.a64.plus128"), traps);
+    assert_eq!(predicted("ub.shared_window.g2s.a1024.at_end"), completes);
+    assert_eq!(predicted("ub.shared_window.g2s.a1024.plus16"), traps);
+    assert_eq!(predicted("ub.shared_window.s2g.a49167.plus1"), completes);
+    // A swizzled tile whose padded rows span [0, 1024): the whole span decides, not the first
+    // unit that leaves the region.
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a144.image"),
+        traps
+    );
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a896.beyond128"),
+        traps
+    );
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a1008.beyond16"),
+        completes
+    );
+    assert_eq!(
+        predicted("ub.shared_window.tensor.box4x8.a1024.at_end"),
+        completes
+    );
+    assert!(n_traps > 10 && n_traps < cases.len(), "{n_traps}");
+}
+
+/// `memory.shared_allocation` below the shared image is refused by the layout.
+#[test]
+fn a_shared_allocation_below_the_image_is_refused() {
+    use ptxconform_reference::case::load_file;
+    use ptxconform_reference::layout::Layout;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/ub/shared_window.yaml");
+    let mut c = load_file(&path).unwrap().remove(0);
+    assert_eq!(Layout::of(&c).unwrap().shared_allocation, 64);
+    c.memory.shared_allocation = Some(48);
+    assert!(Layout::of(&c).is_err());
+    c.memory.shared_allocation = None;
+    let l = Layout::of(&c).unwrap();
+    assert_eq!(l.shared_allocation, l.shared_bytes);
+}

@@ -89,6 +89,16 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
     if shared_end > MAX_SHARED_BYTES {
         o.err(p(&["memory", "shared"]), format!("shared memory layout needs {shared_end} bytes per CTA; at most {MAX_SHARED_BYTES} (assumed sm_90/sm_100 opt-in maximum)"));
     }
+    if let Some(n) = m.shared_allocation {
+        // Tensor Memory words follow the mbarriers: the layout checks the rest.
+        let image = shared_end.max(16).div_ceil(16).saturating_mul(16);
+        if n > MAX_SHARED_BYTES || n < image {
+            o.err(
+                p(&["memory", "shared_allocation"]),
+                format!("{n} bytes: the shared image takes {image} (regions and mbarriers, rounded up to 16) and a CTA has at most {MAX_SHARED_BYTES}"),
+            );
+        }
+    }
     for (i, t) in m.tensor_maps.iter().enumerate() {
         declare(o, &t.name, pi(&["memory", "tensor_maps"], i));
         if !m.global.iter().any(|r| r.name == t.global) {

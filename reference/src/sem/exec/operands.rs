@@ -9,7 +9,7 @@ use crate::layout::{Place, MBARRIER_BYTES};
 use crate::ptx::operand::{AddrBase, Address, Value};
 use crate::sem::mbarrier::{Slot, StateToken};
 use crate::sem::memory::{Addr, RegionId};
-use crate::sem::ub::UbRule;
+use crate::sem::ub::{SharedAccess, Ub, UbRule};
 
 /// Which memory an address operand names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,13 +273,25 @@ impl Machine<'_> {
     pub(crate) fn check_range(&self, l: &Loc, len: u64, rule: &UbRule, role: &str) -> R<Addr> {
         l.within(len).map_or_else(
             || {
-                ub(
+                let mut u = Ub::new(
                     rule,
                     format!(
                         "{role} [{}{:+}, +{len}) leaves `{}` ({} bytes)",
                         l.name, l.rel, l.name, l.size
                     ),
-                )
+                );
+                if l.cta().is_some() {
+                    // Shared addresses are 32 bits: an offset past 2^32 wraps (below the image
+                    // when it wraps to a negative one).
+                    let raw = i128::from(l.start) + i128::from(l.rel);
+                    let start = i64::from(raw as u32 as i32);
+                    u.shared_access = Some(SharedAccess {
+                        start,
+                        end: start.saturating_add(i64::try_from(len).unwrap_or(i64::MAX)),
+                        allocation: self.layout.shared_allocation,
+                    });
+                }
+                Err(Stop::Ub(u))
             },
             Ok,
         )

@@ -6,88 +6,19 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 
-use super::tensor;
+use super::predict::{ExpectedHw, Prediction};
 use crate::case::Expect;
 use crate::sem::memory::Byte;
 use crate::sem::mutant::Mutant;
 use crate::sem::profile::{Position, Profile};
 use crate::sem::proxy::Note;
-use crate::sem::ub::{self, Ub};
+use crate::sem::ub::Ub;
 
 /// Defined, or stopped at the first undefined behaviour (classified, never executed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Defined,
     Undefined { ub: Ub, step: usize },
-}
-
-/// What silicon is expected to do (A-EXEC-HW).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ExpectedHw {
-    Completes,
-    /// A wait whose phase can never complete spins until the harness times out.
-    Timeout,
-    /// An address fault (misaligned / out of range / outside the window) that typically traps.
-    MayTrap,
-}
-
-impl std::fmt::Display for ExpectedHw {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ExpectedHw::Completes => "completes",
-            ExpectedHw::Timeout => "hangs (wait times out)",
-            ExpectedHw::MayTrap => "may trap",
-        })
-    }
-}
-
-impl ExpectedHw {
-    pub fn of(outcome: &Outcome) -> ExpectedHw {
-        let Outcome::Undefined { ub: u, .. } = outcome else {
-            return ExpectedHw::Completes;
-        };
-        // Not among them, observed on H100 and H200 (cases/ub): ranges that leave their region
-        // or wrap the 32-bit shared window land in the memory next to it and complete
-        // (`address.out_of_region` 4 of 4, `bulk.range_overflow` 6 of 6); a bulk copy into
-        // another CTA's `.shared::cta` window never completes its mbarrier phase (2 of 2).
-        let traps = [
-            &ub::ADDRESS_MISALIGNED,
-            &ub::MBAR_MISALIGNED,
-            &ub::MBAR_ADDRESS_WINDOW,
-            &ub::BULK_MULTICAST_OUTSIDE_CLUSTER,
-            &ub::BULK_CLUSTER_DST_OWN_CTA,
-        ];
-        use crate::sem::tensor::access::copy_rule;
-        // Observed on H100 (reports/sweep/h100-2026-11-25: every such configuration of the
-        // random sweep trapped): a box start not 16-byte aligned (15 of 15), a shared-memory
-        // address not 128-byte aligned (29 of 29, also H10), a store or reduction with
-        // coordinates outside the tensor (38 of 38), an im2col filter base outside the box (21
-        // of 23; one completed, one hung; in the seed-2 sweep 631 of 631 once interleaved maps
-        // take the shifted roles of Assumption::Im2colInterleaveStepsDim0), and a reduction
-        // type the map's element type does not take (13 of 13, also H8).
-        // And on H100 (the corpus baseline of 2026-11-25, IllegalInstruction, 1 of 1 each): a
-        // coordinate count that is not the map's rank, a load mode the map was not encoded for.
-        let tensor_trap = [
-            copy_rule::BOX_START_ALIGNED,
-            copy_rule::SMEM_ALIGN,
-            copy_rule::STORE_BOUNDS,
-            copy_rule::FILTER_IN_BOX,
-            copy_rule::COORD_COUNT,
-            copy_rule::MODE_MATCHES_MAP,
-        ]
-        .iter()
-        .any(|r| u.rule == tensor::copy_rule_id(r))
-            || u.rule == ub::TENSOR_REDUCE_TYPE_ILLEGAL.id;
-        // An arrive past the pending count trapped on H100 (the corpus baseline, 1 of 1).
-        let traps_always = tensor_trap || u.rule == ub::MBAR_PENDING_RANGE.id;
-        if u.rule == ub::WAIT_NEVER_COMPLETES.id || u.rule == ub::BULK_DST_NOT_OWN_CTA.id {
-            ExpectedHw::Timeout
-        } else if traps_always || u.silicon_traps || traps.iter().any(|r| r.id == u.rule) {
-            ExpectedHw::MayTrap
-        } else {
-            ExpectedHw::Completes
-        }
-    }
 }
 
 /// Observable state of one mbarrier location. Uncertain parts are `None`.
@@ -206,6 +137,9 @@ impl fmt::Display for TraceStep {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Execution {
     pub outcome: Outcome,
+    /// What silicon is predicted to do: the allowed outcomes.
+    pub prediction: Prediction,
+    /// The prediction's coarse class (what the GPU engine schedules by).
     pub expected_hw: ExpectedHw,
     pub trace: Vec<TraceStep>,
     pub final_state: FinalState,

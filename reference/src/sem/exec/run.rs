@@ -3,8 +3,9 @@
 //! (a PTX statement dispatched to its instruction family, a `wait_parity` step, a `store` step).
 
 use super::operands::store_address;
+use super::predict::Prediction;
 use super::{concurrent, tensor, ub, Machine, Stop, R};
-use super::{ErrorKind, ExecError, ExecOptions, Execution, ExpectedHw, Outcome, TouchKind};
+use super::{ErrorKind, ExecError, ExecOptions, Execution, Outcome, TouchKind};
 use crate::case::{Case, StepOp};
 use crate::ptx::operand::Address;
 use crate::ptx::{Instruction, Statement};
@@ -25,6 +26,7 @@ pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecErr
         // The text's run stands whatever the second one meets.
         if let Ok(silicon) = execute_silicon(case, opts) {
             ex.expected_hw = silicon.expected_hw;
+            ex.prediction = silicon.prediction;
         }
     }
     Ok(ex)
@@ -193,8 +195,11 @@ fn execute_schedule(
             .position(|q| q.id == p.id)
     });
     departures.dedup();
+    let driver_rejects = tensor::driver_refusals(case);
+    let prediction = Prediction::of(&outcome, !driver_rejects.is_empty());
     Ok(Some(Execution {
-        expected_hw: ExpectedHw::of(&outcome),
+        expected_hw: prediction.coarse(),
+        prediction,
         outcome,
         trace,
         final_state,
@@ -202,7 +207,7 @@ fn execute_schedule(
         mutant: opts.mutant,
         departures,
         notes: m.notes,
-        driver_rejects: tensor::driver_refusals(case),
+        driver_rejects,
     }))
 }
 

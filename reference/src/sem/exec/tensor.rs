@@ -137,12 +137,25 @@ pub fn driver_refusals(case: &crate::case::Case) -> Vec<(String, EncodeReject)> 
         .collect()
 }
 
+/// The shared bytes a copy's transfers span, padding included.
+fn smem_extent(plan: &tensor::access::CopyPlan) -> std::ops::Range<u64> {
+    let lo = plan.transfers.iter().map(|t| t.smem).min().unwrap_or(0);
+    let hi = plan
+        .transfers
+        .iter()
+        .map(|t| t.smem.saturating_add(t.smem_bytes))
+        .max()
+        .unwrap_or(0);
+    lo..hi
+}
+
 fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
     Stop::Ub(Ub {
         rule,
         section,
         detail,
         silicon_traps: false,
+        shared_access: None,
     })
 }
 
@@ -367,22 +380,30 @@ impl Machine<'_> {
         }
     }
 
-    /// Shared address `a` (CTA layout offset) checked to lie in `place` with `len` bytes.
-    fn tensor_smem(place: &Loc, a: u64, len: u64) -> R<u64> {
+    /// Shared address `a` (CTA layout offset) checked to lie in `place` with `len` bytes; out of
+    /// it, the UB carries `extent`, the shared bytes the whole copy spans (what silicon's
+    /// allocation check sees).
+    fn tensor_smem(&self, place: &Loc, a: u64, len: u64, extent: std::ops::Range<u64>) -> R<u64> {
         if a >= place.start && a + len <= place.start + place.size {
-            Ok(a)
-        } else {
-            ub(
-                &rules::ADDRESS_OUT_OF_REGION,
-                format!(
-                    "tensor unit at shared offset {} leaves `{}` [{}, {})",
-                    a,
-                    place.name,
-                    place.start,
-                    place.start + place.size
-                ),
-            )
+            return Ok(a);
         }
+        let mut u = crate::sem::ub::Ub::new(
+            &rules::ADDRESS_OUT_OF_REGION,
+            format!(
+                "tensor unit at shared offset {} leaves `{}` [{}, {})",
+                a,
+                place.name,
+                place.start,
+                place.start + place.size
+            ),
+        );
+        // Tensor shared addresses are offsets in the CTA's image (no 32-bit wrap).
+        u.shared_access = Some(crate::sem::ub::SharedAccess {
+            start: i64::try_from(extent.start).unwrap_or(i64::MAX),
+            end: i64::try_from(extent.end).unwrap_or(i64::MAX),
+            allocation: self.layout.shared_allocation,
+        });
+        Err(Stop::Ub(u))
     }
 
     /// Reads the in-bound source units of a plan from one region (A-TENSOR-SOURCE-SPAN):
@@ -466,8 +487,9 @@ impl Machine<'_> {
                     .transpose()
             })
             .collect::<R<_>>()?;
+        let extent = smem_extent(&plan);
         for t in &plan.transfers {
-            Self::tensor_smem(&dst, t.smem, t.smem_bytes)?;
+            self.tensor_smem(&dst, t.smem, t.smem_bytes, extent.clone())?;
         }
         let (units, hold) = self.read_units(RegionId::Global(gidx as u32), &addrs)?;
         let runs = smem_runs(&plan);
@@ -525,6 +547,7 @@ impl Machine<'_> {
         })?;
         let plan = tensor::store(&map, mode, &coords, smem).map_err(copy_ub)?;
         let mut addrs = vec![];
+        let extent = smem_extent(&plan);
         for t in &plan.transfers {
             // Only in-bound units are read (and written).
             let a = match t.global {
@@ -535,7 +558,7 @@ impl Machine<'_> {
                     } else {
                         t.global_bytes
                     };
-                    Some((Self::tensor_smem(&src, t.smem, n)?, n))
+                    Some((self.tensor_smem(&src, t.smem, n, extent.clone())?, n))
                 }
                 None => None,
             };

@@ -1,0 +1,111 @@
+//! The recorded runs behind each rule's silicon prediction, counted from the corpus's recordings
+//! when `ptxconform rules` runs: per UB rule id, how many recorded runs of cases the sm_90 model
+//! calls undefined by it, on which devices and drivers, and how many ended inside the prediction.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use ptxconform_reference::case::load_dir;
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions, HwOutcome, Outcome};
+use ptxconform_reference::sem::profile::Profile;
+
+/// A prediction resting on fewer recorded runs is marked thin.
+pub const THIN_BELOW: usize = 20;
+
+/// The recorded runs of one rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub runs: usize,
+    /// Runs that ended in an outcome the prediction allows.
+    pub inside: usize,
+    /// Runs per device name.
+    pub devices: BTreeMap<String, usize>,
+    pub drivers: BTreeSet<String>,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.runs += o.runs;
+        self.inside += o.inside;
+        for (d, n) in &o.devices {
+            *self.devices.entry(d.clone()).or_default() += n;
+        }
+        self.drivers.extend(o.drivers.iter().cloned());
+    }
+
+    /// `12 runs (H100 80GB HBM3 ×6, H200 ×6; CUDA 13.0), 12 in the prediction; thin`.
+    pub fn describe(&self) -> String {
+        if self.runs == 0 {
+            return "none recorded; thin".into();
+        }
+        let devices: Vec<String> = self
+            .devices
+            .iter()
+            .map(|(d, n)| format!("{} ×{n}", d.trim_start_matches("NVIDIA ")))
+            .collect();
+        let drivers: Vec<&str> = self.drivers.iter().map(String::as_str).collect();
+        let scope = if drivers.is_empty() {
+            devices.join(", ")
+        } else {
+            format!("{}; {}", devices.join(", "), drivers.join(", "))
+        };
+        format!(
+            "{} run{} ({scope}), {} in the prediction{}",
+            self.runs,
+            if self.runs == 1 { "" } else { "s" },
+            self.inside,
+            if self.runs < THIN_BELOW { "; thin" } else { "" }
+        )
+    }
+}
+
+/// Counts by full UB rule id (`tensor.copy:smem-alignment`), and where they came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    pub by_rule: BTreeMap<String, Counts>,
+    /// The corpus folder read.
+    pub corpus: String,
+}
+
+impl Evidence {
+    /// Every recorded observation of the cases under `dir` (files that do not load are
+    /// skipped: `run` reports them) whose sm_90 execution is undefined.
+    pub fn load(dir: &Path) -> Evidence {
+        let mut by_rule: BTreeMap<String, Counts> = BTreeMap::new();
+        for (_, cases) in load_dir(dir) {
+            let Ok(cases) = cases else { continue };
+            for c in cases.iter().filter(|c| !c.observed.is_empty()) {
+                let Ok(ex) = execute_with(c, ExecOptions::of(Profile::Sm90)) else {
+                    continue;
+                };
+                let Outcome::Undefined { ub, .. } = &ex.outcome else {
+                    continue;
+                };
+                let k = by_rule.entry(ub.rule.to_string()).or_default();
+                for o in &c.observed {
+                    k.runs += 1;
+                    k.inside += usize::from(ex.prediction.allows(HwOutcome::of(&o.outcome)));
+                    *k.devices.entry(o.device.clone()).or_default() += 1;
+                    if !o.driver.is_empty() {
+                        k.drivers.insert(o.driver.clone());
+                    }
+                }
+            }
+        }
+        Evidence {
+            by_rule,
+            corpus: dir.display().to_string(),
+        }
+    }
+
+    /// The runs of rule `id`, with those of its detailed ids (`id:…`).
+    pub fn of(&self, id: &str) -> Counts {
+        let mut c = Counts::default();
+        for (rule, k) in &self.by_rule {
+            if rule == id || rule.strip_prefix(id).is_some_and(|r| r.starts_with(':')) {
+                c.add(k);
+            }
+        }
+        c
+    }
+}

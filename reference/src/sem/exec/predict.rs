@@ -1,0 +1,361 @@
+//! What sm_90 silicon is predicted to do with a case (A-EXEC-HW): a set of allowed outcomes, each
+//! a class (completes, hangs, traps with a CUDA error kind, the driver refuses a tensor map). A
+//! well defined case completes; an undefined one does what the recorded runs of its rule (and
+//! situation) did. An outcome outside the set is a misprediction, which fails a run; a set of
+//! more than one class (or of one class, several trap kinds) is undecided, and reported so.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::report::Outcome;
+use super::tensor;
+use crate::case::{Ending, TrapKind};
+use crate::sem::profile::SHARED_WINDOW_GRANULE;
+use crate::sem::ub::{self, SharedAccess};
+
+/// One outcome of a hardware run, as a prediction names it.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum HwOutcome {
+    /// Every CTA runs to the end.
+    Completes,
+    /// A wait never returns: the kernel's bound or the watchdog ends it.
+    Hangs,
+    /// The launch traps with this CUDA error.
+    Traps(TrapKind),
+    /// The driver refuses to encode a tensor map of the case; nothing is launched.
+    Refused,
+}
+
+/// An outcome's class: what "undecided" counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OutcomeClass {
+    Completes,
+    Hangs,
+    Traps,
+    Refused,
+}
+
+impl HwOutcome {
+    pub fn class(self) -> OutcomeClass {
+        match self {
+            HwOutcome::Completes => OutcomeClass::Completes,
+            HwOutcome::Hangs => OutcomeClass::Hangs,
+            HwOutcome::Traps(_) => OutcomeClass::Traps,
+            HwOutcome::Refused => OutcomeClass::Refused,
+        }
+    }
+
+    /// The outcome a run ended in.
+    pub fn of(ending: &Ending) -> HwOutcome {
+        match ending {
+            Ending::Completed => HwOutcome::Completes,
+            Ending::Timeout(_) | Ending::Watchdog(_) => HwOutcome::Hangs,
+            Ending::Trap { kind, .. } => HwOutcome::Traps(*kind),
+            Ending::Rejected(_) => HwOutcome::Refused,
+        }
+    }
+}
+
+impl fmt::Display for HwOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HwOutcome::Completes => f.write_str("completes"),
+            HwOutcome::Hangs => f.write_str("hangs (wait times out)"),
+            HwOutcome::Traps(k) => write!(f, "traps {k} (CUDA error {})", k.code()),
+            HwOutcome::Refused => f.write_str("the driver refuses a tensor map"),
+        }
+    }
+}
+
+/// How far a prediction is from one outcome.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Undecided {
+    /// Several outcome classes (e.g. completes or traps).
+    Class,
+    /// One class, traps, with several trap kinds.
+    Kind,
+}
+
+/// The set of outcomes silicon is predicted to end in; never empty.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Prediction(BTreeSet<HwOutcome>);
+
+impl Prediction {
+    pub fn one(o: HwOutcome) -> Prediction {
+        Prediction(BTreeSet::from([o]))
+    }
+
+    /// `first` and the rest.
+    pub fn of_set(first: HwOutcome, rest: &[HwOutcome]) -> Prediction {
+        let mut s = BTreeSet::from([first]);
+        s.extend(rest.iter().copied());
+        Prediction(s)
+    }
+
+    pub fn outcomes(&self) -> impl Iterator<Item = HwOutcome> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// The first outcome (in [`HwOutcome`] order): the model's own run when it plays silicon.
+    pub fn first(&self) -> HwOutcome {
+        self.0.first().copied().unwrap_or(HwOutcome::Completes)
+    }
+
+    pub fn allows(&self, o: HwOutcome) -> bool {
+        self.0.contains(&o)
+    }
+
+    pub fn has_class(&self, c: OutcomeClass) -> bool {
+        self.0.iter().any(|o| o.class() == c)
+    }
+
+    /// Undecided between classes, or between trap kinds; `None`: one outcome.
+    pub fn undecided(&self) -> Option<Undecided> {
+        let classes: BTreeSet<OutcomeClass> = self.0.iter().map(|o| o.class()).collect();
+        match (classes.len(), self.0.len()) {
+            (1, 1) => None,
+            (1, _) => Some(Undecided::Kind),
+            _ => Some(Undecided::Class),
+        }
+    }
+
+    /// The coarse class the engine schedules by ([`ExpectedHw`]): a set that may trap is
+    /// isolated as a trap, one that may hang as a hang.
+    pub fn coarse(&self) -> ExpectedHw {
+        if self.has_class(OutcomeClass::Traps) {
+            ExpectedHw::MayTrap
+        } else if self.has_class(OutcomeClass::Hangs) {
+            ExpectedHw::Timeout
+        } else {
+            ExpectedHw::Completes
+        }
+    }
+
+    /// The prediction for an execution that ended in `outcome`, `refused` when the driver
+    /// model refuses a tensor map of the case.
+    pub fn of(outcome: &Outcome, refused: bool) -> Prediction {
+        if refused {
+            return Prediction::one(HwOutcome::Refused);
+        }
+        let Outcome::Undefined { ub: u, .. } = outcome else {
+            return Prediction::one(HwOutcome::Completes);
+        };
+        if u.silicon_traps {
+            return Prediction::one(HwOutcome::Traps(TrapKind::LaunchFailed));
+        }
+        if let Some(a) = u.shared_access {
+            if leaves_allocation(&a) {
+                return Prediction::one(HwOutcome::Traps(TrapKind::IllegalAddress));
+            }
+        }
+        rule_prediction(u.rule)
+    }
+}
+
+/// Does a shared access run past the CTA's allocation as silicon bounds it (rounded up to
+/// [`SHARED_WINDOW_GRANULE`])? Below the image (a 32-bit address that wrapped) is not judged:
+/// the one recorded run there (16 bytes below, H100) completed, and what lies further below is
+/// unprobed.
+pub fn leaves_allocation(a: &SharedAccess) -> bool {
+    let bound = a.allocation.div_ceil(SHARED_WINDOW_GRANULE) * SHARED_WINDOW_GRANULE;
+    a.start >= 0 && u64::try_from(a.end).is_ok_and(|end| end > bound)
+}
+
+impl fmt::Display for Prediction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let all: Vec<String> = self.0.iter().map(|o| o.to_string()).collect();
+        f.write_str(&all.join(" or "))
+    }
+}
+
+/// What sm_90 silicon does in a situation of `rule` without a situation-specific reading (the
+/// rule's default): the recorded runs say so, [`SILICON`] lists them.
+pub fn rule_prediction(rule: &str) -> Prediction {
+    match SILICON.iter().find(|e| e.matches(rule)) {
+        Some(e) => Prediction::of_set(e.outcomes[0], &e.outcomes[1..]),
+        None => Prediction::one(HwOutcome::Completes),
+    }
+}
+
+/// A rule whose sm_90 outcome is not completion, with the runs behind it.
+pub struct SiliconReading {
+    /// The rule id; for the tensor copy rules, the copy rule's name (`tensor.copy:<name>`).
+    pub rule: RuleRef,
+    pub outcomes: &'static [HwOutcome],
+    /// The recorded runs (cases, baselines, sweeps) that showed it.
+    pub evidence: &'static str,
+}
+
+/// A UB rule as [`SILICON`] names it.
+pub enum RuleRef {
+    Ub(&'static ub::UbRule),
+    Copy(&'static str),
+}
+
+impl SiliconReading {
+    fn matches(&self, rule: &str) -> bool {
+        match &self.rule {
+            RuleRef::Ub(r) => r.id == rule,
+            RuleRef::Copy(name) => {
+                rule.strip_prefix(tensor::COPY_RULE)
+                    .and_then(|r| r.strip_prefix(':'))
+                    == Some(name)
+            }
+        }
+    }
+
+    /// The rule id.
+    pub fn id(&self) -> String {
+        match &self.rule {
+            RuleRef::Ub(r) => r.id.to_string(),
+            RuleRef::Copy(name) => format!("{}:{name}", tensor::COPY_RULE),
+        }
+    }
+}
+
+const II: HwOutcome = HwOutcome::Traps(TrapKind::IllegalInstruction);
+const MISALIGNED: HwOutcome = HwOutcome::Traps(TrapKind::MisalignedAddress);
+const LAUNCH_FAILED: HwOutcome = HwOutcome::Traps(TrapKind::LaunchFailed);
+
+/// The rules sm_90 silicon does not simply complete, with the outcomes recorded (H100 and H200
+/// baselines of 2026-11-21..25 under `reports/baseline/`, the tensor sweeps under
+/// `reports/sweep/`, the recordings under `cases/`). Not listed: ranges that leave their region
+/// or wrap the 32-bit shared window land in the memory next to it and complete
+/// (`address.out_of_region` 4 of 4, `bulk.range_overflow` 6 of 6) while they stay inside the
+/// CTA's shared-memory allocation; past it they trap ([`leaves_allocation`]).
+pub const SILICON: &[SiliconReading] = &[
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::WAIT_NEVER_COMPLETES),
+        outcomes: &[HwOutcome::Hangs],
+        evidence: "cases/ub/timeout.yaml and exec-smoke: 10 of 10 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),
+        outcomes: &[HwOutcome::Hangs],
+        evidence: "a bulk copy into another CTA's .shared::cta window never completes its \
+                   mbarrier phase: 2 of 2 (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::ADDRESS_MISALIGNED),
+        outcomes: &[II, MISALIGNED],
+        evidence: "copies trap MisalignedAddress (5 of 5 per baseline), cp.reduce.async.bulk \
+                   IllegalInstruction (1 of 1 per baseline; H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::MBAR_MISALIGNED),
+        outcomes: &[MISALIGNED],
+        evidence: "1 of 1 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::MBAR_ADDRESS_WINDOW),
+        outcomes: &[II],
+        evidence: "2 of 2 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::BULK_MULTICAST_OUTSIDE_CLUSTER),
+        outcomes: &[LAUNCH_FAILED],
+        evidence: "1 of 1 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::BULK_CLUSTER_DST_OWN_CTA),
+        outcomes: &[II],
+        evidence: "13 of 13 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::MBAR_PENDING_RANGE),
+        outcomes: &[LAUNCH_FAILED],
+        evidence: "an arrive past the pending count: 1 of 1 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::TENSOR_REDUCE_TYPE_ILLEGAL),
+        outcomes: &[II],
+        evidence: "61 of 61 per baseline (H100, H200), 13 of 13 in the sweeps (H8)",
+    },
+    SiliconReading {
+        rule: RuleRef::Copy("box-start-16b-aligned"),
+        outcomes: &[II],
+        evidence: "15 of 15 in the H100 sweep, 1 of 1 per baseline",
+    },
+    SiliconReading {
+        rule: RuleRef::Copy("smem-alignment"),
+        outcomes: &[II, MISALIGNED],
+        evidence: "the H100 sweeps: MisalignedAddress 15, IllegalInstruction 14 (H10); \
+                   MisalignedAddress 2 of 2 per baseline",
+    },
+    SiliconReading {
+        rule: RuleRef::Copy("store-coords-in-tensor"),
+        outcomes: &[II],
+        evidence: "38 of 38 in the H100 sweeps, 1 of 1 per baseline",
+    },
+    SiliconReading {
+        rule: RuleRef::Copy("im2col-filter-base-in-box"),
+        outcomes: &[II],
+        evidence: "21 of 23 in the H100 sweep (one completed, one hung), 631 of 631 in the \
+                   seed-2 sweep, 1 of 1 per baseline",
+    },
+    SiliconReading {
+        rule: RuleRef::Copy("coords-count"),
+        outcomes: &[II],
+        evidence: "1 of 1 per baseline (H100, H200)",
+    },
+    SiliconReading {
+        rule: RuleRef::Copy("mode-matches-map"),
+        outcomes: &[II],
+        evidence: "1 of 1 per baseline (H100, H200)",
+    },
+];
+
+/// What silicon is expected to do, coarsely (A-EXEC-HW): the class the GPU engine schedules by
+/// ([`Prediction::coarse`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExpectedHw {
+    Completes,
+    /// A wait whose phase can never complete spins until the harness times out.
+    Timeout,
+    /// The prediction includes a trap.
+    MayTrap,
+}
+
+impl fmt::Display for ExpectedHw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ExpectedHw::Completes => "completes",
+            ExpectedHw::Timeout => "hangs (wait times out)",
+            ExpectedHw::MayTrap => "may trap",
+        })
+    }
+}
+
+impl ExpectedHw {
+    pub fn of(outcome: &Outcome) -> ExpectedHw {
+        Prediction::of(outcome, false).coarse()
+    }
+}
