@@ -40,7 +40,7 @@ pub mod world;
 use crate::case::model::{Case, Expect};
 use crate::target::Target;
 use arbitrary::Unstructured;
-use bytes::Chunk;
+use bytes::{Chunk, ValueClasses};
 use swarm::{Families, Family, Swarm};
 use world::World;
 
@@ -157,11 +157,71 @@ pub struct Generated {
     pub episodes: usize,
 }
 
-/// Build one case from `u`. Never fails: missing bytes read as zero.
+/// Build one case from `u`. Never fails: missing bytes read as zero. Shape and value choices
+/// come from the same bytes (the single-stream layout of the module doc).
 pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<Generated> {
     let mut head_bytes = [0u8; HEADER];
     take(u, &mut head_bytes);
+    let available = (u.len() / BLOCK).max(1);
     let mut head = Chunk::new(&head_bytes);
+    let next = |_| {
+        let mut block = [0u8; BLOCK];
+        take(u, &mut block);
+        block
+    };
+    Ok(build(&mut head, cfg, available, next, |_| None))
+}
+
+/// Value bytes of one value set: a class byte ([`ValueClasses`]), the header's values, then
+/// [`VALUE_BLOCK`] bytes per episode.
+pub const VALUE_HEADER: usize = 64;
+/// Value bytes per episode.
+pub const VALUE_BLOCK: usize = 96;
+
+/// Value bytes a value set needs under `cfg` (more are ignored, missing ones read as zero).
+pub fn value_len(cfg: &GenConfig) -> usize {
+    1 + VALUE_HEADER + VALUE_BLOCK * cfg.max_episodes.max(1)
+}
+
+/// Build one case of the shape `shape` (header and episode chunks, as [`generate`] reads them)
+/// with the values `values` ([`value_len`] bytes). Cases of one `shape` emit one kernel text:
+/// they differ only in what the kernel reads from its parameter block and regions.
+pub fn generate_shaped(shape: &[u8], values: &[u8], cfg: &GenConfig) -> Generated {
+    let classes = ValueClasses::from_byte(values.first().copied().unwrap_or(0));
+    let values = values.get(1..).unwrap_or(&[]);
+    let part = |from: usize, len: usize| -> &[u8] {
+        values
+            .get(from..)
+            .map_or(&[][..], |v| &v[..len.min(v.len())])
+    };
+    let head_bytes = shape.get(..HEADER.min(shape.len())).unwrap_or(&[]);
+    let mut head = Chunk::with_values(head_bytes, part(0, VALUE_HEADER), classes);
+    let available = (shape.len().saturating_sub(HEADER) / BLOCK).max(1);
+    build(
+        &mut head,
+        cfg,
+        available,
+        |k| {
+            let mut block = [0u8; BLOCK];
+            if let Some(b) = shape.get(HEADER + k * BLOCK..) {
+                let n = b.len().min(BLOCK);
+                block[..n].copy_from_slice(&b[..n]);
+            }
+            block
+        },
+        |k| Some((part(VALUE_HEADER + k * VALUE_BLOCK, VALUE_BLOCK), classes)),
+    )
+}
+
+/// The generator over a header chunk and `available` episode chunks (`block(k)`: chunk k's
+/// shape bytes; `values(k)`: its value bytes and classes, `None` for a single-stream chunk).
+fn build<'v>(
+    head: &mut Chunk<'_>,
+    cfg: &GenConfig,
+    available: usize,
+    mut block: impl FnMut(usize) -> [u8; BLOCK],
+    values: impl Fn(usize) -> Option<(&'v [u8], ValueClasses)>,
+) -> Generated {
     let deviation = {
         let b = head.byte() as u32;
         let (i, d, r) = (
@@ -179,21 +239,22 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
             None
         }
     };
-    let swarm = Swarm::draw(&mut head, cfg);
-    let mut w = World::new(&mut head, cfg, swarm);
+    let swarm = Swarm::draw(head, cfg);
+    let mut w = World::new(head, cfg, swarm);
     // Episodes: as many as the input holds (so a longer input gives a longer program), capped.
     let wanted = 1 + head.below(cfg.max_episodes.max(1) as u32) as usize;
-    let available = (u.len() / BLOCK).max(1);
     let n = wanted.min(available);
     let bad_at = head.below(n as u32) as usize;
     let mut intent = Intent::WellDefined;
     for k in 0..n {
-        let mut block = [0u8; BLOCK];
-        take(u, &mut block);
-        let mut c = Chunk::new(&block);
+        let bytes = block(k);
+        let mut c = match values(k) {
+            Some((v, classes)) => Chunk::with_values(&bytes, v, classes),
+            None => Chunk::new(&bytes),
+        };
         let dev = if k == bad_at { deviation } else { None };
         let fam = w.swarm.pick(c.byte(), dev);
-        let conc = block[BLOCK - 1] < cfg.concurrent_per_256;
+        let conc = bytes[BLOCK - 1] < cfg.concurrent_per_256;
         let got = match conc
             .then(|| concurrent::episode(&mut w, &mut c, dev))
             .flatten()
@@ -210,11 +271,11 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
         store::plain(&mut w, &mut Chunk::new(&[]));
     }
     let case = w.finish(&intent);
-    Ok(Generated {
+    Generated {
         case,
         intent,
         episodes: n,
-    })
+    }
 }
 
 /// Convenience: generate from a byte slice.
