@@ -106,6 +106,12 @@ pub struct FuzzArgs {
     /// `ptxas-13.0-O3,jit-O4,ptxas-13.5-O0` (see tools/install-toolchains.sh).
     #[arg(long, value_name = "LIST")]
     pub builds: Option<ptxconform_gpu::builds::BuildList>,
+    /// Programs per shape: each shape (instructions, qualifiers, who runs what, the memory layout
+    /// the kernel is compiled for) is drawn with K value sets (sizes, offsets, src-size,
+    /// predicates, masks, tx counts, region contents), which share one compiled kernel. 1: every
+    /// program its own shape and kernel (the generator before shapes).
+    #[arg(long, value_name = "K", default_value_t = campaign::DEFAULT_VALUES_PER_SHAPE)]
+    pub values_per_shape: u64,
 }
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).

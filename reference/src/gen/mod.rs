@@ -44,6 +44,11 @@ use bytes::{Chunk, ValueClasses};
 use swarm::{Families, Family, Swarm};
 use world::World;
 
+/// The generator's version: what a campaign's program indices mean. Raised whenever the
+/// programs generated from the same bytes and config change (a campaign journal of another
+/// version is not resumed). 2: programs as shape × values ([`generate_shaped`], value classes).
+pub const GENERATOR_VERSION: u32 = 2;
+
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;
 /// Bytes per episode.
