@@ -54,7 +54,10 @@ pub const HEADER: usize = 32;
 /// Bytes per episode.
 pub const BLOCK: usize = 24;
 
-/// What the generator is allowed to produce. Defaults give small, fast programs.
+/// What the generator is allowed to produce, one knob per field: each program's swarm
+/// ([`swarm::Swarm::draw`]) enables a random subset of the families and features the config
+/// allows, and its deviation is drawn from the `*_per_256` rates. Defaults give small, fast
+/// programs. The values of a shape ([`generate_shaped`]) are drawn from [`bytes::ValueClasses`].
 #[derive(Clone, Debug)]
 pub struct GenConfig {
     /// Targets to choose from (each program picks one).
@@ -65,8 +68,10 @@ pub struct GenConfig {
     pub max_episodes: usize,
     /// Largest region (bytes, a multiple of 128, at least 128).
     pub max_region_bytes: u64,
-    /// Most CTAs in the grid and in a cluster (clusters only on sm_90+).
+    /// Most CTAs in the grid (a program is one cluster at most: CTAs of different clusters
+    /// cannot be ordered).
     pub max_ctas: u32,
+    /// Most CTAs in a cluster (clusters only on sm_90+).
     pub max_cluster: u32,
     /// Most threads per CTA (multiples of 32 are chosen).
     pub max_threads: u32,
