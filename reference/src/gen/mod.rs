@@ -288,6 +288,22 @@ fn build<'v>(
     }
 }
 
+/// A fuzzer's input as shape × values: the first [`shape_len`] bytes are the shape; bytes past
+/// them, if any, are one value set ([`generate_shaped`]); else the single-stream [`generate`].
+/// Inputs no longer than a shape generate exactly what [`generate_bytes`] does.
+pub fn generate_input(data: &[u8], cfg: &GenConfig) -> Generated {
+    let n = shape_len(cfg);
+    match data.get(n..) {
+        Some(values) if !values.is_empty() => generate_shaped(&data[..n], values, cfg),
+        _ => generate_bytes(data, cfg),
+    }
+}
+
+/// Bytes of a shape under `cfg`: the header and every episode it allows.
+pub fn shape_len(cfg: &GenConfig) -> usize {
+    HEADER + BLOCK * cfg.max_episodes.max(1)
+}
+
 /// Convenience: generate from a byte slice.
 pub fn generate_bytes(bytes: &[u8], cfg: &GenConfig) -> Generated {
     let mut u = Unstructured::new(bytes);
