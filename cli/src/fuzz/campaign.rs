@@ -186,7 +186,7 @@ pub struct Stats {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Line {
-    Progress(Stats),
+    Progress(Box<Stats>),
     Finding {
         signature: String,
         file: String,
@@ -490,7 +490,7 @@ impl<'h> Campaign<'h> {
             let (mut findings, mut culprits) = (BTreeMap::new(), BTreeMap::new());
             for line in BufReader::new(f).lines().map_while(Result::ok) {
                 match serde_json::from_str::<Line>(&line) {
-                    Ok(Line::Progress(s)) => stats = s,
+                    Ok(Line::Progress(s)) => stats = *s,
                     Ok(Line::Finding {
                         signature,
                         file,
@@ -725,6 +725,6 @@ impl<'h> Campaign<'h> {
     fn checkpoint(&mut self, seconds: f64) -> Result<(), String> {
         self.stats.seconds = seconds;
         let s = self.stats.clone();
-        self.log(&Line::Progress(s))
+        self.log(&Line::Progress(Box::new(s)))
     }
 }
