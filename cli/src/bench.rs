@@ -326,6 +326,7 @@ fn fuzz_rate(
         planted,
         profile: ptxconform_core::judge::DEFAULT_PROFILE,
         values_per_shape: args.fuzz_values_per_shape.max(1),
+        mutants: false,
     };
     let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
     let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;

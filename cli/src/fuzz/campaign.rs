@@ -35,6 +35,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod findings;
+mod mutants;
 #[cfg(test)]
 mod tests;
 
@@ -60,6 +61,9 @@ pub struct Options {
     /// Programs (value sets) per shape (1: every program its own shape, the single-stream
     /// generator).
     pub values_per_shape: u64,
+    /// Judge every hardware observation under every mutant of the reference (`--mutants`; a
+    /// build with the `mutants` feature).
+    pub mutants: bool,
 }
 
 /// Value sets per shape when `--values-per-shape` is not given: a block of 4,096 programs (64
@@ -102,6 +106,7 @@ impl Options {
             planted: None,
             profile: a.profile,
             values_per_shape: a.values_per_shape.max(1),
+            mutants: a.mutants,
         }
     }
 }
@@ -181,6 +186,31 @@ pub struct Stats {
     /// Signature -> culprit of every hardware finding saved (silicon, compiler: builds, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub culprits: BTreeMap<String, String>,
+    /// Mutants of the reference every hardware observation was judged under (`--mutants`; 0:
+    /// not judged), and the first kill of each mutant killed, by mutant id.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mutants: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mutant_kills: BTreeMap<String, MutantKill>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The first observation of a campaign that killed a mutant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MutantKill {
+    /// Seconds of campaign (over resumed runs) and programs generated when it was judged.
+    pub seconds: f64,
+    pub programs: u64,
+    /// The program (campaign-wide index), its case name and fingerprint.
+    pub program: u64,
+    pub case: String,
+    pub fingerprint: String,
+    /// The judge failed the observation under the mutant (else: the mutant called undefined a
+    /// program the model passes, which silicon completed as predicted).
+    pub judge_fails: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -444,6 +474,18 @@ pub fn settled(c: &Case) -> bool {
     real && balanced && groups_done && count(TouchKind::Issue) == count(TouchKind::Land)
 }
 
+/// Mutants of the reference (0 without the mutation schema).
+fn mutant_count() -> u64 {
+    #[cfg(feature = "mutants")]
+    {
+        ptxconform_reference::sem::mutant::Mutant::ALL.len() as u64
+    }
+    #[cfg(not(feature = "mutants"))]
+    {
+        0
+    }
+}
+
 pub struct Campaign<'h> {
     cfg: GenConfig,
     opts: Options,
@@ -461,6 +503,8 @@ pub struct Campaign<'h> {
     /// Fingerprints of the programs and kernel keys of the shapes this invocation counted.
     fingerprints: HashSet<u64>,
     kernels: HashSet<u64>,
+    /// When this invocation started, and the seconds of the runs it resumed.
+    clock: (Instant, f64),
 }
 
 impl<'h> Campaign<'h> {
@@ -562,6 +606,12 @@ impl<'h> Campaign<'h> {
                 ));
             }
         }
+        if opts.mutants {
+            if !cfg!(feature = "mutants") {
+                return Err("--mutants: built without the mutation schema (build with `--features mutants`)".into());
+            }
+            stats.mutants = mutant_count();
+        }
         let resumed_findings = stats.findings.len();
         Ok(Campaign {
             cfg,
@@ -575,6 +625,7 @@ impl<'h> Campaign<'h> {
             attributor: None,
             fingerprints: HashSet::new(),
             kernels: HashSet::new(),
+            clock: (Instant::now(), 0.0),
         })
     }
 
@@ -627,6 +678,7 @@ impl<'h> Campaign<'h> {
     pub fn run(&mut self, stop: &Stop, print: bool) -> Result<Stats, String> {
         let t0 = Instant::now();
         let base_seconds = self.stats.seconds;
+        self.clock = (t0, base_seconds);
         let (p0, g0) = (self.stats.programs, self.stats.gpu_cases);
         let deadline = stop.seconds.map(|s| t0 + Duration::from_secs(s));
         // A divergence found near the end still gets a short minimization.

@@ -112,6 +112,11 @@ pub struct FuzzArgs {
     /// program its own shape and kernel (the generator before shapes).
     #[arg(long, value_name = "K", default_value_t = campaign::DEFAULT_VALUES_PER_SHAPE)]
     pub values_per_shape: u64,
+    /// Mutation score: judge every hardware observation under every mutant of the reference
+    /// (CPU only; a build with `--features mutants`); each mutant's first kill goes to
+    /// `OUT/campaign.json`, which `ptxconform mutants --campaign OUT` reports.
+    #[arg(long)]
+    pub mutants: bool,
 }
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).

@@ -106,6 +106,7 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         planted: None,
         profile: ptxconform_core::judge::DEFAULT_PROFILE,
         values_per_shape: 4,
+        mutants: false,
     }
 }
 
@@ -835,5 +836,43 @@ fn programs_are_shapes_times_values_and_resume_keeps_both() {
     let one = run(1, 32, false).unwrap();
     assert_eq!(one.distinct_shapes, one.distinct_programs, "{one:?}");
     assert!(one.distinct_shapes > 16, "{one:?}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// `--mutants`: every observation is judged under every mutant still alive; the first kill of
+/// each is recorded with its program, and survives a resume.
+#[cfg(feature = "mutants")]
+#[test]
+fn campaign_records_each_mutants_first_kill() {
+    use ptxconform_reference::sem::mutant::Mutant;
+    let dir = tmp("mutants");
+    let run = |programs: u64, resume: bool| {
+        let mut o = opts(&dir, KnownDivergences::default(), resume);
+        o.mutants = true;
+        let mut hw = Fake::new(false);
+        let mut c = Campaign::open(cfg(), o, Some(&mut hw))?;
+        c.run(
+            &Stop {
+                seconds: None,
+                programs: Some(programs),
+            },
+            false,
+        )
+    };
+    let s = run(48, false).unwrap();
+    assert_eq!(s.mutants, Mutant::ALL.len() as u64);
+    // The fake silicon is the model's prediction: it kills the mutants that change it.
+    assert!(!s.mutant_kills.is_empty(), "{s:?}");
+    for (id, k) in &s.mutant_kills {
+        assert!(Mutant::ALL.iter().any(|m| m.id() == id), "{id}");
+        assert!(
+            k.program < 48 && k.programs <= 48 && k.fingerprint.len() == 16,
+            "{k:?}"
+        );
+    }
+    let more = run(16, true).unwrap();
+    for (id, k) in &s.mutant_kills {
+        assert_eq!(more.mutant_kills.get(id), Some(k), "first kills are kept");
+    }
     std::fs::remove_dir_all(dir).ok();
 }
