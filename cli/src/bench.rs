@@ -9,7 +9,8 @@
 //! - **naive**: the same cases the old way — one module compiled (driver JIT) and one launch
 //!   and synchronisation per case — and the ratio of each end-to-end rate to it;
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
-//!   oracles, hardware), on fresh seeds, in a scratch directory.
+//!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
+//!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`).
 //!
 //! Each reference and end-to-end rate is the median of three runs.
 //!
