@@ -328,6 +328,11 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         None => println!("ptxas not found ($PTXAS, PATH, $CUDA_HOME/bin, pip nvidia-cuda-nvcc): ptxas oracle skipped"),
     }
     let opts = campaign::Options::from_args(args);
+    println!(
+        "programs: shapes × {} value sets each (generator version {})",
+        opts.values_per_shape,
+        ptxconform_reference::gen::GENERATOR_VERSION
+    );
     if gpu.is_some() || differential.is_some() {
         println!("hardware judged under profile {}", opts.profile);
     }
