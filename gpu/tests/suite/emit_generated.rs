@@ -10,10 +10,11 @@ use std::collections::BTreeSet;
 const SHAPES: u64 = 150;
 const VALUES: u64 = 8;
 
-/// Shapes whose value sets differ somewhere (parameter block, shared image, regions), over
-/// `SHAPES` shapes of `cfg`; panics where one shape's value sets emit different kernels.
-fn one_kernel_per_shape(cfg: &GenConfig) -> usize {
-    let mut varied = 0;
+/// Over `SHAPES` shapes of `cfg`: shapes whose value sets differ somewhere (parameter block,
+/// shared image, regions), and those whose parameter blocks differ; panics where one shape's
+/// value sets emit different kernels.
+fn one_kernel_per_shape(cfg: &GenConfig) -> (usize, usize) {
+    let (mut varied, mut operands) = (0, 0);
     for s in 0..SHAPES {
         let shape = pattern(
             0x5eed ^ s.wrapping_mul(0x9e37_79b9),
@@ -21,6 +22,7 @@ fn one_kernel_per_shape(cfg: &GenConfig) -> usize {
         );
         let mut keys = BTreeSet::new();
         let mut cases = BTreeSet::new();
+        let mut pblocks = BTreeSet::new();
         let mut first_ptx = None;
         for v in 0..VALUES {
             let values = pattern(s << 8 | v, gen::value_len(cfg));
@@ -50,22 +52,28 @@ fn one_kernel_per_shape(cfg: &GenConfig) -> usize {
                 "{:?}",
                 (&g.case.params, &g.case.program, &g.case.memory)
             ));
+            pblocks.insert(e.pblock.clone());
         }
-        if cases.len() > 1 {
-            varied += 1;
-        }
+        varied += usize::from(cases.len() > 1);
+        operands += usize::from(pblocks.len() > 1);
     }
-    varied
+    (varied, operands)
 }
 
 #[test]
 fn value_sets_of_a_shape_share_the_kernel() {
-    let varied = one_kernel_per_shape(&GenConfig::legal());
-    // Most shapes have some value the value sets vary (region contents at least).
+    let (varied, operands) = one_kernel_per_shape(&GenConfig::legal());
+    // Most shapes have some value the value sets vary (region contents at least), and many an
+    // operand the kernel reads from its parameter block.
     assert!(
         varied as u64 > SHAPES / 2,
         "{varied} of {SHAPES} shapes varied"
     );
+    assert!(
+        operands as u64 > SHAPES / 4,
+        "{operands} of {SHAPES} shapes varied operands"
+    );
+    eprintln!("of {SHAPES} shapes: {varied} vary values, {operands} parameter-block operands");
 }
 
 #[test]
@@ -75,7 +83,8 @@ fn value_sets_of_a_shape_share_the_kernel_in_every_family() {
             families: Families::of(&[f]),
             ..GenConfig::legal()
         };
-        one_kernel_per_shape(&cfg);
+        let (varied, operands) = one_kernel_per_shape(&cfg);
+        eprintln!("{f:?}: of {SHAPES} shapes {varied} vary values, {operands} operands");
     }
     // Deviating programs keep their shape too (the deviation is a shape choice).
     one_kernel_per_shape(&GenConfig::mixed().with_concurrency(64));
