@@ -157,6 +157,10 @@ impl<'a> Chunk<'a> {
         u16::from_le_bytes([self.byte(), self.byte()])
     }
 
+    /// Does this chunk draw values from a value set of its own ([`Chunk::with_values`])?
+    pub fn has_values(&self) -> bool {
+        self.values.is_some()
+    }
     /// A value (see the module doc) in `lo..=hi`: in a single-stream chunk, [`Chunk::range`];
     /// else placed by a class of the value set.
     pub fn value_range(&mut self, lo: u32, hi: u32) -> u32 {

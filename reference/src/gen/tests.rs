@@ -422,7 +422,17 @@ fn value_classes_place_values_at_and_near_the_limits() {
 #[test]
 fn every_value_set_of_a_shape_passes_the_oracles() {
     use crate::case::init::pattern;
-    for cfg in [GenConfig::legal(), GenConfig::mixed().with_concurrency(64)] {
+    let only = |f: Family| GenConfig {
+        families: Families::of(&[f]),
+        ..GenConfig::legal()
+    };
+    for cfg in [
+        GenConfig::legal(),
+        GenConfig::mixed().with_concurrency(64),
+        only(Family::Tensor),
+        only(Family::BulkCopy),
+        only(Family::CpAsync),
+    ] {
         for s in 0..100u64 {
             let shape = pattern(0xa11 ^ s.wrapping_mul(0x9e37_79b9), shape_len(&cfg));
             for v in 0..8u64 {
