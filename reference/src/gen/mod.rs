@@ -14,6 +14,17 @@
 //! wait), so flipping a byte of chunk k changes episode k and at most the mbarrier parities of
 //! later ones. Missing bytes read as zero.
 //!
+//! Programs as shape × values ([`generate_shaped`]): the header and episode bytes are the
+//! *shape* (families, instructions, qualifiers, who runs each step, the launch and the region
+//! sizes the kernel is compiled for, the deviation); a second byte stream is one *value set*
+//! (region contents, copy sizes and offsets with their tx counts, src-size, ignore-src
+//! predicates, byte masks, plain stores' bytes, tensor loads' box starts), each value placed by a
+//! class the value set enables ([`bytes::ValueClasses`]: the least and greatest the rule allows,
+//! one off either, the middle, random). The value sets of a shape emit one kernel text. Still
+//! drawn with the shape: mbarrier and arrival counts and multicast ctaMasks (they decide which
+//! steps exist), cache policies (0), tensor maps and tensor store/prefetch coordinates, tcgen05
+//! operands, and a deviating episode's values. [`generate`] reads both kinds from one stream.
+//!
 //! One module per family ([`cp_async`], [`bulk`] (bulk copies, prefetches and reductions),
 //! [`tensor`], [`tcgen05`], [`mbarrier`], [`store`]), each with an `episode` function and a
 //! [`swarm::Family`] bit; [`world`] lays out launches and regions, [`concurrent`] makes racy
