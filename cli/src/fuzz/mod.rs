@@ -97,7 +97,8 @@ pub struct FuzzArgs {
     /// ptxas optimization level (0–3) of the offline build the GPU runs.
     #[arg(long, default_value_t = ptxconform_gpu::compile::DEFAULT_OPT_LEVEL)]
     pub opt_level: u8,
-    /// Run only shard I of N (0-based) of the campaign's programs (program k is shard k mod N's);
+    /// Run only shard I of N (0-based) of the campaign's programs (shape s, with all its value
+    /// sets, is shard s mod N's);
     /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables.
     #[arg(long, value_name = "I/N|auto")]
     pub shard: Option<crate::shard::Shard>,
