@@ -9,7 +9,8 @@
 //! - **naive**: the same cases the old way — one module compiled (driver JIT) and one launch
 //!   and synchronisation per case — and the ratio of each end-to-end rate to it;
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
-//!   oracles, hardware), on fresh seeds, in a scratch directory.
+//!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
+//!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`).
 //!
 //! Each reference and end-to-end rate is the median of three runs.
 //!
@@ -44,6 +45,10 @@ pub struct BenchArgs {
     /// Seconds of fuzzing per family mix (0: skip the fuzz rates).
     #[arg(long, default_value_t = 10)]
     pub fuzz_seconds: u64,
+    /// Programs per shape of the fuzz rates (`fuzz --values-per-shape`; 1: every program its own
+    /// kernel, the generator before shapes).
+    #[arg(long, value_name = "K", default_value_t = crate::fuzz::campaign::DEFAULT_VALUES_PER_SHAPE)]
+    pub fuzz_values_per_shape: u64,
     /// The case corpus the fixed shapes come from.
     #[arg(long, default_value = "cases")]
     pub corpus: PathBuf,
@@ -185,6 +190,11 @@ pub struct FuzzRate {
     pub programs: u64,
     pub seconds: f64,
     pub programs_per_s: f64,
+    /// Programs per shape, distinct programs (case fingerprints) and distinct shapes (kernel
+    /// texts) judged per second.
+    pub values_per_shape: u64,
+    pub distinct_programs_per_s: f64,
+    pub shapes_per_s: f64,
     pub gpu_cases: u64,
     pub verdicts: std::collections::BTreeMap<String, u64>,
     /// Where the campaign's time went (s): compiling kernels, and executing batches (worker
@@ -316,6 +326,8 @@ fn fuzz_rate(
         shard: crate::shard::Shard::ALL,
         planted,
         profile: ptxconform_core::judge::DEFAULT_PROFILE,
+        values_per_shape: args.fuzz_values_per_shape.max(1),
+        mutants: false,
     };
     let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
     let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
@@ -337,6 +349,9 @@ fn fuzz_rate(
         programs: stats.programs,
         seconds: secs,
         programs_per_s: stats.programs as f64 / secs,
+        values_per_shape: stats.values_per_shape,
+        distinct_programs_per_s: stats.distinct_programs as f64 / secs,
+        shapes_per_s: stats.distinct_shapes as f64 / secs,
         gpu_cases: stats.gpu_cases,
         verdicts: stats.verdicts,
         compile_s: (gpu.times.compile - t0.compile).as_secs_f64(),
@@ -483,8 +498,15 @@ fn print_table(r: &BenchReport) {
     }
     if !r.fuzz.is_empty() {
         println!(
-            "{:<26} {:>12} {:>12} {:>9} {:>9} {:>6}  verdicts",
-            "fuzz mix", "programs/s", "programs", "compile", "execute", "ptxas"
+            "{:<26} {:>12} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6}  verdicts",
+            "fuzz mix",
+            "programs/s",
+            "distinct/s",
+            "shapes/s",
+            "programs",
+            "compile",
+            "execute",
+            "ptxas"
         );
         for z in &r.fuzz {
             let v: Vec<String> = z
@@ -497,9 +519,11 @@ fn print_table(r: &BenchReport) {
                 n => format!("{} + 1 trap/{n}", z.families),
             };
             println!(
-                "{:<26} {:>12.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
+                "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
                 mix,
                 z.programs_per_s,
+                z.distinct_programs_per_s,
+                z.shapes_per_s,
                 z.programs,
                 z.compile_s,
                 z.execute_s,

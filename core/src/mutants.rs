@@ -1,8 +1,9 @@
 //! The judge side of the mutation schema ([`ptxconform_reference::sem::mutant`]): an observation
 //! *kills* a mutant when the judge passes it against the model and fails it against the model
 //! with the mutant ([`kills`]). The corpus replay ([`replay`], `ptxconform mutants`) asks this of
-//! every recorded hardware observation under every mutant. A campaign's observations can be
-//! judged the same way later: one GPU run serves every mutant, the kill rate costs CPU only.
+//! every recorded hardware observation under every mutant. A campaign (`fuzz --mutants`) judges
+//! each live observation the same way ([`kills_among`]): one GPU run serves every mutant, the
+//! kill rate costs CPU only.
 
 use crate::corpus::Loaded;
 use crate::evaluate::{evaluate_with, family_of};
@@ -80,6 +81,33 @@ pub fn kills(
         verdict(file, case, &run(None), obs, known),
         verdict(file, case, &run(Some(m)), obs, known),
     )
+}
+
+/// The mutants among `alive` that `obs` (a live run of `case`, e.g. a campaign's) kills, with
+/// how, in `alive`'s order: the model runs once, noting the mutants its execution consults; only
+/// those are run again (a mutant whose rule is never asked gives the same run). What a campaign
+/// pays per observation for its mutation score: CPU, no GPU.
+pub fn kills_among(
+    file: &str,
+    case: &Case,
+    obs: &Observation,
+    alive: &[Mutant],
+    known: &KnownDivergences,
+) -> Vec<(Mutant, Kill)> {
+    let ((_, ex), consulted) = reached(|| evaluate_with(file, case, options(None)));
+    let before = verdict(file, case, &ex, obs, known);
+    if before.is_failure() {
+        return Vec::new();
+    }
+    alive
+        .iter()
+        .copied()
+        .filter(|m| consulted.contains(m))
+        .filter_map(|m| {
+            let under = evaluate_with(file, case, options(Some(m))).1;
+            kill(before.clone(), verdict(file, case, &under, obs, known)).map(|k| (m, k))
+        })
+        .collect()
 }
 
 /// Where a mutant was found out: a case and, for a kill, the recording that did it.
@@ -264,7 +292,7 @@ check: [buf, bar]
         assert_eq!(k(Mutant::Swizzle128BTwoBits), None);
         // The same through the corpus replay, the prediction recorded in the case.
         let mut recorded = case.clone();
-        recorded.observed = vec![obs];
+        recorded.observed = vec![obs.clone()];
         let killed: Vec<&str> = replay(
             &[Loaded {
                 file: "t.yaml".into(),
@@ -279,5 +307,22 @@ check: [buf, bar]
         .collect();
         assert!(killed.contains(&Mutant::ParityInverted.id()), "{killed:?}");
         assert!(!killed.contains(&Mutant::Swizzle128BTwoBits.id()));
+        // A live observation judged under every mutant at once: the same kills as one by one.
+        let among = kills_among("t.yaml", &case, &obs, Mutant::ALL, &known);
+        let one_by_one: Vec<(Mutant, Kill)> = Mutant::ALL
+            .iter()
+            .filter_map(|&m| k(m).map(|how| (m, how)))
+            .collect();
+        assert_eq!(among, one_by_one);
+        assert!(among.contains(&(Mutant::ParityInverted, Kill::LosesPass)));
+        // Mutants already killed are not asked again.
+        let rest: Vec<Mutant> = Mutant::ALL
+            .iter()
+            .copied()
+            .filter(|m| *m != Mutant::ParityInverted)
+            .collect();
+        assert!(!kills_among("t.yaml", &case, &obs, &rest, &known)
+            .iter()
+            .any(|(m, _)| *m == Mutant::ParityInverted));
     }
 }

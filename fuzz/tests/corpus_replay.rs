@@ -3,7 +3,7 @@
 //! saying so) where ptxas is not installed; CI installs it. The other targets' corpora are
 //! replayed by `reference/tests/suite/fuzz_corpus_replay.rs`.
 
-use ptxconform_reference::gen::generate_bytes;
+use ptxconform_reference::gen::generate_input;
 use std::path::PathBuf;
 
 #[test]
@@ -28,7 +28,7 @@ fn ptxas_target_corpus() {
     files.sort();
     assert!(!files.is_empty());
     for f in files {
-        let g = generate_bytes(&std::fs::read(&f).unwrap(), ptxconform_fuzz::config());
+        let g = generate_input(&std::fs::read(&f).unwrap(), ptxconform_fuzz::config());
         if let Err(v) = ptxconform_fuzz::check_ptxas(p, &g) {
             panic!("{}: {v}", f.display());
         }

@@ -2,9 +2,10 @@
 //! Every mutant of the reference (`sem::mutant`) is run over the corpus, and every recorded
 //! hardware observation is judged against it as `run` replays recordings (sm_90 profile, known
 //! findings applied): a recording that passes unmutated and fails under the mutant kills it.
-//! tcgen05 mutants are reported apart (no sm_100 silicon recorded). Campaign kills (a GPU fuzz
-//! run's observations judged under each mutant, `core::mutants::kills`) need a GPU run and are
-//! not part of this table.
+//! tcgen05 mutants are reported apart (no sm_100 silicon recorded). `--campaign OUT` adds the
+//! kills of a GPU fuzz campaign run with `--mutants` (its observations judged under each mutant,
+//! generator only: no corpus or regressions as input): when, after how many programs, by which
+//! program.
 
 use std::path::PathBuf;
 
@@ -18,6 +19,9 @@ pub struct MutantsArgs {
     /// Known findings applied to recordings, as `run` does.
     #[arg(long, default_value = "reports/known-divergences.yaml")]
     pub known: PathBuf,
+    /// A fuzz campaign's output folder (`fuzz --mutants --out DIR`): its kills join the table.
+    #[arg(long, value_name = "DIR")]
+    pub campaign: Option<PathBuf>,
 }
 
 #[cfg(not(feature = "mutants"))]
@@ -44,6 +48,8 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
         .count();
     let results = replay(&loaded, Mutant::ALL, &known);
     let secs = t.elapsed().as_secs_f64();
+    let campaign = args.campaign.as_deref().map(load_campaign).transpose()?;
+    let by_campaign = |id: &str| campaign.as_ref().and_then(|c| c.mutant_kills.get(id));
 
     let (sm100, sm90): (Vec<&MutantResult>, Vec<&MutantResult>) =
         results.iter().partition(|r| r.needs_sm100());
@@ -69,6 +75,13 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
                 format!("{}/{}", r.reached_recorded, r.reached),
                 verdict(r)
             );
+            if let Some(c) = &campaign {
+                println!(
+                    "{:<42} campaign: {}",
+                    "",
+                    campaign_verdict(c, by_campaign(r.id))
+                );
+            }
         }
     }
     let rate = |k: usize, n: usize| {
@@ -104,7 +117,26 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
         by(Kill::Fails),
         by(Kill::LosesPass)
     );
-    println!("campaign kills: not run here (needs a GPU campaign judged under each mutant)");
+    let campaign_killed =
+        |rs: &[&MutantResult]| rs.iter().filter(|r| by_campaign(r.id).is_some()).count();
+    match &campaign {
+        Some(c) => println!(
+            "campaign ({} programs, {:.0} s, device runs judged under {} mutants): killed {} of \
+             {n90} sm_90 mutants, {} of {} tcgen05; either way: {} of {n90} sm_90",
+            c.programs,
+            c.seconds,
+            c.mutants,
+            campaign_killed(&sm90),
+            campaign_killed(&sm100),
+            sm100.len(),
+            sm90.iter()
+                .filter(|r| r.killed_by.is_some() || by_campaign(r.id).is_some())
+                .count()
+        ),
+        None => {
+            println!("campaign kills: none given (`--campaign OUT` of `fuzz --mutants --out OUT`)")
+        }
+    }
     if let Some(path) = &args.json {
         let doc = serde_json::json!({
             "cases": loaded.len(),
@@ -117,13 +149,60 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
             "kill_rate_sm90": rate(k90, n90),
             "killed_tcgen05": killed(&sm100),
             "mutants_tcgen05": sm100.len(),
-            "campaign": "not run: needs a GPU campaign",
+            "campaign": campaign.as_ref().map(|c| serde_json::json!({
+                "programs": c.programs,
+                "seconds": c.seconds,
+                "mutants": c.mutants,
+                "killed_sm90": campaign_killed(&sm90),
+                "killed_tcgen05": campaign_killed(&sm100),
+                "kills": c.mutant_kills,
+            })),
             "mutants": results,
         });
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(0)
+}
+
+/// A campaign's figures (`OUT/campaign.json`); one not judged under the mutants is refused.
+#[cfg(feature = "mutants")]
+fn load_campaign(dir: &std::path::Path) -> Result<crate::fuzz::campaign::Stats, String> {
+    let p = dir.join("campaign.json");
+    let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let s: crate::fuzz::campaign::Stats =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+    if s.mutants == 0 {
+        return Err(format!(
+            "{}: the campaign was not judged under the mutants (run `fuzz --mutants`)",
+            p.display()
+        ));
+    }
+    Ok(s)
+}
+
+/// A mutant's fate in a campaign, in words.
+#[cfg(feature = "mutants")]
+fn campaign_verdict(
+    c: &crate::fuzz::campaign::Stats,
+    k: Option<&crate::fuzz::campaign::MutantKill>,
+) -> String {
+    match k {
+        Some(k) => format!(
+            "killed after {:.1} s, {} programs, by program {} ({}, fingerprint {}{})",
+            k.seconds,
+            k.programs,
+            k.program,
+            k.case,
+            k.fingerprint,
+            if k.judge_fails {
+                ""
+            } else {
+                "; called undefined"
+            }
+        ),
+        None => format!("survived {} programs", c.programs),
+    }
 }
 
 /// One mutant's verdict in words.
@@ -154,5 +233,45 @@ fn verdict(r: &ptxconform_core::mutants::MutantResult) -> String {
             format!("SURVIVED: no recorded case changes (corpus gap){expect}")
         }
         (None, None) => format!("SURVIVED: no recorded case reaches it (corpus gap){expect}"),
+    }
+}
+
+#[cfg(all(test, feature = "mutants"))]
+mod tests {
+    use super::*;
+    use crate::fuzz::campaign::{MutantKill, Stats};
+
+    /// A campaign's kills are read from its figures; one not judged under the mutants is refused.
+    #[test]
+    fn campaign_kills_come_from_campaign_json() {
+        let dir =
+            std::env::temp_dir().join(format!("ptxc-mutants-campaign-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut s = Stats {
+            programs: 100,
+            ..Stats::default()
+        };
+        let write = |s: &Stats| {
+            std::fs::write(dir.join("campaign.json"), serde_json::to_string(s).unwrap()).unwrap()
+        };
+        write(&s);
+        assert!(load_campaign(&dir).is_err());
+        s.mutants = 3;
+        let kill = MutantKill {
+            seconds: 1.5,
+            programs: 64,
+            program: 17,
+            case: "gen.sm_90a.x".into(),
+            fingerprint: "00000000000000ff".into(),
+            judge_fails: true,
+        };
+        s.mutant_kills
+            .insert("parity_inverted".into(), kill.clone());
+        write(&s);
+        let back = load_campaign(&dir).unwrap();
+        assert_eq!(back.mutant_kills.get("parity_inverted"), Some(&kill));
+        assert!(campaign_verdict(&back, Some(&kill)).contains("program 17"));
+        assert!(campaign_verdict(&back, None).starts_with("survived 100"));
+        std::fs::remove_dir_all(dir).ok();
     }
 }

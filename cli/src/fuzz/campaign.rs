@@ -4,8 +4,11 @@
 //!
 //! Journal (`OUT/journal.jsonl`, one JSON object a line, appended and flushed): `progress` lines
 //! after every batch (the next program index and the cumulative figures) and `finding` lines (a
-//! saved signature). Program k of seed S is generated from [`program_bytes`]`(S, k)`, so a
-//! resumed campaign generates exactly the programs an uninterrupted one would.
+//! saved signature). Programs come in shapes ([`Options::values_per_shape`] K): program k is
+//! value set k mod K of shape k / K ([`generate_program`]: the shape from [`program_bytes`], the
+//! values from [`value_bytes`]), so the K programs of a shape share one compiled kernel and run as
+//! instances of one launch, and a resumed campaign generates exactly the programs an
+//! uninterrupted one would. A journal of another generator version or K is not resumed.
 
 use super::FuzzArgs;
 use crate::shard::Shard;
@@ -17,19 +20,22 @@ use ptxconform_gpu::attribution::Attributor;
 use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity};
 use ptxconform_reference::case::{Case, StepOp};
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
-use ptxconform_reference::gen::{generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER};
+use ptxconform_reference::gen::{
+    self, generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER,
+};
 use ptxconform_reference::ptx::mbarrier::MbarrierOp;
 use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod findings;
+mod mutants;
 #[cfg(test)]
 mod tests;
 
@@ -52,7 +58,17 @@ pub struct Options {
     pub planted: Option<Planted>,
     /// The reading hardware is judged against.
     pub profile: Profile,
+    /// Programs (value sets) per shape (1: every program its own shape, the single-stream
+    /// generator).
+    pub values_per_shape: u64,
+    /// Judge every hardware observation under every mutant of the reference (`--mutants`; a
+    /// build with the `mutants` feature).
+    pub mutants: bool,
 }
+
+/// Value sets per shape when `--values-per-shape` is not given: a block of 4,096 programs (64
+/// threads' default block) compiles 64 kernels.
+pub const DEFAULT_VALUES_PER_SHAPE: u64 = 64;
 
 /// Every `every`-th program's hardware run is replaced by a copy of `case` (named for the
 /// program), e.g. a known trapping case, so a campaign meets it at a fixed rate.
@@ -89,6 +105,8 @@ impl Options {
             shard: a.shard.unwrap_or(Shard::ALL),
             planted: None,
             profile: a.profile,
+            values_per_shape: a.values_per_shape.max(1),
+            mutants: a.mutants,
         }
     }
 }
@@ -118,6 +136,19 @@ impl Stop {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub seed: u64,
+    /// The generator's version ([`gen::GENERATOR_VERSION`]; 0: a journal from before versions).
+    #[serde(default)]
+    pub generator: u32,
+    /// Programs (value sets) per shape (0: a journal from before shapes).
+    #[serde(default)]
+    pub values_per_shape: u64,
+    /// Distinct programs (case fingerprints) and distinct shapes (kernel texts) generated that
+    /// reach the hardware stage (legal, CPU oracles passed); counted per invocation (a resumed
+    /// campaign adds what it saw anew, so a program seen before and after a resume counts twice).
+    #[serde(default)]
+    pub distinct_programs: u64,
+    #[serde(default)]
+    pub distinct_shapes: u64,
     /// `I/N` when this campaign runs shard I of N of the programs (empty: all).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub shard: String,
@@ -155,12 +186,37 @@ pub struct Stats {
     /// Signature -> culprit of every hardware finding saved (silicon, compiler: builds, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub culprits: BTreeMap<String, String>,
+    /// Mutants of the reference every hardware observation was judged under (`--mutants`; 0:
+    /// not judged), and the first kill of each mutant killed, by mutant id.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mutants: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mutant_kills: BTreeMap<String, MutantKill>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The first observation of a campaign that killed a mutant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MutantKill {
+    /// Seconds of campaign (over resumed runs) and programs generated when it was judged.
+    pub seconds: f64,
+    pub programs: u64,
+    /// The program (campaign-wide index), its case name and fingerprint.
+    pub program: u64,
+    pub case: String,
+    pub fingerprint: String,
+    /// The judge failed the observation under the mutant (else: the mutant called undefined a
+    /// program the model passes, which silicon completed as predicted).
+    pub judge_fails: bool,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Line {
-    Progress(Stats),
+    Progress(Box<Stats>),
     Finding {
         signature: String,
         file: String,
@@ -170,13 +226,56 @@ enum Line {
     },
 }
 
-/// Input bytes of program `k` of campaign `seed` (splitmix64 stream; enough for the header and
-/// every episode the config allows).
+/// Input bytes of shape `k` of campaign `seed` (splitmix64 stream; enough for the header and
+/// every episode the config allows). With one value set per shape, program `k`'s only input.
 pub fn program_bytes(seed: u64, k: u64, cfg: &GenConfig) -> Vec<u8> {
     let n = HEADER + BLOCK * cfg.max_episodes.max(1);
     let start =
         seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0x243f_6a88_85a3_08d3;
     ptxconform_reference::case::init::pattern(start, n)
+}
+
+/// Value bytes of value set `j` of shape `shape` of campaign `seed`.
+pub fn value_bytes(seed: u64, shape: u64, j: u64, cfg: &GenConfig) -> Vec<u8> {
+    let start = seed.rotate_left(29)
+        ^ shape.wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        ^ j.wrapping_mul(0x94d0_49bb_1331_11eb).rotate_left(31)
+        ^ 0x1319_8a2e_0370_7344;
+    ptxconform_reference::case::init::pattern(start, gen::value_len(cfg))
+}
+
+/// Where program `k` of `shard` (its index within the shard) sits: `(program, shape, value
+/// set)`, all campaign-wide. A shard takes whole shapes, so it compiles only its own kernels.
+pub fn locate(shard: Shard, k: u64, values_per_shape: u64) -> (u64, u64, u64) {
+    let per = values_per_shape.max(1);
+    let shape = shard.program(k / per);
+    let j = k % per;
+    (shape * per + j, shape, j)
+}
+
+/// Value set `j` of shape `shape` of campaign `seed`: with one value set per shape, the
+/// single-stream generator over [`program_bytes`]; else [`gen::generate_shaped`].
+pub fn generate_program(
+    seed: u64,
+    shape: u64,
+    j: u64,
+    values_per_shape: u64,
+    cfg: &GenConfig,
+) -> Generated {
+    let bytes = program_bytes(seed, shape, cfg);
+    if values_per_shape <= 1 {
+        generate_bytes(&bytes, cfg)
+    } else {
+        gen::generate_shaped(&bytes, &value_bytes(seed, shape, j, cfg), cfg)
+    }
+}
+
+/// A program's identity: the fingerprint of its case (its YAML; names included, which
+/// generated cases derive from their steps).
+pub fn fingerprint(c: &Case) -> u64 {
+    ptxconform_core::hash::fnv1a64(
+        ptxconform_reference::case::load::to_yaml(std::slice::from_ref(c)).as_bytes(),
+    )
 }
 
 fn intent_name(i: &Intent) -> &'static str {
@@ -191,11 +290,22 @@ fn intent_name(i: &Intent) -> &'static str {
 /// Every CPU oracle over a generated program (the static ones, the reference, and ptxas when it
 /// is installed); the first violation.
 pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
-    cpu_oracles_many(std::slice::from_ref(g)).remove(0)
+    cpu_oracles_many(std::slice::from_ref(g), &[true]).remove(0)
+}
+
+/// One generated program of a block: its campaign-wide index, fingerprint, the kernel
+/// text's key of its shape (computed once per shape run, for programs that reach the hardware
+/// stage), and its CPU oracles' verdict.
+struct Program {
+    k: u64,
+    fingerprint: u64,
+    kernel: Option<u64>,
+    generated: Generated,
+    checked: Result<(), Violation>,
 }
 
 /// Generated programs with their CPU oracles' verdicts, in program order.
-type Block = Vec<(Generated, Result<(), Violation>)>;
+type Block = Vec<Program>;
 
 /// Programs in a block when `--batch` is not given: 64 per thread, at least 512. A block's new
 /// kernels compile on every core and the block waits for its slowest module, so more cores want
@@ -207,13 +317,63 @@ pub fn default_block() -> usize {
 }
 
 /// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
-fn check_block(seed: u64, cfg: &GenConfig, shard: Shard, ks: std::ops::Range<u64>) -> Block {
-    let gens: Vec<Generated> = ks
-        .into_par_iter()
-        .map(|k| generate_bytes(&program_bytes(seed, shard.program(k), cfg), cfg))
+fn check_block(
+    seed: u64,
+    cfg: &GenConfig,
+    shard: Shard,
+    per: u64,
+    ks: std::ops::Range<u64>,
+) -> Block {
+    let placed: Vec<(u64, u64, u64)> = ks.map(|k| locate(shard, k, per)).collect();
+    let gens: Vec<Generated> = placed
+        .par_iter()
+        .map(|&(_, shape, j)| generate_program(seed, shape, j, per, cfg))
         .collect();
-    let checked = cpu_oracles_many(&gens);
-    gens.into_iter().zip(checked).collect()
+    // The ptxas oracle judges the text of a shape once: its first value set in the block.
+    let firsts: Vec<bool> = placed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| i == 0 || placed[i - 1].1 != p.1)
+        .collect();
+    let checked = cpu_oracles_many(&gens, &firsts);
+    let fingerprints: Vec<u64> = gens.par_iter().map(|g| fingerprint(&g.case)).collect();
+    // A shape's kernel key, from its first program that would reach the hardware (value sets of
+    // a shape emit one kernel text: `gpu/tests/suite/emit_generated.rs`).
+    let mut keyed: Vec<Option<usize>> = vec![None; gens.len()];
+    let mut last: Option<(u64, usize)> = None;
+    for (i, p) in placed.iter().enumerate() {
+        let runs = checked[i].is_ok() && !matches!(gens[i].intent, Intent::Illegal { .. });
+        if !runs {
+            continue;
+        }
+        match last {
+            Some((s, at)) if s == p.1 => keyed[i] = Some(at),
+            _ => {
+                keyed[i] = Some(i);
+                last = Some((p.1, i));
+            }
+        }
+    }
+    let keys: Vec<Option<u64>> = (0..gens.len())
+        .into_par_iter()
+        .map(|i| {
+            (keyed[i] == Some(i))
+                .then(|| ptxconform_gpu::emit::emit(&gens[i].case).ok())
+                .flatten()
+                .map(|e| e.shape_key)
+        })
+        .collect();
+    gens.into_iter()
+        .zip(checked)
+        .enumerate()
+        .map(|(i, (generated, checked))| Program {
+            k: placed[i].0,
+            fingerprint: fingerprints[i],
+            kernel: keyed[i].and_then(|at| keys[at]),
+            generated,
+            checked,
+        })
+        .collect()
 }
 
 /// Programs in the next block: `batch`, or what `stop` leaves after `done`.
@@ -223,14 +383,16 @@ fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
 }
 
 /// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
-/// ptxas once for all instructions it has not judged yet.
-fn cpu_oracles_many(gs: &[Generated]) -> Vec<Result<(), Violation>> {
+/// ptxas once for all instructions it has not judged yet, of the programs `ptxas[i]` names (one
+/// per shape: the oracle judges the program's text, which its value sets share but for the
+/// immediates the emitter reads from the parameter block).
+fn cpu_oracles_many(gs: &[Generated], ptxas: &[bool]) -> Vec<Result<(), Violation>> {
     let mut out: Vec<Result<(), Violation>> = gs.par_iter().map(check_cpu).collect();
     if let Some(p) = super::ptxas_oracle::ptxas() {
         let (idx, ok): (Vec<usize>, Vec<&Generated>) = gs
             .iter()
             .enumerate()
-            .filter(|(i, _)| out[*i].is_ok())
+            .filter(|(i, _)| out[*i].is_ok() && ptxas.get(*i).copied().unwrap_or(true))
             .unzip();
         for (i, r) in idx
             .into_iter()
@@ -312,6 +474,18 @@ pub fn settled(c: &Case) -> bool {
     real && balanced && groups_done && count(TouchKind::Issue) == count(TouchKind::Land)
 }
 
+/// Mutants of the reference (0 without the mutation schema).
+fn mutant_count() -> u64 {
+    #[cfg(feature = "mutants")]
+    {
+        ptxconform_reference::sem::mutant::Mutant::ALL.len() as u64
+    }
+    #[cfg(not(feature = "mutants"))]
+    {
+        0
+    }
+}
+
 pub struct Campaign<'h> {
     cfg: GenConfig,
     opts: Options,
@@ -326,6 +500,11 @@ pub struct Campaign<'h> {
     /// Re-runs every hardware finding, once minimized, under the other builds and names its
     /// culprit (`None`: findings go unattributed, e.g. without a GPU).
     pub attributor: Option<Attributor>,
+    /// Fingerprints of the programs and kernel keys of the shapes this invocation counted.
+    fingerprints: HashSet<u64>,
+    kernels: HashSet<u64>,
+    /// When this invocation started, and the seconds of the runs it resumed.
+    clock: (Instant, f64),
 }
 
 impl<'h> Campaign<'h> {
@@ -346,6 +525,8 @@ impl<'h> Campaign<'h> {
             seed: opts.seed,
             shard: shard.clone(),
             profile: opts.profile.name().into(),
+            generator: gen::GENERATOR_VERSION,
+            values_per_shape: opts.values_per_shape,
             ..Stats::default()
         };
         if opts.resume && path.exists() {
@@ -353,7 +534,7 @@ impl<'h> Campaign<'h> {
             let (mut findings, mut culprits) = (BTreeMap::new(), BTreeMap::new());
             for line in BufReader::new(f).lines().map_while(Result::ok) {
                 match serde_json::from_str::<Line>(&line) {
-                    Ok(Line::Progress(s)) => stats = s,
+                    Ok(Line::Progress(s)) => stats = *s,
                     Ok(Line::Finding {
                         signature,
                         file,
@@ -376,6 +557,20 @@ impl<'h> Campaign<'h> {
                     "{}: the journal is of shard `{}`, not `{shard}`: resume a shard in its own --out",
                     path.display(),
                     stats.shard
+                ));
+            }
+            if stats.generator != gen::GENERATOR_VERSION
+                || stats.values_per_shape != opts.values_per_shape
+            {
+                return Err(format!(
+                    "{}: the journal's programs are of generator version {} with {} value sets per \
+                     shape, not version {} with {}: its program indices name other programs; start \
+                     a new campaign (another --out, or without --resume)",
+                    path.display(),
+                    stats.generator,
+                    stats.values_per_shape,
+                    gen::GENERATOR_VERSION,
+                    opts.values_per_shape
                 ));
             }
             if stats.seed != opts.seed {
@@ -411,6 +606,12 @@ impl<'h> Campaign<'h> {
                 ));
             }
         }
+        if opts.mutants {
+            if !cfg!(feature = "mutants") {
+                return Err("--mutants: built without the mutation schema (build with `--features mutants`)".into());
+            }
+            stats.mutants = mutant_count();
+        }
         let resumed_findings = stats.findings.len();
         Ok(Campaign {
             cfg,
@@ -422,6 +623,9 @@ impl<'h> Campaign<'h> {
             resumed_findings,
             minimize_until: None,
             attributor: None,
+            fingerprints: HashSet::new(),
+            kernels: HashSet::new(),
+            clock: (Instant::now(), 0.0),
         })
     }
 
@@ -454,9 +658,11 @@ impl<'h> Campaign<'h> {
             .map(|(k, n)| format!("{k}: {n}"))
             .collect();
         format!(
-            "[{elapsed:6.1}s] programs {} ({:.0}/s), GPU cases {} ({:.0}/s), violations {}, divergences {} (known {}, duplicates {}), minimized written {}{}",
+            "[{elapsed:6.1}s] programs {} ({:.0}/s; distinct {}, shapes {}), GPU cases {} ({:.0}/s), violations {}, divergences {} (known {}, duplicates {}), minimized written {}{}",
             self.stats.programs,
             programs as f64 / elapsed.max(1e-9),
+            self.stats.distinct_programs,
+            self.stats.distinct_shapes,
             self.stats.gpu_cases,
             gpu as f64 / elapsed.max(1e-9),
             self.stats.violations,
@@ -472,6 +678,7 @@ impl<'h> Campaign<'h> {
     pub fn run(&mut self, stop: &Stop, print: bool) -> Result<Stats, String> {
         let t0 = Instant::now();
         let base_seconds = self.stats.seconds;
+        self.clock = (t0, base_seconds);
         let (p0, g0) = (self.stats.programs, self.stats.gpu_cases);
         let deadline = stop.seconds.map(|s| t0 + Duration::from_secs(s));
         // A divergence found near the end still gets a short minimization.
@@ -479,6 +686,7 @@ impl<'h> Campaign<'h> {
         let mut last_print = Instant::now();
         let mut pending: Vec<(u64, Case)> = Vec::new();
         let mut prefetched: Option<(u64, Block)> = None;
+        let per = self.opts.values_per_shape;
         let done = |c: &Campaign<'_>| {
             crate::interrupt::requested()
                 || deadline.is_some_and(|d| Instant::now() >= d)
@@ -492,11 +700,16 @@ impl<'h> Campaign<'h> {
             let n = block_len(self.opts.batch, stop, k0 - p0);
             let block = match prefetched.take() {
                 Some((k, b)) if k == k0 => b,
-                _ => check_block(self.stats.seed, &self.cfg, self.opts.shard, k0..k0 + n),
+                _ => check_block(self.stats.seed, &self.cfg, self.opts.shard, per, k0..k0 + n),
             };
-            for (k, (g, checked)) in (k0..).zip(block) {
-                let k = self.opts.shard.program(k);
+            for p in block {
+                let (k, g, checked) = (p.k, p.generated, p.checked);
                 self.stats.programs += 1;
+                if let Some(kernel) = p.kernel {
+                    self.stats.distinct_programs +=
+                        u64::from(self.fingerprints.insert(p.fingerprint));
+                    self.stats.distinct_shapes += u64::from(self.kernels.insert(kernel));
+                }
                 *self
                     .stats
                     .intents
@@ -516,8 +729,8 @@ impl<'h> Campaign<'h> {
                 let (seed, cfg, shard) = (self.stats.seed, self.cfg.clone(), self.opts.shard);
                 let batch = std::mem::take(&mut pending);
                 let (hw, next) = std::thread::scope(|s| {
-                    let next =
-                        more.then(|| s.spawn(move || check_block(seed, &cfg, shard, k1..k1 + n1)));
+                    let next = more
+                        .then(|| s.spawn(move || check_block(seed, &cfg, shard, per, k1..k1 + n1)));
                     (self.hardware(batch), next.map(|h| h.join()))
                 });
                 hw?;
@@ -564,6 +777,6 @@ impl<'h> Campaign<'h> {
     fn checkpoint(&mut self, seconds: f64) -> Result<(), String> {
         self.stats.seconds = seconds;
         let s = self.stats.clone();
-        self.log(&Line::Progress(s))
+        self.log(&Line::Progress(Box::new(s)))
     }
 }

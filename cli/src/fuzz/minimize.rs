@@ -272,7 +272,7 @@ fn numbers(c: &Case, out: &mut Vec<Case>) {
 }
 
 /// Smaller regions (all at once, then each), fewer declarations, simpler initial contents.
-fn memory(c: &Case, out: &mut Vec<Case>) {
+fn memory(c: &Case, part: Part, out: &mut Vec<Case>) {
     let shrink = |s: u64| -> Vec<u64> {
         smaller(s)
             .into_iter()
@@ -288,6 +288,10 @@ fn memory(c: &Case, out: &mut Vec<Case>) {
         .chain(&c.memory.shared)
         .map(|r| r.size)
         .collect();
+    if part == Part::Shape {
+        memory_shape(c, &all, out);
+        return;
+    }
     if let Some(&max) = all.iter().max() {
         for to in shrink(max) {
             let mut m = c.clone();
@@ -310,13 +314,6 @@ fn memory(c: &Case, out: &mut Vec<Case>) {
             r.size = to;
             out.push(m);
         }
-        let mut m = c.clone();
-        if i < n_global {
-            m.memory.global.remove(i);
-        } else {
-            m.memory.shared.remove(i - n_global);
-        }
-        out.push(m);
         for to in [Init::Fill(0), Init::Fill(0x5a)] {
             let mut m = c.clone();
             let r = if i < n_global {
@@ -329,6 +326,20 @@ fn memory(c: &Case, out: &mut Vec<Case>) {
                 out.push(m);
             }
         }
+    }
+}
+
+/// [`memory`]'s shape candidates: each region, mbarrier and parameter dropped, no checks.
+fn memory_shape(c: &Case, all: &[u64], out: &mut Vec<Case>) {
+    let n_global = c.memory.global.len();
+    for i in 0..all.len() {
+        let mut m = c.clone();
+        if i < n_global {
+            m.memory.global.remove(i);
+        } else {
+            m.memory.shared.remove(i - n_global);
+        }
+        out.push(m);
     }
     for i in 0..c.memory.mbarriers.len() {
         let mut m = c.clone();
@@ -535,15 +546,39 @@ fn tx_copies(c: &Case, out: &mut Vec<Case>) {
 }
 
 /// Every candidate variant of `c`, most promising (largest cut) first.
+/// Every candidate, the shape's first (the minimizer moves to the first that still fails, and
+/// dropping steps shrinks fastest).
 pub fn candidates(c: &Case) -> Vec<Case> {
     let mut out = Vec::new();
     drop_steps(c, &mut out);
     tx_copies(c, &mut out);
     launch(c, &mut out);
     qualifiers(c, &mut out);
-    memory(c, &mut out);
+    memory(c, Part::Shape, &mut out);
+    memory(c, Part::Values, &mut out);
     numbers(c, &mut out);
     out
+}
+
+/// The candidates within the case's shape: copy sizes with their tx counts, region sizes and
+/// contents, operand numbers — what the kernel reads from its parameter block and regions, so
+/// they run on the failing program's compiled kernel. (Copy sizes before lone numbers: a lone tx
+/// count shrunk first left a planted bulk failure at a larger local minimum.)
+pub fn value_candidates(c: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    tx_copies(c, &mut out);
+    memory(c, Part::Values, &mut out);
+    numbers(c, &mut out);
+    out
+}
+
+/// Which of a case's memory candidates [`memory`] proposes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// Region sizes and contents (parameter-block and region values).
+    Values,
+    /// Fewer regions, mbarriers, parameters, checks (another kernel).
+    Shape,
 }
 
 /// The result of a minimization.
@@ -571,6 +606,8 @@ pub struct Budget {
 
 /// Minimize `case`. `admissible` filters candidates on the CPU; `test` runs a batch (at most
 /// `budget.batch` cases) and says, per case, whether it still fails the same way (with evidence).
+/// Values within the shape shrink first ([`value_candidates`], until none still fails), then
+/// everything ([`candidates`]).
 pub fn minimize<E>(
     case: &Case,
     admissible: &dyn Fn(&Case) -> bool,
@@ -582,35 +619,38 @@ pub fn minimize<E>(
     let mut cur = case.clone();
     let mut evidence = None;
     let (mut rounds, mut tested) = (0, 0);
-    'outer: while rounds < max_rounds {
-        let c0 = cost(&cur);
-        let mut seen = std::collections::HashSet::new();
-        let cands: Vec<Case> = candidates(&cur)
-            .into_iter()
-            .filter(|m| {
-                cost(m) < c0
-                    && seen.insert(ptxconform_reference::case::to_yaml(std::slice::from_ref(m)))
-                    && admissible(m)
-            })
-            .collect();
-        for chunk in cands.chunks(batch.max(1)) {
-            if rounds >= max_rounds || out_of_time() {
-                break 'outer;
-            }
-            rounds += 1;
-            tested += chunk.len();
-            let got = test(chunk)?;
-            if let Some((k, e)) = got
+    let phases: [fn(&Case) -> Vec<Case>; 2] = [value_candidates, candidates];
+    for propose in phases {
+        'outer: while rounds < max_rounds {
+            let c0 = cost(&cur);
+            let mut seen = std::collections::HashSet::new();
+            let cands: Vec<Case> = propose(&cur)
                 .into_iter()
-                .enumerate()
-                .find_map(|(k, e)| e.map(|e| (k, e)))
-            {
-                cur = chunk[k].clone();
-                evidence = Some(e);
-                continue 'outer;
+                .filter(|m| {
+                    cost(m) < c0
+                        && seen.insert(ptxconform_reference::case::to_yaml(std::slice::from_ref(m)))
+                        && admissible(m)
+                })
+                .collect();
+            for chunk in cands.chunks(batch.max(1)) {
+                if rounds >= max_rounds || out_of_time() {
+                    break 'outer;
+                }
+                rounds += 1;
+                tested += chunk.len();
+                let got = test(chunk)?;
+                if let Some((k, e)) = got
+                    .into_iter()
+                    .enumerate()
+                    .find_map(|(k, e)| e.map(|e| (k, e)))
+                {
+                    cur = chunk[k].clone();
+                    evidence = Some(e);
+                    continue 'outer;
+                }
             }
+            break;
         }
-        break;
     }
     Ok(Minimized {
         case: cur,

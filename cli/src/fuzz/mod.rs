@@ -97,7 +97,8 @@ pub struct FuzzArgs {
     /// ptxas optimization level (0–3) of the offline build the GPU runs.
     #[arg(long, default_value_t = ptxconform_gpu::compile::DEFAULT_OPT_LEVEL)]
     pub opt_level: u8,
-    /// Run only shard I of N (0-based) of the campaign's programs (program k is shard k mod N's);
+    /// Run only shard I of N (0-based) of the campaign's programs (shape s, with all its value
+    /// sets, is shard s mod N's);
     /// `auto` reads a Slurm array job's or a Kubernetes Indexed Job's variables.
     #[arg(long, value_name = "I/N|auto")]
     pub shard: Option<crate::shard::Shard>,
@@ -106,6 +107,17 @@ pub struct FuzzArgs {
     /// `ptxas-13.0-O3,jit-O4,ptxas-13.5-O0` (see tools/install-toolchains.sh).
     #[arg(long, value_name = "LIST")]
     pub builds: Option<ptxconform_gpu::builds::BuildList>,
+    /// Programs per shape: each shape (instructions, qualifiers, who runs what, the memory layout
+    /// the kernel is compiled for) is drawn with K value sets (sizes, offsets, src-size,
+    /// predicates, masks, tx counts, region contents), which share one compiled kernel. 1: every
+    /// program its own shape and kernel (the generator before shapes).
+    #[arg(long, value_name = "K", default_value_t = campaign::DEFAULT_VALUES_PER_SHAPE)]
+    pub values_per_shape: u64,
+    /// Mutation score: judge every hardware observation under every mutant of the reference
+    /// (CPU only; a build with `--features mutants`); each mutant's first kill goes to
+    /// `OUT/campaign.json`, which `ptxconform mutants --campaign OUT` reports.
+    #[arg(long)]
+    pub mutants: bool,
 }
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).
@@ -317,6 +329,11 @@ pub fn main(args: &FuzzArgs) -> Result<i32, String> {
         None => println!("ptxas not found ($PTXAS, PATH, $CUDA_HOME/bin, pip nvidia-cuda-nvcc): ptxas oracle skipped"),
     }
     let opts = campaign::Options::from_args(args);
+    println!(
+        "programs: shapes × {} value sets each (generator version {})",
+        opts.values_per_shape,
+        ptxconform_reference::gen::GENERATOR_VERSION
+    );
     if gpu.is_some() || differential.is_some() {
         println!("hardware judged under profile {}", opts.profile);
     }

@@ -105,6 +105,8 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         shard: crate::shard::Shard::ALL,
         planted: None,
         profile: ptxconform_core::judge::DEFAULT_PROFILE,
+        values_per_shape: 4,
+        mutants: false,
     }
 }
 
@@ -778,4 +780,96 @@ fn a_finding_is_attributed_to_the_builds_that_depart() {
     let journal = std::fs::read_to_string(dir.join("out").join("journal.jsonl")).unwrap();
     assert!(journal.contains("\"culprit\":\"compiler: ptxas-13.0-O3, ptxas-13.5-O3\""));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Programs come in shapes: K value sets of a shape share one kernel (few distinct shapes, many
+/// distinct programs), the campaign records its generator version and K, and a journal of
+/// another version or K is not resumed.
+#[test]
+fn programs_are_shapes_times_values_and_resume_keeps_both() {
+    let dir = tmp("shapes");
+    let run = |per: u64, programs: u64, resume: bool| {
+        let mut o = opts(&dir, KnownDivergences::default(), resume);
+        o.values_per_shape = per;
+        let mut c = Campaign::open(cfg(), o, None)?;
+        c.run(
+            &Stop {
+                seconds: None,
+                programs: Some(programs),
+            },
+            false,
+        )
+    };
+    let s = run(16, 64, false).unwrap();
+    assert_eq!(
+        (s.generator, s.values_per_shape),
+        (ptxconform_reference::gen::GENERATOR_VERSION, 16)
+    );
+    assert!(
+        (1..=4).contains(&s.distinct_shapes),
+        "64 programs of 16 value sets: at most 4 kernels, {s:?}"
+    );
+    assert!(
+        s.distinct_programs > 2 * s.distinct_shapes,
+        "value sets are distinct programs: {s:?}"
+    );
+    let e = run(8, 1, true).unwrap_err();
+    assert!(e.contains("16 value sets per shape"), "{e}");
+    // A journal from before generator versions.
+    let journal = dir.join("out").join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let old = text.replace(
+        &format!(
+            "\"generator\":{}",
+            ptxconform_reference::gen::GENERATOR_VERSION
+        ),
+        "\"generator\":0",
+    );
+    assert_ne!(old, text);
+    std::fs::write(&journal, old).unwrap();
+    let e = run(16, 1, true).unwrap_err();
+    assert!(e.contains("generator version 0"), "{e}");
+    // One value set per shape: every program that runs is its own kernel.
+    let one = run(1, 32, false).unwrap();
+    assert_eq!(one.distinct_shapes, one.distinct_programs, "{one:?}");
+    assert!(one.distinct_shapes > 16, "{one:?}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// `--mutants`: every observation is judged under every mutant still alive; the first kill of
+/// each is recorded with its program, and survives a resume.
+#[cfg(feature = "mutants")]
+#[test]
+fn campaign_records_each_mutants_first_kill() {
+    use ptxconform_reference::sem::mutant::Mutant;
+    let dir = tmp("mutants");
+    let run = |programs: u64, resume: bool| {
+        let mut o = opts(&dir, KnownDivergences::default(), resume);
+        o.mutants = true;
+        let mut hw = Fake::new(false);
+        let mut c = Campaign::open(cfg(), o, Some(&mut hw))?;
+        c.run(
+            &Stop {
+                seconds: None,
+                programs: Some(programs),
+            },
+            false,
+        )
+    };
+    let s = run(48, false).unwrap();
+    assert_eq!(s.mutants, Mutant::ALL.len() as u64);
+    // The fake silicon is the model's prediction: it kills the mutants that change it.
+    assert!(!s.mutant_kills.is_empty(), "{s:?}");
+    for (id, k) in &s.mutant_kills {
+        assert!(Mutant::ALL.iter().any(|m| m.id() == id), "{id}");
+        assert!(
+            k.program < 48 && k.programs <= 48 && k.fingerprint.len() == 16,
+            "{k:?}"
+        );
+    }
+    let more = run(16, true).unwrap();
+    for (id, k) in &s.mutant_kills {
+        assert_eq!(more.mutant_kills.get(id), Some(k), "first kills are kept");
+    }
+    std::fs::remove_dir_all(dir).ok();
 }

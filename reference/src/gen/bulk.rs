@@ -34,12 +34,12 @@ fn xfers(w: &World, c: &mut Chunk<'_>, src_same_as_dst: bool) -> Vec<Xfer> {
     let seg = (w.size as i64 / 16 / k) * 16;
     (0..k)
         .map(|i| {
-            let size = 16 * c.range(1, (seg / 16) as u32) as i64;
+            let size = 16 * c.value_range(1, (seg / 16) as u32) as i64;
             let dst = i * seg;
             let src = if src_same_as_dst {
                 dst
             } else {
-                16 * c.below(((w.size as i64 - size) / 16 + 1) as u32) as i64
+                16 * c.value_below(((w.size as i64 - size) / 16 + 1) as u32) as i64
             };
             Xfer { src, dst, size }
         })
@@ -82,7 +82,8 @@ fn deviate_size(
         Deviation::Illegal => {
             if c.bit() {
                 // §9.7.9.25.4.1: an immediate size not a multiple of 16 (ptxas rejects it).
-                *size = Value::Imm(16 * c.range(1, 4) as i64 + 4 * c.range(1, 3) as i64);
+                *size =
+                    Value::Imm(16 * c.value_range(1, 4) as i64 + 4 * c.value_range(1, 3) as i64);
                 Some(Intent::Illegal {
                     step: 0,
                     why: "immediate size not a multiple of 16".into(),
@@ -332,7 +333,7 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     let per: Vec<i64> = xs.iter().map(|x| x.size).collect();
     let issuer = w.who(&[cta], thread);
     let mut issue = |w: &mut World, c: &mut Chunk<'_>, i: usize| {
-        let x = xs[i];
+        let mut x = xs[i];
         let mut size = w.b32(c, x.size);
         let mut h = hint(w, c);
         let mbar = World::bar_addr(b);
@@ -352,7 +353,12 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
         };
         if i == bad && intent.is_none() {
             match dev {
-                Some(Deviation::Racy) => racy_store = Some(x.src + 16),
+                Some(Deviation::Racy) => {
+                    // A store of the source's first 16 bytes: its length is in the kernel text,
+                    // so it does not follow the (value) offset; the copy reads from offset 0.
+                    x.src = 0;
+                    racy_store = Some(16)
+                }
                 Some(Deviation::Illegal) if c.bit() => {
                     // `.ignore_oob` is PTX ISA 9.2: beyond what the pinned ptxas (9.0) accepts.
                     dir = CopyDir::GlobalToCta {
@@ -407,7 +413,7 @@ fn s2g(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
         let mut size = w.b32(c, x.size);
         let mut h = hint(w, c);
         let byte_mask = if w.swarm.features.cp_mask && c.bit() {
-            let m = c.u16();
+            let m = c.value_u16();
             Some(w.b16(c, m))
         } else {
             None

@@ -27,7 +27,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     let f = w.swarm.features;
     let slots = (w.size / 16) as u32;
     let k = c.range(1, 4).min(slots);
-    let first_slot = c.below(slots);
+    let first_slot = c.value_below(slots);
     let mut intent = None;
     // Which copy deviates (if any), and how.
     let bad = c.below(k) as usize;
@@ -64,18 +64,18 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
         let fill_kind = if f.fill { c.below(3) } else { 0 };
         let fill = match fill_kind {
             1 => {
-                let n = c.range(0, size.bytes() as u32) as i64;
+                let n = c.value_range(0, size.bytes() as u32) as i64;
                 Fill::SrcSize(w.b32(c, n))
             }
             2 => {
-                let v = c.bit();
+                let v = c.value_bit();
                 Fill::IgnoreSrc(w.ignore_pred(v))
             }
             _ => Fill::Full,
         };
         // §9.7.9.25.3.1: dst and src aligned to cp-size; slots are 16 bytes, sources size-aligned.
         let slot = (first_slot + i as u32) % slots;
-        let src_off = size.bytes() * c.below((w.size as i64 / size.bytes()) as u32) as i64;
+        let src_off = size.bytes() * c.value_below((w.size as i64 / size.bytes()) as u32) as i64;
         let mut copy = CpAsync {
             cache,
             shared,
@@ -107,8 +107,9 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
                             "`.L2::cache_hint` without cache-policy"
                         }
                         _ => {
-                            copy.fill =
-                                Fill::SrcSize(Value::Imm(size.bytes() + 1 + c.below(8) as i64));
+                            copy.fill = Fill::SrcSize(Value::Imm(
+                                size.bytes() + 1 + c.value_below(8) as i64,
+                            ));
                             "immediate src-size above cp-size"
                         }
                     };
@@ -120,7 +121,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
                 Some(Deviation::Undefined) => {
                     if c.bit() {
                         // §9.7.9.25.3.1: src-size larger than cp-size is undefined.
-                        let n = size.bytes() + 1 + c.below(16) as i64;
+                        let n = size.bytes() + 1 + c.value_below(16) as i64;
                         copy.fill = Fill::SrcSize(w.param("size", Param::Int(n)));
                         intent = Some(Intent::Undefined {
                             rule: ub::CP_ASYNC_SRC_SIZE.id,

@@ -123,7 +123,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
         1 => {
             // expect_tx + complete_tx of the same byte count, then the one arrival.
             w.ensure_bar(b, &ctas, thread, 1);
-            let tx = c.range(1, 1 << 12) as i64;
+            let tx = c.value_range(1, 1 << 12) as i64;
             let txv = w.b32(c, tx);
             let o = order(w, c, Sem::Relaxed);
             w.ptx(

@@ -14,6 +14,17 @@
 //! wait), so flipping a byte of chunk k changes episode k and at most the mbarrier parities of
 //! later ones. Missing bytes read as zero.
 //!
+//! Programs as shape × values ([`generate_shaped`]): the header and episode bytes are the
+//! *shape* (families, instructions, qualifiers, who runs each step, the launch and the region
+//! sizes the kernel is compiled for, the deviation); a second byte stream is one *value set*
+//! (region contents, copy sizes and offsets with their tx counts, src-size, ignore-src
+//! predicates, byte masks, plain stores' bytes, tensor loads' box starts), each value placed by a
+//! class the value set enables ([`bytes::ValueClasses`]: the least and greatest the rule allows,
+//! one off either, the middle, random). The value sets of a shape emit one kernel text. Still
+//! drawn with the shape: mbarrier and arrival counts and multicast ctaMasks (they decide which
+//! steps exist), cache policies (0), tensor maps and tensor store/prefetch coordinates, tcgen05
+//! operands, and a deviating episode's values. [`generate`] reads both kinds from one stream.
+//!
 //! One module per family ([`cp_async`], [`bulk`] (bulk copies, prefetches and reductions),
 //! [`tensor`], [`tcgen05`], [`mbarrier`], [`store`]), each with an `episode` function and a
 //! [`swarm::Family`] bit; [`world`] lays out launches and regions, [`concurrent`] makes racy
@@ -40,16 +51,24 @@ pub mod world;
 use crate::case::model::{Case, Expect};
 use crate::target::Target;
 use arbitrary::Unstructured;
-use bytes::Chunk;
+use bytes::{Chunk, ValueClasses};
 use swarm::{Families, Family, Swarm};
 use world::World;
+
+/// The generator's version: what a campaign's program indices mean. Raised whenever the
+/// programs generated from the same bytes and config change (a campaign journal of another
+/// version is not resumed). 2: programs as shape × values ([`generate_shaped`], value classes).
+pub const GENERATOR_VERSION: u32 = 2;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;
 /// Bytes per episode.
 pub const BLOCK: usize = 24;
 
-/// What the generator is allowed to produce. Defaults give small, fast programs.
+/// What the generator is allowed to produce, one knob per field: each program's swarm
+/// ([`swarm::Swarm::draw`]) enables a random subset of the families and features the config
+/// allows, and its deviation is drawn from the `*_per_256` rates. Defaults give small, fast
+/// programs. The values of a shape ([`generate_shaped`]) are drawn from [`bytes::ValueClasses`].
 #[derive(Clone, Debug)]
 pub struct GenConfig {
     /// Targets to choose from (each program picks one).
@@ -60,8 +79,10 @@ pub struct GenConfig {
     pub max_episodes: usize,
     /// Largest region (bytes, a multiple of 128, at least 128).
     pub max_region_bytes: u64,
-    /// Most CTAs in the grid and in a cluster (clusters only on sm_90+).
+    /// Most CTAs in the grid (a program is one cluster at most: CTAs of different clusters
+    /// cannot be ordered).
     pub max_ctas: u32,
+    /// Most CTAs in a cluster (clusters only on sm_90+).
     pub max_cluster: u32,
     /// Most threads per CTA (multiples of 32 are chosen).
     pub max_threads: u32,
@@ -157,11 +178,71 @@ pub struct Generated {
     pub episodes: usize,
 }
 
-/// Build one case from `u`. Never fails: missing bytes read as zero.
+/// Build one case from `u`. Never fails: missing bytes read as zero. Shape and value choices
+/// come from the same bytes (the single-stream layout of the module doc).
 pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<Generated> {
     let mut head_bytes = [0u8; HEADER];
     take(u, &mut head_bytes);
+    let available = (u.len() / BLOCK).max(1);
     let mut head = Chunk::new(&head_bytes);
+    let next = |_| {
+        let mut block = [0u8; BLOCK];
+        take(u, &mut block);
+        block
+    };
+    Ok(build(&mut head, cfg, available, next, |_| None))
+}
+
+/// Value bytes of one value set: a class byte ([`ValueClasses`]), the header's values, then
+/// [`VALUE_BLOCK`] bytes per episode.
+pub const VALUE_HEADER: usize = 64;
+/// Value bytes per episode.
+pub const VALUE_BLOCK: usize = 96;
+
+/// Value bytes a value set needs under `cfg` (more are ignored, missing ones read as zero).
+pub fn value_len(cfg: &GenConfig) -> usize {
+    1 + VALUE_HEADER + VALUE_BLOCK * cfg.max_episodes.max(1)
+}
+
+/// Build one case of the shape `shape` (header and episode chunks, as [`generate`] reads them)
+/// with the values `values` ([`value_len`] bytes). Cases of one `shape` emit one kernel text:
+/// they differ only in what the kernel reads from its parameter block and regions.
+pub fn generate_shaped(shape: &[u8], values: &[u8], cfg: &GenConfig) -> Generated {
+    let classes = ValueClasses::from_byte(values.first().copied().unwrap_or(0));
+    let values = values.get(1..).unwrap_or(&[]);
+    let part = |from: usize, len: usize| -> &[u8] {
+        values
+            .get(from..)
+            .map_or(&[][..], |v| &v[..len.min(v.len())])
+    };
+    let head_bytes = shape.get(..HEADER.min(shape.len())).unwrap_or(&[]);
+    let mut head = Chunk::with_values(head_bytes, part(0, VALUE_HEADER), classes);
+    let available = (shape.len().saturating_sub(HEADER) / BLOCK).max(1);
+    build(
+        &mut head,
+        cfg,
+        available,
+        |k| {
+            let mut block = [0u8; BLOCK];
+            if let Some(b) = shape.get(HEADER + k * BLOCK..) {
+                let n = b.len().min(BLOCK);
+                block[..n].copy_from_slice(&b[..n]);
+            }
+            block
+        },
+        |k| Some((part(VALUE_HEADER + k * VALUE_BLOCK, VALUE_BLOCK), classes)),
+    )
+}
+
+/// The generator over a header chunk and `available` episode chunks (`block(k)`: chunk k's
+/// shape bytes; `values(k)`: its value bytes and classes, `None` for a single-stream chunk).
+fn build<'v>(
+    head: &mut Chunk<'_>,
+    cfg: &GenConfig,
+    available: usize,
+    mut block: impl FnMut(usize) -> [u8; BLOCK],
+    values: impl Fn(usize) -> Option<(&'v [u8], ValueClasses)>,
+) -> Generated {
     let deviation = {
         let b = head.byte() as u32;
         let (i, d, r) = (
@@ -179,21 +260,22 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
             None
         }
     };
-    let swarm = Swarm::draw(&mut head, cfg);
-    let mut w = World::new(&mut head, cfg, swarm);
+    let swarm = Swarm::draw(head, cfg);
+    let mut w = World::new(head, cfg, swarm);
     // Episodes: as many as the input holds (so a longer input gives a longer program), capped.
     let wanted = 1 + head.below(cfg.max_episodes.max(1) as u32) as usize;
-    let available = (u.len() / BLOCK).max(1);
     let n = wanted.min(available);
     let bad_at = head.below(n as u32) as usize;
     let mut intent = Intent::WellDefined;
     for k in 0..n {
-        let mut block = [0u8; BLOCK];
-        take(u, &mut block);
-        let mut c = Chunk::new(&block);
+        let bytes = block(k);
+        let mut c = match values(k) {
+            Some((v, classes)) => Chunk::with_values(&bytes, v, classes),
+            None => Chunk::new(&bytes),
+        };
         let dev = if k == bad_at { deviation } else { None };
         let fam = w.swarm.pick(c.byte(), dev);
-        let conc = block[BLOCK - 1] < cfg.concurrent_per_256;
+        let conc = bytes[BLOCK - 1] < cfg.concurrent_per_256;
         let got = match conc
             .then(|| concurrent::episode(&mut w, &mut c, dev))
             .flatten()
@@ -210,11 +292,27 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
         store::plain(&mut w, &mut Chunk::new(&[]));
     }
     let case = w.finish(&intent);
-    Ok(Generated {
+    Generated {
         case,
         intent,
         episodes: n,
-    })
+    }
+}
+
+/// A fuzzer's input as shape × values: the first [`shape_len`] bytes are the shape; bytes past
+/// them, if any, are one value set ([`generate_shaped`]); else the single-stream [`generate`].
+/// Inputs no longer than a shape generate exactly what [`generate_bytes`] does.
+pub fn generate_input(data: &[u8], cfg: &GenConfig) -> Generated {
+    let n = shape_len(cfg);
+    match data.get(n..) {
+        Some(values) if !values.is_empty() => generate_shaped(&data[..n], values, cfg),
+        _ => generate_bytes(data, cfg),
+    }
+}
+
+/// Bytes of a shape under `cfg`: the header and every episode it allows.
+pub fn shape_len(cfg: &GenConfig) -> usize {
+    HEADER + BLOCK * cfg.max_episodes.max(1)
 }
 
 /// Convenience: generate from a byte slice.

@@ -38,7 +38,7 @@ pub fn plain(w: &mut World, c: &mut Chunk<'_>) -> super::world::Who {
     let who = w.who(&[cta], thread);
     let at = c.pick(&[GSRC, GDST, SBUF]);
     let n = c.range(1, 16);
-    let bytes = (0..n).map(|_| c.byte()).collect();
+    let bytes = (0..n).map(|_| c.value_byte()).collect();
     w.step(
         &who,
         StepOp::Store {

@@ -75,66 +75,63 @@ impl Families {
     }
 }
 
-/// Operand forms and qualifiers a program may use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Features {
+/// The feature list, written once: each feature's field (its doc says what it enables), its name
+/// (`Features::NAMES`, what `avoid:` of a known divergence and the docs use) and its bit in the
+/// swarm's feature byte (the order of the list) all come from it.
+macro_rules! features {
+    ($($(#[doc = $doc:literal])* $name:ident,)*) => {
+        /// Operand forms and qualifiers a program may use (each program's swarm enables a random
+        /// subset of them).
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct Features {
+            $($(#[doc = $doc])* pub $name: bool,)*
+        }
+
+        impl Features {
+            /// Feature names, in the order of their bits in the swarm's feature byte.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            pub fn from_bits(f: u8) -> Features {
+                let mut bit = 0u32;
+                let mut next = || {
+                    let on = (f >> bit) & 1 == 1;
+                    bit += 1;
+                    on
+                };
+                // Fields are initialised in the order written: the list's order.
+                Features { $($name: next(),)* }
+            }
+
+            pub fn bits(self) -> u8 {
+                [$(self.$name),*]
+                    .iter()
+                    .enumerate()
+                    .fold(0, |a, (i, on)| a | (u8::from(*on) << i))
+            }
+        }
+    };
+}
+
+features! {
     /// Sizes, counts and masks from `params` registers instead of immediates.
-    pub reg_operands: bool,
+    reg_operands,
     /// `.L2::cache_hint` with a `cache-policy` register.
-    pub cache_hint: bool,
+    cache_hint,
     /// `.shared::cta` spelling (else `.shared` where both exist).
-    pub shared_cta: bool,
+    shared_cta,
     /// cp.async `.L2::{64,128,256}B` prefetch sizes.
-    pub prefetch_size: bool,
+    prefetch_size,
     /// cp.async `src-size` / `ignore-src`.
-    pub fill: bool,
+    fill,
     /// `.multicast::cluster` with a ctaMask.
-    pub multicast: bool,
+    multicast,
     /// `.cp_mask` with a byteMask (sm_100+).
-    pub cp_mask: bool,
+    cp_mask,
     /// `.sem.scope` qualifiers on mbarrier arrive / wait.
-    pub order: bool,
+    order,
 }
 
 impl Features {
-    /// Feature names, in the order of their bits in the swarm's feature byte.
-    pub const NAMES: [&'static str; 8] = [
-        "reg_operands",
-        "cache_hint",
-        "shared_cta",
-        "prefetch_size",
-        "fill",
-        "multicast",
-        "cp_mask",
-        "order",
-    ];
-    pub fn from_bits(f: u8) -> Features {
-        Features {
-            reg_operands: f & 1 != 0,
-            cache_hint: f & 2 != 0,
-            shared_cta: f & 4 != 0,
-            prefetch_size: f & 8 != 0,
-            fill: f & 16 != 0,
-            multicast: f & 32 != 0,
-            cp_mask: f & 64 != 0,
-            order: f & 128 != 0,
-        }
-    }
-    pub fn bits(self) -> u8 {
-        [
-            self.reg_operands,
-            self.cache_hint,
-            self.shared_cta,
-            self.prefetch_size,
-            self.fill,
-            self.multicast,
-            self.cp_mask,
-            self.order,
-        ]
-        .iter()
-        .enumerate()
-        .fold(0, |a, (i, on)| a | (u8::from(*on) << i))
-    }
     /// The feature called `name` alone.
     pub fn named(name: &str) -> Option<Features> {
         let i = Self::NAMES.iter().position(|n| *n == name)?;

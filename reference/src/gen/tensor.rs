@@ -298,6 +298,15 @@ pub(super) fn imms(v: &[i32]) -> Vec<Value> {
 /// Tile coordinates: dimension 0 on the 16-byte grid (granules with interleave), every
 /// coordinate from just before the tensor to just past it (`non_negative` for stores).
 fn tile_coords(g: &mut SplitMix, p: &TensorMapParams, non_negative: bool) -> Vec<i32> {
+    tile_coords_by(&mut |lo, hi| range(g, lo, hi), p, non_negative)
+}
+
+/// [`tile_coords`] with each coordinate drawn by `draw(lo, hi)` (a value in `lo..=hi`).
+fn tile_coords_by(
+    draw: &mut dyn FnMut(i64, i64) -> i64,
+    p: &TensorMapParams,
+    non_negative: bool,
+) -> Vec<i32> {
     let bx = p.box_dim.clone().unwrap_or_default();
     let step = if p.interleave == Interleave::None {
         per16(p.tensor_data_type) as i64
@@ -315,7 +324,7 @@ fn tile_coords(g: &mut SplitMix, p: &TensorMapParams, non_negative: bool) -> Vec
                 (1, d as i64)
             };
             let lo = if non_negative { 0 } else { -(b / s) - 1 };
-            (range(g, lo, hi) * s) as i32
+            (draw(lo, hi) * s) as i32
         })
         .collect()
 }
@@ -323,21 +332,22 @@ fn tile_coords(g: &mut SplitMix, p: &TensorMapParams, non_negative: bool) -> Vec
 /// im2col coordinates: channel on the 16-byte grid, the filter base inside the corners' box
 /// (§5.5.4.1), N anywhere up to one past.
 fn im2col_coords(g: &mut SplitMix, p: &TensorMapParams) -> Vec<i32> {
+    im2col_coords_by(&mut |lo, hi| range(g, lo, hi), p)
+}
+
+/// [`im2col_coords`] with each coordinate drawn by `draw(lo, hi)`.
+fn im2col_coords_by(draw: &mut dyn FnMut(i64, i64) -> i64, p: &TensorMapParams) -> Vec<i32> {
     let r = p.global_dim.len();
     let (lo, hi) = (
         p.pixel_box_lower_corner.clone().unwrap_or_default(),
         p.pixel_box_upper_corner.clone().unwrap_or_default(),
     );
     let step = per16(p.tensor_data_type) as i64;
-    let mut out = vec![(range(g, 0, (p.global_dim[0] as i64 - 1) / step) * step) as i32];
+    let mut out = vec![(draw(0, (p.global_dim[0] as i64 - 1) / step) * step) as i32];
     for s in 0..r - 2 {
-        out.push(range(
-            g,
-            lo[s] as i64,
-            p.global_dim[s + 1] as i64 - 1 + hi[s] as i64,
-        ) as i32);
+        out.push(draw(lo[s] as i64, p.global_dim[s + 1] as i64 - 1 + hi[s] as i64) as i32);
     }
-    out.push(range(g, 0, p.global_dim[r - 1] as i64) as i32);
+    out.push(draw(0, p.global_dim[r - 1] as i64) as i32);
     out
 }
 

@@ -371,3 +371,93 @@ mod concurrent_episodes {
         );
     }
 }
+
+/// The feature list is written once: every byte round-trips and each name is its own bit.
+#[test]
+fn feature_names_bits_and_fields_agree() {
+    use super::swarm::Features;
+    for b in 0..=u8::MAX {
+        assert_eq!(Features::from_bits(b).bits(), b);
+    }
+    assert_eq!(Features::NAMES.len(), 8);
+    for (i, name) in Features::NAMES.iter().enumerate() {
+        assert_eq!(
+            Features::named(name).map(Features::bits),
+            Some(1 << i),
+            "{name}"
+        );
+    }
+    assert!(Features::named("cache_hint").is_some_and(|f| f.cache_hint && !f.reg_operands));
+}
+
+/// A value set places a value by its class: the limits of the range and one off them.
+#[test]
+fn value_classes_place_values_at_and_near_the_limits() {
+    use super::bytes::{Chunk, ValueClass, ValueClasses};
+    let values = [7u8; 64];
+    let only = |c: ValueClass| {
+        ValueClasses::from_byte(1 << ValueClass::ALL.iter().position(|x| *x == c).unwrap_or(0))
+    };
+    let draw = |class: ValueClass, lo: u32, hi: u32| {
+        Chunk::with_values(&[], &values, only(class)).value_range(lo, hi)
+    };
+    assert_eq!(draw(ValueClass::Least, 3, 9), 3);
+    assert_eq!(draw(ValueClass::AboveLeast, 3, 9), 4);
+    assert_eq!(draw(ValueClass::BelowGreatest, 3, 9), 8);
+    assert_eq!(draw(ValueClass::Greatest, 3, 9), 9);
+    assert_eq!(draw(ValueClass::Middle, 3, 9), 6);
+    assert_eq!(draw(ValueClass::AboveLeast, 5, 5), 5);
+    assert_eq!(draw(ValueClass::BelowGreatest, 5, 5), 5);
+    assert!((3..=9).contains(&draw(ValueClass::Random, 3, 9)));
+    // An empty class byte enables every class; shape choices ignore the value stream.
+    assert_eq!(ValueClasses::from_byte(0), ValueClasses::ALL);
+    let mut c = Chunk::with_values(&[5], &values, ValueClasses::ALL);
+    assert_eq!(c.byte(), 5);
+    // A single-stream chunk draws values from its one stream, as `range` does.
+    assert_eq!(Chunk::new(&[200]).value_range(0, 9), 0);
+}
+
+/// Always-valid generation holds for every value set: K value sets of each shape, under every
+/// value class mix, pass the static oracles and the reference as intended.
+#[test]
+fn every_value_set_of_a_shape_passes_the_oracles() {
+    use crate::case::init::pattern;
+    let only = |f: Family| GenConfig {
+        families: Families::of(&[f]),
+        ..GenConfig::legal()
+    };
+    for cfg in [
+        GenConfig::legal(),
+        GenConfig::mixed().with_concurrency(64),
+        only(Family::Tensor),
+        only(Family::BulkCopy),
+        only(Family::CpAsync),
+    ] {
+        for s in 0..100u64 {
+            let shape = pattern(0xa11 ^ s.wrapping_mul(0x9e37_79b9), shape_len(&cfg));
+            for v in 0..8u64 {
+                let mut values = pattern(s << 16 | v, value_len(&cfg));
+                // Each class alone once, then mixes.
+                values[0] = if v < 6 { 1 << v } else { values[0] };
+                let g = generate_shaped(&shape, &values, &cfg);
+                if let Err(e) = super::oracle::check_cpu(&g) {
+                    panic!("shape {s} values {v}: {e}\n{:#?}", g.case.program);
+                }
+            }
+        }
+    }
+}
+
+/// Inputs up to a shape's length generate as the single-stream generator does.
+#[test]
+fn short_fuzzer_inputs_are_single_stream() {
+    let cfg = GenConfig::mixed();
+    let data = crate::case::init::pattern(3, shape_len(&cfg));
+    assert_eq!(generate_input(&data, &cfg), generate_bytes(&data, &cfg));
+    let mut longer = data.clone();
+    longer.extend(crate::case::init::pattern(4, value_len(&cfg)));
+    assert_eq!(
+        generate_input(&longer, &cfg),
+        generate_shaped(&data, &longer[data.len()..], &cfg)
+    );
+}

@@ -73,7 +73,7 @@ fn typed_data(c: &mut Chunk<'_>, ty: RedType, n: usize) -> Vec<f64> {
     );
     (0..n)
         .map(|_| {
-            let b = c.byte();
+            let b = c.value_byte();
             let mut v = (b & 0x3f) as f64;
             if float && b & 0x40 != 0 {
                 v += 0.5;
@@ -112,8 +112,9 @@ impl World {
         let size = 128 * head.range(1, (cfg.max_region_bytes / 128).clamp(1, 64) as u32) as u64;
         let red_ty = head.pick(&RedType::ALL);
         let n_bars = head.range(1, 3) as usize;
-        let seed = head.byte() as u64;
-        let fill = head.byte();
+        // Region contents are values: the kernel reads them, its text does not hold them.
+        let seed = head.value_byte() as u64;
+        let fill = head.value_byte();
         let region = |name: &str, init: Init| Region {
             name: name.into(),
             size,

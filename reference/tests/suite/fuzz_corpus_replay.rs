@@ -3,7 +3,7 @@
 //! The `ptxas` target's corpus is replayed by `fuzz/tests/corpus_replay.rs` (it needs the harness).
 
 use ptxconform_reference::gen::oracle::{check_cpu, Oracle, YamlRoundTrip};
-use ptxconform_reference::gen::{generate_bytes, GenConfig};
+use ptxconform_reference::gen::{generate_input, GenConfig};
 use std::path::PathBuf;
 
 /// The files of one target's corpus (libFuzzer's temporary files skipped).
@@ -37,7 +37,7 @@ fn config() -> GenConfig {
 #[test]
 fn reference_target_corpus() {
     for (p, data) in corpus("reference") {
-        let g = generate_bytes(&data, &config());
+        let g = generate_input(&data, &config());
         if let Err(v) = check_cpu(&g) {
             panic!("{}: {v}", p.display());
         }
@@ -47,7 +47,7 @@ fn reference_target_corpus() {
 #[test]
 fn yaml_roundtrip_target_corpus() {
     for (p, data) in corpus("yaml_roundtrip") {
-        let g = generate_bytes(&data, &config());
+        let g = generate_input(&data, &config());
         if let Err(v) = YamlRoundTrip.check(&g) {
             panic!("{}: {v}", p.display());
         }

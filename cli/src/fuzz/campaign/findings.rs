@@ -87,6 +87,14 @@ impl Campaign<'_> {
         let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
         let outs = crate::fuzz::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
         self.stats.gpu_cases += cases.len() as u64;
+        if self.opts.mutants {
+            let judged: Vec<(u64, &Case, &Judged)> = batch
+                .iter()
+                .zip(&outs)
+                .map(|((k, c), j)| (*k, c, j))
+                .collect();
+            self.mutant_kills(&judged);
+        }
         for ((k, case), out) in batch.into_iter().zip(outs) {
             *self
                 .stats

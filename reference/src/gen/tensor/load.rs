@@ -3,8 +3,8 @@
 //! their copy the same way but wait for nothing.
 
 use super::{
-    accepted, bit, declare, dim_of, fits, im2col, im2col_coords, imms, legal, policy, range,
-    tile_coords, tiled, Opts, Shape, TBUF, TRIES, TSRC,
+    accepted, bit, declare, dim_of, fits, im2col, im2col_coords, im2col_coords_by, imms, legal,
+    policy, range, tile_coords, tile_coords_by, tiled, Opts, Shape, TBUF, TRIES, TSRC,
 };
 use crate::gen::bulk::through_mbarrier;
 use crate::gen::bytes::Chunk;
@@ -204,6 +204,9 @@ pub(super) fn load(
             (l, instr, None)
         }
     };
+    if dev.is_none() {
+        value_coords(c, &mut l, &mut instr);
+    }
     let tx = tensor::complete_tx_bytes(&l.map, &l.plan_mode, &l.coords, l.off).ok()? as i64;
     let mut intent = None;
     match dev {
@@ -245,6 +248,41 @@ pub(super) fn load(
     match intent {
         Some(Intent::Illegal { why, .. }) => Some(Intent::Illegal { step: at, why }),
         other => other,
+    }
+}
+
+/// The box start as a value of the value set (a shape's coordinates were drawn with the shape,
+/// to accept it): redrawn from the chunk's value stream through its value classes, kept where the
+/// model plans the load as it did the shape's. Coordinates are operands the kernel reads from its
+/// parameter block, and the complete-tx count follows them; a single-stream chunk keeps the
+/// shape's.
+fn value_coords(c: &mut Chunk<'_>, l: &mut Load, instr: &mut TensorLoad) {
+    if !c.has_values() {
+        return;
+    }
+    let mut draw = |lo: i64, hi: i64| {
+        let span = u32::try_from(hi.saturating_sub(lo).max(0)).unwrap_or(u32::MAX);
+        lo + c.value_range(0, span) as i64
+    };
+    let coords = match &l.mode {
+        FetchMode::Tile(_) => tile_coords_by(&mut draw, &l.params, false),
+        FetchMode::Gather4 => {
+            let mut v = tile_coords_by(&mut draw, &l.params, false);
+            v.truncate(1);
+            for _ in 0..4 {
+                v.push(draw(-1, l.params.global_dim[1] as i64) as i32);
+            }
+            v
+        }
+        FetchMode::Im2col(_) => im2col_coords_by(&mut draw, &l.params),
+        // Modes the generator does not draw keep the shape's coordinates.
+        FetchMode::Im2colW(_) | FetchMode::Im2colW128(_) => return,
+    };
+    let plans = tensor::load(&l.map, &l.plan_mode, &coords, l.off).is_ok_and(|p| fits(&p))
+        && tensor::complete_tx_bytes(&l.map, &l.plan_mode, &coords, l.off).is_ok();
+    if plans && coords.len() == l.coords.len() {
+        l.coords = coords;
+        instr.tensor.coords = imms(&l.coords);
     }
 }
 
