@@ -76,3 +76,33 @@ fn every_mutant_changes_some_execution() {
         "mutants that change nothing: {missing:?}"
     );
 }
+
+/// Every witness case (`witness.<mutant id>`, in `cases/mutants/` and `mutants/`) is told apart
+/// by the mutant it is named for: its execution under that mutant differs from the model's.
+#[test]
+fn each_witness_changes_under_its_mutant() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = cases(&root.join("../cases/mutants"));
+    all.extend(cases(&root.join("tests/suite/mutants")));
+    let mut same = vec![];
+    let mut told = 0;
+    for (name, case) in &all {
+        let Some(id) = case.name.strip_prefix("witness.") else {
+            continue;
+        };
+        let m = Mutant::ALL
+            .iter()
+            .find(|m| m.id() == id)
+            .unwrap_or_else(|| panic!("{name}: no mutant named {id}"));
+        if shown(&run(case, None)) == shown(&run(case, Some(*m))) {
+            same.push(name.clone());
+        } else {
+            told += 1;
+        }
+    }
+    assert!(
+        same.is_empty(),
+        "witnesses their mutant does not change: {same:?}"
+    );
+    assert!(told >= 20, "only {told} witnesses found");
+}
