@@ -94,6 +94,11 @@ pub struct RunArgs {
     /// driver JIT when no ptxas is found), e.g. `jit-O4` or `ptxas-13.5-O0`.
     #[arg(long, value_name = "BUILD")]
     pub build: Option<ptxconform_gpu::builds::Codegen>,
+    /// Run every case under the run's build: no routing of a known compiler defect's cases to a
+    /// build without it, nor of its reproducers to one with it (`builds:` of the finding in
+    /// `reports/known-divergences.yaml`).
+    #[arg(long)]
+    pub no_build_routing: bool,
 }
 
 /// The mode a run without hardware records (`RunInfo::mode`).
@@ -231,10 +236,14 @@ fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<gpu::Engin
     let mut e = gpu::open(gpu::Spec {
         build: args.build.clone(),
         known: KnownDivergences::load(&args.known)?,
+        route_builds: !args.no_build_routing,
         ..gpu::Spec::on(dev, info.clone(), args.job_timeout)
     })?;
     if let Some(cg) = &args.build {
         e.info.mode = format!("{} (build {cg})", e.info.mode);
+    }
+    if args.no_build_routing {
+        e.info.mode = format!("{} (no build routing)", e.info.mode);
     }
     Ok(e)
 }
