@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// `reports/known-divergences.yaml`).
     #[arg(long)]
     pub no_build_routing: bool,
+    /// The least time, in milliseconds, a `wait_parity` step waits before the wait is a timeout;
+    /// each launch adds what its bytes may take at 10 GB/s (default 20; the waits were 200 ms
+    /// before).
+    #[arg(long, value_name = "MS")]
+    pub wait_floor_ms: Option<u64>,
 }
 
 /// The mode a run without hardware records (`RunInfo::mode`).
@@ -244,6 +249,9 @@ fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<gpu::Engin
     }
     if args.no_build_routing {
         e.info.mode = format!("{} (no build routing)", e.info.mode);
+    }
+    if let Some(ms) = args.wait_floor_ms {
+        e.limits.wait_floor_ns = ms.saturating_mul(1_000_000);
     }
     Ok(e)
 }

@@ -68,6 +68,9 @@ pub struct Limits {
     pub instances: usize,
     /// Most bytes of the two buffers together (keeps one job's transfer bounded).
     pub bytes: u64,
+    /// The least time a `wait_parity` step waits before it calls the wait a timeout
+    /// ([`wait_bound_ns`]).
+    pub wait_floor_ns: u64,
 }
 
 impl Default for Limits {
@@ -75,8 +78,30 @@ impl Default for Limits {
         Limits {
             instances: 4096,
             bytes: 256 << 20,
+            wait_floor_ns: WAIT_FLOOR_NS,
         }
     }
+}
+
+/// The part of a wait's bound that does not grow with the launch: a completion of the corpus's
+/// copies takes microseconds (its largest case moves 1 MiB; one launch at most [`Limits::bytes`],
+/// covered by [`NS_PER_KIB`]); the floor covers what is not the copy: `%globaltimer` ticks (as
+/// coarse as 32 µs on some parts), the completion's signalling, and a time slice of another
+/// context on the device (`--devices 0,0`) while the CTA waits, each well under a millisecond to
+/// a few. 20 ms is ten times that, and a tenth of the 200 ms the waits had: an expected timeout
+/// costs its launch about 20 ms instead of 200.
+pub const WAIT_FLOOR_NS: u64 = 20_000_000;
+
+/// What the copies of a launch may add to the bound, per KiB of its buffers: a KiB at 10 GB/s
+/// (a three-hundredth of an H100's memory bandwidth) takes 102.4 ns, so all of a launch's bytes
+/// moving at that rate still complete inside the bound (256 MiB: +28 ms).
+pub const NS_PER_KIB: u64 = 103;
+
+/// The bound of every `wait_parity` in a launch whose buffers hold `bytes`: `floor` plus
+/// [`NS_PER_KIB`] per KiB. A wait longer than that is a timeout (the program does not complete
+/// the barrier), never a slow completion.
+pub fn wait_bound_ns(bytes: u64, floor: u64) -> u64 {
+    floor.saturating_add(bytes.div_ceil(1024).saturating_mul(NS_PER_KIB))
 }
 
 /// Where one instance lives in the batch's buffers.
@@ -108,6 +133,7 @@ fn batch_job(
     id: u64,
     units: &[Unit],
     jit_level: Option<u8>,
+    wait_floor_ns: u64,
 ) -> Result<(Job, Vec<Placement>), String> {
     let first = units.first().ok_or("empty batch")?;
     let n = units.len() as u64;
@@ -150,9 +176,11 @@ fn batch_job(
             })
             .collect::<Result<_, String>>()?
     };
+    let mut pblocks = Vec::with_capacity(units.len());
     for (i, (u, (pblock, inits))) in units.iter().zip(contents).enumerate() {
         let (case, em) = (u.case, u.em);
         let pblock_at = put(&mut inb, 16, &pblock);
+        pblocks.push(pblock_at as usize);
         let init_at = put(&mut inb, 16, &em.shared_init);
         let dump_at = reserve(&mut dumps_len, 256, em.dump_layout.total_bytes.max(16));
         let mut globals = Vec::new();
@@ -210,6 +238,14 @@ fn batch_job(
             dump: dump_at,
             globals,
         });
+    }
+    // Every instance waits as long as the whole launch's copies may take.
+    let bound = wait_bound_ns(inb.len() as u64 + out_len + dumps_len, wait_floor_ns).to_le_bytes();
+    for at in pblocks {
+        let slot = at + crate::emit::dump::pb::TIMEOUT_NS * 8;
+        if let Some(b) = inb.get_mut(slot..slot + 8) {
+            b.copy_from_slice(&bound);
+        }
     }
     let em = first.em;
     let dims = LaunchDims {
@@ -432,19 +468,27 @@ pub struct Plan {
     rounds: Vec<Round>,
     /// Host time composing them.
     host: std::time::Duration,
+    /// [`Limits::wait_floor_ns`], for the launches of a split.
+    wait_floor_ns: u64,
 }
 
 /// Compose every launch of `units`: multi-instance launches first, then lone ones (suspects
 /// first, so that each trap is the first job of a fresh worker). It needs neither the device nor
 /// compiled kernels, so a caller can compose a batch while the device runs the one before.
 pub fn plan(units: &[Unit], limits: Limits, jit_level: Option<u8>) -> Result<Plan, String> {
-    compose(units, groups(units, limits), jit_level)
+    compose(
+        units,
+        groups(units, limits),
+        jit_level,
+        limits.wait_floor_ns,
+    )
 }
 
 fn compose(
     units: &[Unit],
     launches: Vec<Vec<usize>>,
     jit_level: Option<u8>,
+    wait_floor_ns: u64,
 ) -> Result<Plan, String> {
     use rayon::prelude::*;
     let t = std::time::Instant::now();
@@ -460,7 +504,7 @@ fn compose(
             .enumerate()
             .map(|(k, g)| {
                 let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                batch_job(k as u64, &us, jit_level)
+                batch_job(k as u64, &us, jit_level, wait_floor_ns)
             })
             .collect::<Result<Vec<_>, String>>()?
             .into_iter()
@@ -475,6 +519,7 @@ fn compose(
     Ok(Plan {
         rounds,
         host: t.elapsed(),
+        wait_floor_ns,
     })
 }
 
@@ -493,6 +538,7 @@ pub fn execute(
     use rayon::prelude::*;
     let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
     let confirm = sup.confirm_failures();
+    let wait_floor_ns = plan.wait_floor_ns;
     loop {
         stats.host += plan.host;
         let mut pending = Vec::new();
@@ -549,7 +595,7 @@ pub fn execute(
         if pending.is_empty() {
             break;
         }
-        plan = compose(units, pending, jit_level)?;
+        plan = compose(units, pending, jit_level, wait_floor_ns)?;
     }
     results
         .into_iter()
@@ -586,7 +632,7 @@ program:
             em: &em,
             isolation: Isolation::Shared,
         };
-        let (job, places) = batch_job(1, &[unit], None).unwrap();
+        let (job, places) = batch_job(1, &[unit], None, WAIT_FLOOR_NS).unwrap();
         let (start, _, _) = global_geometry(&case, 0);
         let at = (places[0].globals[0] + start) as usize;
         let want = Init::Hash(5).materialize(8192).unwrap();
@@ -601,5 +647,52 @@ program:
         let shared = Init::Hash(6).materialize(64).unwrap();
         let found = em.shared_init.windows(64).any(|w| w == shared.as_slice());
         assert!(found, "the shared image holds the hash contents");
+    }
+
+    /// Every instance's wait bound is the launch's: the floor plus the launch's bytes at the
+    /// slowest rate, never the emitter's fixed default.
+    #[test]
+    fn waits_are_bounded_by_what_the_launch_can_take() {
+        assert_eq!(wait_bound_ns(0, WAIT_FLOOR_NS), WAIT_FLOOR_NS);
+        // The largest launch: its copies at 10 GB/s fit in the bound.
+        let most = Limits::default().bytes;
+        assert!(wait_bound_ns(most, 0) >= most / 10);
+        assert!(wait_bound_ns(most, WAIT_FLOOR_NS) < crate::emit::DEFAULT_TIMEOUT_NS);
+        let case = load_str(
+            "name: w
+target: sm_90
+memory:
+  global: [ { name: src, size: 4096 } ]
+  shared: [ { name: buf, size: 64 } ]
+  mbarriers: [ { name: bar } ]
+program:
+  - ptx: mbarrier.init.shared::cta.b64 [bar], 1
+  - ptx: mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16
+  - ptx: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [src], 16, [bar]
+  - wait_parity: { mbar: bar, parity: 0 }
+",
+            "w.yaml",
+        )
+        .unwrap()
+        .remove(0);
+        let em = crate::emit::emit(&case).unwrap();
+        let unit = Unit {
+            case: &case,
+            em: &em,
+            isolation: Isolation::Shared,
+        };
+        let (job, _) = batch_job(1, &[unit, unit], None, 1_000).unwrap();
+        let bytes: u64 = job.buffers.iter().map(|b| b.size).sum();
+        let want = wait_bound_ns(bytes, 1_000);
+        let table = &job.buffers[IN];
+        for i in 0..2 {
+            let p = table.patches.iter().find(|p| p.offset == 16 * i).unwrap();
+            let Address::Buffer { offset, .. } = p.address else {
+                panic!("the table points into IN")
+            };
+            let slot = offset as usize + crate::emit::dump::pb::TIMEOUT_NS * 8;
+            let got = u64::from_le_bytes(table.init[slot..slot + 8].try_into().unwrap());
+            assert_eq!(got, want, "instance {i}");
+        }
     }
 }
