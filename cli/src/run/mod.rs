@@ -104,6 +104,11 @@ pub struct RunArgs {
     /// before).
     #[arg(long, value_name = "MS")]
     pub wait_floor_ms: Option<u64>,
+    /// Launches expected to trap (predicted by the model, known findings, recorded traps) run
+    /// at the end of each batch, each in a worker process of its own, N at a time; 1: they run
+    /// first on the device's worker, a fresh worker after each trap.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub trap_workers: usize,
 }
 
 /// The mode a run without hardware records (`RunInfo::mode`).
@@ -253,6 +258,7 @@ fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<gpu::Engin
     if let Some(ms) = args.wait_floor_ms {
         e.limits.wait_floor_ns = ms.saturating_mul(1_000_000);
     }
+    e.limits.trap_workers = args.trap_workers.max(1);
     Ok(e)
 }
 

@@ -71,6 +71,10 @@ pub struct Limits {
     /// The least time a `wait_parity` step waits before it calls the wait a timeout
     /// ([`wait_bound_ns`]).
     pub wait_floor_ns: u64,
+    /// Workers that run the launches expected to trap ([`Isolation::Suspect`]) at the end, each
+    /// launch in a worker of its own, in parallel ([`Supervisor::run_apart`]); 1: they run first
+    /// on the supervisor's worker, one fresh worker after each trap (as before).
+    pub trap_workers: usize,
 }
 
 impl Default for Limits {
@@ -79,6 +83,7 @@ impl Default for Limits {
             instances: 4096,
             bytes: 256 << 20,
             wait_floor_ns: WAIT_FLOOR_NS,
+            trap_workers: 1,
         }
     }
 }
@@ -451,6 +456,8 @@ pub struct BatchStats {
     pub worker: std::time::Duration,
     /// The same, by phase.
     pub phases: crate::device::Phases,
+    /// Wall time of the launches run apart (expected traps, [`Limits::trap_workers`]).
+    pub apart: std::time::Duration,
 }
 
 /// One round of composed launches: the units each job holds and where each instance landed.
@@ -461,6 +468,9 @@ struct Round {
     /// Lone launches, run with the supervisor's confirmation setting; a multi-instance launch is
     /// not confirmed (a failing one is split anyway).
     single: bool,
+    /// Run apart, each launch in a worker of its own, this many at a time (0: on the
+    /// supervisor's worker).
+    apart: usize,
 }
 
 /// The launches of a batch, composed before the device is needed (see [`plan`]).
@@ -468,34 +478,56 @@ pub struct Plan {
     rounds: Vec<Round>,
     /// Host time composing them.
     host: std::time::Duration,
-    /// [`Limits::wait_floor_ns`], for the launches of a split.
+    /// How they were composed, for the launches of a split.
+    how: Composing,
+}
+
+/// Compose options a batch's rounds keep ([`Limits`]' part of them).
+#[derive(Clone, Copy)]
+struct Composing {
+    jit_level: Option<u8>,
     wait_floor_ns: u64,
+    trap_workers: usize,
 }
 
 /// Compose every launch of `units`: multi-instance launches first, then lone ones (suspects
 /// first, so that each trap is the first job of a fresh worker). It needs neither the device nor
 /// compiled kernels, so a caller can compose a batch while the device runs the one before.
 pub fn plan(units: &[Unit], limits: Limits, jit_level: Option<u8>) -> Result<Plan, String> {
-    compose(
-        units,
-        groups(units, limits),
+    let how = Composing {
         jit_level,
-        limits.wait_floor_ns,
-    )
+        wait_floor_ns: limits.wait_floor_ns,
+        trap_workers: limits.trap_workers,
+    };
+    compose(units, groups(units, limits), how)
 }
 
-fn compose(
-    units: &[Unit],
-    launches: Vec<Vec<usize>>,
-    jit_level: Option<u8>,
-    wait_floor_ns: u64,
-) -> Result<Plan, String> {
+fn compose(units: &[Unit], launches: Vec<Vec<usize>>, how: Composing) -> Result<Plan, String> {
     use rayon::prelude::*;
+    let Composing {
+        jit_level,
+        wait_floor_ns,
+        trap_workers,
+    } = how;
     let t = std::time::Instant::now();
     let (multi, mut single): (Vec<_>, Vec<_>) = launches.into_iter().partition(|g| g.len() > 1);
     single.sort_by_key(|g| units[g[0]].isolation);
+    // With several trap workers, the suspects wait for the end, apart from the other launches.
+    let suspects: Vec<Vec<usize>> = if trap_workers > 1 {
+        let (s, rest) = single
+            .into_iter()
+            .partition(|g| units[g[0]].isolation == Isolation::Suspect);
+        single = rest;
+        s
+    } else {
+        Vec::new()
+    };
     let mut rounds = Vec::new();
-    for (groups, single) in [(multi, false), (single, true)] {
+    for (groups, single, apart) in [
+        (multi, false, 0),
+        (single, true, 0),
+        (suspects, true, trap_workers),
+    ] {
         if groups.is_empty() {
             continue;
         }
@@ -514,31 +546,31 @@ fn compose(
             jobs,
             places,
             single,
+            apart,
         });
     }
     Ok(Plan {
         rounds,
         host: t.elapsed(),
-        wait_floor_ns,
+        how,
     })
 }
 
 /// Run the launches `plan` composed for `units` on the device and return one result per unit,
 /// in order. `kernels` maps a shape key to its offline-compiled kernel (missing: the worker's
-/// JIT compiles the PTX, at `jit_level` when given). A launch that fails as a whole is split in
+/// JIT compiles the PTX, at the level the plan was composed with). A launch that fails as a whole is split in
 /// halves and the halves run again.
 pub fn execute(
     sup: &mut Supervisor,
     units: &[Unit],
     kernels: &std::collections::HashMap<u64, Kernel>,
-    jit_level: Option<u8>,
     stats: &mut BatchStats,
     mut plan: Plan,
 ) -> Result<Vec<JobResult>, String> {
     use rayon::prelude::*;
     let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
     let confirm = sup.confirm_failures();
-    let wait_floor_ns = plan.wait_floor_ns;
+    let how = plan.how;
     loop {
         stats.host += plan.host;
         let mut pending = Vec::new();
@@ -548,6 +580,7 @@ pub fn execute(
                 mut jobs,
                 places,
                 single,
+                apart,
             } = round;
             for (g, job) in groups.iter().zip(&mut jobs) {
                 if let Some(k) = kernels.get(&units[g[0]].em.shape_key) {
@@ -556,9 +589,16 @@ pub fn execute(
             }
             let t = std::time::Instant::now();
             sup.set_confirm_failures(single && confirm);
-            let rs = sup.run(&jobs);
+            let rs = if apart > 1 {
+                sup.run_apart(&jobs, apart)
+            } else {
+                sup.run(&jobs)
+            };
             sup.set_confirm_failures(confirm);
             stats.device += t.elapsed();
+            if apart > 1 {
+                stats.apart += t.elapsed();
+            }
             let t = std::time::Instant::now();
             let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
             stats.launches += jobs.len() as u64;
@@ -595,7 +635,7 @@ pub fn execute(
         if pending.is_empty() {
             break;
         }
-        plan = compose(units, pending, jit_level, wait_floor_ns)?;
+        plan = compose(units, pending, how)?;
     }
     results
         .into_iter()
@@ -694,5 +734,59 @@ program:
             let got = u64::from_le_bytes(table.init[slot..slot + 8].try_into().unwrap());
             assert_eq!(got, want, "instance {i}");
         }
+    }
+
+    /// With several trap workers the expected traps leave the lone launches for a last round
+    /// run apart; with one they lead the lone launches, as before.
+    #[test]
+    fn expected_traps_run_apart_at_the_end_with_trap_workers() {
+        let file =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        let ems: Vec<Emitted> = cases[..4]
+            .iter()
+            .map(|c| crate::emit::emit(c).unwrap())
+            .collect();
+        let iso = [
+            Isolation::Shared,
+            Isolation::Alone,
+            Isolation::Suspect,
+            Isolation::Suspect,
+        ];
+        let units: Vec<Unit> = cases
+            .iter()
+            .zip(&ems)
+            .zip(iso)
+            .map(|((case, em), isolation)| Unit {
+                case,
+                em,
+                isolation,
+            })
+            .collect();
+        let shape = |p: &Plan| -> Vec<(usize, usize, Vec<Isolation>)> {
+            p.rounds
+                .iter()
+                .map(|r| {
+                    let isos = r.groups.iter().map(|g| units[g[0]].isolation).collect();
+                    (r.groups.len(), r.apart, isos)
+                })
+                .collect()
+        };
+        let one = plan(&units, Limits::default(), None).unwrap();
+        use Isolation::*;
+        assert_eq!(
+            shape(&one),
+            vec![(4, 0, vec![Suspect, Suspect, Alone, Shared])],
+            "every launch alone (one per shape), suspects first"
+        );
+        let four = Limits {
+            trap_workers: 4,
+            ..Limits::default()
+        };
+        let apart = plan(&units, four, None).unwrap();
+        assert_eq!(
+            shape(&apart),
+            vec![(2, 0, vec![Alone, Shared]), (2, 4, vec![Suspect, Suspect])]
+        );
     }
 }

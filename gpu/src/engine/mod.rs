@@ -537,8 +537,14 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         .filter(|(_, e)| e.is_ok())
         .map(|(k, _)| {
             let (case, ex) = cases[k];
-            // A case routed around a compiler defect is not expected to trap.
-            let known_trap = known.matching(&case.name).is_some()
+            // A case routed around a compiler defect is not expected to trap. With trap workers,
+            // a case that trapped when it was recorded is expected to trap again.
+            let recorded_trap = limits.trap_workers > 1
+                && case
+                    .observed
+                    .iter()
+                    .any(|o| matches!(o.outcome, ptxconform_reference::case::Ending::Trap { .. }));
+            let known_trap = (known.matching(&case.name).is_some() || recorded_trap)
                 && !matches!(builds[k].why, BuildReason::AvoidsDefect { .. });
             let isolation = if ex.expected_hw == ExpectedHw::MayTrap || known_trap {
                 Isolation::Suspect
@@ -591,14 +597,7 @@ impl Engine {
     /// Run a prepared step: compile its new shapes, run its launches, decode what came back.
     /// Run `units` as `plan` composes them, on this engine's workers and kernels.
     fn execute(&mut self, units: &[Unit], plan: Plan) -> Result<Vec<JobResult>, String> {
-        batch::execute(
-            &mut self.sup,
-            units,
-            &self.kernels,
-            self.jit_level,
-            &mut self.stats,
-            plan,
-        )
+        batch::execute(&mut self.sup, units, &self.kernels, &mut self.stats, plan)
     }
 
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
@@ -703,7 +702,9 @@ impl Engine {
         format!(
             "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s ({} modules compiled, {} cached), \
              execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
-             {} split, {} workers, {:.2}s waiting for one), observe {:.2}s, judge {:.2}s",
+             {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
+             {} launches apart taking {:.2}s, their workers {:.2}s to start), observe {:.2}s, \
+             judge {:.2}s",
             t.reference.as_secs_f64(),
             t.emit.as_secs_f64(),
             t.compile.as_secs_f64(),
@@ -717,6 +718,11 @@ impl Engine {
             s.splits,
             self.sup.spawned,
             self.sup.spawn_wall.as_secs_f64(),
+            self.sup.traps,
+            self.sup.trap_wall.as_secs_f64(),
+            self.sup.apart,
+            s.apart.as_secs_f64(),
+            self.sup.apart_spawn.as_secs_f64(),
             t.observe.as_secs_f64(),
             t.judge.as_secs_f64(),
         )
