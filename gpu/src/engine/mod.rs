@@ -120,6 +120,8 @@ pub struct Engine {
     others: HashMap<Codegen, Option<crate::compile::Compiler>>,
     /// The builds known findings name that can be made here (routing chooses among them).
     routable: Vec<Codegen>,
+    /// Where the offline compilers cache cubins (`None`: no disk cache).
+    cache_dir: Option<std::path::PathBuf>,
 }
 
 /// Wall time of each stage of a batch, summed over calls.
@@ -162,6 +164,7 @@ impl Engine {
             route_builds: false,
             others: HashMap::new(),
             routable: Vec::new(),
+            cache_dir: crate::compile::default_cache_dir(),
         }
     }
 
@@ -188,10 +191,11 @@ impl Engine {
             by_build.entry(cg).or_default().push(em);
         }
         for (cg, ems) in by_build {
+            let cache = &self.cache_dir;
             let c = self
                 .others
                 .entry(cg.clone())
-                .or_insert_with(|| make_compiler(cg));
+                .or_insert_with(|| make_compiler(cg, cache.clone()));
             if let Some(c) = c {
                 compile_with(c, self.cc, &mut self.kernels, &mut self.sup, &ems);
             }
@@ -200,17 +204,17 @@ impl Engine {
 }
 
 /// The offline compiler of build `cg` (`None`: the JIT, or a ptxas not installed here).
-fn make_compiler(cg: &Codegen) -> Option<crate::compile::Compiler> {
+fn make_compiler(
+    cg: &Codegen,
+    cache: Option<std::path::PathBuf>,
+) -> Option<crate::compile::Compiler> {
     let Codegen::Ptxas { release, level } = cg else {
         return None;
     };
-    crate::compile::Compiler::new(
-        crate::builds::ptxas_of(release).ok()?,
-        crate::compile::default_cache_dir(),
-    )
-    .ok()?
-    .with_opt_level(*level)
-    .ok()
+    crate::compile::Compiler::new(crate::builds::ptxas_of(release).ok()?, cache)
+        .ok()?
+        .with_opt_level(*level)
+        .ok()
 }
 
 /// Compile every shape of `ems` that `kernels` lacks with `c` for a device of compute
@@ -773,6 +777,9 @@ pub struct Spec<'a> {
     /// Route the cases of known compiler defects to builds without the defect (and their
     /// reproducers to builds with it), as `run` does unless `--no-build-routing`.
     pub route_builds: bool,
+    /// Where compiled cubins are cached on disk (`None`: `$PTXCONFORM_CACHE` or its default;
+    /// `bench` gives a fresh folder for a cold run).
+    pub cache: Option<std::path::PathBuf>,
 }
 
 impl Spec<'_> {
@@ -789,6 +796,7 @@ impl Spec<'_> {
             known: KnownDivergences::default(),
             naive: false,
             route_builds: false,
+            cache: None,
         }
     }
 }
@@ -802,20 +810,25 @@ pub fn open(spec: Spec) -> Result<Engine, String> {
             .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
     }
     let sup = Supervisor::new(cfg);
+    let cache = spec
+        .cache
+        .clone()
+        .or_else(crate::compile::default_cache_dir);
     let (compiler, jit_level) = match &spec.build {
         _ if spec.naive => (None, None),
         Some(Codegen::Jit { level }) => (None, Some(*level)),
         Some(Codegen::Ptxas { release, level }) => (
             Some(
-                crate::compile::Compiler::new(
-                    crate::builds::ptxas_of(release)?,
-                    crate::compile::default_cache_dir(),
-                )?
-                .with_opt_level(*level)?,
+                crate::compile::Compiler::new(crate::builds::ptxas_of(release)?, cache.clone())?
+                    .with_opt_level(*level)?,
             ),
             None,
         ),
-        None => match (crate::compile::Compiler::find(), spec.opt_level) {
+        None => match (
+            crate::ptxas::Ptxas::find()
+                .and_then(|p| crate::compile::Compiler::new(p, cache.clone())),
+            spec.opt_level,
+        ) {
             (Ok(c), Some(level)) => (Some(c.with_opt_level(level)?), None),
             (Ok(c), None) => (Some(c), None),
             (Err(_), _) => (None, None),
@@ -823,6 +836,7 @@ pub fn open(spec: Spec) -> Result<Engine, String> {
     };
     let mut e = Engine::new(sup, spec.device.compute_capability, compiler);
     e.jit_level = jit_level;
+    e.cache_dir = cache;
     if spec.naive {
         e.naive = true;
         e.limits.instances = 1;
