@@ -232,6 +232,30 @@ pub fn write_all(dir: &Path, s: &Summary) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A case under another build than the run's says which and why; one under the run's
+    /// build says nothing more.
+    #[test]
+    fn a_routed_build_is_named_with_its_reason() {
+        use ptxconform_core::result::{BuildReason, RanBuild};
+        let mut r = CaseResult::new("c", "f.yaml", "cp.async", Verdict::Pass);
+        r.build = Some(RanBuild {
+            build: "ptxas-13.0-O3".parse().unwrap(),
+            why: BuildReason::Run,
+        });
+        assert_eq!(detail_with_attribution(&r), "");
+        r.build = Some(RanBuild {
+            build: "ptxas-13.0-O0".parse().unwrap(),
+            why: BuildReason::AvoidsDefect {
+                finding: "k".into(),
+                instead_of: "ptxas-13.0-O3".parse().unwrap(),
+            },
+        });
+        assert_eq!(
+            detail_with_attribution(&r),
+            "[build: ptxas-13.0-O0 (not ptxas-13.0-O3: known compiler defect k)]"
+        );
+    }
     use ptxconform_core::result::{CaseSet, ExpectedByte, RegionDiff, RunInfo, Scope, Shards};
 
     /// The scope of a run of three cases holding `shards`.
