@@ -35,9 +35,10 @@ const DUMPS: usize = 2;
 /// Whether an instance may share its launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isolation {
-    /// Expected to trap (predicted by the reference, or a known finding): a launch of its own,
-    /// scheduled before the other lone launches so that each trap is the first job of a fresh
-    /// worker and needs no confirmation run.
+    /// Expected to trap (predicted by the reference, or a known finding; with trap workers also
+    /// a recorded trap): a launch of its own, scheduled before the other lone launches so that
+    /// each trap is the first job of a fresh worker and needs no confirmation run, or with
+    /// [`Limits::trap_workers`] after every other launch, each in a worker of its own.
     Suspect,
     /// May disturb its neighbours (undefined behaviour, a predicted hang): a launch of its own.
     Alone,
