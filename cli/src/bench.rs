@@ -11,6 +11,10 @@
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
 //!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
 //!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`).
+//! - **corpus**: the whole case corpus (`--corpus`) through the same path as `run` (known
+//!   findings, build routing), cold (a fresh engine and an empty cubin cache) and warm (a fresh
+//!   engine on the cache the cold run filled): wall time and where it went — compile, launches,
+//!   trap reports, waiting for workers, launches run apart, judge — with the verdict counts.
 //!
 //! Each reference and end-to-end rate is the median of three runs.
 //!
@@ -67,6 +71,33 @@ pub struct BenchArgs {
     /// Only the reference rates, even if a GPU is present.
     #[arg(long)]
     pub reference_only: bool,
+    /// Measure only these rows (default: all): `shapes` (reference, end to end, naive), `fuzz`,
+    /// `corpus`.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<Row>,
+    /// Corpus row: as `run --trap-workers`.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub trap_workers: usize,
+    /// Corpus row: as `run --no-build-routing`.
+    #[arg(long)]
+    pub no_build_routing: bool,
+    /// Corpus row: as `run --wait-floor-ms`.
+    #[arg(long, value_name = "MS")]
+    pub wait_floor_ms: Option<u64>,
+}
+
+/// A row group of the benchmark (`--only`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Row {
+    Shapes,
+    Fuzz,
+    Corpus,
+}
+
+impl BenchArgs {
+    fn measures(&self, row: Row) -> bool {
+        self.only.is_empty() || self.only.contains(&row)
+    }
 }
 
 /// A fixed shape: a corpus case by name.
@@ -215,6 +246,44 @@ const TRAP_CASE: (&str, &str) = ("cp_async/copy.yaml", "cp_async.ca.4.shared.ful
 /// One planted trap per this many programs (the trap-cost target's rate).
 const TRAP_EVERY: u64 = 100;
 
+/// One run of the whole corpus (seconds): its wall time and where it went.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CorpusRun {
+    pub wall_s: f64,
+    pub reference_s: f64,
+    pub emit_s: f64,
+    pub compile_s: f64,
+    /// Time the workers report for their launches (module load, upload, run, read-back).
+    pub launches_s: f64,
+    pub launches: u64,
+    /// Jobs that trapped on the device's worker, and the time from their request to the trap's
+    /// report.
+    pub traps: usize,
+    pub trap_reports_s: f64,
+    /// Workers started on the device's worker's side, and the time waited for them to be ready.
+    pub workers: usize,
+    pub waiting_for_workers_s: f64,
+    /// Launches run apart (`--trap-workers`), their wall time, and their workers' start summed.
+    pub apart: usize,
+    pub apart_s: f64,
+    pub apart_workers_s: f64,
+    pub observe_s: f64,
+    pub judge_s: f64,
+    /// verdict -> cases.
+    pub verdicts: std::collections::BTreeMap<String, usize>,
+}
+
+/// The corpus row: cold and warm, with what it ran with.
+#[derive(Clone, Debug, Serialize)]
+pub struct CorpusRate {
+    pub cases: usize,
+    pub trap_workers: usize,
+    pub build_routing: bool,
+    pub wait_floor_ms: u64,
+    pub cold: CorpusRun,
+    pub warm: CorpusRun,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
     pub device: String,
@@ -224,6 +293,8 @@ pub struct BenchReport {
     pub threads: usize,
     pub families: Vec<FamilyRates>,
     pub fuzz: Vec<FuzzRate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<CorpusRate>,
 }
 
 fn commit(args: &BenchArgs) -> String {
@@ -375,9 +446,10 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         threads,
         families: vec![],
         fuzz: vec![],
+        corpus: None,
     };
     let mut engines = match &dev {
-        Some(d) => {
+        Some(d) if args.measures(Row::Shapes) => {
             let fast = open(Spec::on(d, RunInfo::default(), 20))?;
             // The naive path (figures in reports/bench/README.md, 70bf7f5).
             let naive = open(Spec {
@@ -386,9 +458,14 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             })?;
             Some((fast, naive))
         }
-        None => None,
+        _ => None,
     };
-    for s in &SHAPES {
+    let shapes: &[Shape] = if args.measures(Row::Shapes) {
+        &SHAPES
+    } else {
+        &[]
+    };
+    for s in shapes {
         let t = corpus_case(&args.corpus, s.file, s.case)?;
         let cases = instances(&t, args.cases.max(1));
         let reference = median_of(RUNS, || Ok(reference_rate(&cases)))?.0;
@@ -417,7 +494,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         }
         report.families.push(f);
     }
-    if let (Some(d), true) = (&dev, args.fuzz_seconds > 0) {
+    if let (Some(d), true) = (&dev, args.fuzz_seconds > 0 && args.measures(Row::Fuzz)) {
         let mut gpu = crate::fuzz::gpu(d, 10, ptxconform_gpu::compile::DEFAULT_OPT_LEVEL)?;
         let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
         for mix in MIXES {
@@ -436,6 +513,9 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
         let _ = std::fs::remove_dir_all(&scratch);
     }
+    if let (Some(d), true) = (&dev, args.measures(Row::Corpus)) {
+        report.corpus = Some(corpus_rate(d, args)?);
+    }
     print_table(&report);
     if let Some(p) = args.out.parent() {
         std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -444,6 +524,77 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     std::fs::write(&args.out, json + "\n").map_err(|e| format!("{}: {e}", args.out.display()))?;
     println!("results: {}", args.out.display());
     Ok(0)
+}
+
+/// The corpus row: the corpus run twice by fresh engines as `run` opens them, the first on an
+/// empty cubin cache, the second on the cache the first filled.
+fn corpus_rate(
+    d: &ptxconform_gpu::device::DeviceInfo,
+    args: &BenchArgs,
+) -> Result<CorpusRate, String> {
+    let (loaded, errors) = ptxconform_core::corpus::load_corpus(std::slice::from_ref(&args.corpus));
+    if let Some(e) = errors.first() {
+        return Err(format!("{} {}: {}", e.file, e.at, e.message));
+    }
+    let known = KnownDivergences::load(&args.known)?;
+    let cache = std::env::temp_dir().join(format!("ptxconform-bench-cubin-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+    let batch: Vec<(&str, &Case)> = loaded.iter().map(|l| (l.file.as_str(), &l.case)).collect();
+    let floor = args
+        .wait_floor_ms
+        .map_or(ptxconform_gpu::engine::batch::WAIT_FLOOR_NS, |ms| {
+            ms.saturating_mul(1_000_000)
+        });
+    let once = || -> Result<CorpusRun, String> {
+        let mut eng = open(Spec {
+            known: known.clone(),
+            route_builds: !args.no_build_routing,
+            cache: Some(cache.clone()),
+            ..Spec::on(d, RunInfo::default(), 10)
+        })?;
+        eng.limits.trap_workers = args.trap_workers.max(1);
+        eng.limits.wait_floor_ns = floor;
+        let t = Instant::now();
+        let rs = ptxconform_core::differential::run_batch(&mut eng, &known, &batch)?;
+        let wall_s = t.elapsed().as_secs_f64();
+        let mut verdicts = std::collections::BTreeMap::new();
+        for r in &rs {
+            let mut r = r.result.clone();
+            known.apply(&mut r);
+            *verdicts.entry(r.verdict.name().to_string()).or_default() += 1;
+        }
+        let (t, s, sup) = (&eng.times, &eng.stats, &eng.sup);
+        Ok(CorpusRun {
+            wall_s,
+            reference_s: t.reference.as_secs_f64(),
+            emit_s: t.emit.as_secs_f64(),
+            compile_s: t.compile.as_secs_f64(),
+            launches_s: s.worker.as_secs_f64(),
+            launches: s.launches,
+            traps: sup.traps,
+            trap_reports_s: sup.trap_wall.as_secs_f64(),
+            workers: sup.spawned,
+            waiting_for_workers_s: sup.spawn_wall.as_secs_f64(),
+            apart: sup.apart,
+            apart_s: s.apart.as_secs_f64(),
+            apart_workers_s: sup.apart_spawn.as_secs_f64(),
+            observe_s: t.observe.as_secs_f64(),
+            judge_s: t.judge.as_secs_f64(),
+            verdicts,
+        })
+    };
+    let cold = once()?;
+    let warm = once()?;
+    let _ = std::fs::remove_dir_all(&cache);
+    Ok(CorpusRate {
+        cases: batch.len(),
+        trap_workers: args.trap_workers.max(1),
+        build_routing: !args.no_build_routing,
+        wait_floor_ms: floor / 1_000_000,
+        cold,
+        warm,
+    })
 }
 
 fn rate(x: Option<f64>) -> String {
@@ -532,11 +683,67 @@ fn print_table(r: &BenchReport) {
             );
         }
     }
+    if let Some(c) = &r.corpus {
+        println!(
+            "corpus: {} cases, --trap-workers {}, build routing {}, wait floor {} ms",
+            c.cases,
+            c.trap_workers,
+            if c.build_routing { "on" } else { "off" },
+            c.wait_floor_ms
+        );
+        for (name, x) in [("cold", &c.cold), ("warm", &c.warm)] {
+            let v: Vec<String> = x
+                .verdicts
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            println!(
+                "  {name:<5} {:>7.2}s wall: reference {:.2}, emit {:.2}, compile {:.2}, launches {:.2} \
+                 ({}), trap reports {:.2} ({} traps), waiting for workers {:.2} ({} workers), apart \
+                 {:.2} ({} launches, workers {:.2}), observe {:.2}, judge {:.2}; {}",
+                x.wall_s,
+                x.reference_s,
+                x.emit_s,
+                x.compile_s,
+                x.launches_s,
+                x.launches,
+                x.trap_reports_s,
+                x.traps,
+                x.waiting_for_workers_s,
+                x.workers,
+                x.apart_s,
+                x.apart,
+                x.apart_workers_s,
+                x.observe_s,
+                x.judge_s,
+                v.join(", ")
+            );
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--only` picks rows; none named measures every row.
+    #[test]
+    fn only_selects_rows() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            bench: BenchArgs,
+        }
+        let all = Cli::parse_from(["bench"]).bench;
+        assert!(all.measures(Row::Shapes) && all.measures(Row::Corpus));
+        let one = Cli::parse_from(["bench", "--only", "corpus", "--trap-workers", "4"]).bench;
+        assert!(one.measures(Row::Corpus));
+        assert!(!one.measures(Row::Shapes) && !one.measures(Row::Fuzz));
+        assert_eq!(one.trap_workers, 4);
+        let two = Cli::parse_from(["bench", "--only", "fuzz,corpus"]).bench;
+        assert!(two.measures(Row::Fuzz) && !two.measures(Row::Shapes));
+    }
 
     /// The median run is reported, with it its other fields; every run's rate is kept in order.
     #[test]

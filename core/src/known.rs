@@ -2,7 +2,8 @@
 //! reports as [`Verdict::Known`] instead of failing on them.
 
 use crate::glob;
-use crate::result::{CaseResult, Verdict};
+use crate::result::{BuildReason, CaseResult, Verdict};
+use ptxconform_reference::build::Codegen;
 use ptxconform_reference::gen::swarm::Features;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -23,14 +24,40 @@ pub struct KnownDivergence {
     /// off, so that it spends its time on new ground instead of rediscovering it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub avoid: Vec<String>,
-    /// Who departs from the model, as attribution established it (default: the silicon).
+    /// Who departs from the model, as attribution established it (default: the silicon); a
+    /// compiler defect names the builds it breaks and those it does not.
     #[serde(default, skip_serializing_if = "KnownCulprit::is_silicon")]
     pub culprit: KnownCulprit,
     pub reason: String,
 }
 
+/// The builds of a known compiler defect (`culprit: { compiler: … }`), as attribution found
+/// them. A run under a breaking build routes the finding's cases to a passing one, so that the
+/// silicon is observed; the reproducers keep a breaking build.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefectBuilds {
+    /// Builds under which the finding's cases depart (trap).
+    pub traps: Vec<Codegen>,
+    /// Builds under which they run as the model says, in order of preference: a case is routed
+    /// to the first one that can be made here.
+    pub passes: Vec<Codegen>,
+    /// Cases (exact names) that show the defect: they run under a trapping build (the run's
+    /// own when it traps, else the first of `traps` that can be made here) and are expected to
+    /// trap; one that completes means the defect is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reproducers: Vec<String>,
+}
+
+/// The build a case runs under when it is not the run's, and why ([`KnownDivergences::build_for`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Routed {
+    pub build: Codegen,
+    pub why: BuildReason,
+}
+
 /// The culprit of a known finding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KnownCulprit {
     /// The silicon departs from the model (which keeps the text's position).
@@ -38,12 +65,19 @@ pub enum KnownCulprit {
     Silicon,
     /// A code generator (ptxas, the driver's JIT) miscompiles the program: the same PTX under
     /// another build matches the model.
-    Compiler,
+    Compiler(DefectBuilds),
 }
 
 impl KnownCulprit {
     fn is_silicon(&self) -> bool {
         *self == KnownCulprit::Silicon
+    }
+    /// The builds of a compiler defect.
+    pub fn builds(&self) -> Option<&DefectBuilds> {
+        match self {
+            KnownCulprit::Silicon => None,
+            KnownCulprit::Compiler(b) => Some(b),
+        }
     }
 }
 
@@ -63,6 +97,7 @@ impl KnownDivergences {
         let k: KnownDivergences =
             serde_saphyr::from_str(&t).map_err(|e| format!("{}: {e}", path.display()))?;
         k.check_patterns()
+            .and_then(|()| k.check_builds())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(k)
     }
@@ -75,6 +110,62 @@ impl KnownDivergences {
                 .chain(k.signature.as_deref());
             for p in patterns {
                 glob::check(p).map_err(|e| format!("known divergence `{}`: {e}", k.name))?;
+            }
+        }
+        Ok(())
+    }
+    /// The build `case` runs under in a run whose build is `run`, when a known compiler defect
+    /// decides it: a case of a defect that `run` has goes to the first passing build that
+    /// `can_make`; a reproducer of a defect runs under `run` if it has the defect, else under the
+    /// first trapping build that `can_make`. `None`: the run's build for the run's reason (also
+    /// when no such build can be made here).
+    pub fn build_for(
+        &self,
+        case: &str,
+        run: &Codegen,
+        can_make: impl Fn(&Codegen) -> bool,
+    ) -> Option<Routed> {
+        self.known.iter().find_map(|k| {
+            let b = k.culprit.builds()?;
+            if b.reproducers.iter().any(|r| r == case) {
+                let build = if b.traps.contains(run) {
+                    run.clone()
+                } else {
+                    b.traps.iter().find(|c| can_make(c))?.clone()
+                };
+                return Some(Routed {
+                    build,
+                    why: BuildReason::Reproduces {
+                        finding: k.name.clone(),
+                    },
+                });
+            }
+            if k.case.is_empty() || !glob::glob(&k.case, case) || !b.traps.contains(run) {
+                return None;
+            }
+            let build = b.passes.iter().find(|c| can_make(c))?.clone();
+            Some(Routed {
+                build,
+                why: BuildReason::AvoidsDefect {
+                    finding: k.name.clone(),
+                    instead_of: run.clone(),
+                },
+            })
+        })
+    }
+    /// An error naming the first compiler finding whose builds are inconsistent: a build both
+    /// traps and passes, or none traps or passes.
+    pub fn check_builds(&self) -> Result<(), String> {
+        for k in &self.known {
+            let Some(b) = k.culprit.builds() else {
+                continue;
+            };
+            let bad = |what: &str| Err(format!("known divergence `{}`: compiler: {what}", k.name));
+            if b.passes.is_empty() || b.traps.is_empty() {
+                return bad("name at least one build that traps and one that passes");
+            }
+            if let Some(both) = b.traps.iter().find(|t| b.passes.contains(t)) {
+                return bad(&format!("`{both}` both traps and passes"));
             }
         }
         Ok(())
@@ -138,8 +229,35 @@ impl KnownDivergences {
                 .is_some_and(|g| crate::glob::glob(g, signature))
         })
     }
-    /// Re-classify a failure that is a known finding.
+    /// Re-classify a failure that is a known finding. A case routed around a compiler defect
+    /// ran under a build without it: its result stands as judged. A reproducer of a defect is
+    /// expected to trap: its trap is the known finding, and anything else is a divergence (the
+    /// defect no longer shows under its build).
     pub fn apply(&self, r: &mut CaseResult) {
+        match r.build.as_ref().map(|b| &b.why) {
+            Some(BuildReason::AvoidsDefect { .. }) => return,
+            Some(BuildReason::Reproduces { finding }) => {
+                let finding = finding.clone();
+                if r.verdict == Verdict::TrapUnexpected {
+                    r.detail = format!(
+                        "[known compiler defect: {finding}, reproduced] {}: {}",
+                        r.verdict.name(),
+                        r.detail
+                    );
+                    r.verdict = Verdict::Known;
+                } else if r.verdict == Verdict::Pass {
+                    r.detail = format!(
+                        "[known compiler defect: {finding}] expected a trap under this build, \
+                         the case ran as {}: the defect is gone? {}",
+                        r.verdict.name(),
+                        r.detail
+                    );
+                    r.verdict = Verdict::Diverge;
+                }
+                return;
+            }
+            Some(BuildReason::Run) | None => {}
+        }
         if matches!(
             r.verdict,
             Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected
@@ -147,7 +265,7 @@ impl KnownDivergences {
             if let Some(k) = self.matching(&r.case) {
                 let what = match k.culprit {
                     KnownCulprit::Silicon => "known",
-                    KnownCulprit::Compiler => "known compiler defect",
+                    KnownCulprit::Compiler(_) => "known compiler defect",
                 };
                 r.detail = format!("[{what}: {}] {}: {}", k.name, r.verdict.name(), r.detail);
                 r.verdict = Verdict::Known;
@@ -219,5 +337,75 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports/known-divergences.yaml");
         KnownDivergences::load(&path).unwrap();
+    }
+
+    /// A routed case's result stands as judged; a reproducer's trap is the finding and its
+    /// completion a divergence; the committed findings' builds are consistent.
+    #[test]
+    fn compiler_defects_route_and_reproduce() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../reports/known-divergences.yaml");
+        let k = KnownDivergences::load(&path).unwrap();
+        let (o3, o0): (Codegen, Codegen) = (
+            "ptxas-13.0-O3".parse().unwrap(),
+            "ptxas-13.0-O0".parse().unwrap(),
+        );
+        let all = |_: &Codegen| true;
+        let r = k
+            .build_for("cp_async.ca.16.shared.full.hint", &o3, all)
+            .unwrap();
+        assert_eq!(r.build, o0);
+        assert!(k
+            .build_for("cp_async.ca.16.shared.full.hint", &o0, all)
+            .is_none());
+        assert!(k
+            .build_for("cp_async.ca.16.shared.full.hint", &o3, |_| false)
+            .is_none());
+        assert!(k
+            .build_for("cp_async.ca.16.shared.full", &o3, all)
+            .is_none());
+        let repro = k
+            .build_for("cp_async.ca.4.shared.full.hint.defect", &o0, all)
+            .unwrap();
+        assert_eq!(repro.build, o3);
+        let routed = |why: BuildReason, v: Verdict| {
+            let mut r = CaseResult::new("cp_async.ca.4.shared.full.hint", "f", "cp.async", v);
+            r.build = Some(crate::result::RanBuild {
+                build: o0.clone(),
+                why,
+            });
+            k.apply(&mut r);
+            r.verdict
+        };
+        let avoids = BuildReason::AvoidsDefect {
+            finding: "cp-async-cache-hint-policy-traps".into(),
+            instead_of: o3.clone(),
+        };
+        assert_eq!(routed(avoids.clone(), Verdict::Pass), Verdict::Pass);
+        assert_eq!(
+            routed(avoids, Verdict::TrapUnexpected),
+            Verdict::TrapUnexpected,
+            "a trap under a passing build is no known finding"
+        );
+        assert_eq!(
+            routed(BuildReason::Run, Verdict::TrapUnexpected),
+            Verdict::Known
+        );
+        let reproduces = BuildReason::Reproduces {
+            finding: "cp-async-cache-hint-policy-traps".into(),
+        };
+        assert_eq!(
+            routed(reproduces.clone(), Verdict::TrapUnexpected),
+            Verdict::Known
+        );
+        assert_eq!(routed(reproduces.clone(), Verdict::Pass), Verdict::Diverge);
+        assert_eq!(routed(reproduces, Verdict::NotRun), Verdict::NotRun);
+
+        let mut bad = k.clone();
+        if let KnownCulprit::Compiler(b) = &mut bad.known[0].culprit {
+            b.passes.push(o3.clone());
+        }
+        let e = bad.check_builds().unwrap_err();
+        assert!(e.contains("`ptxas-13.0-O3` both traps and passes"), "{e}");
     }
 }

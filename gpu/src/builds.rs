@@ -13,7 +13,6 @@ use ptxconform_reference::ptx::cp_async::CpAsyncOp;
 use ptxconform_reference::ptx::sync::{Spelling, SyncOp};
 use ptxconform_reference::ptx::tensor::TensorOp;
 use ptxconform_reference::ptx::{Instruction, Statement};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::str::FromStr;
@@ -21,75 +20,7 @@ use std::str::FromStr;
 /// Environment variable naming the toolchain directory.
 const TOOLCHAINS_ENV: &str = "PTXCONFORM_TOOLCHAINS";
 
-/// The driver JIT's default (and highest) optimization level.
-pub const JIT_DEFAULT_LEVEL: u8 = 4;
-
-/// One way of building a kernel.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Codegen {
-    /// The driver's JIT: `cuModuleLoadDataEx` of the PTX with `CU_JIT_OPTIMIZATION_LEVEL`
-    /// (0–4).
-    Jit { level: u8 },
-    /// An offline ptxas of CUDA release `release` (`13.0`) at `-O<level>` (0–3); the cubin is
-    /// loaded as it is.
-    Ptxas { release: String, level: u8 },
-}
-
-impl fmt::Display for Codegen {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Codegen::Jit { level } => write!(f, "jit-O{level}"),
-            Codegen::Ptxas { release, level } => write!(f, "ptxas-{release}-O{level}"),
-        }
-    }
-}
-
-impl FromStr for Codegen {
-    type Err = String;
-    /// `jit`, `jit-O2`, `ptxas-13.5`, `ptxas-13.0-O0` (a missing level is the generator's
-    /// default: 4 for the JIT, 3 for ptxas).
-    fn from_str(s: &str) -> Result<Codegen, String> {
-        let bad = || {
-            format!(
-                "build `{s}`: expected jit[-O0..4] or ptxas-RELEASE[-O0..3] (e.g. ptxas-13.0-O3)"
-            )
-        };
-        let (head, level) = match s.rsplit_once("-O") {
-            Some((h, l)) if !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()) => {
-                (h, Some(l.parse::<u8>().map_err(|_| bad())?))
-            }
-            _ => (s, None),
-        };
-        let cg = if head == "jit" {
-            Codegen::Jit {
-                level: level.unwrap_or(JIT_DEFAULT_LEVEL),
-            }
-        } else if let Some(release) = head.strip_prefix("ptxas-") {
-            let parts: Vec<&str> = release.split('.').collect();
-            if parts.len() != 2
-                || parts
-                    .iter()
-                    .any(|p| p.is_empty() || p.parse::<u32>().is_err())
-            {
-                return Err(bad());
-            }
-            Codegen::Ptxas {
-                release: release.to_string(),
-                level: level.unwrap_or(crate::compile::DEFAULT_OPT_LEVEL),
-            }
-        } else {
-            return Err(bad());
-        };
-        let max = match cg {
-            Codegen::Jit { .. } => 4,
-            Codegen::Ptxas { .. } => 3,
-        };
-        match &cg {
-            Codegen::Jit { level } | Codegen::Ptxas { level, .. } if *level > max => Err(bad()),
-            _ => Ok(cg),
-        }
-    }
-}
+pub use ptxconform_reference::build::{Codegen, JIT_DEFAULT_LEVEL};
 
 /// Builds named on a command line: `jit-O4,ptxas-13.0-O0,…` ([`parse_list`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant, SystemTime};
 const CACHE_ENV: &str = "PTXCONFORM_CACHE";
 
 /// The ptxas optimization level of a build unless [`Compiler::with_opt_level`] says otherwise.
-pub const DEFAULT_OPT_LEVEL: u8 = 3;
+pub const DEFAULT_OPT_LEVEL: u8 = ptxconform_reference::build::PTXAS_DEFAULT_LEVEL;
 
 /// One compiled module, or why it did not compile.
 pub type Compiled = Result<Arc<Vec<u8>>, String>;

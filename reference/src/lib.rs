@@ -8,10 +8,12 @@
 //! - [`sem`]: semantics — memory with uncertain bytes, mbarriers, async-group queues, reductions,
 //!   tensor maps, Tensor Memory, the executor, undefined-behaviour classification, the profiles.
 //! - [`gen`]: the structure-aware program generator (fuzzing, sweeps, special-value corpora).
+//! - [`build`]: which code generator builds a kernel (`ptxas-13.0-O3`, `jit-O4`), as a name.
 //! - [`hex`]: hex text of byte strings.
 //! - [`capped`]: a flood of messages cut to the first few and a count.
 #![forbid(unsafe_code)]
 
+pub mod build;
 pub mod capped;
 pub mod case;
 pub mod gen;

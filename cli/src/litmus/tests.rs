@@ -76,6 +76,7 @@ impl Backend for Fake {
                     ptx: Some(format!("// kernel of {}\n", c.name).into()),
                     wall_us: 0,
                     device: String::new(),
+                    build: None,
                 }
             })
             .collect();

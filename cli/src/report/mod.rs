@@ -23,10 +23,18 @@ fn esc(s: &str) -> String {
 
 /// A result's detail, followed by its attribution when it has one.
 pub fn detail_with_attribution(r: &CaseResult) -> String {
-    match &r.attribution {
+    let mut d = match &r.attribution {
         Some(a) => format!("{} [attribution: {a}]", r.detail),
         None => r.detail.clone(),
+    };
+    // A case that ran under another build than the run's says which and why.
+    if let Some(b) = r.build.as_ref().filter(|b| b.routed()) {
+        if !d.is_empty() {
+            d.push(' ');
+        }
+        d.push_str(&format!("[build: {b}]"));
     }
+    d
 }
 
 /// summary.json: the summary, its schema version, and whether it lacks shards of its case set
@@ -103,6 +111,9 @@ pub fn junit(s: &Summary) -> String {
             let mut props: Vec<(&str, String)> = Vec::new();
             if let Some(a) = &r.attribution {
                 props.push(("attribution", a.to_string()));
+            }
+            if let Some(b) = &r.build {
+                props.push(("build", b.to_string()));
             }
             props.extend(r.departures.iter().map(|d| ("spec departure", d.clone())));
             if !props.is_empty() {
@@ -230,6 +241,30 @@ pub fn write_all(dir: &Path, s: &Summary) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A case under another build than the run's says which and why; one under the run's
+    /// build says nothing more.
+    #[test]
+    fn a_routed_build_is_named_with_its_reason() {
+        use ptxconform_core::result::{BuildReason, RanBuild};
+        let mut r = CaseResult::new("c", "f.yaml", "cp.async", Verdict::Pass);
+        r.build = Some(RanBuild {
+            build: "ptxas-13.0-O3".parse().unwrap(),
+            why: BuildReason::Run,
+        });
+        assert_eq!(detail_with_attribution(&r), "");
+        r.build = Some(RanBuild {
+            build: "ptxas-13.0-O0".parse().unwrap(),
+            why: BuildReason::AvoidsDefect {
+                finding: "k".into(),
+                instead_of: "ptxas-13.0-O3".parse().unwrap(),
+            },
+        });
+        assert_eq!(
+            detail_with_attribution(&r),
+            "[build: ptxas-13.0-O0 (not ptxas-13.0-O3: known compiler defect k)]"
+        );
+    }
     use ptxconform_core::result::{CaseSet, ExpectedByte, RegionDiff, RunInfo, Scope, Shards};
 
     /// The scope of a run of three cases holding `shards`.

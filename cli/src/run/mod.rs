@@ -94,6 +94,21 @@ pub struct RunArgs {
     /// driver JIT when no ptxas is found), e.g. `jit-O4` or `ptxas-13.5-O0`.
     #[arg(long, value_name = "BUILD")]
     pub build: Option<ptxconform_gpu::builds::Codegen>,
+    /// Run every case under the run's build: no routing of a known compiler defect's cases to a
+    /// build without it, nor of its reproducers to one with it (`builds:` of the finding in
+    /// `reports/known-divergences.yaml`).
+    #[arg(long)]
+    pub no_build_routing: bool,
+    /// The least time, in milliseconds, a `wait_parity` step waits before the wait is a timeout;
+    /// each launch adds what its bytes may take at 10 GB/s (default 20; the waits were 200 ms
+    /// before).
+    #[arg(long, value_name = "MS")]
+    pub wait_floor_ms: Option<u64>,
+    /// Launches expected to trap (predicted by the model, known findings, recorded traps) run
+    /// at the end of each batch, each in a worker process of its own, N at a time; 1: they run
+    /// first on the device's worker, a fresh worker after each trap.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub trap_workers: usize,
 }
 
 /// The mode a run without hardware records (`RunInfo::mode`).
@@ -231,11 +246,19 @@ fn engine(args: &RunArgs, dev: &DeviceInfo, info: &RunInfo) -> Result<gpu::Engin
     let mut e = gpu::open(gpu::Spec {
         build: args.build.clone(),
         known: KnownDivergences::load(&args.known)?,
+        route_builds: !args.no_build_routing,
         ..gpu::Spec::on(dev, info.clone(), args.job_timeout)
     })?;
     if let Some(cg) = &args.build {
         e.info.mode = format!("{} (build {cg})", e.info.mode);
     }
+    if args.no_build_routing {
+        e.info.mode = format!("{} (no build routing)", e.info.mode);
+    }
+    if let Some(ms) = args.wait_floor_ms {
+        e.limits.wait_floor_ns = ms.saturating_mul(1_000_000);
+    }
+    e.limits.trap_workers = args.trap_workers.max(1);
     Ok(e)
 }
 

@@ -156,6 +156,7 @@ impl Record {
             device: self.device.clone(),
             driver: self.driver.clone(),
             date: self.date.clone(),
+            build: None,
             outcome: self.outcome.clone(),
             regions: BTreeMap::new(),
             mbarriers: self.mbarriers.clone(),

@@ -102,6 +102,7 @@ impl Backend for Replaying {
                     ptx: None,
                     wall_us: 0,
                     device: String::new(),
+                    build: None,
                 };
                 let Some(rec) = self.records.get(&c.name) else {
                     return Ok((not_run(format!("no record of `{}`", c.name)), None));

@@ -253,6 +253,7 @@ fn a_detail_is_never_read_as_unkept_bytes() {
                     ptx: None,
                     wall_us: 0,
                     device: String::new(),
+                    build: None,
                 })
                 .collect())
         }

@@ -53,6 +53,8 @@ pub struct Run {
     pub wall_us: u64,
     /// Which device ran it, when a backend has several (empty: the backend's only one).
     pub device: String,
+    /// The build that made its kernel and why (`None`: a backend without builds).
+    pub build: Option<crate::result::RanBuild>,
 }
 
 impl Run {
@@ -62,6 +64,7 @@ impl Run {
             ptx: None,
             wall_us: 0,
             device: String::new(),
+            build: None,
         }
     }
 }
@@ -184,6 +187,7 @@ pub fn predicted(info: &RunInfo, ex: &Execution) -> Observation {
         device: info.device.clone(),
         driver: info.driver.clone(),
         date: info.date.clone(),
+        build: None,
         outcome: match ex.prediction.first() {
             // The driver refuses the encode before any launch.
             _ if !ex.driver_rejects.is_empty() => Ending::Rejected(format!(
@@ -368,6 +372,7 @@ impl Backend for Replay {
                     ptx: None,
                     wall_us: 0,
                     device: String::new(),
+                    build: None,
                 },
             })
             .collect())

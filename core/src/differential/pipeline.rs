@@ -284,6 +284,7 @@ pub fn run_copies_then<T: Send>(
 fn judge_run(mut r: CaseResult, case: &Case, ex: &Execution, run: Run) -> Judged {
     r.wall_us = run.wall_us;
     r.device = run.device;
+    r.build = run.build;
     let observation = match run.ran {
         Ran::Observed(o) => {
             judge(case, ex, &o, &mut r);

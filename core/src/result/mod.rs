@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod attribution;
+mod build;
 mod bytes;
 mod difference;
 mod run_info;
@@ -14,6 +15,7 @@ mod scope;
 mod verdict;
 
 pub use attribution::{culprit, departs, Attribution, BuildOutcome, Culprit};
+pub use build::{BuildReason, RanBuild};
 pub use bytes::{ExpectedByte, RegionDiff};
 pub use difference::{model_refusals, render, Difference};
 pub use run_info::{today, RunInfo};
@@ -48,6 +50,9 @@ pub struct CaseResult {
     /// departed from the spec reading: a pass that is a finding against the text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub departures: Vec<String>,
+    /// The build that made the kernel and why (hardware runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<RanBuild>,
 }
 
 impl CaseResult {
@@ -65,6 +70,7 @@ impl CaseResult {
             device: String::new(),
             attribution: None,
             departures: vec![],
+            build: None,
         }
     }
 }

@@ -110,6 +110,14 @@ pub struct Supervisor {
     pub spawned: usize,
     /// Time spent waiting for a worker to become ready (for the timing breakdown).
     pub spawn_wall: Duration,
+    /// Jobs that trapped, and the wall time of the requests they ended (from sending the
+    /// request to the trap's report; mostly the fault being reported).
+    pub traps: usize,
+    pub trap_wall: Duration,
+    /// Jobs run apart ([`Supervisor::run_apart`]), and the time their workers took to become
+    /// ready, summed over workers (they start in parallel: more than the wall time).
+    pub apart: usize,
+    pub apart_spawn: Duration,
 }
 
 impl Supervisor {
@@ -120,7 +128,80 @@ impl Supervisor {
             modules: HashMap::new(),
             spawned: 0,
             spawn_wall: Duration::ZERO,
+            traps: 0,
+            trap_wall: Duration::ZERO,
+            apart: 0,
+            apart_spawn: Duration::ZERO,
         }
+    }
+
+    /// Run every job of `jobs` in a worker of its own (driver, context, the one job, exit),
+    /// `workers` of them at a time, apart from this supervisor's worker: for jobs expected to
+    /// trap, whose worker is lost anyway. The workers' driver and context creation overlap each
+    /// other instead of following one trap after another; a trap or hang is still the outcome
+    /// of its own job only. Results in the order of `jobs`.
+    pub fn run_apart(
+        &mut self,
+        jobs: &[Job],
+        workers: usize,
+    ) -> Result<Vec<JobResult>, SupervisorError> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Mutex;
+        let cfg = SupervisorConfig {
+            confirm_failures: false,
+            ..self.cfg.clone()
+        };
+        let next = AtomicUsize::new(0);
+        let slots: Mutex<Vec<Option<Result<JobResult, SupervisorError>>>> =
+            Mutex::new(vec![None; jobs.len()]);
+        let totals = Mutex::new((0usize, Duration::ZERO, 0usize, Duration::ZERO));
+        let modules = &self.modules;
+        std::thread::scope(|scope| {
+            for _ in 0..workers.clamp(1, jobs.len().max(1)) {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let mut one = Supervisor::new(cfg.clone());
+                    one.modules = modules.clone();
+                    let r = one.run(std::slice::from_ref(job)).and_then(|mut rs| {
+                        rs.pop()
+                            .ok_or_else(|| SupervisorError::WorkerStart("no result".into()))
+                    });
+                    one.retire_worker();
+                    if let Ok(mut t) = totals.lock() {
+                        t.0 += one.spawned;
+                        t.1 += one.spawn_wall;
+                        t.2 += one.traps;
+                        t.3 += one.trap_wall;
+                    }
+                    if let Ok(mut s) = slots.lock() {
+                        s[i] = Some(r);
+                    }
+                });
+            }
+        });
+        let (spawned, spawn, traps, trap_wall) = totals.into_inner().unwrap_or_default();
+        self.spawned += spawned;
+        self.apart_spawn += spawn;
+        self.apart += jobs.len();
+        self.traps += traps;
+        self.trap_wall += trap_wall;
+        slots
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .zip(jobs)
+            .map(|(r, j)| {
+                r.unwrap_or_else(|| {
+                    Ok(JobResult::bare(
+                        j.id,
+                        Outcome::WorkerCrashed {
+                            detail: "no result".into(),
+                        },
+                    ))
+                })
+            })
+            .collect()
     }
 
     /// Whether a failing job in a group is re-run alone to confirm it (see [`SupervisorConfig`]).
@@ -192,7 +273,13 @@ impl Supervisor {
             .collect();
         while let Some(group) = queue.pop_front() {
             let fresh = self.worker.as_ref().is_none_or(|w| w.ran == 0);
+            let (t, spawning) = (Instant::now(), self.spawn_wall);
             let (done, failure) = self.run_group(jobs, &group)?;
+            if matches!(failure, Some(Failure::Trapped(..))) {
+                // The request's time but the worker's start, which is counted apart.
+                self.traps += 1;
+                self.trap_wall += t.elapsed().saturating_sub(self.spawn_wall - spawning);
+            }
             if let Some(w) = &mut self.worker {
                 w.ran += done.len();
             }

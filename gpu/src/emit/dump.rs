@@ -20,7 +20,8 @@ pub mod pb {
     pub const HEADER: usize = 6;
 }
 
-/// Default `wait_parity` budget: 200 ms.
+/// `wait_parity` budget of an emitted program run alone (200 ms); a launch replaces it with
+/// its own bound (`engine::batch::wait_bound_ns`).
 pub const DEFAULT_TIMEOUT_NS: u64 = 200_000_000;
 
 /// Where the kernel writes its observations in the dump buffer (the host allocates

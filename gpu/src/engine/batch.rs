@@ -35,9 +35,10 @@ const DUMPS: usize = 2;
 /// Whether an instance may share its launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isolation {
-    /// Expected to trap (predicted by the reference, or a known finding): a launch of its own,
-    /// scheduled before the other lone launches so that each trap is the first job of a fresh
-    /// worker and needs no confirmation run.
+    /// Expected to trap (predicted by the reference, or a known finding; with trap workers also
+    /// a recorded trap): a launch of its own, scheduled before the other lone launches so that
+    /// each trap is the first job of a fresh worker and needs no confirmation run, or with
+    /// [`Limits::trap_workers`] after every other launch, each in a worker of its own.
     Suspect,
     /// May disturb its neighbours (undefined behaviour, a predicted hang): a launch of its own.
     Alone,
@@ -68,6 +69,13 @@ pub struct Limits {
     pub instances: usize,
     /// Most bytes of the two buffers together (keeps one job's transfer bounded).
     pub bytes: u64,
+    /// The least time a `wait_parity` step waits before it calls the wait a timeout
+    /// ([`wait_bound_ns`]).
+    pub wait_floor_ns: u64,
+    /// Workers that run the launches expected to trap ([`Isolation::Suspect`]) at the end, each
+    /// launch in a worker of its own, in parallel ([`Supervisor::run_apart`]); 1: they run first
+    /// on the supervisor's worker, one fresh worker after each trap (as before).
+    pub trap_workers: usize,
 }
 
 impl Default for Limits {
@@ -75,8 +83,31 @@ impl Default for Limits {
         Limits {
             instances: 4096,
             bytes: 256 << 20,
+            wait_floor_ns: WAIT_FLOOR_NS,
+            trap_workers: 1,
         }
     }
+}
+
+/// The part of a wait's bound that does not grow with the launch: a completion of the corpus's
+/// copies takes microseconds (its largest case moves 1 MiB; one launch at most [`Limits::bytes`],
+/// covered by [`NS_PER_KIB`]); the floor covers what is not the copy: `%globaltimer` ticks (as
+/// coarse as 32 µs on some parts), the completion's signalling, and a time slice of another
+/// context on the device (`--devices 0,0`) while the CTA waits, each well under a millisecond to
+/// a few. 20 ms is ten times that, and a tenth of the 200 ms the waits had: an expected timeout
+/// costs its launch about 20 ms instead of 200.
+pub const WAIT_FLOOR_NS: u64 = 20_000_000;
+
+/// What the copies of a launch may add to the bound, per KiB of its buffers: a KiB at 10 GB/s
+/// (a three-hundredth of an H100's memory bandwidth) takes 102.4 ns, so all of a launch's bytes
+/// moving at that rate still complete inside the bound (256 MiB: +28 ms).
+pub const NS_PER_KIB: u64 = 103;
+
+/// The bound of every `wait_parity` in a launch whose buffers hold `bytes`: `floor` plus
+/// [`NS_PER_KIB`] per KiB. A wait longer than that is a timeout (the program does not complete
+/// the barrier), never a slow completion.
+pub fn wait_bound_ns(bytes: u64, floor: u64) -> u64 {
+    floor.saturating_add(bytes.div_ceil(1024).saturating_mul(NS_PER_KIB))
 }
 
 /// Where one instance lives in the batch's buffers.
@@ -108,6 +139,7 @@ fn batch_job(
     id: u64,
     units: &[Unit],
     jit_level: Option<u8>,
+    wait_floor_ns: u64,
 ) -> Result<(Job, Vec<Placement>), String> {
     let first = units.first().ok_or("empty batch")?;
     let n = units.len() as u64;
@@ -150,9 +182,11 @@ fn batch_job(
             })
             .collect::<Result<_, String>>()?
     };
+    let mut pblocks = Vec::with_capacity(units.len());
     for (i, (u, (pblock, inits))) in units.iter().zip(contents).enumerate() {
         let (case, em) = (u.case, u.em);
         let pblock_at = put(&mut inb, 16, &pblock);
+        pblocks.push(pblock_at as usize);
         let init_at = put(&mut inb, 16, &em.shared_init);
         let dump_at = reserve(&mut dumps_len, 256, em.dump_layout.total_bytes.max(16));
         let mut globals = Vec::new();
@@ -210,6 +244,14 @@ fn batch_job(
             dump: dump_at,
             globals,
         });
+    }
+    // Every instance waits as long as the whole launch's copies may take.
+    let bound = wait_bound_ns(inb.len() as u64 + out_len + dumps_len, wait_floor_ns).to_le_bytes();
+    for at in pblocks {
+        let slot = at + crate::emit::dump::pb::TIMEOUT_NS * 8;
+        if let Some(b) = inb.get_mut(slot..slot + 8) {
+            b.copy_from_slice(&bound);
+        }
     }
     let em = first.em;
     let dims = LaunchDims {
@@ -415,6 +457,8 @@ pub struct BatchStats {
     pub worker: std::time::Duration,
     /// The same, by phase.
     pub phases: crate::device::Phases,
+    /// Wall time of the launches run apart (expected traps, [`Limits::trap_workers`]).
+    pub apart: std::time::Duration,
 }
 
 /// One round of composed launches: the units each job holds and where each instance landed.
@@ -425,6 +469,9 @@ struct Round {
     /// Lone launches, run with the supervisor's confirmation setting; a multi-instance launch is
     /// not confirmed (a failing one is split anyway).
     single: bool,
+    /// Run apart, each launch in a worker of its own, this many at a time (0: on the
+    /// supervisor's worker).
+    apart: usize,
 }
 
 /// The launches of a batch, composed before the device is needed (see [`plan`]).
@@ -432,26 +479,56 @@ pub struct Plan {
     rounds: Vec<Round>,
     /// Host time composing them.
     host: std::time::Duration,
+    /// How they were composed, for the launches of a split.
+    how: Composing,
+}
+
+/// Compose options a batch's rounds keep ([`Limits`]' part of them).
+#[derive(Clone, Copy)]
+struct Composing {
+    jit_level: Option<u8>,
+    wait_floor_ns: u64,
+    trap_workers: usize,
 }
 
 /// Compose every launch of `units`: multi-instance launches first, then lone ones (suspects
 /// first, so that each trap is the first job of a fresh worker). It needs neither the device nor
 /// compiled kernels, so a caller can compose a batch while the device runs the one before.
 pub fn plan(units: &[Unit], limits: Limits, jit_level: Option<u8>) -> Result<Plan, String> {
-    compose(units, groups(units, limits), jit_level)
+    let how = Composing {
+        jit_level,
+        wait_floor_ns: limits.wait_floor_ns,
+        trap_workers: limits.trap_workers,
+    };
+    compose(units, groups(units, limits), how)
 }
 
-fn compose(
-    units: &[Unit],
-    launches: Vec<Vec<usize>>,
-    jit_level: Option<u8>,
-) -> Result<Plan, String> {
+fn compose(units: &[Unit], launches: Vec<Vec<usize>>, how: Composing) -> Result<Plan, String> {
     use rayon::prelude::*;
+    let Composing {
+        jit_level,
+        wait_floor_ns,
+        trap_workers,
+    } = how;
     let t = std::time::Instant::now();
     let (multi, mut single): (Vec<_>, Vec<_>) = launches.into_iter().partition(|g| g.len() > 1);
     single.sort_by_key(|g| units[g[0]].isolation);
+    // With several trap workers, the suspects wait for the end, apart from the other launches.
+    let suspects: Vec<Vec<usize>> = if trap_workers > 1 {
+        let (s, rest) = single
+            .into_iter()
+            .partition(|g| units[g[0]].isolation == Isolation::Suspect);
+        single = rest;
+        s
+    } else {
+        Vec::new()
+    };
     let mut rounds = Vec::new();
-    for (groups, single) in [(multi, false), (single, true)] {
+    for (groups, single, apart) in [
+        (multi, false, 0),
+        (single, true, 0),
+        (suspects, true, trap_workers),
+    ] {
         if groups.is_empty() {
             continue;
         }
@@ -460,7 +537,7 @@ fn compose(
             .enumerate()
             .map(|(k, g)| {
                 let us: Vec<Unit> = g.iter().map(|&i| units[i]).collect();
-                batch_job(k as u64, &us, jit_level)
+                batch_job(k as u64, &us, jit_level, wait_floor_ns)
             })
             .collect::<Result<Vec<_>, String>>()?
             .into_iter()
@@ -470,29 +547,31 @@ fn compose(
             jobs,
             places,
             single,
+            apart,
         });
     }
     Ok(Plan {
         rounds,
         host: t.elapsed(),
+        how,
     })
 }
 
 /// Run the launches `plan` composed for `units` on the device and return one result per unit,
 /// in order. `kernels` maps a shape key to its offline-compiled kernel (missing: the worker's
-/// JIT compiles the PTX, at `jit_level` when given). A launch that fails as a whole is split in
+/// JIT compiles the PTX, at the level the plan was composed with). A launch that fails as a whole is split in
 /// halves and the halves run again.
 pub fn execute(
     sup: &mut Supervisor,
     units: &[Unit],
     kernels: &std::collections::HashMap<u64, Kernel>,
-    jit_level: Option<u8>,
     stats: &mut BatchStats,
     mut plan: Plan,
 ) -> Result<Vec<JobResult>, String> {
     use rayon::prelude::*;
     let mut results: Vec<Option<JobResult>> = vec![None; units.len()];
     let confirm = sup.confirm_failures();
+    let how = plan.how;
     loop {
         stats.host += plan.host;
         let mut pending = Vec::new();
@@ -502,6 +581,7 @@ pub fn execute(
                 mut jobs,
                 places,
                 single,
+                apart,
             } = round;
             for (g, job) in groups.iter().zip(&mut jobs) {
                 if let Some(k) = kernels.get(&units[g[0]].em.shape_key) {
@@ -510,9 +590,16 @@ pub fn execute(
             }
             let t = std::time::Instant::now();
             sup.set_confirm_failures(single && confirm);
-            let rs = sup.run(&jobs);
+            let rs = if apart > 1 {
+                sup.run_apart(&jobs, apart)
+            } else {
+                sup.run(&jobs)
+            };
             sup.set_confirm_failures(confirm);
             stats.device += t.elapsed();
+            if apart > 1 {
+                stats.apart += t.elapsed();
+            }
             let t = std::time::Instant::now();
             let rs = rs.map_err(|e| format!("GPU worker: {e:?}"))?;
             stats.launches += jobs.len() as u64;
@@ -549,7 +636,7 @@ pub fn execute(
         if pending.is_empty() {
             break;
         }
-        plan = compose(units, pending, jit_level)?;
+        plan = compose(units, pending, how)?;
     }
     results
         .into_iter()
@@ -586,7 +673,7 @@ program:
             em: &em,
             isolation: Isolation::Shared,
         };
-        let (job, places) = batch_job(1, &[unit], None).unwrap();
+        let (job, places) = batch_job(1, &[unit], None, WAIT_FLOOR_NS).unwrap();
         let (start, _, _) = global_geometry(&case, 0);
         let at = (places[0].globals[0] + start) as usize;
         let want = Init::Hash(5).materialize(8192).unwrap();
@@ -601,5 +688,106 @@ program:
         let shared = Init::Hash(6).materialize(64).unwrap();
         let found = em.shared_init.windows(64).any(|w| w == shared.as_slice());
         assert!(found, "the shared image holds the hash contents");
+    }
+
+    /// Every instance's wait bound is the launch's: the floor plus the launch's bytes at the
+    /// slowest rate, never the emitter's fixed default.
+    #[test]
+    fn waits_are_bounded_by_what_the_launch_can_take() {
+        assert_eq!(wait_bound_ns(0, WAIT_FLOOR_NS), WAIT_FLOOR_NS);
+        // The largest launch: its copies at 10 GB/s fit in the bound.
+        let most = Limits::default().bytes;
+        assert!(wait_bound_ns(most, 0) >= most / 10);
+        assert!(wait_bound_ns(most, WAIT_FLOOR_NS) < crate::emit::DEFAULT_TIMEOUT_NS);
+        let case = load_str(
+            "name: w
+target: sm_90
+memory:
+  global: [ { name: src, size: 4096 } ]
+  shared: [ { name: buf, size: 64 } ]
+  mbarriers: [ { name: bar } ]
+program:
+  - ptx: mbarrier.init.shared::cta.b64 [bar], 1
+  - ptx: mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16
+  - ptx: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [src], 16, [bar]
+  - wait_parity: { mbar: bar, parity: 0 }
+",
+            "w.yaml",
+        )
+        .unwrap()
+        .remove(0);
+        let em = crate::emit::emit(&case).unwrap();
+        let unit = Unit {
+            case: &case,
+            em: &em,
+            isolation: Isolation::Shared,
+        };
+        let (job, _) = batch_job(1, &[unit, unit], None, 1_000).unwrap();
+        let bytes: u64 = job.buffers.iter().map(|b| b.size).sum();
+        let want = wait_bound_ns(bytes, 1_000);
+        let table = &job.buffers[IN];
+        for i in 0..2 {
+            let p = table.patches.iter().find(|p| p.offset == 16 * i).unwrap();
+            let Address::Buffer { offset, .. } = p.address else {
+                panic!("the table points into IN")
+            };
+            let slot = offset as usize + crate::emit::dump::pb::TIMEOUT_NS * 8;
+            let got = u64::from_le_bytes(table.init[slot..slot + 8].try_into().unwrap());
+            assert_eq!(got, want, "instance {i}");
+        }
+    }
+
+    /// With several trap workers the expected traps leave the lone launches for a last round
+    /// run apart; with one they lead the lone launches, as before.
+    #[test]
+    fn expected_traps_run_apart_at_the_end_with_trap_workers() {
+        let file =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        let ems: Vec<Emitted> = cases[..4]
+            .iter()
+            .map(|c| crate::emit::emit(c).unwrap())
+            .collect();
+        let iso = [
+            Isolation::Shared,
+            Isolation::Alone,
+            Isolation::Suspect,
+            Isolation::Suspect,
+        ];
+        let units: Vec<Unit> = cases
+            .iter()
+            .zip(&ems)
+            .zip(iso)
+            .map(|((case, em), isolation)| Unit {
+                case,
+                em,
+                isolation,
+            })
+            .collect();
+        let shape = |p: &Plan| -> Vec<(usize, usize, Vec<Isolation>)> {
+            p.rounds
+                .iter()
+                .map(|r| {
+                    let isos = r.groups.iter().map(|g| units[g[0]].isolation).collect();
+                    (r.groups.len(), r.apart, isos)
+                })
+                .collect()
+        };
+        let one = plan(&units, Limits::default(), None).unwrap();
+        use Isolation::*;
+        assert_eq!(
+            shape(&one),
+            vec![(4, 0, vec![Suspect, Suspect, Alone, Shared])],
+            "every launch alone (one per shape), suspects first"
+        );
+        let four = Limits {
+            trap_workers: 4,
+            ..Limits::default()
+        };
+        let apart = plan(&units, four, None).unwrap();
+        assert_eq!(
+            shape(&apart),
+            vec![(2, 0, vec![Alone, Shared]), (2, 4, vec![Suspect, Suspect])]
+        );
     }
 }

@@ -19,6 +19,7 @@ pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> 
         device: info.device.clone(),
         driver: info.driver.clone(),
         date: info.date.clone(),
+        build: None,
         outcome: Ending::Completed,
         regions: BTreeMap::new(),
         partial: BTreeMap::new(),

@@ -9,7 +9,7 @@ use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use decode::observation;
 use ptxconform_core::differential::{Backend, Prepare, Prepared, Ran, Run};
 use ptxconform_core::known::KnownDivergences;
-use ptxconform_core::result::RunInfo;
+use ptxconform_core::result::{BuildReason, RanBuild, RunInfo};
 pub mod batch;
 pub mod decode;
 pub mod fleet;
@@ -111,6 +111,17 @@ pub struct Engine {
     pub label: String,
     /// Applied to every emitted program (`None`: programs run as emitted).
     pub rewrite: Option<Rewrite>,
+    /// Run the cases of known compiler defects under a build without the defect, and their
+    /// reproducers under one with it ([`KnownDivergences::build_for`]); off: every case under
+    /// the engine's build.
+    pub route_builds: bool,
+    /// Offline builds other than the engine's that routed cases use, made when first needed
+    /// (`None`: that build cannot be made here).
+    others: HashMap<Codegen, Option<crate::compile::Compiler>>,
+    /// The builds known findings name that can be made here (routing chooses among them).
+    routable: Vec<Codegen>,
+    /// Where the offline compilers cache cubins (`None`: no disk cache).
+    cache_dir: Option<std::path::PathBuf>,
 }
 
 /// Wall time of each stage of a batch, summed over calls.
@@ -150,6 +161,10 @@ impl Engine {
             info: RunInfo::default(),
             label: String::new(),
             rewrite: None,
+            route_builds: false,
+            others: HashMap::new(),
+            routable: Vec::new(),
+            cache_dir: crate::compile::default_cache_dir(),
         }
     }
 
@@ -164,7 +179,55 @@ impl Engine {
             self.kernels.clear();
             self.sup.clear_modules();
         }
-        let dev = (self.cc.0 * 10 + self.cc.1) as u32;
+        compile_with(c, self.cc, &mut self.kernels, &mut self.sup, ems);
+    }
+
+    /// Compile the shapes of routed cases, each with its build's offline compiler (made once;
+    /// a build that cannot be made leaves its shapes to the driver's JIT, whose error or run
+    /// then shows).
+    fn compile_routed(&mut self, ems: &[(&Emitted, &Codegen)]) {
+        let mut by_build: BTreeMap<&Codegen, Vec<&Emitted>> = BTreeMap::new();
+        for (em, cg) in ems {
+            by_build.entry(cg).or_default().push(em);
+        }
+        for (cg, ems) in by_build {
+            let cache = &self.cache_dir;
+            let c = self
+                .others
+                .entry(cg.clone())
+                .or_insert_with(|| make_compiler(cg, cache.clone()));
+            if let Some(c) = c {
+                compile_with(c, self.cc, &mut self.kernels, &mut self.sup, &ems);
+            }
+        }
+    }
+}
+
+/// The offline compiler of build `cg` (`None`: the JIT, or a ptxas not installed here).
+fn make_compiler(
+    cg: &Codegen,
+    cache: Option<std::path::PathBuf>,
+) -> Option<crate::compile::Compiler> {
+    let Codegen::Ptxas { release, level } = cg else {
+        return None;
+    };
+    crate::compile::Compiler::new(crate::builds::ptxas_of(release).ok()?, cache)
+        .ok()?
+        .with_opt_level(*level)
+        .ok()
+}
+
+/// Compile every shape of `ems` that `kernels` lacks with `c` for a device of compute
+/// capability `cc`, registering the modules with `sup`.
+fn compile_with(
+    c: &crate::compile::Compiler,
+    cc: (i32, i32),
+    kernels: &mut HashMap<u64, Kernel>,
+    sup: &mut Supervisor,
+    ems: &[&Emitted],
+) {
+    {
+        let dev = (cc.0 * 10 + cc.1) as u32;
         // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
         // device) is compiled for the device, as the driver's JIT would.
         let arch = |em: &Emitted| {
@@ -177,7 +240,7 @@ impl Engine {
         let mut seen = std::collections::HashSet::new();
         let mut groups: BTreeMap<(&str, Target), Vec<&Emitted>> = BTreeMap::new();
         for em in ems {
-            if !self.kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key) {
+            if !kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key) {
                 groups
                     .entry((em.preamble(), arch(em)))
                     .or_default()
@@ -204,13 +267,13 @@ impl Engine {
         for ((t, members), r) in modules.iter().zip(c.compile_many(&jobs)) {
             match r {
                 Ok(cubin) => {
-                    let module = self.sup.add_module(cubin);
+                    let module = sup.add_module(cubin);
                     for em in members {
                         let k = Kernel {
                             module,
                             entry: em.linked_entry(),
                         };
-                        self.kernels.insert(em.shape_key, k);
+                        kernels.insert(em.shape_key, k);
                     }
                 }
                 Err(_) if members.len() > 1 => {
@@ -222,9 +285,9 @@ impl Engine {
         let jobs: Vec<(&str, Target)> = alone.iter().map(|(p, t, _)| (*p, *t)).collect();
         for ((_, _, em), r) in alone.iter().zip(c.compile_many(&jobs)) {
             if let Ok(cubin) = r {
-                let module = self.sup.add_module(cubin);
+                let module = sup.add_module(cubin);
                 let entry = em.entry.to_string();
-                self.kernels.insert(em.shape_key, Kernel { module, entry });
+                kernels.insert(em.shape_key, Kernel { module, entry });
             }
         }
     }
@@ -311,6 +374,7 @@ impl Backend for Engine {
                     ptx: None,
                     wall_us: 0,
                     device: self.label.clone(),
+                    build: None,
                 };
                 return Ok(vec![run; n]);
             }
@@ -330,6 +394,10 @@ impl Backend for Engine {
         self.times.execute += t.elapsed();
         let t = Instant::now();
         let (info, label) = (&self.info, &self.label);
+        let build = RanBuild {
+            build: self.codegen(),
+            why: BuildReason::Run,
+        };
         let runs = results
             .par_iter()
             .map(|jr| Run {
@@ -337,6 +405,7 @@ impl Backend for Engine {
                 ptx: Some(em.ptx.clone()),
                 wall_us: jr.wall_us,
                 device: label.clone(),
+                build: Some(build.clone()),
             })
             .collect();
         self.times.observe += t.elapsed();
@@ -354,6 +423,8 @@ struct Step {
     plan: Result<Plan, String>,
     /// Host time emitting.
     emit: Duration,
+    /// The build each case runs under, and why.
+    builds: Vec<RanBuild>,
 }
 
 /// An engine's settings that [`prepare`] reads, apart from the engine.
@@ -362,6 +433,10 @@ struct Settings {
     limits: Limits,
     jit_level: Option<u8>,
     rewrite: Option<Rewrite>,
+    /// The engine's build.
+    build: Codegen,
+    /// The builds routing may choose (empty: routing is off).
+    routable: Vec<Codegen>,
 }
 
 impl Prepare for Settings {
@@ -377,6 +452,12 @@ impl Engine {
             limits: self.limits,
             jit_level: self.jit_level,
             rewrite: self.rewrite.clone(),
+            build: self.codegen(),
+            routable: if self.route_builds {
+                self.routable.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -408,6 +489,8 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         limits,
         jit_level,
         rewrite,
+        build,
+        routable,
     } = settings;
     use rayon::prelude::*;
     let t = Instant::now();
@@ -425,6 +508,32 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
             }
         }
     }
+    // A case under another build than the engine's is another kernel: its shape key names the
+    // build, so that it neither shares a launch nor a compiled kernel with the engine's.
+    let builds: Vec<RanBuild> = cases
+        .iter()
+        .zip(&mut emitted)
+        .map(|((case, _), em)| {
+            let routed = (!routable.is_empty())
+                .then(|| known.build_for(&case.name, build, |cg| routable.contains(cg)))
+                .flatten();
+            match routed {
+                Some(r) => {
+                    if let (Ok(em), true) = (em, r.build != *build) {
+                        em.shape_key = routed_key(em.shape_key, &r.build);
+                    }
+                    RanBuild {
+                        build: r.build,
+                        why: r.why,
+                    }
+                }
+                None => RanBuild {
+                    build: build.clone(),
+                    why: BuildReason::Run,
+                },
+            }
+        })
+        .collect();
     let emit = t.elapsed();
     let ready: Vec<(usize, Isolation)> = emitted
         .iter()
@@ -432,17 +541,25 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         .filter(|(_, e)| e.is_ok())
         .map(|(k, _)| {
             let (case, ex) = cases[k];
-            let isolation =
-                if ex.expected_hw == ExpectedHw::MayTrap || known.matching(&case.name).is_some() {
-                    Isolation::Suspect
-                } else if ex.expected_hw != ExpectedHw::Completes
-                    || matches!(ex.outcome, RefOutcome::Undefined { .. })
-                {
-                    // Predicted hangs and undefined behaviour may disturb their neighbours.
-                    Isolation::Alone
-                } else {
-                    Isolation::Shared
-                };
+            // A case routed around a compiler defect is not expected to trap. With trap workers,
+            // a case that trapped when it was recorded is expected to trap again.
+            let recorded_trap = limits.trap_workers > 1
+                && case
+                    .observed
+                    .iter()
+                    .any(|o| matches!(o.outcome, ptxconform_reference::case::Ending::Trap { .. }));
+            let known_trap = (known.matching(&case.name).is_some() || recorded_trap)
+                && !matches!(builds[k].why, BuildReason::AvoidsDefect { .. });
+            let isolation = if ex.expected_hw == ExpectedHw::MayTrap || known_trap {
+                Isolation::Suspect
+            } else if ex.expected_hw != ExpectedHw::Completes
+                || matches!(ex.outcome, RefOutcome::Undefined { .. })
+            {
+                // Predicted hangs and undefined behaviour may disturb their neighbours.
+                Isolation::Alone
+            } else {
+                Isolation::Shared
+            };
             (k, isolation)
         })
         .collect();
@@ -452,7 +569,13 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         ready,
         plan,
         emit,
+        builds,
     }
+}
+
+/// The shape key of a kernel built by `cg` instead of the engine's build.
+fn routed_key(key: u64, cg: &Codegen) -> u64 {
+    crate::emit::fnv1a(&format!("{key:016x} {cg}"))
 }
 
 /// The units of a step's `ready` cases, in order.
@@ -478,14 +601,7 @@ impl Engine {
     /// Run a prepared step: compile its new shapes, run its launches, decode what came back.
     /// Run `units` as `plan` composes them, on this engine's workers and kernels.
     fn execute(&mut self, units: &[Unit], plan: Plan) -> Result<Vec<JobResult>, String> {
-        batch::execute(
-            &mut self.sup,
-            units,
-            &self.kernels,
-            self.jit_level,
-            &mut self.stats,
-            plan,
-        )
+        batch::execute(&mut self.sup, units, &self.kernels, &mut self.stats, plan)
     }
 
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
@@ -495,11 +611,24 @@ impl Engine {
             ready,
             plan,
             emit,
+            builds,
         } = step;
         self.times.emit += emit;
         let t = Instant::now();
         let units = units_of(cases, &emitted, &ready);
-        self.compile(&units.iter().map(|u| u.em).collect::<Vec<_>>());
+        let own_build = self.codegen();
+        let (own, routed): (Vec<_>, Vec<_>) = ready
+            .iter()
+            .zip(&units)
+            .map(|((k, _), u)| (u.em, &builds[*k]))
+            .partition(|(_, b)| b.build == own_build);
+        self.compile(&own.into_iter().map(|(em, _)| em).collect::<Vec<_>>());
+        self.compile_routed(
+            &routed
+                .into_iter()
+                .map(|(em, b)| (em, &b.build))
+                .collect::<Vec<_>>(),
+        );
         self.times.compile += t.elapsed();
         let t = Instant::now();
         let results = self.execute(&units, plan?)?;
@@ -514,25 +643,35 @@ impl Engine {
         let runs = emitted
             .into_par_iter()
             .zip(jrs)
+            .zip(builds)
             .enumerate()
-            .map(|(k, (em, jr))| match (em, jr) {
+            .map(|(k, ((em, jr), build))| match (em, jr) {
                 (Err(ran), _) => Run {
                     ran: *ran,
                     ptx: None,
                     wall_us: 0,
                     device: label.clone(),
+                    build: None,
                 },
-                (Ok(em), Some(jr)) => Run {
-                    ran: observation(cases[k].0, &em, &jr, info),
-                    ptx: Some(em.ptx),
-                    wall_us: jr.wall_us,
-                    device: label.clone(),
-                },
+                (Ok(em), Some(jr)) => {
+                    let mut ran = observation(cases[k].0, &em, &jr, info);
+                    if let Ran::Observed(o) = &mut ran {
+                        o.build = Some(build.build.clone());
+                    }
+                    Run {
+                        ran,
+                        ptx: Some(em.ptx),
+                        wall_us: jr.wall_us,
+                        device: label.clone(),
+                        build: Some(build),
+                    }
+                }
                 (Ok(em), None) => Run {
                     ran: Ran::Failed("worker returned fewer results than jobs".into()),
                     ptx: Some(em.ptx),
                     wall_us: 0,
                     device: label.clone(),
+                    build: Some(build),
                 },
             })
             .collect();
@@ -567,7 +706,9 @@ impl Engine {
         format!(
             "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s ({} modules compiled, {} cached), \
              execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
-             {} split, {} workers, {:.2}s waiting for one), observe {:.2}s, judge {:.2}s",
+             {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
+             {} launches apart taking {:.2}s, their workers {:.2}s to start), observe {:.2}s, \
+             judge {:.2}s",
             t.reference.as_secs_f64(),
             t.emit.as_secs_f64(),
             t.compile.as_secs_f64(),
@@ -581,6 +722,11 @@ impl Engine {
             s.splits,
             self.sup.spawned,
             self.sup.spawn_wall.as_secs_f64(),
+            self.sup.traps,
+            self.sup.trap_wall.as_secs_f64(),
+            self.sup.apart,
+            s.apart.as_secs_f64(),
+            self.sup.apart_spawn.as_secs_f64(),
             t.observe.as_secs_f64(),
             t.judge.as_secs_f64(),
         )
@@ -628,6 +774,12 @@ pub struct Spec<'a> {
     /// the driver's JIT without its disk cache (which would serve a rerun's modules
     /// uncompiled), one case a launch.
     pub naive: bool,
+    /// Route the cases of known compiler defects to builds without the defect (and their
+    /// reproducers to builds with it), as `run` does unless `--no-build-routing`.
+    pub route_builds: bool,
+    /// Where compiled cubins are cached on disk (`None`: `$PTXCONFORM_CACHE` or its default;
+    /// `bench` gives a fresh folder for a cold run).
+    pub cache: Option<std::path::PathBuf>,
 }
 
 impl Spec<'_> {
@@ -643,6 +795,8 @@ impl Spec<'_> {
             opt_level: None,
             known: KnownDivergences::default(),
             naive: false,
+            route_builds: false,
+            cache: None,
         }
     }
 }
@@ -656,20 +810,25 @@ pub fn open(spec: Spec) -> Result<Engine, String> {
             .push(("CUDA_CACHE_DISABLE".to_string(), "1".to_string()));
     }
     let sup = Supervisor::new(cfg);
+    let cache = spec
+        .cache
+        .clone()
+        .or_else(crate::compile::default_cache_dir);
     let (compiler, jit_level) = match &spec.build {
         _ if spec.naive => (None, None),
         Some(Codegen::Jit { level }) => (None, Some(*level)),
         Some(Codegen::Ptxas { release, level }) => (
             Some(
-                crate::compile::Compiler::new(
-                    crate::builds::ptxas_of(release)?,
-                    crate::compile::default_cache_dir(),
-                )?
-                .with_opt_level(*level)?,
+                crate::compile::Compiler::new(crate::builds::ptxas_of(release)?, cache.clone())?
+                    .with_opt_level(*level)?,
             ),
             None,
         ),
-        None => match (crate::compile::Compiler::find(), spec.opt_level) {
+        None => match (
+            crate::ptxas::Ptxas::find()
+                .and_then(|p| crate::compile::Compiler::new(p, cache.clone())),
+            spec.opt_level,
+        ) {
             (Ok(c), Some(level)) => (Some(c.with_opt_level(level)?), None),
             (Ok(c), None) => (Some(c), None),
             (Err(_), _) => (None, None),
@@ -677,9 +836,14 @@ pub fn open(spec: Spec) -> Result<Engine, String> {
     };
     let mut e = Engine::new(sup, spec.device.compute_capability, compiler);
     e.jit_level = jit_level;
+    e.cache_dir = cache;
     if spec.naive {
         e.naive = true;
         e.limits.instances = 1;
+    }
+    if spec.route_builds && !spec.naive {
+        e.route_builds = true;
+        e.routable = routable(&spec.known);
     }
     e.known = spec.known;
     e.info = RunInfo {
@@ -687,6 +851,22 @@ pub fn open(spec: Spec) -> Result<Engine, String> {
         ..spec.info
     };
     Ok(e)
+}
+
+/// The builds the known compiler defects name that can be made here: offline ptxas builds
+/// whose release is installed (the JIT's level is the engine's, so it is not routed to).
+fn routable(known: &KnownDivergences) -> Vec<Codegen> {
+    let mut out: Vec<Codegen> = Vec::new();
+    for b in known.known.iter().filter_map(|k| k.culprit.builds()) {
+        for cg in b.traps.iter().chain(&b.passes) {
+            if let Codegen::Ptxas { release, .. } = cg {
+                if !out.contains(cg) && crate::builds::ptxas_of(release).is_ok() {
+                    out.push(cg.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// An engine that builds every kernel with `cg`, traps confirmed (attribution's builds).
@@ -730,6 +910,8 @@ mod tests {
             limits: Limits::default(),
             jit_level: None,
             rewrite,
+            build: "ptxas-13.0-O3".parse().unwrap(),
+            routable: vec![],
         };
         let plain = prepare(&batch, &settings(None), None);
         let marked = prepare(&batch, &settings(Some(mark)), None);
@@ -739,6 +921,96 @@ mod tests {
             assert!(m.ptx.ends_with(&format!("// rewritten: {}\n", c.name)));
             assert_ne!(p.shape_key, m.shape_key);
         }
+    }
+
+    /// A case of a known compiler defect runs under a passing build (its own kernel, sharing
+    /// launches again), a reproducer under a trapping one (alone); without routing, both run
+    /// under the engine's build as before.
+    #[test]
+    fn known_compiler_defects_route_their_cases_to_other_builds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let known = KnownDivergences::load(&dir.join("reports/known-divergences.yaml")).unwrap();
+        let mut cases =
+            ptxconform_reference::case::load_file(&dir.join("cases/cp_async/copy.yaml")).unwrap();
+        cases.retain(|c| c.name == "cp_async.ca.4.shared.full.hint" || c.name.ends_with(".full"));
+        cases.truncate(2);
+        let repro = ptxconform_reference::case::load_file(
+            &dir.join("cases/regressions/compiler-defects.yaml"),
+        )
+        .unwrap();
+        cases.extend(repro);
+        let exs: Vec<Execution> = cases
+            .iter()
+            .map(|c| ptxconform_reference::sem::exec::execute(c).unwrap())
+            .collect();
+        let batch: Vec<(&Case, &Execution)> = cases.iter().zip(&exs).collect();
+        let (o3, o0): (Codegen, Codegen) = (
+            "ptxas-13.0-O3".parse().unwrap(),
+            "ptxas-13.0-O0".parse().unwrap(),
+        );
+        let settings = |build: &Codegen, routable: Vec<Codegen>| Settings {
+            known: known.clone(),
+            limits: Limits::default(),
+            jit_level: None,
+            rewrite: None,
+            build: build.clone(),
+            routable,
+        };
+        let both = vec![o3.clone(), o0.clone()];
+        let off = prepare(&batch, &settings(&o3, vec![]), None);
+        let on = prepare(&batch, &settings(&o3, both.clone()), None);
+        let hint = cases
+            .iter()
+            .position(|c| c.name == "cp_async.ca.4.shared.full.hint")
+            .unwrap();
+        let plain = cases
+            .iter()
+            .position(|c| c.name.ends_with(".full"))
+            .unwrap();
+        assert!(off
+            .builds
+            .iter()
+            .all(|b| b.why == BuildReason::Run && b.build == o3));
+        assert_eq!(on.builds[hint].build, o0);
+        assert!(matches!(
+            &on.builds[hint].why,
+            BuildReason::AvoidsDefect { instead_of, .. } if *instead_of == o3
+        ));
+        let key = |s: &Step, k: usize| s.emitted[k].as_ref().unwrap().shape_key;
+        assert_ne!(
+            key(&on, hint),
+            key(&off, hint),
+            "another build, another kernel"
+        );
+        assert_eq!(key(&on, plain), key(&off, plain));
+        let iso = |s: &Step, k: usize| s.ready.iter().find(|(i, _)| *i == k).unwrap().1;
+        assert_eq!(iso(&off, hint), Isolation::Suspect);
+        assert_eq!(iso(&on, hint), Isolation::Shared, "not expected to trap");
+        // Reproducers keep the defective build: the run's own when it has the defect, else
+        // the first trapping build that can be made.
+        let repro: Vec<usize> = (0..cases.len())
+            .filter(|&k| k != hint && k != plain)
+            .collect();
+        assert!(!repro.is_empty());
+        for &k in &repro {
+            assert_eq!(on.builds[k].build, o3, "{}", cases[k].name);
+            assert!(matches!(on.builds[k].why, BuildReason::Reproduces { .. }));
+            assert_eq!(key(&on, k), key(&off, k), "the engine's own kernel");
+            assert_eq!(iso(&on, k), Isolation::Suspect);
+        }
+        let under_o0 = prepare(&batch, &settings(&o0, both), None);
+        for &k in &repro {
+            assert_eq!(under_o0.builds[k].build, o3, "{}", cases[k].name);
+            assert!(matches!(
+                under_o0.builds[k].why,
+                BuildReason::Reproduces { .. }
+            ));
+        }
+        assert_eq!(
+            under_o0.builds[hint].why,
+            BuildReason::Run,
+            "-O0 has no defect"
+        );
     }
 
     /// Shapes of one preamble share a module; a module ptxas rejects is split into its shapes,

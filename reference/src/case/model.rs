@@ -403,6 +403,9 @@ pub struct Observation {
     pub driver: String,
     /// The day of the run (`"2026-11-21"`).
     pub date: String,
+    /// The build that made the kernel (`ptxas-13.0-O3`; absent in recordings that predate it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::Codegen>,
     /// How the run ended.
     pub outcome: Ending,
     /// Every global region by name and shared region as `name@ctaN`, the bytes read back (hex).

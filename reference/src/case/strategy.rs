@@ -153,7 +153,17 @@ pub fn observation() -> impl Strategy<Value = Observation> {
         ),
         btree_map(ident(), parity, 0..2),
         btree_map(ident(), vec(any::<u32>(), 0..4), 0..2),
-        (vec(ident(), 0..2), vec(any::<u32>(), 0..2)),
+        (
+            vec(ident(), 0..2),
+            vec(any::<u32>(), 0..2),
+            proptest::option::of(prop_oneof![
+                Just(crate::build::Codegen::Jit { level: 0 }),
+                Just(crate::build::Codegen::Ptxas {
+                    release: "13.0".into(),
+                    level: 3
+                }),
+            ]),
+        ),
     )
         .prop_map(
             |(
@@ -161,11 +171,12 @@ pub fn observation() -> impl Strategy<Value = Observation> {
                 (regions, partial),
                 mbarriers,
                 tmem,
-                (canaries_broken, not_reached),
+                (canaries_broken, not_reached, build),
             )| Observation {
                 device,
                 driver,
                 date,
+                build,
                 outcome,
                 regions,
                 partial,

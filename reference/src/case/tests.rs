@@ -619,6 +619,7 @@ fn observation_yaml_form() {
         device: "H100".into(),
         driver: "CUDA 13.0".into(),
         date: "2026-11-24".into(),
+        build: None,
         outcome: Ending::Timeout(vec![3]),
         regions: [("buf@cta0".to_string(), vec![0xab, 1])].into(),
         partial: Default::default(),

@@ -299,3 +299,35 @@ fn plan_bisects_unattributed_failures_and_confirms_attributed_ones() {
         Vec::<Vec<usize>>::new()
     );
 }
+
+/// Jobs run apart each take a worker of their own, several at a time, and a trap, hang or
+/// death is the outcome of its own job only; the main worker is not touched.
+#[test]
+fn jobs_run_apart_each_in_a_worker_of_its_own() {
+    let mut s = fake_supervisor(1_000);
+    let kinds = ["trap", "ok", "hang", "trap", "die", "ok"];
+    let jobs: Vec<Job> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, k)| job(i as u64, k))
+        .collect();
+    let rs = s.run_apart(&jobs, 3).unwrap();
+    assert_eq!(rs.len(), kinds.len());
+    for (i, (k, r)) in kinds.iter().zip(&rs).enumerate() {
+        match *k {
+            "trap" => assert!(matches!(r.outcome, Outcome::Trap { .. }), "{i}: {r:?}"),
+            "hang" => assert!(matches!(r.outcome, Outcome::Timeout { .. }), "{i}: {r:?}"),
+            "die" => assert!(
+                matches!(r.outcome, Outcome::WorkerCrashed { .. }),
+                "{i}: {r:?}"
+            ),
+            _ => assert_ok(r, i as u64),
+        }
+    }
+    assert_eq!(s.spawned, kinds.len(), "one worker per job");
+    assert_eq!((s.apart, s.traps), (kinds.len(), 2));
+    assert!(
+        s.shares_arena().is_none(),
+        "no worker of its own was started"
+    );
+}
