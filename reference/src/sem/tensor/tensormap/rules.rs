@@ -95,6 +95,7 @@ rules! {
     STRIDE_32_PACKED = "global-stride-multiple-32-packed16", Driver, Untested, "16U6_ALIGN16B / 16U4_ALIGN16B: strides multiple of 32 (spec/09)";
     STRIDE_COVERS = "global-stride-covers-previous", Driver, Accepts, "globalStrides[0] >= globalDim[0]*elemsize, globalStrides[i] >= globalStrides[i-1]*globalDim[i] (spec/09 pseudo-code; enforcement unknown)";
     BOX_RANGE = "box-dim-range", Driver, Rejects, "boxDim non-zero and <= 256 (spec/09)";
+    BOX_BYTES = "box-bytes-at-most-228kib", Probe, Rejects, "boxDim product x elementSize <= 233472 bytes (228 KiB; undocumented: driver 13.0 refuses 234496 bytes and more on H100, reports/probes/box-bytes)";
     BOX_INNER_16 = "box-inner-bytes-multiple-of-16", Driver, Rejects, "boxDim[0]*elementSize multiple of 16 bytes (spec/09 says with interleave NONE; driver 13.0 also rejects 8/24-byte boxes with interleave 16B)";
     CPP_BYTES_16 = "im2col-channel-bytes-multiple-of-16", Probe, Rejects, "channelsPerPixel*elementSize multiple of 16 bytes (undocumented; driver 13.0 rejects 4, 8, 24 bytes for im2col and im2col-wide)";
     BOX0_PACKED16 = "box-dim0-packed16-is-128", Driver, Untested, "16U6_ALIGN16B / 16U4_ALIGN16B: boxDim[0] must be 128 (spec/09)";

@@ -56,6 +56,10 @@ pub fn predict_driver(p: &TensorMapParams, target: Target) -> Result<(), EncodeR
     validate_as_driver(p, target).map(|_| ())
 }
 
+/// The most bytes a tiled box may hold (228 KiB): driver 13.0 refuses 234,496 and more and
+/// accepts 233,472 (H100, every element type and rank probed).
+pub const BOX_BYTES_MAX: u64 = 233_472;
+
 /// The map as driver 13.0 encodes it: [`validate`] without the rules it does not enforce, so a
 /// copy can be planned through a map that breaks only those.
 pub fn validate_as_driver(
@@ -346,6 +350,13 @@ fn validate_in(
             rule::BOX_INNER_16,
             || format!("boxDim[0] = {} of {ty}", b[0]),
         )?;
+        // Probe (reports/probes/box-bytes): the driver bounds the whole box by the shared
+        // memory of one SM, which no copy could fill beyond.
+        let elements = b.iter().fold(1u64, |a, &x| a.saturating_mul(u64::from(x)));
+        let bytes = ty.global_bytes(elements).unwrap_or(u64::MAX);
+        check(mode, bytes <= BOX_BYTES_MAX, rule::BOX_BYTES, || {
+            format!("box of {bytes} bytes > {BOX_BYTES_MAX}")
+        })?;
         check(
             mode,
             !ty.is_packed16() || b[0] == 128,
