@@ -322,6 +322,12 @@ pub const SILICON: &[SiliconReading] = &[
                    seed-2 sweep, 1 of 1 per baseline",
     },
     SiliconReading {
+        rule: RuleRef::Copy("box-fits-shared-memory"),
+        outcomes: &[HwOutcome::Traps(TrapKind::IllegalAddress)],
+        evidence: "a 233,472-byte box (the largest the driver encodes) traps IllegalAddress: it \
+                   leaves any allocation a CTA can have; 1 of 1 (H100, 2026-11-28)",
+    },
+    SiliconReading {
         rule: RuleRef::Copy("coords-count"),
         outcomes: &[II],
         evidence: "1 of 1 per baseline (H100, H200)",

@@ -171,6 +171,12 @@ pub(super) fn rule_cases() -> Vec<(Rule, Target, TensorMapParams, TensorMapParam
             TensorMapParams::tiled(Uint8, vec![512, 512], vec![256, 257]),
         ),
         (
+            rule::BOX_BYTES,
+            SM90,
+            TensorMapParams::tiled(Float32, vec![256, 256], vec![256, 228]),
+            TensorMapParams::tiled(Float32, vec![256, 256], vec![256, 229]),
+        ),
+        (
             rule::BOX_RANGE,
             SM90,
             t2(),
