@@ -3,7 +3,7 @@
 //! objects at fixed offsets). The reference and the GPU harness both use this one layout, so an
 //! address such as `[buf+16]` means the same byte in both.
 
-use crate::case::{Case, Region};
+use crate::case_model::{Case, Region};
 use std::collections::BTreeMap;
 use std::fmt;
 

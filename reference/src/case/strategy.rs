@@ -76,8 +76,8 @@ pub fn memory() -> impl Strategy<Value = Memory> {
                 prop_oneof![Just(16u32), Just(32)],
             )
                 .prop_map(|(name, global, d, b)| {
-                    let map = crate::sem::tensor::TensorMapParams::tiled(
-                        crate::sem::tensor::tensormap::DataType::Uint8,
+                    let map = crate::tensor_map::TensorMapParams::tiled(
+                        crate::tensor_map::DataType::Uint8,
                         vec![d * 16],
                         vec![b],
                     );

@@ -2,14 +2,18 @@
 //! by field path (plus an offset inside a `ptx:` string); the loader turns them into positions.
 //! [`validate_case`] works on any `Case` (e.g. one the fuzzer built), without YAML.
 //!
-//! This file holds the problem types, the names a case declares and the per-case driver; each
-//! part of a case is checked in its own submodule.
+//! This file holds the problem types and the per-case driver; each part of a case is checked in
+//! its own submodule. The names a case declares ([`Names`]) and its parse context belong to the
+//! case model ([`crate::case_model::names`]) and are re-exported here.
+//!
+//! Validation sits above the semantics: a concurrent group is bounded by how many orders the
+//! executor would run (`sem::exec::concurrent::group_order_count`), so a case the reference
+//! cannot run is a located load error rather than a failed execution.
 
 use std::collections::HashMap;
 
 use super::loc::{key, Seg};
 use super::model::*;
-use crate::ptx::operand::{ParseCtx, RegTy};
 use crate::target::{PtxVersion, Target};
 
 mod declarations;
@@ -18,6 +22,7 @@ mod launch;
 mod operands;
 mod program;
 
+pub use crate::case_model::names::{parse_ctx, parse_steps, Decl, Names};
 pub use operands::{check_instruction, check_slot, find_token, OperandProblem};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,107 +70,6 @@ const SPECIAL: &[&str] = &[
     "%nsmid",
 ];
 
-/// What a name declared in `memory` denotes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decl {
-    Global { size: u64 },
-    Shared { size: u64 },
-    Mbarrier,
-    TensorMap,
-    Tmem,
-}
-
-impl Decl {
-    fn describe(self) -> &'static str {
-        match self {
-            Decl::Global { .. } => "a global region",
-            Decl::Shared { .. } => "a shared region",
-            Decl::Mbarrier => "an mbarrier",
-            Decl::TensorMap => "a tensor map",
-            Decl::Tmem => "a Tensor Memory allocation",
-        }
-    }
-}
-
-/// The names a case's program may use.
-#[derive(Clone, Debug, Default)]
-pub struct Names {
-    pub decls: HashMap<String, Decl>,
-    pub params: HashMap<String, RegTy>,
-}
-
-impl Names {
-    pub fn of(case: &Case) -> Names {
-        let mut n = Names::default();
-        let m = &case.memory;
-        for r in &m.global {
-            n.decls
-                .entry(r.name.clone())
-                .or_insert(Decl::Global { size: r.size });
-        }
-        for r in &m.shared {
-            n.decls
-                .entry(r.name.clone())
-                .or_insert(Decl::Shared { size: r.size });
-        }
-        for b in &m.mbarriers {
-            n.decls.entry(b.name.clone()).or_insert(Decl::Mbarrier);
-        }
-        for t in &m.tensor_maps {
-            n.decls.entry(t.name.clone()).or_insert(Decl::TensorMap);
-        }
-        for t in &m.tmem {
-            n.decls.entry(t.name.clone()).or_insert(Decl::Tmem);
-        }
-        for (k, p) in &case.params {
-            n.params
-                .insert(k.clone(), param_type(p).unwrap_or(RegTy::B32));
-        }
-        // A Mapa param is the address of a shared place in another CTA: it validates as that place.
-        for (k, p) in &case.params {
-            if let Param::Mapa { mapa, .. } = p {
-                if let Some(d @ (Decl::Shared { .. } | Decl::Mbarrier)) = n.decls.get(mapa).copied()
-                {
-                    n.decls.entry(k.clone()).or_insert(d);
-                }
-            }
-        }
-        n
-    }
-    pub fn parse_ctx(&self) -> ParseCtx {
-        ParseCtx {
-            decls: self.params.clone(),
-        }
-    }
-}
-
-/// The parsed PTX statement of every `ptx:` step (index into `case.program`), with the case's
-/// params declared so type-disambiguated operands parse as the case means them.
-pub fn parse_steps(
-    case: &Case,
-) -> Vec<(
-    usize,
-    Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>,
-)> {
-    let ctx = parse_ctx(case);
-    case.program
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match &s.op {
-            crate::case::StepOp::Ptx(text) => {
-                Some((i, crate::ptx::Statement::parse_with(text, &ctx)))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-/// The one parse context of a case: its params declared with their register types (untyped ones
-/// as `.b32`), so type-disambiguated operands parse as the case means them everywhere.
-pub fn parse_ctx(case: &Case) -> ParseCtx {
-    Names::of(case).parse_ctx()
-}
-
 /// A `ptx:` step the case's target refuses (at the case's `ptx_version` when it names one, else
 /// at every version): ptxas would refuse the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,14 +115,6 @@ pub fn illegal_steps(case: &Case) -> Vec<IllegalStep> {
             })
         })
         .collect()
-}
-
-fn param_type(p: &Param) -> Option<RegTy> {
-    match p {
-        Param::Int(_) => Some(RegTy::B32),
-        Param::Typed { ty, .. } => RegTy::from_ptx(ty),
-        Param::Mapa { .. } => Some(RegTy::B32),
-    }
 }
 
 fn is_special(name: &str) -> bool {

@@ -86,7 +86,7 @@ use super::profile::{Position, Profile};
 use super::proxy::Note;
 use super::tracking::{SemError, Tracking};
 use super::ub::{self, Ub, UbRule};
-use crate::case::Case;
+use crate::case_model::Case;
 use crate::layout::{Layout, Place};
 use async_ops::Update;
 pub use predict::{

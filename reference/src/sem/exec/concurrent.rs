@@ -28,7 +28,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use crate::case::{Case, Ctas};
+use crate::case_model::{Case, Ctas};
 use crate::ptx::Statement;
 use crate::sem::mbarrier::{Mbarrier, Slot, MAX_COUNT};
 use crate::sem::memory::RegionId;
@@ -123,13 +123,13 @@ fn footprints(case: &Case, units: &[Unit]) -> Vec<Footprint> {
     let Ok(mut m) = Machine::new(case, ExecOptions::default()) else {
         return vec![Footprint::Everything; units.len()];
     };
-    let ctx = crate::case::validate::parse_ctx(case);
+    let ctx = crate::case_model::names::parse_ctx(case);
     units
         .iter()
         .map(|u| {
             let step = &case.program[u.step];
             let parsed = match &step.op {
-                crate::case::StepOp::Ptx(text) => match Statement::parse_with(text, &ctx) {
+                crate::case_model::StepOp::Ptx(text) => match Statement::parse_with(text, &ctx) {
                     Ok(st) => Some(st),
                     Err(_) => return Footprint::Everything,
                 },

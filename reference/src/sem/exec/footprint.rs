@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use super::{Machine, R};
-use crate::case::StepOp;
+use crate::case_model::StepOp;
 use crate::layout::MBARRIER_BYTES;
 use crate::ptx::bulk::{BulkOp, CopyDir};
 use crate::ptx::cp_async::CpAsyncOp;

@@ -4,7 +4,7 @@
 //! A-EXEC-CTA-RANK, A-EXEC-GLOBAL-BASE, A-EXEC-REGION, A-EXEC-GENERIC-SHARED).
 
 use super::{kind, mbar_key, ub, ErrorKind, Machine, Reg, Stop, R};
-use crate::case::Param;
+use crate::case_model::Param;
 use crate::layout::{Place, MBARRIER_BYTES};
 use crate::ptx::operand::{AddrBase, Address, Value};
 use crate::sem::mbarrier::{Slot, StateToken};

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::report::Outcome;
 use super::tensor;
-use crate::case::{Ending, TrapKind};
+use crate::case_model::{Ending, TrapKind};
 use crate::sem::profile::SHARED_WINDOW_GRANULE;
 use crate::sem::ub::{self, SharedAccess};
 

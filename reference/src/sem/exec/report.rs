@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::predict::{ExpectedHw, Prediction};
-use crate::case::Expect;
+use crate::case_model::Expect;
 use crate::sem::memory::Byte;
 use crate::sem::mutant::Mutant;
 use crate::sem::profile::{Position, Profile};
@@ -240,7 +240,7 @@ impl Execution {
     /// The final bytes of a region (`name` global, `name@ctaN` shared of CTA N).
     pub fn final_region(&self, key: &str) -> Option<&[Byte]> {
         let fs = &self.final_state;
-        match crate::case::split_region_key(key) {
+        match crate::case_model::split_region_key(key) {
             (name, Some(cta)) => fs
                 .shared
                 .get(cta.parse::<usize>().ok()?)?

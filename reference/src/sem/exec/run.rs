@@ -6,7 +6,7 @@ use super::operands::store_address;
 use super::predict::Prediction;
 use super::{concurrent, tensor, ub, Machine, Stop, R};
 use super::{ErrorKind, ExecError, ExecOptions, Execution, Outcome, TouchKind};
-use crate::case::{Case, StepOp};
+use crate::case_model::{Case, StepOp};
 use crate::ptx::operand::Address;
 use crate::ptx::{Instruction, Statement};
 
@@ -79,7 +79,7 @@ fn execute_reduced(
     reading: Reading,
 ) -> Result<Execution, ExecError> {
     let _mutant = crate::sem::mutant::Scope::enter(opts.mutant);
-    let ctx = crate::case::validate::parse_ctx(case);
+    let ctx = crate::case_model::names::parse_ctx(case);
     let mut parsed = Vec::with_capacity(case.program.len());
     for (i, step) in case.program.iter().enumerate() {
         parsed.push(match &step.op {

@@ -50,7 +50,7 @@
 
 use super::operands::Loc;
 use super::{kind, ub, Machine, Stop, R};
-use crate::case::TensorMapDecl;
+use crate::case_model::TensorMapDecl;
 use crate::ptx::common::{CtaGroup, RedOp, RedType};
 use crate::ptx::operand::{TensorRef, Value};
 use crate::ptx::tensor::{
@@ -122,7 +122,7 @@ pub fn copy_rule_id(rule: &'static str) -> &'static str {
 /// its region's address, A-TENSOR-GLOBAL-VA), by name with the refusal: a GPU run of the case
 /// ends at the encode, before any kernel. A map over an undeclared region is not encodable at
 /// all and is left to the executor's error.
-pub fn driver_refusals(case: &crate::case::Case) -> Vec<(String, EncodeReject)> {
+pub fn driver_refusals(case: &crate::case_model::Case) -> Vec<(String, EncodeReject)> {
     let global = &case.memory.global;
     case.memory
         .tensor_maps
@@ -701,14 +701,14 @@ pub struct LoadPicture {
 /// im2colInfo must be immediates or params: registers written by earlier steps are not known
 /// without running the case). One entry per load step (first CTA the step runs in); Err says why
 /// a load cannot be planned (including its classified UB).
-pub fn load_pictures(case: &crate::case::Case) -> Vec<Result<LoadPicture, String>> {
-    use crate::case::{Ctas, StepOp};
+pub fn load_pictures(case: &crate::case_model::Case) -> Vec<Result<LoadPicture, String>> {
+    use crate::case_model::{Ctas, StepOp};
     use crate::ptx::{Instruction, Statement};
     let mut m = match Machine::new(case, super::ExecOptions::default()) {
         Ok(m) => m,
         Err(e) => return vec![Err(format!("{e:?}"))],
     };
-    let ctx = crate::case::validate::parse_ctx(case);
+    let ctx = crate::case_model::names::parse_ctx(case);
     let mut out = vec![];
     for (i, step) in case.program.iter().enumerate() {
         let StepOp::Ptx(text) = &step.op else {

@@ -2,7 +2,8 @@
 //! validator, the shared-memory swizzle patterns, and the address generation of every load and
 //! store mode. Pure functions: no case or executor coupling.
 //!
-//! - [`tensormap`]: `cuTensorMapEncode*` parameters, [`tensormap::validate`] (the documented
+//! - [`tensormap`]: `cuTensorMapEncode*` parameters (the data lives in [`crate::tensor_map`],
+//!   re-exported there), [`tensormap::validate`] (the documented
 //!   contract, one stable rule id per rule), [`tensormap::predict_driver`] (what driver 13.0 on
 //!   sm_90 actually returns), [`tensormap::param_sweep`], [`tensormap::TensorMapParams::driver_args`].
 //! - [`swizzle`]: §5.5.7 patterns as address functions (CuTe `Swizzle<B,M,S>` correspondence).

@@ -1,11 +1,12 @@
 //! A deterministic sweep of parameter sets around every rule's edge, for comparing the
 //! validator with the real driver (`driver_check/driver_check.c`).
 
-use super::enums::{DataType, EncodeKind, Interleave, L2Promotion, OobFill, Swizzle, WideMode};
-use super::params::TensorMapParams;
+use crate::tensor_map::{
+    DataType, EncodeKind, Interleave, L2Promotion, OobFill, Swizzle, TensorMapParams, WideMode,
+};
 
 /// The workspace's deterministic generator, under the name sweeps use.
-pub use crate::case::init::SplitMix64 as SplitMix;
+pub use crate::case_model::init::SplitMix64 as SplitMix;
 
 /// `n` parameter sets for comparing [`validate`] with the real driver. Deterministic in `seed`.
 /// Each set starts from a valid map of a random encode kind and then, with probability about

@@ -2,11 +2,12 @@
 //! ([`validate`]) or as driver 13.0 enforces them ([`validate_as_driver`], [`predict_driver`]),
 //! giving the [`ValidatedMap`] the copy models take or the first failing rule.
 
-use super::enums::{DataType, EncodeKind, Interleave, OobFill, Swizzle, WideMode};
-use super::params::TensorMapParams;
 use super::rules::{rule, Observed, Rule, RuleSource};
 use crate::sem::mutant::{self, Mutant as M};
 use crate::target::Target;
+use crate::tensor_map::{
+    DataType, EncodeKind, Interleave, OobFill, Swizzle, TensorMapParams, WideMode,
+};
 
 /// Why a map is rejected: the first failing rule and a message with the offending values.
 #[derive(Clone, Debug, PartialEq, Eq)]

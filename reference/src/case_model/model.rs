@@ -232,7 +232,7 @@ pub struct TensorMapDecl {
     /// The global region holding the tensor.
     pub global: String,
     /// The encode parameters (typed: unknown fields and bad enum values are load errors).
-    pub map: crate::sem::tensor::TensorMapParams,
+    pub map: crate::tensor_map::TensorMapParams,
 }
 
 /// A Tensor Memory allocation (`tcgen05.alloc`), in columns.
