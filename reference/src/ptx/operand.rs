@@ -496,15 +496,8 @@ impl Args {
             _ => Err(self.wrong(i, &format!("{what} as a vector `{{...}}`"))),
         }
     }
-    /// Is operand `i` a register or immediate (not an address or vector)?
-    pub fn is_value(&self, i: usize) -> bool {
-        matches!(self.items.get(i), Some((_, RawOperand::Value(_))))
-    }
     pub fn is_vector(&self, i: usize) -> bool {
         matches!(self.items.get(i), Some((_, RawOperand::Vector(_))))
-    }
-    pub fn is_addr(&self, i: usize) -> bool {
-        matches!(self.items.get(i), Some((_, RawOperand::Addr(_))))
     }
     pub fn offset_of(&self, i: usize) -> usize {
         self.items.get(i).map(|x| x.0).unwrap_or(self.end)

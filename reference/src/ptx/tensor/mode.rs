@@ -52,7 +52,6 @@ pub enum Tile {
 }
 
 impl Tile {
-    pub const BOTH: [Tile; 2] = [Tile::Implicit, Tile::Explicit];
     fn ptx(self) -> &'static str {
         match self {
             Tile::Implicit => "",
