@@ -10,12 +10,22 @@ use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
 use std::path::Path;
 
+/// `probes/` holds configurations the model does not predict yet (each file says which); like
+/// `run`, the corpus checks leave them out, and [`issue34_probes_are_still_mispredicted`] keeps
+/// them in view.
+fn opt_in(path: &Path) -> bool {
+    path.components().any(|c| c.as_os_str() == "probes")
+}
+
 #[test]
 fn undefined_cases_end_on_silicon_as_the_model_expects() {
     let opts = ExecOptions::of(Profile::Sm90);
     let (mut runs, mut bytes_checked, mut wrong) = (0, 0, Vec::new());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     for (path, cases, _) in load_dir_each(&dir) {
+        if opt_in(&path) {
+            continue;
+        }
         for c in cases.iter().filter(|c| !c.observed.is_empty()) {
             let Ok(ex) = execute_with(c, opts) else {
                 continue;
@@ -94,6 +104,9 @@ fn recorded_undefined_runs_are_inside_the_prediction() {
     let (mut runs, mut traps, mut wrong) = (0, 0, Vec::new());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     for (path, cases, _) in load_dir_each(&dir) {
+        if opt_in(&path) {
+            continue;
+        }
         for c in cases.iter().filter(|c| !c.observed.is_empty()) {
             let Ok(ex) = execute_with(c, opts) else {
                 continue;
@@ -204,4 +217,31 @@ fn a_shared_allocation_below_the_image_is_refused() {
     c.memory.shared_allocation = None;
     let l = Layout::of(&c).unwrap();
     assert_eq!(l.shared_allocation, l.shared_bytes);
+}
+
+/// The two 32-byte-interleave maps of issue 34 that the H100 completed while the model's run of
+/// the map as encoded hangs: an open gap of A-TENSOR-ACCEPTED-MAP-HW. When the model learns them,
+/// this fails: move the file back into the corpus.
+#[test]
+fn issue34_probes_are_still_mispredicted() {
+    use ptxconform_reference::case::load_file;
+    use ptxconform_reference::sem::exec::HwOutcome;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/probes/issue34.yaml");
+    let mut missed = Vec::new();
+    for c in load_file(&path).unwrap() {
+        let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).unwrap();
+        if c.observed
+            .iter()
+            .any(|o| !ex.prediction.allows(HwOutcome::of(&o.outcome)))
+        {
+            missed.push(c.name.clone());
+        }
+    }
+    assert_eq!(
+        missed,
+        [
+            "tensor.issue34.il32b_no_swizzle.f64_4d",
+            "tensor.issue34.il32b_sw128b.f64_3d"
+        ]
+    );
 }
