@@ -279,31 +279,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builds_parse_and_print() {
-        for (s, want) in [
-            ("jit", "jit-O4"),
-            ("jit-O0", "jit-O0"),
-            ("ptxas-13.0", "ptxas-13.0-O3"),
-            ("ptxas-13.5-O0", "ptxas-13.5-O0"),
-        ] {
-            assert_eq!(s.parse::<Codegen>().unwrap().to_string(), want);
-        }
-        for bad in [
-            "jit-O5",
-            "ptxas-13.0-O4",
-            "ptxas-13",
-            "ptxas-x.y",
-            "nvcc-13.0",
-            "",
-        ] {
-            assert!(bad.parse::<Codegen>().is_err(), "{bad}");
-        }
-        let l = parse_list("jit, ptxas-13.0-O3,jit-O4").unwrap();
-        assert_eq!(l.len(), 2, "duplicates collapse: {l:?}");
-        assert!(parse_list(" , ").is_err());
-    }
-
-    #[test]
     fn release_is_read_from_the_version_line() {
         assert_eq!(
             release_of("Cuda compilation tools, release 13.0, V13.0.88").as_deref(),

@@ -26,7 +26,7 @@ mod module;
 
 use error::check;
 pub(crate) use error::error_name;
-pub use error::{DriverError, SyncError, TrapKind};
+pub use error::{sticky, DriverError, SyncError, TrapKind};
 pub use memory::{DeviceBuffer, PinnedBuffer};
 pub use module::{
     Function, LaunchDims, Module, ModuleError, ParamImage, DEFAULT_DYNAMIC_SMEM_LIMIT,

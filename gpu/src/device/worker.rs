@@ -479,7 +479,7 @@ fn run_in(
             .map_err(|error| Outcome::LaunchError { error })?;
         if let Err(error) = ex.ctx.launch(&f, &l.dims, &mut params) {
             // A launch call can itself report a sticky error; treat it as the trap it is.
-            return Err(match driver::TrapKind::from_code(error.code) {
+            return Err(match driver::sticky(error.code) {
                 Some(kind) => Outcome::Trap {
                     kind,
                     code: error.code,

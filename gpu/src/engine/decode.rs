@@ -45,7 +45,10 @@ pub fn observation(case: &Case, em: &Emitted, r: &JobResult, info: &RunInfo) -> 
 fn ending(outcome: &Outcome) -> Result<Ending, String> {
     Ok(match outcome {
         Outcome::Ok => Ending::Completed,
-        Outcome::Trap { code, .. } => Ending::trap(*code),
+        Outcome::Trap { kind, code } => Ending::Trap {
+            kind: *kind,
+            code: *code,
+        },
         Outcome::Timeout { after_ms } => Ending::Watchdog(*after_ms),
         // The driver refused a tensor map of the case: a fact about the case, for the judge.
         Outcome::MapNotEncoded { map } => Ending::Rejected(format!(

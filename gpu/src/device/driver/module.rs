@@ -6,7 +6,7 @@ use std::ffi::{c_uint, c_void, CString};
 use cudarc::driver::sys;
 use serde::{Deserialize, Serialize};
 
-use super::{check, Context, DriverError, SyncError, TrapKind};
+use super::{check, Context, DriverError, SyncError};
 
 /// Why a module did not load.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -272,7 +272,7 @@ impl Context {
     pub fn synchronize(&self) -> Result<(), SyncError> {
         // SAFETY: null is the legacy default stream of the current context.
         let r = unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) };
-        check("cuStreamSynchronize", r).map_err(|e| match TrapKind::from_code(e.code) {
+        check("cuStreamSynchronize", r).map_err(|e| match super::error::sticky(e.code) {
             Some(kind) => SyncError::Trap(kind),
             None => SyncError::Other(e),
         })

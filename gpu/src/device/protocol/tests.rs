@@ -225,7 +225,7 @@ fn messages_round_trip_through_lines() {
     // Outside a frame the payload is hex; in a frame it travels raw beside the line.
     let line = format!("{LINE_PREFIX}{}", serde_json::to_string(&msg).unwrap());
     assert!(
-        line.contains("\"misaligned_address\"") && line.contains("\"09090909\""),
+        line.contains("\"MisalignedAddress\"") && line.contains("\"09090909\""),
         "{line}"
     );
     assert_eq!(FromWorker::parse_line(&line), Some(Ok(msg.clone())));
