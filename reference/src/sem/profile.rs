@@ -155,13 +155,12 @@ impl Position {
 }
 
 /// The granule silicon rounds a CTA's dynamic shared-memory allocation up to when it bounds a
-/// shared access (a model position, unprobed): an access past its region that ends within the
-/// allocation rounded up to this many bytes is predicted to complete, one that ends beyond it to
-/// trap with an illegal address (CUDA error 700). 128 bytes is the shared-memory allocation unit
-/// of sm_90 in NVIDIA's occupancy tables; the recorded runs are consistent with it (a 64-byte
-/// bulk store reading a 48-byte image completes, H100 and H200; a 256-byte bulk load into a
-/// 64-byte region trapped IllegalAddress on H100 in the check of issue 34) but do not pin it:
-/// `cases/ub/shared_window.yaml` probes it.
+/// shared access (a model position where the text is silent: §6.4.1 calls any access outside its
+/// region undefined). An access past its region that ends within the allocation rounded up to
+/// this many bytes is predicted to complete, one that ends beyond it to trap with an illegal
+/// address (CUDA error 700). Probed: `reports/probes/smem-allocation/` (H200 280 runs, H100 24;
+/// allocations of 64 B to 227 KiB) and `cases/ub/shared_window.yaml` (48 cases, H100), every
+/// outcome as this granule predicts.
 pub const SHARED_WINDOW_GRANULE: u64 = 128;
 
 #[cfg(test)]
