@@ -25,7 +25,7 @@ use crate::fuzz::parse_families;
 use ptxconform_core::corpus::{corpus_case, instances};
 use ptxconform_core::differential::Backend;
 use ptxconform_core::evaluate::evaluate;
-use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::known::{KnownDivergences, Site};
 use ptxconform_core::result::Verdict;
 
 use ptxconform_core::result::RunInfo;
@@ -560,8 +560,9 @@ fn corpus_rate(
         let wall_s = t.elapsed().as_secs_f64();
         let mut verdicts = std::collections::BTreeMap::new();
         for r in &rs {
+            let site = r.observation.as_ref().map(Site::of);
             let mut r = r.result.clone();
-            known.apply(&mut r);
+            known.apply(&mut r, site);
             *verdicts.entry(r.verdict.name().to_string()).or_default() += 1;
         }
         let (t, s, sup) = (&eng.times, &eng.stats, &eng.sup);

@@ -394,7 +394,7 @@ pub fn replay(
             ..r.clone()
         };
         judge(case, ex, obs, &mut j);
-        known.apply(&mut j);
+        known.apply(&mut j, Some(crate::known::Site::of(obs)));
         let departs = !j.departures.is_empty() && r.departures.is_empty();
         // A spec departure, or a pass that says something (what part was observed, an expected
         // refusal), is noted with the recording it came from.

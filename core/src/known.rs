@@ -28,7 +28,50 @@ pub struct KnownDivergence {
     /// compiler defect names the builds it breaks and those it does not.
     #[serde(default, skip_serializing_if = "KnownCulprit::is_silicon")]
     pub culprit: KnownCulprit,
+    /// Where the finding was observed. A match on another device or driver is new evidence,
+    /// not this finding: it is reported, not suppressed.
+    pub seen_on: SeenOn,
     pub reason: String,
+}
+
+/// The devices and drivers a finding was observed on: globs over the names the driver reports
+/// (`NVIDIA H100*`, `CUDA 13.*`), as recorded in observations.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeenOn {
+    pub devices: Vec<String>,
+    pub drivers: Vec<String>,
+}
+
+/// Where a result was observed: the device and driver of its observation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site<'a> {
+    pub device: &'a str,
+    pub driver: &'a str,
+}
+
+impl<'a> Site<'a> {
+    pub fn of(o: &'a ptxconform_reference::case::model::Observation) -> Site<'a> {
+        Site {
+            device: &o.device,
+            driver: &o.driver,
+        }
+    }
+}
+
+impl SeenOn {
+    /// Whether `site` lies inside this scope.
+    pub fn covers(&self, site: Site) -> bool {
+        let any = |globs: &[String], name: &str| globs.iter().any(|g| glob::glob(g, name));
+        any(&self.devices, site.device) && any(&self.drivers, site.driver)
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{}; driver {}",
+            self.devices.join(", "),
+            self.drivers.join(", ")
+        )
+    }
 }
 
 /// The builds of a known compiler defect (`culprit: { compiler: … }`), as attribution found
@@ -109,6 +152,16 @@ impl KnownDivergences {
                 .filter(|c| !c.is_empty())
                 .chain(k.signature.as_deref());
             for p in patterns {
+                glob::check(p).map_err(|e| format!("known divergence `{}`: {e}", k.name))?;
+            }
+            if k.seen_on.devices.is_empty() || k.seen_on.drivers.is_empty() {
+                return Err(format!(
+                    "known divergence `{}`: `seen_on` names no device or no driver (a finding \
+                     is known only where it was observed)",
+                    k.name
+                ));
+            }
+            for p in k.seen_on.devices.iter().chain(&k.seen_on.drivers) {
                 glob::check(p).map_err(|e| format!("known divergence `{}`: {e}", k.name))?;
             }
         }
@@ -229,16 +282,22 @@ impl KnownDivergences {
                 .is_some_and(|g| crate::glob::glob(g, signature))
         })
     }
-    /// Re-classify a failure that is a known finding. A case routed around a compiler defect
-    /// ran under a build without it: its result stands as judged. A reproducer of a defect is
-    /// expected to trap: its trap is the known finding, and anything else is a divergence (the
-    /// defect no longer shows under its build).
-    pub fn apply(&self, r: &mut CaseResult) {
+    /// Re-classify a failure that is a known finding, observed at `site` (`None`: no
+    /// observation says where). A case routed around a compiler defect ran under a build
+    /// without it: its result stands as judged. A reproducer of a defect is expected to trap:
+    /// its trap is the known finding, and anything else is a divergence (the defect no longer
+    /// shows under its build). A match observed outside the finding's `seen_on` stays a failure,
+    /// with a note naming the finding and its scope.
+    pub fn apply(&self, r: &mut CaseResult, site: Option<Site>) {
+        let outside = |k: &KnownDivergence| site.filter(|s| !k.seen_on.covers(*s));
         match r.build.as_ref().map(|b| &b.why) {
             Some(BuildReason::AvoidsDefect { .. }) => return,
             Some(BuildReason::Reproduces { finding }) => {
                 let finding = finding.clone();
-                if r.verdict == Verdict::TrapUnexpected {
+                let k = self.known.iter().find(|k| k.name == finding);
+                if let Some(s) = k.and_then(|k| outside(k).map(|s| (k, s))) {
+                    note_outside(r, s.0, s.1);
+                } else if r.verdict == Verdict::TrapUnexpected {
                     r.detail = format!(
                         "[known compiler defect: {finding}, reproduced] {}: {}",
                         r.verdict.name(),
@@ -263,6 +322,10 @@ impl KnownDivergences {
             Verdict::Diverge | Verdict::TrapUnexpected | Verdict::TimeoutUnexpected
         ) {
             if let Some(k) = self.matching(&r.case) {
+                if let Some(s) = outside(k) {
+                    note_outside(r, k, s);
+                    return;
+                }
                 let what = match k.culprit {
                     KnownCulprit::Silicon => "known",
                     KnownCulprit::Compiler(_) => "known compiler defect",
@@ -274,9 +337,70 @@ impl KnownDivergences {
     }
 }
 
+/// A failure that matches `k` but was observed outside its scope stays a failure: new evidence.
+fn note_outside(r: &mut CaseResult, k: &KnownDivergence, s: Site) {
+    r.detail = format!(
+        "[matches known finding {}, seen only on {}; observed on {}, driver {}: reported as \
+         new] {}",
+        k.name,
+        k.seen_on.describe(),
+        s.device,
+        s.driver,
+        r.detail
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn h100() -> SeenOn {
+        SeenOn {
+            devices: vec!["NVIDIA H100*".into()],
+            drivers: vec!["CUDA 13.*".into()],
+        }
+    }
+
+    /// A match observed on another device or driver is reported as new, with the finding named.
+    #[test]
+    fn a_match_outside_its_scope_is_not_suppressed() {
+        let k = KnownDivergences {
+            known: vec![KnownDivergence {
+                name: "f32-no-ftz".into(),
+                case: "reduce.*".into(),
+                signature: None,
+                avoid: vec![],
+                culprit: Default::default(),
+                seen_on: h100(),
+                reason: "r".into(),
+            }],
+        };
+        let at = |device, driver| {
+            let mut r = CaseResult::new("reduce.f32", "f.yaml", "x", Verdict::Diverge);
+            k.apply(&mut r, Some(Site { device, driver }));
+            r
+        };
+        assert_eq!(
+            at("NVIDIA H100 80GB HBM3", "CUDA 13.0").verdict,
+            Verdict::Known
+        );
+        for (d, v) in [
+            ("NVIDIA H200", "CUDA 13.0"),
+            ("NVIDIA H100 PCIe", "CUDA 14.0"),
+        ] {
+            let r = at(d, v);
+            assert_eq!(r.verdict, Verdict::Diverge, "{d} {v}");
+            assert!(
+                r.detail.contains("matches known finding f32-no-ftz"),
+                "{}",
+                r.detail
+            );
+        }
+        let mut unscoped = k.clone();
+        unscoped.known[0].seen_on.drivers.clear();
+        let e = unscoped.check_patterns().unwrap_err();
+        assert!(e.contains("`seen_on`"), "{e}");
+    }
 
     #[test]
     fn known_findings_are_reclassified_by_name() {
@@ -287,6 +411,7 @@ mod tests {
                 signature: None,
                 avoid: vec![],
                 culprit: Default::default(),
+                seen_on: h100(),
                 reason: "r".into(),
             }],
         };
@@ -295,7 +420,7 @@ mod tests {
             ..CaseResult::new(case, "f.yaml", "cp.reduce.async.bulk", Verdict::Diverge)
         };
         let mut r = result("reduce.global.add.f32");
-        k.apply(&mut r);
+        k.apply(&mut r, None);
         assert_eq!(r.verdict, Verdict::Known);
         assert!(
             r.detail.starts_with("[known: f32-no-ftz] diverge"),
@@ -303,7 +428,7 @@ mod tests {
             r.detail
         );
         let mut other = result("a");
-        k.apply(&mut other);
+        k.apply(&mut other, None);
         assert_eq!(
             other.verdict,
             Verdict::Diverge,
@@ -321,6 +446,7 @@ mod tests {
                 signature: signature.map(String::from),
                 avoid: vec![],
                 culprit: Default::default(),
+                seen_on: h100(),
                 reason: "r".into(),
             }],
         };
@@ -374,7 +500,7 @@ mod tests {
                 build: o0.clone(),
                 why,
             });
-            k.apply(&mut r);
+            k.apply(&mut r, None);
             r.verdict
         };
         let avoids = BuildReason::AvoidsDefect {

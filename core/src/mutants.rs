@@ -37,7 +37,7 @@ fn verdict(
     };
     let mut r = CaseResult::new(&case.name, file, &family_of(case), Verdict::Pass);
     judge(case, ex, obs, &mut r);
-    known.apply(&mut r);
+    known.apply(&mut r, Some(crate::known::Site::of(obs)));
     r.verdict
 }
 

@@ -16,7 +16,7 @@
 use crate::builds::Codegen;
 use crate::device::DeviceInfo;
 use ptxconform_core::differential::{run_batch_under, Backend, Judged};
-use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::known::{KnownDivergences, Site};
 use ptxconform_core::result::{
     culprit, departs, Attribution, BuildOutcome, Culprit, RunInfo, Verdict,
 };
@@ -183,7 +183,8 @@ impl Attributor {
         let picked: Vec<usize> = (0..judged.len())
             .filter(|&k| {
                 let mut r = judged[k].result.clone();
-                known.apply(&mut r);
+                let site = judged[k].observation.as_ref().map(Site::of);
+                known.apply(&mut r, site);
                 scope.wants(&judged[k], &r.verdict)
             })
             .collect();

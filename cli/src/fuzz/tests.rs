@@ -273,6 +273,10 @@ fn known_signature_suppresses() {
             signature: Some("*/diverge/sbuf".into()),
             avoid: vec![],
             culprit: Default::default(),
+            seen_on: ptxconform_core::known::SeenOn {
+                devices: vec!["*".into()],
+                drivers: vec!["*".into()],
+            },
             reason: "planted".into(),
         }],
     };
@@ -580,6 +584,10 @@ fn steering_turns_off_the_features_known_findings_name() {
             signature: None,
             avoid: vec![avoid.into()],
             culprit: Default::default(),
+            seen_on: ptxconform_core::known::SeenOn {
+                devices: vec!["*".into()],
+                drivers: vec!["*".into()],
+            },
             reason: "r".into(),
         }],
     };
@@ -683,6 +691,10 @@ fn planted_case_runs_every_nth_program() {
             signature: None,
             avoid: vec![],
             culprit: Default::default(),
+            seen_on: ptxconform_core::known::SeenOn {
+                devices: vec!["*".into()],
+                drivers: vec!["*".into()],
+            },
             reason: "a test".into(),
         }],
     };

@@ -15,7 +15,7 @@ use crate::report::write_all;
 use console::Console;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxconform_core::differential::Backend;
-use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::known::{KnownDivergences, Site};
 use ptxconform_core::result::{CaseResult, RunInfo, Scope, Summary, Verdict};
 use ptxconform_gpu::device::DeviceInfo;
 use ptxconform_reference::case::{load_file, to_yaml, Case, Observation};
@@ -564,7 +564,7 @@ fn run_on(
         let mut settled = Vec::with_capacity(chunk.len());
         for ((l, j), attribution) in chunk.iter().zip(judged).zip(attributions) {
             let mut r = j.result;
-            known.apply(&mut r);
+            known.apply(&mut r, j.observation.as_ref().map(Site::of));
             let reported = (r.verdict.is_failure() || attribution.is_some())
                 && r.verdict != Verdict::HarnessError;
             // A replayed observation comes without its program: the report carries the PTX a
