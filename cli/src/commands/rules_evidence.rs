@@ -21,6 +21,8 @@ pub struct Counts {
     /// Runs per device name.
     pub devices: BTreeMap<String, usize>,
     pub drivers: BTreeSet<String>,
+    /// The builds that made the programs (observations that name theirs).
+    pub builds: BTreeSet<String>,
 }
 
 impl Counts {
@@ -31,9 +33,11 @@ impl Counts {
             *self.devices.entry(d.clone()).or_default() += n;
         }
         self.drivers.extend(o.drivers.iter().cloned());
+        self.builds.extend(o.builds.iter().cloned());
     }
 
-    /// `12 runs (H100 80GB HBM3 ×6, H200 ×6; CUDA 13.0), 12 in the prediction; thin`.
+    /// `12 runs (H100 80GB HBM3 ×6, H200 ×6; CUDA 13.0; ptxas-13.0-O3), 12 in the prediction;
+    /// thin`.
     pub fn describe(&self) -> String {
         if self.runs == 0 {
             return "none recorded; thin".into();
@@ -43,12 +47,16 @@ impl Counts {
             .iter()
             .map(|(d, n)| format!("{} ×{n}", d.trim_start_matches("NVIDIA ")))
             .collect();
-        let drivers: Vec<&str> = self.drivers.iter().map(String::as_str).collect();
-        let scope = if drivers.is_empty() {
-            devices.join(", ")
-        } else {
-            format!("{}; {}", devices.join(", "), drivers.join(", "))
-        };
+        let scope = [
+            devices,
+            self.drivers.iter().cloned().collect(),
+            self.builds.iter().cloned().collect(),
+        ]
+        .iter()
+        .filter(|part| !part.is_empty())
+        .map(|part| part.join(", "))
+        .collect::<Vec<_>>()
+        .join("; ");
         format!(
             "{} run{} ({scope}), {} in the prediction{}",
             self.runs,
@@ -88,6 +96,9 @@ impl Evidence {
                     *k.devices.entry(o.device.clone()).or_default() += 1;
                     if !o.driver.is_empty() {
                         k.drivers.insert(o.driver.clone());
+                    }
+                    if let Some(b) = &o.build {
+                        k.builds.insert(b.to_string());
                     }
                 }
             }
