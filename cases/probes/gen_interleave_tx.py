@@ -15,7 +15,9 @@ independent check expected):
 - exact G: only E = G completes;
 - exact B: only E = B completes;
 - zero crossing in P-byte pieces: every multiple of P up to G completes;
-- completion once tx-count <= 0: every E <= G completes.
+- completion once tx-count <= 0: every E <= G completes;
+- every dimension traversed (rank-2 included), or rows padded to the swizzle span: the larger
+  count of the description completes.
 E = G + 16 never completes under any of them (the control).
 """
 import json
@@ -52,6 +54,18 @@ def extent(il, dims, strides):
     return -(-top // 128) * 128
 
 
+def alternates(il, sw, box, es):
+    """Counts above G that other readings give: every dimension traversed (rank-2 included),
+    and rows padded to the swizzle span as without interleave."""
+    full = granule(il)
+    for b, e in zip(box, es):
+        full *= -(-b // e)
+    span = {"none": 0, "32b": 32, "64b": 64, "128b": 128}[sw]
+    row = -(-box[0] // es[0]) * granule(il)
+    rows = model_bytes(il, box, es) // row
+    return [full, rows * max(row, span)]
+
+
 def ladder(g, b):
     small = [16, 32, 48, 64, 96, 128]
     if g <= 256:
@@ -81,7 +95,7 @@ def tensor_case(name, ty, il, sw, dims, strides, box, coords, es=None, oob="none
     for x in box:
         b *= x
     b *= SIZE[ty]
-    values = only if only is not None else ladder(g, b)
+    values = only if only is not None else sorted(set(ladder(g, b) + alternates(il, sw, box, es)))
     smem = -(-max(g, 16) // 1024) * 1024
     m = {
         "encode": "tiled",
@@ -100,7 +114,8 @@ def tensor_case(name, ty, il, sw, dims, strides, box, coords, es=None, oob="none
     lines = [
         f"- name: {name}",
         f"  description: \"{il} interleave, swizzle {sw}, {ty} box {box} at [{c}]: model"
-        f" complete-tx G = {g}, box elements x size B = {b}; one copy per expect-tx in"
+        f" complete-tx G = {g}, box elements x size B = {b}, all dimensions / span-padded rows"
+        f" {alternates(il, sw, box, es)}; one copy per expect-tx in"
         f" {values} (region xE, mbarrier bE)\"",
         "  target: sm_90a",
         "  launch: {grid: [1, 1, 1], cluster: [1, 1, 1], threads: 32}",
@@ -214,7 +229,10 @@ def main():
          [4, 2, 24], [1, 6, 15], None, "none", 1536),
     ]
     for tag, ty, il, sw, dims, strides, box, coords, es, oob, tx in i34:
-        cases.append(tensor_case(f"probe.iltx.issue34.{tag}.ladder", ty, il, sw, dims, strides, box, coords, es, oob))
+        for r in range(2):
+            cases.append(
+                tensor_case(f"probe.iltx.issue34.{tag}.ladder.r{r}", ty, il, sw, dims, strides, box, coords, es, oob)
+            )
         for r in range(3):
             cases.append(
                 tensor_case(f"probe.iltx.issue34.{tag}.tx{tx}.r{r}", ty, il, sw, dims, strides, box, coords, es, oob, only=[tx])
