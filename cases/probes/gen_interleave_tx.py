@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes cases/probes/interleave-tx.yaml: probes of the complete-tx count silicon credits to an
+"""Writes cases/probes/interleave-tx.yaml (`--analyse`: reads its recorded runs back): probes of the complete-tx count silicon credits to an
 mbarrier (issue 34), for interleaved tensor loads and, as controls of the mechanism, plain bulk
 copies and explicit mbarrier.complete_tx.
 
@@ -19,6 +19,10 @@ independent check expected):
 - every dimension traversed (rank-2 included), or rows padded to the swizzle span: the larger
   count of the description completes.
 E = G + 16 never completes under any of them (the control).
+
+Run on a GPU with `ptxconform run cases/probes/interleave-tx.yaml --record`, then
+`python3 cases/probes/gen_interleave_tx.py --analyse`. Regenerating the file drops what was
+recorded into it.
 """
 import json
 import os
@@ -247,5 +251,50 @@ def main():
     print(f"{len(cases)} cases -> {OUT}")
 
 
+def analyse():
+    """After `run --record`: per case and device, the expect-tx values whose phase completed,
+    and which readings of the module doc fit them (the counts G, B and the alternates are read
+    back from the case descriptions)."""
+    import re
+    import sys
+
+    import yaml
+
+    for c in yaml.safe_load(open(OUT)):
+        d = c.get("description", "")
+        nums = lambda key: [int(x) for x in re.findall(key + r"\D*?(\d+)", d)[:1]]
+        g, b = nums("G ="), nums("B =")
+        alt = [int(x) for x in re.findall(r"rows \[(\d+), (\d+)\]", d)[0]] if "rows [" in d else []
+        bars = [m["name"] for m in c["memory"].get("mbarriers", [])]
+        es = sorted(int(n[1:]) for n in bars if n[1:].isdigit())
+        for o in c.get("observed", []):
+            par = o.get("mbarriers", {})
+            if not es:
+                named = {n: par.get(f"{n}@cta0", {}).get("parity0_done") for n in bars}
+                print(f"{c['name']} [{o.get('device')}, {o.get('outcome')}]: phase 0 done {named}")
+                continue
+            done = sorted(e for e in es if par.get(f"b{e}@cta0", {}).get("parity0_done"))
+            dumps = {o["regions"].get(f"x{e}@cta0") for e in es} - {None}
+            fits = []
+            if g:
+                g0 = g[0]
+                below = [e for e in es if e <= g0]
+                if done == [g0]:
+                    fits.append("exact G")
+                if b and done == [b[0]]:
+                    fits.append("exact B")
+                if done == below:
+                    fits.append("tx <= 0 completes")
+                for piece in (16, 32, 64, 128):
+                    if done and done == [e for e in below if e % piece == 0]:
+                        fits.append(f"zero crossing, {piece}-byte pieces")
+                fits += [f"exact {a} (alternate)" for a in alt if done == [a]]
+            print(f"{c['name']} [{o.get('device')}, {o.get('outcome')}]: completed {done}"
+                  f" of {es}; {len(dumps)} distinct dumps; fits: {', '.join(fits) or 'none'}")
+    sys.stdout.flush()
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    analyse() if sys.argv[1:] == ["--analyse"] else main()
