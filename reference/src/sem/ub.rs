@@ -42,6 +42,16 @@ pub struct Ub {
     /// Where in its CTA's shared memory an access that left its shared region lay, for the
     /// hardware prediction (inside or outside the CTA's allocation).
     pub shared_access: Option<SharedAccess>,
+    /// The phase a wait that can never return waited on, as the model left it: silicon's
+    /// outcome depends on it where the text's does not (`exec::predict::overshot`).
+    pub phase: Option<PhaseLeft>,
+}
+
+/// An mbarrier phase as a failed wait left it: arrivals still pending and the tx-count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PhaseLeft {
+    pub pending: u32,
+    pub tx_count: i32,
 }
 
 /// A shared-memory access, in bytes from the start of the CTA's shared image (the case's
@@ -62,6 +72,7 @@ impl Ub {
             detail: detail.into(),
             silicon_traps: false,
             shared_access: None,
+            phase: None,
         }
     }
 

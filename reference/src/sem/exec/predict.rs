@@ -3,6 +3,11 @@
 //! well defined case completes; an undefined one does what the recorded runs of its rule (and
 //! situation) did. An outcome outside the set is a misprediction, which fails a run; a set of
 //! more than one class (or of one class, several trap kinds) is undecided, and reported so.
+//!
+//! A-TX-OVERSHOT-HW: a wait on a phase whose arrivals are all in and whose copies credited
+//! more complete-tx than it expects (tx-count below zero: the text's phase never completes) is
+//! predicted to complete or hang, undecided ([`overshot`], evidence in [`OVERSHOT_PHASE`]):
+//! H100 did both, and the final count does not tell which.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -13,7 +18,7 @@ use super::report::Outcome;
 use super::tensor;
 use crate::case_model::{Ending, TrapKind};
 use crate::sem::profile::SHARED_WINDOW_GRANULE;
-use crate::sem::ub::{self, SharedAccess};
+use crate::sem::ub::{self, PhaseLeft, SharedAccess};
 
 /// One outcome of a hardware run, as a prediction names it.
 #[derive(
@@ -176,9 +181,35 @@ impl Prediction {
                 return Prediction::one(HwOutcome::Traps(TrapKind::IllegalAddress));
             }
         }
+        if u.phase.is_some_and(|p| overshot(&p)) {
+            return Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        }
         rule_prediction(u.rule)
     }
 }
+
+/// Did the copies credit a phase more complete-tx than it expects, every arrival in
+/// (A-TX-OVERSHOT-HW)? The text's phase never completes (its tx-count stays below zero);
+/// silicon's outcome is undecided: [`OVERSHOT_PHASE`]. A phase still owed an arrival is not
+/// overshot: it hangs as the rule's other situations do (`ub.wait.no_expect_tx_arrival_pending`,
+/// tx-count -32 with an arrival pending, timed out on H100 and H200).
+pub fn overshot(p: &PhaseLeft) -> bool {
+    p.pending == 0 && p.tx_count < 0
+}
+
+/// The recorded runs of overshot phases ([`overshot`]): why the prediction is the set.
+pub const OVERSHOT_PHASE: &str = "cases/probes/issue34.yaml (H100, CUDA 13.0, 2026-11-28): \
+    tensor loads whose bytes landed exactly as the model runs them (every byte of the three \
+    dumps): a 16-byte-interleave, 128-byte-swizzle bf16 box crediting 384 bytes against an \
+    expect-tx of 144 timed out (ptxas 13.0 -O3; issue 34's independent H100 check saw the same \
+    configuration complete); 32-byte-interleave maps without a 32-byte swizzle crediting 256 \
+    against 192 and 3072 against 1536 completed (ptxas -O3 and the driver JIT), the second \
+    timed out once under ptxas -O0. Three configurations: thin. The final count does not tell \
+    the outcomes apart; two readings fit them all and are not yet told apart: the phase \
+    completes when a 32-byte piece brings the tx-count to exactly zero, or a 32-byte-interleave \
+    map without its swizzle credits boxDim x element size. Unprobed: bulk copies and explicit \
+    complete_tx past zero. cases/probes/interleave-tx.yaml asks (expect-tx ladders per \
+    interleave x swizzle, and those controls).";
 
 /// Does a shared access run past the CTA's allocation as silicon bounds it (rounded up to
 /// [`SHARED_WINDOW_GRANULE`])? Below the image (a 32-bit address that wrapped) is not judged:
@@ -255,7 +286,8 @@ pub const SILICON: &[SiliconReading] = &[
     SiliconReading {
         rule: RuleRef::Ub(&ub::WAIT_NEVER_COMPLETES),
         outcomes: &[HwOutcome::Hangs],
-        evidence: "cases/ub/timeout.yaml and exec-smoke: 10 of 10 per baseline (H100, H200)",
+        evidence: "cases/ub/timeout.yaml and exec-smoke: 10 of 10 per baseline (H100, H200); \
+                   a phase its copies overshot is undecided (OVERSHOT_PHASE)",
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),

@@ -241,7 +241,7 @@ impl Machine<'_> {
         self.land_for_barrier(b)?;
         if !self.slot(b).test_wait_parity(parity)? {
             let m = self.slot(b).object().cloned();
-            let detail = m.map_or("no object".to_string(), |m| {
+            let detail = m.as_ref().map_or("no object".to_string(), |m| {
                 format!(
                     "phase {} (parity {}) pending {} tx-count {}",
                     m.phase,
@@ -250,7 +250,12 @@ impl Machine<'_> {
                     m.tx_count
                 )
             });
-            return ub(&ub::WAIT_NEVER_COMPLETES, format!("wait for parity {parity} on `{mbar}`: {detail}, nothing in flight can complete it"));
+            let mut u = ub::Ub::new(&ub::WAIT_NEVER_COMPLETES, format!("wait for parity {parity} on `{mbar}`: {detail}, nothing in flight can complete it"));
+            u.phase = m.map(|m| ub::PhaseLeft {
+                pending: m.pending,
+                tx_count: m.tx_count,
+            });
+            return Err(Stop::Ub(u));
         }
         Ok(())
     }

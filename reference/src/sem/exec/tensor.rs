@@ -156,6 +156,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
         detail,
         silicon_traps: false,
         shared_access: None,
+        phase: None,
     })
 }
 
