@@ -553,3 +553,18 @@ fn v2_records_replay_as_the_live_sweep() {
         .unwrap_err()
         .contains("no draw 3"));
 }
+
+/// Draw v2's cases emit for the GPU with exactly their allocation as dynamic shared memory (up to
+/// the device's maximum; above 48 KiB the launch opts in).
+#[test]
+fn v2_cases_emit_with_their_allocation() {
+    let mut above_48k = 0;
+    for i in 0..2000 {
+        let case = gen::draw_as(Draw::V2, 7, i).case;
+        let em = ptxconform_gpu::emit::emit(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert_eq!(Some(em.dyn_smem_bytes), case.memory.shared_allocation);
+        assert!(em.dyn_smem_bytes <= gen::SMEM_MAX);
+        above_48k += (em.dyn_smem_bytes > 48 * 1024) as u32;
+    }
+    assert!(above_48k > 0);
+}

@@ -339,6 +339,9 @@ pub fn draw_as(version: Draw, seed: u64, index: u64) -> SweepCase {
         if pl.tx == Some(placement::Tx::Large) {
             placement::enlarge(&mut p, 64 * 1024, SMEM_MAX - 8192);
         }
+        // Narrowed rows pad to the span: the footprint may grow past v1's cap; the device's
+        // maximum still holds the buffer (with its offsets, loose bytes and the mbarrier).
+        map::shrink_box(&mut p, SMEM_MAX - 8192);
     }
     let (coords, offsets, oob) = map::draw_coords(&mut g, &p, mode, wanted);
     let key = ClassKey {
