@@ -271,12 +271,17 @@ impl Report {
         s += &self.trap_kind_table();
         if let Some(c) = &self.coverage {
             s += &format!(
-                "\n## Draw v2 coverage\n\n{} configurations: type × swizzle × interleave \
-                 combinations {} of {}; buffer starts mod 1024 on the 16-byte grid {} of 64, off \
-                 the grid {}; allocations above 48 KiB {}, at the maximum ({} B) {}; loads with \
-                 several expect-tx (box enlarged) {}, expect-tx ≥ 65,536 B in total {}. The \
-                 tables `v2: …` below give the draws per class (defined + undefined + not \
-                 observed).\n",
+                "\n## Draw v2 coverage\n\n| what draw v2 reached | configurations |\n|---|---:|\n\
+                 | draw v2 configurations | {} |\n\
+                 | type × swizzle × interleave combinations | {} of {} |\n\
+                 | buffer starts mod 1024 on the 16-byte grid | {} of 64 |\n\
+                 | buffer starts off the 16-byte grid | {} |\n\
+                 | CTA allocations above 48 KiB (opt-in) | {} |\n\
+                 | CTA allocations at the device maximum ({} B) | {} |\n\
+                 | loads with the count split over several expect-tx | {} |\n\
+                 | loads expecting ≥ 65,536 B in total | {} |\n\
+                 \nThe `v2: …` tables below give each class of the new dimensions (draws = defined + \
+                 undefined + not observed).\n",
                 c.configurations,
                 c.combos,
                 c.combos_of,

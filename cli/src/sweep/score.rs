@@ -127,7 +127,7 @@ pub fn pct(a: u64, n: u64) -> String {
 }
 
 /// The class dimensions agreement is reported over; the `v2:` ones only for draw v2 rows.
-pub const DIMENSIONS: [&str; 14] = [
+pub const DIMENSIONS: [&str; 13] = [
     "mode",
     "rank",
     "type",
@@ -138,8 +138,7 @@ pub const DIMENSIONS: [&str; 14] = [
     "rule",
     "v2: region size",
     "v2: allocation",
-    "v2: base mod 128",
-    "v2: base on the 16-byte grid",
+    "v2: buffer start mod 128",
     "v2: rows narrower than their padding",
     "v2: expect-tx",
 ];
@@ -197,8 +196,10 @@ pub fn dimension_value(r: &Row, dim: &str) -> Option<String> {
         "rule" => r.rule.clone().unwrap_or_else(|| "(well defined)".into()),
         "v2: region size" => json_name(&pl?.size),
         "v2: allocation" => json_name(&pl?.allocation),
-        "v2: base mod 128" => format!("{:3}", pl?.base % 128),
-        "v2: base on the 16-byte grid" => (pl?.base % 16 == 0).to_string(),
+        "v2: buffer start mod 128" => match pl?.base {
+            b if b % 16 != 0 => "off the 16-byte grid".into(),
+            b => format!("{:3}", b % 128),
+        },
         "v2: rows narrower than their padding" => pl?.narrow.to_string(),
         "v2: expect-tx" => match (pl?.tx, r.expect_tx) {
             (Some(Tx::Large), Some(t)) if t >= 65_536 => "large (≥ 65,536 B)".into(),
