@@ -539,7 +539,13 @@ fn build(
                 tensor: tref,
                 mbar: World::bar_addr(0),
             };
-            let style = [g.below(256) as u8; 4];
+            let mut style = g.below(256) as u8;
+            if per.len() > 1 {
+                // A split count: each piece its own expect-tx (the third of through_mbarrier's
+                // styles, chosen by the first byte mod 3).
+                style = style % 85 * 3 + 2;
+            }
+            let style = [style; 4];
             // One copy, after the last expect-tx.
             let last = per.len() - 1;
             let mut issue = |w: &mut World, _: &mut Chunk<'_>, i: usize| {
@@ -782,6 +788,16 @@ mod tests {
             d.config.placement.as_ref().is_some_and(|p| p.narrow)
                 && box_bytes(&d.config.map) > placement::unpadded(&d.config.map)
         }));
+        // The split count arrives as several expect-tx instructions.
+        let yaml = |d: &SweepCase| crate::case::load::to_yaml(std::slice::from_ref(&d.case));
+        assert!(draws
+            .iter()
+            .filter(|d| d
+                .config
+                .placement
+                .as_ref()
+                .is_some_and(|p| p.tx == Some(Tx::Large)))
+            .all(|d| yaml(d).matches("expect_tx").count() >= 2));
         let large = draws.iter().filter(|d| {
             let tx = d.config.placement.as_ref().zip(d.config.load_tx());
             tx.is_some_and(|(p, c)| {
