@@ -106,7 +106,9 @@ pub const STRATA_EVERY: u64 = 4;
 /// `STRATA_EVERY * Combo::COUNT` indices has each; the others keep v1's mix, which draws types
 /// and swizzles sm_90 lacks rarely).
 pub(super) fn combo(index: u64) -> Option<Combo> {
-    index.is_multiple_of(STRATA_EVERY).then(|| Combo::nth(index / STRATA_EVERY))
+    index
+        .is_multiple_of(STRATA_EVERY)
+        .then(|| Combo::nth(index / STRATA_EVERY))
 }
 
 /// The choices of a configuration (`load`: the copy is a load).
