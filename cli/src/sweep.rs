@@ -1,9 +1,12 @@
 //! `ptxconform sweep`: the random truth sweep. `N` configurations of
 //! [`ptxconform_reference::gen::sweep`] (one tensor map + one tensor copy each, over the whole
 //! parameter space) go through the differential core ([`ptxconform_core::differential::run_batch_under`]) on the
-//! GPU when one is present (the model's own prediction otherwise), and the model's prediction is
-//! scored per class: exact bytes for the well-defined configurations, the outcome class (trap /
-//! hang / driver rejection / completion) for the undefined ones.
+//! GPU when one is present (the model's own prediction otherwise), and the model's prediction (a
+//! set of allowed outcomes, [`Prediction`]) is scored per class: exact bytes for the
+//! well-defined configurations, the outcome class (trap / hang / driver refusal / completion)
+//! for the undefined ones, and the exact trap kind (the CUDA error) for every observed trap. A
+//! set of several classes (for kinds: several outcomes) is undecided: counted apart, and against
+//! the targets of issue 34 ([`score::TARGETS`]).
 //!
 //! Output (`--out`): `sweep.json` (run info, per-class agreement, every row), `sweep.md` (the
 //! tables), and `disagreements/<name>.yaml`, each a case with its `expect:` and the observation
@@ -11,6 +14,7 @@
 
 mod record;
 mod replay;
+mod score;
 
 pub use record::Record;
 
@@ -19,14 +23,16 @@ use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{RunInfo, Verdict};
 use ptxconform_reference::case::{to_yaml, Case, Observation};
 use ptxconform_reference::gen::sweep::{
-    self as gen, predict_from, ClassKey, Config, OutcomeClass, Prediction,
+    self as gen, predict_from, ClassKey, Config, Draw, Predicted,
 };
-use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::sem::exec::{Execution, HwOutcome, Prediction};
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::target::Target;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+pub use score::{KindScore, Tally};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct SweepArgs {
@@ -43,6 +49,10 @@ pub struct SweepArgs {
     /// Sweep seed: configuration k is drawn from (seed, k).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The draw: 1 (regions sized as the model sizes them) or 2 (regions, allocations, bases
+    /// and expect-tx drawn without the model; issue 34).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2), conflicts_with = "replay")]
+    pub draw: u8,
     /// Output directory (sweep.json, sweep.md, disagreements/).
     #[arg(long, default_value = "reports/sweep/latest")]
     pub out: PathBuf,
@@ -79,21 +89,32 @@ pub struct Row {
     pub case: String,
     #[serde(flatten)]
     pub key: ClassKey,
-    pub predicted: OutcomeClass,
+    /// The outcomes the model allows.
+    pub predicted: Vec<HwOutcome>,
     /// The model's UB rule (absent: well defined, judged on exact bytes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     /// What the device did (absent: it did not run: not run, harness error, reference failure).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub observed: Option<OutcomeClass>,
+    pub observed: Option<HwOutcome>,
     pub verdict: String,
-    /// Prediction met (absent when nothing was observed).
+    /// Prediction met: exact bytes (well defined), the observed class allowed (undefined);
+    /// absent when nothing was observed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agree: Option<bool>,
+    /// An observed trap's kind against the prediction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<KindScore>,
     /// Undefined through a map the driver accepts, completed: did its bytes match those of the
     /// maps as encoded (absent: no such prediction, or the record cannot decide)?
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<bool>,
+    /// A load's expect-tx bytes in total (draw v2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect_tx: Option<i64>,
+    /// The CTA's dynamic shared-memory allocation (draw v2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_allocation: Option<u64>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub detail: String,
 }
@@ -102,71 +123,12 @@ impl Row {
     pub fn well_defined(&self) -> bool {
         self.rule.is_none()
     }
-}
-
-/// Counts of one class value.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
-pub struct Tally {
-    /// Well-defined configurations observed, and those whose bytes matched exactly.
-    pub defined: u64,
-    pub defined_agree: u64,
-    /// Undefined configurations observed, and those whose outcome class was predicted.
-    pub undefined: u64,
-    pub undefined_agree: u64,
-    /// Configurations with no observation.
-    pub not_observed: u64,
-    /// Undefined completions with bytes predicted (maps as encoded), and those that matched.
-    pub undefined_bytes: u64,
-    pub undefined_bytes_agree: u64,
-}
-
-impl Tally {
-    fn add(&mut self, r: &Row) {
-        match (r.agree, r.well_defined()) {
-            (None, _) => self.not_observed += 1,
-            (Some(a), true) => {
-                self.defined += 1;
-                self.defined_agree += a as u64;
-            }
-            (Some(a), false) => {
-                self.undefined += 1;
-                self.undefined_agree += a as u64;
-            }
+    /// The model's outcome set.
+    pub fn prediction(&self) -> Prediction {
+        match self.predicted.split_first() {
+            Some((first, rest)) => Prediction::of_set(*first, rest),
+            None => Prediction::one(HwOutcome::Completes),
         }
-        if let Some(b) = r.bytes {
-            self.undefined_bytes += 1;
-            self.undefined_bytes_agree += b as u64;
-        }
-    }
-}
-
-/// The class dimensions agreement is reported over.
-pub const DIMENSIONS: [&str; 7] = [
-    "mode",
-    "rank",
-    "type",
-    "swizzle",
-    "interleave",
-    "oob",
-    "predicted",
-];
-
-fn json_name<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|x| x.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-fn dimension_value(r: &Row, dim: &str) -> String {
-    match dim {
-        "mode" => json_name(&r.key.mode),
-        "rank" => r.key.rank.to_string(),
-        "type" => json_name(&r.key.ty),
-        "swizzle" => json_name(&r.key.swizzle),
-        "interleave" => json_name(&r.key.interleave),
-        "oob" => json_name(&r.key.oob),
-        _ => r.predicted.name().to_string(),
     }
 }
 
@@ -177,11 +139,18 @@ pub struct Report {
     pub commit: String,
     pub seed: u64,
     pub count: u64,
+    /// The draws the configurations come from.
+    pub draws: Vec<u8>,
     pub global_cap_bytes: u64,
     pub smem_cap_bytes: u64,
     pub total: Tally,
     /// dimension -> value -> tally.
     pub classes: BTreeMap<String, BTreeMap<String, Tally>>,
+    /// Observed traps: the predicted outcomes -> the observed kind -> count.
+    pub trap_kinds: BTreeMap<String, BTreeMap<String, u64>>,
+    /// What draw v2 reached (absent: no v2 configuration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<score::Coverage>,
     pub disagreements: Vec<Row>,
     pub rows: Vec<Row>,
     /// What was observed of each configuration (`records.jsonl`, for `--replay`).
@@ -193,31 +162,47 @@ impl Report {
     fn new(info: RunInfo, seed: u64, rows: Vec<Row>) -> Report {
         let mut total = Tally::default();
         let mut classes: BTreeMap<String, BTreeMap<String, Tally>> = BTreeMap::new();
+        let mut trap_kinds: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut draws = std::collections::BTreeSet::new();
         for r in &rows {
             total.add(r);
-            for d in DIMENSIONS {
-                classes
-                    .entry(d.to_string())
+            draws.insert(if r.key.placement.is_some() { 2 } else { 1 });
+            for d in score::DIMENSIONS {
+                if let Some(v) = score::dimension_value(r, d) {
+                    classes
+                        .entry(d.to_string())
+                        .or_default()
+                        .entry(v)
+                        .or_default()
+                        .add(r);
+                }
+            }
+            if let Some(HwOutcome::Traps(k)) = r.observed {
+                *trap_kinds
+                    .entry(score::prediction_name(&r.predicted))
                     .or_default()
-                    .entry(dimension_value(r, d))
-                    .or_default()
-                    .add(r);
+                    .entry(k.to_string())
+                    .or_default() += 1;
             }
         }
+        let coverage = score::Coverage::of(&rows);
         Report {
             info,
             commit: crate::bench::git_commit(None),
             seed,
             count: rows.len() as u64,
+            draws: draws.into_iter().collect(),
             global_cap_bytes: gen::GLOBAL_CAP,
-            smem_cap_bytes: gen::SMEM_CAP,
+            smem_cap_bytes: if coverage.configurations > 0 {
+                gen::SMEM_MAX
+            } else {
+                gen::SMEM_CAP
+            },
             total,
             classes,
-            disagreements: rows
-                .iter()
-                .filter(|r| r.agree == Some(false))
-                .cloned()
-                .collect(),
+            trap_kinds,
+            coverage: (coverage.configurations > 0).then_some(coverage),
+            disagreements: rows.iter().filter(|r| disagrees(r)).cloned().collect(),
             rows,
             records: Vec::new(),
         }
@@ -225,37 +210,55 @@ impl Report {
 
     /// The Markdown tables.
     pub fn markdown(&self) -> String {
-        let pct = |a: u64, n: u64| {
-            if n == 0 {
-                "–".to_string()
-            } else {
-                format!("{:.2}%", 100.0 * a as f64 / n as f64)
-            }
-        };
+        use score::pct;
         let i = &self.info;
+        let draws: Vec<String> = self.draws.iter().map(u8::to_string).collect();
         let mut s = format!(
             "# Random truth sweep\n\ndevice: {} · driver: {} · date: {} · commit: {} · profile: {} · \
-             seed: {} · configurations: {} · caps: global {} KiB, shared {} KiB\n\n",
+             seed: {} · draw: {} · configurations: {} · caps: global {} KiB, shared {} B\n\n",
             i.device,
             i.driver,
             i.date,
             self.commit,
             i.profile,
             self.seed,
+            draws.join(", "),
             self.count,
             self.global_cap_bytes / 1024,
-            self.smem_cap_bytes / 1024
+            self.smem_cap_bytes
         );
         let t = &self.total;
+        s += "## Targets (issue 34)\n\n| figure | met | of | % | target | |\n|---|---:|---:|---:|---:|---|\n";
+        for (target, (a, n)) in score::TARGETS.iter().zip(t.figures()) {
+            let ok = n > 0 && 100.0 * a as f64 / n as f64 >= target.at_least;
+            s += &format!(
+                "| **{}** | {a} | {n} | **{}** | ≥ {}% | {} |\n",
+                target.what,
+                pct(a, n),
+                target.at_least,
+                if n == 0 {
+                    "–"
+                } else if ok {
+                    "met"
+                } else {
+                    "**short**"
+                }
+            );
+        }
         s += &format!(
-            "Well defined (exact bytes): {}/{} ({}). Undefined (outcome class): {}/{} ({}). \
-             Not observed: {}.\n",
+            "\nWell defined (exact bytes): {}/{} ({}). Undefined (outcome class allowed): {}/{} ({}), \
+             of them {} by a set of several classes (undecided). Observed traps: {}, kind exact {}, \
+             allowed among others (undecided) {}. Not observed: {}.\n",
             t.defined_agree,
             t.defined,
             pct(t.defined_agree, t.defined),
             t.undefined_agree,
             t.undefined,
             pct(t.undefined_agree, t.undefined),
+            t.undefined_undecided,
+            t.traps,
+            t.traps_exact,
+            t.traps_undecided,
             t.not_observed
         );
         s += &format!(
@@ -265,20 +268,51 @@ impl Report {
             t.undefined_bytes,
             pct(t.undefined_bytes_agree, t.undefined_bytes)
         );
+        s += &self.trap_kind_table();
+        if let Some(c) = &self.coverage {
+            s += &format!(
+                "\n## Draw v2 coverage\n\n| what draw v2 reached | configurations |\n|---|---:|\n\
+                 | draw v2 configurations | {} |\n\
+                 | type × swizzle × interleave combinations | {} of {} |\n\
+                 | buffer starts mod 1024 on the 16-byte grid | {} of 64 |\n\
+                 | buffer starts off the 16-byte grid | {} |\n\
+                 | CTA allocations above 48 KiB (opt-in) | {} |\n\
+                 | CTA allocations at the device maximum ({} B) | {} |\n\
+                 | loads with the count split over several expect-tx | {} |\n\
+                 | loads expecting ≥ 65,536 B in total | {} |\n\
+                 \nThe `v2: …` tables below give each class of the new dimensions (draws = defined + \
+                 undefined + not observed).\n",
+                c.configurations,
+                c.combos,
+                c.combos_of,
+                c.residues_1024,
+                c.off_grid,
+                c.above_48k,
+                gen::SMEM_MAX,
+                c.at_max,
+                c.tx_split,
+                c.tx_65536
+            );
+        }
         for (dim, values) in &self.classes {
             s += &format!(
-                "\n## {dim}\n\n| {dim} | defined | agree | % | undefined | agree | % | not observed |\n\
-                 |---|---:|---:|---:|---:|---:|---:|---:|\n"
+                "\n## {dim}\n\n| {dim} | defined | agree | % | undefined | class | % | undecided | \
+                 traps | kind exact | % | not observed |\n\
+                 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
             );
             for (v, t) in values {
                 s += &format!(
-                    "| {v} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    "| {v} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                     t.defined,
                     t.defined_agree,
                     pct(t.defined_agree, t.defined),
                     t.undefined,
-                    t.undefined_agree,
-                    pct(t.undefined_agree, t.undefined),
+                    t.undefined_decided(),
+                    pct(t.undefined_decided(), t.undefined),
+                    t.undefined_undecided,
+                    t.traps,
+                    t.traps_exact,
+                    pct(t.traps_exact, t.traps),
                     t.not_observed
                 );
             }
@@ -289,35 +323,53 @@ impl Report {
                   |---|---|---:|---|---|---|---|---|---|---|---|\n";
         }
         for r in &self.disagreements {
+            let v = |d: &str| score::dimension_value(r, d).unwrap_or_default();
             s += &format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.case,
-                dimension_value(r, "mode"),
+                v("mode"),
                 r.key.rank,
-                dimension_value(r, "type"),
-                dimension_value(r, "swizzle"),
-                dimension_value(r, "interleave"),
-                dimension_value(r, "oob"),
-                r.predicted.name(),
+                v("type"),
+                v("swizzle"),
+                v("interleave"),
+                v("oob"),
+                score::prediction_name(&r.predicted),
                 r.rule.as_deref().unwrap_or("well defined"),
-                r.observed.map_or("–", |o| o.name()),
+                r.observed.map_or("–".into(), score::outcome_name),
                 r.detail.replace('|', "\\|")
             );
         }
         s
     }
-}
 
-/// The class of what the device did.
-fn observed_class(o: &Observation) -> OutcomeClass {
-    OutcomeClass::of(&o.outcome)
+    /// Predicted outcomes (rows) against the observed trap kind (columns).
+    fn trap_kind_table(&self) -> String {
+        let kinds: std::collections::BTreeSet<&String> =
+            self.trap_kinds.values().flat_map(|m| m.keys()).collect();
+        let mut s = "\n## Trap kinds: predicted (rows) against observed (columns)\n\n".to_string();
+        if kinds.is_empty() {
+            return s + "No trap observed.\n";
+        }
+        let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        s += &format!("| predicted | {} |\n|---|", names.join(" | "));
+        s += &"---:|".repeat(names.len());
+        s += "\n";
+        for (pred, m) in &self.trap_kinds {
+            let cells: Vec<String> = kinds
+                .iter()
+                .map(|k| m.get(*k).map_or("".into(), u64::to_string))
+                .collect();
+            s += &format!("| {pred} | {} |\n", cells.join(" | "));
+        }
+        s
+    }
 }
 
 /// The model's view of one configuration: its prediction, and where it predicts bytes (well
 /// defined, or through maps as encoded) the execution that does and its own observation (what a
 /// record compares bytes with).
 struct Seen {
-    prediction: Prediction,
+    prediction: Predicted,
     own: Option<Observation>,
     as_encoded: Option<Execution>,
 }
@@ -427,25 +479,25 @@ impl RawRuns {
             // A case the core kept from the backend (a reference failure) still gets its
             // prediction.
             let seen = self.seen.remove(&case.name).unwrap_or_else(|| Seen {
-                prediction: gen::predict(&case, self.profile).unwrap_or(Prediction {
-                    outcome: OutcomeClass::Completion,
+                prediction: gen::predict(&case, self.profile).unwrap_or(Predicted {
+                    outcomes: Prediction::one(HwOutcome::Completes),
                     rule: None,
                 }),
                 own: None,
                 as_encoded: None,
             });
             let pred = seen.prediction;
-            let mut observed = j.observation.as_ref().map(observed_class);
+            let mut observed = j.observation.as_ref().map(|o| HwOutcome::of(&o.outcome));
             let mut agree = observed.map(|o| {
                 if pred.well_defined() {
                     j.result.verdict == Verdict::Pass
                 } else {
-                    o == pred.outcome
+                    pred.outcomes.has_class(o.class())
                 }
             });
             // An undefined completion through maps as encoded: its bytes judged as a defined run's.
             let mut bytes = match (&seen.as_encoded, &j.observation) {
-                (Some(e), Some(o)) if observed == Some(OutcomeClass::Completion) => {
+                (Some(e), Some(o)) if observed == Some(HwOutcome::Completes) => {
                     let mut r = j.result.clone();
                     ptxconform_core::judge::judge(&case, e, o, &mut r);
                     Some(r.verdict == Verdict::Pass)
@@ -454,27 +506,39 @@ impl RawRuns {
             };
             if let Some(replay::Unkept { certain, .. }) = unkept(&case.name) {
                 // A replayed completion whose bytes differ from this prediction (not kept).
-                observed = Some(OutcomeClass::Completion);
+                observed = Some(HwOutcome::Completes);
                 if pred.well_defined() {
                     agree = certain.then_some(false);
                 } else {
-                    agree = Some(pred.outcome == OutcomeClass::Completion);
+                    agree = Some(pred.outcomes.allows(HwOutcome::Completes));
                     bytes = certain.then_some(false);
                 }
             }
             if bytes == Some(false) {
                 agree = Some(false);
             }
+            let kind = match observed {
+                Some(HwOutcome::Traps(k)) => Some(KindScore::of(&pred.outcomes, k)),
+                _ => None,
+            };
+            let expect_tx = config
+                .placement
+                .as_ref()
+                .zip(config.load_tx())
+                .map(|(pl, c)| pl.expect_tx(c).iter().sum());
             let row = Row {
                 index,
                 case: case.name.clone(),
                 key,
-                predicted: pred.outcome,
+                predicted: pred.outcomes.outcomes().collect(),
                 rule: pred.rule.map(str::to_string),
                 observed,
                 verdict: j.result.verdict.name().to_string(),
                 agree,
+                kind,
                 bytes,
+                expect_tx,
+                shared_allocation: config.placement.as_ref().and(case.memory.shared_allocation),
                 detail: j.result.detail.clone(),
             };
             out.push(Judgement {
@@ -489,9 +553,14 @@ impl RawRuns {
     }
 }
 
-/// The same disagreement: the same prediction kind and class, the same observed class.
+/// A disagreement: the class or bytes, or the trap kind, not predicted.
+fn disagrees(r: &Row) -> bool {
+    r.agree == Some(false) || r.kind == Some(KindScore::Wrong)
+}
+
+/// The same disagreement: the same prediction and kind of prediction, the same outcome observed.
 fn same_disagreement(a: &Row, b: &Row) -> bool {
-    b.agree == Some(false)
+    disagrees(b)
         && a.predicted == b.predicted
         && a.well_defined() == b.well_defined()
         && a.observed == b.observed
@@ -546,6 +615,7 @@ fn minimize(
 pub struct Plan {
     pub profile: Profile,
     pub seed: u64,
+    pub draw: Draw,
     /// Configurations `start .. start + count` of the seed.
     pub start: u64,
     pub count: u64,
@@ -581,14 +651,14 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
         let end = (start + step).min(end_all);
         let items = (start..end)
             .map(|i| {
-                let d = gen::draw(plan.seed, i);
+                let d = gen::draw_as(plan.draw, plan.seed, i);
                 (i, d.key, d.config)
             })
             .collect();
         for j in judge_configs(backend, plan.profile, items)? {
             if let Some(o) = &j.observation {
                 records.push(Record::of(
-                    (plan.seed, j.row.index),
+                    (plan.seed, j.row.index, j.config.draw()),
                     &j.case,
                     j.config.load_tx(),
                     o,
@@ -596,7 +666,7 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
                 )?);
             }
             rows.push(j.row.clone());
-            if j.row.agree == Some(false) {
+            if disagrees(&j.row) {
                 found.push(j);
             }
         }
@@ -645,9 +715,9 @@ fn save(dir: &Path, found: Vec<Judgement>, profile: Profile) -> Result<(), Strin
             }
             case.description = format!(
                 "sweep disagreement: predicted {} ({}), observed {}: {}",
-                row.predicted.name(),
+                score::prediction_name(&row.predicted),
                 row.rule.as_deref().unwrap_or("well defined"),
-                row.observed.map_or("nothing", |o| o.name()),
+                row.observed.map_or("nothing".into(), score::outcome_name),
                 row.detail
             );
             case.observed.extend(j.observation);
@@ -683,6 +753,7 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
     let plan = Plan {
         profile: args.profile,
         seed: args.seed,
+        draw: Draw::of(args.draw).ok_or_else(|| format!("--draw {}: 1 or 2", args.draw))?,
         start: args.start,
         count: args.count,
         batch: args.batch,
@@ -739,7 +810,8 @@ fn summarize(report: &Report, t: std::time::Instant, jp: &Path, mp: &Path) {
     let t_ = &report.total;
     println!(
         "sweep of {} configurations in {:.1} s on {}: well defined {}/{} exact, undefined {}/{} \
-         outcome class, {} not observed, {} disagreements; {} and {}",
+         outcome class allowed ({} undecided), traps {}/{} exact kind ({} undecided), {} not \
+         observed, {} disagreements; {} and {}",
         report.count,
         t.elapsed().as_secs_f64(),
         report.info.device,
@@ -747,11 +819,23 @@ fn summarize(report: &Report, t: std::time::Instant, jp: &Path, mp: &Path) {
         t_.defined,
         t_.undefined_agree,
         t_.undefined,
+        t_.undefined_undecided,
+        t_.traps_exact,
+        t_.traps,
+        t_.traps_undecided,
         t_.not_observed,
         report.disagreements.len(),
         jp.display(),
         mp.display()
     );
+    for (target, (a, n)) in score::TARGETS.iter().zip(t_.figures()) {
+        println!(
+            "  target {}: {a}/{n} = {} (≥ {}%)",
+            target.what,
+            score::pct(a, n),
+            target.at_least
+        );
+    }
 }
 
 #[cfg(test)]

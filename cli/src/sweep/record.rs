@@ -9,6 +9,7 @@
 
 use ptxconform_core::hash::fnv1a64;
 use ptxconform_reference::case::{split_region_key, Case, Ending, Observation, Parity};
+use ptxconform_reference::gen::sweep::Draw;
 use ptxconform_reference::hex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -19,6 +20,9 @@ use std::collections::BTreeMap;
 pub struct Record {
     pub seed: u64,
     pub index: u64,
+    /// The draw of the configuration ([`Draw::number`]); absent in v1 records.
+    #[serde(default = "draw_v1", skip_serializing_if = "is_draw_v1")]
+    pub draw: u8,
     pub device: String,
     pub driver: String,
     pub date: String,
@@ -52,6 +56,14 @@ pub struct RegionDigest {
     /// only for regions that disagreed with the prediction when recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs: Option<Vec<(usize, String)>>,
+}
+
+fn draw_v1() -> u8 {
+    Draw::V1.number()
+}
+
+fn is_draw_v1(d: &u8) -> bool {
+    *d == Draw::V1.number()
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -111,7 +123,7 @@ impl Record {
     /// bytes of the regions that differ from `predicted` (the model's own observation of the
     /// same case) are kept.
     pub fn of(
-        (seed, index): (u64, u64),
+        (seed, index, draw): (u64, u64, Draw),
         case: &Case,
         complete_tx: Option<u64>,
         obs: &Observation,
@@ -137,6 +149,7 @@ impl Record {
         Ok(Record {
             seed,
             index,
+            draw: draw.number(),
             device: obs.device.clone(),
             driver: obs.driver.clone(),
             date: obs.date.clone(),
@@ -147,6 +160,16 @@ impl Record {
             not_reached: obs.not_reached.clone(),
             complete_tx,
             case_fnv: Some(case_digest(case)),
+        })
+    }
+
+    /// The draw of the configuration.
+    pub fn draw(&self) -> Result<Draw, String> {
+        Draw::of(self.draw).ok_or_else(|| {
+            format!(
+                "record of seed {} index {}: no draw {}",
+                self.seed, self.index, self.draw
+            )
         })
     }
 

@@ -8,7 +8,7 @@ use super::{run_configs, save, Plan, Report};
 use ptxconform_core::differential::{Backend, Ran, Run};
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::{split_region_key, Case};
-use ptxconform_reference::gen::sweep::{self as gen, predict_from};
+use ptxconform_reference::gen::sweep::{self as gen, predict_from, Draw};
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::target::Target;
@@ -63,17 +63,17 @@ pub struct Replaying {
 }
 
 impl Replaying {
-    /// The records' (seed, index) → the configurations they stand for.
-    pub fn new(info: RunInfo, records: Vec<Record>) -> Replaying {
+    /// The records' (draw, seed, index) → the configurations they stand for.
+    pub fn new(info: RunInfo, records: Vec<Record>) -> Result<Replaying, String> {
         let records = records
             .into_iter()
-            .map(|r| (gen::draw(r.seed, r.index).case.name, r))
-            .collect();
-        Replaying {
+            .map(|r| Ok((gen::draw_as(r.draw()?, r.seed, r.index).case.name, r)))
+            .collect::<Result<_, String>>()?;
+        Ok(Replaying {
             info,
             records,
             unkept: BTreeMap::new(),
-        }
+        })
     }
 
     /// Why `case` was not judged, if its recorded bytes differ from the prediction (taken: each
@@ -164,19 +164,19 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
         mode: "sweep replay (recorded observations)".into(),
     };
     let seed = first.seed;
-    let items: Vec<(u64, u64, Option<u64>)> = records
+    let items: Vec<(Draw, u64, u64, Option<u64>)> = records
         .iter()
-        .map(|r| (r.seed, r.index, r.complete_tx))
-        .collect();
-    let mut backend = Replaying::new(info.clone(), records);
+        .map(|r| Ok((r.draw()?, r.seed, r.index, r.complete_tx)))
+        .collect::<Result<_, String>>()?;
+    let mut backend = Replaying::new(info.clone(), records)?;
     let mut rows = Vec::new();
     let mut found = Vec::new();
     for chunk in items.chunks(plan.batch.max(1)) {
         let items = chunk
             .iter()
-            .map(|&(s, i, tx)| {
+            .map(|&(v, s, i, tx)| {
                 // The program that ran: the load's expect-tx as recorded.
-                let mut d = gen::draw(s, i);
+                let mut d = gen::draw_as(v, s, i);
                 d.config.complete_tx = tx.or(d.config.complete_tx);
                 (i, d.key, d.config)
             })
@@ -184,7 +184,7 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
         let ran = run_configs(&mut backend, plan.profile, items)?;
         for j in ran.rows(|case| backend.take_unkept(case)) {
             rows.push(j.row.clone());
-            if j.row.agree == Some(false) {
+            if super::disagrees(&j.row) {
                 found.push(j);
             }
         }

@@ -1,5 +1,6 @@
 use super::*;
-use ptxconform_reference::case::Ending;
+use ptxconform_reference::case::{Ending, TrapKind};
+use ptxconform_reference::sem::exec::OutcomeClass;
 use std::collections::BTreeSet;
 
 const N: u64 = 48;
@@ -8,6 +9,7 @@ fn plan(minimize: usize) -> Plan {
     Plan {
         profile: Profile::Sm90,
         seed: 5,
+        draw: Draw::V1,
         start: 0,
         count: N,
         batch: 16,
@@ -26,17 +28,30 @@ fn reference() -> ptxconform_core::differential::Predicted {
 /// executes on the reference (none is left unobserved by a reference failure).
 #[test]
 fn prediction_agrees_with_itself() {
-    let r = sweep(&mut reference(), plan(0), None).unwrap();
-    assert_eq!(r.count, N);
-    assert_eq!(r.total.not_observed, 0, "{:#?}", r.rows);
-    assert!(r.disagreements.is_empty(), "{:#?}", r.disagreements);
-    assert!(r.total.defined > 0 && r.total.undefined > 0);
-    for d in DIMENSIONS {
-        let sum: u64 = r.classes[d]
-            .values()
-            .map(|t| t.defined + t.undefined + t.not_observed)
-            .sum();
-        assert_eq!(sum, N, "{d}");
+    for draw in [Draw::V1, Draw::V2] {
+        let r = sweep(&mut reference(), Plan { draw, ..plan(0) }, None).unwrap();
+        assert_eq!(r.count, N);
+        assert_eq!(r.total.not_observed, 0, "{:#?}", r.rows);
+        assert!(r.disagreements.is_empty(), "{:#?}", r.disagreements);
+        assert!(r.total.defined > 0 && r.total.undefined > 0);
+        assert_eq!(r.coverage.is_some(), draw == Draw::V2);
+        for d in score::DIMENSIONS {
+            let v2 = d.starts_with("v2:");
+            if v2 && draw == Draw::V1 {
+                assert!(!r.classes.contains_key(d), "{d}");
+                continue;
+            }
+            let sum: u64 = r.classes[d]
+                .values()
+                .map(|t| t.defined + t.undefined + t.not_observed)
+                .sum();
+            // Only loads have an expect-tx.
+            if d == "v2: expect-tx" {
+                assert!(sum > 0 && sum < N, "{d}");
+            } else {
+                assert_eq!(sum, N, "{d}");
+            }
+        }
     }
 }
 
@@ -47,6 +62,15 @@ fn prediction_agrees_with_itself() {
 struct Departing {
     flip: BTreeSet<String>,
     as_encoded: bool,
+}
+
+/// Another outcome class than the prediction's.
+fn other_outcome(p: &Predicted) -> Ending {
+    if p.outcomes.has_class(OutcomeClass::Traps) {
+        Ending::Completed
+    } else {
+        Ending::trap(0)
+    }
 }
 
 impl Backend for Departing {
@@ -74,10 +98,7 @@ impl Backend for Departing {
                             b[0] ^= 0xff;
                         }
                     } else {
-                        o.outcome = match p.outcome {
-                            OutcomeClass::Trap => Ending::Completed,
-                            _ => Ending::trap(0),
-                        };
+                        o.outcome = other_outcome(&p);
                     }
                 }
                 Run::observed(o)
@@ -131,19 +152,24 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
     for d in &r.disagreements {
         let b = base.rows.iter().find(|b| b.case == d.case).unwrap();
         assert_eq!(
-            (&d.key, d.predicted, &d.rule),
-            (&b.key, b.predicted, &b.rule)
+            (&d.key, &d.predicted, &d.rule),
+            (&b.key, &b.predicted, &b.rule)
         );
         // Each class the row belongs to counts it as a disagreement.
-        for dim in DIMENSIONS {
-            let t = &r.classes[dim][&dimension_value(d, dim)];
+        for dim in score::DIMENSIONS {
+            let Some(v) = score::dimension_value(d, dim) else {
+                continue;
+            };
+            let t = &r.classes[dim][&v];
             assert!(t.defined_agree < t.defined || t.undefined_agree < t.undefined);
         }
         let cases: Vec<&Case> = saved
             .iter()
             .filter(|c| {
-                c.description
-                    .contains(&format!("observed {}", d.observed.unwrap().name()))
+                c.description.contains(&format!(
+                    "observed {}",
+                    score::outcome_name(d.observed.unwrap())
+                ))
             })
             .filter(|c| c.name == d.case)
             .collect();
@@ -223,7 +249,7 @@ fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
     let replayed = replay::replay(recs, plan(0), None).unwrap();
     let row = &replayed.rows[i];
     assert!(row.agree != Some(true), "{row:?}");
-    assert_eq!(row.observed, Some(OutcomeClass::Completion), "{row:?}");
+    assert_eq!(row.observed, Some(HwOutcome::Completes), "{row:?}");
     assert!(row.detail.starts_with("recorded bytes differ"), "{row:?}");
     let e = record::parse_lines("r.jsonl", "{\"seed\": 1}\n").unwrap_err();
     assert!(e.starts_with("r.jsonl:1:"), "{e}");
@@ -306,7 +332,7 @@ fn accepted_map_completions_are_judged_on_their_bytes() {
         let live = sweep(&mut dev, plan, None).unwrap();
         let row = &live.rows[0];
         assert!(!row.well_defined(), "{row:?}");
-        assert_eq!(row.observed, Some(OutcomeClass::Completion));
+        assert_eq!(row.observed, Some(HwOutcome::Completes));
         assert_eq!(
             (row.bytes, row.agree),
             (Some(!flipped), Some(!flipped)),
@@ -345,9 +371,200 @@ fn replay_rebuilds_the_recorded_count_and_refuses_another_case() {
         r.complete_tx = r.complete_tx.map(|t| t + 16);
         r.case_fnv = None;
     });
-    assert_eq!(raised.predicted, OutcomeClass::Hang, "{raised:?}");
+    assert_eq!(raised.predicted, vec![HwOutcome::Hangs], "{raised:?}");
     assert_eq!(raised.agree, Some(false), "{raised:?}");
     let other = judged(&|r| r.case_fnv = Some("0123456789abcdef".into()));
     assert_eq!(other.agree, None, "{other:?}");
     assert!(other.detail.contains("another case"), "{other:?}");
+}
+
+/// Draw v1 is unchanged: configurations of the H100 sweep of seed 6 rebuild the very cases that
+/// ran (the fingerprints their records kept), with the expect-tx recorded.
+#[test]
+fn v1_draws_rebuild_the_recorded_cases() {
+    let text = include_str!("../../../reports/sweep/h100-2026-11-26-seed6/records.jsonl");
+    let recs = record::parse_lines("seed6", text).unwrap();
+    let mut checked = 0;
+    for r in recs.iter().take(40) {
+        assert_eq!(r.draw().unwrap(), Draw::V1);
+        let mut c = gen::draw(r.seed, r.index).config;
+        c.complete_tx = r.complete_tx.or(c.complete_tx);
+        assert_eq!(
+            r.case_fnv.as_deref(),
+            Some(record::case_digest(&c.build()).as_str()),
+            "{}",
+            r.index
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
+}
+
+/// An observed trap's kind: exact where the prediction is that trap alone, undecided where it is
+/// one of several, wrong where it is not allowed; counted so, and in the confusion table.
+#[test]
+fn trap_kinds_are_scored_exact_undecided_or_wrong() {
+    let ii = HwOutcome::Traps(TrapKind::IllegalInstruction);
+    let mis = HwOutcome::Traps(TrapKind::MisalignedAddress);
+    let both = Prediction::of_set(ii, &[mis]);
+    let k = |p: &Prediction, t| KindScore::of(p, t);
+    assert_eq!(
+        k(&Prediction::one(ii), TrapKind::IllegalInstruction),
+        KindScore::Exact
+    );
+    assert_eq!(k(&both, TrapKind::MisalignedAddress), KindScore::Undecided);
+    assert_eq!(
+        k(&Prediction::one(ii), TrapKind::IllegalAddress),
+        KindScore::Wrong
+    );
+    assert_eq!(
+        k(
+            &Prediction::of_set(HwOutcome::Completes, &[ii]),
+            TrapKind::IllegalInstruction
+        ),
+        KindScore::Undecided
+    );
+    // A device whose traps all report IllegalAddress: every predicted IllegalInstruction trap is
+    // a wrong kind and a disagreement, its class still right.
+    struct Relabel;
+    impl Backend for Relabel {
+        fn info(&self) -> RunInfo {
+            RunInfo::default()
+        }
+        fn runs(&self, _: Target) -> bool {
+            true
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Ok(cases
+                .iter()
+                .map(|(_, ex)| {
+                    let mut o = ptxconform_core::differential::predicted(&RunInfo::default(), ex);
+                    if matches!(o.outcome, Ending::Trap { .. }) {
+                        o.outcome = Ending::trap(700);
+                    }
+                    Run::observed(o)
+                })
+                .collect())
+        }
+    }
+    let base = sweep(&mut reference(), plan(0), None).unwrap();
+    let r = sweep(&mut Relabel, plan(0), None).unwrap();
+    assert!(r.total.traps > 0);
+    assert_eq!(r.total.traps, base.total.traps);
+    assert_eq!(
+        (r.total.undefined_agree, r.total.undefined),
+        (base.total.undefined_agree, base.total.undefined)
+    );
+    assert_eq!(r.total.traps_exact, 0, "{:?}", r.total);
+    assert_eq!(r.total.figures()[2], (0, r.total.traps));
+    let wrong = r
+        .rows
+        .iter()
+        .filter(|x| x.kind == Some(KindScore::Wrong))
+        .count() as u64;
+    assert_eq!(wrong, r.total.traps - r.total.traps_undecided);
+    assert_eq!(r.disagreements.len() as u64, wrong);
+    let observed: u64 = r.trap_kinds.values().map(|m| m["IllegalAddress"]).sum();
+    assert_eq!(observed, r.total.traps);
+    let md = r.markdown();
+    assert!(
+        md.contains("## Targets (issue 34)") && md.contains("| predicted | IllegalAddress |"),
+        "{md}"
+    );
+}
+
+/// A set of several classes is undecided: allowed, yet counted against the class target.
+#[test]
+fn undecided_classes_count_against_the_target() {
+    let base = sweep(&mut reference(), plan(0), None).unwrap();
+    let mut row = base
+        .rows
+        .iter()
+        .find(|r| !r.well_defined() && r.agree == Some(true))
+        .unwrap()
+        .clone();
+    let mut t = Tally::default();
+    t.add(&row);
+    assert_eq!(
+        (t.undefined, t.undefined_decided(), t.undefined_undecided),
+        (1, 1, 0)
+    );
+    row.predicted = vec![HwOutcome::Completes, HwOutcome::Hangs];
+    row.predicted.extend(row.observed);
+    row.predicted.sort();
+    row.predicted.dedup();
+    let mut t = Tally::default();
+    t.add(&row);
+    assert_eq!(
+        (
+            t.undefined,
+            t.undefined_agree,
+            t.undefined_decided(),
+            t.undefined_undecided
+        ),
+        (1, 1, 0, 1)
+    );
+    assert!(score::dimension_value(&row, "predicted")
+        .unwrap()
+        .starts_with("undecided"));
+}
+
+/// Draw v2 records say so, and replay as the live sweep judged them; draw v1 records keep their
+/// old form (no `draw` field).
+#[test]
+fn v2_records_replay_as_the_live_sweep() {
+    let v2 = Plan {
+        draw: Draw::V2,
+        ..plan(0)
+    };
+    let live = sweep(&mut reference(), v2, None).unwrap();
+    assert!(live.records.iter().all(|r| r.draw == 2));
+    let text = record::to_lines(&live.records);
+    assert!(text.lines().all(|l| l.contains("\"draw\":2")));
+    let back = record::parse_lines("records.jsonl", &text).unwrap();
+    let replayed = replay::replay(back, v2, None).unwrap();
+    let key = |r: &Row| {
+        (
+            r.case.clone(),
+            r.observed,
+            r.agree,
+            r.kind,
+            r.verdict.clone(),
+        )
+    };
+    assert_eq!(
+        replayed.rows.iter().map(key).collect::<Vec<_>>(),
+        live.rows.iter().map(key).collect::<Vec<_>>()
+    );
+    assert_eq!(replayed.total, live.total);
+    let v1 = sweep(
+        &mut reference(),
+        Plan {
+            count: 4,
+            ..plan(0)
+        },
+        None,
+    )
+    .unwrap();
+    assert!(!record::to_lines(&v1.records).contains("draw"));
+    let mut bad = v1.records.clone();
+    bad[0].draw = 3;
+    assert!(replay::replay(bad, v2, None)
+        .unwrap_err()
+        .contains("no draw 3"));
+}
+
+/// Draw v2's cases emit for the GPU with exactly their allocation as dynamic shared memory (up to
+/// the device's maximum; above 48 KiB the launch opts in).
+#[test]
+fn v2_cases_emit_with_their_allocation() {
+    let mut above_48k = 0;
+    for i in 0..2000 {
+        let case = gen::draw_as(Draw::V2, 7, i).case;
+        let em = ptxconform_gpu::emit::emit(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert_eq!(Some(em.dyn_smem_bytes), case.memory.shared_allocation);
+        assert!(em.dyn_smem_bytes <= gen::SMEM_MAX);
+        above_48k += (em.dyn_smem_bytes > 48 * 1024) as u32;
+    }
+    assert!(above_48k > 0);
 }

@@ -14,8 +14,19 @@
 //! Draws that would exceed a cap are shrunk (the largest dimension halved) before the map is
 //! built, so the caps shape the space rather than filter it.
 //!
-//! Each configuration carries its [`ClassKey`]; the predicted outcome class comes from
-//! [`predict`] (the model under a profile), kept apart from the draw.
+//! Draw v1 sizes the box buffer by the box's padded footprint rounded up to 1 KiB and launches
+//! with the shared image as the allocation: a copy never leaves its region, the way the model
+//! thinks of memory. Draw v2 ([`Draw::V2`], [`placement`]) is v1's draw plus choices made without
+//! the model: buffers tight / padded / loose around the box, allocations from exactly the image
+//! up to the device's [`SMEM_MAX`], buffer starts at every 16-byte residue mod 1024 and some off
+//! the grid, rows narrower than their padding, every type × swizzle × interleave, and a load's
+//! expect-tx equal to, below, above the copy's count, zero, or split over several. Writes past
+//! the buffer stay inside the CTA's allocation (or trap): shared memory holds nothing the
+//! harness needs but the buffer and the mbarrier, both read back.
+//!
+//! Each configuration carries its [`ClassKey`]; the prediction comes from [`predict`] (the
+//! model under a profile: the outcomes silicon may end in, [`exec::Prediction`]), kept apart
+//! from the draw.
 
 use super::bytes::Chunk;
 use super::swarm::Swarm;
@@ -33,7 +44,8 @@ use crate::ptx::tensor::{
 use crate::ptx::Instruction;
 use crate::sem::exec::tensor::reduce_type;
 use crate::sem::exec::{
-    execute_silicon, execute_with, has_silicon_reading, ExecOptions, Execution, ExpectedHw, Outcome,
+    self, execute_silicon, execute_with, has_silicon_reading, ExecOptions, Execution, HwOutcome,
+    Outcome,
 };
 use crate::sem::profile::Profile;
 use crate::sem::tensor;
@@ -45,6 +57,10 @@ use crate::target::Target;
 use serde::Serialize;
 
 mod map;
+pub mod placement;
+
+pub use map::Combo;
+pub use placement::{Placement, SMEM_MAX};
 
 /// Largest global tensor region (bytes).
 pub const GLOBAL_CAP: u64 = 256 * 1024;
@@ -80,6 +96,9 @@ impl Mode {
             Mode::LoadIm2col | Mode::StoreIm2col | Mode::PrefetchIm2col
         )
     }
+    fn load(self) -> bool {
+        matches!(self, Mode::LoadTile | Mode::LoadIm2col)
+    }
     fn to_global(self) -> bool {
         matches!(self, Mode::StoreTile | Mode::StoreIm2col | Mode::ReduceTile)
     }
@@ -105,45 +124,32 @@ impl Oob {
     ];
 }
 
-/// What the run as a whole does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutcomeClass {
-    Completion,
-    Trap,
-    Hang,
-    DriverRejection,
+/// Which draw a configuration comes from (a record without one is v1's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+pub enum Draw {
+    #[default]
+    V1,
+    V2,
 }
 
-impl OutcomeClass {
-    /// The class of how a run ended.
-    pub fn of(e: &crate::case::Ending) -> OutcomeClass {
-        use crate::case::Ending;
-        match e {
-            Ending::Completed => OutcomeClass::Completion,
-            Ending::Trap { .. } => OutcomeClass::Trap,
-            Ending::Timeout(_) | Ending::Watchdog(_) => OutcomeClass::Hang,
-            Ending::Rejected(_) => OutcomeClass::DriverRejection,
+impl Draw {
+    /// The draw numbered `n` (1 or 2).
+    pub fn of(n: u8) -> Option<Draw> {
+        match n {
+            1 => Some(Draw::V1),
+            2 => Some(Draw::V2),
+            _ => None,
         }
     }
-
-    pub const ALL: [OutcomeClass; 4] = [
-        OutcomeClass::Completion,
-        OutcomeClass::Trap,
-        OutcomeClass::Hang,
-        OutcomeClass::DriverRejection,
-    ];
-    pub fn name(self) -> &'static str {
+    pub fn number(self) -> u8 {
         match self {
-            OutcomeClass::Completion => "completion",
-            OutcomeClass::Trap => "trap",
-            OutcomeClass::Hang => "hang",
-            OutcomeClass::DriverRejection => "driver rejection",
+            Draw::V1 => 1,
+            Draw::V2 => 2,
         }
     }
 }
 
-/// The drawn classes of a configuration (the predicted outcome is [`Prediction`]'s).
+/// The drawn classes of a configuration (the prediction is [`Predicted`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ClassKey {
     pub mode: Mode,
@@ -152,6 +158,9 @@ pub struct ClassKey {
     pub swizzle: Swizzle,
     pub interleave: Interleave,
     pub oob: Oob,
+    /// Draw v2's choices (absent: draw v1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
 }
 
 /// One configuration of the sweep.
@@ -181,12 +190,17 @@ pub struct Config {
     /// configuration). A replay sets the count its record ran with, so that it rebuilds the
     /// program that ran although the model's count has changed since.
     pub complete_tx: Option<u64>,
+    /// Draw v2's choices (absent: draw v1).
+    pub placement: Option<Placement>,
 }
 
 impl Config {
     /// The case: regions sized from the parameters (see the module's caps).
     pub fn build(&self) -> Case {
-        let smem = (self.off + box_bytes(&self.map)).div_ceil(1024) * 1024;
+        let smem = match &self.placement {
+            None => (self.off + box_bytes(&self.map)).div_ceil(1024) * 1024,
+            Some(pl) => pl.region_bytes(&self.map, self.off),
+        };
         let global = extent(&self.map).clamp(16, GLOBAL_CAP).div_ceil(128) * 128;
         let mut p = self.map.clone();
         // A map the executor sees at its region's address; the sweep draws none misaligned.
@@ -200,9 +214,22 @@ impl Config {
             self.off,
             (smem, global),
             self.load_tx().unwrap_or(0),
+            self.placement.as_ref(),
         );
         case.name = self.name.clone();
+        if let (Some(pl), Ok(l)) = (&self.placement, crate::layout::Layout::of(&case)) {
+            case.memory.shared_allocation = Some(pl.allocation_bytes(l.shared_bytes));
+        }
         case
+    }
+
+    /// The draw this configuration comes from.
+    pub fn draw(&self) -> Draw {
+        if self.placement.is_some() {
+            Draw::V2
+        } else {
+            Draw::V1
+        }
     }
 
     /// The complete-tx bytes the case's load expects (`None` for the other modes): the one set,
@@ -259,40 +286,63 @@ impl Config {
     }
 }
 
-/// The model's prediction for a configuration.
+/// The model's prediction for a configuration: the outcomes silicon may end in, and the UB rule
+/// that makes the run undefined.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prediction {
-    pub outcome: OutcomeClass,
+pub struct Predicted {
+    pub outcomes: exec::Prediction,
     /// The UB rule id when the model calls the run undefined (none: well defined, exact bytes).
     pub rule: Option<&'static str>,
 }
 
-impl Prediction {
+impl Predicted {
     pub fn well_defined(&self) -> bool {
         self.rule.is_none()
     }
     /// The `expect:` a saved case states for this prediction.
     pub fn expect(&self) -> Expect {
-        match (self.outcome, self.rule) {
-            (OutcomeClass::DriverRejection, _) => Expect::DriverRejects,
-            (_, None) => Expect::Pass,
-            (_, Some(r)) => Expect::Undefined(r.to_string()),
+        match self.rule {
+            _ if self.outcomes.allows(HwOutcome::Refused) => Expect::DriverRejects,
+            None => Expect::Pass,
+            Some(r) => Expect::Undefined(r.to_string()),
         }
     }
 }
 
-/// Configuration `index` of the sweep with seed `seed` (deterministic in both).
+/// Configuration `index` of draw v1 with seed `seed` (deterministic in both).
 pub fn draw(seed: u64, index: u64) -> SweepCase {
+    draw_as(Draw::V1, seed, index)
+}
+
+/// Configuration `index` of draw `version` with seed `seed` (deterministic in all three). V2 makes
+/// v1's draws, the type, swizzle and interleave of every other index set from the stratified
+/// sequence, and adds its own choices from a stream of its own.
+pub fn draw_as(version: Draw, seed: u64, index: u64) -> SweepCase {
     let mut g = SplitMix(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let _ = g.next_u64();
     let mode = g.pick(&Mode::ALL);
     let wanted = g.pick(&Oob::ALL);
-    let mut p = map::draw_map(&mut g, mode, wanted == Oob::Inside);
+    let v2 = version == Draw::V2;
+    let force = if v2 { placement::combo(index) } else { None };
+    let mut p = map::draw_map(&mut g, mode, wanted == Oob::Inside, force);
     let off = match g.below(8) {
         0 => 16,
         1 => 1024,
         _ => 128 * g.below(4),
     };
+    let mut h = placement::stream(seed, index);
+    let pl = v2.then(|| placement::draw(&mut h, force.is_some(), mode.load()));
+    if let Some(pl) = &pl {
+        if pl.narrow {
+            placement::narrow(&mut h, &mut p, pl.stratified);
+        }
+        if pl.tx == Some(placement::Tx::Large) {
+            placement::enlarge(&mut p, 64 * 1024, SMEM_MAX - 8192);
+        }
+        // Narrowed rows pad to the span: the footprint may grow past v1's cap; the device's
+        // maximum still holds the buffer (with its offsets, loose bytes and the mbarrier).
+        map::shrink_box(&mut p, SMEM_MAX - 8192);
+    }
     let (coords, offsets, oob) = map::draw_coords(&mut g, &p, mode, wanted);
     let key = ClassKey {
         mode,
@@ -301,10 +351,12 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
         swizzle: p.swizzle,
         interleave: p.interleave,
         oob,
+        placement: pl.clone(),
     };
     p.global_address = 0;
+    let prefix = if v2 { "sweep2" } else { "sweep" };
     let config = Config {
-        name: format!("sweep.s{seed}.{index}.{mode:?}").to_lowercase(),
+        name: format!("{prefix}.s{seed}.{index}.{mode:?}").to_lowercase(),
         mode,
         map: p,
         coords,
@@ -312,6 +364,7 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
         off,
         build_seed: g.next_u64(),
         complete_tx: None,
+        placement: pl,
     };
     SweepCase {
         case: config.build(),
@@ -321,7 +374,7 @@ pub fn draw(seed: u64, index: u64) -> SweepCase {
 }
 
 /// The model's prediction under `profile` (see [`predict_from`]).
-pub fn predict(case: &Case, profile: Profile) -> Result<Prediction, String> {
+pub fn predict(case: &Case, profile: Profile) -> Result<Predicted, String> {
     let ex = execute_with(case, ExecOptions::of(profile)).map_err(|e| e.to_string())?;
     Ok(predict_from(&ex))
 }
@@ -342,27 +395,20 @@ pub fn as_encoded(case: &Case, ex: &Execution) -> Option<Execution> {
         .filter(|e| e.outcome == Outcome::Defined)
 }
 
-/// The prediction an execution makes: driver rejection where the driver model refuses a map
-/// (the execution lists them), else what the execution expects silicon to do (A-EXEC-HW).
-pub fn predict_from(ex: &Execution) -> Prediction {
+/// The prediction an execution makes (A-EXEC-HW): its outcome set (a refusal where the driver
+/// model refuses a map), with its UB rule.
+pub fn predict_from(ex: &Execution) -> Predicted {
     let rule = match &ex.outcome {
         Outcome::Undefined { ub, .. } => Some(ub.rule),
         Outcome::Defined => None,
     };
-    let rejected = !ex.driver_rejects.is_empty();
-    if rejected {
-        return Prediction {
-            outcome: OutcomeClass::DriverRejection,
-            // The model accepts a map its driver model refuses: say so through the rule.
-            rule: Some(rule.unwrap_or("tensormap.driver_rejects_accepted_map")),
-        };
-    }
-    Prediction {
-        outcome: match (rule, ex.expected_hw) {
-            (None, _) | (_, ExpectedHw::Completes) => OutcomeClass::Completion,
-            (_, ExpectedHw::Timeout) => OutcomeClass::Hang,
-            (_, ExpectedHw::MayTrap) => OutcomeClass::Trap,
-        },
+    let rule = match rule {
+        // The model accepts a map its driver model refuses: say so through the rule.
+        None if !ex.driver_rejects.is_empty() => Some("tensormap.driver_rejects_accepted_map"),
+        r => r,
+    };
+    Predicted {
+        outcomes: ex.prediction.clone(),
         rule,
     }
 }
@@ -416,6 +462,7 @@ fn build(
     off: u64,
     (smem, global): (u64, u64),
     load_tx: u64,
+    pl: Option<&Placement>,
 ) -> Case {
     let cfg = GenConfig {
         targets: vec![Target::SM_90],
@@ -448,7 +495,7 @@ fn build(
         name: TBUF.into(),
         size: smem,
         align: 1024,
-        misalign: 0,
+        misalign: pl.map_or(0, |p| p.base),
         init: if mode.to_global() { src_init } else { dst_init },
     }];
     let rank = p.global_dim.len();
@@ -474,8 +521,13 @@ fn build(
     };
     match mode {
         Mode::LoadTile | Mode::LoadIm2col => {
-            // Sometimes an expect-tx one granule too high: the phase never completes (a hang).
-            let tx = load_tx as i64 + 16 * (g.below(16) == 0) as i64;
+            // v1: sometimes an expect-tx one granule too high (the phase never completes); v2:
+            // what its placement says.
+            let bump = 16 * (g.below(16) == 0) as i64;
+            let per = match pl {
+                None => vec![load_tx as i64 + bump],
+                Some(pl) => pl.expect_tx(load_tx),
+            };
             let instr = TensorLoad {
                 dim,
                 dst: LoadDst::SharedCluster,
@@ -487,9 +539,19 @@ fn build(
                 tensor: tref,
                 mbar: World::bar_addr(0),
             };
-            let style = [g.below(256) as u8; 4];
-            let mut issue = |w: &mut World, _: &mut Chunk<'_>, _: usize| {
-                w.ptx(&who, Instruction::Tensor(TensorOp::Load(instr.clone())));
+            let mut style = g.below(256) as u8;
+            if per.len() > 1 {
+                // A split count: each piece its own expect-tx (the third of through_mbarrier's
+                // styles, chosen by the first byte mod 3).
+                style = style % 85 * 3 + 2;
+            }
+            let style = [style; 4];
+            // One copy, after the last expect-tx.
+            let last = per.len() - 1;
+            let mut issue = |w: &mut World, _: &mut Chunk<'_>, i: usize| {
+                if i == last {
+                    w.ptx(&who, Instruction::Tensor(TensorOp::Load(instr.clone())));
+                }
             };
             super::bulk::through_mbarrier(
                 &mut w,
@@ -497,7 +559,7 @@ fn build(
                 0,
                 &[0],
                 0,
-                &[tx],
+                &per,
                 &mut issue,
             );
         }
@@ -560,6 +622,11 @@ fn build(
     let mut case = w.finish(&super::Intent::WellDefined);
     case.expect = None;
     case.description = "random truth sweep configuration".into();
+    if pl.is_some() && !mode.load() {
+        // v2: only a load uses its mbarrier; without one the buffer is the image's end, so an
+        // exact allocation ends where the buffer does.
+        case.memory.mbarriers.clear();
+    }
     case
 }
 
@@ -587,18 +654,25 @@ mod tests {
     /// reference, and well-defined ones are a sizeable share (the sweep is not all rejections).
     #[test]
     fn predicts_every_outcome_class() {
+        use crate::sem::exec::OutcomeClass;
+        let all = [
+            OutcomeClass::Completes,
+            OutcomeClass::Hangs,
+            OutcomeClass::Traps,
+            OutcomeClass::Refused,
+        ];
         let mut seen = BTreeSet::new();
         let mut defined = 0;
         let mut n = 0;
-        while seen.len() < OutcomeClass::ALL.len() && n < 2000 {
+        while seen.len() < all.len() && n < 2000 {
             let s = draw(7, n);
             let p = predict(&s.case, Profile::Sm90)
                 .unwrap_or_else(|e| panic!("draw {n}: {e}\n{:#?}", s.case));
             defined += p.well_defined() as u32;
-            seen.insert(p.outcome);
+            seen.extend(p.outcomes.outcomes().map(HwOutcome::class));
             n += 1;
         }
-        assert_eq!(seen.len(), OutcomeClass::ALL.len(), "{seen:?} after {n}");
+        assert_eq!(seen.len(), all.len(), "{seen:?} after {n}");
         assert!(defined * 5 >= n as u32, "{defined} of {n} well defined");
     }
 
@@ -650,7 +724,8 @@ mod tests {
         let trap = draw(2, 4).case;
         let ex = execute_with(&trap, opts).unwrap();
         let p = predict_from(&ex);
-        assert_eq!((p.outcome, p.rule), (OutcomeClass::Trap, Some(stride)));
+        assert!(p.outcomes.has_class(crate::sem::exec::OutcomeClass::Traps));
+        assert_eq!(p.rule, Some(stride));
         assert!(
             as_encoded(&trap, &ex).is_none(),
             "the copy breaks another rule"
@@ -661,7 +736,10 @@ mod tests {
             let case = draw(2, index).case;
             let ex = execute_with(&case, opts).unwrap();
             let p = predict_from(&ex);
-            assert_eq!((p.outcome, p.rule), (OutcomeClass::Completion, Some(rule)));
+            assert_eq!(
+                (p.outcomes, p.rule),
+                (exec::Prediction::one(HwOutcome::Completes), Some(rule))
+            );
             let enc = as_encoded(&case, &ex).expect("well defined through the map as encoded");
             let dst = &case.memory.global[0];
             let init = dst.init.materialize(dst.size).unwrap();
@@ -675,5 +753,130 @@ mod tests {
                 "{index}: {changed} bytes land in the global tensor"
             );
         }
+    }
+
+    /// Draw v2 reaches every class of its own dimensions: every type × swizzle × interleave
+    /// within `STRATA_EVERY * Combo::COUNT` indices, every region size, allocation and tx
+    /// situation, every 16-byte base residue mod 1024 and some off the grid, narrow rows, loads
+    /// expecting 65,536 bytes or more; every allocation holds the image and stays within the
+    /// device's maximum, one above 48 KiB among them.
+    #[test]
+    fn v2_draws_reach_every_class() {
+        use placement::{Allocation, RegionSize, Tx, STRATA_EVERY};
+        let n = STRATA_EVERY * Combo::COUNT as u64;
+        let draws: Vec<SweepCase> = (0..n).map(|i| draw_as(Draw::V2, 9, i)).collect();
+        let pls: Vec<&Placement> = draws
+            .iter()
+            .map(|d| d.config.placement.as_ref().expect("a v2 draw"))
+            .collect();
+        let combos: BTreeSet<String> = draws
+            .iter()
+            .map(|d| format!("{:?}", (d.key.ty, d.key.swizzle, d.key.interleave)))
+            .collect();
+        assert_eq!(combos.len(), Combo::COUNT);
+        let set =
+            |f: &dyn Fn(&Placement) -> String| pls.iter().map(|p| f(p)).collect::<BTreeSet<_>>();
+        assert_eq!(
+            set(&|p| format!("{:?}", p.size)).len(),
+            RegionSize::ALL.len()
+        );
+        assert_eq!(
+            set(&|p| format!("{:?}", p.allocation)).len(),
+            Allocation::ALL.len()
+        );
+        let txs = set(&|p| format!("{:?}", p.tx));
+        assert_eq!(txs.len(), Tx::ALL.len() + 1, "{txs:?}");
+        let grid: BTreeSet<u64> = pls.iter().map(|p| p.base).filter(|b| b % 16 == 0).collect();
+        assert_eq!(grid.len(), 64);
+        assert!(pls.iter().any(|p| p.base % 16 != 0));
+        assert!(draws.iter().any(|d| {
+            d.config.placement.as_ref().is_some_and(|p| p.narrow)
+                && box_bytes(&d.config.map) > placement::unpadded(&d.config.map)
+        }));
+        // The split count arrives as several expect-tx instructions.
+        let yaml = |d: &SweepCase| crate::case::load::to_yaml(std::slice::from_ref(&d.case));
+        assert!(draws
+            .iter()
+            .filter(|d| d
+                .config
+                .placement
+                .as_ref()
+                .is_some_and(|p| p.tx == Some(Tx::Large)))
+            .all(|d| yaml(d).matches("expect_tx").count() >= 2));
+        let large = draws.iter().filter(|d| {
+            let tx = d.config.placement.as_ref().zip(d.config.load_tx());
+            tx.is_some_and(|(p, c)| {
+                p.expect_tx(c).len() > 1 && p.expect_tx(c).iter().sum::<i64>() >= 65_536
+            })
+        });
+        assert!(large.count() > 0);
+        let mut above_48k = 0;
+        for d in &draws {
+            let l = crate::layout::Layout::of(&d.case).expect("a valid layout");
+            assert!(l.shared_allocation >= l.shared_bytes && l.shared_allocation <= SMEM_MAX);
+            above_48k += (l.shared_allocation > 48 * 1024) as u32;
+            assert!(d.case.memory.global[0].size <= GLOBAL_CAP);
+        }
+        assert!(above_48k > 0);
+        let exact = draws
+            .iter()
+            .find(|d| d.config.placement.as_ref().map(|p| p.allocation) == Some(Allocation::Exact));
+        let l = crate::layout::Layout::of(&exact.expect("an exact allocation").case).unwrap();
+        assert_eq!(l.shared_allocation, l.shared_bytes);
+        // A copy from shared memory has no mbarrier: its buffer ends where the allocation ends
+        // (to the 16 bytes the image rounds to); a load's mbarrier follows its buffer.
+        let mut ends = 0;
+        for d in &draws {
+            let (Some(p), true) = (&d.config.placement, d.config.mode.to_global()) else {
+                continue;
+            };
+            if p.allocation == Allocation::Exact {
+                let buf = &d.case.memory.shared[0];
+                let end = buf.misalign + buf.size;
+                assert_eq!(d.case.memory.shared_allocation, Some(end.div_ceil(16) * 16));
+                ends += (end % 16 == 0) as u32;
+            }
+        }
+        assert!(ends > 0);
+    }
+
+    /// Draw v2's cases are schema-valid (through YAML and back), legal, rebuilt from their
+    /// configuration, and the model predicts each (no panic, no error).
+    #[test]
+    fn v2_cases_validate_and_execute() {
+        for i in 0..200 {
+            let s = draw_as(Draw::V2, 13, i);
+            assert!(s.case.name.starts_with("sweep2.s13."));
+            let text = crate::case::load::to_yaml(std::slice::from_ref(&s.case));
+            let back = crate::case::load::load_str(&text, "sweep.yaml")
+                .unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
+            assert_eq!(back, vec![s.case.clone()]);
+            assert!(
+                crate::case::validate::illegal_steps(&s.case).is_empty(),
+                "{text}"
+            );
+            assert_eq!(s.config.build(), s.case);
+            predict(&s.case, Profile::Sm90).unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
+        }
+    }
+
+    /// A v2 configuration is v1's draw plus its own choices: where v2 neither stratifies nor
+    /// narrows, the map, coordinates and offsets are v1's.
+    #[test]
+    fn v2_extends_v1() {
+        let mut same = 0;
+        for i in 0..100 {
+            let (a, b) = (draw(5, i).config, draw_as(Draw::V2, 5, i).config);
+            let pl = b.placement.as_ref().expect("a v2 draw");
+            assert!(a.placement.is_none());
+            if !pl.stratified && !pl.narrow && pl.tx != Some(placement::Tx::Large) {
+                assert_eq!(
+                    (&a.map, &a.coords, &a.offsets, a.off),
+                    (&b.map, &b.coords, &b.offsets, b.off)
+                );
+                same += 1;
+            }
+        }
+        assert!(same > 30);
     }
 }

@@ -60,9 +60,40 @@ fn strides(g: &mut SplitMix, p: &TensorMapParams) -> Vec<u64> {
     out
 }
 
+/// A data type, swizzle and interleave drawn together (draw v2 stratifies over all of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Combo {
+    pub ty: DataType,
+    pub swizzle: Swizzle,
+    pub interleave: Interleave,
+}
+
+impl Combo {
+    /// How many combinations there are.
+    pub const COUNT: usize = DataType::ALL.len() * Swizzle::ALL.len() * Interleave::ALL.len();
+
+    /// Combination `k` (mod [`Combo::COUNT`]).
+    pub fn nth(k: u64) -> Combo {
+        let k = (k % Self::COUNT as u64) as usize;
+        let (t, rest) = (k % DataType::ALL.len(), k / DataType::ALL.len());
+        Combo {
+            ty: DataType::ALL[t],
+            swizzle: Swizzle::ALL[rest % Swizzle::ALL.len()],
+            interleave: Interleave::ALL[rest / Swizzle::ALL.len()],
+        }
+    }
+}
+
 /// A map of any encodable shape for `mode`, shrunk to the caps.
-/// `fit`: boxes no larger than the tensor (so a box can lie inside it).
-pub(super) fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapParams {
+/// `fit`: boxes no larger than the tensor (so a box can lie inside it). `force`: the type,
+/// swizzle and interleave to use instead of the drawn ones (the draws are still made, so the
+/// rest of the stream is the same).
+pub(super) fn draw_map(
+    g: &mut SplitMix,
+    mode: Mode,
+    fit: bool,
+    force: Option<Combo>,
+) -> TensorMapParams {
     // Types sm_90 lacks (packed, sm_100) rarely: they only ever meet the driver's refusal.
     let ty = loop {
         let t = g.pick(&DataType::ALL);
@@ -70,6 +101,7 @@ pub(super) fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapPara
             break t;
         }
     };
+    let ty = force.map_or(ty, |f| f.ty);
     let rank = if mode.im2col() {
         3 + g.below(3) as usize
     } else {
@@ -89,6 +121,7 @@ pub(super) fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapPara
     } else {
         g.pick(&crate::gen::tensor::SWIZZLES_SM90)
     };
+    let swizzle = force.map_or(swizzle, |f| f.swizzle);
     let mut p = if mode.im2col() {
         let s = rank - 2;
         let lim = [1i64 << 15, 1 << 7, 1 << 4][s - 1];
@@ -148,6 +181,9 @@ pub(super) fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapPara
     if p.interleave == Interleave::B32 && g.below(4) != 0 {
         p.swizzle = Swizzle::B32;
     }
+    if let Some(f) = force {
+        (p.swizzle, p.interleave) = (f.swizzle, f.interleave);
+    }
     if bit(g) {
         p.element_strides = Some(
             (0..rank)
@@ -181,18 +217,27 @@ pub(super) fn draw_map(g: &mut SplitMix, mode: Mode, fit: bool) -> TensorMapPara
             *x = (*x).min((*d).max(1) as u32);
         }
     }
-    while box_bytes(&p) + 1024 + 1024 > SMEM_CAP {
+    shrink_box(&mut p, SMEM_CAP - 2048);
+    p
+}
+
+/// Halve the box's largest side (im2col: pixels, then channels) until its padded footprint is
+/// at most `cap` bytes.
+pub(super) fn shrink_box(p: &mut TensorMapParams, cap: u64) {
+    while box_bytes(p) > cap {
         if let Some(b) = p.box_dim.as_mut() {
-            if let Some(m) = (0..b.len()).max_by_key(|&i| b[i]) {
-                b[m] = (b[m] / 2).max(1);
+            match (0..b.len()).max_by_key(|&i| b[i]) {
+                Some(m) if b[m] > 1 => b[m] /= 2,
+                _ => return,
             }
         } else if p.pixels_per_column.unwrap_or(1) > 1 {
             p.pixels_per_column = p.pixels_per_column.map(|x| x / 2);
-        } else {
+        } else if p.channels_per_pixel.unwrap_or(1) > 1 {
             p.channels_per_pixel = p.channels_per_pixel.map(|x| (x / 2).max(1));
+        } else {
+            return;
         }
     }
-    p
 }
 
 /// The box's extent per dimension as coordinates see it (im2col: channels, then one pixel).
