@@ -18,7 +18,7 @@ use ptxconform_reference::gen::swarm::SwarmBits;
 use ptxconform_reference::gen::{GenConfig, Generated, Intent};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{
-    execute_with, ExecOptions, HwOutcome, Outcome, Prediction, TouchKind,
+    execute_with, rule_prediction, ExecOptions, HwOutcome, Outcome, Prediction, TouchKind,
 };
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
@@ -344,19 +344,21 @@ impl CoverageMap {
         self.cells.get(c).is_none_or(|e| e.hits == 0)
     }
 
-    /// The swarm bits of the least hit reachable cells (fewest hits first, at most `n`, each
-    /// cell's needed bits once): what steering aims at.
+    /// The swarm bits of the `n` least hit reachable cells, one entry per cell (a combination
+    /// many of them need is drawn more often): what steering aims at. Ties are broken by a
+    /// hash of the cell, so that no kind of cell (or end of the alphabet) is favoured.
     pub fn targets(&self, n: usize) -> Vec<SwarmBits> {
-        let mut least: Vec<(u64, &Cell, u16)> = self
+        let mut least: Vec<(u64, u64, u16)> = self
             .cells
             .iter()
-            .map(|(c, e)| (e.hits, c, e.needs))
+            .map(|(c, e)| {
+                let tie = ptxconform_core::hash::fnv1a64(format!("{c:?}").as_bytes());
+                (e.hits, tie, e.needs)
+            })
             .collect();
-        least.sort();
-        let mut seen = BTreeSet::new();
+        least.sort_unstable();
         least
             .into_iter()
-            .filter(|(_, _, needs)| seen.insert(*needs))
             .take(n)
             .map(|(_, _, needs)| SwarmBits(needs))
             .collect()
@@ -395,12 +397,13 @@ impl CoverageMap {
              (on hardware; without one, by the CPU oracles). *Reachable*: the cells a probe \
              sample of the generator under this campaign's config produced, and every cell hit \
              (approximate: a cell the probe missed counts once hit). *Outcomes*: what hardware \
-             did in the programs of a rule.\n\n",
+             did in the programs of a rule (the rule's own prediction beside it; a situation \
+             of the rule may predict otherwise, e.g. a shared access past the allocation).\n\n",
         );
         s.push_str(&format!("{}\n", self.summary()));
         for (kind, (r, h)) in self.by_kind() {
             s.push_str(&format!(
-                "\n## {kind} ({h}/{r})\n\n| cell | hits | outcomes |\n| --- | ---: | --- |\n"
+                "\n## {kind} ({h}/{r})\n\n| cell | hits | outcomes | sm_90 prediction |\n| --- | ---: | --- | --- |\n"
             ));
             for (c, e) in self.cells.iter().filter(|(c, _)| c.kind() == kind) {
                 let o: Vec<String> = e
@@ -408,8 +411,12 @@ impl CoverageMap {
                     .iter()
                     .map(|(o, n)| format!("{o} ×{n}"))
                     .collect();
+                let predicted = match c {
+                    Cell::Rule { rule } => rule_prediction(rule).to_string(),
+                    _ => String::new(),
+                };
                 s.push_str(&format!(
-                    "| {} | {} | {} |\n",
+                    "| {} | {} | {} | {predicted} |\n",
                     c.to_string().replace('|', "\\|"),
                     e.hits,
                     o.join(", ")
