@@ -363,7 +363,7 @@ pub fn generate_steered(
     let mut bytes = program_bytes(seed, shape, cfg);
     if !targets.is_empty() {
         let h =
-            ptxconform_reference::case::init::pattern(seed ^ shape.rotate_left(7) ^ 0x57ee_4, 8);
+            ptxconform_reference::case::init::pattern(seed ^ shape.rotate_left(7) ^ 0x5ee4_57ee, 8);
         let h = u64::from_le_bytes(h.try_into().unwrap_or([0; 8]));
         if h & 1 == 1 {
             let target = targets[((h >> 1) % targets.len() as u64) as usize];

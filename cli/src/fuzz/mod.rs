@@ -133,7 +133,8 @@ pub struct FuzzArgs {
     /// Keep the coverage map but generate every shape's own swarm draw (to compare).
     #[arg(long)]
     pub no_coverage_steer: bool,
-    /// Stop once every reachable coverage cell is hit (or at --seconds / --cases).
+    /// Stop once every reachable coverage cell is hit (or at --seconds, 60 unless --cases is
+    /// given, or --cases).
     #[arg(long)]
     pub until_coverage: bool,
 }
