@@ -649,7 +649,7 @@ pub struct Campaign<'h> {
     /// What the campaign exercised.
     pub coverage: CoverageMap,
     /// The corpus's recorded runs per rule (with a trap budget).
-    evidence: Option<crate::commands::rules_evidence::Evidence>,
+    evidence: Option<crate::evidence::Evidence>,
     /// Shapes of which a predicted trap ran (the budget's one per shape).
     trap_shapes: BTreeSet<u64>,
 }
@@ -819,7 +819,7 @@ impl<'h> Campaign<'h> {
         let evidence = opts
             .explore
             .trap_budget
-            .map(|_| crate::commands::rules_evidence::Evidence::load(&opts.explore.evidence));
+            .map(|_| crate::evidence::Evidence::load(&opts.explore.evidence));
         let resumed_findings = stats.findings.len();
         Ok(Campaign {
             cfg,

@@ -1005,3 +1005,36 @@ fn until_coverage_stops_when_every_cell_is_hit() {
     assert!(s.programs < 4096, "{}", s.programs);
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Steering writes the swarm's header bytes where the generator draws them: a shape whose bits
+/// name only the cp.async family has no bulk, tensor or tcgen05 instruction, where the same
+/// shapes unsteered have some.
+#[test]
+fn steered_swarm_bits_are_the_ones_drawn() {
+    use ptxconform_reference::gen::swarm::SwarmBits;
+    use ptxconform_reference::ptx::Instruction;
+    let cfg = GenConfig::legal();
+    let only = SwarmBits(u16::from(Families::of(&[Family::CpAsync]).0));
+    let other = |g: &ptxconform_reference::gen::Generated| {
+        parse_steps(&g.case).into_iter().any(|(_, s)| {
+            matches!(
+                s.map(|s| s.instr),
+                Ok(Instruction::Bulk(_) | Instruction::Tensor(_) | Instruction::Tcgen05(_))
+            )
+        })
+    };
+    let (mut steered, mut unsteered) = (0, 0);
+    for k in 0..32 {
+        let mut bytes = campaign::program_bytes(5, k, &cfg);
+        unsteered += usize::from(other(&ptxconform_reference::gen::generate_bytes(
+            &bytes, &cfg,
+        )));
+        only.write(&mut bytes);
+        assert_eq!(SwarmBits::of_header(&bytes, &cfg), only);
+        steered += usize::from(other(&ptxconform_reference::gen::generate_bytes(
+            &bytes, &cfg,
+        )));
+    }
+    assert_eq!(steered, 0);
+    assert!(unsteered > 0);
+}

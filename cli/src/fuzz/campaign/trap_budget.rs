@@ -14,7 +14,7 @@
 //! as skipped, never as passed).
 
 use super::coverage::{Cell, CoverageMap};
-pub use crate::commands::rules_evidence::THIN_BELOW;
+pub use crate::evidence::THIN_BELOW;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
