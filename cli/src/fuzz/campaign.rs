@@ -18,7 +18,7 @@
 
 use super::FuzzArgs;
 use crate::shard::Shard;
-use coverage::{analyze, Analysis, CoverageMap};
+use coverage::{analyze, Aim, Analysis, CoverageMap};
 use ptxconform_core::differential::Backend;
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
@@ -28,7 +28,7 @@ use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity}
 use ptxconform_reference::case::{Case, StepOp};
 use ptxconform_reference::gen::bytes::ValueClasses;
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
-use ptxconform_reference::gen::swarm::SwarmBits;
+use ptxconform_reference::gen::swarm::{deviation_byte, SwarmBits, DEVIATION_BYTE};
 use ptxconform_reference::gen::{
     self, generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER,
 };
@@ -52,8 +52,8 @@ mod mutants;
 mod tests;
 pub mod trap_budget;
 
-/// Least hit cells whose swarm bits steering aims at (a 60 s reference-only campaign of the
-/// mixed config hits about 1,400 of 2,100 reachable cells: the unhit ones, about).
+/// Aims of a block's steering ([`CoverageMap::targets`]; a 60 s reference-only campaign of the
+/// mixed config on 2 cores leaves some 800 of 2,100 reachable cells unhit).
 const STEER_TARGETS: usize = 512;
 
 /// Seconds a minimization may run past the campaign's `--seconds` deadline.
@@ -349,16 +349,17 @@ pub fn generate_analyzable(
 }
 
 /// [`generate_analyzable`] with shape `shape`'s swarm steered toward one of `targets` (the
-/// swarm bits of the least hit cells, [`CoverageMap::targets`]): half the shapes, chosen by
-/// (seed, shape), enable one target's bits and each other bit with chance 1/4; the rest keep
-/// their own draw. No targets: the unsteered program.
+/// swarm bits and deviation of the least hit cells, [`CoverageMap::targets`]): half the shapes,
+/// chosen by (seed, shape), enable one target's bits and each other bit with chance 1/4, and ask
+/// for its deviation if it has one; the rest keep their own draw. No targets: the unsteered
+/// program.
 pub fn generate_steered(
     seed: u64,
     shape: u64,
     j: u64,
     values_per_shape: u64,
     cfg: &GenConfig,
-    targets: &[SwarmBits],
+    targets: &[Aim],
 ) -> (Generated, Option<ValueClasses>, SwarmBits) {
     let mut bytes = program_bytes(seed, shape, cfg);
     if !targets.is_empty() {
@@ -366,9 +367,15 @@ pub fn generate_steered(
             ptxconform_reference::case::init::pattern(seed ^ shape.rotate_left(7) ^ 0x5ee4_57ee, 8);
         let h = u64::from_le_bytes(h.try_into().unwrap_or([0; 8]));
         if h & 1 == 1 {
-            let target = targets[((h >> 1) % targets.len() as u64) as usize];
+            let aim = targets[((h >> 1) % targets.len() as u64) as usize];
             let (a, b) = ((h >> 16) as u16, (h >> 32) as u16);
-            SwarmBits(target.0 | (a & b)).write(&mut bytes);
+            SwarmBits(aim.swarm.0 | (a & b)).write(&mut bytes);
+            let asked = aim
+                .deviation
+                .and_then(|d| deviation_byte(cfg, d.deviation()));
+            if let (Some(d), Some(at)) = (asked, bytes.get_mut(DEVIATION_BYTE)) {
+                *at = d;
+            }
         }
     }
     let swarm = SwarmBits::of_header(&bytes, cfg);
@@ -445,7 +452,7 @@ struct BlockSpec {
     /// Analyse every program (the coverage map), else only the undefined ones (their prediction).
     coverage: bool,
     /// Steering targets ([`generate_steered`]).
-    targets: Vec<SwarmBits>,
+    targets: Vec<Aim>,
 }
 
 /// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.

@@ -1038,3 +1038,38 @@ fn steered_swarm_bits_are_the_ones_drawn() {
     assert_eq!(steered, 0);
     assert!(unsteered > 0);
 }
+
+/// The deviation byte steering writes asks `gen::build` for that deviation: a racy or undefined
+/// program (or a well-defined one where no enabled family can deviate so), never another kind.
+#[test]
+fn steered_deviation_byte_is_the_one_drawn() {
+    use ptxconform_reference::gen::swarm::{deviation_byte, DEVIATION_BYTE};
+    use ptxconform_reference::gen::{generate_bytes, Deviation, Intent};
+    let cfg = GenConfig::mixed();
+    for d in [Deviation::Undefined, Deviation::Racy] {
+        let (mut asked, mut drawn) = (0, 0);
+        for k in 0..64 {
+            let mut bytes = campaign::program_bytes(9, k, &cfg);
+            let kind = |g: &ptxconform_reference::gen::Generated| match g.intent {
+                Intent::Undefined { .. } => Some(Deviation::Undefined),
+                Intent::Racy { .. } => Some(Deviation::Racy),
+                Intent::Illegal { .. } => Some(Deviation::Illegal),
+                Intent::WellDefined => None,
+            };
+            drawn += usize::from(kind(&generate_bytes(&bytes, &cfg)) == Some(d));
+            bytes[DEVIATION_BYTE] = deviation_byte(&cfg, d).unwrap();
+            if let Some(got) = kind(&generate_bytes(&bytes, &cfg)) {
+                assert_eq!(got, d, "shape {k}");
+                asked += 1;
+            }
+        }
+        assert!(
+            asked > 32 && asked > 2 * drawn,
+            "{d:?}: {asked} asked, {drawn} drawn"
+        );
+    }
+    assert_eq!(
+        deviation_byte(&GenConfig::legal(), Deviation::Undefined),
+        None
+    );
+}

@@ -15,7 +15,7 @@
 use ptxconform_reference::case::validate::parse_steps;
 use ptxconform_reference::gen::bytes::{ValueClass, ValueClasses};
 use ptxconform_reference::gen::swarm::SwarmBits;
-use ptxconform_reference::gen::{GenConfig, Generated, Intent};
+use ptxconform_reference::gen::{Deviation, GenConfig, Generated, Intent};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{
     execute_with, rule_prediction, ExecOptions, HwOutcome, Outcome, Prediction, TouchKind,
@@ -123,6 +123,40 @@ pub struct Analysis {
     pub rule: Option<String>,
     /// The swarm bits of its header.
     pub swarm: SwarmBits,
+    /// The deviation it was generated with (undefined or racy).
+    pub deviation: Option<Deviates>,
+}
+
+/// A program's deliberate run-time deviation, as a cell remembers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Deviates {
+    Undefined,
+    Racy,
+}
+
+impl Deviates {
+    fn of(i: &Intent) -> Option<Deviates> {
+        match i {
+            Intent::Undefined { .. } => Some(Deviates::Undefined),
+            Intent::Racy { .. } => Some(Deviates::Racy),
+            Intent::WellDefined | Intent::Illegal { .. } => None,
+        }
+    }
+    pub fn deviation(self) -> Deviation {
+        match self {
+            Deviates::Undefined => Deviation::Undefined,
+            Deviates::Racy => Deviation::Racy,
+        }
+    }
+}
+
+/// What steering aims at to reach a cell again: the swarm bits and the deviation every program
+/// that produced it had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aim {
+    pub swarm: SwarmBits,
+    pub deviation: Option<Deviates>,
 }
 
 /// A program's cells and prediction: `None` for an illegal program or one the reference cannot
@@ -222,6 +256,7 @@ pub fn analyze(
         prediction: ex.prediction,
         rule,
         swarm,
+        deviation: Deviates::of(&g.intent),
     })
 }
 
@@ -237,14 +272,24 @@ pub struct Entry {
     /// Hardware outcomes of those programs (rule cells), by outcome.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outcomes: Vec<(HwOutcome, u64)>,
-    /// The swarm bits every program that produced it had on.
+    /// The swarm bits every program that produced it had on, and the deviation all had.
     #[serde(default)]
     pub needs: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<Deviates>,
 }
 
 impl Entry {
-    fn saw(&mut self, swarm: SwarmBits, first: bool) {
-        self.needs = if first { swarm.0 } else { self.needs & swarm.0 };
+    fn saw(&mut self, a: &Analysis, first: bool) {
+        if first {
+            self.needs = a.swarm.0;
+            self.deviation = a.deviation;
+        } else {
+            self.needs &= a.swarm.0;
+            if self.deviation != a.deviation {
+                self.deviation = None;
+            }
+        }
     }
 }
 
@@ -291,12 +336,12 @@ impl CoverageMap {
                 analyze(&g, classes, swarm, profile)
             })
             .collect();
-        for a in found {
-            for c in a.cells {
-                let e = self.cells.entry(c).or_default();
+        for a in &found {
+            for c in &a.cells {
+                let e = self.cells.entry(c.clone()).or_default();
                 let first = !e.probed && e.hits == 0;
                 e.probed = true;
-                e.saw(a.swarm, first);
+                e.saw(a, first);
             }
         }
     }
@@ -307,7 +352,7 @@ impl CoverageMap {
             let e = self.cells.entry(c.clone()).or_default();
             let first = !e.probed && e.hits == 0;
             e.hits += 1;
-            e.saw(a.swarm, first);
+            e.saw(a, first);
         }
     }
 
@@ -344,23 +389,30 @@ impl CoverageMap {
         self.cells.get(c).is_none_or(|e| e.hits == 0)
     }
 
-    /// The swarm bits of the `n` least hit reachable cells, one entry per cell (a combination
-    /// many of them need is drawn more often): what steering aims at. Ties are broken by a
-    /// hash of the cell, so that no kind of cell (or end of the alphabet) is favoured.
-    pub fn targets(&self, n: usize) -> Vec<SwarmBits> {
-        let mut least: Vec<(u64, u64, u16)> = self
-            .cells
+    /// What steering aims at: `n` aims, shared equally by the kinds of cell whose least hit
+    /// cells are hit least (so the few unhit rule cells are aimed at as often as the many unhit
+    /// variant cells), within a kind the least hit cells first, ties broken by a hash of the
+    /// cell so that no end of the alphabet is favoured.
+    pub fn targets(&self, n: usize) -> Vec<Aim> {
+        let mut by_kind: BTreeMap<&'static str, Vec<(u64, u64, &Entry)>> = BTreeMap::new();
+        for (c, e) in &self.cells {
+            let tie = ptxconform_core::hash::fnv1a64(format!("{c:?}").as_bytes());
+            by_kind.entry(c.kind()).or_default().push((e.hits, tie, e));
+        }
+        for cells in by_kind.values_mut() {
+            cells.sort_unstable_by_key(|(hits, tie, _)| (*hits, *tie));
+        }
+        let least = by_kind.values().map(|c| c[0].0).min().unwrap_or(0);
+        let kinds: Vec<&Vec<(u64, u64, &Entry)>> =
+            by_kind.values().filter(|c| c[0].0 == least).collect();
+        let per = n / kinds.len().max(1);
+        kinds
             .iter()
-            .map(|(c, e)| {
-                let tie = ptxconform_core::hash::fnv1a64(format!("{c:?}").as_bytes());
-                (e.hits, tie, e.needs)
+            .flat_map(|cells| cells.iter().take(per).cycle().take(per))
+            .map(|(_, _, e)| Aim {
+                swarm: SwarmBits(e.needs),
+                deviation: e.deviation,
             })
-            .collect();
-        least.sort_unstable();
-        least
-            .into_iter()
-            .take(n)
-            .map(|(_, _, needs)| SwarmBits(needs))
             .collect()
     }
 
