@@ -391,8 +391,9 @@ impl CoverageMap {
 
     /// What steering aims at: `n` aims, shared equally by the kinds of cell whose least hit
     /// cells are hit least (so the few unhit rule cells are aimed at as often as the many unhit
-    /// variant cells), within a kind the least hit cells first, ties broken by a hash of the
-    /// cell so that no end of the alphabet is favoured.
+    /// variant cells), within a kind its least hit cells (the last unhit cell of a kind takes
+    /// all of the kind's aims), the first `n` of a kind by a hash of the cell, so that no end of
+    /// the alphabet is favoured.
     pub fn targets(&self, n: usize) -> Vec<Aim> {
         let mut by_kind: BTreeMap<&'static str, Vec<(u64, u64, &Entry)>> = BTreeMap::new();
         for (c, e) in &self.cells {
@@ -408,7 +409,10 @@ impl CoverageMap {
         let per = n / kinds.len().max(1);
         kinds
             .iter()
-            .flat_map(|cells| cells.iter().take(per).cycle().take(per))
+            .flat_map(|cells| {
+                let fewest = cells.iter().take_while(|x| x.0 == cells[0].0);
+                fewest.take(per).cycle().take(per)
+            })
             .map(|(_, _, e)| Aim {
                 swarm: SwarmBits(e.needs),
                 deviation: e.deviation,
