@@ -228,6 +228,9 @@ pub struct FuzzRate {
     pub shapes_per_s: f64,
     pub gpu_cases: u64,
     pub verdicts: std::collections::BTreeMap<String, u64>,
+    /// Programs predicted to trap that the trap budget skipped (never counted as passed).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_trap_budget: u64,
     /// Where the campaign's time went (s): compiling kernels, and executing batches (worker
     /// starts after traps included); the rest is generation, CPU oracles and judgement.
     pub compile_s: f64,
@@ -399,6 +402,7 @@ fn fuzz_rate(
         profile: ptxconform_core::judge::DEFAULT_PROFILE,
         values_per_shape: args.fuzz_values_per_shape.max(1),
         mutants: false,
+        explore: crate::fuzz::campaign::Explore::default(),
     };
     let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
     let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
@@ -407,6 +411,7 @@ fn fuzz_rate(
         &Stop {
             seconds: Some(seconds),
             programs: None,
+            coverage: false,
         },
         false,
     )?;
@@ -424,6 +429,7 @@ fn fuzz_rate(
         distinct_programs_per_s: stats.distinct_programs as f64 / secs,
         shapes_per_s: stats.distinct_shapes as f64 / secs,
         gpu_cases: stats.gpu_cases,
+        skipped_trap_budget: stats.trap_budget.skipped,
         verdicts: stats.verdicts,
         compile_s: (gpu.times.compile - t0.compile).as_secs_f64(),
         execute_s: (gpu.times.execute - t0.execute).as_secs_f64(),

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod commands;
+pub mod evidence;
 pub mod fuzz;
 pub mod interrupt;
 pub mod journal;

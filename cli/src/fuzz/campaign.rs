@@ -9,9 +9,16 @@
 //! values from [`value_bytes`]), so the K programs of a shape share one compiled kernel and run as
 //! instances of one launch, and a resumed campaign generates exactly the programs an
 //! uninterrupted one would. A journal of another generator version or K is not resumed.
+//!
+//! The campaign keeps a coverage map ([`coverage`]) in `OUT/campaign.json` (written at every
+//! checkpoint, so `--resume` continues from the map of its last block) and
+//! `OUT/campaign-coverage.md`; it steers the swarm of each block's shapes toward the least hit
+//! cells (given the map at the block's start, program k is a function of (seed, k)), and spends
+//! at most a share of the hardware time on programs predicted to trap ([`trap_budget`]).
 
 use super::FuzzArgs;
 use crate::shard::Shard;
+use coverage::{analyze, Aim, Analysis, CoverageMap};
 use ptxconform_core::differential::Backend;
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
@@ -19,25 +26,35 @@ use ptxconform_core::result::Verdict;
 use ptxconform_gpu::attribution::Attributor;
 use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity};
 use ptxconform_reference::case::{Case, StepOp};
+use ptxconform_reference::gen::bytes::ValueClasses;
 use ptxconform_reference::gen::oracle::{check_cpu, Violation};
+use ptxconform_reference::gen::swarm::{deviation_byte, SwarmBits, DEVIATION_BYTE};
 use ptxconform_reference::gen::{
     self, generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER,
 };
 use ptxconform_reference::ptx::mbarrier::MbarrierOp;
 use ptxconform_reference::ptx::{Instruction, Statement};
+use ptxconform_reference::sem::exec::OutcomeClass;
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use trap_budget::{Ledger, TrapBudget};
 
+pub mod coverage;
 mod findings;
 mod mutants;
 #[cfg(test)]
 mod tests;
+pub mod trap_budget;
+
+/// Aims of a block's steering ([`CoverageMap::targets`]; a 60 s reference-only campaign of the
+/// mixed config on 2 cores leaves some 800 of 2,100 reachable cells unhit).
+const STEER_TARGETS: usize = 512;
 
 /// Seconds a minimization may run past the campaign's `--seconds` deadline.
 const MINIMIZE_GRACE_S: u64 = 30;
@@ -64,6 +81,35 @@ pub struct Options {
     /// Judge every hardware observation under every mutant of the reference (`--mutants`; a
     /// build with the `mutants` feature).
     pub mutants: bool,
+    /// Coverage map, steering and the trap budget.
+    pub explore: Explore,
+}
+
+/// What a campaign explores toward and what it spares the hardware.
+#[derive(Clone, Debug)]
+pub struct Explore {
+    /// Keep the coverage map (one more reference run per program, for its cells).
+    pub coverage: bool,
+    /// Steer each shape's swarm toward the least hit cells (needs `coverage`).
+    pub steer: bool,
+    /// The largest share of hardware time for launches predicted to trap (`None`: run all).
+    pub trap_budget: Option<TrapBudget>,
+    /// The corpus whose recorded runs count as each rule's silicon evidence (trap budget).
+    pub evidence: PathBuf,
+    /// Shapes of the probe that marks reachable cells ([`CoverageMap::probe`]).
+    pub probe_shapes: u64,
+}
+
+impl Default for Explore {
+    fn default() -> Self {
+        Explore {
+            coverage: true,
+            steer: true,
+            trap_budget: None,
+            evidence: PathBuf::from("cases"),
+            probe_shapes: coverage::PROBE_SHAPES,
+        }
+    }
 }
 
 /// Value sets per shape when `--values-per-shape` is not given: a block of 4,096 programs (64
@@ -107,6 +153,13 @@ impl Options {
             profile: a.profile,
             values_per_shape: a.values_per_shape.max(1),
             mutants: a.mutants,
+            explore: Explore {
+                coverage: !a.no_coverage,
+                steer: !a.no_coverage && !a.no_coverage_steer,
+                trap_budget: a.trap_budget.filter(|b| b.0 < 1.0),
+                evidence: a.evidence_cases.clone(),
+                ..Explore::default()
+            },
         }
     }
 }
@@ -116,6 +169,8 @@ impl Options {
 pub struct Stop {
     pub seconds: Option<u64>,
     pub programs: Option<u64>,
+    /// Once every reachable coverage cell is hit.
+    pub coverage: bool,
 }
 
 impl Stop {
@@ -128,6 +183,7 @@ impl Stop {
         Stop {
             seconds,
             programs: a.cases,
+            coverage: a.until_coverage,
         }
     }
 }
@@ -192,6 +248,21 @@ pub struct Stats {
     pub mutants: u64,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mutant_kills: BTreeMap<String, MutantKill>,
+    /// Programs predicted to trap or hang: run, skipped by the trap budget, hardware seconds.
+    #[serde(default)]
+    pub trap_budget: Ledger,
+    /// Shapes were steered toward the least covered cells (their programs depend on the map).
+    #[serde(default)]
+    pub coverage_steer: bool,
+}
+
+/// `OUT/campaign.json`: the figures and the coverage map.
+#[derive(Serialize, Deserialize)]
+struct Figures<S> {
+    #[serde(flatten)]
+    stats: S,
+    #[serde(default)]
+    coverage: CoverageMap,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -262,11 +333,62 @@ pub fn generate_program(
     values_per_shape: u64,
     cfg: &GenConfig,
 ) -> Generated {
-    let bytes = program_bytes(seed, shape, cfg);
+    generate_analyzable(seed, shape, j, values_per_shape, cfg).0
+}
+
+/// [`generate_program`] with its value set's classes (none for the single-stream generator) and
+/// its swarm bits.
+pub fn generate_analyzable(
+    seed: u64,
+    shape: u64,
+    j: u64,
+    values_per_shape: u64,
+    cfg: &GenConfig,
+) -> (Generated, Option<ValueClasses>, SwarmBits) {
+    generate_steered(seed, shape, j, values_per_shape, cfg, &[])
+}
+
+/// [`generate_analyzable`] with shape `shape`'s swarm steered toward one of `targets` (the
+/// swarm bits and deviation of the least hit cells, [`CoverageMap::targets`]): half the shapes,
+/// chosen by (seed, shape), enable one target's bits and each other bit with chance 1/4, and ask
+/// for its deviation if it has one; the rest keep their own draw. No targets: the unsteered
+/// program.
+pub fn generate_steered(
+    seed: u64,
+    shape: u64,
+    j: u64,
+    values_per_shape: u64,
+    cfg: &GenConfig,
+    targets: &[Aim],
+) -> (Generated, Option<ValueClasses>, SwarmBits) {
+    let mut bytes = program_bytes(seed, shape, cfg);
+    if !targets.is_empty() {
+        let h =
+            ptxconform_reference::case::init::pattern(seed ^ shape.rotate_left(7) ^ 0x5ee4_57ee, 8);
+        let h = u64::from_le_bytes(h.try_into().unwrap_or([0; 8]));
+        if h & 1 == 1 {
+            let aim = targets[((h >> 1) % targets.len() as u64) as usize];
+            let (a, b) = ((h >> 16) as u16, (h >> 32) as u16);
+            SwarmBits(aim.swarm.0 | (a & b)).write(&mut bytes);
+            let asked = aim
+                .deviation
+                .and_then(|d| deviation_byte(cfg, d.deviation()));
+            if let (Some(d), Some(at)) = (asked, bytes.get_mut(DEVIATION_BYTE)) {
+                *at = d;
+            }
+        }
+    }
+    let swarm = SwarmBits::of_header(&bytes, cfg);
     if values_per_shape <= 1 {
-        generate_bytes(&bytes, cfg)
+        (generate_bytes(&bytes, cfg), None, swarm)
     } else {
-        gen::generate_shaped(&bytes, &value_bytes(seed, shape, j, cfg), cfg)
+        let values = value_bytes(seed, shape, j, cfg);
+        let classes = ValueClasses::from_byte(values.first().copied().unwrap_or(0));
+        (
+            gen::generate_shaped(&bytes, &values, cfg),
+            Some(classes),
+            swarm,
+        )
     }
 }
 
@@ -298,6 +420,9 @@ pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
 /// stage), and its CPU oracles' verdict.
 struct Program {
     k: u64,
+    shape: u64,
+    /// Its coverage cells and the reference's prediction (kept map, or an undefined program).
+    analysis: Option<Analysis>,
     fingerprint: u64,
     kernel: Option<u64>,
     generated: Generated,
@@ -316,19 +441,30 @@ pub fn default_block() -> usize {
     (64 * rayon::current_num_threads()).max(512)
 }
 
-/// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
-fn check_block(
+/// How a block is generated and analysed.
+#[derive(Clone)]
+struct BlockSpec {
     seed: u64,
-    cfg: &GenConfig,
+    cfg: GenConfig,
     shard: Shard,
     per: u64,
-    ks: std::ops::Range<u64>,
-) -> Block {
+    profile: Profile,
+    /// Analyse every program (the coverage map), else only the undefined ones (their prediction).
+    coverage: bool,
+    /// Steering targets ([`generate_steered`]).
+    targets: Vec<Aim>,
+}
+
+/// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
+fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
+    let (seed, cfg, shard, per) = (spec.seed, &spec.cfg, spec.shard, spec.per);
     let placed: Vec<(u64, u64, u64)> = ks.map(|k| locate(shard, k, per)).collect();
-    let gens: Vec<Generated> = placed
+    let made: Vec<(Generated, Option<ValueClasses>, SwarmBits)> = placed
         .par_iter()
-        .map(|&(_, shape, j)| generate_program(seed, shape, j, per, cfg))
+        .map(|&(_, shape, j)| generate_steered(seed, shape, j, per, cfg, &spec.targets))
         .collect();
+    let (gens, marks): (Vec<Generated>, Vec<(Option<ValueClasses>, SwarmBits)>) =
+        made.into_iter().map(|(g, c, s)| (g, (c, s))).unzip();
     // The ptxas oracle judges the text of a shape once: its first value set in the block.
     let firsts: Vec<bool> = placed
         .iter()
@@ -336,6 +472,15 @@ fn check_block(
         .map(|(i, p)| i == 0 || placed[i - 1].1 != p.1)
         .collect();
     let checked = cpu_oracles_many(&gens, &firsts);
+    let analyses: Vec<Option<Analysis>> = (0..gens.len())
+        .into_par_iter()
+        .map(|i| {
+            let wanted = spec.coverage || !matches!(gens[i].intent, Intent::WellDefined);
+            (wanted && checked[i].is_ok())
+                .then(|| analyze(&gens[i], marks[i].0, marks[i].1, spec.profile))
+                .flatten()
+        })
+        .collect();
     let fingerprints: Vec<u64> = gens.par_iter().map(|g| fingerprint(&g.case)).collect();
     // A shape's kernel key, from its first program that would reach the hardware (value sets of
     // a shape emit one kernel text: `gpu/tests/suite/emit_generated.rs`).
@@ -365,9 +510,12 @@ fn check_block(
         .collect();
     gens.into_iter()
         .zip(checked)
+        .zip(analyses)
         .enumerate()
-        .map(|(i, (generated, checked))| Program {
+        .map(|(i, ((generated, checked), analysis))| Program {
             k: placed[i].0,
+            shape: placed[i].1,
+            analysis,
             fingerprint: fingerprints[i],
             kernel: keyed[i].and_then(|at| keys[at]),
             generated,
@@ -505,6 +653,21 @@ pub struct Campaign<'h> {
     kernels: HashSet<u64>,
     /// When this invocation started, and the seconds of the runs it resumed.
     clock: (Instant, f64),
+    /// What the campaign exercised.
+    pub coverage: CoverageMap,
+    /// The corpus's recorded runs per rule (with a trap budget).
+    evidence: Option<crate::evidence::Evidence>,
+    /// Shapes of which a predicted trap ran (the budget's one per shape).
+    trap_shapes: BTreeSet<u64>,
+}
+
+/// A program bound for the hardware.
+pub(super) struct Pending {
+    pub k: u64,
+    pub shape: u64,
+    pub case: Case,
+    /// Its cells and prediction (none for a planted case).
+    pub analysis: Option<Analysis>,
 }
 
 impl<'h> Campaign<'h> {
@@ -573,6 +736,19 @@ impl<'h> Campaign<'h> {
                     opts.values_per_shape
                 ));
             }
+            if stats.coverage_steer != opts.explore.steer {
+                return Err(format!(
+                    "{}: the journal's shapes were {}steered toward the least covered cells: \
+                     resume it {} --no-coverage-steer",
+                    path.display(),
+                    if stats.coverage_steer { "" } else { "not " },
+                    if stats.coverage_steer {
+                        "without"
+                    } else {
+                        "with"
+                    },
+                ));
+            }
             if stats.seed != opts.seed {
                 println!(
                     "resuming the journal's seed {} (not --seed {})",
@@ -612,6 +788,45 @@ impl<'h> Campaign<'h> {
             }
             stats.mutants = mutant_count();
         }
+        stats.coverage_steer = opts.explore.steer;
+        stats.trap_budget.share = opts.explore.trap_budget.map(|b| b.0);
+        let mut coverage = CoverageMap::default();
+        if opts.explore.coverage {
+            let figures = opts.out.join("campaign.json");
+            let saved = (opts.resume && figures.exists())
+                .then(|| std::fs::read_to_string(&figures).ok())
+                .flatten()
+                .and_then(|t| serde_json::from_str::<Figures<Stats>>(&t).ok());
+            match saved {
+                Some(f) if !f.coverage.cells.is_empty() => {
+                    if f.stats.programs != stats.programs {
+                        println!(
+                            "warning: {} is of program {}, the journal of {}: steering resumes from an older map",
+                            figures.display(),
+                            f.stats.programs,
+                            stats.programs
+                        );
+                    }
+                    coverage = f.coverage;
+                }
+                _ => {
+                    let t = Instant::now();
+                    coverage.probe(&cfg, opts.profile, opts.explore.probe_shapes);
+                    if opts.explore.probe_shapes > 0 {
+                        println!(
+                            "coverage: a probe of {} shapes marked {} reachable cells ({:.1} s)",
+                            opts.explore.probe_shapes,
+                            coverage.counts().0,
+                            t.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+            }
+        }
+        let evidence = opts
+            .explore
+            .trap_budget
+            .map(|_| crate::evidence::Evidence::load(&opts.explore.evidence));
         let resumed_findings = stats.findings.len();
         Ok(Campaign {
             cfg,
@@ -626,6 +841,9 @@ impl<'h> Campaign<'h> {
             fingerprints: HashSet::new(),
             kernels: HashSet::new(),
             clock: (Instant::now(), 0.0),
+            coverage,
+            evidence,
+            trap_shapes: BTreeSet::new(),
         })
     }
 
@@ -641,13 +859,24 @@ impl<'h> Campaign<'h> {
             .map_err(|e| e.to_string())
     }
 
-    fn write_figures(&self) -> Result<(), String> {
+    /// `campaign.json` (the figures and the map), with `table` also `campaign-coverage.md`.
+    fn write_figures(&self, table: bool) -> Result<(), String> {
         let p = self.opts.out.join("campaign.json");
+        let f = Figures {
+            stats: &self.stats,
+            coverage: self.coverage.clone(),
+        };
         std::fs::write(
             &p,
-            serde_json::to_string_pretty(&self.stats).map_err(|e| e.to_string())?,
+            serde_json::to_string_pretty(&f).map_err(|e| e.to_string())?,
         )
-        .map_err(|e| format!("{}: {e}", p.display()))
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+        if table && self.opts.explore.coverage {
+            let p = self.opts.out.join("campaign-coverage.md");
+            std::fs::write(&p, self.coverage.markdown())
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        Ok(())
     }
 
     fn figures_line(&self, elapsed: f64, programs: u64, gpu: u64) -> String {
@@ -671,7 +900,7 @@ impl<'h> Campaign<'h> {
             self.stats.duplicates,
             self.stats.minimized_written,
             if v.is_empty() { String::new() } else { format!("; verdicts {}", v.join(", ")) }
-        )
+        ) + &self.explore_line()
     }
 
     /// Run until `stop`. Prints figures every 5 seconds (with `print`) and at the end.
@@ -684,13 +913,13 @@ impl<'h> Campaign<'h> {
         // A divergence found near the end still gets a short minimization.
         self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
         let mut last_print = Instant::now();
-        let mut pending: Vec<(u64, Case)> = Vec::new();
+        let mut pending: Vec<Pending> = Vec::new();
         let mut prefetched: Option<(u64, Block)> = None;
-        let per = self.opts.values_per_shape;
         let done = |c: &Campaign<'_>| {
             crate::interrupt::requested()
                 || deadline.is_some_and(|d| Instant::now() >= d)
                 || stop.programs.is_some_and(|n| c.stats.programs - p0 >= n)
+                || (stop.coverage && c.coverage.complete())
         };
         while !done(self) {
             // A block of programs is generated and checked on every core, then handled in
@@ -700,10 +929,10 @@ impl<'h> Campaign<'h> {
             let n = block_len(self.opts.batch, stop, k0 - p0);
             let block = match prefetched.take() {
                 Some((k, b)) if k == k0 => b,
-                _ => check_block(self.stats.seed, &self.cfg, self.opts.shard, per, k0..k0 + n),
+                _ => check_block(&self.block_spec(), k0..k0 + n),
             };
             for p in block {
-                let (k, g, checked) = (p.k, p.generated, p.checked);
+                let (k, g, checked, analysis) = (p.k, p.generated, p.checked, p.analysis);
                 self.stats.programs += 1;
                 if let Some(kernel) = p.kernel {
                     self.stats.distinct_programs +=
@@ -719,18 +948,26 @@ impl<'h> Campaign<'h> {
                     self.violation(k, &g, &v)?;
                 } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
                     let planted = self.opts.planted.as_ref().and_then(|p| p.at(k));
-                    pending.push((k, planted.unwrap_or(g.case)));
+                    pending.push(Pending {
+                        k,
+                        analysis: if planted.is_some() { None } else { analysis },
+                        case: planted.unwrap_or(g.case),
+                        shape: p.shape,
+                    });
+                } else if let Some(a) = analysis.filter(|_| self.hw.is_none()) {
+                    // Without hardware, the CPU oracles' judgement is what a program exercises.
+                    self.coverage.record(&a);
                 }
             }
+            self.spend_trap_budget(&mut pending);
             if !pending.is_empty() {
                 let k1 = self.stats.programs;
                 let n1 = block_len(self.opts.batch, stop, k1 - p0);
                 let more = n1 > 0 && deadline.is_none_or(|d| Instant::now() < d);
-                let (seed, cfg, shard) = (self.stats.seed, self.cfg.clone(), self.opts.shard);
+                let spec = self.block_spec();
                 let batch = std::mem::take(&mut pending);
                 let (hw, next) = std::thread::scope(|s| {
-                    let next = more
-                        .then(|| s.spawn(move || check_block(seed, &cfg, shard, per, k1..k1 + n1)));
+                    let next = more.then(|| s.spawn(move || check_block(&spec, k1..k1 + n1)));
                     (self.hardware(batch), next.map(|h| h.join()))
                 });
                 hw?;
@@ -748,7 +985,7 @@ impl<'h> Campaign<'h> {
                     "{}",
                     self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
                 );
-                self.write_figures()?;
+                self.write_figures(true)?;
             }
         }
         if !pending.is_empty() {
@@ -756,12 +993,27 @@ impl<'h> Campaign<'h> {
         }
         let e = t0.elapsed().as_secs_f64();
         self.checkpoint(base_seconds + e)?;
-        self.write_figures()?;
+        self.write_figures(true)?;
         if print {
             println!(
                 "done {}",
                 self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
             );
+            if self.opts.explore.coverage {
+                println!(
+                    "{} (table: {}/campaign-coverage.md){}",
+                    self.coverage.summary(),
+                    self.opts.out.display(),
+                    if stop.coverage && self.coverage.complete() {
+                        "; every reachable cell hit"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            if self.hw.is_some() {
+                println!("{}", self.stats.trap_budget.describe());
+            }
             for (sig, file) in &self.stats.findings {
                 println!("finding {sig}: {file}");
             }
@@ -774,9 +1026,105 @@ impl<'h> Campaign<'h> {
         Ok(self.stats.clone())
     }
 
+    /// Journal the figures; `campaign.json` with them, so that a resumed campaign steers from
+    /// the map of its last block.
     fn checkpoint(&mut self, seconds: f64) -> Result<(), String> {
         self.stats.seconds = seconds;
         let s = self.stats.clone();
-        self.log(&Line::Progress(Box::new(s)))
+        self.log(&Line::Progress(Box::new(s)))?;
+        if self.opts.explore.coverage {
+            self.write_figures(false)?;
+        }
+        Ok(())
+    }
+
+    /// How the next block is generated: steered by the map as it stands now.
+    fn block_spec(&self) -> BlockSpec {
+        BlockSpec {
+            seed: self.stats.seed,
+            cfg: self.cfg.clone(),
+            shard: self.opts.shard,
+            per: self.opts.values_per_shape,
+            profile: self.opts.profile,
+            coverage: self.opts.explore.coverage,
+            targets: if self.opts.explore.steer {
+                self.coverage.targets(STEER_TARGETS)
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Apply the trap budget to a block's hardware programs (removing those skipped), then count
+    /// the cells of those that run as hit.
+    fn spend_trap_budget(&mut self, pending: &mut Vec<Pending>) {
+        let traps = |p: &Pending| {
+            p.analysis
+                .as_ref()
+                .is_some_and(|a| a.prediction.has_class(OutcomeClass::Traps))
+        };
+        let ledger = &mut self.stats.trap_budget;
+        ledger.predicted_traps += pending.iter().filter(|p| traps(p)).count() as u64;
+        if let Some(budget) = self.opts.explore.trap_budget {
+            let idx: Vec<usize> = (0..pending.len()).filter(|i| traps(&pending[*i])).collect();
+            let cands: Vec<trap_budget::Candidate<'_>> = idx
+                .iter()
+                .filter_map(|&i| {
+                    let a = pending[i].analysis.as_ref()?;
+                    Some(trap_budget::Candidate {
+                        shape: pending[i].shape,
+                        rule: a.rule.as_deref(),
+                        cells: &a.cells,
+                    })
+                })
+                .collect();
+            let runs = |rule: &str| {
+                let recorded = self.evidence.as_ref().map_or(0, |e| e.of(rule).runs) as u64;
+                recorded + ledger.runs_by_rule.get(rule).copied().unwrap_or(0)
+            };
+            let chosen = trap_budget::select(
+                &cands,
+                ledger.allowance(budget.0),
+                &runs,
+                &self.coverage,
+                &mut self.trap_shapes,
+            );
+            let skip: BTreeSet<usize> = idx
+                .iter()
+                .zip(chosen)
+                .filter(|(_, run)| !run)
+                .map(|(i, _)| *i)
+                .collect();
+            ledger.skipped += skip.len() as u64;
+            let mut i = 0;
+            pending.retain(|_| {
+                i += 1;
+                !skip.contains(&(i - 1))
+            });
+        }
+        for p in pending.iter() {
+            if let Some(a) = &p.analysis {
+                self.coverage.record(a);
+            }
+        }
+    }
+
+    /// The console's exploration figures: cells hit, traps run and skipped.
+    fn explore_line(&self) -> String {
+        let mut s = String::new();
+        if self.opts.explore.coverage {
+            let (reachable, hit) = self.coverage.counts();
+            s.push_str(&format!("; cells {hit}/{reachable}"));
+        }
+        let l = &self.stats.trap_budget;
+        if self.hw.is_some() && l.predicted_traps > 0 {
+            s.push_str(&format!(
+                "; predicted traps run {}, skipped (trap budget) {} ({:.0}% of hardware time)",
+                l.trap_runs,
+                l.skipped,
+                100.0 * l.trap_share()
+            ));
+        }
+        s
     }
 }

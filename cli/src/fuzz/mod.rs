@@ -118,6 +118,25 @@ pub struct FuzzArgs {
     /// `OUT/campaign.json`, which `ptxconform mutants --campaign OUT` reports.
     #[arg(long)]
     pub mutants: bool,
+    /// The largest share (0 to 1) of hardware wall time spent on launches the reference
+    /// predicts may trap (each costs a fresh worker and CUDA context). Which predicted traps run:
+    /// those of a rule with thin silicon evidence first, then those hitting an unhit coverage
+    /// cell, then one per shape; the rest are counted as skipped (trap budget). Default: all run.
+    #[arg(long, value_name = "F")]
+    pub trap_budget: Option<campaign::trap_budget::TrapBudget>,
+    /// The corpus whose recorded runs are each rule's silicon evidence (for --trap-budget).
+    #[arg(long, value_name = "DIR", default_value = "cases")]
+    pub evidence_cases: PathBuf,
+    /// Keep no coverage map (spares one reference run per program; no steering either).
+    #[arg(long)]
+    pub no_coverage: bool,
+    /// Keep the coverage map but generate every shape's own swarm draw (to compare).
+    #[arg(long)]
+    pub no_coverage_steer: bool,
+    /// Stop once every reachable coverage cell is hit (or at --seconds, 60 unless --cases is
+    /// given, or --cases).
+    #[arg(long)]
+    pub until_coverage: bool,
 }
 
 /// Parse a `--families` list (names as in [`Family`], any case, `_`/`-` ignored).

@@ -2,7 +2,7 @@
 //! and saved as a loadable regression case; known signatures suppress it; `--resume` continues
 //! the seed sequence.
 
-use super::campaign::{Campaign, Options, Stop};
+use super::campaign::{Campaign, Explore, Options, Stop};
 use super::minimize::{cost, minimize, Budget};
 use super::*;
 use ptxconform_core::differential::{predicted, Run};
@@ -107,6 +107,12 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         profile: ptxconform_core::judge::DEFAULT_PROFILE,
         values_per_shape: 4,
         mutants: false,
+        // Steering makes programs depend on the map; these tests compare programs across runs.
+        explore: Explore {
+            steer: false,
+            probe_shapes: 8,
+            ..Explore::default()
+        },
     }
 }
 
@@ -129,6 +135,7 @@ fn shards_partition_a_campaign() {
         let stop = Stop {
             seconds: None,
             programs: Some(programs),
+            coverage: false,
         };
         c.run(&stop, false)
     };
@@ -170,6 +177,7 @@ fn planted_divergence_is_minimized_and_saved() {
             &Stop {
                 seconds: None,
                 programs: Some(40),
+                coverage: false,
             },
             false,
         )
@@ -287,6 +295,7 @@ fn known_signature_suppresses() {
             &Stop {
                 seconds: None,
                 programs: Some(40),
+                coverage: false,
             },
             false,
         )
@@ -312,6 +321,7 @@ fn resume_continues_the_seed_sequence() {
         &Stop {
             seconds: None,
             programs: Some(20),
+            coverage: false,
         },
         false,
     )
@@ -327,6 +337,7 @@ fn resume_continues_the_seed_sequence() {
         &Stop {
             seconds: None,
             programs: Some(10),
+            coverage: false,
         },
         false,
     )
@@ -343,6 +354,7 @@ fn resume_continues_the_seed_sequence() {
         &Stop {
             seconds: None,
             programs: Some(10),
+            coverage: false,
         },
         false,
     )
@@ -366,6 +378,7 @@ fn resume_continues_the_seed_sequence() {
         &Stop {
             seconds: None,
             programs: Some(10),
+            coverage: false,
         },
         false,
     )
@@ -389,6 +402,7 @@ fn reference_only_campaign_counts_programs() {
             &Stop {
                 seconds: None,
                 programs: Some(50),
+                coverage: false,
             },
             false,
         )
@@ -551,6 +565,7 @@ fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
                 &Stop {
                     seconds: None,
                     programs: Some(60),
+                    coverage: false,
                 },
                 false,
             )
@@ -711,6 +726,7 @@ fn planted_case_runs_every_nth_program() {
             &Stop {
                 seconds: None,
                 programs: Some(32),
+                coverage: false,
             },
             false,
         )
@@ -767,6 +783,7 @@ fn a_finding_is_attributed_to_the_builds_that_depart() {
             &Stop {
                 seconds: None,
                 programs: Some(40),
+                coverage: false,
             },
             false,
         )
@@ -808,6 +825,7 @@ fn programs_are_shapes_times_values_and_resume_keeps_both() {
             &Stop {
                 seconds: None,
                 programs: Some(programs),
+                coverage: false,
             },
             false,
         )
@@ -864,6 +882,7 @@ fn campaign_records_each_mutants_first_kill() {
             &Stop {
                 seconds: None,
                 programs: Some(programs),
+                coverage: false,
             },
             false,
         )
@@ -884,4 +903,185 @@ fn campaign_records_each_mutants_first_kill() {
         assert_eq!(more.mutant_kills.get(id), Some(k), "first kills are kept");
     }
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// Programs the reference predicts to trap are skipped under a trap budget of 0: counted as
+/// skipped (in the figures and across a resume), never run, never a verdict.
+#[test]
+fn trap_budget_skips_predicted_traps_and_resumes() {
+    use super::campaign::trap_budget::TrapBudget;
+    let dir = tmp("trap-budget");
+    let cfg = GenConfig {
+        families: Families::of(&[Family::CpAsync, Family::BulkCopy, Family::Mbarrier]),
+        undefined_per_256: 160,
+        ..cfg()
+    };
+    let run = |resume: bool, programs: u64| {
+        let mut o = opts(&dir, KnownDivergences::default(), resume);
+        o.explore.trap_budget = Some(TrapBudget(0.0));
+        let mut hw = Fake::new(false);
+        let mut c = Campaign::open(cfg.clone(), o, Some(&mut hw)).unwrap();
+        let s = c
+            .run(
+                &Stop {
+                    seconds: None,
+                    programs: Some(programs),
+                    coverage: false,
+                },
+                false,
+            )
+            .unwrap();
+        (s, hw.ran.len() as u64)
+    };
+    let (s, ran) = run(false, 96);
+    let l = &s.trap_budget;
+    assert!(l.predicted_traps > 0, "{l:?}");
+    assert_eq!((l.skipped, l.trap_runs), (l.predicted_traps, 0), "{l:?}");
+    assert_eq!(s.gpu_cases, ran);
+    assert_eq!(s.verdicts.values().sum::<u64>(), s.gpu_cases);
+    let hardware_bound = s.programs - s.intents.get("illegal").copied().unwrap_or(0) - s.violations;
+    assert_eq!(s.gpu_cases + l.skipped, hardware_bound, "{s:?}");
+    let figures: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/campaign.json")).unwrap())
+            .unwrap();
+    assert_eq!(figures["trap_budget"]["skipped"], l.skipped);
+    let (r, _) = run(true, 32);
+    assert_eq!(r.programs, 128);
+    assert!(r.trap_budget.skipped >= l.skipped);
+    assert_eq!(r.trap_budget.share, Some(0.0));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// The coverage map is in campaign.json and a resumed campaign reloads it: two halves, resumed,
+/// end with the map (and, steered by it, the programs) of one uninterrupted campaign.
+#[test]
+fn coverage_map_roundtrips_and_resumes() {
+    use super::campaign::coverage::CoverageMap;
+    let dir = tmp("coverage");
+    let run = |name: &str, resume: bool, programs: u64| {
+        let mut o = opts(&dir.join(name), KnownDivergences::default(), resume);
+        o.explore.steer = true;
+        let mut c = Campaign::open(cfg(), o, None).unwrap();
+        let s = c
+            .run(
+                &Stop {
+                    seconds: None,
+                    programs: Some(programs),
+                    coverage: false,
+                },
+                false,
+            )
+            .unwrap();
+        (s, c.coverage.clone())
+    };
+    let (whole, map) = run("whole", false, 64);
+    run("split", false, 32);
+    let (split, resumed) = run("split", true, 32);
+    let (reachable, hit) = map.counts();
+    assert!(hit > 10 && reachable >= hit, "{}", map.summary());
+    assert_eq!(resumed, map);
+    assert_eq!(split.intents, whole.intents);
+    let text = std::fs::read_to_string(dir.join("whole/out/campaign.json")).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let back: CoverageMap = serde_json::from_value(saved["coverage"].clone()).unwrap();
+    assert_eq!(back, map);
+    assert!(dir.join("whole/out/campaign-coverage.md").exists());
+    // Resuming with another steering setting is refused: the programs would differ.
+    let mut o = opts(&dir.join("split"), KnownDivergences::default(), true);
+    o.explore.steer = false;
+    let e = Campaign::open(cfg(), o, None).err().unwrap();
+    assert!(e.contains("--no-coverage-steer"), "{e}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// `--until-coverage` ends the campaign once every reachable cell is hit, long before its
+/// program limit.
+#[test]
+fn until_coverage_stops_when_every_cell_is_hit() {
+    let dir = tmp("until-coverage");
+    let mut o = opts(&dir, KnownDivergences::default(), false);
+    o.explore.steer = true;
+    o.explore.probe_shapes = 2;
+    let mut c = Campaign::open(cfg(), o, None).unwrap();
+    let s = c
+        .run(
+            &Stop {
+                seconds: None,
+                programs: Some(4096),
+                coverage: true,
+            },
+            false,
+        )
+        .unwrap();
+    assert!(c.coverage.complete(), "{}", c.coverage.summary());
+    assert!(s.programs < 4096, "{}", s.programs);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Steering writes the swarm's header bytes where the generator draws them: a shape whose bits
+/// name only the cp.async family has no bulk, tensor or tcgen05 instruction, where the same
+/// shapes unsteered have some.
+#[test]
+fn steered_swarm_bits_are_the_ones_drawn() {
+    use ptxconform_reference::gen::swarm::SwarmBits;
+    use ptxconform_reference::ptx::Instruction;
+    let cfg = GenConfig::legal();
+    let only = SwarmBits(u16::from(Families::of(&[Family::CpAsync]).0));
+    let other = |g: &ptxconform_reference::gen::Generated| {
+        parse_steps(&g.case).into_iter().any(|(_, s)| {
+            matches!(
+                s.map(|s| s.instr),
+                Ok(Instruction::Bulk(_) | Instruction::Tensor(_) | Instruction::Tcgen05(_))
+            )
+        })
+    };
+    let (mut steered, mut unsteered) = (0, 0);
+    for k in 0..32 {
+        let mut bytes = campaign::program_bytes(5, k, &cfg);
+        unsteered += usize::from(other(&ptxconform_reference::gen::generate_bytes(
+            &bytes, &cfg,
+        )));
+        only.write(&mut bytes);
+        assert_eq!(SwarmBits::of_header(&bytes, &cfg), only);
+        steered += usize::from(other(&ptxconform_reference::gen::generate_bytes(
+            &bytes, &cfg,
+        )));
+    }
+    assert_eq!(steered, 0);
+    assert!(unsteered > 0);
+}
+
+/// The deviation byte steering writes asks `gen::build` for that deviation: a racy or undefined
+/// program (or a well-defined one where no enabled family can deviate so), never another kind.
+#[test]
+fn steered_deviation_byte_is_the_one_drawn() {
+    use ptxconform_reference::gen::swarm::{deviation_byte, DEVIATION_BYTE};
+    use ptxconform_reference::gen::{generate_bytes, Deviation, Intent};
+    let cfg = GenConfig::mixed();
+    for d in [Deviation::Undefined, Deviation::Racy] {
+        let (mut asked, mut drawn) = (0, 0);
+        for k in 0..64 {
+            let mut bytes = campaign::program_bytes(9, k, &cfg);
+            let kind = |g: &ptxconform_reference::gen::Generated| match g.intent {
+                Intent::Undefined { .. } => Some(Deviation::Undefined),
+                Intent::Racy { .. } => Some(Deviation::Racy),
+                Intent::Illegal { .. } => Some(Deviation::Illegal),
+                Intent::WellDefined => None,
+            };
+            drawn += usize::from(kind(&generate_bytes(&bytes, &cfg)) == Some(d));
+            bytes[DEVIATION_BYTE] = deviation_byte(&cfg, d).unwrap();
+            if let Some(got) = kind(&generate_bytes(&bytes, &cfg)) {
+                assert_eq!(got, d, "shape {k}");
+                asked += 1;
+            }
+        }
+        assert!(
+            asked > 32 && asked > 2 * drawn,
+            "{d:?}: {asked} asked, {drawn} drawn"
+        );
+    }
+    assert_eq!(
+        deviation_byte(&GenConfig::legal(), Deviation::Undefined),
+        None
+    );
 }

@@ -169,6 +169,58 @@ impl Features {
     }
 }
 
+/// Where the swarm's draw sits in a program's header ([`super::HEADER`] bytes): after the
+/// deviation byte `gen::build` reads first, the families byte, then the features byte.
+pub const DEVIATION_BYTE: usize = 0;
+pub const FAMILIES_BYTE: usize = 1;
+pub const FEATURES_BYTE: usize = 2;
+
+/// A deviation byte that asks for `d` under `cfg`'s rates, as `gen::build` reads it (below
+/// `illegal_per_256`: illegal, then `undefined_per_256` undefined, then `racy_per_256` racy);
+/// `None` where `cfg` never deviates so. Steering's hook: a campaign aiming at a rule cell.
+pub fn deviation_byte(cfg: &GenConfig, d: Deviation) -> Option<u8> {
+    let (i, u, r) = (
+        u16::from(cfg.illegal_per_256),
+        u16::from(cfg.undefined_per_256),
+        u16::from(cfg.racy_per_256),
+    );
+    let (from, n) = match d {
+        Deviation::Illegal => (0, i),
+        Deviation::Undefined => (i, u),
+        Deviation::Racy => (i + u, r),
+    };
+    (n > 0).then(|| u8::try_from(from).ok()).flatten()
+}
+
+/// A swarm draw as one word, families in the low byte and features in the high one: what a
+/// campaign steering toward its least covered cells reads off a header and writes into one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SwarmBits(pub u16);
+
+impl SwarmBits {
+    /// The bits the draw of header `head` enables under `cfg` (before the target restricts it).
+    pub fn of_header(head: &[u8], cfg: &GenConfig) -> SwarmBits {
+        let s = Swarm::draw(
+            &mut Chunk::new(head.get(FAMILIES_BYTE..).unwrap_or(&[])),
+            cfg,
+        );
+        SwarmBits(u16::from(Families::of(&s.families).0) | u16::from(s.features.bits()) << 8)
+    }
+    /// Make `head`'s draw enable exactly these bits (as far as `cfg` allows them).
+    pub fn write(self, head: &mut [u8]) {
+        let [families, features] = self.0.to_le_bytes();
+        if let Some(b) = head.get_mut(FAMILIES_BYTE) {
+            *b = families;
+        }
+        if let Some(b) = head.get_mut(FEATURES_BYTE) {
+            *b = features;
+        }
+    }
+    pub fn contains(self, o: SwarmBits) -> bool {
+        self.0 & o.0 == o.0
+    }
+}
+
 /// The families and features one program enables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Swarm {

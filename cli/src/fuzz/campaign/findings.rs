@@ -2,7 +2,7 @@
 //! divergence is counted against known and already-found signatures, else minimized (on the CPU
 //! or on hardware) and saved as a regression case, with its divergence report and journal line.
 
-use super::{cpu_oracles, settled, validates, Campaign, Line};
+use super::{cpu_oracles, settled, validates, Campaign, Line, Pending};
 use crate::fuzz::minimize::{minimize, Budget, Minimized};
 use crate::fuzz::Signature;
 use ptxconform_core::differential::Judged;
@@ -13,6 +13,7 @@ use ptxconform_reference::case::{to_yaml, Case};
 use ptxconform_reference::gen::oracle::Violation;
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::gen::{Generated, Intent};
+use ptxconform_reference::sem::exec::{HwOutcome, OutcomeClass};
 
 impl Campaign<'_> {
     /// A CPU oracle violation: minimize (on the CPU) unless its signature is known or found.
@@ -79,14 +80,61 @@ impl Campaign<'_> {
         self.save(k, &m.case, &min_sig, &what, None)
     }
 
-    /// Run a batch on hardware; handle its failures.
-    pub(super) fn hardware(&mut self, batch: Vec<(u64, Case)>) -> Result<(), String> {
+    /// Run a batch on hardware, its programs predicted to trap and to hang apart from the rest
+    /// (each part timed for the trap budget); handle its failures.
+    pub(super) fn hardware(&mut self, pending: Vec<Pending>) -> Result<(), String> {
         let Some(hw) = self.hw.as_deref_mut() else {
             return Ok(());
         };
-        let cases: Vec<Case> = batch.iter().map(|(_, c)| c.clone()).collect();
-        let outs = crate::fuzz::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
-        self.stats.gpu_cases += cases.len() as u64;
+        let part = |p: &Pending| match &p.analysis {
+            Some(a) if a.prediction.has_class(OutcomeClass::Traps) => 2,
+            Some(a) if a.prediction.has_class(OutcomeClass::Hangs) => 1,
+            _ => 0,
+        };
+        let mut outs: Vec<Option<Judged>> = (0..pending.len()).map(|_| None).collect();
+        for which in 0..3 {
+            let idx: Vec<usize> = (0..pending.len())
+                .filter(|i| part(&pending[*i]) == which)
+                .collect();
+            if idx.is_empty() {
+                continue;
+            }
+            let cases: Vec<Case> = idx.iter().map(|&i| pending[i].case.clone()).collect();
+            let t = std::time::Instant::now();
+            let got = crate::fuzz::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
+            let secs = t.elapsed().as_secs_f64();
+            let ledger = &mut self.stats.trap_budget;
+            match which {
+                2 => {
+                    ledger.trap_seconds += secs;
+                    ledger.trap_runs += idx.len() as u64;
+                    for &i in &idx {
+                        if let Some(r) = pending[i].analysis.as_ref().and_then(|a| a.rule.clone()) {
+                            *ledger.runs_by_rule.entry(r).or_default() += 1;
+                        }
+                    }
+                }
+                1 => {
+                    ledger.hang_seconds += secs;
+                    ledger.predicted_hangs += idx.len() as u64;
+                }
+                _ => ledger.other_seconds += secs,
+            }
+            for (i, j) in idx.into_iter().zip(got) {
+                outs[i] = Some(j);
+            }
+        }
+        let outs: Vec<Judged> = outs.into_iter().flatten().collect();
+        if outs.len() != pending.len() {
+            return Err("the hardware returned fewer results than programs".into());
+        }
+        for (p, j) in pending.iter().zip(&outs) {
+            if let (Some(a), Some(o)) = (&p.analysis, &j.observation) {
+                self.coverage.outcome(a, HwOutcome::of(&o.outcome));
+            }
+        }
+        let batch: Vec<(u64, Case)> = pending.into_iter().map(|p| (p.k, p.case)).collect();
+        self.stats.gpu_cases += batch.len() as u64;
         if self.opts.mutants {
             let judged: Vec<(u64, &Case, &Judged)> = batch
                 .iter()

@@ -25,3 +25,93 @@ fn a_copy_that_moves_nothing_is_not_settled() {
     assert!(settled(&cp_async(&format!("@p {copy}"), true)));
     assert!(!settled(&cp_async(&format!("@p {copy}"), false)));
 }
+
+mod trap_budget {
+    use crate::fuzz::campaign::coverage::{Cell, CoverageMap};
+    use crate::fuzz::campaign::trap_budget::{select, Candidate, Ledger, THIN_BELOW};
+    use std::collections::BTreeSet;
+
+    fn rule(r: &str) -> Cell {
+        Cell::Rule { rule: r.into() }
+    }
+
+    /// Thin evidence runs first (fewest runs first, counting those chosen), then an unhit cell,
+    /// then one per shape; the rest are skipped.
+    #[test]
+    fn thin_evidence_then_new_cells_then_one_per_shape() {
+        let (thin, well, new) = ([rule("thin")], [rule("well")], [rule("new")]);
+        let cands = [
+            Candidate {
+                shape: 1,
+                rule: Some("well"),
+                cells: &well,
+            },
+            Candidate {
+                shape: 1,
+                rule: Some("well"),
+                cells: &well,
+            },
+            Candidate {
+                shape: 2,
+                rule: Some("new"),
+                cells: &new,
+            },
+            Candidate {
+                shape: 3,
+                rule: Some("thin"),
+                cells: &thin,
+            },
+            Candidate {
+                shape: 3,
+                rule: Some("thin"),
+                cells: &thin,
+            },
+            Candidate {
+                shape: 4,
+                rule: Some("well"),
+                cells: &well,
+            },
+        ];
+        let mut map = CoverageMap::default();
+        for c in [rule("well"), rule("thin")] {
+            map.cells.entry(c).or_default().hits = 1;
+        }
+        // `new` is well evidenced but no program has hit its cell; `thin` has one run short.
+        let runs = |r: &str| match r {
+            "thin" => THIN_BELOW as u64 - 2,
+            _ => 100,
+        };
+        let pick = |n: usize| select(&cands, n, &runs, &map, &mut BTreeSet::new());
+        // Two of `thin` bring it to THIN_BELOW runs.
+        assert_eq!(pick(2), [false, false, false, true, true, false]);
+        assert_eq!(pick(3), [false, false, true, true, true, false]);
+        // Then the first program of each shape none ran: 1 and 4 (3 ran).
+        assert_eq!(pick(9), [true, false, true, true, true, true]);
+        assert_eq!(pick(0), [false; 6]);
+        // A shape that ran in an earlier block runs no more by the last rule.
+        let mut ran = BTreeSet::from([4]);
+        assert_eq!(
+            select(&cands, 9, &runs, &map, &mut ran),
+            [true, false, true, true, true, false]
+        );
+    }
+
+    /// The allowance keeps trap time within the share of hardware time, after one trap that
+    /// measures what a trap costs.
+    #[test]
+    fn allowance_keeps_the_share() {
+        let mut l = Ledger::default();
+        assert_eq!(l.allowance(0.2), 1);
+        assert_eq!(l.allowance(0.0), 0);
+        assert_eq!(l.allowance(1.0), usize::MAX);
+        l.trap_runs = 1;
+        l.trap_seconds = 0.5;
+        l.other_seconds = 10.0;
+        // 0.2 / 0.8 × 10 s = 2.5 s of traps, 0.5 s spent: 4 more of 0.5 s.
+        assert_eq!(l.allowance(0.2), 4);
+        l.trap_seconds = 3.0;
+        l.trap_runs = 6;
+        assert_eq!(l.allowance(0.2), 0);
+        assert!((l.trap_share() - 3.0 / 13.0).abs() < 1e-9);
+    }
+}

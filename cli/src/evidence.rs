@@ -1,5 +1,6 @@
 //! The recorded runs behind each rule's silicon prediction, counted from the corpus's recordings
-//! when `ptxconform rules` runs: per UB rule id, how many recorded runs of cases the sm_90 model
+//! (`ptxconform rules`, and `fuzz --trap-budget`, which runs a thin rule's predicted traps first):
+//! per UB rule id, how many recorded runs of cases the sm_90 model
 //! calls undefined by it, on which devices and drivers, and how many ended inside the prediction.
 
 use std::collections::{BTreeMap, BTreeSet};
