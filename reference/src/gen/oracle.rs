@@ -207,8 +207,9 @@ pub mod exec {
     /// Run `case` on the reference executor (`None` would mean a build without one).
     pub fn run(case: &Case) -> Option<Result<Outcome, String>> {
         use crate::sem::exec;
-        Some(match exec::execute(case) {
-            Ok(e) => Ok(match e.outcome {
+        // Only the outcome is read: the executor keeps no trace or final state for it.
+        Some(match exec::execute_outcome(case) {
+            Ok(outcome) => Ok(match outcome {
                 exec::Outcome::Defined => Outcome::Defined,
                 exec::Outcome::Undefined { ub, .. }
                     if ub.rule == crate::sem::ub::WAIT_NEVER_COMPLETES.id =>

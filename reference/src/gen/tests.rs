@@ -461,3 +461,45 @@ fn short_fuzzer_inputs_are_single_stream() {
         generate_shaped(&data, &longer[data.len()..], &cfg)
     );
 }
+
+/// The oracle's outcome-only execution finds what the whole execution finds, errors included,
+/// over generated programs of every kind (legal, mixed, with concurrent episodes, as shapes with
+/// several value sets and as single streams), and the oracle's verdict is the one it gave on the
+/// whole execution.
+#[test]
+fn outcome_only_execution_agrees_with_the_whole_one() {
+    use crate::case::init::pattern;
+    use crate::sem::exec::{execute, execute_outcome};
+    let (mut n, mut undefined) = (0, 0);
+    for cfg in [
+        GenConfig::legal(),
+        GenConfig::mixed(),
+        GenConfig::mixed().with_concurrency(96),
+    ] {
+        for s in 0..40u64 {
+            let shape = pattern(
+                0x0c0e ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                shape_len(&cfg),
+            );
+            let gens = (0..4u64)
+                .map(|j| generate_shaped(&shape, &pattern(s << 8 | j, value_len(&cfg)), &cfg))
+                .chain([generate_bytes(&shape, &cfg)]);
+            for g in gens {
+                let whole = execute(&g.case)
+                    .map(|e| e.outcome)
+                    .map_err(|e| e.to_string());
+                let outcome = execute_outcome(&g.case).map_err(|e| e.to_string());
+                assert_eq!(outcome, whole, "{}", g.case.name);
+                undefined += usize::from(matches!(
+                    whole,
+                    Ok(crate::sem::exec::Outcome::Undefined { .. })
+                ));
+                n += 1;
+            }
+        }
+    }
+    assert!(
+        n == 600 && undefined > 0,
+        "{n} programs, {undefined} undefined"
+    );
+}
