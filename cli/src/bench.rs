@@ -54,6 +54,11 @@ pub struct BenchArgs {
     /// Seconds of fuzzing per family mix (0: skip the fuzz rates).
     #[arg(long, default_value_t = 10)]
     pub fuzz_seconds: u64,
+    /// Stop each fuzz mix after this many programs instead of `--fuzz-seconds` (the same
+    /// programs in every run: what a before/after comparison of the host's cost per program
+    /// wants).
+    #[arg(long, value_name = "N")]
+    pub fuzz_programs: Option<u64>,
     /// Programs per shape of the fuzz rates (`fuzz --values-per-shape`; 1: every program its own
     /// kernel, the generator before shapes).
     #[arg(long, value_name = "K", default_value_t = crate::fuzz::campaign::DEFAULT_VALUES_PER_SHAPE)]
@@ -456,13 +461,17 @@ fn campaign_on(
     };
     let mut c = Campaign::open(cfg, opts, Some(hw))?;
     let t = Instant::now();
-    let stats = c.run(
-        &Stop {
+    let stop = match args.fuzz_programs {
+        Some(n) => Stop {
+            seconds: None,
+            programs: Some(n),
+        },
+        None => Stop {
             seconds: Some(seconds),
             programs: None,
         },
-        false,
-    )?;
+    };
+    let stats = c.run(&stop, false)?;
     Ok((stats, t.elapsed().as_secs_f64()))
 }
 

@@ -503,3 +503,38 @@ fn outcome_only_execution_agrees_with_the_whole_one() {
         "{n} programs, {undefined} undefined"
     );
 }
+
+/// `check_cpu_with` runs `check_cpu`'s oracles in its order, the YAML round trip only when
+/// asked; the text it is given is the one the round trip reads.
+#[test]
+fn check_cpu_with_runs_the_oracles_it_names() {
+    use super::oracle::{
+        check_cpu, check_cpu_with, program_yaml, CpuChecks, Oracle, Reference, StaticLegality,
+        YamlRoundTrip,
+    };
+    use crate::case::init::pattern;
+    let cfg = GenConfig::mixed();
+    for s in 0..24u64 {
+        let g = generate_bytes(&pattern(s, shape_len(&cfg)), &cfg);
+        let text = program_yaml(&g);
+        assert_eq!(check_cpu_with(&g, &text, CpuChecks::ALL), check_cpu(&g));
+        let without = CpuChecks {
+            yaml_round_trip: false,
+        };
+        let others = Validates
+            .check(&g)
+            .and_then(|()| StaticLegality.check(&g))
+            .and_then(|()| Reference.check(&g));
+        assert_eq!(check_cpu_with(&g, &text, without), others);
+        assert_eq!(YamlRoundTrip.check(&g), Ok(()));
+    }
+    // A text that is not the program's fails the round trip, and only when it is run.
+    let g = generate_bytes(&pattern(1, shape_len(&cfg)), &cfg);
+    let other = program_yaml(&generate_bytes(&pattern(2, shape_len(&cfg)), &cfg));
+    let v = check_cpu_with(&g, &other, CpuChecks::ALL).expect_err("another program's YAML");
+    assert_eq!(v.oracle, "yaml_roundtrip");
+    let without = CpuChecks {
+        yaml_round_trip: false,
+    };
+    assert_eq!(check_cpu_with(&g, &other, without), check_cpu(&g));
+}
