@@ -11,6 +11,11 @@
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
 //!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
 //!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`).
+//! - **fuzz-host** (only when named in `--only`; needs no GPU): the same campaigns on the
+//!   engine's host side alone ([`ptxconform_gpu::engine::host::HostOnly`]: generation, CPU
+//!   oracles, the reference, emission and composed launches, judgement of the model's
+//!   prediction), programs/s overall and per thread, with where the host time went. What the
+//!   host costs per program, apart from compilation and the device.
 //! - **corpus**: the whole case corpus (`--corpus`) through the same path as `run` (known
 //!   findings, build routing), cold (a fresh engine and an empty cubin cache) and warm (a fresh
 //!   engine on the cache the cold run filled): wall time and where it went — compile, launches,
@@ -49,6 +54,11 @@ pub struct BenchArgs {
     /// Seconds of fuzzing per family mix (0: skip the fuzz rates).
     #[arg(long, default_value_t = 10)]
     pub fuzz_seconds: u64,
+    /// Stop each fuzz mix after this many programs instead of `--fuzz-seconds` (the same
+    /// programs in every run: what a before/after comparison of the host's cost per program
+    /// wants).
+    #[arg(long, value_name = "N")]
+    pub fuzz_programs: Option<u64>,
     /// Programs per shape of the fuzz rates (`fuzz --values-per-shape`; 1: every program its own
     /// kernel, the generator before shapes).
     #[arg(long, value_name = "K", default_value_t = crate::fuzz::campaign::DEFAULT_VALUES_PER_SHAPE)]
@@ -71,8 +81,8 @@ pub struct BenchArgs {
     /// Only the reference rates, even if a GPU is present.
     #[arg(long)]
     pub reference_only: bool,
-    /// Measure only these rows (default: all): `shapes` (reference, end to end, naive), `fuzz`,
-    /// `corpus`.
+    /// Measure only these rows (default: all but `fuzz-host`): `shapes` (reference, end to end,
+    /// naive), `fuzz`, `fuzz-host` (the fuzz mixes on the host alone, no GPU needed), `corpus`.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<Row>,
     /// Corpus row: as `run --trap-workers`.
@@ -91,12 +101,14 @@ pub struct BenchArgs {
 pub enum Row {
     Shapes,
     Fuzz,
+    FuzzHost,
     Corpus,
 }
 
 impl BenchArgs {
     fn measures(&self, row: Row) -> bool {
-        self.only.is_empty() || self.only.contains(&row)
+        // The host-only row prices the host, not the device: it is asked for by name.
+        (self.only.is_empty() && row != Row::FuzzHost) || self.only.contains(&row)
     }
 }
 
@@ -143,6 +155,19 @@ const MIXES: [&str; 6] = [
     "bulk_reduce",
     "tensor",
     "mbarrier",
+];
+
+/// Family mixes of the host-only fuzz rates: [`MIXES`] and the families the GPU rows leave in
+/// the mix only (tcgen05 needs an sm_100 device, which the host-only row stands for none of).
+const HOST_MIXES: [&str; 8] = [
+    "all",
+    "cp_async",
+    "bulk_copy",
+    "bulk_reduce",
+    "bulk_prefetch",
+    "tensor",
+    "mbarrier",
+    "store",
 ];
 
 /// Where an end-to-end run's time went (seconds): the stages of `run_batch`, and inside
@@ -243,6 +268,36 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// A fuzz mix on the host alone ([`ptxconform_gpu::engine::host::HostOnly`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct FuzzHostRate {
+    pub families: String,
+    pub threads: usize,
+    pub programs: u64,
+    pub seconds: f64,
+    pub programs_per_s: f64,
+    /// `programs_per_s` over the threads: what one core gives.
+    pub programs_per_thread_per_s: f64,
+    /// CPU time of the process over the row (user and system, every thread; `None`: not
+    /// readable here) and per program: on a shared host the figure that the other load
+    /// disturbs least.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms_per_program: Option<f64>,
+    pub distinct_programs_per_s: f64,
+    pub shapes_per_s: f64,
+    pub gpu_cases: u64,
+    pub verdicts: std::collections::BTreeMap<String, u64>,
+    /// Host time by stage (s, summed over threads' wall spans; a stage prepared ahead runs beside
+    /// others): the core's reference side, emission with composing, the predicted observations,
+    /// the judge. The rest of the wall time is generation and the CPU oracles.
+    pub reference_s: f64,
+    pub prepare_s: f64,
+    pub observe_s: f64,
+    pub judge_s: f64,
+}
+
 /// The trapping case planted for the trap-cost rate: cp.async with `.L2::cache_hint` and
 /// CUTLASS's EVICT_LAST policy, a known finding (H1) that traps on sm_90.
 const TRAP_CASE: (&str, &str) = ("cp_async/copy.yaml", "cp_async.ca.4.shared.full.hint");
@@ -296,6 +351,8 @@ pub struct BenchReport {
     pub threads: usize,
     pub families: Vec<FamilyRates>,
     pub fuzz: Vec<FuzzRate>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fuzz_host: Vec<FuzzHostRate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub corpus: Option<CorpusRate>,
 }
@@ -372,13 +429,15 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
     Ok((rate, Breakdown::between(eng, &t0, &s0), not_pass))
 }
 
-fn fuzz_rate(
-    gpu: &mut Engine,
+/// A campaign of `args.fuzz_seconds` over `mix` on `hw` in a scratch folder: its figures and
+/// wall seconds.
+fn campaign_on(
+    hw: &mut dyn Backend,
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
     planted: Option<Planted>,
-) -> Result<FuzzRate, String> {
+) -> Result<(crate::fuzz::campaign::Stats, f64), String> {
     let seconds = args.fuzz_seconds;
     let mut cfg = GenConfig::legal();
     if mix != "all" {
@@ -404,19 +463,33 @@ fn fuzz_rate(
         mutants: false,
         explore: crate::fuzz::campaign::Explore::default(),
     };
-    let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
-    let mut c = Campaign::open(cfg, opts, Some(gpu as &mut dyn Backend))?;
+    let mut c = Campaign::open(cfg, opts, Some(hw))?;
     let t = Instant::now();
-    let stats = c.run(
-        &Stop {
+    let stop = match args.fuzz_programs {
+        Some(n) => Stop {
+            seconds: None,
+            programs: Some(n),
+        },
+        None => Stop {
             seconds: Some(seconds),
             programs: None,
             coverage: false,
         },
-        false,
-    )?;
-    let secs = t.elapsed().as_secs_f64();
-    drop(c);
+    };
+    let stats = c.run(&stop, false)?;
+    Ok((stats, t.elapsed().as_secs_f64()))
+}
+
+fn fuzz_rate(
+    gpu: &mut Engine,
+    mix: &str,
+    args: &BenchArgs,
+    scratch: &Path,
+    planted: Option<Planted>,
+) -> Result<FuzzRate, String> {
+    let trap_every = planted.as_ref().map_or(0, |p| p.every);
+    let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
+    let (stats, secs) = campaign_on(gpu, mix, args, scratch, planted)?;
     let runs =
         |s: Option<ptxconform_gpu::compile::CompileStats>| s.map_or(0, |s| s.compiled + s.failed);
     Ok(FuzzRate {
@@ -452,6 +525,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         threads,
         families: vec![],
         fuzz: vec![],
+        fuzz_host: vec![],
         corpus: None,
     };
     let mut engines = match &dev {
@@ -519,6 +593,14 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
         let _ = std::fs::remove_dir_all(&scratch);
     }
+    if args.fuzz_seconds > 0 && args.measures(Row::FuzzHost) {
+        let scratch =
+            std::env::temp_dir().join(format!("ptxconform-bench-host-{}", std::process::id()));
+        for mix in HOST_MIXES {
+            report.fuzz_host.push(fuzz_host_rate(mix, args, &scratch)?);
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     if let (Some(d), true) = (&dev, args.measures(Row::Corpus)) {
         report.corpus = Some(corpus_rate(d, args)?);
     }
@@ -530,6 +612,48 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     std::fs::write(&args.out, json + "\n").map_err(|e| format!("{}: {e}", args.out.display()))?;
     println!("results: {}", args.out.display());
     Ok(0)
+}
+
+/// A fuzz mix on the host alone: an H100's (sm_90) targets, the model's prediction observed.
+fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHostRate, String> {
+    use ptxconform_gpu::engine::host::HostOnly;
+    let mut hw = HostOnly::new((9, 0), KnownDivergences::load(&args.known)?);
+    let cpu0 = process_cpu_s();
+    let (stats, secs) = campaign_on(&mut hw, mix, args, scratch, None)?;
+    let cpu_s = process_cpu_s().zip(cpu0).map(|(b, a)| b - a);
+    let threads = rayon::current_num_threads();
+    let per_s = stats.programs as f64 / secs;
+    let t = hw.times;
+    Ok(FuzzHostRate {
+        families: mix.into(),
+        threads,
+        programs: stats.programs,
+        seconds: secs,
+        programs_per_s: per_s,
+        programs_per_thread_per_s: per_s / threads as f64,
+        cpu_s,
+        cpu_ms_per_program: cpu_s.map(|c| 1e3 * c / stats.programs.max(1) as f64),
+        distinct_programs_per_s: stats.distinct_programs as f64 / secs,
+        shapes_per_s: stats.distinct_shapes as f64 / secs,
+        gpu_cases: stats.gpu_cases,
+        verdicts: stats.verdicts,
+        reference_s: t.reference.as_secs_f64(),
+        prepare_s: t.prepare.as_secs_f64(),
+        observe_s: t.observe.as_secs_f64(),
+        judge_s: t.judge.as_secs_f64(),
+    })
+}
+
+/// CPU seconds this process has used (user and system, all threads), from `/proc/self/stat`
+/// (fields 14 and 15, in clock ticks of 1/100 s, the Linux value); `None` elsewhere.
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is parenthesised and may hold spaces: count after it.
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i)?.parse::<u64>().ok();
+    // `rest` starts at field 3, so field n is at n - 3.
+    Some((ticks(14 - 3)? + ticks(15 - 3)?) as f64 / 100.0)
 }
 
 /// The corpus row: the corpus run twice by fresh engines as `run` opens them, the first on an
@@ -690,6 +814,34 @@ fn print_table(r: &BenchReport) {
             );
         }
     }
+    if !r.fuzz_host.is_empty() {
+        println!(
+            "{:<26} {:>12} {:>12} {:>12} {:>12} {:>9} {:>12}  host stages (s): reference / prepare / observe / judge; verdicts",
+            "fuzz mix, host only", "programs/s", "per thread", "CPU ms/prog", "distinct/s", "shapes/s", "programs"
+        );
+        for z in &r.fuzz_host {
+            let v: Vec<String> = z
+                .verdicts
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            println!(
+                "{:<26} {:>12.0} {:>12.0} {:>12} {:>12.0} {:>9.0} {:>12}  {:.2} / {:.2} / {:.2} / {:.2}; {}",
+                z.families,
+                z.programs_per_s,
+                z.programs_per_thread_per_s,
+                z.cpu_ms_per_program.map_or("—".into(), |c| format!("{c:.3}")),
+                z.distinct_programs_per_s,
+                z.shapes_per_s,
+                z.programs,
+                z.reference_s,
+                z.prepare_s,
+                z.observe_s,
+                z.judge_s,
+                v.join(", ")
+            );
+        }
+    }
     if let Some(c) = &r.corpus {
         println!(
             "corpus: {} cases, --trap-workers {}, build routing {}, wait floor {} ms",
@@ -744,6 +896,10 @@ mod tests {
         }
         let all = Cli::parse_from(["bench"]).bench;
         assert!(all.measures(Row::Shapes) && all.measures(Row::Corpus));
+        // The host-only row only when named.
+        assert!(!all.measures(Row::FuzzHost));
+        let host = Cli::parse_from(["bench", "--only", "fuzz-host"]).bench;
+        assert!(host.measures(Row::FuzzHost) && !host.measures(Row::Fuzz));
         let one = Cli::parse_from(["bench", "--only", "corpus", "--trap-workers", "4"]).bench;
         assert!(one.measures(Row::Corpus));
         assert!(!one.measures(Row::Shapes) && !one.measures(Row::Fuzz));

@@ -13,6 +13,7 @@ use ptxconform_core::result::{BuildReason, RanBuild, RunInfo};
 pub mod batch;
 pub mod decode;
 pub mod fleet;
+pub mod host;
 
 use ptxconform_reference::case::{to_yaml, Case, Observation};
 use ptxconform_reference::layout::CANARY;

@@ -461,3 +461,80 @@ fn short_fuzzer_inputs_are_single_stream() {
         generate_shaped(&data, &longer[data.len()..], &cfg)
     );
 }
+
+/// The oracle's outcome-only execution finds what the whole execution finds, errors included,
+/// over generated programs of every kind (legal, mixed, with concurrent episodes, as shapes with
+/// several value sets and as single streams), and the oracle's verdict is the one it gave on the
+/// whole execution.
+#[test]
+fn outcome_only_execution_agrees_with_the_whole_one() {
+    use crate::case::init::pattern;
+    use crate::sem::exec::{execute, execute_outcome};
+    let (mut n, mut undefined) = (0, 0);
+    for cfg in [
+        GenConfig::legal(),
+        GenConfig::mixed(),
+        GenConfig::mixed().with_concurrency(96),
+    ] {
+        for s in 0..40u64 {
+            let shape = pattern(
+                0x0c0e ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                shape_len(&cfg),
+            );
+            let gens = (0..4u64)
+                .map(|j| generate_shaped(&shape, &pattern(s << 8 | j, value_len(&cfg)), &cfg))
+                .chain([generate_bytes(&shape, &cfg)]);
+            for g in gens {
+                let whole = execute(&g.case)
+                    .map(|e| e.outcome)
+                    .map_err(|e| e.to_string());
+                let outcome = execute_outcome(&g.case).map_err(|e| e.to_string());
+                assert_eq!(outcome, whole, "{}", g.case.name);
+                undefined += usize::from(matches!(
+                    whole,
+                    Ok(crate::sem::exec::Outcome::Undefined { .. })
+                ));
+                n += 1;
+            }
+        }
+    }
+    assert!(
+        n == 600 && undefined > 0,
+        "{n} programs, {undefined} undefined"
+    );
+}
+
+/// `check_cpu_with` runs `check_cpu`'s oracles in its order, the YAML round trip only when
+/// asked; the text it is given is the one the round trip reads.
+#[test]
+fn check_cpu_with_runs_the_oracles_it_names() {
+    use super::oracle::{
+        check_cpu, check_cpu_with, program_yaml, CpuChecks, Oracle, Reference, StaticLegality,
+        YamlRoundTrip,
+    };
+    use crate::case::init::pattern;
+    let cfg = GenConfig::mixed();
+    for s in 0..24u64 {
+        let g = generate_bytes(&pattern(s, shape_len(&cfg)), &cfg);
+        let text = program_yaml(&g);
+        assert_eq!(check_cpu_with(&g, &text, CpuChecks::ALL), check_cpu(&g));
+        let without = CpuChecks {
+            yaml_round_trip: false,
+        };
+        let others = Validates
+            .check(&g)
+            .and_then(|()| StaticLegality.check(&g))
+            .and_then(|()| Reference.check(&g));
+        assert_eq!(check_cpu_with(&g, &text, without), others);
+        assert_eq!(YamlRoundTrip.check(&g), Ok(()));
+    }
+    // A text that is not the program's fails the round trip, and only when it is run.
+    let g = generate_bytes(&pattern(1, shape_len(&cfg)), &cfg);
+    let other = program_yaml(&generate_bytes(&pattern(2, shape_len(&cfg)), &cfg));
+    let v = check_cpu_with(&g, &other, CpuChecks::ALL).expect_err("another program's YAML");
+    assert_eq!(v.oracle, "yaml_roundtrip");
+    let without = CpuChecks {
+        yaml_round_trip: false,
+    };
+    assert_eq!(check_cpu_with(&g, &other, without), check_cpu(&g));
+}

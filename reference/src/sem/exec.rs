@@ -96,8 +96,8 @@ pub use report::{
     ErrorKind, ExecError, ExecOptions, Execution, FinalState, GroupCounts, MbarState, Outcome,
     Touch, TouchKind, TraceStep,
 };
-pub(crate) use run::Reading;
 pub use run::{execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading};
+pub(crate) use run::{execute_outcome, Reading};
 
 pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-ORDER",

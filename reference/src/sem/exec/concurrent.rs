@@ -317,9 +317,14 @@ pub(super) fn plan(case: &Case, reduction: Reduction) -> Result<Plan, ErrorKind>
         }
         per_block.push(orders);
     }
+    // Every step outside a group is a block of one order: it extends each schedule in place
+    // (a product would copy every schedule once per step).
     let mut scheds: Vec<Vec<Unit>> = vec![Vec::new()];
-    for orders in &per_block {
-        scheds = product(&scheds, orders);
+    for orders in per_block {
+        match <[Vec<Unit>; 1]>::try_from(orders) {
+            Ok([only]) => scheds.iter_mut().for_each(|s| s.extend_from_slice(&only)),
+            Err(orders) => scheds = product(&scheds, &orders),
+        }
     }
     Ok(Plan {
         orders: scheds,

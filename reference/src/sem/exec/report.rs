@@ -47,7 +47,7 @@ pub struct GroupCounts {
 }
 
 /// Final (or, after UB, last defined) state.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FinalState {
     /// Global region name → bytes.
     pub global: BTreeMap<String, Vec<Byte>>,

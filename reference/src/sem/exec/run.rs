@@ -20,7 +20,7 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
 /// (A-EXEC-CONCURRENT-INTERLEAVINGS).
 pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
-    let mut ex = execute_reduced(case, opts, reduction, Reading::Text)?;
+    let mut ex = execute_reduced(case, opts, reduction, (Reading::Text, Keep::All))?;
     // What silicon does with UB it has a reading of is what the program does under that reading.
     if has_silicon_reading(&ex) {
         // The text's run stands whatever the second one meets.
@@ -58,7 +58,28 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
 /// case without such UB.
 pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
-    execute_reduced(case, opts, reduction, Reading::Silicon)
+    execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All))
+}
+
+/// The outcome [`execute`] finds, and the same errors, without what only a reader of the whole
+/// execution wants: the trace (every step's text and mbarrier states) and the final state (every
+/// region's bytes) are not kept, and the silicon reading (which changes only the prediction) is
+/// not run. A CPU oracle over generated programs reads nothing else, and these were about half
+/// of its run.
+pub(crate) fn execute_outcome(case: &Case) -> Result<Outcome, ExecError> {
+    let reduction = concurrent::Reduction::Commute;
+    let opts = ExecOptions::default();
+    execute_reduced(case, opts, reduction, (Reading::Text, Keep::Outcome)).map(|e| e.outcome)
+}
+
+/// What an execution keeps of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    All,
+    /// The outcome, notes and departures; an empty trace and final state, unless a reduction
+    /// is still in flight at the end (settling it may fail) or several orders are merged (the
+    /// merge compares their final states).
+    Outcome,
 }
 
 /// Runs the case in every interleaving of its concurrent groups, without the partial-order
@@ -68,7 +89,7 @@ pub fn execute_every_order(case: &Case) -> Result<Execution, ExecError> {
         case,
         ExecOptions::default(),
         concurrent::Reduction::Off,
-        Reading::Text,
+        (Reading::Text, Keep::All),
     )
 }
 
@@ -76,7 +97,7 @@ fn execute_reduced(
     case: &Case,
     opts: ExecOptions,
     reduction: concurrent::Reduction,
-    reading: Reading,
+    (reading, keep): (Reading, Keep),
 ) -> Result<Execution, ExecError> {
     let _mutant = crate::sem::mutant::Scope::enter(opts.mutant);
     let ctx = crate::case_model::names::parse_ctx(case);
@@ -96,9 +117,15 @@ fn execute_reduced(
     // Runs every order of a plan; None when a run found A-EXEC-CONCURRENT-MBAR-COMMUTE
     // unjustified.
     let run = |plan: &concurrent::Plan| -> Result<Option<Vec<Execution>>, ExecError> {
+        // Several orders are merged by their final states: each keeps everything.
+        let keep = if plan.orders.len() > 1 {
+            Keep::All
+        } else {
+            keep
+        };
         plan.orders
             .iter()
-            .map(|s| execute_schedule(case, (opts, reading), &parsed, s, &plan.checks))
+            .map(|s| execute_schedule(case, (opts, reading, keep), &parsed, s, &plan.checks))
             .collect()
     };
     let mut plan = concurrent::plan(case, reduction).map_err(launch)?;
@@ -118,7 +145,7 @@ fn execute_reduced(
 /// Runs one schedule of the case's steps (`parsed`: each `ptx` step's statement).
 fn execute_schedule(
     case: &Case,
-    (opts, reading): (ExecOptions, Reading),
+    (opts, reading, keep): (ExecOptions, Reading, Keep),
     parsed: &[Option<Statement>],
     sched: &[concurrent::Unit],
     checks: &[concurrent::Check],
@@ -146,27 +173,30 @@ fn execute_schedule(
         m.cta = cta;
         m.thread = step.thread;
         m.touched.clear();
-        let (text, res) = match (&step.op, &parsed) {
-            (_, Some(st)) => (st.to_string(), m.statement(st)),
-            (StepOp::WaitParity { mbar, parity }, _) => (
-                format!("wait_parity [{mbar}], {parity}"),
-                m.wait_parity_confirming(mbar, *parity),
-            ),
-            (StepOp::Store { at, bytes }, _) => (
-                format!("store [{at}], {} bytes", bytes.len()),
-                m.store(at, bytes),
-            ),
+        let res = match (&step.op, &parsed) {
+            (_, Some(st)) => m.statement(st),
+            (StepOp::WaitParity { mbar, parity }, _) => m.wait_parity_confirming(mbar, *parity),
+            (StepOp::Store { at, bytes }, _) => m.store(at, bytes),
             (StepOp::Ptx(_), None) => unreachable!("parsed above"),
         };
+        if keep == Keep::All && !matches!(res, Err(Stop::Err(_))) {
+            let text = match (&step.op, &parsed) {
+                (_, Some(st)) => st.to_string(),
+                (StepOp::WaitParity { mbar, parity }, _) => {
+                    format!("wait_parity [{mbar}], {parity}")
+                }
+                (StepOp::Store { at, bytes }, _) => format!("store [{at}], {} bytes", bytes.len()),
+                (StepOp::Ptx(_), None) => unreachable!("parsed above"),
+            };
+            trace.push(m.trace_step(text));
+        }
         match res {
             Ok(()) => {
-                trace.push(m.trace_step(text));
                 if !watch.after(pos, sched[pos], &m.slots) {
                     return Ok(None);
                 }
             }
             Err(Stop::Ub(u)) => {
-                trace.push(m.trace_step(text));
                 outcome = Outcome::Undefined { ub: u, step: i };
                 break;
             }
@@ -185,9 +215,12 @@ fn execute_schedule(
             Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
         }
     }
-    let final_state = m
-        .final_state()
-        .map_err(|kind| ExecError { step: None, kind })?;
+    let final_state = if keep == Keep::All || !m.updates.is_empty() {
+        m.final_state()
+            .map_err(|kind| ExecError { step: None, kind })?
+    } else {
+        Default::default()
+    };
     let mut departures = m.departures;
     departures.sort_by_key(|p| {
         crate::sem::profile::POSITIONS

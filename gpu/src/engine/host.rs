@@ -1,0 +1,222 @@
+//! The engine's host side without a device: every case emitted and its launches composed exactly
+//! as [`super::Engine`] prepares them, then observed as the model predicts
+//! ([`ptxconform_core::differential::predicted`]). It prices what a campaign costs the host per
+//! program — generation, CPU oracles, the reference, emission, packing, judgement — on a machine
+//! with no GPU (`bench --only fuzz-host`); compilation, transfers, the launch and decoding
+//! read-back are not in it.
+
+use super::{prepare, runs_on, Settings, Step};
+use crate::builds::Codegen;
+use crate::engine::batch::Limits;
+use ptxconform_core::differential::{predicted, Backend, Prepare, Prepared, Run};
+use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::result::RunInfo;
+use ptxconform_reference::case::Case;
+use ptxconform_reference::sem::exec::Execution;
+use ptxconform_reference::target::Target;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A backend that does the engine's host work on every case and reports the model's prediction.
+pub struct HostOnly {
+    settings: Arc<Settings>,
+    /// The compute capability whose targets it accepts (what the engine on that GPU runs).
+    cc: (i32, i32),
+    info: RunInfo,
+    /// Host time by stage, summed over calls: the core's reference and judge, emission with
+    /// composing, and making the predicted observations.
+    pub times: HostTimes,
+}
+
+/// Where a [`HostOnly`] backend's host time went (summed over calls; stages prepared ahead run
+/// beside others, so the parts need not add up to the wall time).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostTimes {
+    pub reference: Duration,
+    pub prepare: Duration,
+    pub observe: Duration,
+    pub judge: Duration,
+}
+
+impl HostOnly {
+    /// The host side of an engine on a device of compute capability `cc`, with the engine's
+    /// default limits and no build routing.
+    pub fn new(cc: (i32, i32), known: KnownDivergences) -> HostOnly {
+        HostOnly {
+            settings: Arc::new(Settings {
+                known,
+                limits: Limits::default(),
+                jit_level: None,
+                rewrite: None,
+                build: Codegen::Jit { level: 4 },
+                routable: Vec::new(),
+            }),
+            cc,
+            info: RunInfo {
+                device: "host only (no device)".into(),
+                ..RunInfo::default()
+            },
+            times: HostTimes::default(),
+        }
+    }
+
+    fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Vec<Run> {
+        use rayon::prelude::*;
+        let t = Instant::now();
+        // The composed launches are what a device would be sent; here they are only made.
+        drop(step.plan);
+        let info = &self.info;
+        let runs = step
+            .emitted
+            .into_par_iter()
+            .zip(cases)
+            .map(|(em, (_, ex))| match em {
+                Ok(em) => Run {
+                    ptx: Some(em.ptx),
+                    ..Run::observed(predicted(info, ex))
+                },
+                Err(ran) => Run {
+                    ran: *ran,
+                    ptx: None,
+                    wall_us: 0,
+                    device: String::new(),
+                    build: None,
+                },
+            })
+            .collect();
+        self.times.observe += t.elapsed();
+        runs
+    }
+}
+
+/// Prepares as the engine's preparer does, timing it.
+struct Timed(Arc<Settings>);
+
+impl Prepare for Timed {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
+        let t = Instant::now();
+        let step = prepare(cases, &self.0, None);
+        Prepared::new((step, t.elapsed()))
+    }
+}
+
+impl Backend for HostOnly {
+    fn info(&self) -> RunInfo {
+        self.info.clone()
+    }
+    fn runs(&self, t: Target) -> bool {
+        runs_on(t, self.cc)
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        let t = Instant::now();
+        let step = prepare(cases, &self.settings, None);
+        self.times.prepare += t.elapsed();
+        Ok(self.finish(cases, step))
+    }
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        Some(Arc::new(Timed(self.settings.clone())))
+    }
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        match prepared.take::<(Step, Duration)>() {
+            Some((step, took)) => {
+                self.times.prepare += took;
+                Ok(self.finish(cases, step))
+            }
+            None => self.observe(cases),
+        }
+    }
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.times.reference += reference;
+        self.times.judge += judge;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxconform_core::hash::fnv1a64;
+    use ptxconform_core::result::Verdict;
+    use ptxconform_reference::case::init::pattern;
+    use ptxconform_reference::case::to_yaml;
+    use ptxconform_reference::gen::oracle::check_cpu;
+    use ptxconform_reference::gen::{generate_shaped, shape_len, value_len, GenConfig, Generated};
+
+    /// `shapes` shapes of `per` value sets each, from fixed bytes (as a campaign derives them).
+    fn programs(cfg: &GenConfig, shapes: u64, per: u64) -> Vec<Generated> {
+        (0..shapes)
+            .flat_map(|s| {
+                let shape = pattern(0x5eed ^ s.wrapping_mul(0x9e37_79b9), shape_len(cfg));
+                (0..per).map(move |j| (shape.clone(), s, j))
+            })
+            .map(|(shape, s, j)| {
+                let values = pattern(0xa11 ^ (s << 20) ^ j, value_len(cfg));
+                generate_shaped(&shape, &values, cfg)
+            })
+            .collect()
+    }
+
+    /// Generated programs on the host-only backend pass (the model judged against its own
+    /// prediction), and each one was emitted: a run carries its kernel text.
+    #[test]
+    fn generated_programs_pass_against_their_prediction() {
+        let gens = programs(&GenConfig::legal(), 3, 8);
+        let batch: Vec<(&str, &Case)> = gens.iter().map(|g| ("host", &g.case)).collect();
+        let mut b = HostOnly::new((9, 0), KnownDivergences::default());
+        let judged =
+            ptxconform_core::differential::run_batch(&mut b, &KnownDivergences::default(), &batch)
+                .expect("runs");
+        assert_eq!(judged.len(), gens.len());
+        let mut ran = 0;
+        for j in &judged {
+            if j.result.verdict == Verdict::NotRun {
+                continue;
+            }
+            ran += 1;
+            assert_eq!(j.result.verdict, Verdict::Pass, "{}", j.result.detail);
+            assert!(j.ptx.as_deref().is_some_and(|p| p.contains(".entry")));
+        }
+        assert!(ran > 0, "no program ran on sm_90");
+        assert!(b.times.prepare > Duration::ZERO);
+    }
+
+    /// What the host does per program, pinned: for fixed bytes, every program's fingerprint (the
+    /// hash of its YAML, as a campaign takes it), the CPU oracles' verdict, the judge's verdict
+    /// and the kernel text it ran. Work that makes the host cheaper must leave this digest as it
+    /// is; a change that means to alter programs or verdicts records the new one and says so.
+    #[test]
+    fn the_host_path_of_fixed_programs_is_unchanged() {
+        let mut lines = String::new();
+        for cfg in [GenConfig::legal(), GenConfig::mixed()] {
+            let gens = programs(&cfg, 6, 16);
+            let batch: Vec<(&str, &Case)> = gens.iter().map(|g| ("host", &g.case)).collect();
+            let mut b = HostOnly::new((9, 0), KnownDivergences::default());
+            let judged = ptxconform_core::differential::run_batch(
+                &mut b,
+                &KnownDivergences::default(),
+                &batch,
+            )
+            .expect("runs");
+            for (g, j) in gens.iter().zip(&judged) {
+                let fingerprint = fnv1a64(to_yaml(std::slice::from_ref(&g.case)).as_bytes());
+                let oracles = match check_cpu(g) {
+                    Ok(()) => "ok".to_string(),
+                    Err(v) => v.oracle.to_string(),
+                };
+                let kernel = j.ptx.as_deref().map_or(0, |p| fnv1a64(p.as_bytes()));
+                lines += &format!(
+                    "{fingerprint:016x} {oracles} {} {kernel:016x}\n",
+                    j.result.verdict.name()
+                );
+            }
+        }
+        assert_eq!(
+            fnv1a64(lines.as_bytes()),
+            0xa6b8_f9dd_b82d_c006,
+            "the host path changed programs or verdicts:\n{lines}"
+        );
+    }
+}
