@@ -45,6 +45,9 @@ pub struct Ub {
     /// The phase a wait that can never return waited on, as the model left it: silicon's
     /// outcome depends on it where the text's does not (`exec::predict::overshot`).
     pub phase: Option<PhaseLeft>,
+    /// Another rule the same instruction breaks that sm_90 silicon checks before this one: the
+    /// outcome it predicts is that rule's (`exec::predict::CHECKED_FIRST`).
+    pub checked_first: Option<&'static str>,
 }
 
 /// An mbarrier phase as a failed wait left it: arrivals still pending and the tx-count.
@@ -73,6 +76,7 @@ impl Ub {
             silicon_traps: false,
             shared_access: None,
             phase: None,
+            checked_first: None,
         }
     }
 

@@ -265,3 +265,67 @@ fn issue34_probes_are_undecided_and_land_the_models_bytes() {
         }
     }
 }
+
+/// A-TENSOR-SMEM-ALIGN-LAST-HW against the recorded tensor sweeps: every recorded trap's kind is
+/// the one outcome predicted; a copy whose shared address is misaligned traps MisalignedAddress
+/// unless it breaks another copy rule, checked first, whose kind it then takes.
+#[test]
+fn sweep_traps_are_predicted_with_their_kind() {
+    use ptxconform_reference::case::{Ending, TrapKind};
+    use ptxconform_reference::gen::sweep::{draw_as, Draw};
+    use ptxconform_reference::sem::exec::{HwOutcome, Prediction};
+    let sets = [
+        "h100-2026-11-25-10k",
+        "h100-2026-11-25-seed3",
+        "h100-2026-11-25-seed4",
+        "h100-2026-11-26-seed6",
+        "h200-2026-11-25-seed5",
+    ];
+    let smem = "tensor.copy:smem-alignment";
+    let (mut traps, mut alone, mut after, mut wrong) = (0, 0, 0, Vec::new());
+    for set in sets {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../reports/sweep")
+            .join(set)
+            .join("records.jsonl");
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let ending: Ending = serde_json::from_value(r["outcome"].clone()).unwrap();
+            let Ending::Trap { kind, .. } = ending else {
+                continue;
+            };
+            traps += 1;
+            let draw = Draw::of(r["draw"].as_u64().unwrap_or(1) as u8).unwrap();
+            let (seed, index) = (r["seed"].as_u64().unwrap(), r["index"].as_u64().unwrap());
+            let mut config = draw_as(draw, seed, index).config;
+            config.complete_tx = r["complete_tx"].as_u64().or(config.complete_tx);
+            let ex = execute_with(&config.build(), ExecOptions::of(Profile::Sm90)).unwrap();
+            if ex.prediction != Prediction::one(HwOutcome::Traps(kind)) {
+                wrong.push(format!(
+                    "{set} #{index}: {kind:?}, predicted {}",
+                    ex.prediction
+                ));
+            }
+            if let Outcome::Undefined { ub, .. } = &ex.outcome {
+                if ub.rule == smem {
+                    match (ub.checked_first, kind) {
+                        (None, TrapKind::MisalignedAddress) => alone += 1,
+                        (Some(_), TrapKind::IllegalInstruction) => after += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(
+        traps >= 7400 && alone >= 900 && after >= 500,
+        "{traps} traps, {alone} misaligned alone, {after} after another rule"
+    );
+}

@@ -157,6 +157,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
         silicon_traps: false,
         shared_access: None,
         phase: None,
+        checked_first: None,
     })
 }
 
@@ -166,6 +167,21 @@ fn copy_ub(e: CopyError) -> Stop {
         rules::TENSOR_COPY_RULE.section,
         e.message,
     )
+}
+
+/// A copy's UB, `check` re-running the copy's checks at another shared address: where the rule
+/// is the address's alignment, the copy re-checked at the address rounded down to it names any
+/// other copy rule it breaks, which sm_90 traps on first ([`Ub::checked_first`]).
+fn copy_ub_at<T>(e: CopyError, smem: u64, check: impl FnOnce(u64) -> Result<T, CopyError>) -> Stop {
+    let first = (e.rule == tensor::access::copy_rule::SMEM_ALIGN)
+        .then(|| check(smem - smem % tensor::SMEM_ALIGN_BYTES).err())
+        .flatten()
+        .map(|other| copy_rule_id(other.rule));
+    let mut s = copy_ub(e);
+    if let Stop::Ub(u) = &mut s {
+        u.checked_first = first;
+    }
+    s
 }
 
 fn encode_ub(e: EncodeReject, driver: Result<(), EncodeReject>) -> Stop {
@@ -441,7 +457,8 @@ impl Machine<'_> {
                 format!("dstMem {} before the shared window", l.dst_mem),
             )
         })?;
-        let plan = tensor::load(&map, &mode, &coords, smem).map_err(copy_ub)?;
+        let plan = tensor::load(&map, &mode, &coords, smem)
+            .map_err(|e| copy_ub_at(e, smem, |a| tensor::load(&map, &mode, &coords, a)))?;
         // Destination CTAs and, for each, the CTA whose mbarrier it signals (A-TENSOR-CTA-GROUP).
         let ctas = match &l.multicast {
             Some(mask) => self.cluster_destinations(&dst, Some(mask))?,
@@ -546,7 +563,8 @@ impl Machine<'_> {
                 "srcMem before the shared window",
             )
         })?;
-        let plan = tensor::store(&map, mode, &coords, smem).map_err(copy_ub)?;
+        let plan = tensor::store(&map, mode, &coords, smem)
+            .map_err(|e| copy_ub_at(e, smem, |a| tensor::store(&map, mode, &coords, a)))?;
         let mut addrs = vec![];
         let extent = smem_extent(&plan);
         for t in &plan.transfers {
