@@ -469,6 +469,7 @@ fn campaign_on(
         Some(n) => Stop {
             seconds: None,
             programs: Some(n),
+            coverage: false,
         },
         None => Stop {
             seconds: Some(seconds),
