@@ -7,6 +7,7 @@ use crate::fuzz::minimize::{minimize, Budget, Minimized};
 use crate::fuzz::Signature;
 use ptxconform_core::differential::Judged;
 use ptxconform_core::evaluate::{families_of, family_of};
+use ptxconform_core::known::{KnownDivergence, Site};
 use ptxconform_core::result::Verdict;
 use ptxconform_gpu::engine::write_divergence;
 use ptxconform_reference::case::{to_yaml, Case};
@@ -159,23 +160,27 @@ impl Campaign<'_> {
         Ok(())
     }
 
-    fn is_known(&self, case: &Case, sig: &Signature) -> bool {
+    /// Whether a hardware failure observed at `site` is a known finding: one that matches and
+    /// was seen on that device and driver (elsewhere it is new evidence, reported).
+    fn is_known(&self, case: &Case, sig: &Signature, site: Option<Site>) -> bool {
         let k = &self.opts.known;
-        k.matching_signature(&sig.key()).is_some()
-            || k.matching(&case.name).is_some()
+        let here = |f: Option<&KnownDivergence>| {
+            f.is_some_and(|f| site.is_none_or(|s| f.seen_on.covers(s)))
+        };
+        here(k.matching_signature(&sig.key()))
+            || here(k.matching(&case.name))
             || (sig.verdict == Verdict::TrapUnexpected
-                && k.explaining_trap(
+                && here(k.explaining_trap(
                     Features::used_by(case),
                     &families_of(case),
                     &sig.verdict_at(),
-                )
-                .is_some())
+                )))
     }
 
     /// A hardware failure: suppress known / found signatures, else minimize on hardware and save.
     fn divergence(&mut self, k: u64, case: &Case, out: Judged) -> Result<(), String> {
         let sig = Signature::of(&out.result);
-        if self.is_known(case, &sig) {
+        if self.is_known(case, &sig, out.observation.as_ref().map(Site::of)) {
             self.stats.known += 1;
             return Ok(());
         }
@@ -221,7 +226,7 @@ impl Campaign<'_> {
         self.stats.minimize_cases += m.tested as u64;
         let out = m.evidence.unwrap_or(out);
         let min_sig = Signature::of(&out.result);
-        if self.is_known(&m.case, &min_sig) {
+        if self.is_known(&m.case, &min_sig, out.observation.as_ref().map(Site::of)) {
             self.raw_seen.insert(sig.key(), "known".into());
             self.stats.divergences -= 1;
             self.stats.known += 1;
