@@ -3,6 +3,7 @@
 
 use crate::glob;
 use crate::result::{BuildReason, CaseResult, Verdict};
+pub use crate::result::{SeenOn, Site};
 use ptxconform_reference::build::Codegen;
 use ptxconform_reference::gen::swarm::Features;
 use serde::{Deserialize, Serialize};
@@ -32,46 +33,6 @@ pub struct KnownDivergence {
     /// not this finding: it is reported, not suppressed.
     pub seen_on: SeenOn,
     pub reason: String,
-}
-
-/// The devices and drivers a finding was observed on: globs over the names the driver reports
-/// (`NVIDIA H100*`, `CUDA 13.*`), as recorded in observations.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SeenOn {
-    pub devices: Vec<String>,
-    pub drivers: Vec<String>,
-}
-
-/// Where a result was observed: the device and driver of its observation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Site<'a> {
-    pub device: &'a str,
-    pub driver: &'a str,
-}
-
-impl<'a> Site<'a> {
-    pub fn of(o: &'a ptxconform_reference::case::model::Observation) -> Site<'a> {
-        Site {
-            device: &o.device,
-            driver: &o.driver,
-        }
-    }
-}
-
-impl SeenOn {
-    /// Whether `site` lies inside this scope.
-    pub fn covers(&self, site: Site) -> bool {
-        let any = |globs: &[String], name: &str| globs.iter().any(|g| glob::glob(g, name));
-        any(&self.devices, site.device) && any(&self.drivers, site.driver)
-    }
-    fn describe(&self) -> String {
-        format!(
-            "{}; driver {}",
-            self.devices.join(", "),
-            self.drivers.join(", ")
-        )
-    }
 }
 
 /// The builds of a known compiler defect (`culprit: { compiler: … }`), as attribution found

@@ -154,6 +154,8 @@ fn merged_info(infos: &[(PathBuf, RunInfo)]) -> Result<RunInfo, String> {
         mode: first.mode.clone(),
         ptxconform: first.ptxconform.clone(),
         profile: first.profile.clone(),
+        // A merged run is outside the scope if any of its shards was.
+        outside_evidence: infos.iter().find_map(|(_, i)| i.outside_evidence.clone()),
     })
 }
 

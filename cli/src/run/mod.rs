@@ -448,6 +448,23 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
         (None, Some(f)) => f.info(),
     };
     info.profile = args.profile.name().into();
+    if fleet.is_some() && args.profile == Profile::Sm90 {
+        let scope = ptxconform_core::result::sm90_readings_seen_on();
+        let here = Site {
+            device: &info.device,
+            driver: &info.driver,
+        };
+        if !scope.covers(here) {
+            eprintln!(
+                "note: the sm_90 profile's silicon predictions were recorded on {}; {} ({}) is \
+                 outside that scope: an outcome they mispredict here is new evidence",
+                scope.describe(),
+                info.device,
+                info.driver
+            );
+            info.outside_evidence = Some(scope);
+        }
+    }
     let known = KnownDivergences::load(&args.known)?;
     let mut attributor = match (gpus.first(), &fleet) {
         (Some(d), Some(f)) if args.attribute != ptxconform_gpu::attribution::Scope::None => {

@@ -162,6 +162,7 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
         ptxconform: env!("CARGO_PKG_VERSION").into(),
         profile: plan.profile.name().into(),
         mode: "sweep replay (recorded observations)".into(),
+        ..RunInfo::default()
     };
     let seed = first.seed;
     let items: Vec<(Draw, u64, u64, Option<u64>)> = records

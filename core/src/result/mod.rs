@@ -12,6 +12,7 @@ mod bytes;
 mod difference;
 mod run_info;
 mod scope;
+mod seen_on;
 mod verdict;
 
 pub use attribution::{culprit, departs, Attribution, BuildOutcome, Culprit};
@@ -20,6 +21,7 @@ pub use bytes::{ExpectedByte, RegionDiff};
 pub use difference::{model_refusals, render, Difference};
 pub use run_info::{today, RunInfo};
 pub use scope::{CaseSet, Scope, Selection, Shards};
+pub use seen_on::{sm90_readings_seen_on, SeenOn, Site};
 pub use verdict::Verdict;
 
 use ptxconform_reference::sem::exec::Undecided;

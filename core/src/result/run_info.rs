@@ -14,6 +14,10 @@ pub struct RunInfo {
     /// The profile (`spec` or `sm_90`) results were judged under (empty: not recorded).
     #[serde(default)]
     pub profile: String,
+    /// A hardware run under the sm_90 profile on a device or driver outside the scope its
+    /// silicon readings were recorded in: that scope (the predictions are untested here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_evidence: Option<super::SeenOn>,
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, for run metadata.
