@@ -323,6 +323,7 @@ mod tests {
             mode: mode.into(),
             ptxconform: "0.1.0".into(),
             profile: "sm_90".into(),
+            outside_evidence: None,
         }
     }
 
