@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use super::groups::AsyncOp;
 use super::mbarrier::{PendingAsyncArrive, PhaseCompleted, Slot};
 use super::memory::{MemError, Memory};
-use super::ub::Ub;
+use super::ub::{TxRace, Ub};
 
 /// Failure of a composed step: a classified UB or a memory bookkeeping error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +41,8 @@ pub struct TrackedCopy {
     pub op: AsyncOp,
     pub barrier: u64,
     pub tx_bytes: u32,
+    /// The program step that issued it.
+    pub issued_at: usize,
 }
 
 /// In-flight mbarrier-tracked work of a whole launch.
@@ -73,21 +75,43 @@ impl Tracking {
     /// Lands every tracked copy that signals `barrier`, in issue order: completes its write,
     /// releases its source, then performs its complete-tx. Returns the phases completed.
     /// A reduction's update must have been landed with [`Memory::complete_update`] first.
+    /// `unordered(a, b)`: the steps that issued two copies are concurrent, so either may have
+    /// issued first (their pieces are left out of each other's race, A-TX-RACE).
     pub fn land_copies(
         &mut self,
         barrier: u64,
         slots: &mut BTreeMap<u64, Slot>,
         mem: &mut Memory,
+        unordered: impl Fn(usize, usize) -> bool,
     ) -> Result<Vec<PhaseCompleted>, SemError> {
         let (now, later): (Vec<_>, Vec<_>) = self.copies.iter().partition(|c| c.barrier == barrier);
         self.copies = later;
         let mut done = vec![];
-        for c in now {
+        for (i, c) in now.iter().enumerate() {
             land(&c.op, mem)?;
             let slot = slots
                 .get_mut(&c.barrier)
                 .ok_or(SemError::NoBarrier(c.barrier))?;
-            done.extend(slot.complete_tx(c.tx_bytes)?);
+            let Some(d) = slot.complete_tx(c.tx_bytes)? else {
+                continue;
+            };
+            // A-TX-RACE: pieces still to land could have landed first and skipped zero.
+            let left: u64 = now[i + 1..]
+                .iter()
+                .filter(|o| o.issued_at == c.issued_at || !unordered(o.issued_at, c.issued_at))
+                .map(|o| u64::from(o.tx_bytes))
+                .sum();
+            if left > 0 {
+                return Err(SemError::Ub(Ub::tx_race(
+                    TxRace::PieceReachedZero,
+                    format!(
+                        "a complete-tx of {} bytes completed phase {} with {left} bytes of \
+                         issued copies still to signal it",
+                        c.tx_bytes, d.phase
+                    ),
+                )));
+            }
+            done.push(d);
         }
         Ok(done)
     }
@@ -167,6 +191,7 @@ mod tests {
             },
             barrier: MB,
             tx_bytes: 32,
+            issued_at: 0,
         });
         let a = slots
             .get_mut(&MB)
@@ -175,7 +200,9 @@ mod tests {
             .unwrap();
         assert!(a.completed.is_none());
         assert!(!slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
-        let done = t.land_copies(MB, &mut slots, &mut mem).unwrap();
+        let done = t
+            .land_copies(MB, &mut slots, &mut mem, |_, _| false)
+            .unwrap();
         assert_eq!(done.len(), 1);
         assert!(slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
         assert_eq!(
@@ -200,9 +227,10 @@ mod tests {
             },
             barrier: MB,
             tx_bytes: (1 << 20) + 16,
+            issued_at: 0,
         });
         assert!(
-            matches!(t.land_copies(MB, &mut slots, &mut mem), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
+            matches!(t.land_copies(MB, &mut slots, &mut mem, |_, _| false), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
         );
     }
 

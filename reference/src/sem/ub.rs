@@ -48,6 +48,20 @@ pub struct Ub {
     /// Another rule the same instruction breaks that sm_90 silicon checks before this one: the
     /// outcome it predicts is that rule's (`exec::predict::CHECKED_FIRST`).
     pub checked_first: Option<&'static str>,
+    /// How a phase completed with complete-tx still to land on it ([`MBAR_TX_RACE`]).
+    pub tx_race: Option<TxRace>,
+}
+
+/// The two ways the model's run completes a phase that a copy it tracks has still to signal
+/// ([`MBAR_TX_RACE`]); in the other order of the same program the phase does not complete there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TxRace {
+    /// An arrival (or expect-tx) brought the phase to completion with the copy's complete-tx
+    /// still to come: landed first, the copy leaves the tx-count below zero at the arrival.
+    ArrivalFirst,
+    /// One piece of a copy's complete-tx brought the tx-count to exactly zero with other pieces
+    /// (of it or another copy) still to land: in another piece order the count skips zero.
+    PieceReachedZero,
 }
 
 /// An mbarrier phase as a failed wait left it: arrivals still pending and the tx-count.
@@ -77,6 +91,15 @@ impl Ub {
             shared_access: None,
             phase: None,
             checked_first: None,
+            tx_race: None,
+        }
+    }
+
+    /// [`MBAR_TX_RACE`] in situation `how`.
+    pub fn tx_race(how: TxRace, detail: impl Into<String>) -> Ub {
+        Ub {
+            tx_race: Some(how),
+            ..Ub::new(&MBAR_TX_RACE, detail)
         }
     }
 
@@ -159,6 +182,8 @@ rules! {
         "phaseParity operand other than 0 or 1");
     MBAR_ARRIVE_BEFORE_WAIT = ("mbarrier.arrive_before_wait", "9.7.13.15.4", true, Mbarrier,
         "arrive-on in a phase before any test_wait/try_wait returned True for the preceding phase");
+    MBAR_TX_RACE = ("mbarrier.complete_tx_race", "9.7.13.15.5", true, Executor,
+        "a phase completes while an issued copy's complete-tx it tracks is still to land: in another allowed order of that complete-tx the phase does not complete there (the expect-tx did not count the copy's bytes)");
     MBAR_ADDRESS_WINDOW = ("mbarrier.address_window", "9.7.13.15.9", false, Executor,
         "mbarrier address outside the .shared::cta (or .shared::cluster where allowed) window");
     MBAR_MISALIGNED = ("mbarrier.misaligned", "9.7.13.15.1", false, Executor,

@@ -41,7 +41,7 @@ pub(super) fn reduce_update(
 
 impl Machine<'_> {
     /// A valid mbarrier object overlapping `[at, at+len)`.
-    fn object_overlapping(&self, at: Addr, len: u64) -> Option<u64> {
+    pub(super) fn object_overlapping(&self, at: Addr, len: u64) -> Option<u64> {
         let RegionId::Shared { cta } = at.region else {
             return None;
         };
@@ -189,6 +189,7 @@ impl Machine<'_> {
             op,
             barrier: mbar_key(barrier.0, barrier.1),
             tx_bytes: tx,
+            issued_at: self.step,
         });
         Ok(())
     }
@@ -264,8 +265,10 @@ impl Machine<'_> {
         for w in ws {
             self.land_write(w)?;
         }
+        let program = &self.case.program;
+        let unordered = |a: usize, b: usize| concurrent(program, a, b);
         self.tracking
-            .land_copies(key, &mut self.slots, &mut self.mem)?;
+            .land_copies(key, &mut self.slots, &mut self.mem, unordered)?;
         let ops: Vec<AsyncOp> = self
             .async_arrives
             .iter()
@@ -280,4 +283,10 @@ impl Machine<'_> {
         }
         self.fire_arrives()
     }
+}
+
+/// Are program steps `a` and `b` of one concurrent group (unordered with each other)?
+pub(super) fn concurrent(program: &[crate::case_model::Step], a: usize, b: usize) -> bool {
+    let group = |i: usize| program.get(i).and_then(|s| s.concurrent.as_deref());
+    group(a).is_some() && group(a) == group(b)
 }

@@ -1,10 +1,12 @@
 //! mbarrier instructions (§9.7.13.15) on the `sem::mbarrier` state machine. Waits land what
 //! signals the barrier first (A-EXEC-WAIT-LANDS) and are single probes (A-EXEC-PROBE).
 
-use super::{Machine, Reg, R};
+use super::async_ops::concurrent;
+use super::{mbar_key, Machine, Reg, Stop, R};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
 use crate::ptx::operand::{Address, Value};
-use crate::sem::mbarrier::{pending_count, Arrive};
+use crate::sem::mbarrier::{pending_count, Arrive, PhaseCompleted};
+use crate::sem::ub::{TxRace, Ub};
 
 impl Machine<'_> {
     /// `.shared::cluster` operands may name another CTA of the cluster; `.shared{::cta}` and
@@ -17,6 +19,34 @@ impl Machine<'_> {
         if let Value::Reg(name) = v {
             self.set_reg(name, r);
         }
+    }
+
+    /// A-TX-RACE: a phase of `b` that an instruction completed while issued copies it tracks
+    /// still have complete-tx to perform. Any of them may land before the instruction (§9.7.13.15.5:
+    /// a copy signals on its completion, at no stated time), and then the phase does not complete
+    /// here: the run depends on an order the text leaves open ([`crate::sem::ub::MBAR_TX_RACE`]).
+    fn phase_done(&self, b: (u32, u64), done: Option<PhaseCompleted>) -> R {
+        let Some(d) = done else {
+            return Ok(());
+        };
+        // A copy issued in this step's concurrent group is left to the reduction's assumption
+        // (A-EXEC-CONCURRENT-MBAR-COMMUTE): the race is judged between ordered steps only.
+        let left: u64 = self
+            .tracking
+            .copies_for(mbar_key(b.0, b.1))
+            .filter(|c| !concurrent(&self.case.program, c.issued_at, self.step))
+            .map(|c| u64::from(c.tx_bytes))
+            .sum();
+        if left == 0 {
+            return Ok(());
+        }
+        Err(Stop::Ub(Ub::tx_race(
+            TxRace::ArrivalFirst,
+            format!(
+                "phase {} completed with {left} bytes of issued copies still to signal it",
+                d.phase
+            ),
+        )))
     }
 
     pub(super) fn mbarrier(&mut self, op: &MbarrierOp) -> R {
@@ -43,11 +73,11 @@ impl Machine<'_> {
                 let b = self.mbar_operand(*space, addr)?;
                 let tx = self.u32_operand(tx_count, "txCount")?;
                 let s = self.slot(b);
-                match op {
+                let done = match op {
                     TxOp::ExpectTx => s.expect_tx(tx)?,
                     TxOp::CompleteTx => s.complete_tx(tx)?,
                 };
-                Ok(())
+                self.phase_done(b, done)
             }
             MbarrierOp::Arrive {
                 drop,
@@ -77,7 +107,7 @@ impl Machine<'_> {
                 if let Dest::State(v) = dest {
                     self.out_reg(v, Reg::State(done.state));
                 }
-                Ok(())
+                self.phase_done(b, done.completed)
             }
             MbarrierOp::Wait {
                 space,

@@ -9,6 +9,15 @@
 //! predicted to complete or hang, undecided ([`overshot`], evidence in [`OVERSHOT_PHASE`]):
 //! H100 did both, and the final count does not tell which.
 //!
+//! A-TX-RACE-HW: a phase the model's run completes while an issued copy still has complete-tx
+//! to perform on it (`mbarrier.complete_tx_race`: an expect-tx of 0 or below the copy's bytes)
+//! is predicted to complete or hang, undecided: H200 did both ([`TX_RACE`]).
+//!
+//! A-OUT-OF-REGION-LANDS-HW: a tensor load whose units leave their shared region but stay in
+//! the CTA's allocation is run on as silicon runs it (the units land next to the region, over
+//! an mbarrier object too, and count for complete-tx); the phase's tx logic then decides the
+//! prediction ([`OUT_OF_REGION_PHASE`]).
+//!
 //! A-TENSOR-SMEM-ALIGN-LAST-HW: sm_90 checks a tensor copy's shared-address alignment after its
 //! other copy rules, so a copy that breaks both traps as the other rule does
 //! ([`CHECKED_FIRST`], [`ub::Ub::checked_first`]).
@@ -228,6 +237,28 @@ pub const OVERSHOT_PHASE: &str = "cases/probes/issue34.yaml (H100, CUDA 13.0, 20
     complete_tx past zero. cases/probes/interleave-tx.yaml asks (expect-tx ladders per \
     interleave x swizzle, and those controls).";
 
+/// The recorded runs behind A-TX-RACE-HW ([`ub::MBAR_TX_RACE`]): why the prediction is the set.
+pub const TX_RACE: &str = "the H200 sweeps of draw v2, seeds 7 and 9 (2026-11-28, CUDA 13.0, \
+    reports/sweep/h200-2026-11-28-v2-seed7 and -seed9; in sample: they motivated the rule): 148 \
+    tensor loads the model runs into the race, 124 completed and 24 hung. Expect-tx 0 then the \
+    copy then the arrive (the arrival completes the phase first in the model's run): 98, 86 \
+    completed, 12 hung (every hang a tile load; im2col 42 of 42 completed). Expect-tx below the \
+    copy's bytes, a piece of the copy bringing the count to zero: 50, 38 completed, 12 hung. No \
+    parameter recorded separates them. Before the rule the model called all 148 well defined: \
+    its bytes matched the 124 completions, and the 24 hangs were every well-defined miss of \
+    those seeds; the bytes of a completion are uncertain by the text. None in the H100 / H200 sweeps of draw v1 (their \
+    expect-tx always equals the copy's bytes) or in the corpus recordings.";
+
+/// The recorded runs behind A-OUT-OF-REGION-LANDS-HW: why a load out of its region inside the
+/// allocation is run on ([`super::has_silicon_reading`]).
+pub const OUT_OF_REGION_PHASE: &str = "the H200 sweeps of draw v2, seeds 7 and 9 \
+    (2026-11-28, in sample): 78 tensor loads out of their region inside the allocation (50 of \
+    them over the mbarrier object they signal). Run on, the model predicted completes for 36 \
+    (36 completed), hangs for 14 (14 hung: expect-tx above the copy's bytes, 10 of them over \
+    the mbarrier), completes or hangs for 28 (19 completed, 9 hung). Stopped at the access, it \
+    had predicted completes for all 78: 23 hung. Corpus: address.out_of_region 4 of 4 completed \
+    (H100, H200), as run on.";
+
 /// Does a shared access run past the CTA's allocation as silicon bounds it (rounded up to
 /// [`SHARED_WINDOW_GRANULE`])? Below the image (a 32-bit address that wrapped) is not judged:
 /// the one recorded run there (16 bytes below, H100) completed, and what lies further below is
@@ -298,13 +329,19 @@ const LAUNCH_FAILED: HwOutcome = HwOutcome::Traps(TrapKind::LaunchFailed);
 /// `reports/sweep/`, the recordings under `cases/`). Not listed: ranges that leave their region
 /// or wrap the 32-bit shared window land in the memory next to it and complete
 /// (`address.out_of_region` 4 of 4, `bulk.range_overflow` 6 of 6) while they stay inside the
-/// CTA's shared-memory allocation; past it they trap ([`leaves_allocation`]).
+/// CTA's shared-memory allocation, a tensor load's phase judged by its tx-count as the run goes
+/// on ([`OUT_OF_REGION_PHASE`]); past it they trap ([`leaves_allocation`]).
 pub const SILICON: &[SiliconReading] = &[
     SiliconReading {
         rule: RuleRef::Ub(&ub::WAIT_NEVER_COMPLETES),
         outcomes: &[HwOutcome::Hangs],
         evidence: "cases/ub/timeout.yaml and exec-smoke: 10 of 10 per baseline (H100, H200); \
                    a phase its copies overshot is undecided (OVERSHOT_PHASE)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::MBAR_TX_RACE),
+        outcomes: &[HwOutcome::Completes, HwOutcome::Hangs],
+        evidence: TX_RACE,
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),

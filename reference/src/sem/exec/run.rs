@@ -38,19 +38,24 @@ pub(crate) enum Reading {
     /// The text's: the UB stops the run.
     Text,
     /// Silicon's: a tensor map is checked only against the rules the driver enforces
-    /// (A-TENSOR-ACCEPTED-MAP-HW), and a bulk size that is not a multiple of 16 is rounded down
-    /// to one (A-BULK-SIZE-ROUNDS-DOWN).
+    /// (A-TENSOR-ACCEPTED-MAP-HW), a bulk size that is not a multiple of 16 is rounded down
+    /// to one (A-BULK-SIZE-ROUNDS-DOWN), and a tensor unit that leaves its shared region inside
+    /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW).
     Silicon,
 }
 
 /// Whether the run stopped at UB that [`Reading::Silicon`] runs on: a tensor map the driver
-/// encodes against the text, or a bulk size off the 16-byte granule.
+/// encodes against the text, a bulk size off the 16-byte granule, or a shared access out of its
+/// region inside the CTA's allocation (only tensor units run on; the others stop again).
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
     };
     (ex.driver_rejects.is_empty() && tensor::is_encode_rejection(&ex.outcome))
         || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
+        || (u.rule == ub::ADDRESS_OUT_OF_REGION.id
+            && u.shared_access
+                .is_some_and(|a| !super::predict::leaves_allocation(&a)))
 }
 
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):

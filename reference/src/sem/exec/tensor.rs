@@ -158,6 +158,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
         shared_access: None,
         phase: None,
         checked_first: None,
+        tx_race: None,
     })
 }
 
@@ -415,12 +416,35 @@ impl Machine<'_> {
             ),
         );
         // Tensor shared addresses are offsets in the CTA's image (no 32-bit wrap).
-        u.shared_access = Some(crate::sem::ub::SharedAccess {
+        let access = crate::sem::ub::SharedAccess {
             start: i64::try_from(extent.start).unwrap_or(i64::MAX),
             end: i64::try_from(extent.end).unwrap_or(i64::MAX),
             allocation: self.layout.shared_allocation,
-        });
+        };
+        // A-OUT-OF-REGION-LANDS-HW: inside the CTA's allocation silicon lands the unit in the
+        // memory next to the region and signals the mbarrier as for any unit, so the phase is
+        // judged as the copy's complete-tx leaves it.
+        if self.reading == super::Reading::Silicon && !super::predict::leaves_allocation(&access) {
+            return Ok(a);
+        }
+        u.shared_access = Some(access);
         Err(Stop::Ub(u))
+    }
+
+    /// The part of a run at shared offset `start` of CTA `cta` that the model lands: up to the
+    /// end of the CTA's image and the first mbarrier object. Only [`super::Reading::Silicon`]
+    /// lets a unit out of its region ([`Self::tensor_smem`]); what lies past that part is
+    /// memory nothing reads back or the mbarrier's own state, and every byte still counts for
+    /// complete-tx (A-OUT-OF-REGION-LANDS-HW: silicon judged the phase by its tx-count even
+    /// where the copy ran over the mbarrier object, `OUT_OF_REGION_PHASE`).
+    fn landing_part(&self, cta: u32, start: u64, mut bytes: Vec<Byte>) -> Vec<Byte> {
+        let at = Addr::new(RegionId::Shared { cta }, start);
+        let mut end = self.layout.shared_bytes.max(start);
+        if let Some(off) = self.object_overlapping(at, bytes.len() as u64) {
+            end = end.min(off.max(start));
+        }
+        bytes.truncate(usize::try_from(end - start).unwrap_or(usize::MAX));
+        bytes
     }
 
     /// Reads the in-bound source units of a plan from one region (A-TENSOR-SOURCE-SPAN):
@@ -529,19 +553,17 @@ impl Machine<'_> {
                     .flat_map(|&i| load_unit(&plan, &plan.transfers[i], units[i].as_deref()))
                     .collect();
                 let tx = tx_bytes(&plan, idx, bytes.len() as u64);
-                let w = self.begin_write(
-                    Addr::new(RegionId::Shared { cta: c }, *start),
-                    bytes,
-                    Proxy::Async,
-                )?;
-                self.track(
-                    AsyncOp {
-                        write: Some(w),
-                        read: hold,
-                    },
-                    (b, mbar_off),
-                    tx,
-                )?;
+                let bytes = self.landing_part(c, *start, bytes);
+                let write = if bytes.is_empty() {
+                    None
+                } else {
+                    Some(self.begin_write(
+                        Addr::new(RegionId::Shared { cta: c }, *start),
+                        bytes,
+                        Proxy::Async,
+                    )?)
+                };
+                self.track(AsyncOp { write, read: hold }, (b, mbar_off), tx)?;
             }
         }
         Ok(())
