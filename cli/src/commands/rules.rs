@@ -66,6 +66,7 @@ const POSITIONS: &[(&[&str], &[Source])] = &[
             src!("sem/exec/tcgen05.rs"),
             src!("sem/exec/tensormap.rs"),
             src!("sem/exec/sync.rs"),
+            src!("sem/exec/predict.rs"),
         ],
     ),
     (exec_tensor::ASSUMPTIONS, &[src!("sem/exec/tensor.rs")]),

@@ -53,6 +53,10 @@
 //!   results) unless H100 / H200 did otherwise: `predict::SILICON` lists those rules with the
 //!   outcomes and runs; UB silicon runs in one definite way is run again under that reading
 //!   ([`Reading::Silicon`]), whose outcome is the prediction.
+//! - A-TX-RACE: a phase an instruction completes while issued copies it tracks still owe it
+//!   complete-tx depends on an order the text leaves open (a copy signals on its completion, at
+//!   no stated time): `mbarrier.complete_tx_race`; silicon's outcomes are A-TX-RACE-HW's
+//!   (`exec/predict.rs`, with the other silicon positions of the prediction).
 //! - A-BULK-SIZE-ROUNDS-DOWN: silicon runs a bulk copy or reduction whose size is not a multiple
 //!   of 16 with the size rounded down to one (`exec/bulk.rs`).
 //! - A-EXEC-REDUCE-REMOTE: cp.reduce.async.bulk into .shared::cluster must target another CTA
@@ -116,6 +120,11 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-MBAR-INIT-RELEASE",
     "A-EXEC-PREFETCH",
     "A-EXEC-HW",
+    "A-TX-RACE",
+    "A-TX-RACE-HW",
+    "A-TX-OVERSHOT-HW",
+    "A-OUT-OF-REGION-LANDS-HW",
+    "A-TENSOR-SMEM-ALIGN-LAST-HW",
     "A-BULK-SIZE-ROUNDS-DOWN",
     "A-EXEC-UPDATE-FINAL",
     "A-EXEC-REDUCE-REMOTE",

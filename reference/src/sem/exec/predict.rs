@@ -4,23 +4,23 @@
 //! situation) did. An outcome outside the set is a misprediction, which fails a run; a set of
 //! more than one class (or of one class, several trap kinds) is undecided, and reported so.
 //!
-//! A-TX-OVERSHOT-HW: a wait on a phase whose arrivals are all in and whose copies credited
-//! more complete-tx than it expects (tx-count below zero: the text's phase never completes) is
-//! predicted to complete or hang, undecided ([`overshot`], evidence in [`OVERSHOT_PHASE`]):
-//! H100 did both, and the final count does not tell which.
+//! - A-TX-OVERSHOT-HW: a wait on a phase whose arrivals are all in and whose copies credited
+//!   more complete-tx than it expects (tx-count below zero: the text's phase never completes) is
+//!   predicted to complete or hang, undecided ([`overshot`], evidence in [`OVERSHOT_PHASE`]):
+//!   H100 did both, and the final count does not tell which.
 //!
-//! A-TX-RACE-HW: a phase the model's run completes while an issued copy still has complete-tx
-//! to perform on it (`mbarrier.complete_tx_race`: an expect-tx of 0 or below the copy's bytes)
-//! is predicted to complete or hang, undecided: H200 did both ([`TX_RACE`]).
+//! - A-TX-RACE-HW: a phase the model's run completes while an issued copy still has complete-tx
+//!   to perform on it (`mbarrier.complete_tx_race`: an expect-tx of 0 or below the copy's bytes)
+//!   is predicted to complete or hang, undecided: H200 did both ([`TX_RACE`]).
 //!
-//! A-OUT-OF-REGION-LANDS-HW: a tensor load whose units leave their shared region but stay in
-//! the CTA's allocation is run on as silicon runs it (the units land next to the region, over
-//! an mbarrier object too, and count for complete-tx); the phase's tx logic then decides the
-//! prediction ([`OUT_OF_REGION_PHASE`]).
+//! - A-OUT-OF-REGION-LANDS-HW: a tensor load whose units leave their shared region but stay in
+//!   the CTA's allocation is run on as silicon runs it (the units land next to the region, over
+//!   an mbarrier object too, and count for complete-tx); the phase's tx logic then decides the
+//!   prediction ([`OUT_OF_REGION_PHASE`]).
 //!
-//! A-TENSOR-SMEM-ALIGN-LAST-HW: sm_90 checks a tensor copy's shared-address alignment after its
-//! other copy rules, so a copy that breaks both traps as the other rule does
-//! ([`CHECKED_FIRST`], [`ub::Ub::checked_first`]).
+//! - A-TENSOR-SMEM-ALIGN-LAST-HW: sm_90 checks a tensor copy's shared-address alignment after its
+//!   other copy rules, so a copy that breaks both traps as the other rule does
+//!   ([`CHECKED_FIRST`], [`ub::Ub::checked_first`]).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -246,8 +246,12 @@ pub const TX_RACE: &str = "the H200 sweeps of draw v2, seeds 7 and 9 (2026-11-28
     copy's bytes, a piece of the copy bringing the count to zero: 50, 38 completed, 12 hung. No \
     parameter recorded separates them. Before the rule the model called all 148 well defined: \
     its bytes matched the 124 completions, and the 24 hangs were every well-defined miss of \
-    those seeds; the bytes of a completion are uncertain by the text. None in the H100 / H200 sweeps of draw v1 (their \
-    expect-tx always equals the copy's bytes) or in the corpus recordings.";
+    those seeds; the bytes of a completion are uncertain by the text. None in the H100 / H200 \
+    sweeps of draw v1 (their \
+    expect-tx always equals the copy's bytes) or in the corpus recordings. One configuration \
+    varies from run to run: cases/ub/tx_race.yaml run six times on one H200 (2026-11-28), the \
+    arrival-first case hung 6 of 6, the piece-reaching-zero case completed 5 and hung 1. Out \
+    of sample (draw v2 seed 11, 1,024 configurations on one H200): 0 disagreements.";
 
 /// The recorded runs behind A-OUT-OF-REGION-LANDS-HW: why a load out of its region inside the
 /// allocation is run on ([`super::has_silicon_reading`]).
