@@ -466,11 +466,7 @@ fn campaign_on(
     let mut c = Campaign::open(cfg, opts, Some(hw))?;
     let t = Instant::now();
     let stop = match args.fuzz_programs {
-        Some(n) => Stop {
-            seconds: None,
-            programs: Some(n),
-            coverage: false,
-        },
+        Some(n) => Stop::programs(n),
         None => Stop {
             seconds: Some(seconds),
             programs: None,

@@ -174,6 +174,14 @@ pub struct Stop {
 }
 
 impl Stop {
+    /// After `n` programs, and only then.
+    pub fn programs(n: u64) -> Stop {
+        Stop {
+            seconds: None,
+            programs: Some(n),
+            coverage: false,
+        }
+    }
     pub fn from_args(a: &FuzzArgs) -> Stop {
         let seconds = if a.seconds.is_none() && a.cases.is_none() {
             Some(60)

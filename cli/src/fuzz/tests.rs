@@ -132,11 +132,7 @@ fn shards_partition_a_campaign() {
         let mut o = opts(&dir.join(name), KnownDivergences::default(), resume);
         o.shard = shard;
         let mut c = Campaign::open(cfg.clone(), o, None)?;
-        let stop = Stop {
-            seconds: None,
-            programs: Some(programs),
-            coverage: false,
-        };
+        let stop = Stop::programs(programs);
         c.run(&stop, false)
     };
     let whole = run("whole", Shard::ALL, 64, false).unwrap();
@@ -172,16 +168,7 @@ fn planted_divergence_is_minimized_and_saved() {
         Some(&mut hw),
     )
     .unwrap();
-    let stats = c
-        .run(
-            &Stop {
-                seconds: None,
-                programs: Some(40),
-                coverage: false,
-            },
-            false,
-        )
-        .unwrap();
+    let stats = c.run(&Stop::programs(40), false).unwrap();
     assert_eq!(stats.programs, 40);
     assert!(stats.divergences > 1, "{stats:?}");
     assert_eq!(
@@ -290,16 +277,7 @@ fn known_signature_suppresses() {
     };
     let mut hw = Fake::new(true);
     let mut c = Campaign::open(cfg(), opts(&dir, known, false), Some(&mut hw)).unwrap();
-    let stats = c
-        .run(
-            &Stop {
-                seconds: None,
-                programs: Some(40),
-                coverage: false,
-            },
-            false,
-        )
-        .unwrap();
+    let stats = c.run(&Stop::programs(40), false).unwrap();
     assert!(stats.known > 1, "{stats:?}");
     assert_eq!(stats.divergences, 0);
     assert!(stats.findings.is_empty());
@@ -317,14 +295,7 @@ fn resume_continues_the_seed_sequence() {
         Some(&mut whole),
     )
     .unwrap()
-    .run(
-        &Stop {
-            seconds: None,
-            programs: Some(20),
-            coverage: false,
-        },
-        false,
-    )
+    .run(&Stop::programs(20), false)
     .unwrap();
     let mut first = Fake::new(false);
     let s1 = Campaign::open(
@@ -333,14 +304,7 @@ fn resume_continues_the_seed_sequence() {
         Some(&mut first),
     )
     .unwrap()
-    .run(
-        &Stop {
-            seconds: None,
-            programs: Some(10),
-            coverage: false,
-        },
-        false,
-    )
+    .run(&Stop::programs(10), false)
     .unwrap();
     assert_eq!(s1.programs, 10);
     let mut second = Fake::new(false);
@@ -350,14 +314,7 @@ fn resume_continues_the_seed_sequence() {
         Some(&mut second),
     )
     .unwrap()
-    .run(
-        &Stop {
-            seconds: None,
-            programs: Some(10),
-            coverage: false,
-        },
-        false,
-    )
+    .run(&Stop::programs(10), false)
     .unwrap();
     assert_eq!(s2.programs, 20);
     assert_eq!(s2.gpu_cases, whole.ran.len() as u64);
@@ -374,14 +331,7 @@ fn resume_continues_the_seed_sequence() {
         Some(&mut again),
     )
     .unwrap()
-    .run(
-        &Stop {
-            seconds: None,
-            programs: Some(10),
-            coverage: false,
-        },
-        false,
-    )
+    .run(&Stop::programs(10), false)
     .unwrap();
     assert_eq!(again.ran, first.ran);
     std::fs::remove_dir_all(a).ok();
@@ -397,16 +347,7 @@ fn reference_only_campaign_counts_programs() {
         None,
     )
     .unwrap();
-    let s = c
-        .run(
-            &Stop {
-                seconds: None,
-                programs: Some(50),
-                coverage: false,
-            },
-            false,
-        )
-        .unwrap();
+    let s = c.run(&Stop::programs(50), false).unwrap();
     assert_eq!((s.programs, s.gpu_cases), (50, 0));
     assert_eq!(s.intents.values().sum::<u64>(), 50);
     assert_eq!(
@@ -560,16 +501,7 @@ fn planted_bulk_divergences_minimize_with_consistent_mbarrier_setup() {
             Some(&mut hw),
         )
         .unwrap();
-        let stats = c
-            .run(
-                &Stop {
-                    seconds: None,
-                    programs: Some(60),
-                    coverage: false,
-                },
-                false,
-            )
-            .unwrap();
+        let stats = c.run(&Stop::programs(60), false).unwrap();
         assert!(!stats.findings.is_empty(), "{what}: {stats:?}");
         for file in stats.findings.values() {
             let m = &load_file(Path::new(file)).unwrap()[0];
@@ -721,16 +653,7 @@ fn planted_case_runs_every_nth_program() {
     // Every planted run comes back different from the model: a "trap" in all but name.
     let mut hw = Fake::on(|c| c.name.contains(".planted"));
     let mut c = Campaign::open(cfg(), o, Some(&mut hw as &mut dyn Backend)).unwrap();
-    let s = c
-        .run(
-            &Stop {
-                seconds: None,
-                programs: Some(32),
-                coverage: false,
-            },
-            false,
-        )
-        .unwrap();
+    let s = c.run(&Stop::programs(32), false).unwrap();
     drop(c);
     let planted: Vec<&String> = hw.ran.iter().filter(|n| n.contains(".planted")).collect();
     assert_eq!(
@@ -778,16 +701,7 @@ fn a_finding_is_attributed_to_the_builds_that_depart() {
         (9, 0),
         make,
     ));
-    let stats = c
-        .run(
-            &Stop {
-                seconds: None,
-                programs: Some(40),
-                coverage: false,
-            },
-            false,
-        )
-        .unwrap();
+    let stats = c.run(&Stop::programs(40), false).unwrap();
     assert_eq!(stats.findings.len(), 1, "{stats:?}");
     let (sig, file) = stats.findings.iter().next().unwrap();
     assert_eq!(
@@ -821,14 +735,7 @@ fn programs_are_shapes_times_values_and_resume_keeps_both() {
         let mut o = opts(&dir, KnownDivergences::default(), resume);
         o.values_per_shape = per;
         let mut c = Campaign::open(cfg(), o, None)?;
-        c.run(
-            &Stop {
-                seconds: None,
-                programs: Some(programs),
-                coverage: false,
-            },
-            false,
-        )
+        c.run(&Stop::programs(programs), false)
     };
     let s = run(16, 64, false).unwrap();
     assert_eq!(
@@ -878,14 +785,7 @@ fn campaign_records_each_mutants_first_kill() {
         o.mutants = true;
         let mut hw = Fake::new(false);
         let mut c = Campaign::open(cfg(), o, Some(&mut hw))?;
-        c.run(
-            &Stop {
-                seconds: None,
-                programs: Some(programs),
-                coverage: false,
-            },
-            false,
-        )
+        c.run(&Stop::programs(programs), false)
     };
     let s = run(48, false).unwrap();
     assert_eq!(s.mutants, Mutant::ALL.len() as u64);
@@ -921,16 +821,7 @@ fn trap_budget_skips_predicted_traps_and_resumes() {
         o.explore.trap_budget = Some(TrapBudget(0.0));
         let mut hw = Fake::new(false);
         let mut c = Campaign::open(cfg.clone(), o, Some(&mut hw)).unwrap();
-        let s = c
-            .run(
-                &Stop {
-                    seconds: None,
-                    programs: Some(programs),
-                    coverage: false,
-                },
-                false,
-            )
-            .unwrap();
+        let s = c.run(&Stop::programs(programs), false).unwrap();
         (s, hw.ran.len() as u64)
     };
     let (s, ran) = run(false, 96);
@@ -962,16 +853,7 @@ fn coverage_map_roundtrips_and_resumes() {
         let mut o = opts(&dir.join(name), KnownDivergences::default(), resume);
         o.explore.steer = true;
         let mut c = Campaign::open(cfg(), o, None).unwrap();
-        let s = c
-            .run(
-                &Stop {
-                    seconds: None,
-                    programs: Some(programs),
-                    coverage: false,
-                },
-                false,
-            )
-            .unwrap();
+        let s = c.run(&Stop::programs(programs), false).unwrap();
         (s, c.coverage.clone())
     };
     let (whole, map) = run("whole", false, 64);

@@ -62,6 +62,8 @@ fn prediction_agrees_with_itself() {
 struct Departing {
     flip: BTreeSet<String>,
     as_encoded: bool,
+    /// Every trap reports this CUDA error instead of the predicted one.
+    traps_as: Option<i32>,
 }
 
 /// Another outcome class than the prediction's.
@@ -91,6 +93,9 @@ impl Backend for Departing {
                     &RunInfo::default(),
                     encoded.as_ref().unwrap_or(ex),
                 );
+                if let (Some(code), Ending::Trap { .. }) = (self.traps_as, &o.outcome) {
+                    o.outcome = Ending::trap(code);
+                }
                 if self.flip.contains(&c.name) {
                     let p = predict_from(ex);
                     if p.well_defined() || self.as_encoded {
@@ -133,6 +138,7 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
     let mut dev = Departing {
         flip: flip.clone(),
         as_encoded: false,
+        traps_as: None,
     };
     let r = sweep(&mut dev, plan(8), Some(&dir)).unwrap();
     let got: BTreeSet<String> = r.disagreements.iter().map(|d| d.case.clone()).collect();
@@ -209,6 +215,7 @@ fn replayed_records_judge_as_the_live_sweep() {
     let mut dev = Departing {
         flip,
         as_encoded: false,
+        traps_as: None,
     };
     let live = sweep(&mut dev, plan(0), None).unwrap();
     assert_eq!(live.records.len() as u64, N);
@@ -328,6 +335,7 @@ fn accepted_map_completions_are_judged_on_their_bytes() {
         let mut dev = Departing {
             flip,
             as_encoded: true,
+            traps_as: None,
         };
         let live = sweep(&mut dev, plan, None).unwrap();
         let row = &live.rows[0];
@@ -426,29 +434,13 @@ fn trap_kinds_are_scored_exact_undecided_or_wrong() {
     );
     // A device whose traps all report IllegalAddress: every predicted IllegalInstruction trap is
     // a wrong kind and a disagreement, its class still right.
-    struct Relabel;
-    impl Backend for Relabel {
-        fn info(&self) -> RunInfo {
-            RunInfo::default()
-        }
-        fn runs(&self, _: Target) -> bool {
-            true
-        }
-        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
-            Ok(cases
-                .iter()
-                .map(|(_, ex)| {
-                    let mut o = ptxconform_core::differential::predicted(&RunInfo::default(), ex);
-                    if matches!(o.outcome, Ending::Trap { .. }) {
-                        o.outcome = Ending::trap(700);
-                    }
-                    Run::observed(o)
-                })
-                .collect())
-        }
-    }
     let base = sweep(&mut reference(), plan(0), None).unwrap();
-    let r = sweep(&mut Relabel, plan(0), None).unwrap();
+    let mut relabel = Departing {
+        flip: BTreeSet::new(),
+        as_encoded: false,
+        traps_as: Some(700),
+    };
+    let r = sweep(&mut relabel, plan(0), None).unwrap();
     assert!(r.total.traps > 0);
     assert_eq!(r.total.traps, base.total.traps);
     assert_eq!(

@@ -687,19 +687,25 @@ mod tests {
         assert!((0..50).any(|i| draw(3, i).case != draw(4, i).case));
     }
 
+    /// Draw `i`'s case survives a YAML round trip and is legal for its target; its YAML.
+    fn round_trips_legal(case: &Case, i: u64) -> String {
+        let text = crate::case::load::to_yaml(std::slice::from_ref(case));
+        let back = crate::case::load::load_str(&text, "sweep.yaml")
+            .unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
+        assert_eq!(back, vec![case.clone()]);
+        assert!(
+            crate::case::validate::illegal_steps(case).is_empty(),
+            "{text}"
+        );
+        text
+    }
+
     /// Every case is schema-valid, within the caps, and legal for its target.
     #[test]
     fn cases_validate_within_caps() {
         for i in 0..300 {
             let s = draw(11, i);
-            let text = crate::case::load::to_yaml(std::slice::from_ref(&s.case));
-            let back = crate::case::load::load_str(&text, "sweep.yaml")
-                .unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
-            assert_eq!(back, vec![s.case.clone()]);
-            assert!(
-                crate::case::validate::illegal_steps(&s.case).is_empty(),
-                "{text}"
-            );
+            round_trips_legal(&s.case, i);
             assert!(s.case.memory.global[0].size <= GLOBAL_CAP);
             assert!(s.case.memory.shared[0].size <= SMEM_CAP);
             // Shrunk neighbours are cases of the same kind, within the caps too.
@@ -847,14 +853,7 @@ mod tests {
         for i in 0..200 {
             let s = draw_as(Draw::V2, 13, i);
             assert!(s.case.name.starts_with("sweep2.s13."));
-            let text = crate::case::load::to_yaml(std::slice::from_ref(&s.case));
-            let back = crate::case::load::load_str(&text, "sweep.yaml")
-                .unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
-            assert_eq!(back, vec![s.case.clone()]);
-            assert!(
-                crate::case::validate::illegal_steps(&s.case).is_empty(),
-                "{text}"
-            );
+            let text = round_trips_legal(&s.case, i);
             assert_eq!(s.config.build(), s.case);
             predict(&s.case, Profile::Sm90).unwrap_or_else(|e| panic!("draw {i}: {e}\n{text}"));
         }
