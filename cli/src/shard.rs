@@ -1,6 +1,11 @@
-//! Shards: a deterministic partition of a run's cases (by a stable hash of each case's identity,
-//! so adding a case moves only that case) or of a campaign's programs (program `k` of the
-//! campaign is shard `k mod n`'s), for array jobs of Slurm and Kubernetes.
+//! Shards: a deterministic partition of a run's cases or of a campaign's programs (program `k` of
+//! the campaign is shard `k mod n`'s), for array jobs of Slurm and Kubernetes.
+//!
+//! A case goes by a stable hash of its identity (so adding a case moves only that case), except
+//! the costly ones: a trap costs its report and a fresh worker (about 0.25 s, ten times a
+//! passing case) and a hang its wait bound, so a shard's wall time follows its traps. Cases
+//! expected or recorded to trap or hang are dealt round robin in hash order instead, so every
+//! shard gets its share of them (adding one shifts only the costly cases after it).
 
 use std::fmt;
 use std::str::FromStr;
@@ -75,15 +80,42 @@ impl Shard {
 
     /// Does this shard own the case `name` of `file`?
     pub fn owns_case(self, file: &str, name: &str) -> bool {
-        self.is_all()
-            || ptxconform_core::hash::fnv1a64(format!("{file}\n{name}").as_bytes()) % self.count
-                == self.index
+        self.is_all() || identity_hash(file, name) % self.count == self.index
+    }
+
+    /// The cases of `all` this shard owns, by their identities `(file, name, costly)`: the cheap
+    /// ones by hash ([`Shard::owns_case`]), the costly ones dealt round robin in hash order.
+    /// Every shard computes the same deal from the same case set.
+    pub fn owns_cases<'a>(
+        self,
+        all: impl IntoIterator<Item = (&'a str, &'a str, bool)>,
+    ) -> Vec<bool> {
+        let all: Vec<(&str, &str, bool)> = all.into_iter().collect();
+        let mut owned: Vec<bool> = all
+            .iter()
+            .map(|&(file, name, costly)| !costly && self.owns_case(file, name))
+            .collect();
+        let mut costly: Vec<(u64, usize)> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.2)
+            .map(|(i, &(file, name, _))| (identity_hash(file, name), i))
+            .collect();
+        costly.sort_unstable();
+        for (k, (_, i)) in costly.into_iter().enumerate() {
+            owned[i] = self.is_all() || k as u64 % self.count == self.index;
+        }
+        owned
     }
 
     /// The campaign-wide number of this shard's `k`-th program.
     pub fn program(self, k: u64) -> u64 {
         k * self.count + self.index
     }
+}
+
+fn identity_hash(file: &str, name: &str) -> u64 {
+    ptxconform_core::hash::fnv1a64(format!("{file}\n{name}").as_bytes())
 }
 
 impl FromStr for Shard {
@@ -166,5 +198,41 @@ mod tests {
         assert!(sizes.iter().all(|&s| (800..1200).contains(&s)), "{sizes:?}");
         let programs: Vec<u64> = (0..3).map(|k| shards[1].program(k)).collect();
         assert_eq!(programs, vec![1, 5, 9]);
+    }
+
+    /// Costly cases are spread evenly (hashing 10 of them could give a shard 5), every case still
+    /// has exactly one owner, and a cheap case's owner is the one hashing gives it.
+    #[test]
+    fn costly_cases_are_dealt_evenly() {
+        let n = 4;
+        let names: Vec<String> = (0..410).map(|c| format!("case.{c}")).collect();
+        let all: Vec<(&str, &str, bool)> = names
+            .iter()
+            .enumerate()
+            .map(|(c, name)| ("cases/x.yaml", name.as_str(), c % 41 == 0))
+            .collect();
+        let owned: Vec<Vec<bool>> = (0..n)
+            .map(|i| Shard::new(i, n).unwrap().owns_cases(all.iter().copied()))
+            .collect();
+        for (c, &(file, name, costly)) in all.iter().enumerate() {
+            let owners: Vec<u64> = (0..n).filter(|&i| owned[i as usize][c]).collect();
+            assert_eq!(owners.len(), 1, "{name}");
+            if !costly {
+                assert!(Shard::new(owners[0], n).unwrap().owns_case(file, name));
+            }
+        }
+        let costly_per_shard: Vec<usize> = owned
+            .iter()
+            .map(|o| (0..all.len()).filter(|&c| o[c] && all[c].2).count())
+            .collect();
+        assert_eq!(costly_per_shard.iter().sum::<usize>(), 10);
+        assert!(
+            costly_per_shard.iter().all(|&k| (2..=3).contains(&k)),
+            "{costly_per_shard:?}"
+        );
+        assert!(Shard::ALL
+            .owns_cases(all.iter().copied())
+            .iter()
+            .all(|&o| o));
     }
 }

@@ -300,6 +300,23 @@ fn leading_comments(text: &str) -> String {
     head
 }
 
+/// Is the case likely to trap or hang (the costly cases shards share out evenly)? It says so, or
+/// the model predicts it under the default profile: every shard must make the same deal whatever
+/// its own flags.
+fn costly(case: &Case) -> bool {
+    use ptxconform_reference::case::Expect;
+    use ptxconform_reference::sem::exec::{execute_with, ExecOptions, ExpectedHw};
+    matches!(case.expect, Some(Expect::Trap | Expect::Timeout))
+        || matches!(
+            execute_with(
+                case,
+                ExecOptions::of(ptxconform_core::judge::DEFAULT_PROFILE)
+            )
+            .map(|e| e.expected_hw),
+            Ok(ExpectedHw::Timeout | ExpectedHw::MayTrap)
+        )
+}
+
 /// Run the corpus. Returns the exit code: 1 if any case failed (divergence, unexpected trap or
 /// timeout, reference failure, harness error), else 0.
 pub fn main(args: &RunArgs) -> Result<i32, String> {
@@ -329,7 +346,20 @@ pub fn main(args: &RunArgs) -> Result<i32, String> {
     }
     let case_set = case_set::case_set(&args.paths, &args.select, &cases, &load_errors);
     let shard = args.shard.unwrap_or(crate::shard::Shard::ALL);
-    cases.retain(|c| shard.owns_case(&c.file, &c.case.name));
+    let owned = if shard.is_all() {
+        vec![true; cases.len()]
+    } else {
+        use rayon::prelude::*;
+        let costly: Vec<bool> = cases.par_iter().map(|c| costly(&c.case)).collect();
+        shard.owns_cases(
+            cases
+                .iter()
+                .zip(costly)
+                .map(|(c, costly)| (c.file.as_str(), c.case.name.as_str(), costly)),
+        )
+    };
+    let mut owned = owned.into_iter();
+    cases.retain(|_| owned.next().unwrap_or(false));
     let load_errors: Vec<LoadError> = load_errors
         .into_iter()
         .filter(|e| shard.owns_case(&e.file, &e.at))
