@@ -100,64 +100,114 @@ fn located(file: &str, at: Pos, path: &str, message: impl Into<String>) -> CaseE
     }
 }
 
-/// serde-saphyr appends " at line L, column C" to its messages; we print the position up front.
-fn strip_location_suffix(msg: &str) -> &str {
-    match msg.rfind(" at line ") {
-        Some(i) if msg[i..].contains(", column ") => &msg[..i],
-        _ => msg,
+/// What a serde-saphyr error reports, as far as locating and rewording it needs.
+#[derive(Debug, PartialEq, Eq)]
+enum Reported<'a> {
+    MissingField,
+    UnknownField(&'a str),
+    /// A step names none of its operations (`StepOp`, flattened into `Step`).
+    NoStepOp,
+    /// A sequence (`true`) or mapping (`false`) was expected where another node stands.
+    ExpectedCollection {
+        seq: bool,
+    },
+    Other,
+}
+
+/// The error under serde-saphyr's wrappers (a source snippet, the use of an alias).
+fn cause(mut e: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    use serde_saphyr::Error as E;
+    while let E::WithSnippet { error, .. } | E::AliasError { error, .. } = e {
+        e = error;
+    }
+    e
+}
+
+fn reported(e: &serde_saphyr::Error) -> Reported<'_> {
+    use serde_saphyr::Error as E;
+    match cause(e) {
+        E::SerdeMissingField { .. } => Reported::MissingField,
+        E::SerdeUnknownField { field, .. } => Reported::UnknownField(field),
+        // serde-saphyr's names of the parser events it expected.
+        E::Unexpected {
+            expected: "sequence start",
+            ..
+        } => Reported::ExpectedCollection { seq: true },
+        E::Unexpected {
+            expected: "mapping start",
+            ..
+        } => Reported::ExpectedCollection { seq: false },
+        E::Message { msg, .. } => serde_custom(msg),
+        _ => Reported::Other,
     }
 }
 
-/// serde's messages for the schema's untagged and flattened enums name Rust types; say what the
-/// YAML should hold instead.
-fn friendlier(msg: &str) -> &str {
-    match msg {
-        "data did not match any variant of untagged enum Ctas" => {
-            "expected a CTA index, `all`, or a list of CTA indices"
-        }
-        "data did not match any variant of untagged enum Param" => {
-            "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`"
-        }
-        "no variant of enum StepOp found in flattened data" => {
-            "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"
-        }
-        m => m,
+/// serde's derive reports an unknown key under `flatten` (as `Step` has) and a flattened enum
+/// that finds none of its variants through `de::Error::custom`, so they reach serde-saphyr,
+/// and us, only as text in serde's fixed wording. This is the one place that reads it; were
+/// serde to reword them, the error would stay, located at the mapping, with serde's words.
+fn serde_custom(msg: &str) -> Reported<'_> {
+    if let Some(field) = msg
+        .strip_prefix("unknown field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        return Reported::UnknownField(field);
+    }
+    if msg == "no variant of enum StepOp found in flattened data" {
+        return Reported::NoStepOp;
+    }
+    Reported::Other
+}
+
+/// Leaves positions out of serde-saphyr's messages: a [`CaseError`] names its own up front.
+struct Unlocated;
+
+impl serde_saphyr::Localizer for Unlocated {
+    fn attach_location<'a>(
+        &self,
+        base: std::borrow::Cow<'a, str>,
+        _: serde_saphyr::Location,
+    ) -> std::borrow::Cow<'a, str> {
+        base
+    }
+
+    fn alias_used_at(&self, _: serde_saphyr::Location) -> String {
+        String::new()
     }
 }
 
 fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &str) -> CaseError {
     let e = e.without_snippet();
-    let at = e
+    let mut at = e
         .location()
         .map(|l| Pos {
             line: l.line() as usize,
             col: l.column() as usize,
         })
         .unwrap_or(Pos { line: 1, col: 1 });
-    let text = e.to_string();
-    let msg = friendlier(strip_location_suffix(&text));
-    let mut at = at;
+    let what = reported(e);
+    let mut step = false;
     let path = match root {
         Some((lines, r)) => {
             let (mut path, on_key) = r.path_at(lines.offset(at));
-            // serde locates a missing field at some key of the mapping that lacks it; point at
-            // the mapping instead.
-            if on_key && msg.starts_with("missing field") {
-                path.pop();
-                at = lines.pos(r.find(&path).start);
-            }
-            // Under `flatten` serde locates an unknown field at its mapping (or, for a
-            // flattened enum's variant, at the variant's key): point at the key.
-            if let Some(name) = msg
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-            {
-                let here = r.find(&path);
-                if let Some((rel, k)) = here.key_below(name) {
-                    at = lines.pos(k.start);
-                    path.extend(rel);
+            match what {
+                // serde locates a missing field at some key of the mapping that lacks it;
+                // point at the mapping instead.
+                Reported::MissingField if on_key => {
+                    path.pop();
+                    at = lines.pos(r.find(&path).start);
                 }
+                // Under `flatten` serde locates an unknown field at its mapping (or, for a
+                // flattened enum's variant, at the variant's key): point at the key.
+                Reported::UnknownField(name) => {
+                    if let Some((rel, k)) = r.find(&path).key_below(name) {
+                        at = lines.pos(k.start);
+                        path.extend(rel);
+                    }
+                }
+                _ => {}
             }
+            step = is_step(&path);
             if path.is_empty() {
                 "case".to_string()
             } else {
@@ -166,26 +216,38 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &st
         }
         None => "yaml".to_string(),
     };
-    located(file, at, &path, shape_hint(msg, &path))
+    let message = match what {
+        Reported::ExpectedCollection { seq } => shape_hint(seq, step).to_string(),
+        Reported::NoStepOp => {
+            "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"
+                .to_string()
+        }
+        _ => e.render_with_formatter(
+            &serde_saphyr::DefaultMessageFormatter.with_localizer(&Unlocated),
+        ),
+    };
+    located(file, at, &path, message)
 }
 
-/// serde-saphyr's "expected sequence/mapping start" names the parser event, not what to write.
-fn shape_hint(msg: &str, path: &str) -> String {
-    let step = path.strip_prefix("program[").is_some_and(|r| {
-        r.strip_suffix(']')
-            .is_some_and(|k| k.bytes().all(|b| b.is_ascii_digit()))
-    });
-    match msg {
-        "expected sequence start" => {
-            "expected a list: `[A, B, …]`, or one `- ITEM` per line".into()
+/// Whether `path` is a step: `program[N]` of the case, or of case `[K]` in a sequence.
+fn is_step(path: &[Seg]) -> bool {
+    let in_case = match path {
+        [Seg::Idx(_), rest @ ..] => rest,
+        p => p,
+    };
+    matches!(in_case, [Seg::Key(k), Seg::Idx(_)] if k == "program")
+}
+
+/// What to write where serde-saphyr expected a sequence (`seq`) or a mapping: it names the
+/// parser event.
+fn shape_hint(seq: bool, step: bool) -> &'static str {
+    match (seq, step) {
+        (true, _) => "expected a list: `[A, B, …]`, or one `- ITEM` per line",
+        (false, true) => {
+            "a step is a mapping: `- ptx: INSTRUCTION`, `- wait_parity: { mbar: M, parity: P }` \
+             or `- store: { at: REGION, bytes: [...] }`"
         }
-        "expected mapping start" if step => "a step is a mapping: `- ptx: INSTRUCTION`, \
-            `- wait_parity: { mbar: M, parity: P }` or `- store: { at: REGION, bytes: [...] }`"
-            .into(),
-        "expected mapping start" => {
-            "expected a mapping: `{ KEY: VALUE, … }`, or one `KEY: VALUE` per line".into()
-        }
-        m => m.into(),
+        (false, false) => "expected a mapping: `{ KEY: VALUE, … }`, or one `KEY: VALUE` per line",
     }
 }
 
@@ -675,4 +737,58 @@ pub fn to_yaml(cases: &[Case]) -> String {
     // badly and locates errors only approximately); text with newlines becomes a `|` block.
     let opts = serde_saphyr::ser_options! { folded_wrap_chars: 100_000 };
     serde_saphyr::to_string_with_options(&cases, opts).expect("case schema serializes to YAML")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::model::{Region, Step};
+
+    fn reported_by<T: serde::de::DeserializeOwned + std::fmt::Debug>(yaml: &str) -> String {
+        let e = serde_saphyr::from_str::<T>(yaml).unwrap_err();
+        format!("{:?}", reported(&e))
+    }
+
+    /// serde's errors, structured or in its fixed custom wording, reach the loader as types: a
+    /// serde release that rewords the custom ones fails here.
+    #[test]
+    fn serde_errors_are_reported_as_types() {
+        let flattened_unknown = "{ store: { at: o, bytes: [1] }, bogus: 2 }";
+        assert_eq!(
+            reported_by::<Step>(flattened_unknown),
+            r#"UnknownField("bogus")"#
+        );
+        assert_eq!(reported_by::<Step>("ptxx: a"), "NoStepOp");
+        let unknown = "{ name: o, size: 1, sise: 2 }";
+        assert_eq!(reported_by::<Region>(unknown), r#"UnknownField("sise")"#);
+        assert_eq!(reported_by::<Region>("{ name: o }"), "MissingField");
+        let seq = "ExpectedCollection { seq: true }";
+        assert_eq!(reported_by::<Vec<Region>>("{ name: o }"), seq);
+        let map = "ExpectedCollection { seq: false }";
+        assert_eq!(reported_by::<Region>("[ o ]"), map);
+        assert_eq!(reported_by::<Region>("{ name: o, size: x }"), "Other");
+    }
+
+    /// Text that is not serde's wording of the two custom errors decides nothing.
+    #[test]
+    fn other_custom_text_is_other() {
+        for msg in [
+            "unknown field `x`, expected one of a, b",
+            "no variant of enum Expect found in flattened data",
+            "unknown field x",
+            "",
+        ] {
+            assert_eq!(serde_custom(msg), Reported::Other, "{msg}");
+        }
+    }
+
+    #[test]
+    fn steps_by_path() {
+        let k = |s: &str| Seg::Key(s.into());
+        assert!(is_step(&[k("program"), Seg::Idx(3)]));
+        assert!(is_step(&[Seg::Idx(1), k("program"), Seg::Idx(0)]));
+        assert!(!is_step(&[k("program")]));
+        assert!(!is_step(&[k("memory"), Seg::Idx(0)]));
+        assert!(!is_step(&[k("program"), Seg::Idx(0), k("ptx")]));
+    }
 }
