@@ -94,7 +94,7 @@ const ABORTED: &str = "Ptx assembly aborted due to errors";
 /// line, `ptxas FILE, line N; LABEL : MESSAGE` or `ptxas LABEL : MESSAGE` (LABEL `info`,
 /// `warning`, `error` or `fatal`, padded with spaces). Other lines (the indented continuations
 /// of `info` lines) are skipped.
-pub fn diagnostics(stderr: &str) -> impl Iterator<Item = Diagnostic> + '_ {
+fn diagnostics(stderr: &str) -> impl Iterator<Item = Diagnostic> + '_ {
     stderr
         .lines()
         .filter_map(diagnostic)
