@@ -176,7 +176,13 @@ impl serde_saphyr::Localizer for Unlocated {
     }
 }
 
-fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &str) -> CaseError {
+/// `first_case`: the file's index of the text's first case (see [`check_limited`]).
+fn serde_error(
+    e: &serde_saphyr::Error,
+    root: Option<(&Lines, &Node)>,
+    file: &str,
+    first_case: usize,
+) -> CaseError {
     let e = e.without_snippet();
     let mut at = e
         .location()
@@ -208,11 +214,7 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &st
                 _ => {}
             }
             step = is_step(&path);
-            if path.is_empty() {
-                "case".to_string()
-            } else {
-                loc::path_string(&path)
-            }
+            shown(&path, first_case)
         }
         None => "yaml".to_string(),
     };
@@ -227,6 +229,20 @@ fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &st
         ),
     };
     located(file, at, &path, message)
+}
+
+/// `path` as an error names it: "case" for the case itself, and the case's index in a sequence
+/// counted from `first_case`.
+fn shown(path: &[Seg], first_case: usize) -> String {
+    match path {
+        [] => "case".to_string(),
+        [Seg::Idx(i), rest @ ..] => {
+            let mut p = vec![Seg::Idx(first_case + i)];
+            p.extend_from_slice(rest);
+            loc::path_string(&p)
+        }
+        p => loc::path_string(p),
+    }
 }
 
 /// Whether `path` is a step: `program[N]` of the case, or of case `[K]` in a sequence.
@@ -273,7 +289,7 @@ fn limit_error(e: &serde_saphyr::Error, file: &str, limit: usize) -> Option<Case
 /// [`NODES_ENV`] allows (default [`DEFAULT_MAX_NODES`]) has that as its only error.
 pub fn check_str(text: &str, origin: &str) -> Checked {
     match node_limit() {
-        Ok(limit) => check_limited(text, origin, limit, false).unwrap_or_default(),
+        Ok(limit) => check_limited(text, origin, limit, false, 0).unwrap_or_default(),
         Err(msg) => Checked {
             errors: vec![located(origin, Pos { line: 1, col: 1 }, NODE_LIMIT, msg)],
             ..Checked::default()
@@ -283,8 +299,16 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
 
 /// [`check_str`] under a node limit. With `defer_seq_error`, a sequence of cases that does not
 /// deserialize is `None` instead: the caller loads its items apart, and the whole text's located
-/// tree (a second parse and its memory) would go unused.
-fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) -> Option<Checked> {
+/// tree (a second parse and its memory) would go unused. `first_case` is the file's index of
+/// the text's first case (non-zero for an item of a sequence loaded alone): errors name cases by
+/// it.
+fn check_limited(
+    text: &str,
+    origin: &str,
+    limit: usize,
+    defer_seq_error: bool,
+    first_case: usize,
+) -> Option<Checked> {
     // Most texts are well-formed cases: deserialize first and build the located node tree (a
     // second YAML parse) only when there is a problem to locate. serde-saphyr's deserializer reads
     // the whole stream and fails on a second document or a syntax error anywhere, so its success
@@ -302,7 +326,9 @@ fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) 
                 }
                 if let Ok(l) = loc::parse(text, limit) {
                     if let [root] = l.docs.as_slice() {
-                        let c = with_problems(cases, &problems, multi, &l.lines, root, origin);
+                        let c = with_problems(
+                            cases, &problems, multi, &l.lines, root, origin, first_case,
+                        );
                         return Some(c);
                     }
                 }
@@ -323,7 +349,7 @@ fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) 
             }
         }
     }
-    Some(located_pass(text, origin, limit, first))
+    Some(located_pass(text, origin, limit, first, first_case))
 }
 
 /// Whether the first document's root is a sequence (`Some(true)`) or a mapping (`Some(false)`),
@@ -353,7 +379,7 @@ fn deserialize(text: &str, multi: bool, limit: usize) -> Result<Vec<Case>, serde
 /// [`check_str`] with the located node tree built first (every problem gets a position).
 #[cfg(test)]
 pub(super) fn check_located(text: &str, origin: &str) -> Checked {
-    located_pass(text, origin, DEFAULT_MAX_NODES, None)
+    located_pass(text, origin, DEFAULT_MAX_NODES, None, 0)
 }
 
 /// The located pass; `first` is a deserialization of `text` already tried (sequence root or not).
@@ -362,6 +388,7 @@ fn located_pass(
     origin: &str,
     limit: usize,
     mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>,
+    first_case: usize,
 ) -> Checked {
     let mut out = Checked::default();
     let located_tree = match loc::parse(text, limit) {
@@ -377,7 +404,7 @@ fn located_pass(
                 text,
                 yaml_options(text, limit),
             ) {
-                Err(e) => serde_error(&e, None, origin),
+                Err(e) => serde_error(&e, None, origin, first_case),
                 Ok(_) => {
                     let m = scan.marker();
                     located(
@@ -431,12 +458,12 @@ fn located_pass(
         Ok(c) => c,
         Err(e) => {
             out.errors
-                .push(serde_error(&e, Some((lines, root)), origin));
+                .push(serde_error(&e, Some((lines, root)), origin, first_case));
             return out;
         }
     };
     let problems = validate::validate_file(&cases);
-    with_problems(cases, &problems, multi, lines, root, origin)
+    with_problems(cases, &problems, multi, lines, root, origin, first_case)
 }
 
 /// The deserialized cases with their validation problems located in the tree under `root`.
@@ -447,6 +474,7 @@ fn with_problems(
     lines: &Lines,
     root: &Node,
     origin: &str,
+    first_case: usize,
 ) -> Checked {
     let mut out = Checked::default();
     for p in problems {
@@ -455,7 +483,7 @@ fn with_problems(
         } else {
             Vec::new()
         };
-        let e = locate_problem(p, lines, root, &prefix, origin);
+        let e = locate_problem(p, lines, root, &prefix, origin, first_case);
         match p.severity {
             Severity::Error => {
                 out.errors.push(e);
@@ -476,6 +504,7 @@ fn locate_problem(
     root: &Node,
     prefix: &[Seg],
     origin: &str,
+    first_case: usize,
 ) -> CaseError {
     let mut full = prefix.to_vec();
     full.extend(p.path.iter().cloned());
@@ -484,12 +513,7 @@ fn locate_problem(
         Some(off) => node.inner_pos(lines, off),
         None => lines.pos(node.start),
     };
-    let path = if full.is_empty() {
-        "case".to_string()
-    } else {
-        loc::path_string(&full)
-    };
-    located(origin, at, &path, p.message.clone())
+    located(origin, at, &shown(&full, first_case), p.message.clone())
 }
 
 /// Load one YAML text: its cases, or the first problem (by position) if there is any.
@@ -541,7 +565,7 @@ fn capped(mut errors: Vec<CaseError>) -> Vec<CaseError> {
 fn load_each_limited(text: &str, origin: &str, limit: usize) -> (Vec<Case>, Vec<CaseError>) {
     let starts = item_starts(text);
     let split = starts.len() >= 2;
-    let Some(c) = check_limited(text, origin, limit, split) else {
+    let Some(c) = check_limited(text, origin, limit, split, 0) else {
         return load_items(text, &starts, origin, limit);
     };
     let over = c.errors.iter().any(|e| e.path == NODE_LIMIT);
@@ -579,13 +603,10 @@ fn load_items(
     for (k, &(a, lines_before)) in starts.iter().enumerate() {
         let b = starts.get(k + 1).map_or(text.len(), |s| s.0);
         // The item starts a line, so its positions are the file's, lines_before lines down.
-        let one = check_limited(&text[a..b], origin, limit, false).unwrap_or_default();
         // The item is case [k] of the file, not [0] of its own text.
+        let one = check_limited(&text[a..b], origin, limit, false, k).unwrap_or_default();
         errors.extend(one.errors.into_iter().map(|mut e| {
             e.line += lines_before;
-            if let Some(rest) = e.path.strip_prefix("[0]") {
-                e.path = format!("[{k}]{rest}");
-            }
             e
         }));
         for (i, case) in one.cases.into_iter().enumerate() {
@@ -780,6 +801,16 @@ mod tests {
         ] {
             assert_eq!(serde_custom(msg), Reported::Other, "{msg}");
         }
+    }
+
+    /// A case's index is shown counted from the text's first case; the tree's own index is 0.
+    #[test]
+    fn paths_as_shown() {
+        let k = |s: &str| Seg::Key(s.into());
+        assert_eq!(shown(&[], 4), "case");
+        assert_eq!(shown(&[Seg::Idx(0), k("name")], 4), "[4].name");
+        let step = [k("program"), Seg::Idx(2), k("ptx")];
+        assert_eq!(shown(&step, 4), "program[2].ptx");
     }
 
     #[test]
