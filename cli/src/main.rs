@@ -60,28 +60,7 @@ enum Cmd {
     New(cli::new::NewArgs),
 }
 
-/// Like other Unix tools, end quietly when the reader of our output goes away (`run | head`).
-/// SIGPIPE stays ignored (a worker process that died must not kill the run through its stdin);
-/// instead the panic `println!` raises on a closed stdout ends the process with the status a
-/// shell gives a process killed by SIGPIPE.
-fn quiet_on_closed_stdout() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let p = info.payload();
-        let msg = p
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| p.downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
-            std::process::exit(141);
-        }
-        default(info)
-    }));
-}
-
 fn main() {
-    quiet_on_closed_stdout();
     // The GPU worker process (see `gpu` module docs): spawned by the supervisor, never by users.
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some(ptxconform_gpu::device::WORKER_SUBCOMMAND) {

@@ -16,15 +16,52 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Environment variable that turns "ptxas not found" from a skip into a failure (set by CI).
 pub const REQUIRE_ENV: &str = "PTXCONFORM_REQUIRE_PTXAS";
 
-/// One diagnostic of a failed assembly. `line` is the 1-based line of the PTX text, `None` for
-/// messages ptxas does not attach to a line (fatal errors, failure to run).
+/// How grave a ptxas diagnostic is, as ptxas labels it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+    /// Ends the assembly: syntax errors, bad options, unreadable input; also this module's own
+    /// failures to run ptxas at all.
+    Fatal,
+}
+
+impl Severity {
+    /// ptxas's label (`error   :`, padded to the longest, `warning`).
+    fn from_label(label: &str) -> Option<Severity> {
+        Some(match label {
+            "info" => Severity::Info,
+            "warning" => Severity::Warning,
+            "error" => Severity::Error,
+            "fatal" => Severity::Fatal,
+            _ => return None,
+        })
+    }
+}
+
+/// One diagnostic of ptxas. `line` is the 1-based line of the PTX text, `None` for messages
+/// ptxas does not attach to a line (options, input files, failure to run).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct PtxasError {
+pub struct Diagnostic {
     pub line: Option<usize>,
+    pub severity: Severity,
     pub message: String,
 }
 
-impl fmt::Display for PtxasError {
+impl Diagnostic {
+    /// A failure of this module (writing the input, starting ptxas), not a line ptxas wrote.
+    fn ours(message: String) -> Diagnostic {
+        Diagnostic {
+            line: None,
+            severity: Severity::Fatal,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
             Some(l) => write!(f, "line {l}: {}", self.message),
@@ -41,43 +78,50 @@ pub struct Ptxas {
     pub version: String,
 }
 
-/// Parse ptxas stderr: `ptxas FILE, line N; error   : MESSAGE` lines (and `fatal` ones, which
-/// syntax errors produce: `line N; fatal   : Parsing error near …`) become located errors;
-/// `ptxas fatal : …` lines other than the generic "aborted due to errors" become unlocated ones.
-/// Warnings and info lines are ignored.
-pub fn parse_errors(stderr: &str) -> Vec<PtxasError> {
-    let mut out = Vec::new();
-    for raw in stderr.lines() {
-        let l = raw.trim();
-        if let Some(e) = parse_located(l) {
-            out.push(e);
-        } else if let Some(rest) = l.strip_prefix("ptxas fatal") {
-            let msg = rest.trim_start().trim_start_matches(':').trim();
-            if !msg.starts_with("Ptx assembly aborted due to errors") {
-                out.push(PtxasError {
-                    line: None,
-                    message: msg.to_string(),
-                });
-            }
-        }
-    }
-    out
+/// The errors in ptxas's stderr ([`Severity::Error`] and [`Severity::Fatal`], in order), as
+/// [`diagnostics`] reads them.
+pub fn parse_errors(stderr: &str) -> Vec<Diagnostic> {
+    diagnostics(stderr)
+        .filter(|d| d.severity >= Severity::Error)
+        .collect()
 }
 
-/// `ptxas FILE, line N; error   : MESSAGE` (FILE may itself contain commas, so search from the right).
-fn parse_located(l: &str) -> Option<PtxasError> {
-    let rest = l.strip_prefix("ptxas ")?;
-    let at = rest.rfind(", line ")?;
-    let after = &rest[at + ", line ".len()..];
-    let (num, tail) = after.split_once(';')?;
-    let line: usize = num.trim().parse().ok()?;
-    let (kind, msg) = tail.split_once(':')?;
-    if !matches!(kind.trim(), "error" | "fatal") {
-        return None;
+/// ptxas's closing line after errors: it says only that errors came before it.
+const ABORTED: &str = "Ptx assembly aborted due to errors";
+
+/// Every diagnostic of ptxas's stderr but the closing [`ABORTED`] line. ptxas has no structured
+/// output, so this reads its text format, and is the only code that does: one diagnostic a
+/// line, `ptxas FILE, line N; LABEL : MESSAGE` or `ptxas LABEL : MESSAGE` (LABEL `info`,
+/// `warning`, `error` or `fatal`, padded with spaces). Other lines (the indented continuations
+/// of `info` lines) are skipped.
+fn diagnostics(stderr: &str) -> impl Iterator<Item = Diagnostic> + '_ {
+    stderr
+        .lines()
+        .filter_map(diagnostic)
+        .filter(|d| !(d.line.is_none() && d.severity == Severity::Fatal && d.message == ABORTED))
+}
+
+/// One line of ptxas's stderr, if it is a diagnostic.
+fn diagnostic(l: &str) -> Option<Diagnostic> {
+    let rest = l.trim().strip_prefix("ptxas ")?;
+    if let Some(d) = labelled(rest, None) {
+        return Some(d);
     }
-    Some(PtxasError {
-        line: Some(line),
-        message: msg.trim().to_string(),
+    // FILE may hold anything, `, line ` included: take the first place where a line number
+    // and a label follow.
+    rest.match_indices(", line ").find_map(|(i, sep)| {
+        let (num, tail) = rest[i + sep.len()..].split_once("; ")?;
+        labelled(tail, Some(num.parse().ok()?))
+    })
+}
+
+/// `LABEL : MESSAGE`.
+fn labelled(text: &str, line: Option<usize>) -> Option<Diagnostic> {
+    let (label, message) = text.split_once(':')?;
+    Some(Diagnostic {
+        line,
+        severity: Severity::from_label(label.trim_end())?,
+        message: message.trim().to_string(),
     })
 }
 
@@ -131,15 +175,10 @@ impl Ptxas {
     }
 
     /// Assemble `ptx` for `target` (`-arch` is set to the same target as the text's `.target`).
-    pub fn assemble(&self, ptx: &str, target: Target) -> Result<(), Vec<PtxasError>> {
+    pub fn assemble(&self, ptx: &str, target: Target) -> Result<(), Vec<Diagnostic>> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let file = std::env::temp_dir().join(format!("ptxconform-{}-{n}.ptx", std::process::id()));
-        let fail = |m: String| {
-            vec![PtxasError {
-                line: None,
-                message: m,
-            }]
-        };
+        let fail = |m: String| vec![Diagnostic::ours(m)];
         std::fs::write(&file, ptx)
             .map_err(|e| fail(format!("cannot write {}: {e}", file.display())))?;
         let out = Command::new(&self.path)
@@ -163,7 +202,7 @@ impl Ptxas {
     }
 
     /// Assemble many texts in parallel (rayon), results in input order.
-    pub fn assemble_all(&self, jobs: &[(String, Target)]) -> Vec<Result<(), Vec<PtxasError>>> {
+    pub fn assemble_all(&self, jobs: &[(String, Target)]) -> Vec<Result<(), Vec<Diagnostic>>> {
         jobs.par_iter()
             .map(|(t, target)| self.assemble(t, *target))
             .collect()
@@ -265,46 +304,83 @@ pub fn for_tests() -> Option<Ptxas> {
 mod tests {
     use super::*;
 
-    const CANNED: &str = "ptxas /tmp/x, y.ptx, line 13; error   : Unknown modifier '.foo'\n\
-ptxas /tmp/x, y.ptx, line 13; error   : .completion_mechanism modifier required for instruction 'cp.async.bulk'\n\
-ptxas /tmp/x, y.ptx, line 9; warning : Instruction 'foo' is deprecated\n\
-ptxas /tmp/x, y.ptx, line 14; error   : Illegal modifier '.cta_group::1' for instruction 'cp.async.bulk'\n\
-ptxas /tmp/x, y.ptx, line 20; fatal   : Parsing error near '[': syntax error\n\
-ptxas fatal   : Ptx assembly aborted due to errors\n";
+    /// Lines ptxas 13.0.88 wrote (file names shortened): errors of a bad instruction, a warning
+    /// of a located instruction, a syntax error, bad options and input, `-v`'s info lines with
+    /// a continuation, and the closing line after errors.
+    const REAL: &str = "\
+ptxas a.ptx, line 7; error   : Unknown modifier '.foo'
+ptxas v.ptx, line 8; warning : Instruction 'vote' without '.sync' may produce unpredictable results on sm_70 and later architectures
+ptxas a.ptx, line 8; error   : Not a name of any known instruction: 'bogus'
+ptxas b.ptx, line 7; fatal   : Parsing error near ';': syntax error
+ptxas fatal   : Ptx assembly aborted due to errors
+ptxas fatal   : Value 'sm_999' is not defined for option 'gpu-name'
+ptxas warning : For entry k adjusting per thread register count of 16 to lower bound of 24
+ptxas info    : Function properties for k
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas fatal   : Input file 'nonexist.ptx' could not be opened
+";
 
-    #[test]
-    fn parses_canned_errors() {
-        let e = parse_errors(CANNED);
-        assert_eq!(e.len(), 4, "{e:?}");
-        assert_eq!(
-            e[3],
-            PtxasError {
-                line: Some(20),
-                message: "Parsing error near '[': syntax error".into()
-            }
-        );
-        assert_eq!(
-            e[0],
-            PtxasError {
-                line: Some(13),
-                message: "Unknown modifier '.foo'".into()
-            }
-        );
-        assert_eq!(e[2].line, Some(14));
-        assert!(e[2].message.starts_with("Illegal modifier '.cta_group::1'"));
+    fn d(line: Option<usize>, severity: Severity, message: &str) -> Diagnostic {
+        Diagnostic {
+            line,
+            severity,
+            message: message.into(),
+        }
     }
 
     #[test]
-    fn unlocated_fatal_kept() {
-        let e = parse_errors("ptxas fatal   : Unresolved extern function 'f'\n");
+    fn reads_every_diagnostic_of_real_output() {
+        use Severity::*;
+        let all: Vec<Diagnostic> = diagnostics(REAL).collect();
+        let vote = "Instruction 'vote' without '.sync' may produce unpredictable results on sm_70 \
+                    and later architectures";
+        let regs = "For entry k adjusting per thread register count of 16 to lower bound of 24";
         assert_eq!(
-            e,
-            vec![PtxasError {
-                line: None,
-                message: "Unresolved extern function 'f'".into()
-            }]
+            all,
+            [
+                d(Some(7), Error, "Unknown modifier '.foo'"),
+                d(Some(8), Warning, vote),
+                d(
+                    Some(8),
+                    Error,
+                    "Not a name of any known instruction: 'bogus'"
+                ),
+                d(Some(7), Fatal, "Parsing error near ';': syntax error"),
+                d(
+                    None,
+                    Fatal,
+                    "Value 'sm_999' is not defined for option 'gpu-name'"
+                ),
+                d(None, Warning, regs),
+                d(None, Info, "Function properties for k"),
+                d(None, Fatal, "Input file 'nonexist.ptx' could not be opened"),
+            ]
         );
-        assert!(parse_errors("ptxas info    : 0 bytes gmem\n").is_empty());
+        let errors = parse_errors(REAL);
+        assert_eq!(errors.len(), 5, "{errors:?}");
+        assert!(errors.iter().all(|e| e.severity >= Error), "{errors:?}");
+        assert_eq!(
+            errors[1].to_string(),
+            "line 8: Not a name of any known instruction: 'bogus'"
+        );
+    }
+
+    #[test]
+    fn file_names_and_messages_may_hold_the_separators() {
+        let odd = "ptxas /tmp/a, line 1; b: c/x.ptx, line 13; error   : expected ', line 9; x'";
+        assert_eq!(
+            parse_errors(odd),
+            [d(Some(13), Severity::Error, "expected ', line 9; x'")]
+        );
+        // Not ptxas's format: no diagnostic.
+        for other in [
+            "ptxas a.ptx, line x; error   : m",
+            "ptxas a.ptx, line 3; note    : m",
+            "nvlink error : m",
+            "",
+        ] {
+            assert_eq!(diagnostics(other).count(), 0, "{other}");
+        }
     }
 
     #[test]
@@ -369,6 +445,9 @@ ptxas fatal   : Ptx assembly aborted due to errors\n";
         assert_eq!(p.assemble(good, Target::SM_90A), Ok(()));
         let bad = good.replace("ret;", "bogus.instr;\nret;");
         let e = p.assemble(&bad, Target::SM_90A).unwrap_err();
-        assert_eq!(e[0].line, Some(6), "{e:?}");
+        assert!(!e.is_empty());
+        // Its errors, each at the bad line; the closing line is not one.
+        let at_6 = |x: &Diagnostic| x.line == Some(6) && x.severity == Severity::Error;
+        assert!(e.iter().all(at_6), "{e:?}");
     }
 }

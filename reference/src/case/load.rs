@@ -100,92 +100,170 @@ fn located(file: &str, at: Pos, path: &str, message: impl Into<String>) -> CaseE
     }
 }
 
-/// serde-saphyr appends " at line L, column C" to its messages; we print the position up front.
-fn strip_location_suffix(msg: &str) -> &str {
-    match msg.rfind(" at line ") {
-        Some(i) if msg[i..].contains(", column ") => &msg[..i],
-        _ => msg,
+/// What a serde-saphyr error reports, as far as locating and rewording it needs.
+#[derive(Debug, PartialEq, Eq)]
+enum Reported<'a> {
+    MissingField,
+    UnknownField(&'a str),
+    /// A step names none of its operations (`StepOp`, flattened into `Step`).
+    NoStepOp,
+    /// A sequence (`true`) or mapping (`false`) was expected where another node stands.
+    ExpectedCollection {
+        seq: bool,
+    },
+    Other,
+}
+
+/// The error under serde-saphyr's wrappers (a source snippet, the use of an alias).
+fn cause(mut e: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    use serde_saphyr::Error as E;
+    while let E::WithSnippet { error, .. } | E::AliasError { error, .. } = e {
+        e = error;
+    }
+    e
+}
+
+fn reported(e: &serde_saphyr::Error) -> Reported<'_> {
+    use serde_saphyr::Error as E;
+    match cause(e) {
+        E::SerdeMissingField { .. } => Reported::MissingField,
+        E::SerdeUnknownField { field, .. } => Reported::UnknownField(field),
+        // serde-saphyr's names of the parser events it expected.
+        E::Unexpected {
+            expected: "sequence start",
+            ..
+        } => Reported::ExpectedCollection { seq: true },
+        E::Unexpected {
+            expected: "mapping start",
+            ..
+        } => Reported::ExpectedCollection { seq: false },
+        E::Message { msg, .. } => serde_custom(msg),
+        _ => Reported::Other,
     }
 }
 
-/// serde's messages for the schema's untagged and flattened enums name Rust types; say what the
-/// YAML should hold instead.
-fn friendlier(msg: &str) -> &str {
-    match msg {
-        "data did not match any variant of untagged enum Ctas" => {
-            "expected a CTA index, `all`, or a list of CTA indices"
-        }
-        "data did not match any variant of untagged enum Param" => {
-            "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`"
-        }
-        "no variant of enum StepOp found in flattened data" => {
-            "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"
-        }
-        m => m,
+/// serde's derive reports an unknown key under `flatten` (as `Step` has) and a flattened enum
+/// that finds none of its variants through `de::Error::custom`, so they reach serde-saphyr,
+/// and us, only as text in serde's fixed wording. This is the one place that reads it; were
+/// serde to reword them, the error would stay, located at the mapping, with serde's words.
+fn serde_custom(msg: &str) -> Reported<'_> {
+    if let Some(field) = msg
+        .strip_prefix("unknown field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        return Reported::UnknownField(field);
+    }
+    if msg == "no variant of enum StepOp found in flattened data" {
+        return Reported::NoStepOp;
+    }
+    Reported::Other
+}
+
+/// Leaves positions out of serde-saphyr's messages: a [`CaseError`] names its own up front.
+struct Unlocated;
+
+impl serde_saphyr::Localizer for Unlocated {
+    fn attach_location<'a>(
+        &self,
+        base: std::borrow::Cow<'a, str>,
+        _: serde_saphyr::Location,
+    ) -> std::borrow::Cow<'a, str> {
+        base
+    }
+
+    fn alias_used_at(&self, _: serde_saphyr::Location) -> String {
+        String::new()
     }
 }
 
-fn serde_error(e: &serde_saphyr::Error, root: Option<(&Lines, &Node)>, file: &str) -> CaseError {
+/// `first_case`: the file's index of the text's first case (see [`check_limited`]).
+fn serde_error(
+    e: &serde_saphyr::Error,
+    root: Option<(&Lines, &Node)>,
+    file: &str,
+    first_case: usize,
+) -> CaseError {
     let e = e.without_snippet();
-    let at = e
+    let mut at = e
         .location()
         .map(|l| Pos {
             line: l.line() as usize,
             col: l.column() as usize,
         })
         .unwrap_or(Pos { line: 1, col: 1 });
-    let text = e.to_string();
-    let msg = friendlier(strip_location_suffix(&text));
-    let mut at = at;
+    let what = reported(e);
+    let mut step = false;
     let path = match root {
         Some((lines, r)) => {
             let (mut path, on_key) = r.path_at(lines.offset(at));
-            // serde locates a missing field at some key of the mapping that lacks it; point at
-            // the mapping instead.
-            if on_key && msg.starts_with("missing field") {
-                path.pop();
-                at = lines.pos(r.find(&path).start);
-            }
-            // Under `flatten` serde locates an unknown field at its mapping (or, for a
-            // flattened enum's variant, at the variant's key): point at the key.
-            if let Some(name) = msg
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-            {
-                let here = r.find(&path);
-                if let Some((rel, k)) = here.key_below(name) {
-                    at = lines.pos(k.start);
-                    path.extend(rel);
+            match what {
+                // serde locates a missing field at some key of the mapping that lacks it;
+                // point at the mapping instead.
+                Reported::MissingField if on_key => {
+                    path.pop();
+                    at = lines.pos(r.find(&path).start);
                 }
+                // Under `flatten` serde locates an unknown field at its mapping (or, for a
+                // flattened enum's variant, at the variant's key): point at the key.
+                Reported::UnknownField(name) => {
+                    if let Some((rel, k)) = r.find(&path).key_below(name) {
+                        at = lines.pos(k.start);
+                        path.extend(rel);
+                    }
+                }
+                _ => {}
             }
-            if path.is_empty() {
-                "case".to_string()
-            } else {
-                loc::path_string(&path)
-            }
+            step = is_step(&path);
+            shown(&path, first_case)
         }
         None => "yaml".to_string(),
     };
-    located(file, at, &path, shape_hint(msg, &path))
+    let message = match what {
+        Reported::ExpectedCollection { seq } => shape_hint(seq, step).to_string(),
+        Reported::NoStepOp => {
+            "a step needs one of `ptx`, `wait_parity` or `store` (besides `cta` and `thread`)"
+                .to_string()
+        }
+        _ => e.render_with_formatter(
+            &serde_saphyr::DefaultMessageFormatter.with_localizer(&Unlocated),
+        ),
+    };
+    located(file, at, &path, message)
 }
 
-/// serde-saphyr's "expected sequence/mapping start" names the parser event, not what to write.
-fn shape_hint(msg: &str, path: &str) -> String {
-    let step = path.strip_prefix("program[").is_some_and(|r| {
-        r.strip_suffix(']')
-            .is_some_and(|k| k.bytes().all(|b| b.is_ascii_digit()))
-    });
-    match msg {
-        "expected sequence start" => {
-            "expected a list: `[A, B, …]`, or one `- ITEM` per line".into()
+/// `path` as an error names it: "case" for the case itself, and the case's index in a sequence
+/// counted from `first_case`.
+fn shown(path: &[Seg], first_case: usize) -> String {
+    match path {
+        [] => "case".to_string(),
+        [Seg::Idx(i), rest @ ..] => {
+            let mut p = vec![Seg::Idx(first_case + i)];
+            p.extend_from_slice(rest);
+            loc::path_string(&p)
         }
-        "expected mapping start" if step => "a step is a mapping: `- ptx: INSTRUCTION`, \
-            `- wait_parity: { mbar: M, parity: P }` or `- store: { at: REGION, bytes: [...] }`"
-            .into(),
-        "expected mapping start" => {
-            "expected a mapping: `{ KEY: VALUE, … }`, or one `KEY: VALUE` per line".into()
+        p => loc::path_string(p),
+    }
+}
+
+/// Whether `path` is a step: `program[N]` of the case, or of case `[K]` in a sequence.
+fn is_step(path: &[Seg]) -> bool {
+    let in_case = match path {
+        [Seg::Idx(_), rest @ ..] => rest,
+        p => p,
+    };
+    matches!(in_case, [Seg::Key(k), Seg::Idx(_)] if k == "program")
+}
+
+/// What to write where serde-saphyr expected a sequence (`seq`) or a mapping: it names the
+/// parser event.
+fn shape_hint(seq: bool, step: bool) -> &'static str {
+    match (seq, step) {
+        (true, _) => "expected a list: `[A, B, …]`, or one `- ITEM` per line",
+        (false, true) => {
+            "a step is a mapping: `- ptx: INSTRUCTION`, `- wait_parity: { mbar: M, parity: P }` \
+             or `- store: { at: REGION, bytes: [...] }`"
         }
-        m => m.into(),
+        (false, false) => "expected a mapping: `{ KEY: VALUE, … }`, or one `KEY: VALUE` per line",
     }
 }
 
@@ -211,7 +289,7 @@ fn limit_error(e: &serde_saphyr::Error, file: &str, limit: usize) -> Option<Case
 /// [`NODES_ENV`] allows (default [`DEFAULT_MAX_NODES`]) has that as its only error.
 pub fn check_str(text: &str, origin: &str) -> Checked {
     match node_limit() {
-        Ok(limit) => check_limited(text, origin, limit, false).unwrap_or_default(),
+        Ok(limit) => check_limited(text, origin, limit, false, 0).unwrap_or_default(),
         Err(msg) => Checked {
             errors: vec![located(origin, Pos { line: 1, col: 1 }, NODE_LIMIT, msg)],
             ..Checked::default()
@@ -221,8 +299,16 @@ pub fn check_str(text: &str, origin: &str) -> Checked {
 
 /// [`check_str`] under a node limit. With `defer_seq_error`, a sequence of cases that does not
 /// deserialize is `None` instead: the caller loads its items apart, and the whole text's located
-/// tree (a second parse and its memory) would go unused.
-fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) -> Option<Checked> {
+/// tree (a second parse and its memory) would go unused. `first_case` is the file's index of
+/// the text's first case (non-zero for an item of a sequence loaded alone): errors name cases by
+/// it.
+fn check_limited(
+    text: &str,
+    origin: &str,
+    limit: usize,
+    defer_seq_error: bool,
+    first_case: usize,
+) -> Option<Checked> {
     // Most texts are well-formed cases: deserialize first and build the located node tree (a
     // second YAML parse) only when there is a problem to locate. serde-saphyr's deserializer reads
     // the whole stream and fails on a second document or a syntax error anywhere, so its success
@@ -240,7 +326,9 @@ fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) 
                 }
                 if let Ok(l) = loc::parse(text, limit) {
                     if let [root] = l.docs.as_slice() {
-                        let c = with_problems(cases, &problems, multi, &l.lines, root, origin);
+                        let c = with_problems(
+                            cases, &problems, multi, &l.lines, root, origin, first_case,
+                        );
                         return Some(c);
                     }
                 }
@@ -261,7 +349,7 @@ fn check_limited(text: &str, origin: &str, limit: usize, defer_seq_error: bool) 
             }
         }
     }
-    Some(located_pass(text, origin, limit, first))
+    Some(located_pass(text, origin, limit, first, first_case))
 }
 
 /// Whether the first document's root is a sequence (`Some(true)`) or a mapping (`Some(false)`),
@@ -291,7 +379,7 @@ fn deserialize(text: &str, multi: bool, limit: usize) -> Result<Vec<Case>, serde
 /// [`check_str`] with the located node tree built first (every problem gets a position).
 #[cfg(test)]
 pub(super) fn check_located(text: &str, origin: &str) -> Checked {
-    located_pass(text, origin, DEFAULT_MAX_NODES, None)
+    located_pass(text, origin, DEFAULT_MAX_NODES, None, 0)
 }
 
 /// The located pass; `first` is a deserialization of `text` already tried (sequence root or not).
@@ -300,6 +388,7 @@ fn located_pass(
     origin: &str,
     limit: usize,
     mut first: Option<(bool, Result<Vec<Case>, serde_saphyr::Error>)>,
+    first_case: usize,
 ) -> Checked {
     let mut out = Checked::default();
     let located_tree = match loc::parse(text, limit) {
@@ -315,7 +404,7 @@ fn located_pass(
                 text,
                 yaml_options(text, limit),
             ) {
-                Err(e) => serde_error(&e, None, origin),
+                Err(e) => serde_error(&e, None, origin, first_case),
                 Ok(_) => {
                     let m = scan.marker();
                     located(
@@ -369,12 +458,12 @@ fn located_pass(
         Ok(c) => c,
         Err(e) => {
             out.errors
-                .push(serde_error(&e, Some((lines, root)), origin));
+                .push(serde_error(&e, Some((lines, root)), origin, first_case));
             return out;
         }
     };
     let problems = validate::validate_file(&cases);
-    with_problems(cases, &problems, multi, lines, root, origin)
+    with_problems(cases, &problems, multi, lines, root, origin, first_case)
 }
 
 /// The deserialized cases with their validation problems located in the tree under `root`.
@@ -385,6 +474,7 @@ fn with_problems(
     lines: &Lines,
     root: &Node,
     origin: &str,
+    first_case: usize,
 ) -> Checked {
     let mut out = Checked::default();
     for p in problems {
@@ -393,7 +483,7 @@ fn with_problems(
         } else {
             Vec::new()
         };
-        let e = locate_problem(p, lines, root, &prefix, origin);
+        let e = locate_problem(p, lines, root, &prefix, origin, first_case);
         match p.severity {
             Severity::Error => {
                 out.errors.push(e);
@@ -414,6 +504,7 @@ fn locate_problem(
     root: &Node,
     prefix: &[Seg],
     origin: &str,
+    first_case: usize,
 ) -> CaseError {
     let mut full = prefix.to_vec();
     full.extend(p.path.iter().cloned());
@@ -422,12 +513,7 @@ fn locate_problem(
         Some(off) => node.inner_pos(lines, off),
         None => lines.pos(node.start),
     };
-    let path = if full.is_empty() {
-        "case".to_string()
-    } else {
-        loc::path_string(&full)
-    };
-    located(origin, at, &path, p.message.clone())
+    located(origin, at, &shown(&full, first_case), p.message.clone())
 }
 
 /// Load one YAML text: its cases, or the first problem (by position) if there is any.
@@ -479,7 +565,7 @@ fn capped(mut errors: Vec<CaseError>) -> Vec<CaseError> {
 fn load_each_limited(text: &str, origin: &str, limit: usize) -> (Vec<Case>, Vec<CaseError>) {
     let starts = item_starts(text);
     let split = starts.len() >= 2;
-    let Some(c) = check_limited(text, origin, limit, split) else {
+    let Some(c) = check_limited(text, origin, limit, split, 0) else {
         return load_items(text, &starts, origin, limit);
     };
     let over = c.errors.iter().any(|e| e.path == NODE_LIMIT);
@@ -517,13 +603,10 @@ fn load_items(
     for (k, &(a, lines_before)) in starts.iter().enumerate() {
         let b = starts.get(k + 1).map_or(text.len(), |s| s.0);
         // The item starts a line, so its positions are the file's, lines_before lines down.
-        let one = check_limited(&text[a..b], origin, limit, false).unwrap_or_default();
         // The item is case [k] of the file, not [0] of its own text.
+        let one = check_limited(&text[a..b], origin, limit, false, k).unwrap_or_default();
         errors.extend(one.errors.into_iter().map(|mut e| {
             e.line += lines_before;
-            if let Some(rest) = e.path.strip_prefix("[0]") {
-                e.path = format!("[{k}]{rest}");
-            }
             e
         }));
         for (i, case) in one.cases.into_iter().enumerate() {
@@ -675,4 +758,68 @@ pub fn to_yaml(cases: &[Case]) -> String {
     // badly and locates errors only approximately); text with newlines becomes a `|` block.
     let opts = serde_saphyr::ser_options! { folded_wrap_chars: 100_000 };
     serde_saphyr::to_string_with_options(&cases, opts).expect("case schema serializes to YAML")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::model::{Region, Step};
+
+    fn reported_by<T: serde::de::DeserializeOwned + std::fmt::Debug>(yaml: &str) -> String {
+        let e = serde_saphyr::from_str::<T>(yaml).unwrap_err();
+        format!("{:?}", reported(&e))
+    }
+
+    /// serde's errors, structured or in its fixed custom wording, reach the loader as types: a
+    /// serde release that rewords the custom ones fails here.
+    #[test]
+    fn serde_errors_are_reported_as_types() {
+        let flattened_unknown = "{ store: { at: o, bytes: [1] }, bogus: 2 }";
+        assert_eq!(
+            reported_by::<Step>(flattened_unknown),
+            r#"UnknownField("bogus")"#
+        );
+        assert_eq!(reported_by::<Step>("ptxx: a"), "NoStepOp");
+        let unknown = "{ name: o, size: 1, sise: 2 }";
+        assert_eq!(reported_by::<Region>(unknown), r#"UnknownField("sise")"#);
+        assert_eq!(reported_by::<Region>("{ name: o }"), "MissingField");
+        let seq = "ExpectedCollection { seq: true }";
+        assert_eq!(reported_by::<Vec<Region>>("{ name: o }"), seq);
+        let map = "ExpectedCollection { seq: false }";
+        assert_eq!(reported_by::<Region>("[ o ]"), map);
+        assert_eq!(reported_by::<Region>("{ name: o, size: x }"), "Other");
+    }
+
+    /// Text that is not serde's wording of the two custom errors decides nothing.
+    #[test]
+    fn other_custom_text_is_other() {
+        for msg in [
+            "unknown field `x`, expected one of a, b",
+            "no variant of enum Expect found in flattened data",
+            "unknown field x",
+            "",
+        ] {
+            assert_eq!(serde_custom(msg), Reported::Other, "{msg}");
+        }
+    }
+
+    /// A case's index is shown counted from the text's first case; the tree's own index is 0.
+    #[test]
+    fn paths_as_shown() {
+        let k = |s: &str| Seg::Key(s.into());
+        assert_eq!(shown(&[], 4), "case");
+        assert_eq!(shown(&[Seg::Idx(0), k("name")], 4), "[4].name");
+        let step = [k("program"), Seg::Idx(2), k("ptx")];
+        assert_eq!(shown(&step, 4), "program[2].ptx");
+    }
+
+    #[test]
+    fn steps_by_path() {
+        let k = |s: &str| Seg::Key(s.into());
+        assert!(is_step(&[k("program"), Seg::Idx(3)]));
+        assert!(is_step(&[Seg::Idx(1), k("program"), Seg::Idx(0)]));
+        assert!(!is_step(&[k("program")]));
+        assert!(!is_step(&[k("memory"), Seg::Idx(0)]));
+        assert!(!is_step(&[k("program"), Seg::Idx(0), k("ptx")]));
+    }
 }

@@ -652,6 +652,39 @@ fn observation_yaml_form() {
     assert!(e.contains("o.yaml:"), "{e}");
 }
 
+/// In a sequence of cases a serde error names the case's index and reads as in a one-case file;
+/// serde-saphyr's own positions are left out (the error's line:column comes first) except where
+/// an aliased value was defined.
+#[test]
+fn serde_errors_in_a_sequence_of_cases() {
+    let item = |s: &str| format!("- {}", s.replace('\n', "\n  ").trim_end());
+    let text = format!(
+        "{}\n{}\n",
+        item(GOOD),
+        item(&GOOD.replace("store.only", "two").replace(
+            "  - store: { at: out, bytes: [1, 2, 3] }",
+            "  - cp.async.commit_group"
+        ))
+    );
+    let (_, errors) = load_each(&text, "t.yaml");
+    let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "t.yaml:18:7: [1].program[0]: a step is a mapping: `- ptx: INSTRUCTION`, \
+          `- wait_parity: { mbar: M, parity: P }` or `- store: { at: REGION, bytes: [...] }`"
+        ]
+    );
+    // A value that fails where an alias uses it: located at the use, named where defined.
+    let aliased = GOOD
+        .replace("name: store.only", "name: &s store.only")
+        .replace("size: 16", "size: *s");
+    assert_eq!(
+        err(&aliased),
+        "t.yaml:5:26: memory.global[0].size: invalid u64 (defined at line 1, column 10)"
+    );
+}
+
 /// One bad case loses no other: a case that does not deserialize and one that does not validate
 /// are each an error at their own line; the good cases load.
 #[test]

@@ -247,7 +247,11 @@ pub struct TmemDecl {
 
 /// A named register value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
+// `expecting`: serde's own message for an untagged enum names the Rust type.
+#[serde(
+    untagged,
+    expecting = "expected an integer, or `{ value: INTEGER, type: REGISTER-TYPE }`"
+)]
 pub enum Param {
     /// A `.b32` value.
     Int(i64),
@@ -272,7 +276,10 @@ pub enum Param {
 
 /// Who executes a step: default CTA 0, thread 0. `cta: all` runs it in every CTA.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a CTA index, `all`, or a list of CTA indices"
+)]
 pub enum Ctas {
     /// One CTA (its linear index in the grid).
     One(u32),
