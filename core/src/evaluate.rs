@@ -163,11 +163,23 @@ pub fn evaluate_with(
     case: &Case,
     opts: ExecOptions,
 ) -> (CaseResult, Result<Execution, ExecError>) {
-    let family = family_of(case);
-    let mut r = CaseResult::new(&case.name, file, &family, Verdict::ReferencePass);
     let t = std::time::Instant::now();
     let ex = execute_with(case, opts);
-    r.wall_us = t.elapsed().as_micros() as u64;
+    evaluate_executed(file, case, ex, t.elapsed())
+}
+
+/// [`evaluate_with`] of the execution `ex` a caller already made (it ran for `took`): `ex` must
+/// be what [`execute_with`] gives for `case` under the options the result stands for. A fuzz
+/// campaign runs the reference once per program for its own checks and hands the run on.
+pub fn evaluate_executed(
+    file: &str,
+    case: &Case,
+    ex: Result<Execution, ExecError>,
+    took: std::time::Duration,
+) -> (CaseResult, Result<Execution, ExecError>) {
+    let family = family_of(case);
+    let mut r = CaseResult::new(&case.name, file, &family, Verdict::ReferencePass);
+    r.wall_us = took.as_micros() as u64;
     let illegal = illegal_steps(case);
     if let Some(Expect::Illegal(rule)) = &case.expect {
         (r.verdict, r.detail) = expected_illegal(case, rule, &illegal);

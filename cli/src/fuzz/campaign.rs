@@ -18,8 +18,8 @@
 
 use super::FuzzArgs;
 use crate::shard::Shard;
-use coverage::{analyze, Aim, Analysis, CoverageMap};
-use ptxconform_core::differential::Backend;
+use coverage::{analyze_executed, Aim, Analysis, CoverageMap};
+use ptxconform_core::differential::{Backend, Executed};
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::Verdict;
@@ -27,15 +27,20 @@ use ptxconform_gpu::attribution::Attributor;
 use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity};
 use ptxconform_reference::case::{Case, StepOp};
 use ptxconform_reference::gen::bytes::ValueClasses;
-use ptxconform_reference::gen::oracle::{check_cpu, Violation};
+use ptxconform_reference::gen::oracle::{
+    check_cpu, Oracle, Reference, StaticLegality, Validates, Violation, YamlRoundTrip,
+};
 use ptxconform_reference::gen::swarm::{deviation_byte, SwarmBits, DEVIATION_BYTE};
 use ptxconform_reference::gen::{
     self, generate_bytes, GenConfig, Generated, Intent, BLOCK, HEADER,
 };
 use ptxconform_reference::ptx::mbarrier::MbarrierOp;
 use ptxconform_reference::ptx::{Instruction, Statement};
-use ptxconform_reference::sem::exec::OutcomeClass;
+use ptxconform_reference::sem::exec::{
+    execute_with, ExecOptions, Execution, Outcome, OutcomeClass,
+};
 use ptxconform_reference::sem::profile::Profile;
+use ptxconform_reference::sem::ub::WAIT_NEVER_COMPLETES;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -435,6 +440,9 @@ struct Program {
     kernel: Option<u64>,
     generated: Generated,
     checked: Result<(), Violation>,
+    /// The reference's run of it under the campaign's profile, which the hardware stage judges
+    /// against (kept only for a campaign with hardware).
+    executed: Option<Executed>,
 }
 
 /// Generated programs with their CPU oracles' verdicts, in program order.
@@ -459,6 +467,8 @@ struct BlockSpec {
     profile: Profile,
     /// Analyse every program (the coverage map), else only the undefined ones (their prediction).
     coverage: bool,
+    /// The programs go on to hardware: keep each one's execution for its judge.
+    hardware: bool,
     /// Steering targets ([`generate_steered`]).
     targets: Vec<Aim>,
 }
@@ -473,29 +483,32 @@ fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         .collect();
     let (gens, marks): (Vec<Generated>, Vec<(Option<ValueClasses>, SwarmBits)>) =
         made.into_iter().map(|(g, c, s)| (g, (c, s))).unzip();
-    // The ptxas oracle judges the text of a shape once: its first value set in the block.
+    // Per-shape checks (the YAML round trip, the ptxas oracle) judge a shape once: its first
+    // value set in the block.
     let firsts: Vec<bool> = placed
         .iter()
         .enumerate()
         .map(|(i, p)| i == 0 || placed[i - 1].1 != p.1)
         .collect();
-    let checked = cpu_oracles_many(&gens, &firsts);
-    let analyses: Vec<Option<Analysis>> = (0..gens.len())
+    let mut checked: Vec<Checked> = (0..gens.len())
         .into_par_iter()
-        .map(|i| {
-            let wanted = spec.coverage || !matches!(gens[i].intent, Intent::WellDefined);
-            (wanted && checked[i].is_ok())
-                .then(|| analyze(&gens[i], marks[i].0, marks[i].1, spec.profile))
-                .flatten()
-        })
+        .map(|i| check_program(spec, &gens[i], firsts[i], marks[i]))
         .collect();
+    let asked: Vec<bool> = (0..gens.len())
+        .map(|i| checked[i].verdict.is_ok() && firsts[i])
+        .collect();
+    for (c, v) in checked.iter_mut().zip(ptxas_oracle(&gens, &asked)) {
+        if let Some(v) = v {
+            *c = Checked::violated(v);
+        }
+    }
     let fingerprints: Vec<u64> = gens.par_iter().map(|g| fingerprint(&g.case)).collect();
     // A shape's kernel key, from its first program that would reach the hardware (value sets of
     // a shape emit one kernel text: `gpu/tests/suite/emit_generated.rs`).
     let mut keyed: Vec<Option<usize>> = vec![None; gens.len()];
     let mut last: Option<(u64, usize)> = None;
     for (i, p) in placed.iter().enumerate() {
-        let runs = checked[i].is_ok() && !matches!(gens[i].intent, Intent::Illegal { .. });
+        let runs = checked[i].verdict.is_ok() && !matches!(gens[i].intent, Intent::Illegal { .. });
         if !runs {
             continue;
         }
@@ -518,18 +531,121 @@ fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         .collect();
     gens.into_iter()
         .zip(checked)
-        .zip(analyses)
         .enumerate()
-        .map(|(i, ((generated, checked), analysis))| Program {
+        .map(|(i, (generated, c))| Program {
             k: placed[i].0,
             shape: placed[i].1,
-            analysis,
+            analysis: c.analysis,
             fingerprint: fingerprints[i],
             kernel: keyed[i].and_then(|at| keys[at]),
             generated,
-            checked,
+            checked: c.verdict,
+            executed: c.executed,
         })
         .collect()
+}
+
+/// A program's CPU oracles but ptxas, and what the reference's run of it gave the campaign.
+struct Checked {
+    verdict: Result<(), Violation>,
+    analysis: Option<Analysis>,
+    executed: Option<Executed>,
+}
+
+impl Checked {
+    fn violated(v: Violation) -> Checked {
+        Checked {
+            verdict: Err(v),
+            analysis: None,
+            executed: None,
+        }
+    }
+}
+
+/// [`check_cpu`]'s oracles over one program of a block, in its order, with the reference run
+/// once: the YAML round trip only on a shape's `first` program (the YAML of its value sets
+/// differs in values only), and one execution under the campaign's profile that serves the
+/// reference oracle where it decides it ([`reference_oracle_passes`]), the coverage analysis
+/// and the hardware's judge ([`Executed`]), where the oracle alone would run the text's reading
+/// and both others the profile's again.
+fn check_program(
+    spec: &BlockSpec,
+    g: &Generated,
+    first: bool,
+    (classes, swarm): (Option<ValueClasses>, SwarmBits),
+) -> Checked {
+    let statics = Validates
+        .check(g)
+        .and_then(|()| StaticLegality.check(g))
+        .and_then(|()| {
+            if first {
+                YamlRoundTrip.check(g)
+            } else {
+                Ok(())
+            }
+        });
+    if let Err(v) = statics {
+        return Checked::violated(v);
+    }
+    let passed = |analysis, executed| Checked {
+        verdict: Ok(()),
+        analysis,
+        executed,
+    };
+    if matches!(g.intent, Intent::Illegal { .. }) {
+        // The reference oracle passes illegal programs unrun; they reach neither map nor device.
+        return passed(None, None);
+    }
+    let analysed = spec.coverage || !matches!(g.intent, Intent::WellDefined);
+    if !(analysed || spec.hardware) {
+        // Nothing but the oracle reads the run: its own keeps only the outcome.
+        return match Reference.check(g) {
+            Ok(()) => passed(None, None),
+            Err(v) => Checked::violated(v),
+        };
+    }
+    let t = Instant::now();
+    // A panic is the oracle's to report (it runs again below and catches it).
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        execute_with(&g.case, ExecOptions::of(spec.profile))
+    }));
+    let took = t.elapsed();
+    let ex = run.ok().and_then(Result::ok);
+    let oracle = match &ex {
+        Some(x) if reference_oracle_passes(g, x, spec.profile) => Ok(()),
+        _ => Reference.check(g),
+    };
+    if let Err(v) = oracle {
+        return Checked::violated(v);
+    }
+    // A run of the profile that failed where the text's passed is the hardware stage's to report
+    // (its reference side runs the case again).
+    let Some(ex) = ex else {
+        return passed(None, None);
+    };
+    let analysis = analysed.then(|| analyze_executed(g, &ex, classes, swarm));
+    let executed = spec.hardware.then_some(Executed {
+        execution: ex,
+        took,
+    });
+    passed(analysis, executed)
+}
+
+/// Whether the reference oracle ([`Reference`]: the text's reading, outcome only) passes `g`,
+/// read off `ex`, its run under `profile`, where that is certain: the two runs are one (the
+/// profile is the text's, or no position's readings differed — reductions are the only place
+/// the profiles part, and a run records a departure wherever they would) and the outcome is the
+/// intended one. Otherwise the oracle decides by its own run.
+fn reference_oracle_passes(g: &Generated, ex: &Execution, profile: Profile) -> bool {
+    let one_run = profile == Profile::Spec || ex.departures.is_empty();
+    one_run
+        && match (&g.intent, &ex.outcome) {
+            (Intent::WellDefined, Outcome::Defined) => true,
+            (Intent::Undefined { rule } | Intent::Racy { rule }, Outcome::Undefined { ub, .. }) => {
+                ub.rule == *rule && ub.rule != WAIT_NEVER_COMPLETES.id
+            }
+            _ => false,
+        }
 }
 
 /// Programs in the next block: `batch`, or what `stop` leaves after `done`.
@@ -539,22 +655,34 @@ fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
 }
 
 /// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
-/// ptxas once for all instructions it has not judged yet, of the programs `ptxas[i]` names (one
-/// per shape: the oracle judges the program's text, which its value sets share but for the
-/// immediates the emitter reads from the parameter block).
+/// ptxas ([`ptxas_oracle`]) of those that passed and that `ptxas[i]` names.
 fn cpu_oracles_many(gs: &[Generated], ptxas: &[bool]) -> Vec<Result<(), Violation>> {
     let mut out: Vec<Result<(), Violation>> = gs.par_iter().map(check_cpu).collect();
+    let asked: Vec<bool> = (0..gs.len())
+        .map(|i| out[i].is_ok() && ptxas.get(i).copied().unwrap_or(true))
+        .collect();
+    for (r, v) in out.iter_mut().zip(ptxas_oracle(gs, &asked)) {
+        if let Some(v) = v {
+            *r = Err(v);
+        }
+    }
+    out
+}
+
+/// The ptxas oracle, when ptxas is installed, once for all instructions it has not judged yet, of
+/// the programs `asked[i]` names (that passed the other oracles, one per shape: the oracle judges
+/// the program's text, which its value sets share but for the immediates the emitter reads from
+/// the parameter block): the violation of each program it failed.
+fn ptxas_oracle(gs: &[Generated], asked: &[bool]) -> Vec<Option<Violation>> {
+    let mut out = vec![None; gs.len()];
     if let Some(p) = super::ptxas_oracle::ptxas() {
-        let (idx, ok): (Vec<usize>, Vec<&Generated>) = gs
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| out[*i].is_ok() && ptxas.get(*i).copied().unwrap_or(true))
-            .unzip();
+        let (idx, ok): (Vec<usize>, Vec<&Generated>) =
+            gs.iter().enumerate().filter(|(i, _)| asked[*i]).unzip();
         for (i, r) in idx
             .into_iter()
             .zip(super::ptxas_oracle::check_ptxas_many(p, &ok))
         {
-            out[i] = r;
+            out[i] = r.err();
         }
     }
     out
@@ -676,6 +804,9 @@ pub(super) struct Pending {
     pub case: Case,
     /// Its cells and prediction (none for a planted case).
     pub analysis: Option<Analysis>,
+    /// Its execution under the campaign's profile, if the CPU oracles kept it (none for a
+    /// planted case).
+    pub executed: Option<Executed>,
 }
 
 impl<'h> Campaign<'h> {
@@ -956,9 +1087,14 @@ impl<'h> Campaign<'h> {
                     self.violation(k, &g, &v)?;
                 } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
                     let planted = self.opts.planted.as_ref().and_then(|p| p.at(k));
+                    let (analysis, executed) = match planted {
+                        Some(_) => (None, None),
+                        None => (analysis, p.executed),
+                    };
                     pending.push(Pending {
                         k,
-                        analysis: if planted.is_some() { None } else { analysis },
+                        analysis,
+                        executed,
                         case: planted.unwrap_or(g.case),
                         shape: p.shape,
                     });
@@ -1055,6 +1191,7 @@ impl<'h> Campaign<'h> {
             per: self.opts.values_per_shape,
             profile: self.opts.profile,
             coverage: self.opts.explore.coverage,
+            hardware: self.hw.is_some(),
             targets: if self.opts.explore.steer {
                 self.coverage.targets(STEER_TARGETS)
             } else {

@@ -4,7 +4,7 @@
 //! ([`Replay`]), tests with the model's own prediction ([`Predicted`]) or a fake — or, for many
 //! runs of one program (`litmus`), through [`run_copies`].
 
-use crate::evaluate::evaluate_under;
+use crate::evaluate::{evaluate_executed, evaluate_under};
 use crate::judge::replay;
 use crate::known::KnownDivergences;
 use crate::result::{CaseResult, RunInfo};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod pipeline;
-pub use pipeline::{run_batch, run_batch_under, run_copies, run_copies_then};
+pub use pipeline::{run_batch, run_batch_executed, run_batch_under, run_copies, run_copies_then};
 
 /// Copies `first..first + n` of `case`, named `NAME#i` and otherwise identical.
 pub fn copies(case: &Case, first: u64, n: usize) -> Vec<Case> {
@@ -166,7 +166,31 @@ pub fn reference_side_leaving(
     profile: Profile,
     judged: Option<usize>,
 ) -> (CaseResult, Option<Execution>) {
-    let (mut r, ex) = evaluate_under(file, case, profile);
+    reference_side_given(file, case, known, profile, judged, None)
+}
+
+/// A case's execution under a batch's profile, made before the batch by its caller (a fuzz
+/// campaign runs the reference once per program for its CPU oracle and coverage map), and how
+/// long that run took. The pipeline then judges against it instead of running the reference
+/// again.
+pub struct Executed {
+    pub execution: Execution,
+    pub took: Duration,
+}
+
+/// [`reference_side_leaving`] over the execution `given`, if any, instead of a run of its own.
+pub(super) fn reference_side_given(
+    file: &str,
+    case: &Case,
+    known: &KnownDivergences,
+    profile: Profile,
+    judged: Option<usize>,
+    given: Option<Executed>,
+) -> (CaseResult, Option<Execution>) {
+    let (mut r, ex) = match given {
+        Some(e) => evaluate_executed(file, case, Ok(e.execution), e.took),
+        None => evaluate_under(file, case, profile),
+    };
     let ex = ex.ok().filter(|_| r.verdict.goes_on());
     if let Some(x) = &ex {
         replay(case, x, known, judged, &mut r);
@@ -384,8 +408,10 @@ mod tests {
     use super::pipeline::{step_lengths, PIPELINE_CASES};
     use super::*;
     use crate::evaluate::evaluate;
+    use crate::judge::DEFAULT_PROFILE;
     use crate::result::{Difference, Verdict};
     use ptxconform_reference::case::load_str;
+    use std::collections::BTreeMap;
     use std::time::Instant;
 
     const CASE: &str = r#"
@@ -733,6 +759,88 @@ check: [buf]
                 "observe c3072 1029"
             ]
         );
+    }
+
+    /// The model's prediction, noting the first `buf` byte of the execution each case came with.
+    struct Seen(Predicted, Vec<(String, Byte)>);
+
+    impl Backend for Seen {
+        fn info(&self) -> RunInfo {
+            self.0.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.0.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            for (c, ex) in cases {
+                self.1
+                    .push((c.name.clone(), ex.final_state.shared[0]["buf"][0]));
+            }
+            self.0.observe(cases)
+        }
+    }
+
+    /// Executions a caller made stand for the reference's run of their own cases, across
+    /// pipeline steps (the backend and the judge get them), and the case's own execution judges
+    /// as the reference's run would.
+    #[test]
+    fn given_executions_stand_for_the_reference_run() {
+        let cases = numbered(PIPELINE_CASES + 5);
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let other = load_str(&CASE.replace("[1,2,3,4]", "[9,2,3,4]"), "t.yaml")
+            .unwrap()
+            .remove(0);
+        let (_, other) = evaluate("t.yaml", &other);
+        let (_, own) = evaluate("t.yaml", &cases[0]);
+        let (other, own) = (other.unwrap(), own.unwrap());
+        // Case i gets the other case's execution at i = 7 mod 1000, its own at 8 mod 1000.
+        let given = |i: usize| match i % 1000 {
+            7 => Some(other.clone()),
+            8 => Some(own.clone()),
+            _ => None,
+        };
+        let executed = (0..cases.len())
+            .map(|i| {
+                given(i).map(|execution| Executed {
+                    execution,
+                    took: Duration::from_micros(3),
+                })
+            })
+            .collect();
+        let known = KnownDivergences::default();
+        let mut b = Seen(
+            Predicted {
+                info: info("model"),
+            },
+            vec![],
+        );
+        let out = run_batch_executed(DEFAULT_PROFILE, &mut b, &known, &pairs, executed).unwrap();
+        let mut plain = Seen(
+            Predicted {
+                info: info("model"),
+            },
+            vec![],
+        );
+        let reference = run_batch(&mut plain, &known, &pairs).unwrap();
+        assert_eq!(out.len(), cases.len());
+        let seen: BTreeMap<String, Byte> = std::mem::take(&mut b.1).into_iter().collect();
+        for (i, (j, r)) in out.iter().zip(&reference).enumerate() {
+            let name = format!("c{i}");
+            let want = if i % 1000 == 7 { 9 } else { 1 };
+            assert_eq!(seen[&name], Byte::Known(want), "{name}");
+            assert_eq!(j.result.case, name);
+            assert_eq!(j.result.verdict, Verdict::Pass, "{}", j.result.detail);
+            if i % 1000 != 7 {
+                assert_eq!(
+                    (&j.result.detail, &j.result.differences, &j.observation),
+                    (&r.result.detail, &r.result.differences, &r.observation),
+                    "{name}"
+                );
+            }
+        }
+        // One entry per case, or none of it runs.
+        let short = vec![None];
+        assert!(run_batch_executed(DEFAULT_PROFILE, &mut b, &known, &pairs, short).is_err());
     }
 
     #[test]

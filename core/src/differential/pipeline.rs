@@ -1,7 +1,7 @@
 //! The core's pipeline: a batch in steps, each step evaluated by the reference and prepared by
 //! the backend on host threads while the backend observes the step before, then judged.
 
-use super::{reference_side, reference_side_leaving, Backend, Judged, Prepared, Ran, Run};
+use super::{reference_side, reference_side_given, Backend, Executed, Judged, Prepared, Ran, Run};
 use crate::judge::judge;
 use crate::known::KnownDivergences;
 use crate::result::{CaseResult, Verdict};
@@ -59,20 +59,42 @@ pub fn run_batch_under(
     known: &KnownDivergences,
     cases: &[(&str, &Case)],
 ) -> Result<Vec<Judged>, String> {
+    let none = (0..cases.len()).map(|_| None).collect();
+    run_batch_executed(profile, backend, known, cases, none)
+}
+
+/// [`run_batch_under`] where the caller ran the reference on some cases already: `executed[i]`,
+/// when given, is `cases[i]`'s execution under `profile`, and the reference does not run it
+/// again. `executed` has one entry per case.
+pub fn run_batch_executed(
+    profile: Profile,
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    cases: &[(&str, &Case)],
+    executed: Vec<Option<Executed>>,
+) -> Result<Vec<Judged>, String> {
     use rayon::prelude::*;
+    if executed.len() != cases.len() {
+        return Err(format!(
+            "{} executions given for {} cases",
+            executed.len(),
+            cases.len()
+        ));
+    }
     let targets: std::collections::BTreeSet<Target> = cases.iter().map(|c| c.1.target).collect();
     let runnable: std::collections::BTreeSet<Target> =
         targets.into_iter().filter(|t| backend.runs(*t)).collect();
     let preparer = backend.preparer();
     let replays = backend.replays();
-    let ahead = |cs: &[(&str, &Case)]| -> Ahead {
+    let ahead = |cs: &[(&str, &Case)], given: Vec<Option<Executed>>| -> Ahead {
         let run = || {
             let t = Instant::now();
             let evaluated: Vec<_> = cs
                 .par_iter()
-                .map(|(file, case)| {
+                .zip(given)
+                .map(|((file, case), given)| {
                     let judged = replays.as_ref().and_then(|r| r.newest_index(case));
-                    reference_side_leaving(file, case, known, profile, judged)
+                    reference_side_given(file, case, known, profile, judged, given)
                 })
                 .collect();
             let reference = t.elapsed();
@@ -94,20 +116,30 @@ pub fn run_batch_under(
         }
     };
     let mut rest = cases;
-    let steps: Vec<&[(&str, &Case)]> = step_lengths(cases.len())
-        .into_iter()
-        .map(|n| {
+    let lengths = step_lengths(cases.len());
+    let steps: Vec<&[(&str, &Case)]> = lengths
+        .iter()
+        .map(|&n| {
             let (step, after) = rest.split_at(n);
             rest = after;
             step
         })
         .collect();
+    let mut executed = executed.into_iter();
+    let mut given: Vec<Vec<Option<Executed>>> = lengths
+        .iter()
+        .map(|&n| executed.by_ref().take(n).collect())
+        .collect();
     let mut out = Vec::with_capacity(cases.len());
-    let mut next = Some(ahead(steps[0]));
+    let mut next = Some(ahead(steps[0], std::mem::take(&mut given[0])));
     for (i, step) in steps.iter().enumerate() {
         let Some(this) = next.take() else { break };
+        let later_given = given.get_mut(i + 1).map(std::mem::take);
         let (judged, after) = std::thread::scope(|s| {
-            let later = steps.get(i + 1).map(|c| s.spawn(|| ahead(c)));
+            let later = steps
+                .get(i + 1)
+                .zip(later_given)
+                .map(|(c, g)| s.spawn(|| ahead(c, g)));
             let judged = observe_and_judge(backend, step, this, &runnable);
             (judged, later.map(|h| h.join()))
         });

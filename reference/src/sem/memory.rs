@@ -155,7 +155,11 @@ impl Byte {
         }
     }
     pub fn allows(self, v: u8) -> bool {
-        self.set().contains(v)
+        // A known byte is compared, not made a set first: the judge asks this of every byte.
+        match self {
+            Byte::Known(k) => k == v,
+            Byte::OneOf(s) => s.contains(v),
+        }
     }
     pub fn known(self) -> Option<u8> {
         match self {

@@ -18,7 +18,8 @@ use ptxconform_reference::gen::swarm::SwarmBits;
 use ptxconform_reference::gen::{Deviation, GenConfig, Generated, Intent};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{
-    execute_with, rule_prediction, ExecOptions, HwOutcome, Outcome, Prediction, TouchKind,
+    execute_with, rule_prediction, ExecOptions, Execution, HwOutcome, Outcome, Prediction,
+    TouchKind,
 };
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
@@ -114,7 +115,7 @@ impl fmt::Display for Cell {
 }
 
 /// What one program contributes, computed before it runs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     pub cells: Vec<Cell>,
     /// The reference's prediction under the campaign's profile.
@@ -172,6 +173,17 @@ pub fn analyze(
         return None;
     }
     let ex = execute_with(&g.case, ExecOptions::of(profile)).ok()?;
+    Some(analyze_executed(g, &ex, classes, swarm))
+}
+
+/// [`analyze`] over `ex`, the program's execution under the campaign's profile (the program is
+/// not illegal).
+pub fn analyze_executed(
+    g: &Generated,
+    ex: &Execution,
+    classes: Option<ValueClasses>,
+    swarm: SwarmBits,
+) -> Analysis {
     let mut parsed: Vec<Option<Instruction>> = vec![None; g.case.program.len()];
     for (i, st) in parse_steps(&g.case) {
         parsed[i] = st.ok().map(|s| s.instr);
@@ -251,13 +263,13 @@ pub fn analyze(
             cells.insert(Cell::Tx { balance });
         }
     }
-    Some(Analysis {
+    Analysis {
         cells: cells.into_iter().collect(),
-        prediction: ex.prediction,
+        prediction: ex.prediction.clone(),
         rule,
         swarm,
         deviation: Deviates::of(&g.intent),
-    })
+    }
 }
 
 /// What the map knows of one cell.

@@ -83,7 +83,7 @@ impl Campaign<'_> {
 
     /// Run a batch on hardware, its programs predicted to trap and to hang apart from the rest
     /// (each part timed for the trap budget); handle its failures.
-    pub(super) fn hardware(&mut self, pending: Vec<Pending>) -> Result<(), String> {
+    pub(super) fn hardware(&mut self, mut pending: Vec<Pending>) -> Result<(), String> {
         let Some(hw) = self.hw.as_deref_mut() else {
             return Ok(());
         };
@@ -100,9 +100,16 @@ impl Campaign<'_> {
             if idx.is_empty() {
                 continue;
             }
-            let cases: Vec<Case> = idx.iter().map(|&i| pending[i].case.clone()).collect();
+            let executed = idx.iter().map(|&i| pending[i].executed.take()).collect();
+            let cases: Vec<&Case> = idx.iter().map(|&i| &pending[i].case).collect();
             let t = std::time::Instant::now();
-            let got = crate::fuzz::run_cases(hw, &self.opts.known, self.opts.profile, &cases)?;
+            let got = crate::fuzz::run_executed(
+                hw,
+                &self.opts.known,
+                self.opts.profile,
+                &cases,
+                executed,
+            )?;
             let secs = t.elapsed().as_secs_f64();
             let ledger = &mut self.stats.trap_budget;
             match which {

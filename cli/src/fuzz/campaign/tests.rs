@@ -1,5 +1,12 @@
-use super::settled;
+use super::coverage::analyze;
+use super::{check_program, generate_analyzable, reference_oracle_passes, settled, BlockSpec};
+use crate::shard::Shard;
 use ptxconform_reference::case::{load_str, Case};
+use ptxconform_reference::gen::oracle::{check_cpu_with, program_yaml, CpuChecks};
+use ptxconform_reference::gen::swarm::SwarmBits;
+use ptxconform_reference::gen::{GenConfig, Generated, Intent};
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions};
+use ptxconform_reference::sem::profile::Profile;
 
 /// A one-CTA cp.async case whose copy step is `copy` (with parameter `p`, a predicate, at
 /// `taken`).
@@ -114,4 +121,71 @@ mod trap_budget {
         assert_eq!(l.allowance(0.2), 0);
         assert!((l.trap_share() - 3.0 / 13.0).abs() < 1e-9);
     }
+}
+
+/// A block's checks with the reference run once give what the oracles, the coverage analysis and
+/// the pipeline's reference each gave with runs of their own: the CPU oracles' verdict, the
+/// program's cells and prediction, its execution (the YAML round trip on a shape's first value set
+/// only). Over legal and mixed programs, and the recorded
+/// reductions of the corpus (where the sm_90 profile departs from the text's reading, so the
+/// reference oracle decides by its own run), under both profiles.
+#[test]
+fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
+    let mut programs = vec![];
+    for cfg in [GenConfig::legal(), GenConfig::mixed()] {
+        for shape in 0..12 {
+            for j in 0..4 {
+                let (g, classes, swarm) = generate_analyzable(3, shape, j, 4, &cfg);
+                programs.push((g, classes, swarm, j == 0));
+            }
+        }
+    }
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/reduce/global.yaml");
+    for case in ptxconform_reference::case::load_file(&file).unwrap() {
+        let g = Generated {
+            case,
+            intent: Intent::WellDefined,
+            episodes: 1,
+        };
+        // Their NaN operands do not compare equal after a YAML round trip: checked as a shape's
+        // later value sets are.
+        programs.push((g, None, SwarmBits(0), false));
+    }
+    let (mut read_off, mut departed) = (0, 0);
+    for profile in [Profile::Sm90, Profile::Spec] {
+        let spec = BlockSpec {
+            seed: 3,
+            cfg: GenConfig::legal(),
+            shard: Shard::ALL,
+            per: 4,
+            profile,
+            coverage: true,
+            hardware: true,
+            targets: vec![],
+        };
+        for (g, classes, swarm, first) in &programs {
+            let got = check_program(&spec, g, *first, (*classes, *swarm));
+            let checks = CpuChecks {
+                yaml_round_trip: *first,
+            };
+            let want = check_cpu_with(g, &program_yaml(g), checks);
+            assert_eq!(got.verdict, want, "{}", g.case.name);
+            if want.is_err() {
+                continue;
+            }
+            assert_eq!(got.analysis, analyze(g, *classes, *swarm, profile));
+            let ex = execute_with(&g.case, ExecOptions::of(profile)).ok();
+            let given = got.executed.as_ref().map(|e| &e.execution);
+            assert_eq!(given, ex.as_ref().filter(|_| got.analysis.is_some()));
+            if let Some(x) = &ex {
+                read_off += usize::from(reference_oracle_passes(g, x, profile));
+                departed += usize::from(!x.departures.is_empty());
+            }
+        }
+    }
+    // Both ways of deciding the reference oracle were taken.
+    assert!(
+        read_off > 100 && departed > 0,
+        "{read_off} read off, {departed} departed"
+    );
 }

@@ -353,3 +353,21 @@ proptest! {
         }
     }
 }
+
+/// A byte allows exactly the values of its set, known or not.
+#[test]
+fn a_byte_allows_the_values_of_its_set() {
+    let two = two(3, 200);
+    for b in [
+        Byte::Known(0),
+        Byte::Known(3),
+        Byte::Known(255),
+        two,
+        Byte::ANY,
+    ] {
+        for v in 0..=255u8 {
+            assert_eq!(b.allows(v), b.set().contains(v), "{b:?} {v}");
+        }
+    }
+    assert!(two.allows(200) && !two.allows(4) && !Byte::Known(3).allows(4));
+}
