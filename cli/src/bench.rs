@@ -535,11 +535,8 @@ fn fuzz_rate(
 
 pub fn main(args: &BenchArgs) -> Result<i32, String> {
     let threads = rayon::current_num_threads();
-    let dev = ptxconform_gpu::device::device_unless(
-        args.reference_only,
-        args.device,
-        "reference rates only",
-    );
+    let dev =
+        crate::stdout::device_unless(args.reference_only, args.device, "reference rates only");
     let mut report = BenchReport {
         device: dev.as_ref().map_or("none".into(), |d| d.name.clone()),
         driver: dev.as_ref().map_or(String::new(), |d| d.cuda()),

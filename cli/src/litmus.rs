@@ -685,8 +685,7 @@ pub fn campaign<B: Backend + Send>(
 pub fn main(args: &LitmusArgs) -> Result<i32, String> {
     // Bad case arguments are errors with or without a GPU.
     let cases = select(&args.cases)?;
-    let Some(d) = ptxconform_gpu::device::device_unless(false, args.device, "litmus needs a GPU")
-    else {
+    let Some(d) = crate::stdout::device_unless(false, args.device, "litmus needs a GPU") else {
         return Ok(2);
     };
     let info = RunInfo {

@@ -46,3 +46,22 @@ mod tests {
         }
     }
 }
+
+/// The device a command runs on: `None` when told to stay on the reference, or when there is
+/// no usable GPU (said in one line on standard output, with what the command does `instead`).
+pub fn device_unless(
+    reference_only: bool,
+    ordinal: i32,
+    instead: &str,
+) -> Option<ptxconform_gpu::device::DeviceInfo> {
+    if reference_only {
+        return None;
+    }
+    match ptxconform_gpu::device::device_info(ordinal) {
+        Ok(d) => Some(d),
+        Err(why) => {
+            println!("no GPU ({why}): {instead}");
+            None
+        }
+    }
+}

@@ -120,21 +120,6 @@ pub fn device_info(ordinal: i32) -> Result<DeviceInfo, String> {
     .unwrap_or_else(|_| Err("CUDA driver is missing a required entry point".into()))
 }
 
-/// The device a command runs on: `None` when told to stay on the reference, or when there is
-/// no usable GPU (said in one line, with what the command does `instead`).
-pub fn device_unless(reference_only: bool, ordinal: i32, instead: &str) -> Option<DeviceInfo> {
-    if reference_only {
-        return None;
-    }
-    match device_info(ordinal) {
-        Ok(d) => Some(d),
-        Err(why) => {
-            println!("no GPU ({why}): {instead}");
-            None
-        }
-    }
-}
-
 /// Which devices a command uses: every one the process sees, or a list of ordinals (an ordinal
 /// may repeat: two workers on one device).
 #[derive(Clone, Debug, PartialEq, Eq)]
