@@ -30,23 +30,6 @@ fn reader_gone(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_broken_pipe_is_a_reader_gone() {
-        assert!(reader_gone(&io::Error::from(io::ErrorKind::BrokenPipe)));
-        for other in [
-            io::ErrorKind::StorageFull,
-            io::ErrorKind::PermissionDenied,
-            io::ErrorKind::Other,
-        ] {
-            assert!(!reader_gone(&io::Error::from(other)), "{other:?}");
-        }
-    }
-}
-
 /// The device a command runs on: `None` when told to stay on the reference, or when there is
 /// no usable GPU (said in one line on standard output, with what the command does `instead`).
 pub fn device_unless(
@@ -62,6 +45,23 @@ pub fn device_unless(
         Err(why) => {
             println!("no GPU ({why}): {instead}");
             None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_broken_pipe_is_a_reader_gone() {
+        assert!(reader_gone(&io::Error::from(io::ErrorKind::BrokenPipe)));
+        for other in [
+            io::ErrorKind::StorageFull,
+            io::ErrorKind::PermissionDenied,
+            io::ErrorKind::Other,
+        ] {
+            assert!(!reader_gone(&io::Error::from(other)), "{other:?}");
         }
     }
 }
