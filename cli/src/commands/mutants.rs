@@ -395,4 +395,33 @@ mod tests {
         assert!(campaign_verdict(&back, None).starts_with("survived 100"));
         std::fs::remove_dir_all(dir).ok();
     }
+
+    /// The proxy campaign runs what an sm_90 device runs, and the model's own observations
+    /// kill mutants of the rules its programs reach (cp.async copies: src-size, groups).
+    #[test]
+    fn proxy_campaign_kills_with_the_model_as_the_device() {
+        use ptxconform_core::differential::Backend;
+        use ptxconform_reference::target::Target;
+        let dev = proxy::ModelDevice::default();
+        assert!(dev.runs(Target::SM_90A) && !dev.runs(Target::SM_100A));
+        let dir = std::env::temp_dir().join(format!("ptxc-mutants-proxy-{}", std::process::id()));
+        let args = format!(
+            "--cases 512 --seed 7 --values-per-shape 64 --families cp_async --no-coverage \
+             --out {} --regressions {}",
+            dir.display(),
+            dir.join("regressions").display()
+        );
+        let out = proxy::run(&args).unwrap();
+        let s = load_campaign(&out).unwrap();
+        assert_eq!(s.programs, 512);
+        assert!(
+            s.mutant_kills
+                .keys()
+                .any(|k| k.starts_with("cp-async.") || k.starts_with("group.")),
+            "{:?}",
+            s.mutant_kills.keys()
+        );
+        assert!(proxy::run("--no-such-flag").is_err());
+        std::fs::remove_dir_all(dir).ok();
+    }
 }
