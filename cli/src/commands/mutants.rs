@@ -5,7 +5,10 @@
 //! tcgen05 mutants are reported apart (no sm_100 silicon recorded). `--campaign OUT` adds the
 //! kills of a GPU fuzz campaign run with `--mutants` (its observations judged under each mutant,
 //! generator only: no corpus or regressions as input): when, after how many programs, by which
-//! program.
+//! program. `--proxy "FUZZ ARGS"` first runs such a campaign on the CPU with the unmutated
+//! reference playing the silicon ([`proxy`]): a mutant dies where, on a program the model calls
+//! well defined (or refused, or trapping), its prediction leaves what the model predicts; the
+//! generator's reach measured without a GPU.
 
 use std::path::PathBuf;
 
@@ -22,6 +25,11 @@ pub struct MutantsArgs {
     /// A fuzz campaign's output folder (`fuzz --mutants --out DIR`): its kills join the table.
     #[arg(long, value_name = "DIR")]
     pub campaign: Option<PathBuf>,
+    /// Run a campaign first with the model as the device (CPU only), e.g. `--proxy "--seconds 60
+    /// --seed 7 --values-per-shape 64 --out DIR"` (`fuzz` arguments; `--mutants` implied); its
+    /// kills join the table as `--campaign DIR` would.
+    #[arg(long, value_name = "FUZZ ARGS", allow_hyphen_values = true)]
+    pub proxy: Option<String>,
 }
 
 #[cfg(not(feature = "mutants"))]
@@ -36,6 +44,7 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
     use ptxconform_core::mutants::{replay, Kill, MutantResult};
     use ptxconform_reference::sem::mutant::Mutant;
 
+    let proxied = args.proxy.as_deref().map(proxy::run).transpose()?;
     let t = std::time::Instant::now();
     let known = KnownDivergences::load(&args.known)?;
     let (loaded, errors) = load_corpus(&args.paths);
@@ -48,7 +57,12 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
         .count();
     let results = replay(&loaded, Mutant::ALL, &known);
     let secs = t.elapsed().as_secs_f64();
-    let campaign = args.campaign.as_deref().map(load_campaign).transpose()?;
+    let campaign = args
+        .campaign
+        .as_deref()
+        .or(proxied.as_deref())
+        .map(load_campaign)
+        .transpose()?;
     let by_campaign = |id: &str| campaign.as_ref().and_then(|c| c.mutant_kills.get(id));
 
     let (sm100, sm90): (Vec<&MutantResult>, Vec<&MutantResult>) =
@@ -137,6 +151,17 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
             println!("campaign kills: none given (`--campaign OUT` of `fuzz --mutants --out OUT`)")
         }
     }
+    if let Some(c) = &campaign {
+        let ks: Vec<&crate::fuzz::campaign::MutantKill> =
+            sm90.iter().filter_map(|r| by_campaign(r.id)).collect();
+        if let Some((s, p)) = medians(&ks) {
+            println!(
+                "  time to kill (sm_90 mutants killed): median {s:.1} s, {p} programs \
+                 ({:.0} programs/s over the campaign)",
+                c.programs as f64 / c.seconds.max(1e-9)
+            );
+        }
+    }
     if let Some(path) = &args.json {
         let doc = serde_json::json!({
             "cases": loaded.len(),
@@ -202,6 +227,102 @@ fn campaign_verdict(
             }
         ),
         None => format!("survived {} programs", c.programs),
+    }
+}
+
+/// Median seconds and median programs run before a kill (the upper median).
+#[cfg(feature = "mutants")]
+fn medians(ks: &[&crate::fuzz::campaign::MutantKill]) -> Option<(f64, u64)> {
+    let mut s: Vec<f64> = ks.iter().map(|k| k.seconds).collect();
+    let mut p: Vec<u64> = ks.iter().map(|k| k.program + 1).collect();
+    s.sort_by(f64::total_cmp);
+    p.sort_unstable();
+    Some((*s.get(s.len() / 2)?, *p.get(p.len() / 2)?))
+}
+
+/// The CPU proxy of a GPU campaign under the mutants: the model is the device.
+#[cfg(feature = "mutants")]
+pub mod proxy {
+    use crate::fuzz::campaign::{Campaign, Options, Stop};
+    use crate::fuzz::{parse_families, ConfigKind, FuzzArgs};
+    use ptxconform_core::differential::{predicted, Backend, Run};
+    use ptxconform_core::result::RunInfo;
+    use ptxconform_reference::case::Case;
+    use ptxconform_reference::gen::GenConfig;
+    use ptxconform_reference::sem::exec::Execution;
+    use ptxconform_reference::target::Target;
+    use std::path::PathBuf;
+
+    /// `fuzz` arguments, parsed as `fuzz` parses them.
+    #[derive(clap::Parser)]
+    struct Args {
+        #[command(flatten)]
+        fuzz: FuzzArgs,
+    }
+
+    /// The unmutated model as an sm_90 device (the targets an H100 runs): it observes what it
+    /// predicts, the least allowed value for every uncertain byte.
+    pub struct ModelDevice {
+        info: RunInfo,
+    }
+
+    impl Default for ModelDevice {
+        fn default() -> Self {
+            ModelDevice {
+                info: RunInfo {
+                    device: "reference model (mutants proxy)".into(),
+                    mode: "mutants proxy: the model as the device".into(),
+                    ..RunInfo::default()
+                },
+            }
+        }
+    }
+
+    impl Backend for ModelDevice {
+        fn info(&self) -> RunInfo {
+            self.info.clone()
+        }
+        fn runs(&self, t: Target) -> bool {
+            t.sm < 100
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Ok(cases
+                .iter()
+                .map(|(_, ex)| Run::observed(predicted(&self.info, ex)))
+                .collect())
+        }
+    }
+
+    /// The generator config `fuzz` would use for `a` (its config, families and concurrency;
+    /// the features known findings ask a hardware campaign to avoid).
+    fn config(a: &FuzzArgs, opts: &Options) -> Result<GenConfig, String> {
+        let mut cfg = match a.config {
+            ConfigKind::Legal => GenConfig::legal(),
+            ConfigKind::Mixed => GenConfig::mixed(),
+        };
+        if let Some(l) = &a.families {
+            cfg.families = parse_families(l)?;
+        }
+        if !a.no_steer {
+            cfg.avoid = opts.known.avoided()?.0;
+        }
+        Ok(cfg.with_concurrency(a.concurrent))
+    }
+
+    /// Run the campaign `fuzz_args` describe with [`ModelDevice`] and `--mutants`; its folder.
+    pub fn run(fuzz_args: &str) -> Result<PathBuf, String> {
+        use clap::Parser;
+        let words = std::iter::once("fuzz").chain(fuzz_args.split_whitespace());
+        let mut a = Args::try_parse_from(words)
+            .map_err(|e| format!("--proxy: {e}"))?
+            .fuzz;
+        a.mutants = true;
+        let opts = Options::from_args(&a);
+        let cfg = config(&a, &opts)?;
+        let mut dev = ModelDevice::default();
+        let mut c = Campaign::open(cfg, opts, Some(&mut dev))?;
+        c.run(&Stop::from_args(&a), true)?;
+        Ok(a.out)
     }
 }
 
@@ -272,6 +393,35 @@ mod tests {
         assert_eq!(back.mutant_kills.get("parity_inverted"), Some(&kill));
         assert!(campaign_verdict(&back, Some(&kill)).contains("program 17"));
         assert!(campaign_verdict(&back, None).starts_with("survived 100"));
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// The proxy campaign runs what an sm_90 device runs, and the model's own observations
+    /// kill mutants of the rules its programs reach (cp.async copies: src-size, groups).
+    #[test]
+    fn proxy_campaign_kills_with_the_model_as_the_device() {
+        use ptxconform_core::differential::Backend;
+        use ptxconform_reference::target::Target;
+        let dev = proxy::ModelDevice::default();
+        assert!(dev.runs(Target::SM_90A) && !dev.runs(Target::SM_100A));
+        let dir = std::env::temp_dir().join(format!("ptxc-mutants-proxy-{}", std::process::id()));
+        let args = format!(
+            "--cases 512 --seed 7 --values-per-shape 64 --families cp_async --no-coverage \
+             --out {} --regressions {}",
+            dir.display(),
+            dir.join("regressions").display()
+        );
+        let out = proxy::run(&args).unwrap();
+        let s = load_campaign(&out).unwrap();
+        assert_eq!(s.programs, 512);
+        assert!(
+            s.mutant_kills
+                .keys()
+                .any(|k| k.starts_with("cp-async.") || k.starts_with("group.")),
+            "{:?}",
+            s.mutant_kills.keys()
+        );
+        assert!(proxy::run("--no-such-flag").is_err());
         std::fs::remove_dir_all(dir).ok();
     }
 }

@@ -5,7 +5,7 @@
 use super::bytes::Chunk;
 use super::world::{World, GSRC, SBUF};
 use super::{Deviation, Intent};
-use crate::case::model::Param;
+use crate::case::model::{Param, StepOp};
 use crate::ptx::cp_async::cache_hint::CacheHint;
 use crate::ptx::cp_async::{
     CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, PrefetchSize, SharedSpelling,
@@ -156,14 +156,35 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     intent
 }
 
-/// Completion: a group (wait_group 0 / wait_all, or a second empty group and wait_group 1 then 0),
-/// or an mbarrier that the async arrive-on completes.
+/// Completion: a group (wait_group 0 / wait_all, a second empty group and wait_group 1 then 0,
+/// or wait_all on uncommitted copies), or an mbarrier that the async arrive-on completes. After
+/// the waits that rest on a rule of the group queues (an empty group's position, wait_all's
+/// commit) a plain store may write over the copies' first slot: well defined only if the copies
+/// have completed, so a misreading of the rule calls the program racy.
+fn store_over(w: &mut World, c: &mut Chunk<'_>, ctas: &[u32], thread: u32) {
+    if !c.bit() {
+        return;
+    }
+    let bytes: Vec<u8> = (0..16).map(|_| c.value_byte()).collect();
+    for &k in ctas {
+        let who = w.who(&[k], thread);
+        w.step(
+            &who,
+            StepOp::Store {
+                at: SBUF.into(),
+                bytes: bytes.clone(),
+            },
+        );
+    }
+}
+
+/// Completion: see [`store_over`].
 fn complete(w: &mut World, c: &mut Chunk<'_>, ctas: &[u32], thread: u32) {
     let who = w.who(ctas, thread);
     let cp = |w: &mut World, op: CpAsyncOp| {
         w.ptx(&who, Instruction::CpAsync(op));
     };
-    match c.below(4) {
+    match c.below(5) {
         0 => {
             cp(w, CpAsyncOp::CommitGroup);
             cp(w, CpAsyncOp::WaitGroup(0));
@@ -173,10 +194,18 @@ fn complete(w: &mut World, c: &mut Chunk<'_>, ctas: &[u32], thread: u32) {
             cp(w, CpAsyncOp::WaitAll);
         }
         2 => {
+            // The empty group is the most recent: wait_group 1 completes the copies' group
+            // (A-GRP-EMPTY-COUNTS), so the store may follow at once.
             cp(w, CpAsyncOp::CommitGroup);
             cp(w, CpAsyncOp::CommitGroup);
             cp(w, CpAsyncOp::WaitGroup(1));
+            store_over(w, c, ctas, thread);
             cp(w, CpAsyncOp::WaitGroup(0));
+        }
+        3 => {
+            // wait_all commits the copies itself (§9.7.9.25.3.3).
+            cp(w, CpAsyncOp::WaitAll);
+            store_over(w, c, ctas, thread);
         }
         _ => {
             // §9.7.13.15.15: with .noinc the async arrive-on is one of the init count's arrivals;

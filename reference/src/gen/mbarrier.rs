@@ -11,6 +11,7 @@ use crate::ptx::mbarrier::{
 };
 use crate::ptx::operand::Value;
 use crate::ptx::Instruction;
+use crate::sem::mbarrier::MAX_COUNT;
 use crate::sem::ub;
 
 fn order(w: &World, c: &mut Chunk<'_>, sem: Sem) -> Order {
@@ -42,6 +43,15 @@ fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, drop: bool, mode: ArriveMode) 
         },
         addr: World::bar_addr(b),
         mode,
+    }
+}
+
+/// Now and then (a shape choice), a wait on the parity of the phase before the current one,
+/// which has completed: on a fresh object that is phase −1, complete as the model reads it
+/// (A-MB-PARITY-PREINIT, seen on H100 and H200).
+fn preceding_wait(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u32) {
+    if c.chance(96) {
+        w.wait_preceding(b, ctas, thread);
     }
 }
 
@@ -121,39 +131,61 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
     let mode = if sm90 { c.below(3) } else { 0 };
     match mode {
         1 => {
-            // expect_tx + complete_tx of the same byte count, then the one arrival.
+            // expect_tx, complete_tx of the same byte count (anywhere in the tx-count range:
+            // standalone counts of 2^16 bytes and more are reached) and the one arrival, in one
+            // of four orders: complete_tx first takes the tx-count below zero (well defined,
+            // §9.7.13.15.5), and the phase completes at whichever step brings both the pending
+            // count and the tx-count to zero, the arrival, a complete_tx or an expect_tx.
             w.ensure_bar(b, &ctas, thread, 1);
-            let tx = c.value_range(1, 1 << 12) as i64;
+            preceding_wait(w, c, b, &ctas, thread);
+            let tx = c.value_range(1, MAX_COUNT) as i64;
             let txv = w.b32(c, tx);
-            let o = order(w, c, Sem::Relaxed);
-            w.ptx(
-                &who,
-                mbar(MbarrierOp::Tx {
-                    op: TxOp::ExpectTx,
-                    order: o,
-                    space: w.bar_space(),
-                    addr: World::bar_addr(b),
-                    tx_count: txv.clone(),
-                }),
-            );
-            let o = order(w, c, Sem::Relaxed);
-            w.ptx(
-                &who,
-                mbar(MbarrierOp::Tx {
-                    op: TxOp::CompleteTx,
-                    order: o,
-                    space: w.bar_space(),
-                    addr: World::bar_addr(b),
-                    tx_count: txv,
-                }),
-            );
-            let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-            w.ptx(&who, mbar(a));
+            let tx_op = |w: &mut World, c: &mut Chunk<'_>, op: TxOp| {
+                let o = order(w, c, Sem::Relaxed);
+                let space = w.bar_space();
+                w.ptx(
+                    &who,
+                    mbar(MbarrierOp::Tx {
+                        op,
+                        order: o,
+                        space,
+                        addr: World::bar_addr(b),
+                        tx_count: txv.clone(),
+                    }),
+                );
+            };
+            let arrival = |w: &mut World, c: &mut Chunk<'_>| {
+                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+                w.ptx(&who, mbar(a));
+            };
+            match c.below(4) {
+                0 => {
+                    tx_op(w, c, TxOp::ExpectTx);
+                    tx_op(w, c, TxOp::CompleteTx);
+                    arrival(w, c);
+                }
+                1 => {
+                    tx_op(w, c, TxOp::CompleteTx);
+                    tx_op(w, c, TxOp::ExpectTx);
+                    arrival(w, c);
+                }
+                2 => {
+                    tx_op(w, c, TxOp::CompleteTx);
+                    arrival(w, c);
+                    tx_op(w, c, TxOp::ExpectTx);
+                }
+                _ => {
+                    tx_op(w, c, TxOp::ExpectTx);
+                    arrival(w, c);
+                    tx_op(w, c, TxOp::CompleteTx);
+                }
+            }
         }
         _ => {
             // Arrivals from random threads adding up to the expected count.
             let count = c.range(1, 4);
             w.ensure_bar(b, &ctas, thread, count);
+            preceding_wait(w, c, b, &ctas, thread);
             let mut left = count;
             let mut dropped = 0;
             while left > 0 {

@@ -58,7 +58,10 @@ use world::World;
 /// The generator's version: what a campaign's program indices mean. Raised whenever the
 /// programs generated from the same bytes and config change (a campaign journal of another
 /// version is not resumed). 2: programs as shape × values ([`generate_shaped`], value classes).
-pub const GENERATOR_VERSION: u32 = 2;
+/// 3: the mutation score's gaps closed: reduce regions of special operand pairs, tx-counts over
+/// the whole range in four orders, waits on the preceding parity, group waits followed by a
+/// store, N traversal strides, and more undefined tensor loads (shared address, boxDim, corner).
+pub const GENERATOR_VERSION: u32 = 3;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;
@@ -193,9 +196,10 @@ pub fn generate(u: &mut Unstructured<'_>, cfg: &GenConfig) -> arbitrary::Result<
     Ok(build(&mut head, cfg, available, next, |_| None))
 }
 
-/// Value bytes of one value set: a class byte ([`ValueClasses`]), the header's values, then
+/// Value bytes of one value set: a class byte ([`ValueClasses`]), the header's values (region
+/// contents: the reduce regions' special pairs take two bytes an element), then
 /// [`VALUE_BLOCK`] bytes per episode.
-pub const VALUE_HEADER: usize = 64;
+pub const VALUE_HEADER: usize = 256;
 /// Value bytes per episode.
 pub const VALUE_BLOCK: usize = 96;
 

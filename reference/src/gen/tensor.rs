@@ -255,16 +255,12 @@ fn im2col(g: &mut SplitMix, store: bool, reduce: bool) -> TensorMapParams {
     p.global_strides = global_strides;
     p.swizzle = swizzle;
     if !store && g.below(3) == 0 {
-        // Traversal strides of the spatial dimensions (dimension 0 and N stay 1).
+        // Traversal strides of the spatial dimensions and of N (dimension 0 stays 1): a box
+        // longer than the spatial extent wraps into N, which steps by its own stride
+        // (Assumption::Im2colNStride).
         p.element_strides = Some(
             (0..rank)
-                .map(|i| {
-                    if i == 0 || i == rank - 1 {
-                        1
-                    } else {
-                        1 + g.below(2) as u32
-                    }
-                })
+                .map(|i| if i == 0 { 1 } else { 1 + g.below(2) as u32 })
                 .collect(),
         );
     }

@@ -236,6 +236,7 @@ mod tensor_family {
     fn tensor_deviations_are_classified() {
         let gs = checked(&cfg(100, 120), 13, 300, 6);
         let mut rules = BTreeSet::new();
+        let mut full = BTreeSet::new();
         let mut illegal = 0;
         for g in &gs {
             match &g.intent {
@@ -248,11 +249,21 @@ mod tensor_family {
                 }
                 Intent::Undefined { rule } => {
                     rules.insert(rule.split(':').next().unwrap_or("").to_string());
+                    full.insert(rule.to_string());
                 }
                 _ => {}
             }
         }
         assert!(illegal > 20, "{illegal}");
+        // The rules whose misreadings only an undefined or refused program tells (mutants).
+        for r in [
+            "tensor.copy:smem-alignment",
+            "tensor.copy:im2col-offsets-range",
+            "tensormap.encode_rejected:box-dim-range",
+            "tensormap.encode_rejected:im2col-corner-range",
+        ] {
+            assert!(full.contains(r), "{r} not drawn: {full:?}");
+        }
         assert!(
             rules.contains("tensor.copy") && rules.contains("tensormap.encode_rejected"),
             "{rules:?}"
@@ -537,4 +548,116 @@ fn check_cpu_with_runs_the_oracles_it_names() {
         yaml_round_trip: false,
     };
     assert_eq!(check_cpu_with(&g, &other, without), check_cpu(&g));
+}
+
+/// The program situations the mutation score needs (issue 33: each kills a modelling mistake
+/// only it reaches) come out of legal value sets, and every such program passes the oracles.
+mod mutant_reach {
+    use super::super::world::{RDST, RSRC};
+    use super::*;
+    use crate::case::init::pattern;
+    use crate::case::model::Init;
+
+    fn programs(fs: &[Family], shapes: u64) -> Vec<Case> {
+        let cfg = GenConfig {
+            families: Families::of(fs),
+            targets: vec![crate::target::Target::SM_90A],
+            ..GenConfig::legal()
+        };
+        let mut out = Vec::new();
+        for s in 0..shapes {
+            let shape = pattern(0x3377 ^ s.wrapping_mul(0x9e37_79b9), shape_len(&cfg));
+            for v in 0..4u64 {
+                let g = generate_shaped(&shape, &pattern(s << 8 | v, value_len(&cfg)), &cfg);
+                if let Err(e) = super::oracle::check_cpu(&g) {
+                    panic!("shape {s} values {v}: {e}\n{:#?}", g.case.program);
+                }
+                out.push(g.case);
+            }
+        }
+        out
+    }
+
+    fn texts(c: &Case) -> Vec<&str> {
+        c.program
+            .iter()
+            .filter_map(|s| match &s.op {
+                StepOp::Ptx(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Where in `c` the first step whose text contains `what` sits.
+    fn at(c: &Case, what: &str) -> Option<usize> {
+        c.program
+            .iter()
+            .position(|s| matches!(&s.op, StepOp::Ptx(t) if t.contains(what)))
+    }
+
+    #[test]
+    fn reduce_regions_hold_special_pairs() {
+        let cs = programs(&[Family::BulkReduce], 40);
+        let special = |c: &Case, name: &str| {
+            c.memory
+                .global
+                .iter()
+                .chain(&c.memory.shared)
+                .any(|r| r.name == name && matches!(r.init, Init::Bytes(_)))
+        };
+        let n = cs
+            .iter()
+            .filter(|c| special(c, RSRC) && special(c, RDST))
+            .count();
+        assert!(n * 4 > cs.len(), "{n} of {}", cs.len());
+        assert!(cs.iter().any(|c| !special(c, RSRC)));
+    }
+
+    #[test]
+    fn mbarrier_situations_are_drawn() {
+        let cs = programs(&[Family::Mbarrier], 200);
+        // complete_tx ahead of expect_tx (a tx-count below zero), and an expect_tx after the
+        // arrival (it completes the phase).
+        let before = |c: &Case, a: &str, b: &str| matches!((at(c, a), at(c, b)), (Some(x), Some(y)) if x < y);
+        assert!(cs.iter().any(|c| before(c, "complete_tx", "expect_tx")));
+        assert!(cs.iter().any(|c| before(c, "arrive", "expect_tx")));
+        // A standalone expect_tx of 2^16 bytes or more (an immediate or a parameter).
+        let big = |c: &Case| {
+            texts(c).iter().any(|t| {
+                t.starts_with("mbarrier.expect_tx")
+                    && t.rsplit(", ").next().is_some_and(|v| {
+                        v.parse::<u64>().is_ok_and(|n| n >= 1 << 16)
+                            || c.params.contains_key(v.trim_end_matches(';'))
+                    })
+            })
+        };
+        assert!(cs.iter().any(big));
+        // A wait on parity 1 of a freshly initialised mbarrier, before any arrival.
+        assert!(cs.iter().any(|c| {
+            let first_wait = c
+                .program
+                .iter()
+                .position(|s| matches!(s.op, StepOp::WaitParity { parity: 1, .. }));
+            matches!((first_wait, at(c, "arrive")), (Some(w), Some(a)) if w < a)
+        }));
+    }
+
+    #[test]
+    fn group_waits_are_followed_by_stores() {
+        let cs = programs(&[Family::CpAsync], 200);
+        let store_after = |c: &Case, wait: &str| {
+            c.program.iter().enumerate().any(|(i, s)| {
+                matches!(&s.op, StepOp::Ptx(t) if t.starts_with(wait))
+                    && matches!(
+                        c.program.get(i + 1).map(|n| &n.op),
+                        Some(StepOp::Store { .. })
+                    )
+            })
+        };
+        // wait_all on uncommitted copies, and wait_group 1 behind an empty group.
+        assert!(cs.iter().any(
+            |c| store_after(c, "cp.async.wait_all") && at(c, "cp.async.commit_group").is_none()
+        ));
+        assert!(cs.iter().any(|c| store_after(c, "cp.async.wait_group 1")));
+    }
 }

@@ -6,7 +6,7 @@ use super::bytes::Chunk;
 use super::swarm::Swarm;
 use super::{expect_for, GenConfig, Intent};
 use crate::case::model::*;
-use crate::ptx::common::RedType;
+use crate::ptx::common::{RedOp, RedType};
 use crate::ptx::mbarrier::{MbarSpace, MbarrierOp};
 use crate::ptx::operand::{Address, Value};
 use crate::ptx::Instruction;
@@ -86,6 +86,36 @@ fn typed_data(c: &mut Chunk<'_>, ty: RedType, n: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Value sets out of 256 whose reduce regions hold special operand pairs ([`special_pairs`]).
+const SPECIAL_PER_256: u8 = 128;
+/// Elements of a special-value reduce region (the rest of it is zero).
+const SPECIAL_ELEMS: usize = 64;
+
+/// For [`SPECIAL_PER_256`] of the value sets, the reduce source and destination contents as
+/// (destination, source) element pairs of the reduction special-value corpus
+/// ([`super::special_values::pairs`]: ±0, subnormals, ±inf, NaN payloads and signs, rounding
+/// ties and overflow for floats; signed and unsigned boundaries for integers), element `i` of
+/// the source meeting element `i` of the destination (reduce transfers keep source and
+/// destination offsets equal). Values only: the kernel's text is the same either way. A
+/// single-stream chunk (no value set) keeps the small values of [`typed_data`].
+fn special_pairs(c: &mut Chunk<'_>, ty: RedType, size: usize) -> Option<(Vec<u8>, Vec<u8>)> {
+    if !c.has_values() || c.value_byte() >= SPECIAL_PER_256 {
+        return None;
+    }
+    // Integer ops read the boundaries of their own kind: arithmetic, bitwise, inc/dec.
+    let op = [RedOp::Add, RedOp::And, RedOp::Inc][c.value_byte() as usize % 3];
+    let pairs = super::special_values::pairs(op, ty);
+    let n = ty.bytes();
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    for _ in 0..(size / n).min(SPECIAL_ELEMS) {
+        let i = u16::from_le_bytes([c.value_byte(), c.value_byte()]) as usize;
+        let p = &pairs[i % pairs.len()];
+        src.extend_from_slice(&p.s.to_le_bytes()[..n]);
+        dst.extend_from_slice(&p.d.to_le_bytes()[..n]);
+    }
+    Some((src, dst))
+}
+
 impl World {
     pub fn new(head: &mut Chunk<'_>, cfg: &GenConfig, mut swarm: Swarm) -> World {
         let target = if cfg.targets.is_empty() {
@@ -143,9 +173,13 @@ impl World {
                     data: typed_data(c, red_ty, elems),
                 })
             };
-            memory.shared.push(region(RSRC, vals(head)));
-            memory.global.push(region(RDST, vals(head)));
-            memory.shared.push(region(RSH, vals(head)));
+            let (src, dst) = match special_pairs(head, red_ty, size as usize) {
+                Some((s, d)) => (Init::Bytes(s), Init::Bytes(d)),
+                None => (vals(head), vals(head)),
+            };
+            memory.shared.push(region(RSRC, src));
+            memory.global.push(region(RDST, dst.clone()));
+            memory.shared.push(region(RSH, dst));
         }
         if swarm.families.contains(&super::swarm::Family::Tensor) {
             super::tensor::add_regions(&mut memory, seed, fill);
@@ -363,6 +397,25 @@ impl World {
                 StepOp::WaitParity {
                     mbar: Self::bar_name(b),
                     parity,
+                },
+            );
+        }
+    }
+
+    /// Wait (in each of `ctas`) on the parity of the phase before the current one of `b`: it
+    /// has completed (phase −1 of a fresh object counts as complete, A-MB-PARITY-PREINIT), so the
+    /// wait returns at once.
+    pub fn wait_preceding(&mut self, b: usize, ctas: &[u32], thread: u32) {
+        for &c in ctas {
+            let Some(bar) = self.bars[b][c as usize] else {
+                continue;
+            };
+            let who = self.who(&[c], thread);
+            self.step(
+                &who,
+                StepOp::WaitParity {
+                    mbar: Self::bar_name(b),
+                    parity: (bar.phases + 1) % 2,
                 },
             );
         }

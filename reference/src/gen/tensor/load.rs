@@ -308,13 +308,82 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
             *v = Value::Imm(l.coords[0] as i64);
         }
     }
+    if let (LoadMode::Im2col { offsets }, true) = (&l.plan_mode, bit(g)) {
+        // An im2col offset at its rank's limit (§5.5.4.1: rank 4 [0, 2^8), rank 5 [0, 2^5)).
+        let limit = match offsets.len() {
+            2 => Some(1u16 << 8),
+            3 => Some(1 << 5),
+            _ => None,
+        };
+        if let Some(limit) = limit {
+            let mut offsets = offsets.clone();
+            offsets[0] = limit;
+            let plan = LoadMode::Im2col {
+                offsets: offsets.clone(),
+            };
+            if tensor::load(&l.map, &plan, &l.coords, l.off)
+                .err()
+                .map(|e| e.rule)
+                == Some(copy_rule::IM2COL_OFFSETS)
+            {
+                let info: Vec<Value> = offsets.iter().map(|&o| Value::Imm(o as i64)).collect();
+                l.plan_mode = plan;
+                l.mode = FetchMode::Im2col(info.clone());
+                instr.mode = FetchMode::Im2col(info);
+                return Intent::Undefined {
+                    rule: copy_rule_id(copy_rule::IM2COL_OFFSETS),
+                };
+            }
+        }
+    }
+    if bit(g) {
+        // A shared address 16 bytes past the 128-byte grid (Assumption::SharedAlign128; the
+        // text asks 16).
+        l.off += 16;
+        instr.dst_mem = Address::reg_off(TBUF, l.off as i64);
+        if tensor::load(&l.map, &l.plan_mode, &l.coords, l.off)
+            .err()
+            .map(|e| e.rule)
+            == Some(copy_rule::SMEM_ALIGN)
+        {
+            return Intent::Undefined {
+                rule: copy_rule_id(copy_rule::SMEM_ALIGN),
+            };
+        }
+        l.off -= 16;
+        instr.dst_mem = Address::reg_off(TBUF, l.off as i64);
+    }
     // Map perturbations the driver would also see: an elementStride past 8, a 16-byte-breaking
-    // stride, an oobFill NaN on an integer type.
+    // stride, an oobFill NaN on an integer type, a boxDim one past 256, an im2col corner one
+    // past its rank's range (§5.5.4.1: rank 4 [-2^7, 2^7), rank 5 [-2^4, 2^4)).
     let r = l.params.global_dim.len();
     let mut p = l.params.clone();
-    match g.below(3) {
+    let corner_limit = match r {
+        4 => Some(1 << 7),
+        5 => Some(1 << 4),
+        _ => None,
+    };
+    let has_corner = corner_limit.is_some()
+        && p.pixel_box_lower_corner
+            .as_ref()
+            .is_some_and(|c| !c.is_empty());
+    match g.below(5) {
         0 if r > 1 => p.global_strides[0] += 8,
         1 if !p.tensor_data_type.is_float() => p.oob_fill = OobFill::NanRequestZeroFma,
+        2 if p.box_dim.is_some() => {
+            if let Some(b) = p.box_dim.as_mut().and_then(|b| b.last_mut()) {
+                *b = 257;
+            }
+        }
+        3 if has_corner => {
+            let corner = p
+                .pixel_box_lower_corner
+                .as_mut()
+                .and_then(|c| c.first_mut());
+            if let (Some(c), Some(lim)) = (corner, corner_limit) {
+                *c = -lim - 1;
+            }
+        }
         _ => {
             let mut es = p.element_strides_or_ones();
             es[g.below(r as u64) as usize] = 9;
