@@ -244,7 +244,7 @@ fn medians(ks: &[&crate::fuzz::campaign::MutantKill]) -> Option<(f64, u64)> {
 #[cfg(feature = "mutants")]
 pub mod proxy {
     use crate::fuzz::campaign::{Campaign, Options, Stop};
-    use crate::fuzz::{parse_families, ConfigKind, FuzzArgs};
+    use crate::fuzz::FuzzArgs;
     use ptxconform_core::differential::{predicted, Backend, Run};
     use ptxconform_core::result::RunInfo;
     use ptxconform_reference::case::Case;
@@ -296,17 +296,11 @@ pub mod proxy {
     /// The generator config `fuzz` would use for `a` (its config, families and concurrency;
     /// the features known findings ask a hardware campaign to avoid).
     fn config(a: &FuzzArgs, opts: &Options) -> Result<GenConfig, String> {
-        let mut cfg = match a.config {
-            ConfigKind::Legal => GenConfig::legal(),
-            ConfigKind::Mixed => GenConfig::mixed(),
-        };
-        if let Some(l) = &a.families {
-            cfg.families = parse_families(l)?;
-        }
+        let mut cfg = crate::fuzz::gen_config(a)?;
         if !a.no_steer {
             cfg.avoid = opts.known.avoided()?.0;
         }
-        Ok(cfg.with_concurrency(a.concurrent))
+        Ok(cfg)
     }
 
     /// Run the campaign `fuzz_args` describe with [`ModelDevice`] and `--mutants`; its folder.

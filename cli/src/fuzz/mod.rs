@@ -175,8 +175,8 @@ pub fn parse_families(list: &str) -> Result<Families, String> {
     Ok(Families::of(&fs))
 }
 
-/// The generator config of a campaign.
-fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
+/// The generator config of a campaign (before the features known findings ask it to avoid).
+pub fn gen_config(args: &FuzzArgs) -> Result<GenConfig, String> {
     let mut cfg = match args.config {
         ConfigKind::Legal => GenConfig::legal(),
         ConfigKind::Mixed => GenConfig::mixed(),
