@@ -146,6 +146,11 @@ pub struct Slot {
     location: u64,
     generations: u32,
     state: Option<Mbarrier>,
+    /// The object the last mbarrier.inval left in memory.
+    left: Option<Mbarrier>,
+    /// Operations other than init run on `left` as on a valid object (sm_90 silicon's reading,
+    /// A-MB-INVAL-KEEPS-HW in `exec::predict`).
+    reads_left: bool,
 }
 
 fn not_init(op: &str) -> Ub {
@@ -155,12 +160,13 @@ fn not_init(op: &str) -> Ub {
     )
 }
 
-/// `not_init` where no object was ever initialized at the location: that traps on sm_90.
+/// `not_init` where no object was ever initialized at the location (A-MB-NEVER-INIT-HW).
 fn never_init(op: &str) -> Ub {
-    Ub::trapping(
+    Ub::new(
         &ub::MBAR_NOT_INITIALIZED,
         format!("{op} on a location no mbarrier object was ever initialized at"),
     )
+    .in_situation(ub::Situation::NeverInitialized)
 }
 
 impl Slot {
@@ -170,7 +176,14 @@ impl Slot {
             location,
             generations: 0,
             state: None,
+            left: None,
+            reads_left: false,
         }
+    }
+
+    /// Run later operations on an invalidated object as silicon does (A-MB-INVAL-KEEPS-HW).
+    pub fn read_invalidated(&mut self) {
+        self.reads_left = true;
     }
 
     pub fn object(&self) -> Option<&Mbarrier> {
@@ -179,8 +192,10 @@ impl Slot {
 
     fn valid(&mut self, op: &str) -> Result<&mut Mbarrier, Ub> {
         let never = self.generations == 0;
+        let left = self.left.as_mut().filter(|_| self.reads_left);
         self.state
             .as_mut()
+            .or(left)
             .ok_or_else(|| if never { never_init(op) } else { not_init(op) })
     }
 
@@ -199,6 +214,7 @@ impl Slot {
             ));
         }
         self.generations += 1;
+        self.left = None;
         let of = Incarnation {
             location: self.location,
             generation: self.generations,
@@ -217,7 +233,9 @@ impl Slot {
     /// mbarrier.inval (§9.7.13.15.10).
     pub fn inval(&mut self) -> Result<(), Ub> {
         self.valid("mbarrier.inval")?;
-        self.state = None;
+        if let Some(m) = self.state.take() {
+            self.left = Some(m);
+        }
         Ok(())
     }
 
@@ -452,6 +470,33 @@ mod tests {
         let mut s = Slot::new(0x100);
         s.init(count).unwrap();
         s
+    }
+
+    #[test]
+    fn silicon_runs_on_the_object_inval_left() {
+        let mut text = fresh(1);
+        text.inval().unwrap();
+        let e = text.arrive(Arrive::one()).unwrap_err();
+        assert_eq!((e.rule, e.situation), (ub::MBAR_NOT_INITIALIZED.id, None));
+
+        let mut s = fresh(1);
+        s.read_invalidated();
+        s.inval().unwrap();
+        let done = s.arrive(Arrive::one()).unwrap().completed;
+        assert_eq!(
+            done.map(|c| c.phase),
+            Some(0),
+            "phase 0 of the old object completes"
+        );
+        // A new init is not an init on a valid object, and forgets the old one.
+        let of = s.init(2).unwrap();
+        assert_eq!(of.generation, 2);
+        assert_eq!(s.object().map(|m| (m.phase, m.pending)), Some((0, 2)));
+
+        let mut never = Slot::new(0x100);
+        never.read_invalidated();
+        let e = never.arrive(Arrive::one()).unwrap_err();
+        assert_eq!(e.situation, Some(ub::Situation::NeverInitialized));
     }
 
     #[test]

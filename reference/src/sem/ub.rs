@@ -36,9 +36,9 @@ pub struct Ub {
     pub rule: &'static str,
     pub section: &'static str,
     pub detail: String,
-    /// sm_90 silicon traps in this situation of the rule, where it completes in others
-    /// ([`silicon_traps_when`] names them, with the runs that showed it).
-    pub silicon_traps: bool,
+    /// A situation of the rule in which sm_90 silicon does other than the rule's default
+    /// (`exec::predict::SILICON`): the prediction is the situation's.
+    pub situation: Option<Situation>,
     /// Where in its CTA's shared memory an access that left its shared region lay, for the
     /// hardware prediction (inside or outside the CTA's allocation).
     pub shared_access: Option<SharedAccess>,
@@ -50,6 +50,24 @@ pub struct Ub {
     pub checked_first: Option<&'static str>,
     /// How a phase completed with complete-tx still to land on it ([`MBAR_TX_RACE`]).
     pub tx_race: Option<TxRace>,
+}
+
+/// Situations of a rule whose sm_90 outcome is not the rule's (each a named silicon position;
+/// `exec::predict` gives the outcomes and the runs behind them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Situation {
+    /// Silicon traps (launch failed) where the rule's other situations complete
+    /// ([`silicon_traps_when`]).
+    Traps,
+    /// `mbarrier.not_initialized` on a location no object was ever initialized at (the harness
+    /// zeroes it): traps or completes (A-MB-NEVER-INIT-HW).
+    NeverInitialized,
+    /// `address.misaligned` of a cp.async source it reads nothing from (src-size 0):
+    /// completes (A-CP-ASYNC-NOTHING-READ-HW).
+    NothingRead,
+    /// `bulk.cluster_dst_is_executing_cta` whose mbarrier operand is in another CTA of the
+    /// cluster: hangs (A-BULK-SELF-REMOTE-MBAR-HW).
+    RemoteMbarrier,
 }
 
 /// The two ways the model's run completes a phase that a copy it tracks has still to signal
@@ -87,7 +105,7 @@ impl Ub {
             rule: rule.id,
             section: rule.section,
             detail: detail.into(),
-            silicon_traps: false,
+            situation: None,
             shared_access: None,
             phase: None,
             checked_first: None,
@@ -105,20 +123,27 @@ impl Ub {
 
     /// A situation of `rule` in which sm_90 silicon traps ([`silicon_traps_when`]).
     pub fn trapping(rule: &UbRule, detail: impl Into<String>) -> Ub {
+        Ub::new(rule, detail).in_situation(Situation::Traps)
+    }
+
+    /// This UB in situation `s`.
+    pub fn in_situation(self, s: Situation) -> Ub {
         Ub {
-            silicon_traps: true,
-            ..Ub::new(rule, detail)
+            situation: Some(s),
+            ..self
         }
     }
 }
 
 /// The situations of a rule in which H100 silicon trapped (the corpus baseline of 2026-11-25,
 /// `cases/ub/mbarrier.yaml`; CUDA error 719, launch failed) while the rule's other situations
-/// completed on H100 and H200.
+/// completed on H100 and H200 (a never-initialized mbarrier also completed once on an H200:
+/// undecided, `exec::predict::NEVER_INITIALIZED`).
 pub fn silicon_traps_when(id: &str) -> Option<&'static str> {
     Some(match id {
         "mbarrier.not_initialized" => {
-            "a location never initialized (1 of 1); after mbarrier.inval it completes (2 of 2)"
+            "a location never initialized, or completes there: undecided (A-MB-NEVER-INIT-HW); \
+             after mbarrier.inval it runs on the object inval left (A-MB-INVAL-KEEPS-HW)"
         }
         "mbarrier.arrive_count_range" => {
             "a count above 2^20-1 (1 of 1); count 0 completes (2 of 2)"

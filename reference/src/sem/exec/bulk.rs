@@ -3,14 +3,14 @@
 //! used by [`super::reduce`] as well.
 
 use super::operands::Loc;
-use super::{kind, ub, Machine, R};
+use super::{kind, ub, Machine, Stop, R};
 use crate::ptx::bulk::{BulkCopy, BulkOp, CopyDir};
 use crate::ptx::operand::Value;
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId};
 use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::proxy::Proxy;
-use crate::sem::ub as rules;
+use crate::sem::ub::{self as rules, Situation, Ub};
 
 /// The 16-byte granule of every bulk operation (size, alignment, cp_mask chunks).
 const GRANULE: u64 = 16;
@@ -211,10 +211,19 @@ impl Machine<'_> {
                 let dst = self.shared(&c.dst, "dstMem")?;
                 // §9.7.9.25.4.1: "the destination has to be in the shared memory of a different CTA".
                 if dst.cta() == Some(self.cta) {
-                    return ub(
+                    let u = Ub::new(
                         &rules::BULK_CLUSTER_DST_OWN_CTA,
                         format!("dstMem {} is in the executing CTA {}", c.dst, self.cta),
                     );
+                    // Signalling another CTA's mbarrier, silicon was seen to hang, not trap
+                    // (A-BULK-SELF-REMOTE-MBAR-HW).
+                    let at = self.resolve(mbar).ok().and_then(|l| l.cta());
+                    let remote = at.is_some_and(|m| m != self.cta);
+                    return Err(Stop::Ub(if remote {
+                        u.in_situation(Situation::RemoteMbarrier)
+                    } else {
+                        u
+                    }));
                 }
                 let (_, s) = self.bulk_ranges(&dst, &src, size)?;
                 let (_, mbar_off) = self.mbar(mbar, true)?;

@@ -1,13 +1,13 @@
 //! cp.async (§9.7.9.25.3): the non-bulk copy, its cp.async-group instructions and
 //! cp.async.mbarrier.arrive (§9.7.13.15.15).
 
-use super::{kind, ub, Machine, R};
+use super::{kind, ub, Machine, Stop, R};
 use crate::ptx::cp_async::{CpAsync, CpAsyncOp, Fill};
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::Byte;
 use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::proxy::Proxy;
-use crate::sem::ub as rules;
+use crate::sem::ub::{self as rules, Situation};
 
 impl Machine<'_> {
     pub(super) fn cp_async(&mut self, op: &CpAsyncOp) -> R {
@@ -71,9 +71,15 @@ impl Machine<'_> {
                 }
             }
         };
-        // §9.7.9.25.3.1 / §6.4.1: both addresses aligned to cp-size.
+        // §9.7.9.25.3.1 / §6.4.1: both addresses aligned to cp-size. A misaligned source that
+        // src-size 0 reads nothing from is still UB by the text; silicon does not trap on it
+        // (A-CP-ASYNC-NOTHING-READ-HW).
         self.check_align(&dst, n, "dst")?;
-        self.check_align(&src, n, "src")?;
+        let nothing_read = matches!(c.fill, Fill::SrcSize(_)) && read_len == 0;
+        self.check_align(&src, n, "src").map_err(|e| match e {
+            Stop::Ub(u) if nothing_read => Stop::Ub(u.in_situation(Situation::NothingRead)),
+            e => e,
+        })?;
         let d = self.check_range(&dst, n, &rules::ADDRESS_OUT_OF_REGION, "dst")?;
         let s = self.check_range(&src, read_len, &rules::ADDRESS_OUT_OF_REGION, "src")?;
         // §9.7.9.25.3.2: two operations of one group must not write the same location.

@@ -319,6 +319,13 @@ impl Machine<'_> {
 
     pub(crate) fn slot(&mut self, (cta, off): (u32, u64)) -> &mut Slot {
         let k = mbar_key(cta, off);
-        self.slots.entry(k).or_insert_with(|| Slot::new(k))
+        let silicon = self.reading == super::Reading::Silicon;
+        self.slots.entry(k).or_insert_with(|| {
+            let mut s = Slot::new(k);
+            if silicon {
+                s.read_invalidated();
+            }
+            s
+        })
     }
 }

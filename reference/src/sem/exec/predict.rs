@@ -18,6 +18,22 @@
 //!   an mbarrier object too, and count for complete-tx); the phase's tx logic then decides the
 //!   prediction ([`OUT_OF_REGION_PHASE`]).
 //!
+//! - A-MB-NEVER-INIT-HW: an mbarrier operation on a location no object was ever initialized at
+//!   (the harness zeroes it) is predicted to trap LaunchFailed or complete, undecided: the same
+//!   program did both on one H200 ([`NEVER_INITIALIZED`]).
+//!
+//! - A-MB-INVAL-KEEPS-HW: mbarrier.inval leaves the object in memory, and silicon runs a later
+//!   operation on it as on a valid object; the model runs on so (`Reading::Silicon`) and the
+//!   rest of the program decides the prediction ([`INVAL_KEEPS`]).
+//!
+//! - A-CP-ASYNC-NOTHING-READ-HW: a cp.async with src-size 0 and a misaligned source (UB by
+//!   §6.4.1) is predicted to complete: silicon does not check a source it reads nothing from
+//!   ([`NOTHING_READ`]).
+//!
+//! - A-BULK-SELF-REMOTE-MBAR-HW: a .shared::cluster copy into the executing CTA whose mbarrier
+//!   operand is in another CTA of the cluster is predicted to hang (that CTA's phase never
+//!   completes), not to trap as the rule's other situations do ([`SELF_REMOTE_MBAR`]).
+//!
 //! - A-TENSOR-SMEM-ALIGN-LAST-HW: sm_90 checks a tensor copy's shared-address alignment after its
 //!   other copy rules, so a copy that breaks both traps as the other rule does
 //!   ([`CHECKED_FIRST`], [`ub::Ub::checked_first`]).
@@ -31,7 +47,7 @@ use super::report::Outcome;
 use super::tensor;
 use crate::case_model::{Ending, TrapKind};
 use crate::sem::profile::SHARED_WINDOW_GRANULE;
-use crate::sem::ub::{self, PhaseLeft, SharedAccess};
+use crate::sem::ub::{self, PhaseLeft, SharedAccess, Situation};
 
 /// One outcome of a hardware run, as a prediction names it.
 #[derive(
@@ -186,8 +202,8 @@ impl Prediction {
         let Outcome::Undefined { ub: u, .. } = outcome else {
             return Prediction::one(HwOutcome::Completes);
         };
-        if u.silicon_traps {
-            return Prediction::one(HwOutcome::Traps(TrapKind::LaunchFailed));
+        if let Some(s) = u.situation {
+            return situation_prediction(s);
         }
         if let Some(a) = u.shared_access {
             if leaves_allocation(&a) {
@@ -200,6 +216,50 @@ impl Prediction {
         rule_prediction(u.checked_first.unwrap_or(u.rule))
     }
 }
+
+/// What sm_90 silicon is predicted to do in a situation of a rule that is not the rule's default.
+pub fn situation_prediction(s: Situation) -> Prediction {
+    match s {
+        Situation::Traps => Prediction::one(LAUNCH_FAILED),
+        Situation::NeverInitialized => Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]),
+        Situation::NothingRead => Prediction::one(HwOutcome::Completes),
+        Situation::RemoteMbarrier => Prediction::one(HwOutcome::Hangs),
+    }
+}
+
+/// The recorded runs behind A-MB-NEVER-INIT-HW: why an operation on a never-initialized mbarrier
+/// is predicted to trap or complete.
+pub const NEVER_INITIALIZED: &str = "the harness zeroes every mbarrier's 8 bytes before the \
+    first step (gpu/src/emit: the shared image). ub.mbarrier.not_initialized (one arrive at \
+    step 0, one CTA, sm_90a) trapped LaunchFailed in every baseline: H100 6 of 6 (2026-11-21..25), \
+    H200 2 of 2 (2026-11-21, 2026-11-28); regress.e52aa89df6dfe4c1 (an arrive in CTA 1 of a \
+    2-CTA cluster, sm_90a) trapped under every build (H200, 2026-11-28); \
+    regress.1c8846e9b25ae2df (an arrive at step 0 by thread 6 of 96, sm_80 PTX, two mbarriers) \
+    completed once and trapped in the three re-runs of its attribution (H200, 2026-11-28). No \
+    recorded parameter separates the completion; cases/probes/issue34-ub-situations.yaml asks.";
+
+/// The recorded runs behind A-MB-INVAL-KEEPS-HW.
+pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init count 1, inval, \
+    arrive): completed with phase 0 complete (the dumped parities), as an arrive on the object \
+    inval left would: H100 6 of 6, H200 2 of 2 baselines (the case records one of each); \
+    regress.e52aa89df6dfe4c1 trapped only through its other CTA's never-initialized arrive. \
+    Only arrives after inval were run.";
+
+/// The recorded runs behind A-CP-ASYNC-NOTHING-READ-HW.
+pub const NOTHING_READ: &str = "regress.3f8b230d0626d38a: `cp.async.cg [sbuf], [gsrc+2], 16, 0` \
+    completed under every build (H200, 2026-11-28, seed-0 mixed campaign): one program, thin. \
+    A misaligned source read with a non-zero src-size traps MisalignedAddress \
+    (ub.address.cp_async_src_misaligned, every baseline). Unprobed: ignore-src, a src-size \
+    below the misalignment; cases/probes/issue34-ub-situations.yaml asks.";
+
+/// The recorded runs behind A-BULK-SELF-REMOTE-MBAR-HW.
+pub const SELF_REMOTE_MBAR: &str = "regress.30e33e0a60099f42: a .shared::cluster <- .shared::cta \
+    bulk copy into the executing CTA (1) of a 4-CTA cluster signalling CTA 3's mbarrier: CTA 3's \
+    wait timed out under every build, its phase never completed (H200, 2026-11-28; found twice by \
+    seed-0 campaigns). The rule's 13 IllegalInstruction traps per baseline are all launches \
+    without a cluster (a 1x1x1 cluster is launched without the attribute) signalling their own \
+    mbarrier: which of the two separates them is unprobed (cases/probes/issue34-ub-situations.yaml). \
+    One program, thin; a program that never waits on that mbarrier is not covered.";
 
 /// The recorded runs behind A-TENSOR-SMEM-ALIGN-LAST-HW: why a copy whose shared address is
 /// misaligned is predicted by the other copy rule it breaks ([`ub::Ub::checked_first`]).
@@ -454,5 +514,78 @@ impl fmt::Display for ExpectedHw {
 impl ExpectedHw {
     pub fn of(outcome: &Outcome) -> ExpectedHw {
         Prediction::of(outcome, false).coarse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::load::load_file_each;
+    use crate::sem::exec::{execute_with, ExecOptions};
+    use crate::sem::profile::Profile;
+    use std::path::Path;
+
+    fn predictions(file: &str) -> Vec<(crate::case::Case, Prediction)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../cases/probes")
+            .join(file);
+        let (cases, errors) = load_file_each(&path);
+        assert!(errors.is_empty(), "{errors:?}");
+        cases
+            .into_iter()
+            .map(|c| {
+                let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
+                (c, ex.prediction)
+            })
+            .collect()
+    }
+
+    /// The four outcomes issue 34's mixed campaigns found outside the prediction are inside it.
+    #[test]
+    fn fuzz_mispredicted_outcomes_are_predicted() {
+        let all = predictions("fuzz-mispredicted.yaml");
+        assert_eq!(all.len(), 4);
+        for (c, p) in &all {
+            assert!(!c.observed.is_empty(), "{}", c.name);
+            for o in &c.observed {
+                let got = HwOutcome::of(&o.outcome);
+                assert!(p.allows(got), "{}: {got} outside {p}", c.name);
+            }
+        }
+    }
+
+    /// What the probes of the four positions are predicted to do (the file's header says what
+    /// each outcome would tell).
+    #[test]
+    fn situation_probes_predict_as_documented() {
+        let want = [
+            (
+                "probe.ub.never_init_sm80_late_init",
+                Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]),
+            ),
+            (
+                "probe.ub.inval_arrive_phase2",
+                Prediction::one(HwOutcome::Completes),
+            ),
+            (
+                "probe.ub.cp_async.ignore_src_misaligned",
+                Prediction::of_set(II, &[MISALIGNED]),
+            ),
+            (
+                "probe.ub.cp_async.src_size1_misaligned",
+                Prediction::of_set(II, &[MISALIGNED]),
+            ),
+            ("probe.ub.bulk_self.own_mbar_cluster2", Prediction::one(II)),
+            (
+                "probe.ub.bulk_self.remote_mbar_no_wait",
+                Prediction::one(HwOutcome::Hangs),
+            ),
+        ];
+        let got = predictions("issue34-ub-situations.yaml");
+        assert_eq!(got.len(), want.len());
+        for (name, p) in want {
+            let (_, q) = got.iter().find(|(c, _)| c.name == name).expect(name);
+            assert_eq!(q, &p, "{name}");
+        }
     }
 }

@@ -40,19 +40,23 @@ pub(crate) enum Reading {
     /// Silicon's: a tensor map is checked only against the rules the driver enforces
     /// (A-TENSOR-ACCEPTED-MAP-HW), a bulk size that is not a multiple of 16 is rounded down
     /// to one (A-BULK-SIZE-ROUNDS-DOWN), and a tensor unit that leaves its shared region inside
-    /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW).
+    /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), and an mbarrier operation
+    /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW).
     Silicon,
 }
 
 /// Whether the run stopped at UB that [`Reading::Silicon`] runs on: a tensor map the driver
-/// encodes against the text, a bulk size off the 16-byte granule, or a shared access out of its
-/// region inside the CTA's allocation (only tensor units run on; the others stop again).
+/// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
+/// region inside the CTA's allocation (only tensor units run on; the others stop again), or an
+/// mbarrier operation after inval.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
     };
     (ex.driver_rejects.is_empty() && tensor::is_encode_rejection(&ex.outcome))
         || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
+        || (u.rule == ub::MBAR_NOT_INITIALIZED.id
+            && u.situation != Some(ub::Situation::NeverInitialized))
         || (u.rule == ub::ADDRESS_OUT_OF_REGION.id
             && u.shared_access
                 .is_some_and(|a| !super::predict::leaves_allocation(&a)))
@@ -157,6 +161,9 @@ fn execute_schedule(
 ) -> Result<Option<Execution>, ExecError> {
     let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     m.reading = reading;
+    if reading == Reading::Silicon {
+        m.slots.values_mut().for_each(|s| s.read_invalidated());
+    }
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
     let mut watch = concurrent::Watch::new(checks);

@@ -154,7 +154,7 @@ fn stop(rule: &'static str, section: &'static str, detail: String) -> Stop {
         rule,
         section,
         detail,
-        silicon_traps: false,
+        situation: None,
         shared_access: None,
         phase: None,
         checked_first: None,
