@@ -7,7 +7,7 @@ use ptxconform_core::glob::glob;
 use ptxconform_gpu::ptxas::Ptxas;
 use ptxconform_gpu::test_kernel::KernelBuilder;
 use ptxconform_reference::case::validate;
-use ptxconform_reference::gen::oracle::{ptx_steps, Violation};
+use ptxconform_reference::gen::oracle::{ptx_steps, OracleId, Violation};
 use ptxconform_reference::gen::{Generated, Intent};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::target::{PtxVersion, Target, Verdict};
@@ -62,7 +62,7 @@ fn parse_steps(g: &Generated) -> Result<Vec<Step>, Violation> {
                 instr: st.instr,
             }),
             Err(_) => Err(Violation {
-                oracle: "ptxas",
+                oracle: OracleId::Ptxas,
                 message: format!("step {index} does not parse: {text}"),
             }),
         })
@@ -156,7 +156,7 @@ fn judge_program(g: &Generated, steps: &[Step], m: &Memo) -> Result<(), Violatio
                 got.as_deref().unwrap_or("accepts it")
             );
             return Err(Violation {
-                oracle: "ptxas",
+                oracle: OracleId::Ptxas,
                 message: msg,
             });
         }
@@ -164,7 +164,7 @@ fn judge_program(g: &Generated, steps: &[Step], m: &Memo) -> Result<(), Violatio
     if let Intent::Illegal { step, why } = &g.intent {
         if !steps.iter().any(|st| st.index == *step) {
             return Err(Violation {
-                oracle: "ptxas",
+                oracle: OracleId::Ptxas,
                 message: format!("illegal step {step} ({why}) is not a ptx step"),
             });
         }

@@ -9,10 +9,45 @@ use crate::case::validate::{validate_case, Severity};
 use crate::target::{PtxVersion, Verdict};
 use std::fmt;
 
+/// Which oracle found a violation: campaigns decide on it (a case that does not validate may
+/// still reproduce a `Validates` violation while minimizing), never on its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OracleId {
+    /// [`Validates`]: the case validates and its steps print back.
+    Validates,
+    /// [`StaticLegality`]: legal-by-construction programs are legal on their target.
+    StaticLegality,
+    /// [`YamlRoundTrip`]: the case survives YAML serialization.
+    YamlRoundTrip,
+    /// [`Reference`]: the reference runs and reaches the intended outcome.
+    Reference,
+    /// ptxas agrees with the legality model (the CLI's oracle, outside this crate).
+    Ptxas,
+}
+
+impl OracleId {
+    /// The name reports and signatures show.
+    pub fn name(self) -> &'static str {
+        match self {
+            OracleId::Validates => "validates",
+            OracleId::StaticLegality => "static_legality",
+            OracleId::YamlRoundTrip => "yaml_roundtrip",
+            OracleId::Reference => "reference",
+            OracleId::Ptxas => "ptxas",
+        }
+    }
+}
+
+impl fmt::Display for OracleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// An invariant that failed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Violation {
-    pub oracle: &'static str,
+    pub oracle: OracleId,
     pub message: String,
 }
 
@@ -24,7 +59,7 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
-fn fail(oracle: &'static str, message: impl Into<String>) -> Result<(), Violation> {
+fn fail(oracle: OracleId, message: impl Into<String>) -> Result<(), Violation> {
     Err(Violation {
         oracle,
         message: message.into(),
@@ -32,7 +67,7 @@ fn fail(oracle: &'static str, message: impl Into<String>) -> Result<(), Violatio
 }
 
 pub trait Oracle {
-    fn name(&self) -> &'static str;
+    fn id(&self) -> OracleId;
     fn check(&self, g: &Generated) -> Result<(), Violation>;
 }
 
@@ -41,8 +76,8 @@ pub trait Oracle {
 pub struct Validates;
 
 impl Oracle for Validates {
-    fn name(&self) -> &'static str {
-        "validates"
+    fn id(&self) -> OracleId {
+        OracleId::Validates
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
         let errs: Vec<String> = validate_case(&g.case)
@@ -51,22 +86,19 @@ impl Oracle for Validates {
             .map(|p| format!("{:?}: {}", p.path, p.message))
             .collect();
         if !errs.is_empty() {
-            return fail(self.name(), errs.join("; "));
+            return fail(self.id(), errs.join("; "));
         }
         for ((i, text), (_, parsed)) in ptx_steps(&g.case).zip(parse_steps(&g.case)) {
             match parsed {
                 Ok(st) if st.instr.to_string() == text => {}
                 Ok(st) => {
                     return fail(
-                        self.name(),
+                        self.id(),
                         format!("step {i}: `{text}` reprints as `{}`", st.instr),
                     )
                 }
                 Err(e) => {
-                    return fail(
-                        self.name(),
-                        format!("step {i}: `{text}` does not parse: {e}"),
-                    )
+                    return fail(self.id(), format!("step {i}: `{text}` does not parse: {e}"))
                 }
             }
         }
@@ -79,8 +111,8 @@ impl Oracle for Validates {
 pub struct StaticLegality;
 
 impl Oracle for StaticLegality {
-    fn name(&self) -> &'static str {
-        "static_legality"
+    fn id(&self) -> OracleId {
+        OracleId::StaticLegality
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
         for ((i, text), (_, parsed)) in ptx_steps(&g.case).zip(parse_steps(&g.case)) {
@@ -94,7 +126,7 @@ impl Oracle for StaticLegality {
             match (&g.intent, v) {
                 (Intent::Illegal { step, .. }, Verdict::Legal) if *step == i => {
                     return fail(
-                        self.name(),
+                        self.id(),
                         format!(
                             "step {i} `{text}` meant illegal but the model finds it legal on {}",
                             g.case.target
@@ -105,7 +137,7 @@ impl Oracle for StaticLegality {
                 (_, Verdict::Legal) => {}
                 (_, v) => {
                     return fail(
-                        self.name(),
+                        self.id(),
                         format!("step {i} `{text}` on {}: {v:?}", g.case.target),
                     )
                 }
@@ -119,8 +151,8 @@ impl Oracle for StaticLegality {
 pub struct YamlRoundTrip;
 
 impl Oracle for YamlRoundTrip {
-    fn name(&self) -> &'static str {
-        "yaml_roundtrip"
+    fn id(&self) -> OracleId {
+        OracleId::YamlRoundTrip
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
         round_trip(g, &program_yaml(g))
@@ -137,11 +169,11 @@ fn round_trip(g: &Generated, text: &str) -> Result<(), Violation> {
     match crate::case::load_str(text, "generated") {
         Ok(back) if back.len() == 1 && back[0] == g.case => Ok(()),
         Ok(back) => fail(
-            YamlRoundTrip.name(),
+            YamlRoundTrip.id(),
             format!("round trip changed the case:\n{text}\n=> {back:?}"),
         ),
         Err(e) => fail(
-            YamlRoundTrip.name(),
+            YamlRoundTrip.id(),
             format!("generated YAML does not load: {e}\n{text}"),
         ),
     }
@@ -153,8 +185,8 @@ fn round_trip(g: &Generated, text: &str) -> Result<(), Violation> {
 pub struct Reference;
 
 impl Oracle for Reference {
-    fn name(&self) -> &'static str {
-        "reference"
+    fn id(&self) -> OracleId {
+        OracleId::Reference
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
         if matches!(g.intent, Intent::Illegal { .. }) {
@@ -173,12 +205,12 @@ fn check_reference_intent(case: &Case, intent: &Intent) -> Result<(), Violation>
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            return fail("reference", format!("executor panicked: {msg}"));
+            return fail(OracleId::Reference, format!("executor panicked: {msg}"));
         }
         Ok(None) => return Ok(()), // no executor in this build
         Ok(Some(Err(e))) => {
             return fail(
-                "reference",
+                OracleId::Reference,
                 format!("executor error on a generated case: {e}"),
             )
         }
@@ -192,7 +224,7 @@ fn check_reference_intent(case: &Case, intent: &Intent) -> Result<(), Violation>
             Ok(())
         }
         (want, got) => fail(
-            "reference",
+            OracleId::Reference,
             format!("intended {want:?}, executor says {got:?}"),
         ),
     }

@@ -543,7 +543,7 @@ fn check_cpu_with_runs_the_oracles_it_names() {
     let g = generate_bytes(&pattern(1, shape_len(&cfg)), &cfg);
     let other = program_yaml(&generate_bytes(&pattern(2, shape_len(&cfg)), &cfg));
     let v = check_cpu_with(&g, &other, CpuChecks::ALL).expect_err("another program's YAML");
-    assert_eq!(v.oracle, "yaml_roundtrip");
+    assert_eq!(v.oracle, super::oracle::OracleId::YamlRoundTrip);
     let without = CpuChecks {
         yaml_round_trip: false,
     };

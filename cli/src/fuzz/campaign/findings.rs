@@ -11,7 +11,7 @@ use ptxconform_core::known::{KnownDivergence, Site};
 use ptxconform_core::result::Verdict;
 use ptxconform_gpu::engine::write_divergence;
 use ptxconform_reference::case::{to_yaml, Case};
-use ptxconform_reference::gen::oracle::Violation;
+use ptxconform_reference::gen::oracle::{OracleId, Violation};
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::gen::{Generated, Intent};
 use ptxconform_reference::sem::exec::{HwOutcome, OutcomeClass};
@@ -21,7 +21,7 @@ impl Campaign<'_> {
     pub(super) fn violation(&mut self, k: u64, g: &Generated, v: &Violation) -> Result<(), String> {
         self.stats.violations += 1;
         let family = family_of(&g.case);
-        let sig = Signature::of_violation(&family, v.oracle, &v.message);
+        let sig = Signature::of_violation(&family, v.oracle.name(), &v.message);
         if self.opts.known.matching_signature(&sig.key()).is_some() {
             self.stats.known += 1;
             return Ok(());
@@ -47,7 +47,7 @@ impl Campaign<'_> {
                 };
                 match cpu_oracles(&g) {
                     Err(w)
-                        if Signature::of_violation(&family_of(c), w.oracle, &w.message)
+                        if Signature::of_violation(&family_of(c), w.oracle.name(), &w.message)
                             .same_failure(&sig) =>
                     {
                         Some(w)
@@ -55,7 +55,7 @@ impl Campaign<'_> {
                     _ => None,
                 }
             };
-            let admissible = |c: &Case| v.oracle == "validates" || validates(c);
+            let admissible = |c: &Case| v.oracle == OracleId::Validates || validates(c);
             let mut test = |cs: &[Case]| Ok(cs.iter().map(still).collect());
             minimize(
                 &g.case,
@@ -71,7 +71,7 @@ impl Campaign<'_> {
         self.stats.minimize_rounds += m.rounds as u64;
         self.stats.minimize_cases += m.tested as u64;
         let v = m.evidence.clone().unwrap_or_else(|| v.clone());
-        let min_sig = Signature::of_violation(&family_of(&m.case), v.oracle, &v.message);
+        let min_sig = Signature::of_violation(&family_of(&m.case), v.oracle.name(), &v.message);
         self.raw_seen.insert(sig.key(), min_sig.key());
         if self.stats.findings.contains_key(&min_sig.key()) {
             self.stats.duplicates += 1;
