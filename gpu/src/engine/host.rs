@@ -215,7 +215,7 @@ mod tests {
         }
         assert_eq!(
             fnv1a64(lines.as_bytes()),
-            0xa6b8_f9dd_b82d_c006,
+            0xb672_4a4a_9fea_818f,
             "the host path changed programs or verdicts:\n{lines}"
         );
     }
