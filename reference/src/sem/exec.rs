@@ -127,8 +127,9 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-TENSOR-SMEM-ALIGN-LAST-HW",
     "A-MB-NEVER-INIT-HW",
     "A-MB-INVAL-KEEPS-HW",
-    "A-CP-ASYNC-NOTHING-READ-HW",
-    "A-BULK-SELF-REMOTE-MBAR-HW",
+    "A-CP-ASYNC-PARTIAL-READ-HW",
+    "A-BULK-SELF-CLUSTER-LAUNCH-HW",
+    "A-BULK-GRANULE-CLUSTER-HW",
     "A-BULK-SIZE-ROUNDS-DOWN",
     "A-EXEC-UPDATE-FINAL",
     "A-EXEC-REDUCE-REMOTE",
@@ -213,6 +214,9 @@ pub(crate) struct Machine<'c> {
     tc: tcgen05::State,
     profile: Profile,
     reading: Reading,
+    /// A bulk copy into .shared::cluster from global ran off the 16-byte granule under
+    /// [`Reading::Silicon`] (A-BULK-GRANULE-CLUSTER-HW).
+    granule_cluster_copy: bool,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
     /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
@@ -279,6 +283,7 @@ impl<'c> Machine<'c> {
             tc: tcgen05::State::default(),
             profile: opts.profile,
             reading: Reading::Text,
+            granule_cluster_copy: false,
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),
             notes: Vec::new(),

@@ -62,12 +62,12 @@ pub enum Situation {
     /// `mbarrier.not_initialized` on a location no object was ever initialized at (the harness
     /// zeroes it): traps or completes (A-MB-NEVER-INIT-HW).
     NeverInitialized,
-    /// `address.misaligned` of a cp.async source it reads nothing from (src-size 0):
-    /// completes (A-CP-ASYNC-NOTHING-READ-HW).
-    NothingRead,
-    /// `bulk.cluster_dst_is_executing_cta` whose mbarrier operand is in another CTA of the
-    /// cluster: hangs (A-BULK-SELF-REMOTE-MBAR-HW).
-    RemoteMbarrier,
+    /// `address.misaligned` of a cp.async source it reads less than cp-size from (src-size
+    /// below cp-size, or ignore-src true): completes (A-CP-ASYNC-PARTIAL-READ-HW).
+    PartialRead,
+    /// `bulk.cluster_dst_is_executing_cta` in a cluster launch: the copy completes as into
+    /// another CTA, and the rest of the program decides (A-BULK-SELF-CLUSTER-LAUNCH-HW).
+    ClusterLaunch,
 }
 
 /// The two ways the model's run completes a phase that a copy it tracks has still to signal
@@ -138,12 +138,17 @@ impl Ub {
 /// The situations of a rule in which H100 silicon trapped (the corpus baseline of 2026-11-25,
 /// `cases/ub/mbarrier.yaml`; CUDA error 719, launch failed) while the rule's other situations
 /// completed on H100 and H200 (a never-initialized mbarrier also completed once on an H200:
-/// undecided, `exec::predict::NEVER_INITIALIZED`).
+/// undecided, `exec::predict::NEVER_INITIALIZED`; H200 trapped so on bulk copies into
+/// .shared::cluster off the granule, `exec::predict::GRANULE_CLUSTER`).
 pub fn silicon_traps_when(id: &str) -> Option<&'static str> {
     Some(match id {
         "mbarrier.not_initialized" => {
             "a location never initialized, or completes there: undecided (A-MB-NEVER-INIT-HW); \
              after mbarrier.inval it runs on the object inval left (A-MB-INVAL-KEEPS-HW)"
+        }
+        "bulk.size_not_multiple_of_16" => {
+            "a copy from global into .shared::cluster, or does what its size rounded down does \
+             there: undecided (A-BULK-GRANULE-CLUSTER-HW)"
         }
         "mbarrier.arrive_count_range" => {
             "a count above 2^20-1 (1 of 1); count 0 completes (2 of 2)"

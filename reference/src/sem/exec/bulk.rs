@@ -124,7 +124,7 @@ impl Machine<'_> {
         dst: &Loc,
         ctas: &[u32],
         bytes: Vec<Byte>,
-        hold: ReadHoldId,
+        hold: Option<ReadHoldId>,
         mbar_off: u64,
     ) -> R {
         let size = bytes.len() as u64;
@@ -132,9 +132,9 @@ impl Machine<'_> {
             .iter()
             .map(|c| self.check_range(&dst.in_cta(*c), size, &rules::BULK_RANGE_OVERFLOW, "dstMem"))
             .collect::<R<_>>()?;
-        if targets.is_empty() {
+        if let (true, Some(h)) = (targets.is_empty(), hold) {
             // An empty ctaMask copies nothing; its source read is over at once.
-            self.mem.release_source(hold)?;
+            self.mem.release_source(h)?;
         }
         for (d, cta) in targets.into_iter().zip(ctas) {
             let w = self.begin_write(d, bytes.clone(), Proxy::Async)?;
@@ -146,7 +146,7 @@ impl Machine<'_> {
             self.track(
                 AsyncOp {
                     write: Some(w),
-                    read: Some(hold),
+                    read: hold,
                 },
                 (signalled, mbar_off),
                 size,
@@ -198,29 +198,38 @@ impl Machine<'_> {
                 )
             }
             CopyDir::GlobalToCluster { cta_mask, mbar } => {
+                // Silicon trapped on such copies off the granule where the model's run hangs
+                // (A-BULK-GRANULE-CLUSTER-HW): the run goes on, the prediction adds the trap.
+                if self.reading == super::Reading::Silicon
+                    && !self.value(&c.size)?.unsigned_abs().is_multiple_of(GRANULE)
+                {
+                    self.granule_cluster_copy = true;
+                }
                 let dst = self.shared(&c.dst, "dstMem")?;
                 let src = self.global(&c.src, "srcMem")?;
                 let ctas = self.cluster_destinations(&dst, cta_mask.as_ref())?;
                 let (_, s) = self.bulk_ranges(&dst, &src, size)?;
                 let (_, mbar_off) = self.mbar(mbar, true)?;
                 let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
-                self.deliver(&dst, &ctas, bytes, hold, mbar_off)
+                self.deliver(&dst, &ctas, bytes, Some(hold), mbar_off)
             }
             CopyDir::CtaToCluster { mbar } => {
                 let src = self.shared_cta(&c.src, "srcMem", &rules::ADDRESS_OUT_OF_REGION)?;
                 let dst = self.shared(&c.dst, "dstMem")?;
                 // §9.7.9.25.4.1: "the destination has to be in the shared memory of a different CTA".
-                if dst.cta() == Some(self.cta) {
+                // In a cluster launch silicon runs the copy as into another CTA: the bytes land,
+                // complete-tx goes to the executing CTA's mbarrier at the operand's offset
+                // (A-EXEC-MBAR-IN-DST); launched without a cluster it traps
+                // (A-BULK-SELF-CLUSTER-LAUNCH-HW).
+                let cluster_launch = self.cluster > 1;
+                let run_on = cluster_launch && self.reading == super::Reading::Silicon;
+                if dst.cta() == Some(self.cta) && !run_on {
                     let u = Ub::new(
                         &rules::BULK_CLUSTER_DST_OWN_CTA,
                         format!("dstMem {} is in the executing CTA {}", c.dst, self.cta),
                     );
-                    // Signalling another CTA's mbarrier, silicon was seen to hang, not trap
-                    // (A-BULK-SELF-REMOTE-MBAR-HW).
-                    let at = self.resolve(mbar).ok().and_then(|l| l.cta());
-                    let remote = at.is_some_and(|m| m != self.cta);
-                    return Err(Stop::Ub(if remote {
-                        u.in_situation(Situation::RemoteMbarrier)
+                    return Err(Stop::Ub(if cluster_launch {
+                        u.in_situation(Situation::ClusterLaunch)
                     } else {
                         u
                     }));
@@ -229,6 +238,14 @@ impl Machine<'_> {
                 let (_, mbar_off) = self.mbar(mbar, true)?;
                 let (bytes, hold) = self.read_source(s, size, Proxy::Async)?;
                 let ctas: Vec<u32> = dst.cta().into_iter().collect();
+                // Run on into the executing CTA, the copy may write its own source: the model
+                // takes the bytes at issue, so its read is over before its write.
+                let hold = if dst.cta() == Some(self.cta) {
+                    self.mem.release_source(hold)?;
+                    None
+                } else {
+                    Some(hold)
+                };
                 self.deliver(&dst, &ctas, bytes, hold, mbar_off)
             }
             CopyDir::CtaToGlobal { byte_mask } => {

@@ -71,13 +71,13 @@ impl Machine<'_> {
                 }
             }
         };
-        // §9.7.9.25.3.1 / §6.4.1: both addresses aligned to cp-size. A misaligned source that
-        // src-size 0 reads nothing from is still UB by the text; silicon does not trap on it
-        // (A-CP-ASYNC-NOTHING-READ-HW).
+        // §9.7.9.25.3.1 / §6.4.1: both addresses aligned to cp-size. A misaligned source read
+        // for less than cp-size (src-size below it, ignore-src true) is still UB by the text;
+        // silicon does not trap on it (A-CP-ASYNC-PARTIAL-READ-HW).
         self.check_align(&dst, n, "dst")?;
-        let nothing_read = matches!(c.fill, Fill::SrcSize(_)) && read_len == 0;
+        let partial = read_len < n;
         self.check_align(&src, n, "src").map_err(|e| match e {
-            Stop::Ub(u) if nothing_read => Stop::Ub(u.in_situation(Situation::NothingRead)),
+            Stop::Ub(u) if partial => Stop::Ub(u.in_situation(Situation::PartialRead)),
             e => e,
         })?;
         let d = self.check_range(&dst, n, &rules::ADDRESS_OUT_OF_REGION, "dst")?;

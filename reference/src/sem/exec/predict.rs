@@ -26,13 +26,20 @@
 //!   operation on it as on a valid object; the model runs on so (`Reading::Silicon`) and the
 //!   rest of the program decides the prediction ([`INVAL_KEEPS`]).
 //!
-//! - A-CP-ASYNC-NOTHING-READ-HW: a cp.async with src-size 0 and a misaligned source (UB by
-//!   §6.4.1) is predicted to complete: silicon does not check a source it reads nothing from
-//!   ([`NOTHING_READ`]).
+//! - A-CP-ASYNC-PARTIAL-READ-HW: a cp.async from a misaligned source (UB by §6.4.1) that reads
+//!   less than cp-size from it (src-size below cp-size, or ignore-src true) is predicted to
+//!   complete: silicon checks the source's alignment only when it reads all cp-size bytes
+//!   ([`PARTIAL_READ`]).
 //!
-//! - A-BULK-SELF-REMOTE-MBAR-HW: a .shared::cluster copy into the executing CTA whose mbarrier
-//!   operand is in another CTA of the cluster is predicted to hang (that CTA's phase never
-//!   completes), not to trap as the rule's other situations do ([`SELF_REMOTE_MBAR`]).
+//! - A-BULK-SELF-CLUSTER-LAUNCH-HW: a .shared::cluster copy into the executing CTA traps
+//!   IllegalInstruction in a launch without a cluster; in a cluster launch silicon runs it as a
+//!   copy into another CTA (the bytes land, complete-tx goes to the executing CTA's mbarrier at
+//!   the operand's offset), so a wait on another CTA's mbarrier it names hangs and the rest of
+//!   the program decides the prediction ([`SELF_CLUSTER_LAUNCH`]).
+//!
+//! - A-BULK-GRANULE-CLUSTER-HW: a bulk copy from global into .shared::cluster whose size is off
+//!   the 16-byte granule may trap LaunchFailed: the prediction of the run with the size rounded
+//!   down (A-BULK-SIZE-ROUNDS-DOWN) gains the trap, undecided ([`GRANULE_CLUSTER`]).
 //!
 //! - A-TENSOR-SMEM-ALIGN-LAST-HW: sm_90 checks a tensor copy's shared-address alignment after its
 //!   other copy rules, so a copy that breaks both traps as the other rule does
@@ -163,6 +170,12 @@ impl Prediction {
         self.0.first().copied().unwrap_or(HwOutcome::Completes)
     }
 
+    /// This set and `o`.
+    pub fn with(mut self, o: HwOutcome) -> Prediction {
+        self.0.insert(o);
+        self
+    }
+
     pub fn allows(&self, o: HwOutcome) -> bool {
         self.0.contains(&o)
     }
@@ -222,8 +235,10 @@ pub fn situation_prediction(s: Situation) -> Prediction {
     match s {
         Situation::Traps => Prediction::one(LAUNCH_FAILED),
         Situation::NeverInitialized => Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]),
-        Situation::NothingRead => Prediction::one(HwOutcome::Completes),
-        Situation::RemoteMbarrier => Prediction::one(HwOutcome::Hangs),
+        Situation::PartialRead => Prediction::one(HwOutcome::Completes),
+        // Only when the run under silicon's reading failed: what the rest of the program does
+        // is not known.
+        Situation::ClusterLaunch => Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
     }
 }
 
@@ -235,31 +250,58 @@ pub const NEVER_INITIALIZED: &str = "the harness zeroes every mbarrier's 8 bytes
     H200 2 of 2 (2026-11-21, 2026-11-28); regress.e52aa89df6dfe4c1 (an arrive in CTA 1 of a \
     2-CTA cluster, sm_90a) trapped under every build (H200, 2026-11-28); \
     regress.1c8846e9b25ae2df (an arrive at step 0 by thread 6 of 96, sm_80 PTX, two mbarriers) \
-    completed once and trapped in the three re-runs of its attribution (H200, 2026-11-28). No \
-    recorded parameter separates the completion; cases/probes/issue34-ub-situations.yaml asks.";
+    completed once and trapped in the three re-runs of its attribution, then in 10 of 10 \
+    re-runs (H200, 2026-11-28): 1 completion in 15 runs. probe.ub.never_init_sm80_late_init \
+    (what that program had and the corpus case lacks: sm_80 PTX, thread 6 of 96, a later init \
+    of the same mbarrier) trapped LaunchFailed (H200, 2026-11-28). No recorded parameter \
+    separates the one completion.";
 
 /// The recorded runs behind A-MB-INVAL-KEEPS-HW.
 pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init count 1, inval, \
     arrive): completed with phase 0 complete (the dumped parities), as an arrive on the object \
     inval left would: H100 6 of 6, H200 2 of 2 baselines (the case records one of each); \
-    regress.e52aa89df6dfe4c1 trapped only through its other CTA's never-initialized arrive. \
-    Only arrives after inval were run.";
+    regress.e52aa89df6dfe4c1 trapped only through its other CTA's never-initialized arrive; \
+    probe.ub.inval_arrive_phase2 (an arrive after inval on an object in phase 2, that CTA \
+    alone) completed (H200, 2026-11-28). Only arrives after inval were run.";
 
-/// The recorded runs behind A-CP-ASYNC-NOTHING-READ-HW.
-pub const NOTHING_READ: &str = "regress.3f8b230d0626d38a: `cp.async.cg [sbuf], [gsrc+2], 16, 0` \
-    completed under every build (H200, 2026-11-28, seed-0 mixed campaign): one program, thin. \
-    A misaligned source read with a non-zero src-size traps MisalignedAddress \
-    (ub.address.cp_async_src_misaligned, every baseline). Unprobed: ignore-src, a src-size \
-    below the misalignment; cases/probes/issue34-ub-situations.yaml asks.";
+/// The recorded runs behind A-CP-ASYNC-PARTIAL-READ-HW.
+pub const PARTIAL_READ: &str = "16-byte cp.async from a source 2 bytes off alignment, H200, \
+    2026-11-28: src-size 0 (regress.3f8b230d0626d38a, `cp.async.cg`) completed under every \
+    build; ignore-src true (probe.ub.cp_async.ignore_src_misaligned, `cp.async.ca`) completed, \
+    the destination zero-filled; src-size 1 (probe.ub.cp_async.src_size1_misaligned, \
+    `cp.async.cg`) completed, its 16 bytes the source's next aligned 15 bytes and a zero, not \
+    the text's one byte and zero fill (the model claims no bytes: still UB). A read of all \
+    cp-size bytes from a misaligned source trapped MisalignedAddress \
+    (ub.address.cp_async_src_misaligned, every baseline, H100 and H200). One program each; \
+    a src-size between 1 and cp-size and other misalignments are unprobed.";
 
-/// The recorded runs behind A-BULK-SELF-REMOTE-MBAR-HW.
-pub const SELF_REMOTE_MBAR: &str = "regress.30e33e0a60099f42: a .shared::cluster <- .shared::cta \
-    bulk copy into the executing CTA (1) of a 4-CTA cluster signalling CTA 3's mbarrier: CTA 3's \
-    wait timed out under every build, its phase never completed (H200, 2026-11-28; found twice by \
-    seed-0 campaigns). The rule's 13 IllegalInstruction traps per baseline are all launches \
-    without a cluster (a 1x1x1 cluster is launched without the attribute) signalling their own \
-    mbarrier: which of the two separates them is unprobed (cases/probes/issue34-ub-situations.yaml). \
-    One program, thin; a program that never waits on that mbarrier is not covered.";
+/// The recorded runs behind A-BULK-SELF-CLUSTER-LAUNCH-HW.
+pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster <- .shared::cta \
+    bulk copy into the executing CTA of a cluster launch: probe.ub.bulk_self.own_mbar_cluster2 \
+    (CTA 0 of 2, its own mbarrier) completed, the bytes landed and the phase completed; \
+    probe.ub.bulk_self.remote_mbar_no_wait (CTA 0 of 2, CTA 1's mbarrier, no wait) completed, \
+    the bytes landed, CTA 1's phase 0 did not complete and CTA 0's never-initialized object at \
+    that offset read phase 0 complete (the complete-tx went there); regress.30e33e0a60099f42 \
+    (CTA 1 of 4, CTA 3's mbarrier) timed out in CTA 3's wait under every build. The rule's 13 \
+    IllegalInstruction traps per baseline (H100, H200) are all launches without a cluster (a \
+    1x1x1 cluster is launched without the attribute). One run each; the bytes of a completion \
+    are not predicted (UB), the copy into a CTA other than the executing one is not involved.";
+
+/// The recorded runs behind A-BULK-GRANULE-CLUSTER-HW.
+pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (generator 3, \
+    5fd6210): regress.8e5118cf88a94926 (120 bytes, 4-CTA cluster, sm_90) and \
+    regress.f950252156521966 (152 bytes, no cluster, sm_90a), both \
+    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` with expect-tx covering \
+    the size rounded up to 16, trapped LaunchFailed under every build, and the campaign's 126 \
+    other programs of the rule trapped so. The rule's hangs and completions recorded in the \
+    corpus were copies into .shared::cta: ub.bulk.size_not_multiple_of_16 (24 bytes, expect-tx \
+    24) hung, H100 and H200; witness.bulk.silicon-rounds-up (24 bytes, expect-tx 16) completed, \
+    H100. The seed-0 mixed campaign's 1,280 programs of the rule (960 completed, 320 hung, \
+    a6a82df) are not recorded by destination. Whether the destination space or expect-tx \
+    above the copy's size separates the trap is unprobed: both trapping programs have both.";
+
+/// The trap [`GRANULE_CLUSTER`] adds to a prediction.
+pub const GRANULE_CLUSTER_TRAP: HwOutcome = LAUNCH_FAILED;
 
 /// The recorded runs behind A-TENSOR-SMEM-ALIGN-LAST-HW: why a copy whose shared address is
 /// misaligned is predicted by the other copy rule it breaks ([`ub::Ub::checked_first`]).
@@ -527,7 +569,7 @@ mod tests {
 
     fn predictions(file: &str) -> Vec<(crate::case::Case, Prediction)> {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../cases/probes")
+            .join("../cases")
             .join(file);
         let (cases, errors) = load_file_each(&path);
         assert!(errors.is_empty(), "{errors:?}");
@@ -540,11 +582,11 @@ mod tests {
             .collect()
     }
 
-    /// The four outcomes issue 34's mixed campaigns found outside the prediction are inside it.
+    /// The outcomes issue 34's campaigns found outside the prediction are inside it.
     #[test]
     fn fuzz_mispredicted_outcomes_are_predicted() {
-        let all = predictions("fuzz-mispredicted.yaml");
-        assert_eq!(all.len(), 4);
+        let all = predictions("probes/fuzz-mispredicted.yaml");
+        assert_eq!(all.len(), 6);
         for (c, p) in &all {
             assert!(!c.observed.is_empty(), "{}", c.name);
             for o in &c.observed {
@@ -554,7 +596,22 @@ mod tests {
         }
     }
 
-    /// What the probes of the four positions are predicted to do (the file's header says what
+    /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the
+    /// corpus's copy into .shared::cta off the granule still hangs, as it did.
+    #[test]
+    fn granule_trap_only_into_shared_cluster() {
+        let probes = predictions("probes/fuzz-mispredicted.yaml");
+        for name in ["regress.8e5118cf88a94926", "regress.f950252156521966"] {
+            let (_, p) = probes.iter().find(|(c, _)| c.name == name).expect(name);
+            assert_eq!(p, &Prediction::of_set(HwOutcome::Hangs, &[LAUNCH_FAILED]));
+        }
+        let corpus = predictions("ub/copy.yaml");
+        let name = "ub.bulk.size_not_multiple_of_16";
+        let (_, p) = corpus.iter().find(|(c, _)| c.name == name).expect(name);
+        assert_eq!(p, &Prediction::one(HwOutcome::Hangs));
+    }
+
+    /// What the probes of the positions are predicted to do (the file's header says what
     /// each outcome would tell).
     #[test]
     fn situation_probes_predict_as_documented() {
@@ -569,19 +626,30 @@ mod tests {
             ),
             (
                 "probe.ub.cp_async.ignore_src_misaligned",
-                Prediction::of_set(II, &[MISALIGNED]),
+                Prediction::one(HwOutcome::Completes),
             ),
             (
                 "probe.ub.cp_async.src_size1_misaligned",
-                Prediction::of_set(II, &[MISALIGNED]),
+                Prediction::one(HwOutcome::Completes),
             ),
-            ("probe.ub.bulk_self.own_mbar_cluster2", Prediction::one(II)),
+            (
+                "probe.ub.bulk_self.own_mbar_cluster2",
+                Prediction::one(HwOutcome::Completes),
+            ),
             (
                 "probe.ub.bulk_self.remote_mbar_no_wait",
+                Prediction::one(HwOutcome::Completes),
+            ),
+            (
+                "probe.ub.bulk_granule.cluster_dst_tx_equal",
+                Prediction::of_set(HwOutcome::Hangs, &[LAUNCH_FAILED]),
+            ),
+            (
+                "probe.ub.bulk_granule.cta_dst_tx_rounded_up",
                 Prediction::one(HwOutcome::Hangs),
             ),
         ];
-        let got = predictions("issue34-ub-situations.yaml");
+        let got = predictions("probes/issue34-ub-situations.yaml");
         assert_eq!(got.len(), want.len());
         for (name, p) in want {
             let (_, q) = got.iter().find(|(c, _)| c.name == name).expect(name);

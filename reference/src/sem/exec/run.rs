@@ -40,21 +40,25 @@ pub(crate) enum Reading {
     /// Silicon's: a tensor map is checked only against the rules the driver enforces
     /// (A-TENSOR-ACCEPTED-MAP-HW), a bulk size that is not a multiple of 16 is rounded down
     /// to one (A-BULK-SIZE-ROUNDS-DOWN), and a tensor unit that leaves its shared region inside
-    /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), and an mbarrier operation
-    /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW).
+    /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), an mbarrier operation
+    /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW), and a
+    /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
+    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW).
     Silicon,
 }
 
 /// Whether the run stopped at UB that [`Reading::Silicon`] runs on: a tensor map the driver
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
-/// region inside the CTA's allocation (only tensor units run on; the others stop again), or an
-/// mbarrier operation after inval.
+/// region inside the CTA's allocation (only tensor units run on; the others stop again), an
+/// mbarrier operation after inval, or a .shared::cluster copy into the executing CTA of a
+/// cluster launch.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
     };
     (ex.driver_rejects.is_empty() && tensor::is_encode_rejection(&ex.outcome))
         || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
+        || u.situation == Some(ub::Situation::ClusterLaunch)
         || (u.rule == ub::MBAR_NOT_INITIALIZED.id
             && u.situation != Some(ub::Situation::NeverInitialized))
         || (u.rule == ub::ADDRESS_OUT_OF_REGION.id
@@ -241,7 +245,10 @@ fn execute_schedule(
     });
     departures.dedup();
     let driver_rejects = tensor::driver_refusals(case);
-    let prediction = Prediction::of(&outcome, !driver_rejects.is_empty());
+    let mut prediction = Prediction::of(&outcome, !driver_rejects.is_empty());
+    if m.granule_cluster_copy {
+        prediction = prediction.with(super::predict::GRANULE_CLUSTER_TRAP);
+    }
     Ok(Some(Execution {
         expected_hw: prediction.coarse(),
         prediction,
