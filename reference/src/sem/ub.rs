@@ -68,6 +68,9 @@ pub enum Situation {
     /// `bulk.cluster_dst_is_executing_cta` in a cluster launch: the copy completes as into
     /// another CTA, and the rest of the program decides (A-BULK-SELF-CLUSTER-LAUNCH-HW).
     ClusterLaunch,
+    /// The same rule met by a reduction (`cp.reduce.async.bulk.shared::cluster`) in a cluster
+    /// launch: traps IllegalInstruction, completes or hangs (A-BULK-SELF-CLUSTER-LAUNCH-HW).
+    ReduceClusterLaunch,
 }
 
 /// The two ways the model's run completes a phase that a copy it tracks has still to signal

@@ -34,8 +34,10 @@
 //! - A-BULK-SELF-CLUSTER-LAUNCH-HW: a .shared::cluster copy into the executing CTA traps
 //!   IllegalInstruction in a launch without a cluster; in a cluster launch silicon runs it as a
 //!   copy into another CTA (the bytes land, complete-tx goes to the executing CTA's mbarrier at
-//!   the operand's offset), so a wait on another CTA's mbarrier it names hangs and the rest of
-//!   the program decides the prediction ([`SELF_CLUSTER_LAUNCH`]).
+//!   the operand's offset), so a wait on another CTA's mbarrier it names hangs; the prediction
+//!   is the run-on's with completes and hangs added (other programs of the situation did
+//!   both), and a reduction in a cluster launch may also trap IllegalInstruction
+//!   ([`SELF_CLUSTER_LAUNCH`]).
 //!
 //! - A-BULK-GRANULE-CLUSTER-HW: a bulk copy from global into .shared::cluster whose size is off
 //!   the 16-byte granule may trap LaunchFailed: the prediction of the run with the size rounded
@@ -239,6 +241,10 @@ pub fn situation_prediction(s: Situation) -> Prediction {
         // Only when the run under silicon's reading failed: what the rest of the program does
         // is not known.
         Situation::ClusterLaunch => Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
+        Situation::ReduceClusterLaunch => Prediction::of_set(
+            HwOutcome::Traps(TrapKind::IllegalInstruction),
+            &[HwOutcome::Completes, HwOutcome::Hangs],
+        ),
     }
 }
 
@@ -285,7 +291,14 @@ pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster
     (CTA 1 of 4, CTA 3's mbarrier) timed out in CTA 3's wait under every build. The rule's 13 \
     IllegalInstruction traps per baseline (H100, H200) are all launches without a cluster (a \
     1x1x1 cluster is launched without the attribute). One run each; the bytes of a completion \
-    are not predicted (UB), the copy into a CTA other than the executing one is not involved.";
+    are not predicted (UB), the copy into a CTA other than the executing one is not involved. \
+    The run-on is one outcome among those seen, not the only one: in the seed-7 mutants \
+    campaign of a952bcd (cases/probes/fuzz-mispredicted-v3.yaml, H200) three cluster-launch \
+    programs timed out in a wait where the run-on completed, so completes and hangs stay in \
+    the set; and a reduction (cp.reduce.async.bulk.shared::cluster) into the executing CTA of \
+    a 4-CTA cluster launch completed (v3.regress.3f8b230d0626d38a there), where the own-CTA \
+    reductions of cases/reduce (H100, 2026-11-21) trapped IllegalInstruction: a reduction in a \
+    cluster launch is predicted to trap, complete or hang.";
 
 /// The recorded runs behind A-BULK-GRANULE-CLUSTER-HW.
 pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (generator 3, \
@@ -634,11 +647,11 @@ mod tests {
             ),
             (
                 "probe.ub.bulk_self.own_mbar_cluster2",
-                Prediction::one(HwOutcome::Completes),
+                Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
             ),
             (
                 "probe.ub.bulk_self.remote_mbar_no_wait",
-                Prediction::one(HwOutcome::Completes),
+                Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
             ),
             (
                 "probe.ub.bulk_granule.cluster_dst_tx_equal",

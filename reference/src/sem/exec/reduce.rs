@@ -29,14 +29,20 @@ impl Machine<'_> {
         // destination (§9.7.9.25.4.1 does for the copy). Hardware decided: on an H100 every
         // reduction into the executing CTA's own shared memory traps with an illegal instruction
         // (cases/reduce/cluster.yaml, run of 2026-11-21), so the model applies the copy's rule.
+        // In a cluster launch an H200 completed one (A-BULK-SELF-CLUSTER-LAUNCH-HW).
         if matches!(r.dst_kind, RedDst::Cluster { .. }) && dst.cta() == Some(self.cta) {
-            return ub(
+            let u = rules::Ub::new(
                 &rules::BULK_CLUSTER_DST_OWN_CTA,
                 format!(
                     "reduction dstMem {} is in the executing CTA {}",
                     r.dst, self.cta
                 ),
             );
+            return Err(Stop::Ub(if self.cluster > 1 {
+                u.in_situation(rules::Situation::ReduceClusterLaunch)
+            } else {
+                u
+            }));
         }
         let barrier = match &r.dst_kind {
             // The complete-tx goes to the mbarrier in the destination CTA (A-EXEC-MBAR-IN-DST).
