@@ -286,19 +286,25 @@ fn value_coords(c: &mut Chunk<'_>, l: &mut Load, instr: &mut TensorLoad) {
     }
 }
 
-/// Make the load undefined: its box start off the 16-byte grid (§5.5.3.1), or its map one the
-/// validator rejects (the rule the validator names; the executor classifies the first use).
+/// Whether the load of `l` under `mode` breaks copy rule `rule` first (the rule the executor
+/// classifies a perturbation by).
+fn breaks(l: &Load, mode: &LoadMode, rule: &str) -> bool {
+    tensor::load(&l.map, mode, &l.coords, l.off)
+        .err()
+        .is_some_and(|e| e.rule == rule)
+}
+
+/// Make the load undefined: its box start off the 16-byte grid (§5.5.3.1), an im2col offset at
+/// its rank's limit, its shared address off the 128-byte grid, or its map one the validator
+/// rejects (the rule the validator names; the executor classifies the first use). A copy-rule
+/// perturbation that does not break its rule first is undone.
 fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorLoad) -> Intent {
     if l.params.interleave == Interleave::None && bit(g) {
         l.coords[0] += 1;
         if let Some(v) = instr.tensor.coords.first_mut() {
             *v = Value::Imm(l.coords[0] as i64);
         }
-        if tensor::load(&l.map, &l.plan_mode, &l.coords, l.off)
-            .err()
-            .map(|e| e.rule)
-            == Some(copy_rule::BOX_START_ALIGNED)
-        {
+        if breaks(l, &l.plan_mode, copy_rule::BOX_START_ALIGNED) {
             return Intent::Undefined {
                 rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
             };
@@ -309,23 +315,18 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         }
     }
     if let (LoadMode::Im2col { offsets }, true) = (&l.plan_mode, bit(g)) {
-        // An im2col offset at its rank's limit (§5.5.4.1: rank 4 [0, 2^8), rank 5 [0, 2^5)).
-        let limit = match offsets.len() {
-            2 => Some(1u16 << 8),
-            3 => Some(1 << 5),
-            _ => None,
-        };
+        // An im2col offset at its rank's limit (ranks 4 and 5: rank 3's, 2^16, is no u16).
+        let rank = offsets.len() + 2;
+        let limit = (rank >= 4)
+            .then(|| tensor::im2col::offset_limit_of_rank(rank))
+            .and_then(|l| u16::try_from(l).ok());
         if let Some(limit) = limit {
             let mut offsets = offsets.clone();
             offsets[0] = limit;
             let plan = LoadMode::Im2col {
                 offsets: offsets.clone(),
             };
-            if tensor::load(&l.map, &plan, &l.coords, l.off)
-                .err()
-                .map(|e| e.rule)
-                == Some(copy_rule::IM2COL_OFFSETS)
-            {
+            if breaks(l, &plan, copy_rule::IM2COL_OFFSETS) {
                 let info: Vec<Value> = offsets.iter().map(|&o| Value::Imm(o as i64)).collect();
                 l.plan_mode = plan;
                 l.mode = FetchMode::Im2col(info.clone());
@@ -341,11 +342,7 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         // text asks 16).
         l.off += 16;
         instr.dst_mem = Address::reg_off(TBUF, l.off as i64);
-        if tensor::load(&l.map, &l.plan_mode, &l.coords, l.off)
-            .err()
-            .map(|e| e.rule)
-            == Some(copy_rule::SMEM_ALIGN)
-        {
+        if breaks(l, &l.plan_mode, copy_rule::SMEM_ALIGN) {
             return Intent::Undefined {
                 rule: copy_rule_id(copy_rule::SMEM_ALIGN),
             };
@@ -354,15 +351,12 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         instr.dst_mem = Address::reg_off(TBUF, l.off as i64);
     }
     // Map perturbations the driver would also see: an elementStride past 8, a 16-byte-breaking
-    // stride, an oobFill NaN on an integer type, a boxDim one past 256, an im2col corner one
-    // past its rank's range (§5.5.4.1: rank 4 [-2^7, 2^7), rank 5 [-2^4, 2^4)).
+    // stride, an oobFill NaN on an integer type, a boxDim one past 256, an im2col corner of rank
+    // 4 or 5 one past its rank's range (§5.5.4.1).
     let r = l.params.global_dim.len();
     let mut p = l.params.clone();
-    let corner_limit = match r {
-        4 => Some(1 << 7),
-        5 => Some(1 << 4),
-        _ => None,
-    };
+    let corner_limit =
+        matches!(r, 4 | 5).then(|| tensor::tensormap::corner_limit_of_rank(r as u32));
     let has_corner = corner_limit.is_some()
         && p.pixel_box_lower_corner
             .as_ref()

@@ -178,6 +178,12 @@ impl Prediction {
         self
     }
 
+    /// Every outcome either allows.
+    pub fn union(mut self, other: &Prediction) -> Prediction {
+        self.0.extend(other.0.iter().copied());
+        self
+    }
+
     pub fn allows(&self, o: HwOutcome) -> bool {
         self.0.contains(&o)
     }

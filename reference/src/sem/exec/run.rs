@@ -3,7 +3,7 @@
 //! (a PTX statement dispatched to its instruction family, a `wait_parity` step, a `store` step).
 
 use super::operands::store_address;
-use super::predict::{HwOutcome, Prediction};
+use super::predict::{situation_prediction, Prediction};
 use super::{concurrent, tensor, ub, Machine, Stop, R};
 use super::{ErrorKind, ExecError, ExecOptions, Execution, Outcome, TouchKind};
 use crate::case_model::{Case, StepOp};
@@ -25,15 +25,16 @@ pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecErr
     if has_silicon_reading(&ex) {
         // The text's run stands whatever the second one meets.
         if let Ok(silicon) = execute_silicon(case, opts) {
-            let mut p = silicon.prediction;
-            // A-BULK-SELF-CLUSTER-LAUNCH-HW: the run-on gives one outcome silicon was seen to
-            // give; other programs of the situation completed or hung where it predicts
-            // otherwise, so both stay allowed.
-            if let Outcome::Undefined { ub: u, .. } = &ex.outcome {
-                if u.situation == Some(ub::Situation::ClusterLaunch) {
-                    p = p.with(HwOutcome::Completes).with(HwOutcome::Hangs);
-                }
-            }
+            // A situation's own outcomes stay allowed beside the run-on's: silicon gave them
+            // in programs of the situation where the run-on predicts otherwise
+            // (A-BULK-SELF-CLUSTER-LAUNCH-HW).
+            let p = match &ex.outcome {
+                Outcome::Undefined { ub: u, .. } => match u.situation {
+                    Some(s) => silicon.prediction.union(&situation_prediction(s)),
+                    None => silicon.prediction,
+                },
+                _ => silicon.prediction,
+            };
             ex.expected_hw = p.coarse();
             ex.prediction = p;
         }

@@ -16,15 +16,20 @@ use super::tensormap::{Geometry, Im2colBox, ValidatedMap, WideMode};
 use crate::sem::mutant::{self, Mutant as M};
 
 /// im2col offsets limit per rank (§5.5.4.1: [0, 2^16−1], [0, 2^8−1], [0, 2^5−1]).
-fn offset_limit(rank: usize) -> u32 {
-    if mutant::on(M::Im2colOffsetLimitLoose) {
-        return 1 << 16;
-    }
+pub fn offset_limit_of_rank(rank: usize) -> u32 {
     match rank {
         3 => 1 << 16,
         4 => 1 << 8,
         _ => 1 << 5,
     }
+}
+
+/// [`offset_limit_of_rank`] as the executor applies it (a mutant may loosen it).
+fn offset_limit(rank: usize) -> u32 {
+    if mutant::on(M::Im2colOffsetLimitLoose) {
+        return 1 << 16;
+    }
+    offset_limit_of_rank(rank)
 }
 
 /// The rows of one pixel: `cpp` channel units starting at channel `c`.

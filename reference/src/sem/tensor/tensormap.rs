@@ -22,6 +22,6 @@ pub use crate::tensor_map::{
 pub use rules::{rule, silicon_when_accepted, Observed, Rule, RuleSource};
 pub use sweep::{param_sweep, SplitMix};
 pub use validator::{
-    predict_driver, validate, validate_as_driver, EncodeReject, Geometry, Im2colBox, ValidatedMap,
-    GLOBAL_DIM_MAX,
+    corner_limit_of_rank, predict_driver, validate, validate_as_driver, EncodeReject, Geometry,
+    Im2colBox, ValidatedMap, GLOBAL_DIM_MAX,
 };

@@ -560,15 +560,20 @@ fn validate_in(
 }
 
 /// §5.5.4.1 / spec/09: corner range per rank, rank 3 [-2^15, 2^15-1], rank 4 [-2^7, 2^7-1], rank 5 [-2^4, 2^4-1].
-fn corner_limit(rank: u32) -> i32 {
-    if mutant::on(M::EncodeCornerLimitRank3) {
-        return 1 << 15;
-    }
+pub fn corner_limit_of_rank(rank: u32) -> i32 {
     match rank {
         3 => 1 << 15,
         4 => 1 << 7,
         _ => 1 << 4,
     }
+}
+
+/// [`corner_limit_of_rank`] as the validator applies it (a mutant may widen it).
+fn corner_limit(rank: u32) -> i32 {
+    if mutant::on(M::EncodeCornerLimitRank3) {
+        return 1 << 15;
+    }
+    corner_limit_of_rank(rank)
 }
 
 /// spec/09: "globalDim ... less than or equal to 2^32". cuda.h of CUDA 13.x says 2^31, but
