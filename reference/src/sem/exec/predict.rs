@@ -263,7 +263,7 @@ pub const NEVER_INITIALIZED: &str = "the harness zeroes every mbarrier's 8 bytes
     2-CTA cluster, sm_90a) trapped under every build (H200, 2026-11-28); \
     regress.1c8846e9b25ae2df (an arrive at step 0 by thread 6 of 96, sm_80 PTX, two mbarriers) \
     completed once and trapped in the three re-runs of its attribution, then in 10 of 10 \
-    re-runs (H200, 2026-11-28): 1 completion in 15 runs. probe.ub.never_init_sm80_late_init \
+    re-runs (H200, 2026-11-28): 1 completion in 14 runs. probe.ub.never_init_sm80_late_init \
     (what that program had and the corpus case lacks: sm_80 PTX, thread 6 of 96, a later init \
     of the same mbarrier) trapped LaunchFailed (H200, 2026-11-28). No recorded parameter \
     separates the one completion.";
