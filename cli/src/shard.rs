@@ -2,10 +2,10 @@
 //! the campaign is shard `k mod n`'s), for array jobs of Slurm and Kubernetes.
 //!
 //! A case goes by a stable hash of its identity (so adding a case moves only that case), except
-//! the costly ones: a trap costs its report and a fresh worker (about 0.25 s, ten times a
-//! passing case) and a hang its wait bound, so a shard's wall time follows its traps. Cases
-//! expected or recorded to trap or hang are dealt round robin in hash order instead, so every
-//! shard gets its share of them (adding one shifts only the costly cases after it).
+//! the costly ones: a trap costs its report and a fresh worker (0.2–0.3 s each in the corpus)
+//! and a hang its wait bound, so a shard's wall time follows its traps. Cases that the case or
+//! the model expects to trap or hang are dealt round robin in hash order instead, so every shard
+//! gets its share of them (adding one shifts only the costly cases after it).
 
 use std::fmt;
 use std::str::FromStr;

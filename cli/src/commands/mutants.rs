@@ -283,7 +283,7 @@ pub mod proxy {
             self.info.clone()
         }
         fn runs(&self, t: Target) -> bool {
-            t.sm < 100
+            ptxconform_gpu::engine::runs_on(t, (9, 0))
         }
         fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
             Ok(cases

@@ -425,7 +425,14 @@ fn intent_name(i: &Intent) -> &'static str {
 /// Every CPU oracle over a generated program (the static ones, the reference, and ptxas when it
 /// is installed); the first violation.
 pub fn cpu_oracles(g: &Generated) -> Result<(), Violation> {
-    cpu_oracles_many(std::slice::from_ref(g), &[true]).remove(0)
+    check_cpu(g)?;
+    match ptxas_oracle(std::slice::from_ref(g), &[true])
+        .pop()
+        .flatten()
+    {
+        Some(v) => Err(v),
+        None => Ok(()),
+    }
 }
 
 /// One generated program of a block: its campaign-wide index, fingerprint, the kernel
@@ -652,21 +659,6 @@ fn reference_oracle_passes(g: &Generated, ex: &Execution, profile: Profile) -> b
 fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
     let left = stop.programs.map_or(u64::MAX, |n| n.saturating_sub(done));
     (batch as u64).min(left)
-}
-
-/// [`cpu_oracles`] over many programs: the static oracles and the reference on every core, then
-/// ptxas ([`ptxas_oracle`]) of those that passed and that `ptxas[i]` names.
-fn cpu_oracles_many(gs: &[Generated], ptxas: &[bool]) -> Vec<Result<(), Violation>> {
-    let mut out: Vec<Result<(), Violation>> = gs.par_iter().map(check_cpu).collect();
-    let asked: Vec<bool> = (0..gs.len())
-        .map(|i| out[i].is_ok() && ptxas.get(i).copied().unwrap_or(true))
-        .collect();
-    for (r, v) in out.iter_mut().zip(ptxas_oracle(gs, &asked)) {
-        if let Some(v) = v {
-            *r = Err(v);
-        }
-    }
-    out
 }
 
 /// The ptxas oracle, when ptxas is installed, once for all instructions it has not judged yet, of

@@ -58,14 +58,19 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn observed(obs: Observation) -> Run {
+    /// A run that is only its outcome (no kernel text, wall time, device or build).
+    pub fn of(ran: Ran) -> Run {
         Run {
-            ran: Ran::Observed(obs),
+            ran,
             ptx: None,
             wall_us: 0,
             device: String::new(),
             build: None,
         }
+    }
+
+    pub fn observed(obs: Observation) -> Run {
+        Run::of(Ran::Observed(obs))
     }
 }
 
@@ -391,13 +396,10 @@ impl Backend for Replay {
             .iter()
             .map(|(case, _)| match self.newest(case) {
                 Some(o) => Run::observed(o.clone()),
-                None => Run {
-                    ran: Ran::NotRun(format!("no observation recorded on `{}`", self.device)),
-                    ptx: None,
-                    wall_us: 0,
-                    device: String::new(),
-                    build: None,
-                },
+                None => Run::of(Ran::NotRun(format!(
+                    "no observation recorded on `{}`",
+                    self.device
+                ))),
             })
             .collect())
     }

@@ -75,13 +75,7 @@ impl HostOnly {
                     ptx: Some(em.ptx),
                     ..Run::observed(predicted(info, ex))
                 },
-                Err(ran) => Run {
-                    ran: *ran,
-                    ptx: None,
-                    wall_us: 0,
-                    device: String::new(),
-                    build: None,
-                },
+                Err(ran) => Run::of(*ran),
             })
             .collect();
         self.times.observe += t.elapsed();

@@ -33,7 +33,7 @@ pub(crate) const FIRST_GLOBAL: usize = 3;
 /// Can a device of compute capability `cc` run code built for `t`? Arch-specific targets (`a`) run
 /// only on exactly that architecture; family targets (`f`) on the same family; plain ones on
 /// anything at least as new.
-fn runs_on(t: Target, cc: (i32, i32)) -> bool {
+pub fn runs_on(t: Target, cc: (i32, i32)) -> bool {
     let dev = (cc.0 * 10 + cc.1) as u32;
     match t.suffix {
         Suffix::Arch => dev == t.sm,
@@ -371,11 +371,8 @@ impl Backend for Engine {
             Ok(em) => em,
             Err(ran) => {
                 let run = Run {
-                    ran: *ran,
-                    ptx: None,
-                    wall_us: 0,
                     device: self.label.clone(),
-                    build: None,
+                    ..Run::of(*ran)
                 };
                 return Ok(vec![run; n]);
             }
@@ -648,11 +645,8 @@ impl Engine {
             .enumerate()
             .map(|(k, ((em, jr), build))| match (em, jr) {
                 (Err(ran), _) => Run {
-                    ran: *ran,
-                    ptx: None,
-                    wall_us: 0,
                     device: label.clone(),
-                    build: None,
+                    ..Run::of(*ran)
                 },
                 (Ok(em), Some(jr)) => {
                     let mut ran = observation(cases[k].0, &em, &jr, info);
