@@ -35,6 +35,14 @@ pub struct KnownDivergence {
     pub reason: String,
 }
 
+impl KnownDivergence {
+    /// Whether a failure observed at `site` falls in the finding's `seen_on` (`None`: no
+    /// observation says where, so nothing rules it out).
+    pub fn seen_at(&self, site: Option<Site>) -> bool {
+        site.is_none_or(|s| self.seen_on.covers(s))
+    }
+}
+
 /// The builds of a known compiler defect (`culprit: { compiler: … }`), as attribution found
 /// them. A run under a breaking build routes the finding's cases to a passing one, so that the
 /// silicon is observed; the reproducers keep a breaking build.
@@ -250,7 +258,7 @@ impl KnownDivergences {
     /// shows under its build). A match observed outside the finding's `seen_on` stays a failure,
     /// with a note naming the finding and its scope.
     pub fn apply(&self, r: &mut CaseResult, site: Option<Site>) {
-        let outside = |k: &KnownDivergence| site.filter(|s| !k.seen_on.covers(*s));
+        let outside = |k: &KnownDivergence| site.filter(|_| !k.seen_at(site));
         match r.build.as_ref().map(|b| &b.why) {
             Some(BuildReason::AvoidsDefect { .. }) => return,
             Some(BuildReason::Reproduces { finding }) => {

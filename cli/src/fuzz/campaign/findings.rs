@@ -171,9 +171,7 @@ impl Campaign<'_> {
     /// was seen on that device and driver (elsewhere it is new evidence, reported).
     fn is_known(&self, case: &Case, sig: &Signature, site: Option<Site>) -> bool {
         let k = &self.opts.known;
-        let here = |f: Option<&KnownDivergence>| {
-            f.is_some_and(|f| site.is_none_or(|s| f.seen_on.covers(s)))
-        };
+        let here = |f: Option<&KnownDivergence>| f.is_some_and(|f| f.seen_at(site));
         here(k.matching_signature(&sig.key()))
             || here(k.matching(&case.name))
             || (sig.verdict == Verdict::TrapUnexpected
