@@ -216,7 +216,7 @@ rules! {
     MBAR_ARRIVE_BEFORE_WAIT = ("mbarrier.arrive_before_wait", "9.7.13.15.4", true, Mbarrier,
         "arrive-on in a phase before any test_wait/try_wait returned True for the preceding phase");
     MBAR_TX_RACE = ("mbarrier.complete_tx_race", "9.7.13.15.5", true, Executor,
-        "a phase completes while an issued copy's complete-tx it tracks is still to land: in another allowed order of that complete-tx the phase does not complete there (the expect-tx did not count the copy's bytes)");
+        "a phase completes while an issued copy's complete-tx it tracks is still to land: in another allowed order of that complete-tx the phase does not complete there (the expect-tx did not count the copy's bytes; A-TX-RACE)");
     MBAR_ADDRESS_WINDOW = ("mbarrier.address_window", "9.7.13.15.9", false, Executor,
         "mbarrier address outside the .shared::cta (or .shared::cluster where allowed) window");
     MBAR_MISALIGNED = ("mbarrier.misaligned", "9.7.13.15.1", false, Executor,

@@ -244,8 +244,8 @@ pub fn situation_prediction(s: Situation) -> Prediction {
         Situation::Traps => Prediction::one(LAUNCH_FAILED),
         Situation::NeverInitialized => Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]),
         Situation::PartialRead => Prediction::one(HwOutcome::Completes),
-        // Only when the run under silicon's reading failed: what the rest of the program does
-        // is not known.
+        // Joined to the silicon run-on's prediction (`execute_with`), and alone when that run
+        // fails: programs of the situation completed and hung whatever the run-on predicted.
         Situation::ClusterLaunch => Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
         Situation::ReduceClusterLaunch => Prediction::of_set(
             HwOutcome::Traps(TrapKind::IllegalInstruction),
@@ -316,8 +316,14 @@ pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (ge
     corpus were copies into .shared::cta: ub.bulk.size_not_multiple_of_16 (24 bytes, expect-tx \
     24) hung, H100 and H200; witness.bulk.silicon-rounds-up (24 bytes, expect-tx 16) completed, \
     H100. The seed-0 mixed campaign's 1,280 programs of the rule (960 completed, 320 hung, \
-    a6a82df) are not recorded by destination. Whether the destination space or expect-tx \
-    above the copy's size separates the trap is unprobed: both trapping programs have both.";
+    a6a82df, reports/bench/h200-2026-11-28-fuzz/campaign-mixed-b02-a6a82df.json) are not \
+    recorded by destination. The two trapping programs have both a .shared::cluster \
+    destination and an expect-tx above the copy's size; probes of each alone \
+    (probe.ub.bulk_granule.cluster_dst_tx_equal, .cta_dst_tx_rounded_up; 2 x H200 host, \
+    a952bcd, three runs each) both hung, 16 of their 24 bytes landing: neither alone makes the \
+    trap, so the position's condition (a .shared::cluster destination) is broader than what \
+    was seen to trap, and what makes the trap is open. The 126 are in the campaign's log \
+    (reports/bench/h200-2026-11-28-5fd6210/log.txt: 128 divergences, 126 duplicates).";
 
 /// The trap [`GRANULE_CLUSTER`] adds to a prediction.
 pub const GRANULE_CLUSTER_TRAP: HwOutcome = LAUNCH_FAILED;
@@ -370,9 +376,15 @@ pub const TX_RACE: &str = "the H200 sweeps of draw v2, seeds 7 and 9 (2026-11-28
     those seeds; the bytes of a completion are uncertain by the text. None in the H100 / H200 \
     sweeps of draw v1 (their \
     expect-tx always equals the copy's bytes) or in the corpus recordings. One configuration \
-    varies from run to run: cases/ub/tx_race.yaml run six times on one H200 (2026-11-28), the \
-    arrival-first case hung 6 of 6, the piece-reaching-zero case completed 5 and hung 1. Out \
-    of sample (draw v2 seed 11, 1,024 configurations on one H200): 0 disagreements.";
+    varies from run to run: cases/ub/tx_race.yaml run six times on one H200 (2026-11-28; \
+    logged, not recorded: the file keeps one run of each case), the arrival-first case hung 6 \
+    of 6, the piece-reaching-zero case completed 5 and hung 1; three more runs of the file with \
+    a 2 s wait bound (a6a82df, \
+    reports/bench/h200-2026-11-28-fuzz/log-a6a82df-corpus-shards-txrace-mixed.txt) hung arrival-first 3 of 3; in the whole-corpus runs both \
+    completed on one H200 (reports/baseline/h200-2026-11-28-a6a82df/summary.json) and \
+    piece-reaching-zero hung on GPU 0 of a 2 x H200 host (a952bcd, \
+    reports/bench/h200-2026-11-28-5fd6210/log-a952bcd-2xh200.txt). Out of sample (draw v2 \
+    seed 11, 1,024 configurations on one H200): 0 disagreements.";
 
 /// The recorded runs behind A-OUT-OF-REGION-LANDS-HW: why a load out of its region inside the
 /// allocation is run on ([`super::has_silicon_reading`]).
@@ -604,8 +616,21 @@ mod tests {
     /// The outcomes issue 34's campaigns found outside the prediction are inside it.
     #[test]
     fn fuzz_mispredicted_outcomes_are_predicted() {
-        let all = predictions("probes/fuzz-mispredicted.yaml");
-        assert_eq!(all.len(), 6);
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted.yaml", 6);
+    }
+
+    /// The probes of the positions and the race's corpus cases: every recorded outcome is one
+    /// their prediction allows (the table below pins the predictions themselves).
+    #[test]
+    fn situation_probe_recordings_are_predicted() {
+        recorded_outcomes_are_allowed("probes/issue34-ub-situations.yaml", 8);
+        recorded_outcomes_are_allowed("ub/tx_race.yaml", 2);
+    }
+
+    /// Every case of `file` (under cases/) has a recording, each inside its prediction.
+    fn recorded_outcomes_are_allowed(file: &str, cases: usize) {
+        let all = predictions(file);
+        assert_eq!(all.len(), cases, "{file}");
         for (c, p) in &all {
             assert!(!c.observed.is_empty(), "{}", c.name);
             for o in &c.observed {
