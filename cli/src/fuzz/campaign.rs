@@ -19,7 +19,7 @@
 use super::FuzzArgs;
 use crate::shard::Shard;
 use coverage::{analyze_executed, Aim, Analysis, CoverageMap};
-use ptxconform_core::differential::{Backend, Executed};
+use ptxconform_core::differential::{Backend, Executed, Prepare};
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::Verdict;
@@ -47,6 +47,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use trap_budget::{Ledger, TrapBudget};
 
@@ -455,13 +456,35 @@ struct Program {
 /// Generated programs with their CPU oracles' verdicts, in program order.
 type Block = Vec<Program>;
 
-/// Programs in a block when `--batch` is not given: 64 per thread, at least 512. A block's new
-/// kernels compile on every core and the block waits for its slowest module, so more cores want
-/// larger blocks. `fuzz` on an H100 host at 64 threads: 877–886 programs/s with blocks of 512,
-/// 1,420–1,447 with 4,096; at 16 threads the block size made no difference
+/// Wall time of a campaign's two stages, summed over blocks: the hardware stage (observing and
+/// judging a block), and generating and checking a block (the next one beside the hardware
+/// stage), with how long the campaign waited for generation alone.
+#[derive(Clone, Copy, Debug, Default)]
+struct Walls {
+    hardware: Duration,
+    generate: Duration,
+    waited: Duration,
+}
+
+impl Walls {
+    fn describe(&self) -> String {
+        format!(
+            "wall: hardware stage {:.2}s; generating and checking {:.2}s, of which {:.2}s waited \
+             for alone",
+            self.hardware.as_secs_f64(),
+            self.generate.as_secs_f64(),
+            self.waited.as_secs_f64()
+        )
+    }
+}
+
+/// Programs in a block when `--batch` is not given: 256 per thread, at least 2,048. A block's
+/// new shapes compile while the device runs the block before, and a larger block links more of
+/// them into each module. `fuzz --config legal`, K = 64, on a 16-core H200 with compiling ahead:
+/// 6,033 programs/s with blocks of 1,024, 8,038–8,761 with 4,096, 8,190 with 16,384
 /// (`reports/bench/README.md`).
 pub fn default_block() -> usize {
-    (64 * rayon::current_num_threads()).max(512)
+    (256 * rayon::current_num_threads()).max(2048)
 }
 
 /// How a block is generated and analysed.
@@ -478,6 +501,9 @@ struct BlockSpec {
     hardware: bool,
     /// Steering targets ([`generate_steered`]).
     targets: Vec<Aim>,
+    /// The hardware's host side, which compiles a block's new shapes as soon as they are drawn
+    /// (while the device still runs the block before).
+    warm: Option<Arc<dyn Prepare>>,
 }
 
 /// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
@@ -536,6 +562,13 @@ fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
                 .map(|e| e.shape_key)
         })
         .collect();
+    if let Some(w) = &spec.warm {
+        let firsts: Vec<&Case> = (0..gens.len())
+            .filter(|&i| keyed[i] == Some(i))
+            .map(|i| &gens[i].case)
+            .collect();
+        w.warm(&firsts);
+    }
     gens.into_iter()
         .zip(checked)
         .enumerate()
@@ -781,6 +814,9 @@ pub struct Campaign<'h> {
     kernels: HashSet<u64>,
     /// When this invocation started, and the seconds of the runs it resumed.
     clock: (Instant, f64),
+    /// Where this invocation's wall time went: the hardware stage, and generating and checking
+    /// blocks (beside the hardware, but waited for when it is slower).
+    walls: Walls,
     /// What the campaign exercised.
     pub coverage: CoverageMap,
     /// The corpus's recorded runs per rule (with a trap budget).
@@ -972,6 +1008,7 @@ impl<'h> Campaign<'h> {
             fingerprints: HashSet::new(),
             kernels: HashSet::new(),
             clock: (Instant::now(), 0.0),
+            walls: Walls::default(),
             coverage,
             evidence,
             trap_shapes: BTreeSet::new(),
@@ -1060,7 +1097,13 @@ impl<'h> Campaign<'h> {
             let n = block_len(self.opts.batch, stop, k0 - p0);
             let block = match prefetched.take() {
                 Some((k, b)) if k == k0 => b,
-                _ => check_block(&self.block_spec(), k0..k0 + n),
+                _ => {
+                    let t = Instant::now();
+                    let b = check_block(&self.block_spec(), k0..k0 + n);
+                    self.walls.generate += t.elapsed();
+                    self.walls.waited += t.elapsed();
+                    b
+                }
             };
             for p in block {
                 let (k, g, checked, analysis) = (p.k, p.generated, p.checked, p.analysis);
@@ -1103,12 +1146,26 @@ impl<'h> Campaign<'h> {
                 let spec = self.block_spec();
                 let batch = std::mem::take(&mut pending);
                 let (hw, next) = std::thread::scope(|s| {
-                    let next = more.then(|| s.spawn(move || check_block(&spec, k1..k1 + n1)));
-                    (self.hardware(batch), next.map(|h| h.join()))
+                    let next = more.then(|| {
+                        s.spawn(move || {
+                            let t = Instant::now();
+                            (check_block(&spec, k1..k1 + n1), t.elapsed())
+                        })
+                    });
+                    let t = Instant::now();
+                    let hw = self.hardware(batch);
+                    self.walls.hardware += t.elapsed();
+                    let t = Instant::now();
+                    let next = next.map(|h| h.join());
+                    self.walls.waited += t.elapsed();
+                    (hw, next)
                 });
                 hw?;
                 prefetched = match next {
-                    Some(Ok(b)) => Some((k1, b)),
+                    Some(Ok((b, took))) => {
+                        self.walls.generate += took;
+                        Some((k1, b))
+                    }
                     Some(Err(_)) => return Err("program generation panicked".into()),
                     None => None,
                 };
@@ -1148,6 +1205,7 @@ impl<'h> Campaign<'h> {
                 );
             }
             if self.hw.is_some() {
+                println!("{}", self.walls.describe());
                 println!("{}", self.stats.trap_budget.describe());
             }
             for (sig, file) in &self.stats.findings {
@@ -1189,6 +1247,7 @@ impl<'h> Campaign<'h> {
             } else {
                 Vec::new()
             },
+            warm: self.hw.as_ref().and_then(|h| h.preparer()),
         }
     }
 

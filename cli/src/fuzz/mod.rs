@@ -63,7 +63,7 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub resume: bool,
     /// Programs generated and checked together, and run on the GPU as one batch (also the
-    /// candidates per minimization round). Default: 64 per thread, at least 512.
+    /// candidates per minimization round). Default: 256 per thread, at least 2,048.
     #[arg(long)]
     pub batch: Option<usize>,
     /// Where minimized regression cases are written.

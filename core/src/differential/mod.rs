@@ -127,6 +127,10 @@ pub trait Backend {
 /// [`Backend::preparer`]).
 pub trait Prepare: Send + Sync {
     fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared;
+    /// Make ready, ahead of their batch, what the programs of `cases` need whatever their
+    /// values (a GPU backend: their compiled kernels), so that the batch later waits for none
+    /// of it. A campaign calls it with one case per shape as soon as it has generated them.
+    fn warm(&self, _cases: &[&Case]) {}
 }
 
 /// What a [`Prepare`] made of a batch, opaque to the core; only its own backend reads it.

@@ -107,11 +107,14 @@ impl Backend for Fleet {
     fn host_time(&mut self, reference: Duration, judge: Duration) {
         self.engines[0].host_time(reference, judge);
     }
-    /// One engine prepares as it would alone; several split a batch as it comes.
+    /// One engine prepares as it would alone; several split a batch as it comes, so they
+    /// prepare nothing ahead, but each compiles shapes ahead for itself.
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
         match self.engines.as_slice() {
             [one] => one.preparer(),
-            _ => None,
+            many => Some(Arc::new(WarmEach(
+                many.iter().filter_map(|e| e.preparer()).collect(),
+            ))),
         }
     }
     fn observe_prepared(
@@ -122,6 +125,21 @@ impl Backend for Fleet {
         match self.engines.as_mut_slice() {
             [one] => one.observe_prepared(cases, prepared),
             _ => self.observe(cases),
+        }
+    }
+}
+
+/// The preparer of several engines: warms each (the first compiles; the others find the cubins
+/// in the shared disk cache), prepares nothing (the batch is split only as it runs).
+struct WarmEach(Vec<Arc<dyn Prepare>>);
+
+impl Prepare for WarmEach {
+    fn prepare(&self, _: &[(&Case, &Execution)]) -> Prepared {
+        Prepared::new(())
+    }
+    fn warm(&self, cases: &[&Case]) {
+        for p in &self.0 {
+            p.warm(cases);
         }
     }
 }

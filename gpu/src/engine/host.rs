@@ -6,8 +6,6 @@
 //! read-back are not in it.
 
 use super::{prepare, runs_on, Settings, Step};
-use crate::builds::Codegen;
-use crate::engine::batch::Limits;
 use ptxconform_core::differential::{predicted, Backend, Prepare, Prepared, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::RunInfo;
@@ -45,11 +43,7 @@ impl HostOnly {
         HostOnly {
             settings: Arc::new(Settings {
                 known,
-                limits: Limits::default(),
-                jit_level: None,
-                rewrite: None,
-                build: Codegen::Jit { level: 4 },
-                routable: Vec::new(),
+                ..Settings::host(cc)
             }),
             cc,
             info: RunInfo {

@@ -4,9 +4,10 @@
 
 use crate::builds::Codegen;
 use crate::device::{DeviceInfo, JobResult, Supervisor, SupervisorConfig, WorkerCommand};
-use crate::emit::{emit_all, link, Emitted};
+use crate::emit::{emit_all, Emitted};
 use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use decode::observation;
+use kernels::{compile_with, Ahead, MAX_KERNELS};
 use ptxconform_core::differential::{Backend, Prepare, Prepared, Ran, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{BuildReason, RanBuild, RunInfo};
@@ -14,6 +15,7 @@ pub mod batch;
 pub mod decode;
 pub mod fleet;
 pub mod host;
+mod kernels;
 
 use ptxconform_reference::case::{to_yaml, Case, Observation};
 use ptxconform_reference::layout::CANARY;
@@ -95,11 +97,13 @@ pub struct Engine {
     pub cc: (i32, i32),
     pub limits: Limits,
     /// Offline compiler; `None`: the driver JIT compiles in the worker.
-    pub compiler: Option<crate::compile::Compiler>,
+    pub compiler: Option<Arc<crate::compile::Compiler>>,
     /// The JIT's optimization level when it compiles (`None`: the driver's default).
     pub jit_level: Option<u8>,
     /// Compiled kernels by shape key.
     kernels: HashMap<u64, Kernel>,
+    /// Kernels compiled ahead of their batch ([`Prepare::warm`]), not registered yet.
+    ahead: Arc<Ahead>,
     /// Every case compiles a module of its own (the naive baseline of `bench`).
     pub naive: bool,
     /// Known findings: their cases are expected to misbehave and run apart.
@@ -132,8 +136,10 @@ pub struct Times {
     pub reference: Duration,
     /// Emission (host threads).
     pub emit: Duration,
-    /// Offline compilation of new shapes.
+    /// Offline compilation of new shapes when their batch runs.
     pub compile: Duration,
+    /// Offline compilation of shapes ahead of their batch (beside other work: [`Prepare::warm`]).
+    pub compile_ahead: Duration,
     /// Batched execution (see [`BatchStats`] for its host and device parts).
     pub execute: Duration,
     /// Decoding read-back state into observations (host threads).
@@ -152,9 +158,10 @@ impl Engine {
             sup,
             cc,
             limits: Limits::default(),
-            compiler,
+            compiler: compiler.map(Arc::new),
             jit_level: None,
             kernels: HashMap::new(),
+            ahead: Arc::default(),
             naive: false,
             known: Default::default(),
             stats: BatchStats::default(),
@@ -169,16 +176,17 @@ impl Engine {
         }
     }
 
-    /// Compile every shape of `ems` not compiled yet. Shapes of one preamble are linked into
-    /// modules of several kernels (one ptxas run and one module load each), the modules compiled
-    /// in parallel. A module that does not compile is split into its shapes, so that an error
-    /// belongs to one shape; a shape that does not compile offline is left to the driver's JIT
-    /// (which reports its own error for the case).
+    /// Compile every shape of `ems` not compiled yet (see [`kernels`]), after registering what
+    /// was compiled ahead.
     fn compile(&mut self, ems: &[&Emitted]) {
+        let (modules, wall) = self.ahead.take();
+        kernels::register(modules, &mut self.kernels, &mut self.sup);
+        self.times.compile_ahead += wall;
         let Some(c) = &self.compiler else { return };
         if self.kernels.len() > MAX_KERNELS {
             self.kernels.clear();
             self.sup.clear_modules();
+            self.ahead.forget();
         }
         compile_with(c, self.cc, &mut self.kernels, &mut self.sup, ems);
     }
@@ -217,108 +225,6 @@ fn make_compiler(
         .with_opt_level(*level)
         .ok()
 }
-
-/// Compile every shape of `ems` that `kernels` lacks with `c` for a device of compute
-/// capability `cc`, registering the modules with `sup`.
-fn compile_with(
-    c: &crate::compile::Compiler,
-    cc: (i32, i32),
-    kernels: &mut HashMap<u64, Kernel>,
-    sup: &mut Supervisor,
-    ems: &[&Emitted],
-) {
-    {
-        let dev = (cc.0 * 10 + cc.1) as u32;
-        // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
-        // device) is compiled for the device, as the driver's JIT would.
-        let arch = |em: &Emitted| {
-            if em.target.sm == dev {
-                em.target
-            } else {
-                Target::new(dev, Suffix::None)
-            }
-        };
-        let mut seen = std::collections::HashSet::new();
-        let mut groups: BTreeMap<(&str, Target), Vec<&Emitted>> = BTreeMap::new();
-        for em in ems {
-            if !kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key) {
-                groups
-                    .entry((em.preamble(), arch(em)))
-                    .or_default()
-                    .push(em);
-            }
-        }
-        let sizes: Vec<usize> = groups.values().map(Vec::len).collect();
-        let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
-        for (((_, t), members), per) in groups
-            .into_iter()
-            .zip(module_sizes(&sizes, rayon::current_num_threads()))
-        {
-            modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
-        }
-        // Largest first: the parallel compile then ends about when its longest module does.
-        modules.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
-        let texts: Vec<String> = modules.iter().map(|(_, m)| link(m)).collect();
-        let jobs: Vec<(&str, Target)> = texts
-            .iter()
-            .zip(&modules)
-            .map(|(text, (t, _))| (text.as_str(), *t))
-            .collect();
-        let mut alone: Vec<(&str, Target, &Emitted)> = Vec::new();
-        for ((t, members), r) in modules.iter().zip(c.compile_many(&jobs)) {
-            match r {
-                Ok(cubin) => {
-                    let module = sup.add_module(cubin);
-                    for em in members {
-                        let k = Kernel {
-                            module,
-                            entry: em.linked_entry(),
-                        };
-                        kernels.insert(em.shape_key, k);
-                    }
-                }
-                Err(_) if members.len() > 1 => {
-                    alone.extend(members.iter().map(|em| (&*em.ptx, *t, *em)))
-                }
-                Err(_) => {}
-            }
-        }
-        let jobs: Vec<(&str, Target)> = alone.iter().map(|(p, t, _)| (*p, *t)).collect();
-        for ((_, _, em), r) in alone.iter().zip(c.compile_many(&jobs)) {
-            if let Ok(cubin) = r {
-                let module = sup.add_module(cubin);
-                let entry = em.entry.to_string();
-                kernels.insert(em.shape_key, Kernel { module, entry });
-            }
-        }
-    }
-}
-
-/// Most kernels linked into one module.
-const MODULE_KERNELS: usize = 64;
-
-/// Modules per core a batch of new shapes is cut into: with several, cores that finish early
-/// take more, instead of idling while the largest module compiles (a 15 s fuzz campaign on 16
-/// cores: 363 programs/s with one module per core, 422 with about three).
-const MODULES_PER_CORE: usize = 3;
-
-/// Kernels per module for groups of `sizes` new shapes (one group per preamble), compiled on
-/// `threads` cores: about [`MODULES_PER_CORE`] modules per core in all, so a batch of many small
-/// groups (a fuzz block spreads over a dozen PTX versions and targets) does not start one ptxas
-/// per group and core — a start costs as much as a few small kernels. Each group is cut into
-/// equal parts of at most [`MODULE_KERNELS`].
-fn module_sizes(sizes: &[usize], threads: usize) -> Vec<usize> {
-    let total: usize = sizes.iter().sum();
-    let share = total
-        .div_ceil(threads.max(1) * MODULES_PER_CORE)
-        .clamp(1, MODULE_KERNELS);
-    sizes
-        .iter()
-        .map(|&n| n.div_ceil(n.div_ceil(share).max(1)).max(1))
-        .collect()
-}
-/// Compiled kernels an engine keeps before starting over (bounds a long campaign's memory).
-const MAX_KERNELS: usize = 65_536;
 
 impl Backend for Engine {
     fn info(&self) -> RunInfo {
@@ -435,11 +341,56 @@ struct Settings {
     build: Codegen,
     /// The builds routing may choose (empty: routing is off).
     routable: Vec<Codegen>,
+    /// The engine's offline compiler (`None`: the JIT) and device, for [`Prepare::warm`].
+    compiler: Option<Arc<crate::compile::Compiler>>,
+    cc: (i32, i32),
+    ahead: Arc<Ahead>,
+}
+
+impl Settings {
+    /// The settings of a host with no offline compiler for a device of compute capability `cc`:
+    /// the JIT's default build, default limits, nothing known, no routing.
+    fn host(cc: (i32, i32)) -> Settings {
+        Settings {
+            known: KnownDivergences::default(),
+            limits: Limits::default(),
+            jit_level: None,
+            rewrite: None,
+            build: Codegen::Jit {
+                level: crate::builds::JIT_DEFAULT_LEVEL,
+            },
+            routable: Vec::new(),
+            compiler: None,
+            cc,
+            ahead: Arc::default(),
+        }
+    }
 }
 
 impl Prepare for Settings {
     fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
         Prepared::new(prepare(cases, self, None))
+    }
+
+    /// Emit the cases that this device runs under the engine's own build and compile their
+    /// shapes; the engine registers the modules when a batch next compiles.
+    fn warm(&self, cases: &[&Case]) {
+        use rayon::prelude::*;
+        let Some(c) = &self.compiler else { return };
+        let ems: Vec<Emitted> = cases
+            .par_iter()
+            .filter(|case| runs_on(case.target, self.cc))
+            .filter(|case| {
+                self.routable.is_empty()
+                    || self
+                        .known
+                        .build_for(&case.name, &self.build, |cg| self.routable.contains(cg))
+                        .is_none_or(|r| r.build == self.build)
+            })
+            .filter_map(|case| runnable(case, crate::emit::emit(case), self.rewrite.as_ref()).ok())
+            .collect();
+        self.ahead
+            .compile(c, self.cc, &ems.iter().collect::<Vec<_>>());
     }
 }
 
@@ -456,6 +407,9 @@ impl Engine {
             } else {
                 Vec::new()
             },
+            compiler: self.compiler.clone(),
+            cc: self.cc,
+            ahead: self.ahead.clone(),
         }
     }
 }
@@ -489,6 +443,7 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         rewrite,
         build,
         routable,
+        ..
     } = settings;
     use rayon::prelude::*;
     let t = Instant::now();
@@ -699,7 +654,8 @@ impl Engine {
             .map(|c| c.stats())
             .unwrap_or_default();
         format!(
-            "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s ({} modules compiled, {} cached), \
+            "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s (and {:.2}s ahead; {} modules \
+             compiled, {} cached), \
              execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
              {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
              {} launches apart taking {:.2}s, their workers {:.2}s to start), observe {:.2}s, \
@@ -707,6 +663,7 @@ impl Engine {
             t.reference.as_secs_f64(),
             t.emit.as_secs_f64(),
             t.compile.as_secs_f64(),
+            t.compile_ahead.as_secs_f64(),
             c.compiled,
             c.memory_hits + c.disk_hits,
             t.execute.as_secs_f64(),
@@ -901,12 +858,9 @@ mod tests {
             em
         });
         let settings = |rewrite| Settings {
-            known: KnownDivergences::default(),
-            limits: Limits::default(),
-            jit_level: None,
             rewrite,
             build: "ptxas-13.0-O3".parse().unwrap(),
-            routable: vec![],
+            ..Settings::host((9, 0))
         };
         let plain = prepare(&batch, &settings(None), None);
         let marked = prepare(&batch, &settings(Some(mark)), None);
@@ -945,11 +899,9 @@ mod tests {
         );
         let settings = |build: &Codegen, routable: Vec<Codegen>| Settings {
             known: known.clone(),
-            limits: Limits::default(),
-            jit_level: None,
-            rewrite: None,
             build: build.clone(),
             routable,
+            ..Settings::host((9, 0))
         };
         let both = vec![o3.clone(), o0.clone()];
         let off = prepare(&batch, &settings(&o3, vec![]), None);
@@ -1062,8 +1014,36 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// Shapes handed to the preparer's `warm` compile there; the engine's next compile registers
+    /// them and runs ptxas for none of them again.
+    #[test]
+    fn shapes_warmed_ahead_are_registered_without_compiling_again() {
+        let Some(p) = crate::ptxas::for_tests() else {
+            return;
+        };
+        let compiler = crate::compile::Compiler::new(p, None).unwrap();
+        let mut eng = Engine::new(supervisor(0, 10, true).unwrap(), (9, 0), Some(compiler));
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        let some: Vec<&Case> = cases[..4].iter().collect();
+        let compiled = |e: &Engine| e.compiler.as_ref().unwrap().stats().compiled;
+        let warm = eng.preparer().unwrap();
+        warm.warm(&some);
+        let ahead = compiled(&eng);
+        assert!(ahead > 0, "compiled ahead");
+        warm.warm(&some);
+        assert_eq!(compiled(&eng), ahead, "a shape is compiled ahead once");
+        let ems: Vec<Emitted> = some.iter().map(|c| emit(c).unwrap()).collect();
+        assert!(ems.iter().all(|e| !eng.kernels.contains_key(&e.shape_key)));
+        eng.compile(&ems.iter().collect::<Vec<_>>());
+        assert!(ems.iter().all(|e| eng.kernels.contains_key(&e.shape_key)));
+        assert_eq!(compiled(&eng), ahead, "nothing compiled again");
+        assert!(eng.times.compile_ahead > Duration::ZERO);
+    }
+
     #[test]
     fn module_sizes_share_new_shapes_across_cores() {
+        use kernels::module_sizes;
         // Ten preamble groups of a fuzz block (315 shapes) on 16 cores: 49 modules of at most
         // 7 kernels (about three per core), not one per group and core (125).
         let sizes = [47, 8, 8, 34, 82, 75, 12, 14, 16, 19];

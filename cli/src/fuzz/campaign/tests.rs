@@ -162,6 +162,7 @@ fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
             coverage: true,
             hardware: true,
             targets: vec![],
+            warm: None,
         };
         for (g, classes, swarm, first) in &programs {
             let got = check_program(&spec, g, *first, (*classes, *swarm));

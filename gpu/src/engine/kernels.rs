@@ -1,0 +1,205 @@
+//! The engine's compiled kernels: shapes linked into modules and compiled offline, either when
+//! their batch runs or ahead of it ([`Ahead`]), while the device is busy with an earlier batch.
+
+use super::batch::Kernel;
+use crate::compile::Compiler;
+use crate::device::Supervisor;
+use crate::emit::{link, Emitted};
+use ptxconform_reference::target::{Suffix, Target};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A compiled module and the kernels in it: (shape key, entry name).
+pub(super) struct Module {
+    cubin: Arc<Vec<u8>>,
+    kernels: Vec<(u64, String)>,
+}
+
+/// Compile `ems` (new shapes, each once) with `c` for a device of compute capability `cc`.
+/// Shapes of one preamble are linked into modules of several kernels (one ptxas run and one
+/// module load each), the modules compiled in parallel. A module that does not compile is split
+/// into its shapes, so that an error belongs to one shape; a shape that does not compile offline
+/// gets no module (the driver's JIT then reports its own error for the case).
+fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) -> Vec<Module> {
+    let dev = (cc.0 * 10 + cc.1) as u32;
+    // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
+    // device) is compiled for the device, as the driver's JIT would.
+    let arch = |em: &Emitted| {
+        if em.target.sm == dev {
+            em.target
+        } else {
+            Target::new(dev, Suffix::None)
+        }
+    };
+    let mut groups: BTreeMap<(&str, Target), Vec<&Emitted>> = BTreeMap::new();
+    for em in ems {
+        groups
+            .entry((em.preamble(), arch(em)))
+            .or_default()
+            .push(em);
+    }
+    let sizes: Vec<usize> = groups.values().map(Vec::len).collect();
+    let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
+    for (((_, t), members), per) in groups
+        .into_iter()
+        .zip(module_sizes(&sizes, rayon::current_num_threads()))
+    {
+        modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
+    }
+    // Largest first: the parallel compile then ends about when its longest module does.
+    modules.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
+    let texts: Vec<String> = modules.iter().map(|(_, m)| link(m)).collect();
+    let jobs: Vec<(&str, Target)> = texts
+        .iter()
+        .zip(&modules)
+        .map(|(text, (t, _))| (text.as_str(), *t))
+        .collect();
+    let mut out = Vec::new();
+    let mut alone: Vec<(&str, Target, &Emitted)> = Vec::new();
+    for ((t, members), r) in modules.iter().zip(c.compile_many(&jobs)) {
+        match r {
+            Ok(cubin) => out.push(Module {
+                cubin,
+                kernels: members
+                    .iter()
+                    .map(|em| (em.shape_key, em.linked_entry()))
+                    .collect(),
+            }),
+            Err(_) if members.len() > 1 => {
+                alone.extend(members.iter().map(|em| (&*em.ptx, *t, *em)))
+            }
+            Err(_) => {}
+        }
+    }
+    let jobs: Vec<(&str, Target)> = alone.iter().map(|(p, t, _)| (*p, *t)).collect();
+    for ((_, _, em), r) in alone.iter().zip(c.compile_many(&jobs)) {
+        if let Ok(cubin) = r {
+            out.push(Module {
+                cubin,
+                kernels: vec![(em.shape_key, em.entry.to_string())],
+            });
+        }
+    }
+    out
+}
+
+/// Register `modules` with `sup` and their kernels in `kernels` (a shape already there keeps
+/// its kernel).
+pub(super) fn register(
+    modules: Vec<Module>,
+    kernels: &mut HashMap<u64, Kernel>,
+    sup: &mut Supervisor,
+) {
+    for m in modules {
+        let module = sup.add_module(m.cubin);
+        for (shape, entry) in m.kernels {
+            kernels.entry(shape).or_insert(Kernel { module, entry });
+        }
+    }
+}
+
+/// Compile every shape of `ems` that `kernels` lacks with `c` for a device of compute
+/// capability `cc`, registering the modules with `sup`.
+pub(super) fn compile_with(
+    c: &Compiler,
+    cc: (i32, i32),
+    kernels: &mut HashMap<u64, Kernel>,
+    sup: &mut Supervisor,
+    ems: &[&Emitted],
+) {
+    let mut seen = HashSet::new();
+    let new: Vec<&Emitted> = ems
+        .iter()
+        .copied()
+        .filter(|em| !kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key))
+        .collect();
+    register(build_modules(c, cc, &new), kernels, sup);
+}
+
+/// Most kernels linked into one module.
+const MODULE_KERNELS: usize = 64;
+
+/// Modules per core a batch of new shapes is cut into: with several, cores that finish early
+/// take more, instead of idling while the largest module compiles (a 15 s fuzz campaign on 16
+/// cores: 363 programs/s with one module per core, 422 with about three).
+const MODULES_PER_CORE: usize = 3;
+
+/// Kernels per module for groups of `sizes` new shapes (one group per preamble), compiled on
+/// `threads` cores: about [`MODULES_PER_CORE`] modules per core in all, so a batch of many small
+/// groups (a fuzz block spreads over a dozen PTX versions and targets) does not start one ptxas
+/// per group and core — a start costs as much as a few small kernels. Each group is cut into
+/// equal parts of at most [`MODULE_KERNELS`].
+pub(super) fn module_sizes(sizes: &[usize], threads: usize) -> Vec<usize> {
+    let total: usize = sizes.iter().sum();
+    let share = total
+        .div_ceil(threads.max(1) * MODULES_PER_CORE)
+        .clamp(1, MODULE_KERNELS);
+    sizes
+        .iter()
+        .map(|&n| n.div_ceil(n.div_ceil(share).max(1)).max(1))
+        .collect()
+}
+
+/// Compiled kernels an engine keeps before starting over (bounds a long campaign's memory).
+pub(super) const MAX_KERNELS: usize = 65_536;
+
+/// Kernels compiled ahead of their batch, on the caller's threads: a campaign hands the shapes
+/// of its next block over as soon as it has generated them, and the engine registers what was
+/// compiled when a batch needs it. A batch still compiles whatever is missing itself, so what is
+/// compiled ahead only saves time: a shape started here but not finished when its batch runs,
+/// or forgotten with the engine's kernels, is compiled again.
+#[derive(Default)]
+pub(super) struct Ahead {
+    state: Mutex<AheadState>,
+}
+
+#[derive(Default)]
+struct AheadState {
+    /// Shapes compiled or being compiled here since the engine last forgot its kernels.
+    started: HashSet<u64>,
+    /// Compiled modules the engine has not registered yet.
+    ready: Vec<Module>,
+    /// Wall time spent compiling here (summed over calls).
+    wall: Duration,
+}
+
+impl Ahead {
+    fn state(&self) -> std::sync::MutexGuard<'_, AheadState> {
+        // A panic elsewhere cannot leave the state half-changed: every change is one statement.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Compile the shapes of `ems` not started here yet with `c`, for a device of compute
+    /// capability `cc`.
+    pub(super) fn compile(&self, c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) {
+        let new: Vec<&Emitted> = {
+            let mut st = self.state();
+            ems.iter()
+                .copied()
+                .filter(|em| st.started.insert(em.shape_key))
+                .collect()
+        };
+        if new.is_empty() {
+            return;
+        }
+        let t = Instant::now();
+        let modules = build_modules(c, cc, &new);
+        let mut st = self.state();
+        st.ready.extend(modules);
+        st.wall += t.elapsed();
+    }
+
+    /// The modules compiled since the last call, and the wall time spent on them.
+    pub(super) fn take(&self) -> (Vec<Module>, Duration) {
+        let mut st = self.state();
+        (std::mem::take(&mut st.ready), std::mem::take(&mut st.wall))
+    }
+
+    /// The engine dropped its kernels: shapes compiled here before must be compiled again.
+    pub(super) fn forget(&self) {
+        let mut st = self.state();
+        st.started.clear();
+        st.ready.clear();
+    }
+}
