@@ -15,7 +15,7 @@ use ptxconform_reference::case::{Case, Ending, Expect, Observation, PartialBytes
 use ptxconform_reference::sem::exec::{
     execute_with, ExecOptions, Execution, HwOutcome, Outcome, OutcomeClass,
 };
-use ptxconform_reference::sem::memory::Byte;
+use ptxconform_reference::sem::memory::{Byte, RegionBytes};
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::sem::tcgen05::tmem::Cell;
 
@@ -48,14 +48,14 @@ pub fn expected_regions(case: &Case, ex: &Execution) -> Vec<(String, Vec<Expecte
 fn checked_regions<'a>(
     case: &'a Case,
     ex: &'a Execution,
-) -> impl Iterator<Item = (String, &'a [Byte])> + 'a {
+) -> impl Iterator<Item = (String, &'a RegionBytes)> + 'a {
     let checked = |n: &str| case.check.is_empty() || case.check.iter().any(|c| c == n);
     let global = ex
         .final_state
         .global
         .iter()
         .filter(move |(name, _)| checked(name))
-        .map(|(name, bytes)| (name.clone(), bytes.as_slice()));
+        .map(|(name, bytes)| (name.clone(), bytes));
     let shared = ex
         .final_state
         .shared
@@ -65,7 +65,7 @@ fn checked_regions<'a>(
             regions
                 .iter()
                 .filter(move |(name, _)| checked(name))
-                .map(move |(name, bytes)| (shared_key(name, cta), bytes.as_slice()))
+                .map(move |(name, bytes)| (shared_key(name, cta), bytes))
         });
     global.chain(shared)
 }

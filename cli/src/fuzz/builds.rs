@@ -282,9 +282,14 @@ mod tests {
             (odd.disagreements, matches!(runs[0].ran, Ran::Disagree(_)))
         };
         assert_eq!(observe(&ex), (1, true));
-        let b = &mut ex.final_state.shared[0].get_mut("buf").unwrap()[0];
-        let Byte::Known(v) = *b else { panic!("{b:?}") };
-        *b = Byte::from_set(ByteSet::single(v).union(ByteSet::single(v ^ 0xff)));
+        let buf = ex.final_state.shared[0].get_mut("buf").unwrap();
+        let Byte::Known(v) = buf[0] else {
+            panic!("{:?}", buf[0])
+        };
+        buf.set(
+            0,
+            Byte::from_set(ByteSet::single(v).union(ByteSet::single(v ^ 0xff))),
+        );
         assert_eq!(observe(&ex), (0, false));
     }
 

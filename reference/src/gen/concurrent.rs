@@ -392,7 +392,7 @@ mod tests {
     use crate::gen::swarm::{Family, Swarm};
     use crate::gen::GenConfig;
     use crate::sem::exec::{self, concurrent::schedules, Execution, Outcome};
-    use crate::sem::memory::Byte;
+    use crate::sem::memory::{Byte, RegionBytes};
     use crate::target::Target;
 
     /// A one-cluster world of 2 CTAs × 128 threads with 512-byte regions on sm_90a.
@@ -452,7 +452,7 @@ mod tests {
         }
     }
 
-    fn region<'e>(e: &'e Execution, name: &str) -> &'e [Byte] {
+    fn region<'e>(e: &'e Execution, name: &str) -> &'e RegionBytes {
         e.final_region(name)
             .unwrap_or_else(|| panic!("no region {name}"))
     }
@@ -552,7 +552,7 @@ mod tests {
                 .any(|s| matches!(&s.op, StepOp::Ptx(t) if t.starts_with("fence.proxy.async")));
             seen[usize::from(fenced)] = true;
             // Producer 0 copied its 16 stored bytes to gdst[0..16].
-            let copied = &region(&e, "gdst")[..16];
+            let copied = &region(&e, "gdst").to_vec()[..16];
             if fenced {
                 assert_eq!(schedules(&case).unwrap().len(), 20);
                 assert!(copied.iter().all(|b| matches!(b, Byte::Known(_))));

@@ -192,8 +192,8 @@ fn dependent_lanes_still_interleave_and_merge() {
     assert_eq!(schedules(&c).unwrap().len(), 6);
     let e = execute(&c).unwrap();
     assert_eq!(e.outcome, Outcome::Defined);
-    let src = e.final_region("src").unwrap();
-    let dst = e.final_region("dst@cta0").unwrap();
+    let src = e.final_region("src").unwrap().to_vec();
+    let dst = e.final_region("dst@cta0").unwrap().to_vec();
     let known = |b: Byte| match b {
         Byte::Known(v) => v,
         b => panic!("{b:?}"),

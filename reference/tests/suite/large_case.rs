@@ -169,7 +169,11 @@ expect: {{ bytes: {{ buf@cta0: \"{want}\" }} }}
     let ex = execute(&case).unwrap();
     assert_eq!(ex.outcome, Outcome::Defined);
     assert_eq!(ex.meets(case.expect.as_ref()), Ok(()));
-    assert_eq!(ex.final_region("src").map(<[_]>::len), Some(SIZE as usize));
+    assert_eq!(
+        ex.final_region("src")
+            .map(ptxconform_reference::sem::memory::RegionBytes::len),
+        Some(SIZE as usize)
+    );
     // Another key gives other bytes, so the expectation fails.
     let other = text.replace("hash: 11", "hash: 12");
     let case = load_str(&other, "big.yaml").unwrap().remove(0);

@@ -205,7 +205,7 @@ fn the_executor_leaves_the_results_the_comments_state() {
             (Profile::Spec, |r| r.1),
         ] {
             let x = execute_with(case, ExecOptions::of(profile)).unwrap();
-            let got = x.final_region(key).unwrap();
+            let got = x.final_region(key).unwrap().to_vec();
             assert_eq!(got.len(), pairs.len() * n, "{}", case.name);
             for (i, p) in pairs.iter().enumerate() {
                 let want = pick(special_values::results(&combo, p)).to_le_bytes();

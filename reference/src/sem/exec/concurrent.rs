@@ -31,7 +31,7 @@ use std::ops::Range;
 use crate::case_model::{Case, Ctas};
 use crate::ptx::Statement;
 use crate::sem::mbarrier::{Mbarrier, Slot, MAX_COUNT};
-use crate::sem::memory::RegionId;
+use crate::sem::memory::{RegionBytes, RegionId};
 
 use super::footprint::{self, Footprint};
 use super::{ErrorKind, ExecError, ExecOptions, Execution, FinalState, Machine, Outcome};
@@ -558,9 +558,9 @@ fn merge_state(into: &mut FinalState, other: &FinalState) -> Result<(), String> 
     if into.tmem != other.tmem {
         return Err("Tensor Memory".into());
     }
-    let widen = |a: &mut Vec<_>, b: &Vec<_>| {
-        for (x, y) in a.iter_mut().zip(b) {
-            *x = crate::sem::memory::Byte::union(*x, *y);
+    let widen = |a: &mut RegionBytes, b: &RegionBytes| {
+        if a != b {
+            *a = a.iter().zip(b).map(|(x, y)| x.union(*y)).collect();
         }
     };
     for (name, bytes) in &mut into.global {

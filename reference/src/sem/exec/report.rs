@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use super::predict::{ExpectedHw, Prediction};
 use crate::case_model::Expect;
-use crate::sem::memory::Byte;
+use crate::sem::memory::{Byte, RegionBytes};
 use crate::sem::mutant::Mutant;
 use crate::sem::profile::{Position, Profile};
 use crate::sem::proxy::Note;
@@ -50,9 +50,9 @@ pub struct GroupCounts {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FinalState {
     /// Global region name → bytes.
-    pub global: BTreeMap<String, Vec<Byte>>,
+    pub global: BTreeMap<String, RegionBytes>,
     /// Per CTA: shared region name → bytes.
-    pub shared: Vec<BTreeMap<String, Vec<Byte>>>,
+    pub shared: Vec<BTreeMap<String, RegionBytes>>,
     /// Per CTA: mbarrier name → state.
     pub mbarriers: Vec<BTreeMap<String, MbarState>>,
     /// Threads that used an async-group queue.
@@ -238,15 +238,11 @@ impl Execution {
     }
 
     /// The final bytes of a region (`name` global, `name@ctaN` shared of CTA N).
-    pub fn final_region(&self, key: &str) -> Option<&[Byte]> {
+    pub fn final_region(&self, key: &str) -> Option<&RegionBytes> {
         let fs = &self.final_state;
         match crate::case_model::split_region_key(key) {
-            (name, Some(cta)) => fs
-                .shared
-                .get(cta.parse::<usize>().ok()?)?
-                .get(name)
-                .map(Vec::as_slice),
-            (_, None) => fs.global.get(key).map(Vec::as_slice),
+            (name, Some(cta)) => fs.shared.get(cta.parse::<usize>().ok()?)?.get(name),
+            (_, None) => fs.global.get(key),
         }
     }
 

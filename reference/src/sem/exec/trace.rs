@@ -123,7 +123,7 @@ impl Machine<'_> {
         for (i, r) in self.case.memory.global.iter().enumerate() {
             global.insert(
                 r.name.clone(),
-                mem.read(Addr::new(RegionId::Global(i as u32), 0), r.size)
+                mem.read_region(Addr::new(RegionId::Global(i as u32), 0), r.size)
                     .map_err(internal)?,
             );
         }
@@ -135,7 +135,7 @@ impl Machine<'_> {
                 if let Some(Place::Shared { offset, size }) = self.layout.get(&r.name) {
                     m.insert(
                         r.name.clone(),
-                        mem.read(Addr::new(RegionId::Shared { cta }, offset), size)
+                        mem.read_region(Addr::new(RegionId::Shared { cta }, offset), size)
                             .map_err(internal)?,
                     );
                 }

@@ -27,16 +27,18 @@ pub fn undefined(yaml: &str) -> (&'static str, usize) {
     }
 }
 
-pub fn known(b: &[Byte]) -> Option<Vec<u8>> {
-    b.iter().map(|x| x.known()).collect()
+pub fn known<B: std::borrow::Borrow<Byte>>(b: impl IntoIterator<Item = B>) -> Option<Vec<u8>> {
+    b.into_iter().map(|x| x.borrow().known()).collect()
 }
 
-pub fn global<'a>(x: &'a Execution, name: &str) -> &'a [Byte] {
-    &x.final_state.global[name]
+/// A global region's final bytes, as a vector (for slicing).
+pub fn global(x: &Execution, name: &str) -> Vec<Byte> {
+    x.final_state.global[name].to_vec()
 }
 
-pub fn shared<'a>(x: &'a Execution, cta: usize, name: &str) -> &'a [Byte] {
-    &x.final_state.shared[cta][name]
+/// A shared region's final bytes in CTA `cta`, as a vector (for slicing).
+pub fn shared(x: &Execution, cta: usize, name: &str) -> Vec<Byte> {
+    x.final_state.shared[cta][name].to_vec()
 }
 
 /// The bytes of the pattern init `seed` (what `init: { pattern: seed }` gives).
