@@ -852,7 +852,8 @@ check: [buf]
     #[test]
     fn steps_start_small_and_grow_to_the_pipeline_step() {
         assert_eq!(step_lengths(0), vec![0]);
-        assert_eq!(step_lengths(PIPELINE_CASES), vec![PIPELINE_CASES]);
+        assert_eq!(step_lengths(PIPELINE_CASES / 4), vec![PIPELINE_CASES / 4]);
+        assert_eq!(step_lengths(PIPELINE_CASES), vec![1024, 2048, 1024]);
         assert_eq!(
             step_lengths(20_000),
             vec![1024, 2048, 4096, 4096, 4096, 4096, 544]

@@ -24,10 +24,12 @@ pub fn run_batch(
 /// and prepared on host threads while the backend observes this step's.
 pub(super) const PIPELINE_CASES: usize = 4096;
 
-/// The steps a batch of `n` cases goes in: one step up to [`PIPELINE_CASES`]; beyond, steps
-/// that start at a quarter of it and double, since nothing overlaps the first step's reference.
+/// The steps a batch of `n` cases goes in: one step up to a quarter of [`PIPELINE_CASES`];
+/// beyond, steps that start at that quarter and double up to it, since nothing overlaps the
+/// first step's reference and preparation (a fuzz block of 4,096 in one step emitted all its
+/// programs while the device waited).
 pub(super) fn step_lengths(n: usize) -> Vec<usize> {
-    if n <= PIPELINE_CASES {
+    if n <= PIPELINE_CASES / 4 {
         return vec![n];
     }
     let (mut out, mut left, mut len) = (Vec::new(), n, PIPELINE_CASES / 4);
