@@ -146,6 +146,40 @@ impl Prepare for WarmEach {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Several engines warm each: the first runs ptxas, the others read its cubins from the
+    /// shared disk cache.
+    #[test]
+    fn a_fleet_warms_every_engine_and_compiles_once() {
+        let Some(p) = crate::ptxas::for_tests() else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("ptxconform-warm-{}", std::process::id()));
+        let engine = || {
+            let c = crate::compile::Compiler::new(p.clone(), Some(dir.clone())).unwrap();
+            let sup = crate::engine::supervisor(0, 10, true).unwrap();
+            Engine::new(sup, (9, 0), Some(c))
+        };
+        let fleet = Fleet {
+            engines: vec![engine(), engine()],
+        };
+        let file =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        let some: Vec<&Case> = cases[..3].iter().collect();
+        fleet.preparer().unwrap().warm(&some);
+        let stats: Vec<_> = fleet
+            .engines
+            .iter()
+            .map(|e| e.compiler.as_ref().unwrap().stats())
+            .collect();
+        assert!(stats[0].compiled > 0, "{:?}", stats[0]);
+        assert_eq!(stats[1].compiled, 0, "{:?}", stats[1]);
+        assert_eq!(stats[1].disk_hits, stats[0].compiled);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn chunks_balance_a_batch() {
         assert_eq!(super::chunk_len(1024, 2), 256);
