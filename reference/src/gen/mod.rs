@@ -61,7 +61,9 @@ use world::World;
 /// 3: the mutation score's gaps closed: reduce regions of special operand pairs, tx-counts over
 /// the whole range in four orders, waits on the preceding parity, group waits followed by a
 /// store, N traversal strides, and more undefined tensor loads (shared address, boxDim, corner).
-pub const GENERATOR_VERSION: u32 = 3;
+/// 4: a program that may multicast sometimes runs in the last cluster of a grid of several (the
+/// others idle, [`GenConfig::max_clusters`]; the default `max_ctas` 8 leaves room for two).
+pub const GENERATOR_VERSION: u32 = 4;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;
@@ -82,11 +84,17 @@ pub struct GenConfig {
     pub max_episodes: usize,
     /// Largest region (bytes, a multiple of 128, at least 128).
     pub max_region_bytes: u64,
-    /// Most CTAs in the grid (a program is one cluster at most: CTAs of different clusters
-    /// cannot be ordered).
+    /// Most CTAs in the grid: the program's own cluster, and any idle ones before it
+    /// (`max_clusters`; a program runs in one cluster: CTAs of different clusters cannot be
+    /// ordered).
     pub max_ctas: u32,
     /// Most CTAs in a cluster (clusters only on sm_90+).
     pub max_cluster: u32,
+    /// Most clusters in the grid of a program whose swarm enables `multicast` and not tcgen05
+    /// (within `max_ctas`): the program runs in the last one and the others stay idle, so that
+    /// its CTA ids are not its cluster ranks and a ctaMask read as CTA ids shows. 1: one cluster
+    /// always.
+    pub max_clusters: u32,
     /// Most threads per CTA (multiples of 32 are chosen).
     pub max_threads: u32,
     /// Out of 256: how many programs carry one statically illegal instruction ...
@@ -116,8 +124,10 @@ impl Default for GenConfig {
             families: Families::ALL,
             max_episodes: 8,
             max_region_bytes: 512,
-            max_ctas: 4,
+            // Room for two clusters of up to 4 CTAs (`max_clusters`).
+            max_ctas: 8,
             max_cluster: 4,
+            max_clusters: 2,
             max_threads: 128,
             illegal_per_256: 0,
             undefined_per_256: 0,

@@ -556,7 +556,7 @@ mod mutant_reach {
     use super::super::world::{RDST, RSRC};
     use super::*;
     use crate::case::init::pattern;
-    use crate::case::model::Init;
+    use crate::case::model::{Ctas, Init};
 
     fn programs(fs: &[Family], shapes: u64) -> Vec<Case> {
         let cfg = GenConfig {
@@ -659,5 +659,56 @@ mod mutant_reach {
             |c| store_after(c, "cp.async.wait_all") && at(c, "cp.async.commit_group").is_none()
         ));
         assert!(cs.iter().any(|c| store_after(c, "cp.async.wait_group 1")));
+    }
+
+    /// Whether `c` runs in a grid of several clusters and multicasts.
+    fn multicasts_among_clusters(c: &Case) -> bool {
+        c.launch.grid[0] > c.launch.cluster[0]
+            && texts(c).iter().any(|t| t.contains(".multicast::cluster"))
+    }
+
+    #[test]
+    fn multicasts_run_in_the_last_of_several_clusters() {
+        let cs = programs(&[Family::BulkCopy, Family::Tensor], 100);
+        assert!(cs.iter().any(multicasts_among_clusters));
+        for c in cs.iter().filter(|c| c.launch.grid[0] > c.launch.cluster[0]) {
+            // The clusters before the program's own run no step.
+            let first = c.launch.grid[0] - c.launch.cluster[0];
+            let own = |x: &u32| (first..c.launch.grid[0]).contains(x);
+            for s in &c.program {
+                match &s.cta {
+                    Ctas::One(x) => assert!(own(x), "{:?}", s),
+                    Ctas::List(xs) => assert!(xs.iter().all(own), "{:?}", s),
+                    Ctas::Named(_) => panic!("`all` in a grid of idle clusters: {s:?}"),
+                }
+            }
+        }
+        let one = GenConfig {
+            max_clusters: 1,
+            ..GenConfig::legal()
+        };
+        for s in 0..200u64 {
+            let g = generate_bytes(&pattern(s, shape_len(&one)), &one);
+            assert_eq!(g.case.launch.grid, g.case.launch.cluster);
+        }
+    }
+
+    /// A ctaMask read as CTA ids (mutant `multicast.bit-is-cta-id`) reaches the idle clusters'
+    /// CTAs: the model under it finds some of these programs otherwise.
+    #[cfg(feature = "mutants")]
+    #[test]
+    fn a_cta_mask_read_as_cta_ids_shows() {
+        use crate::sem::exec::{execute, execute_with, ExecOptions};
+        use crate::sem::mutant::Mutant;
+        let cs = programs(&[Family::BulkCopy, Family::Tensor], 100);
+        let mutant = ExecOptions {
+            mutant: Some(Mutant::MulticastBitIsCtaId),
+            ..ExecOptions::default()
+        };
+        let outcome = |r: Result<crate::sem::exec::Execution, _>| r.ok().map(|e| e.outcome);
+        assert!(cs
+            .iter()
+            .filter(|c| multicasts_among_clusters(c))
+            .any(|c| outcome(execute(c)) != outcome(execute_with(c, mutant))));
     }
 }

@@ -41,7 +41,11 @@ pub struct Who {
 
 pub struct World {
     pub target: Target,
+    /// The launch of the program's own cluster, the only one that runs steps: `grid` is that
+    /// cluster, whose CTAs the world numbers from 0 ([`World::finish`] places it in the grid).
     pub launch: Launch,
+    /// Clusters of the grid before the program's own: they run no step (see [`World::new`]).
+    pub idle_clusters: u32,
     pub swarm: Swarm,
     /// Bytes of every region (a multiple of 128).
     pub size: u64,
@@ -125,19 +129,29 @@ impl World {
         };
         swarm.restrict(target.sm);
         let max_ctas = cfg.max_ctas.clamp(1, 16);
-        // One cluster at most: steps run in listed order only where the harness can order them,
-        // and CTAs of different clusters (or of a cluster-less grid) cannot be ordered on silicon
-        // (a fuzz campaign's first "divergence" was exactly such a cross-CTA race). The bytes are
-        // still consumed so the byte layout stays stable.
-        let (cs, n) = if target.sm >= 90 {
+        // The program runs in one cluster: steps run in listed order only where the harness can
+        // order them, and CTAs of different clusters (or of a cluster-less grid) cannot be
+        // ordered on silicon (a fuzz campaign's first "divergence" was exactly such a cross-CTA
+        // race). A program that may multicast sometimes gets idle clusters before its own
+        // (`GenConfig::max_clusters`), so that its CTA ids differ from their cluster ranks and a
+        // ctaMask read as CTA ids shows. The bytes are consumed either way so the layout stays.
+        let (cs, clusters) = if target.sm >= 90 {
             let cs = head.range(1, cfg.max_cluster.clamp(1, 8).min(max_ctas));
-            let _ = head.range(1, (max_ctas / cs).max(1));
-            (cs, cs)
+            // Not with tcgen05: every CTA holds a checked Tensor Memory allocation at exit
+            // (A-EXEC-TCGEN05-EPILOGUE), and an idle CTA allocates none.
+            let tcgen05 = swarm.families.contains(&super::swarm::Family::Tcgen05);
+            let most = if cs > 1 && swarm.features.multicast && !tcgen05 {
+                cfg.max_clusters.clamp(1, max_ctas / cs)
+            } else {
+                1
+            };
+            (cs, head.range(1, most))
         } else {
             let _ = head.byte();
             let _ = head.range(1, max_ctas);
             (1, 1)
         };
+        let n = cs;
         let threads = 32 * head.range(1, (cfg.max_threads / 32).clamp(1, 32));
         let size = 128 * head.range(1, (cfg.max_region_bytes / 128).clamp(1, 64) as u32) as u64;
         let red_ty = head.pick(&RedType::ALL);
@@ -191,6 +205,7 @@ impl World {
                 cluster: [cs, 1, 1],
                 threads,
             },
+            idle_clusters: clusters - 1,
             swarm,
             size,
             red_ty,
@@ -421,8 +436,22 @@ impl World {
         }
     }
 
-    /// The finished case.
-    pub fn finish(self, intent: &Intent) -> Case {
+    /// The finished case, its cluster placed after the idle ones: every step's CTAs shifted by
+    /// the idle CTAs (`all` naming the program's own cluster), the grid grown by them. Cluster
+    /// ranks (`mapa`, ctaMasks) are relative to the cluster and stay.
+    pub fn finish(mut self, intent: &Intent) -> Case {
+        let base = self.idle_clusters * self.cluster_size();
+        if base > 0 {
+            let own: Vec<u32> = (base..base + self.ctas()).collect();
+            for s in &mut self.steps {
+                s.cta = match &s.cta {
+                    Ctas::One(c) => Ctas::One(base + c),
+                    Ctas::Named(AllCtas::All) => Ctas::List(own.clone()),
+                    Ctas::List(cs) => Ctas::List(cs.iter().map(|c| base + c).collect()),
+                };
+            }
+            self.launch.grid[0] += base;
+        }
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for s in &self.steps {
             for b in format!("{:?}", s.op).bytes() {
