@@ -1100,8 +1100,9 @@ impl<'h> Campaign<'h> {
                 _ => {
                     let t = Instant::now();
                     let b = check_block(&self.block_spec(), k0..k0 + n);
-                    self.walls.generate += t.elapsed();
-                    self.walls.waited += t.elapsed();
+                    let took = t.elapsed();
+                    self.walls.generate += took;
+                    self.walls.waited += took;
                     b
                 }
             };

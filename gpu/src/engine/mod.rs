@@ -348,6 +348,17 @@ struct Settings {
 }
 
 impl Settings {
+    /// The build routing sends `case` to (`None`: routing is off, or no known finding routes
+    /// it).
+    fn routed(&self, case: &Case) -> Option<ptxconform_core::known::Routed> {
+        (!self.routable.is_empty())
+            .then(|| {
+                self.known
+                    .build_for(&case.name, &self.build, |cg| self.routable.contains(cg))
+            })
+            .flatten()
+    }
+
     /// The settings of a host with no offline compiler for a device of compute capability `cc`:
     /// the JIT's default build, default limits, nothing known, no routing.
     fn host(cc: (i32, i32)) -> Settings {
@@ -380,13 +391,7 @@ impl Prepare for Settings {
         let ems: Vec<Emitted> = cases
             .par_iter()
             .filter(|case| runs_on(case.target, self.cc))
-            .filter(|case| {
-                self.routable.is_empty()
-                    || self
-                        .known
-                        .build_for(&case.name, &self.build, |cg| self.routable.contains(cg))
-                        .is_none_or(|r| r.build == self.build)
-            })
+            .filter(|case| self.routed(case).is_none_or(|r| r.build == self.build))
             .filter_map(|case| runnable(case, crate::emit::emit(case), self.rewrite.as_ref()).ok())
             .collect();
         self.ahead
@@ -442,7 +447,6 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         jit_level,
         rewrite,
         build,
-        routable,
         ..
     } = settings;
     use rayon::prelude::*;
@@ -466,25 +470,20 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
     let builds: Vec<RanBuild> = cases
         .iter()
         .zip(&mut emitted)
-        .map(|((case, _), em)| {
-            let routed = (!routable.is_empty())
-                .then(|| known.build_for(&case.name, build, |cg| routable.contains(cg)))
-                .flatten();
-            match routed {
-                Some(r) => {
-                    if let (Ok(em), true) = (em, r.build != *build) {
-                        em.shape_key = routed_key(em.shape_key, &r.build);
-                    }
-                    RanBuild {
-                        build: r.build,
-                        why: r.why,
-                    }
+        .map(|((case, _), em)| match settings.routed(case) {
+            Some(r) => {
+                if let (Ok(em), true) = (em, r.build != *build) {
+                    em.shape_key = routed_key(em.shape_key, &r.build);
                 }
-                None => RanBuild {
-                    build: build.clone(),
-                    why: BuildReason::Run,
-                },
+                RanBuild {
+                    build: r.build,
+                    why: r.why,
+                }
             }
+            None => RanBuild {
+                build: build.clone(),
+                why: BuildReason::Run,
+            },
         })
         .collect();
     let emit = t.elapsed();

@@ -227,7 +227,7 @@ struct Region {
 
 impl Region {
     /// `[off, off+len)` where no byte is uncertain.
-    fn known_bytes(&self, off: u64, len: u64) -> Vec<Byte> {
+    fn known_bytes<T: FromIterator<Byte>>(&self, off: u64, len: u64) -> T {
         self.known[off as usize..(off + len) as usize]
             .iter()
             .map(|&v| Byte::Known(v))
@@ -356,7 +356,7 @@ impl Memory {
 
     /// Every byte of `[at, at+len)` as [`Memory::view`] gives it; a range with no uncertain
     /// byte and no write in flight is its known bytes.
-    fn viewed(&self, at: Addr, len: u64) -> Vec<Byte> {
+    fn viewed<T: FromIterator<Byte>>(&self, at: Addr, len: u64) -> T {
         let r = &self.regions[&at.region];
         let over = self.landing(at, len);
         if r.uncertain.is_empty() && over.is_empty() {
@@ -419,15 +419,7 @@ impl Memory {
     /// [`Memory::read`] kept compact: a region's bytes at the end of a run.
     pub fn read_region(&self, at: Addr, len: u64) -> Result<RegionBytes, MemError> {
         self.check(at, len)?;
-        let r = &self.regions[&at.region];
-        let over = self.landing(at, len);
-        if r.uncertain.is_empty() && over.is_empty() {
-            let (from, to) = (at.offset as usize, (at.offset + len) as usize);
-            return Ok(RegionBytes::known(r.known[from..to].to_vec()));
-        }
-        Ok((0..len)
-            .map(|i| Memory::view(r, &over, at.plus(i)))
-            .collect())
+        Ok(self.viewed(at, len))
     }
 
     /// Reads bytes through `proxy` inside the kernel: a byte the other proxy wrote without a
@@ -436,7 +428,7 @@ impl Memory {
     pub fn read_in(&self, at: Addr, len: u64, proxy: Proxy) -> Result<(Vec<Byte>, u64), MemError> {
         self.check(at, len)?;
         let r = &self.regions[&at.region];
-        let mut bytes = self.viewed(at, len);
+        let mut bytes: Vec<Byte> = self.viewed(at, len);
         let mut crossed = 0;
         if !r.unfenced.is_empty() {
             for (i, b) in bytes.iter_mut().enumerate() {
@@ -537,7 +529,7 @@ impl Memory {
     /// an unfenced write through the other proxy that it is unordered with.
     fn before_write(&self, at: Addr, len: u64, proxy: Proxy) -> (Vec<Byte>, Vec<Option<Byte>>) {
         let r = &self.regions[&at.region];
-        let old = self.viewed(at, len);
+        let old: Vec<Byte> = self.viewed(at, len);
         let racing = (0..len)
             .map(|i| {
                 r.unfenced

@@ -89,7 +89,9 @@ impl RegionBytes {
 
 impl FromIterator<Byte> for RegionBytes {
     fn from_iter<I: IntoIterator<Item = Byte>>(iter: I) -> RegionBytes {
+        let iter = iter.into_iter();
         let mut out = RegionBytes::default();
+        out.known.reserve(iter.size_hint().0);
         for b in iter {
             match b {
                 Byte::Known(v) => out.known.push(v),
