@@ -558,6 +558,10 @@ pub fn apply_uncertain(
 fn values(bytes: &[Byte]) -> Option<Vec<u64>> {
     let mut vals = vec![0u64];
     for (i, b) in bytes.iter().enumerate() {
+        if let Byte::Known(x) = b {
+            vals.iter_mut().for_each(|v| *v |= (*x as u64) << (8 * i));
+            continue;
+        }
         let set = b.set();
         if vals.len() * set.len() as usize > ENUMERATION_LIMIT {
             return None;

@@ -106,6 +106,23 @@ fn byteset_basics() {
     assert_eq!(Byte::from_set(ByteSet::single(9)), Byte::Known(9));
 }
 
+/// `iter` gives exactly the members, in increasing order, across all four words.
+#[test]
+fn byteset_iter_is_its_members_in_order() {
+    for members in [
+        vec![],
+        vec![0],
+        vec![255],
+        vec![3, 63, 64, 127, 128, 200, 255],
+    ] {
+        let mut s = ByteSet::default();
+        members.iter().for_each(|&v| s.insert(v));
+        assert_eq!(s.iter().collect::<Vec<u8>>(), members);
+    }
+    assert_eq!(ByteSet::ANY.iter().count(), 256);
+    assert!(ByteSet::ANY.iter().zip(0..=255u8).all(|(a, b)| a == b));
+}
+
 #[test]
 fn bounds_and_regions() {
     let mut m = mem();
