@@ -138,6 +138,9 @@ pub struct MutantResult {
     pub changes_recorded_case: Option<Witness>,
     /// The first case whose own assertion (`expect:`) it breaks, recordings aside.
     pub breaks_expect: Option<Witness>,
+    /// Why it cannot be told apart on sm_90a silicon with ptxas 13.0 (counted apart), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unobservable: Option<ptxconform_reference::sem::mutant::Unobservable>,
     /// Cases whose execution consults the mutant's rule, and those with recordings.
     pub reached: usize,
     pub reached_recorded: usize,
@@ -212,6 +215,7 @@ fn one(loaded: &[Loaded], base: &[Baseline], m: Mutant, known: &KnownDivergences
         killed_by: None,
         changes_recorded_case: None,
         breaks_expect: None,
+        unobservable: m.unobservable_on_sm90(),
         reached: 0,
         reached_recorded: 0,
     };

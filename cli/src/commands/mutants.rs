@@ -42,7 +42,7 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
     use ptxconform_core::corpus::load_corpus;
     use ptxconform_core::known::KnownDivergences;
     use ptxconform_core::mutants::{replay, Kill, MutantResult};
-    use ptxconform_reference::sem::mutant::Mutant;
+    use ptxconform_reference::sem::mutant::{Mutant, Unobservable};
 
     let proxied = args.proxy.as_deref().map(proxy::run).transpose()?;
     let t = std::time::Instant::now();
@@ -114,11 +114,28 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
         recorded
     );
     println!(
-        "corpus replay: killed {k90} of {n90} sm_90 mutants ({:.1}%; none argued equivalent); \
-         tcgen05 apart: {} of {} (no sm_100 recordings)",
+        "corpus replay: killed {k90} of {n90} sm_90 mutants ({:.1}%); tcgen05 apart: {} of {} \
+         (no sm_100 recordings)",
         rate(k90, n90),
         killed(&sm100),
         sm100.len()
+    );
+    // The issue's denominator: the sm_90 mutants this silicon and toolchain can tell apart.
+    let observable: Vec<&MutantResult> = sm90
+        .iter()
+        .copied()
+        .filter(|r| r.unobservable.is_none())
+        .collect();
+    let (ko, no) = (killed(&observable), observable.len());
+    let equivalent = sm90
+        .iter()
+        .filter(|r| matches!(r.unobservable, Some(Unobservable::ArguedEquivalent(_))))
+        .count();
+    println!(
+        "  of the {no} that sm_90a silicon with ptxas 13.0 can tell apart ({} need sm_100 or a \
+         newer PTX ISA, {equivalent} argued equivalent): killed {ko} ({:.1}%)",
+        n90 - no - equivalent,
+        rate(ko, no)
     );
     let by = |kind: Kill| {
         sm90.iter()
@@ -134,19 +151,27 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
     let campaign_killed =
         |rs: &[&MutantResult]| rs.iter().filter(|r| by_campaign(r.id).is_some()).count();
     match &campaign {
-        Some(c) => println!(
-            "campaign ({} programs, {:.0} s, device runs judged under {} mutants): killed {} of \
-             {n90} sm_90 mutants, {} of {} tcgen05; either way: {} of {n90} sm_90",
-            c.programs,
-            c.seconds,
-            c.mutants,
-            campaign_killed(&sm90),
-            campaign_killed(&sm100),
-            sm100.len(),
-            sm90.iter()
-                .filter(|r| r.killed_by.is_some() || by_campaign(r.id).is_some())
-                .count()
-        ),
+        Some(c) => {
+            println!(
+                "campaign ({} programs, {:.0} s, device runs judged under {} mutants): killed {} \
+                 of {n90} sm_90 mutants, {} of {} tcgen05; either way: {} of {n90} sm_90",
+                c.programs,
+                c.seconds,
+                c.mutants,
+                campaign_killed(&sm90),
+                campaign_killed(&sm100),
+                sm100.len(),
+                sm90.iter()
+                    .filter(|r| r.killed_by.is_some() || by_campaign(r.id).is_some())
+                    .count()
+            );
+            let kc = campaign_killed(&observable);
+            println!(
+                "  of the {no} that sm_90a silicon with ptxas 13.0 can tell apart: killed {kc} \
+                 ({:.1}%)",
+                rate(kc, no)
+            );
+        }
         None => {
             println!("campaign kills: none given (`--campaign OUT` of `fuzz --mutants --out OUT`)")
         }
@@ -171,6 +196,9 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
             "killed_sm90_judge_fails": by(Kill::Fails),
             "killed_sm90_loses_pass": by(Kill::LosesPass),
             "mutants_sm90": n90,
+            "observable_sm90": no,
+            "killed_observable_sm90": ko,
+            "kill_rate_observable_sm90": rate(ko, no),
             "kill_rate_sm90": rate(k90, n90),
             "killed_tcgen05": killed(&sm100),
             "mutants_tcgen05": sm100.len(),
@@ -179,6 +207,7 @@ pub fn main(args: &MutantsArgs) -> Result<i32, String> {
                 "seconds": c.seconds,
                 "mutants": c.mutants,
                 "killed_sm90": campaign_killed(&sm90),
+                "killed_observable_sm90": campaign_killed(&observable),
                 "killed_tcgen05": campaign_killed(&sm100),
                 "kills": c.mutant_kills,
             })),
@@ -323,6 +352,7 @@ pub mod proxy {
 /// One mutant's verdict in words.
 #[cfg(feature = "mutants")]
 fn verdict(r: &ptxconform_core::mutants::MutantResult) -> String {
+    use ptxconform_reference::sem::mutant::Unobservable;
     let at = |w: &ptxconform_core::mutants::Witness| format!("{}:{}", w.file, w.case);
     let expect = r
         .breaks_expect
@@ -340,6 +370,15 @@ fn verdict(r: &ptxconform_core::mutants::MutantResult) -> String {
             w.device.as_deref().unwrap_or(""),
             w.date.as_deref().unwrap_or("")
         ),
+        (None, _) if r.unobservable.is_some() => match r.unobservable {
+            Some(Unobservable::ArguedEquivalent(why)) => {
+                format!("SURVIVED, apart: argued equivalent ({why}){expect}")
+            }
+            Some(Unobservable::NeedsNewerPtx) => {
+                format!("SURVIVED, apart: needs a PTX ISA newer than ptxas 13.0 takes{expect}")
+            }
+            _ => format!("SURVIVED, apart: needs sm_100 silicon{expect}"),
+        },
         (None, Some(w)) => format!(
             "SURVIVED: changes {} but its recordings pass either way{expect}",
             at(w)

@@ -95,6 +95,45 @@ macro_rules! mutants {
     };
 }
 
+/// Why a mutant of an sm_90 rule cannot be told apart on the sm_90a silicon and the pinned
+/// toolchain (ptxas 13.0) here; such a mutant is counted apart from the kill rate, as tcgen05's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "why", content = "argument")]
+pub enum Unobservable {
+    /// It changes only what sm_100 instructions or forms do.
+    NeedsSm100,
+    /// It changes only an instruction of a PTX ISA newer than ptxas 13.0 takes.
+    NeedsNewerPtx,
+    /// Argued equivalent on sm_90 silicon: no run there can tell it from the model.
+    ArguedEquivalent(&'static str),
+}
+
+impl Mutant {
+    /// Whether this mutant can be told apart on sm_90a silicon with ptxas 13.0, and why not.
+    pub fn unobservable_on_sm90(self) -> Option<Unobservable> {
+        use Unobservable::*;
+        Some(match self {
+            // The 128B_ATOM swizzles, `.cp_mask`, the packed types and im2col::w are sm_100.
+            Mutant::SwizzleAtom32AsPlain128B
+            | Mutant::SwizzleFlip8BEvenLines
+            | Mutant::CpMaskReversed
+            | Mutant::TxTensorGlobalBytes
+            | Mutant::Im2colWideOffsetIgnored => NeedsSm100,
+            // `.ignore_oob` is PTX ISA 9.2.
+            Mutant::IgnoreOobSwapped => NeedsNewerPtx,
+            Mutant::NoCompleteNotChecked => ArguedEquivalent(
+                "the text calls the situation undefined; H100 and H200 complete the phase \
+                 exactly as the mutant predicts",
+            ),
+            Mutant::EncodeStrideCoversSkipped => ArguedEquivalent(
+                "the driver accepts the map either way, and the bytes the mutant predicts are \
+                 those of the map as encoded",
+            ),
+            _ => return None,
+        })
+    }
+}
+
 mutants! {
     // Swizzle bits and base offsets (§5.5.7).
     Swizzle128BTwoBits: "swizzle.128b-two-line-bits", Swizzle, "§5.5.7 128B table", false,

@@ -6,7 +6,7 @@
 
 use ptxconform_reference::case::{load_dir, Case};
 use ptxconform_reference::sem::exec::{execute_with, ExecOptions, Execution};
-use ptxconform_reference::sem::mutant::{reached, Mutant};
+use ptxconform_reference::sem::mutant::{reached, Mutant, Unobservable};
 use ptxconform_reference::sem::profile::Profile;
 use std::path::Path;
 
@@ -56,6 +56,36 @@ fn witnesses(cases: &[(String, Case)]) -> Vec<Option<String>> {
         }
     }
     found
+}
+
+/// A mutant counted apart as needing sm_100 changes the execution of no corpus case that sm_90
+/// silicon could run: every case whose execution it changes targets sm_100 or later.
+#[test]
+fn mutants_apart_for_sm100_change_only_sm100_cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let apart: Vec<Mutant> = Mutant::ALL
+        .iter()
+        .copied()
+        .filter(|m| m.unobservable_on_sm90() == Some(Unobservable::NeedsSm100))
+        .collect();
+    assert_eq!(apart.len(), 5, "{apart:?}");
+    let mut changed_sm100 = 0;
+    for (name, case) in cases(&root.join("../cases")) {
+        let (base, hit) = reached(|| run(&case, None));
+        let base = shown(&base);
+        for m in hit.into_iter().filter(|m| apart.contains(m)) {
+            if shown(&run(&case, Some(m))) != base {
+                assert!(
+                    case.target.sm >= 100,
+                    "{} changes {name} ({})",
+                    m.id(),
+                    case.target
+                );
+                changed_sm100 += 1;
+            }
+        }
+    }
+    assert!(changed_sm100 > 0, "the sm_100 cases tell them apart");
 }
 
 #[test]
