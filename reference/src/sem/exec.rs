@@ -127,7 +127,8 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-TENSOR-SMEM-ALIGN-LAST-HW",
     "A-MB-NEVER-INIT-HW",
     "A-MB-INVAL-KEEPS-HW",
-    "A-CP-ASYNC-PARTIAL-READ-HW",
+    "A-WAIT-RUNS-ON-HW",
+    "A-CP-ASYNC-SRC-SIZE-FORM-HW",
     "A-BULK-SELF-CLUSTER-LAUNCH-HW",
     "A-BULK-GRANULE-CLUSTER-HW",
     "A-BULK-SIZE-ROUNDS-DOWN",
@@ -217,6 +218,9 @@ pub(crate) struct Machine<'c> {
     /// A bulk copy into .shared::cluster from global ran off the 16-byte granule under
     /// [`Reading::Silicon`] (A-BULK-GRANULE-CLUSTER-HW).
     granule_cluster_copy: bool,
+    /// Steps whose blocking wait never completes and that [`Reading::Silicon`] ran past, as the
+    /// harness's bounded wait gives up and goes on (A-WAIT-RUNS-ON-HW).
+    timed_out: Vec<usize>,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
     /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
@@ -284,6 +288,7 @@ impl<'c> Machine<'c> {
             profile: opts.profile,
             reading: Reading::Text,
             granule_cluster_copy: false,
+            timed_out: Vec::new(),
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),
             notes: Vec::new(),

@@ -62,9 +62,9 @@ pub enum Situation {
     /// `mbarrier.not_initialized` on a location no object was ever initialized at (the harness
     /// zeroes it): traps or completes (A-MB-NEVER-INIT-HW).
     NeverInitialized,
-    /// `address.misaligned` of a cp.async source it reads less than cp-size from (src-size
-    /// below cp-size, or ignore-src true): completes (A-CP-ASYNC-PARTIAL-READ-HW).
-    PartialRead,
+    /// `address.misaligned` of a cp.async source in the form with a src-size operand (any size)
+    /// or with ignore-src true: completes (A-CP-ASYNC-SRC-SIZE-FORM-HW).
+    SrcSizeForm,
     /// `bulk.cluster_dst_is_executing_cta` in a cluster launch: the copy completes as into
     /// another CTA, and the rest of the program decides (A-BULK-SELF-CLUSTER-LAUNCH-HW).
     ClusterLaunch,

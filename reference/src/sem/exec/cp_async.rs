@@ -71,13 +71,13 @@ impl Machine<'_> {
                 }
             }
         };
-        // §9.7.9.25.3.1 / §6.4.1: both addresses aligned to cp-size. A misaligned source read
-        // for less than cp-size (src-size below it, ignore-src true) is still UB by the text;
-        // silicon does not trap on it (A-CP-ASYNC-PARTIAL-READ-HW).
+        // §9.7.9.25.3.1 / §6.4.1: both addresses aligned to cp-size. A misaligned source is UB
+        // by the text whatever is read; silicon does not trap on it in the form with a src-size
+        // operand or with ignore-src true (A-CP-ASYNC-SRC-SIZE-FORM-HW).
         self.check_align(&dst, n, "dst")?;
-        let partial = read_len < n;
+        let unchecked_form = matches!(c.fill, Fill::SrcSize(_)) || read_len == 0;
         self.check_align(&src, n, "src").map_err(|e| match e {
-            Stop::Ub(u) if partial => Stop::Ub(u.in_situation(Situation::PartialRead)),
+            Stop::Ub(u) if unchecked_form => Stop::Ub(u.in_situation(Situation::SrcSizeForm)),
             e => e,
         })?;
         let d = self.check_range(&dst, n, &rules::ADDRESS_OUT_OF_REGION, "dst")?;

@@ -26,10 +26,16 @@
 //!   operation on it as on a valid object; the model runs on so (`Reading::Silicon`) and the
 //!   rest of the program decides the prediction ([`INVAL_KEEPS`]).
 //!
-//! - A-CP-ASYNC-PARTIAL-READ-HW: a cp.async from a misaligned source (UB by §6.4.1) that reads
-//!   less than cp-size from it (src-size below cp-size, or ignore-src true) is predicted to
-//!   complete: silicon checks the source's alignment only when it reads all cp-size bytes
-//!   ([`PARTIAL_READ`]).
+//! - A-WAIT-RUNS-ON-HW: a blocking wait on a phase that never completes does not end the kernel
+//!   as the harness runs it: its wait gives up at its bound, flags the step and the kernel goes
+//!   on. The model runs on so (`Reading::Silicon`, the phase left as it is): the program's end
+//!   decides the prediction, a trap of a later step a trap, a completion the wait's timeout
+//!   ([`RUNS_ON`]). A phase its copies overshot keeps its own prediction (A-TX-OVERSHOT-HW).
+//!
+//! - A-CP-ASYNC-SRC-SIZE-FORM-HW: a cp.async from a misaligned global source (UB by §6.4.1) is
+//!   predicted to complete in the form with a src-size operand, whatever its value (cp-size
+//!   included), and with ignore-src true: silicon checks the source's alignment only in the form
+//!   without a src-size operand ([`SRC_SIZE_FORM`]).
 //!
 //! - A-BULK-SELF-CLUSTER-LAUNCH-HW: a .shared::cluster copy into the executing CTA traps
 //!   IllegalInstruction in a launch without a cluster; in a cluster launch silicon runs it as a
@@ -184,6 +190,21 @@ impl Prediction {
         self
     }
 
+    /// The prediction of a run that went on past a wait that timed out (A-WAIT-RUNS-ON-HW): the
+    /// launch still ends as the rest of the program makes it end, except that completing now
+    /// reads as the wait's timeout.
+    pub fn after_timed_out_wait(self) -> Prediction {
+        Prediction(
+            self.0
+                .into_iter()
+                .map(|o| match o {
+                    HwOutcome::Completes => HwOutcome::Hangs,
+                    other => other,
+                })
+                .collect(),
+        )
+    }
+
     pub fn allows(&self, o: HwOutcome) -> bool {
         self.0.contains(&o)
     }
@@ -243,7 +264,7 @@ pub fn situation_prediction(s: Situation) -> Prediction {
     match s {
         Situation::Traps => Prediction::one(LAUNCH_FAILED),
         Situation::NeverInitialized => Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]),
-        Situation::PartialRead => Prediction::one(HwOutcome::Completes),
+        Situation::SrcSizeForm => Prediction::one(HwOutcome::Completes),
         // Joined to the silicon run-on's prediction (`execute_with`), and alone when that run
         // fails: programs of the situation completed and hung whatever the run-on predicted.
         Situation::ClusterLaunch => Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
@@ -276,16 +297,33 @@ pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init cou
     probe.ub.inval_arrive_phase2 (an arrive after inval on an object in phase 2, that CTA \
     alone) completed (H200, 2026-11-28). Only arrives after inval were run.";
 
-/// The recorded runs behind A-CP-ASYNC-PARTIAL-READ-HW.
-pub const PARTIAL_READ: &str = "16-byte cp.async from a source 2 bytes off alignment, H200, \
-    2026-11-28: src-size 0 (regress.3f8b230d0626d38a, `cp.async.cg`) completed under every \
-    build; ignore-src true (probe.ub.cp_async.ignore_src_misaligned, `cp.async.ca`) completed, \
-    the destination zero-filled; src-size 1 (probe.ub.cp_async.src_size1_misaligned, \
-    `cp.async.cg`) completed, its 16 bytes the source's next aligned 15 bytes and a zero, not \
-    the text's one byte and zero fill (the model claims no bytes: still UB). A read of all \
-    cp-size bytes from a misaligned source trapped MisalignedAddress \
-    (ub.address.cp_async_src_misaligned, every baseline, H100 and H200). One program each; \
-    a src-size between 1 and cp-size and other misalignments are unprobed.";
+/// The recorded runs behind A-WAIT-RUNS-ON-HW.
+pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
+    2026-11-28, 3 runs each under ptxas 13.0 -O3, its attribution re-ran -O0 and the JIT): a \
+    phase left owing tx with no arrival pending, then an arrive on it: trapped LaunchFailed \
+    whether a timed-out wait came first or not (as mbarrier.pending_count_range alone traps); \
+    the wait alone, and the wait then a defined arrive, timed out. The v4 mixed campaign's \
+    mispredicted traps (cases/probes/fuzz-mispredicted-v4.yaml: as_found and drop12 trapped \
+    LaunchFailed 3 of 3 after timed-out waits; upto15, the program cut at its wait, timed out).";
+
+/// The recorded runs behind A-CP-ASYNC-SRC-SIZE-FORM-HW.
+pub const SRC_SIZE_FORM: &str = "H200, 2026-11-28. cases/probes/cp-async-misaligned.yaml, each \
+    run twice (one run recorded): with src-size = cp-size, .ca 4 / 8 / 16 and .cg 16 bytes, \
+    residues 1, 2, 4 and 8, with no L2 prefetch, .L2::64B and .L2::256B, all 24 completed; the \
+    same 8 copies without the operand trapped MisalignedAddress, as \
+    ub.address.cp_async_src_misaligned does in every H100 and H200 baseline. A 16-byte copy 2 \
+    bytes off: src-size 0 (an earlier campaign's regress.3f8b230d0626d38a, `.cg`) completed \
+    under every build, src-size 1 (probe.ub.cp_async.src_size1_misaligned) and ignore-src true \
+    (probe.ub.cp_async.ignore_src_misaligned) completed; the v4 seed-7 campaign found a 4-byte \
+    .ca copy 2 bytes off with src-size 4 complete. Why, from the SASS of ptxas 13.0: the form \
+    with src-size is LDGSTS.ZFILL, which takes its zero-fill count from the source address's \
+    low bits (ptxas adds (cp-size - src-size) mod cp-size to the address, the predicate is \
+    src-size != 0), so it cannot check their alignment; ignore-src is a predicate on the plain \
+    LDGSTS. The bytes (not judged: still UB) are all of that reading: with a = source + \
+    (cp-size - src-size) mod cp-size, cp-size - (a mod cp-size) bytes from a rounded down to \
+    cp-size, then zeros (a 4-byte copy 1 byte off: the aligned word's first 3 bytes and a zero; \
+    src-size 1, 16 bytes, 2 off: the next line's first 15 bytes and a zero). ignore-src false \
+    (the plain form) is unprobed, and predicted to trap as the form without src-size.";
 
 /// The recorded runs behind A-BULK-SELF-CLUSTER-LAUNCH-HW.
 pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster <- .shared::cta \
@@ -624,6 +662,7 @@ mod tests {
     #[test]
     fn situation_probe_recordings_are_predicted() {
         recorded_outcomes_are_allowed("probes/issue34-ub-situations.yaml", 8);
+        recorded_outcomes_are_allowed("probes/cp-async-misaligned.yaml", 32);
         recorded_outcomes_are_allowed("ub/tx_race.yaml", 2);
     }
 
@@ -640,15 +679,60 @@ mod tests {
         }
     }
 
+    /// A-WAIT-RUNS-ON-HW: a wait that never completes is run past, and the rest of the program
+    /// decides: its recorded probes (each run three times on an H200) and the v4 campaign's
+    /// mispredicted traps are predicted, one outcome each.
+    #[test]
+    fn runs_on_past_a_timed_out_wait() {
+        recorded_outcomes_are_allowed("probes/arrive-after-timeout.yaml", 4);
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v4.yaml", 4);
+        let all = predictions("probes/arrive-after-timeout.yaml");
+        let want = [
+            ("direct", LAUNCH_FAILED),
+            ("after_wait", LAUNCH_FAILED),
+            ("wait_only", HwOutcome::Hangs),
+            ("after_wait_legal", HwOutcome::Hangs),
+        ];
+        for (name, o) in want {
+            let name = format!("probe.arrive_after_timeout.{name}");
+            let (_, p) = all.iter().find(|(c, _)| c.name == name).expect("probe");
+            assert_eq!(p, &Prediction::one(o), "{name}");
+        }
+        // The text's run still stops at the wait: only the prediction runs on.
+        let c = &all
+            .iter()
+            .find(|(c, _)| c.name.ends_with(".after_wait"))
+            .expect("probe")
+            .0;
+        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).expect("runs");
+        assert!(
+            matches!(ex.outcome, Outcome::Undefined { ref ub, step: 2 } if ub.rule == ub::WAIT_NEVER_COMPLETES.id)
+        );
+    }
+
     /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the
     /// corpus's copy into .shared::cta off the granule still hangs, as it did.
     #[test]
     fn granule_trap_only_into_shared_cluster() {
         let probes = predictions("probes/fuzz-mispredicted.yaml");
-        for name in ["regress.8e5118cf88a94926", "regress.f950252156521966"] {
-            let (_, p) = probes.iter().find(|(c, _)| c.name == name).expect(name);
-            assert_eq!(p, &Prediction::of_set(HwOutcome::Hangs, &[LAUNCH_FAILED]));
-        }
+        let find = |name: &str| {
+            probes
+                .iter()
+                .find(|(c, _)| c.name == name)
+                .expect(name)
+                .1
+                .clone()
+        };
+        assert_eq!(
+            find("regress.f950252156521966"),
+            Prediction::of_set(HwOutcome::Hangs, &[LAUNCH_FAILED])
+        );
+        // Run on past its timed-out wait (A-WAIT-RUNS-ON-HW), this one's later steps trap
+        // LaunchFailed whatever the granule does: the trap it was recorded doing.
+        assert_eq!(
+            find("regress.8e5118cf88a94926"),
+            Prediction::one(LAUNCH_FAILED)
+        );
         let corpus = predictions("ub/copy.yaml");
         let name = "ub.bulk.size_not_multiple_of_16";
         let (_, p) = corpus.iter().find(|(c, _)| c.name == name).expect(name);

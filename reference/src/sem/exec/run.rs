@@ -53,15 +53,16 @@ pub(crate) enum Reading {
     /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), an mbarrier operation
     /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW), and a
     /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
-    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW).
+    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), and a blocking wait that never completes gives up and
+    /// the program goes on (A-WAIT-RUNS-ON-HW).
     Silicon,
 }
 
 /// Whether the run stopped at UB that [`Reading::Silicon`] runs on: a tensor map the driver
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
-/// mbarrier operation after inval, or a .shared::cluster copy into the executing CTA of a
-/// cluster launch.
+/// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
+/// cluster launch, or a blocking wait that never completes.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
@@ -74,6 +75,15 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
         || (u.rule == ub::ADDRESS_OUT_OF_REGION.id
             && u.shared_access
                 .is_some_and(|a| !super::predict::leaves_allocation(&a)))
+        || runs_on_past(u)
+}
+
+/// Whether silicon, as the harness runs it, goes on past this UB (A-WAIT-RUNS-ON-HW): a
+/// blocking wait on a phase that never completes gives up at its bound and the kernel runs the
+/// steps after it. Not a phase its copies overshot, which silicon may complete
+/// (A-TX-OVERSHOT-HW): its prediction stays the wait's own.
+fn runs_on_past(u: &ub::Ub) -> bool {
+    u.rule == ub::WAIT_NEVER_COMPLETES.id && !u.phase.is_some_and(|p| super::predict::overshot(&p))
 }
 
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
@@ -256,6 +266,9 @@ fn execute_schedule(
     departures.dedup();
     let driver_rejects = tensor::driver_refusals(case);
     let mut prediction = Prediction::of(&outcome, !driver_rejects.is_empty());
+    if !m.timed_out.is_empty() {
+        prediction = prediction.after_timed_out_wait();
+    }
     if m.granule_cluster_copy {
         prediction = prediction.with(super::predict::GRANULE_CLUSTER_TRAP);
     }
@@ -317,6 +330,10 @@ impl Machine<'_> {
                 pending: m.pending,
                 tx_count: m.tx_count,
             });
+            if self.reading == Reading::Silicon && runs_on_past(&u) {
+                self.timed_out.push(self.step);
+                return Ok(());
+            }
             return Err(Stop::Ub(u));
         }
         Ok(())
