@@ -296,10 +296,7 @@ mod tests {
         let waits = ev.of("wait.never_completes");
         // Every recorded run lies inside, the traps after a timed-out wait too (the run goes on
         // past it: A-WAIT-RUNS-ON-HW, cases/probes/arrive-after-timeout.yaml).
-        assert!(
-            waits.runs >= 10 && waits.inside == waits.runs,
-            "{waits:?}"
-        );
+        assert!(waits.runs >= 10 && waits.inside == waits.runs, "{waits:?}");
         assert!(waits.devices.keys().any(|d| d.contains("H100")));
         let page = super::markdown(&ev);
         let row = |id: &str| {

@@ -218,6 +218,9 @@ pub(crate) struct Machine<'c> {
     /// A bulk copy into .shared::cluster from global ran off the 16-byte granule under
     /// [`Reading::Silicon`] (A-BULK-GRANULE-CLUSTER-HW).
     granule_cluster_copy: bool,
+    /// Under [`Reading::Silicon`] a copy signals complete-tx to a location no mbarrier was ever
+    /// initialized at, which silicon may trap on (A-MB-NEVER-INIT-HW).
+    signals_never_initialized: bool,
     /// Steps whose blocking wait never completes and that [`Reading::Silicon`] ran past, as the
     /// harness's bounded wait gives up and goes on (A-WAIT-RUNS-ON-HW).
     timed_out: Vec<usize>,
@@ -288,6 +291,7 @@ impl<'c> Machine<'c> {
             profile: opts.profile,
             reading: Reading::Text,
             granule_cluster_copy: false,
+            signals_never_initialized: false,
             timed_out: Vec::new(),
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),

@@ -186,6 +186,11 @@ impl Slot {
         self.reads_left = true;
     }
 
+    /// No object was ever initialized here (the harness zeroes the location).
+    pub fn never_initialized(&self) -> bool {
+        self.generations == 0
+    }
+
     pub fn object(&self) -> Option<&Mbarrier> {
         self.state.as_ref()
     }

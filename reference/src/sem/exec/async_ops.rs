@@ -172,10 +172,19 @@ impl Machine<'_> {
     }
 
     /// Registers a copy whose completion performs complete-tx(`tx`) on mbarrier `(cta, off)`.
+    /// A copy issued now will signal complete-tx to `barrier`: silicon performs it whether or not
+    /// the program waits for it, and on a location never initialized that may trap
+    /// (A-MB-NEVER-INIT-HW); the silicon run's prediction takes the trap in.
+    pub(crate) fn signals(&mut self, barrier: (u32, u64)) {
+        if self.reading == super::Reading::Silicon && self.slot(barrier).never_initialized() {
+            self.signals_never_initialized = true;
+        }
+    }
+
     pub(crate) fn track(&mut self, op: AsyncOp, barrier: (u32, u64), tx: u64) -> R {
         let tx =
             u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
-        self.slot(barrier);
+        self.signals(barrier);
         let key = mbar_key(barrier.0, barrier.1);
         if barrier.0 != self.cta {
             if let Some((cta, thread)) = self.unreleased_inits.get(&key).copied() {

@@ -132,6 +132,10 @@ impl Machine<'_> {
             .iter()
             .map(|c| self.check_range(&dst.in_cta(*c), size, &rules::BULK_RANGE_OVERFLOW, "dstMem"))
             .collect::<R<_>>()?;
+        // Each destination's complete-tx is issued with the copy, whatever its writes meet.
+        for &cta in ctas {
+            self.signals((cta, mbar_off));
+        }
         if let (true, Some(h)) = (targets.is_empty(), hold) {
             // An empty ctaMask copies nothing; its source read is over at once.
             self.mem.release_source(h)?;

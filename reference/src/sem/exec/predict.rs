@@ -20,7 +20,9 @@
 //!
 //! - A-MB-NEVER-INIT-HW: an mbarrier operation on a location no object was ever initialized at
 //!   (the harness zeroes it) is predicted to trap LaunchFailed or complete, undecided: the same
-//!   program did both on one H200 ([`NEVER_INITIALIZED`]).
+//!   program did both on one H200 ([`NEVER_INITIALIZED`]). A copy's complete-tx to such a
+//!   location, which the model's run meets only if the program waits on it, adds the trap to
+//!   the silicon run's prediction (silicon signals whether or not anyone waits).
 //!
 //! - A-MB-INVAL-KEEPS-HW: mbarrier.inval leaves the object in memory, and silicon runs a later
 //!   operation on it as on a valid object; the model runs on so (`Reading::Silicon`) and the
@@ -287,7 +289,13 @@ pub const NEVER_INITIALIZED: &str = "the harness zeroes every mbarrier's 8 bytes
     re-runs (H200, 2026-11-28): 1 completion in 14 runs. probe.ub.never_init_sm80_late_init \
     (what that program had and the corpus case lacks: sm_80 PTX, thread 6 of 96, a later init \
     of the same mbarrier) trapped LaunchFailed (H200, 2026-11-28). No recorded parameter \
-    separates the one completion.";
+    separates the one completion. A copy's complete-tx: probe.v4.self_cluster_never_init \
+    (cases/probes/fuzz-mispredicted-v4.yaml; a .shared::cluster copy into the executing CTA of \
+    a cluster launch, whose complete-tx silicon sends to the executing CTA's never-initialized \
+    mbarrier, nobody waiting on it) trapped LaunchFailed in the seed-0 and seed-7 v4 mixed \
+    campaigns (H200, 2026-11-28, 58 and 16 programs of its signature); \
+    probe.ub.bulk_self.remote_mbar_no_wait, whose complete-tx went to a never-initialized \
+    object the same way, completed (the object read phase 0 complete).";
 
 /// The recorded runs behind A-MB-INVAL-KEEPS-HW.
 pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init count 1, inval, \
@@ -362,6 +370,10 @@ pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (ge
     trap, so the position's condition (a .shared::cluster destination) is broader than what \
     was seen to trap, and what makes the trap is open. The 126 are in the campaign's log \
     (reports/bench/h200-2026-11-28-5fd6210/log.txt: 128 divergences, 126 duplicates).";
+
+/// The trap a copy's complete-tx to a location never initialized adds to a prediction
+/// (A-MB-NEVER-INIT-HW, [`NEVER_INITIALIZED`]).
+pub const NEVER_INITIALIZED_TRAP: HwOutcome = LAUNCH_FAILED;
 
 /// The trap [`GRANULE_CLUSTER`] adds to a prediction.
 pub const GRANULE_CLUSTER_TRAP: HwOutcome = LAUNCH_FAILED;
@@ -685,7 +697,7 @@ mod tests {
     #[test]
     fn runs_on_past_a_timed_out_wait() {
         recorded_outcomes_are_allowed("probes/arrive-after-timeout.yaml", 4);
-        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v4.yaml", 4);
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v4.yaml", 6);
         let all = predictions("probes/arrive-after-timeout.yaml");
         let want = [
             ("direct", LAUNCH_FAILED),
@@ -764,9 +776,11 @@ mod tests {
                 "probe.ub.bulk_self.own_mbar_cluster2",
                 Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
             ),
+            // Its complete-tx goes to CTA 0's never-initialized object, which may trap
+            // (A-MB-NEVER-INIT-HW); this run completed, the v4 campaigns' programs trapped.
             (
                 "probe.ub.bulk_self.remote_mbar_no_wait",
-                Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]),
+                Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs, LAUNCH_FAILED]),
             ),
             (
                 "probe.ub.bulk_granule.cluster_dst_tx_equal",

@@ -269,6 +269,9 @@ fn execute_schedule(
     if !m.timed_out.is_empty() {
         prediction = prediction.after_timed_out_wait();
     }
+    if m.signals_never_initialized {
+        prediction = prediction.with(super::predict::NEVER_INITIALIZED_TRAP);
+    }
     if m.granule_cluster_copy {
         prediction = prediction.with(super::predict::GRANULE_CLUSTER_TRAP);
     }
