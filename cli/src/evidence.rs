@@ -24,6 +24,10 @@ pub struct Counts {
     pub drivers: BTreeSet<String>,
     /// The builds that made the programs (observations that name theirs).
     pub builds: BTreeSet<String>,
+    /// Corpus cases the model calls undefined by the rule, recorded or not, and those of them
+    /// only sm_100 silicon runs (none is lent here): why a rule is thin.
+    pub cases: usize,
+    pub sm100_cases: usize,
 }
 
 impl Counts {
@@ -35,13 +39,26 @@ impl Counts {
         }
         self.drivers.extend(o.drivers.iter().cloned());
         self.builds.extend(o.builds.iter().cloned());
+        self.cases += o.cases;
+        self.sm100_cases += o.sm100_cases;
+    }
+
+    /// Why a rule rests on fewer than [`THIN_BELOW`] runs.
+    fn thin_reason(&self) -> String {
+        match (self.cases, self.sm100_cases) {
+            (0, _) => "no corpus case reaches it".into(),
+            (1, 1) => "its one case needs sm_100 silicon".into(),
+            (n, m) if m == n => format!("its {n} cases need sm_100 silicon"),
+            (1, _) => "one corpus case reaches it".into(),
+            (n, _) => format!("{n} corpus cases reach it"),
+        }
     }
 
     /// `12 runs (H100 80GB HBM3 ×6, H200 ×6; CUDA 13.0; ptxas-13.0-O3), 12 in the prediction;
     /// thin`.
     pub fn describe(&self) -> String {
         if self.runs == 0 {
-            return "none recorded; thin".into();
+            return format!("none recorded; thin: {}", self.thin_reason());
         }
         let devices: Vec<String> = self
             .devices
@@ -63,7 +80,11 @@ impl Counts {
             self.runs,
             if self.runs == 1 { "" } else { "s" },
             self.inside,
-            if self.runs < THIN_BELOW { "; thin" } else { "" }
+            if self.runs < THIN_BELOW {
+                format!("; thin: {}", self.thin_reason())
+            } else {
+                String::new()
+            }
         )
     }
 }
@@ -83,7 +104,7 @@ impl Evidence {
         let mut by_rule: BTreeMap<String, Counts> = BTreeMap::new();
         for (_, cases) in load_dir(dir) {
             let Ok(cases) = cases else { continue };
-            for c in cases.iter().filter(|c| !c.observed.is_empty()) {
+            for c in cases.iter() {
                 let Ok(ex) = execute_with(c, ExecOptions::of(Profile::Sm90)) else {
                     continue;
                 };
@@ -91,6 +112,8 @@ impl Evidence {
                     continue;
                 };
                 let k = by_rule.entry(ub.rule.to_string()).or_default();
+                k.cases += 1;
+                k.sm100_cases += usize::from(c.target.sm >= 100);
                 for o in &c.observed {
                     k.runs += 1;
                     k.inside += usize::from(ex.prediction.allows(HwOutcome::of(&o.outcome)));

@@ -127,7 +127,9 @@ pub fn markdown(ev: &Evidence) -> String {
          *Recorded runs*: the runs recorded under `cases/` of cases the sm_90 model calls\n\
          undefined by the rule, counted when this page is generated: devices and drivers, and how\n\
          many ended in an outcome the prediction allows (class and trap kind; `run --replay`\n\
-         fails on the others). A prediction resting on fewer than {thin} runs is *thin*; the\n\
+         fails on the others). A prediction resting on fewer than {thin} runs is *thin*, with why\n\
+         (no corpus case reaches the rule, its cases need sm_100 silicon, none here, or only so\n\
+         many corpus cases reach it); the\n\
          baselines and sweeps under `reports/` that it also rests on are named in\n\
          `reference/src/sem/exec/predict.rs`. An undefined shared access past its region is\n\
          predicted to complete inside the CTA's allocation and to trap (`IllegalAddress`, 700)\n\
@@ -312,6 +314,12 @@ mod tests {
             row("mbarrier.misaligned").contains("thin"),
             "{}",
             row("mbarrier.misaligned")
+        );
+        // A thin rule says why: tcgen05's cases need sm_100 silicon.
+        assert!(
+            row("tcgen05.alloc.ncols_invalid").contains("sm_100 silicon"),
+            "{}",
+            row("tcgen05.alloc.ncols_invalid")
         );
         // Detailed ids add up under their catalogue row.
         let copy = ev.of("tensor.copy");
