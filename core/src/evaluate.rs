@@ -11,32 +11,59 @@ use ptxconform_reference::sem::profile::Profile;
 /// The family a case is counted under in a run's tables: the instruction of its first copy
 /// (`cp.*`, `tcgen05.cp`), else of its first instruction, by the instruction's PTX name.
 pub fn family_of(case: &Case) -> String {
-    let steps: Vec<(usize, Instruction)> = ptxconform_reference::case::validate::parse_steps(case)
-        .into_iter()
-        .filter_map(|(k, s)| Some((k, s.ok()?.instr)))
-        .collect();
-    // Copies first: a tcgen05 program allocates Tensor Memory before it copies into it.
-    let copy = |(_, i): &&(usize, Instruction)| counts_as_copy(i);
-    let Some((k, instr)) = steps.iter().find(copy).or(steps.first()) else {
-        return "other".into();
-    };
-    // `parse_steps` indexes `ptx:` steps; anything else is named without the memo.
-    let Some(StepOp::Ptx(text)) = case.program.get(*k).map(|s| &s.op) else {
-        return instruction_name(instr);
-    };
-    // Naming formats the whole instruction: a batch's cases repeat the same few steps.
-    NAMES.with(|m| {
-        if let Some(n) = m.borrow().get(text.as_str()) {
-            return n.clone();
+    let mut ctx = None;
+    let mut first = None;
+    for step in &case.program {
+        let StepOp::Ptx(text) = &step.op else {
+            continue;
+        };
+        let Some((copy, name)) = step_name(case, text, &mut ctx) else {
+            continue;
+        };
+        if copy {
+            return name;
         }
-        let n = instruction_name(instr);
+        first.get_or_insert(name);
+    }
+    first.unwrap_or_else(|| "other".into())
+}
+
+/// Whether a step's instruction counts as a copy, and its name: decided on the parsed
+/// instruction, remembered by the step's opcode (its qualifiers decide both, its operands
+/// neither), so a campaign's programs, whose operands differ, are named without parsing or
+/// printing them again. `None`: the step does not parse.
+fn step_name(
+    case: &Case,
+    text: &str,
+    ctx: &mut Option<ptxconform_reference::ptx::operand::ParseCtx>,
+) -> Option<(bool, String)> {
+    let op = opcode_of(text);
+    if let Some(hit) = NAMES.with(|m| m.borrow().get(op).cloned()) {
+        return Some(hit);
+    }
+    let ctx = ctx.get_or_insert_with(|| ptxconform_reference::case::validate::parse_ctx(case));
+    let st = ptxconform_reference::ptx::Statement::parse_with(text, ctx).ok()?;
+    let named = (counts_as_copy(&st.instr), instruction_name(&st.instr));
+    NAMES.with(|m| {
         let mut m = m.borrow_mut();
         if m.len() >= NAMES_HELD {
             m.clear();
         }
-        m.insert(text.clone(), n.clone());
-        n
-    })
+        m.insert(op.to_string(), named.clone());
+    });
+    Some(named)
+}
+
+/// A step's opcode: its first word after the guard (`@p`, `@!p`).
+fn opcode_of(text: &str) -> &str {
+    let t = text.trim_start();
+    let t = match t.strip_prefix('@') {
+        Some(guarded) => guarded
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, rest)| rest.trim_start()),
+        None => t,
+    };
+    t.split_whitespace().next().unwrap_or("")
 }
 
 /// Whether a case is counted under this instruction before its others ([`family_of`]): the
@@ -72,8 +99,9 @@ fn counts_as_copy(i: &Instruction) -> bool {
     }
 }
 
-/// Names of instructions by their step's text, per thread ([`family_of`]).
-type Names = std::collections::HashMap<String, String>;
+/// Whether an instruction counts as a copy, and its name, by its step's opcode, per thread
+/// ([`family_of`]).
+type Names = std::collections::HashMap<String, (bool, String)>;
 
 /// Names a thread holds before it starts over.
 const NAMES_HELD: usize = 4096;
@@ -294,6 +322,36 @@ check: [buf]
         assert_eq!(r.verdict, Verdict::ReferenceFail);
         assert!(r.detail.contains("expected a trap"), "{}", r.detail);
         assert_eq!(family_of(&c), "cp.async");
+    }
+
+    /// Naming by opcode gives every corpus case the family that parsing each step gives: the
+    /// first copy's name, else the first instruction's.
+    #[test]
+    fn family_by_opcode_is_family_by_parse() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let (loaded, _) = crate::corpus::load_corpus(&[dir]);
+        assert!(loaded.len() > 2000);
+        for l in &loaded {
+            let parsed: Vec<Instruction> =
+                ptxconform_reference::case::validate::parse_steps(&l.case)
+                    .into_iter()
+                    .filter_map(|(_, s)| Some(s.ok()?.instr))
+                    .collect();
+            let want = parsed
+                .iter()
+                .find(|i| counts_as_copy(i))
+                .or(parsed.first())
+                .map_or("other".to_string(), instruction_name);
+            assert_eq!(family_of(&l.case), want, "{}", l.case.name);
+        }
+        assert_eq!(
+            opcode_of("@!p cp.async.ca.shared.global [b], [s], 4"),
+            "cp.async.ca.shared.global"
+        );
+        assert_eq!(
+            opcode_of("  mbarrier.init.shared.b64 [bar], 1"),
+            "mbarrier.init.shared.b64"
+        );
     }
 }
 
