@@ -331,7 +331,8 @@ pub const SRC_SIZE_FORM: &str = "H200, 2026-11-28. cases/probes/cp-async-misalig
     (cp-size - src-size) mod cp-size, cp-size - (a mod cp-size) bytes from a rounded down to \
     cp-size, then zeros (a 4-byte copy 1 byte off: the aligned word's first 3 bytes and a zero; \
     src-size 1, 16 bytes, 2 off: the next line's first 15 bytes and a zero). ignore-src false \
-    (the plain form) is unprobed, and predicted to trap as the form without src-size.";
+    (the plain form, cases/probes/cp-async-ignore-src-false.yaml, .ca 4 and .cg 16) trapped \
+    MisalignedAddress 2 of 2, twice, as the form without src-size.";
 
 /// The recorded runs behind A-BULK-SELF-CLUSTER-LAUNCH-HW.
 pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster <- .shared::cta \
@@ -675,6 +676,7 @@ mod tests {
     fn situation_probe_recordings_are_predicted() {
         recorded_outcomes_are_allowed("probes/issue34-ub-situations.yaml", 8);
         recorded_outcomes_are_allowed("probes/cp-async-misaligned.yaml", 32);
+        recorded_outcomes_are_allowed("probes/cp-async-ignore-src-false.yaml", 2);
         recorded_outcomes_are_allowed("ub/tx_race.yaml", 2);
     }
 
