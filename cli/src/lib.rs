@@ -1,6 +1,6 @@
 //! The `ptxconform` command line: subcommands ([`commands`], [`run`], [`fuzz`], [`bench`],
 //! [`litmus`], [`sweep`], [`merge`], the ptxas [`legality`] differential), the campaigns behind
-//! them, the result files ([`journal`], [`report`], [`shard`]), Ctrl-C ([`interrupt`]), and standard
+//! them, the result files ([`journal`], [`report`], [`shard`], the sweeps' [`records`]), Ctrl-C ([`interrupt`]), and standard
 //! output whose reader may leave ([`stdout`]).
 
 // `print!` and `println!` for every module below: std's panic when stdout's reader is gone;
@@ -31,6 +31,7 @@ pub mod journal;
 pub mod legality;
 pub mod litmus;
 pub mod merge;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod schema_version;

@@ -12,11 +12,11 @@
 //! tables), and `disagreements/<name>.yaml`, each a case with its `expect:` and the observation
 //! that disagreed, replayable with `run --replay`.
 
-mod record;
 mod replay;
 mod score;
 
-pub use record::Record;
+use crate::records;
+pub use crate::records::Record;
 
 use ptxconform_core::differential::{Backend, Judged, Run};
 use ptxconform_core::known::KnownDivergences;
@@ -672,7 +672,7 @@ pub fn sweep(backend: &mut dyn Backend, plan: Plan, out: Option<&Path>) -> Resul
         }
         if let Some(f) = &records_file {
             use std::io::Write;
-            let lines = record::to_lines(&records[done..]);
+            let lines = records::to_lines(&records[done..]);
             std::fs::OpenOptions::new()
                 .append(true)
                 .open(f)
@@ -729,16 +729,6 @@ fn save(dir: &Path, found: Vec<Judgement>, profile: Profile) -> Result<(), Strin
     std::fs::write(&file, to_yaml(&cases)).map_err(|e| format!("{}: {e}", file.display()))
 }
 
-/// The records of earlier sweeps (`records.jsonl` files).
-fn read_records(files: &[PathBuf]) -> Result<Vec<Record>, String> {
-    let mut all = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
-        all.extend(record::parse_lines(&f.display().to_string(), &text)?);
-    }
-    Ok(all)
-}
-
 fn write_report(out: &Path, report: &Report) -> Result<(PathBuf, PathBuf), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
@@ -762,7 +752,7 @@ pub fn main(args: &SweepArgs) -> Result<i32, String> {
     };
     let t = std::time::Instant::now();
     if !args.replay.is_empty() {
-        let report = replay::replay(read_records(&args.replay)?, plan, Some(&args.out))?;
+        let report = replay::replay(records::read_files(&args.replay)?, plan, Some(&args.out))?;
         let (jp, mp) = write_report(&args.out, &report)?;
         summarize(&report, t, &jp, &mp);
         return Ok(0);

@@ -22,6 +22,9 @@ pub struct RulesArgs {
     /// The case folder whose recorded runs are counted as each prediction's evidence
     #[arg(long, default_value = "cases")]
     pub cases: std::path::PathBuf,
+    /// The folder of sweep record folders (each `*/records.jsonl`) counted as evidence too
+    #[arg(long, default_value = "reports/sweep")]
+    pub sweeps: std::path::PathBuf,
 }
 
 /// The per-copy rules of tensor copies (`sem::tensor::access::copy_rule`, whose doc comments
@@ -125,13 +128,15 @@ pub fn markdown(ev: &Evidence) -> String {
          the model classifies it as UB. `tensormap.encode_rejected` and `tensor.copy` take a detail\n\
          after a colon (`tensor.copy:smem-alignment`).\n\n\
          *Recorded runs*: the runs recorded under `cases/` of cases the sm_90 model calls\n\
-         undefined by the rule, counted when this page is generated: devices and drivers, and how\n\
-         many ended in an outcome the prediction allows (class and trap kind; `run --replay`\n\
-         fails on the others). A prediction resting on fewer than {thin} runs is *thin*, with why\n\
-         (no corpus case reaches the rule, its cases need sm_100 silicon, none here, or only so\n\
-         many corpus cases reach it); the\n\
-         baselines and sweeps under `reports/` that it also rests on are named in\n\
-         `reference/src/sem/exec/predict.rs`. An undefined shared access past its region is\n\
+         undefined by the rule, and the sweeps' records under `reports/sweep/*/records.jsonl`\n\
+         (one run per configuration, rebuilt and classified by today's model; a record whose\n\
+         configuration no longer rebuilds as it ran is left out), counted when this page is\n\
+         generated: devices and drivers, and how many ended in an outcome the prediction allows\n\
+         (class and trap kind; `run --replay` and `sweep --replay` fail on the others). A\n\
+         prediction resting on fewer than {thin} runs is *thin*, with why (no corpus case reaches\n\
+         the rule, its cases need sm_100 silicon, none here, or only so many corpus cases and\n\
+         sweep configurations reach it); the baselines under `reports/` that it also rests on\n\
+         are named in `reference/src/sem/exec/predict.rs`. An undefined shared access past its region is\n\
          predicted to complete inside the CTA's allocation and to trap (`IllegalAddress`, 700)\n\
          past it, whatever its rule (`memory.shared_allocation`).\n\n\
          | rule | § | model position | silicon expected | recorded runs | summary |\n\
@@ -278,7 +283,7 @@ pub fn main(a: &RulesArgs) -> Result<i32, String> {
             a.cases.display()
         ));
     }
-    print!("{}", markdown(&Evidence::load(&a.cases)));
+    print!("{}", markdown(&Evidence::gather(&a.cases, &a.sweeps)?));
     Ok(0)
 }
 
@@ -286,9 +291,14 @@ pub fn main(a: &RulesArgs) -> Result<i32, String> {
 mod tests {
     use super::Evidence;
 
-    /// The project's corpus, as `ptxconform rules` reads it from the repository root.
-    fn corpus() -> Evidence {
-        Evidence::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"))
+    /// The project's corpus and sweep records, as `ptxconform rules` reads them from the
+    /// repository root (counted once for the tests here).
+    fn corpus() -> &'static Evidence {
+        static EV: std::sync::OnceLock<Evidence> = std::sync::OnceLock::new();
+        EV.get_or_init(|| {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            Evidence::gather(&root.join("cases"), &root.join("reports/sweep")).unwrap()
+        })
     }
 
     /// The recorded runs are counted per rule, and a rule resting on few is marked thin.
@@ -300,7 +310,7 @@ mod tests {
         // past it: A-WAIT-RUNS-ON-HW, cases/probes/arrive-after-timeout.yaml).
         assert!(waits.runs >= 10 && waits.inside == waits.runs, "{waits:?}");
         assert!(waits.devices.keys().any(|d| d.contains("H100")));
-        let page = super::markdown(&ev);
+        let page = super::markdown(ev);
         let row = |id: &str| {
             page.lines()
                 .find(|l| l.starts_with(&format!("| `{id}` |")))
@@ -323,6 +333,14 @@ mod tests {
             "{}",
             row("tcgen05.alloc.ncols_invalid")
         );
+        // The sweeps' records count too: thousands of driver refusals back the encode rules
+        // that one corpus case each reaches, and every record still rebuilds as it ran.
+        assert_eq!(ev.stale_records, 0);
+        assert!(ev.sweeps.len() >= 9, "{:?}", ev.sweeps);
+        let dims = ev.of("tensormap.encode_rejected:global-dim-range");
+        assert!(dims.sweep_runs >= 100 && dims.cases <= 2, "{dims:?}");
+        assert!(row("global-dim-range").contains("sweep records"));
+        assert!(!row("global-dim-range").contains("thin"));
         // Detailed ids add up under their catalogue row.
         let copy = ev.of("tensor.copy");
         let parts: usize = ev
@@ -340,7 +358,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ub-rules.md");
         let doc = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
-            doc == super::markdown(&corpus()),
+            doc == super::markdown(corpus()),
             "{} is stale: regenerate it with `ptxconform rules > docs/ub-rules.md`",
             path.display()
         );
@@ -358,7 +376,7 @@ mod tests {
     /// Every profile position is listed with both readings and its evidence.
     #[test]
     fn profile_positions_show_both_readings() {
-        let page = super::markdown(&corpus());
+        let page = super::markdown(corpus());
         let table = &page[page.find("## Profile positions").unwrap()..];
         assert!(!super::profile::POSITIONS.is_empty());
         for p in super::profile::POSITIONS {

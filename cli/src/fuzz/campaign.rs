@@ -100,8 +100,10 @@ pub struct Explore {
     pub steer: bool,
     /// The largest share of hardware time for launches predicted to trap (`None`: run all).
     pub trap_budget: Option<TrapBudget>,
-    /// The corpus whose recorded runs count as each rule's silicon evidence (trap budget).
+    /// The corpus whose recorded runs count as each rule's silicon evidence (trap budget), and
+    /// the folder of sweep records counted too.
     pub evidence: PathBuf,
+    pub evidence_sweeps: PathBuf,
     /// Shapes of the probe that marks reachable cells ([`CoverageMap::probe`]).
     pub probe_shapes: u64,
 }
@@ -113,6 +115,7 @@ impl Default for Explore {
             steer: true,
             trap_budget: None,
             evidence: PathBuf::from("cases"),
+            evidence_sweeps: PathBuf::from("reports/sweep"),
             probe_shapes: coverage::PROBE_SHAPES,
         }
     }
@@ -164,6 +167,7 @@ impl Options {
                 steer: !a.no_coverage && !a.no_coverage_steer,
                 trap_budget: a.trap_budget.filter(|b| b.0 < 1.0),
                 evidence: a.evidence_cases.clone(),
+                evidence_sweeps: a.evidence_sweeps.clone(),
                 ..Explore::default()
             },
         }
@@ -992,7 +996,13 @@ impl<'h> Campaign<'h> {
         let evidence = opts
             .explore
             .trap_budget
-            .map(|_| crate::evidence::Evidence::load(&opts.explore.evidence));
+            .map(|_| {
+                let (cases, sweeps) = (&opts.explore.evidence, &opts.explore.evidence_sweeps);
+                crate::evidence::Evidence::gather(cases, sweeps).map_err(|e| {
+                    format!("{e} (the sweep records counted as evidence; --evidence-sweeps DIR)")
+                })
+            })
+            .transpose()?;
         let resumed_findings = stats.findings.len();
         Ok(Campaign {
             cfg,

@@ -127,6 +127,9 @@ pub struct FuzzArgs {
     /// The corpus whose recorded runs are each rule's silicon evidence (for --trap-budget).
     #[arg(long, value_name = "DIR", default_value = "cases")]
     pub evidence_cases: PathBuf,
+    /// The folder of sweep record folders (`*/records.jsonl`) counted as evidence too.
+    #[arg(long, value_name = "DIR", default_value = "reports/sweep")]
+    pub evidence_sweeps: PathBuf,
     /// Keep no coverage map (spares one reference run per program; no steering either).
     #[arg(long)]
     pub no_coverage: bool,

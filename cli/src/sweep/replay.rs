@@ -3,12 +3,12 @@
 //! seed and index, the reference runs it, and the record gives back the observation (see
 //! [`Record::rebuild`]), so a replay judges exactly what a live sweep judges.
 
-use super::record::{case_digest, Rebuilt, Record};
 use super::{run_configs, save, Plan, Report};
+use crate::records::{Rebuilt, Record};
 use ptxconform_core::differential::{Backend, Ran, Run};
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::{split_region_key, Case};
-use ptxconform_reference::gen::sweep::{self as gen, predict_from, Draw};
+use ptxconform_reference::gen::sweep::{self as gen, predict_from};
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::target::Target;
@@ -107,7 +107,7 @@ impl Backend for Replaying {
                 let Some(rec) = self.records.get(&c.name) else {
                     return Ok((not_run(format!("no record of `{}`", c.name)), None));
                 };
-                if rec.case_fnv.as_ref().is_some_and(|f| *f != case_digest(c)) {
+                if !rec.ran(c) {
                     let why = format!(
                         "`{}` rebuilds another case than the one recorded (the generator \
                          changed since): not judged",
@@ -165,9 +165,9 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
         ..RunInfo::default()
     };
     let seed = first.seed;
-    let items: Vec<(Draw, u64, u64, Option<u64>)> = records
+    let items: Vec<(u64, (gen::ClassKey, gen::Config))> = records
         .iter()
-        .map(|r| Ok((r.draw()?, r.seed, r.index, r.complete_tx)))
+        .map(|r| Ok((r.index, r.config()?)))
         .collect::<Result<_, String>>()?;
     let mut backend = Replaying::new(info.clone(), records)?;
     let mut rows = Vec::new();
@@ -175,12 +175,7 @@ pub fn replay(records: Vec<Record>, plan: Plan, out: Option<&Path>) -> Result<Re
     for chunk in items.chunks(plan.batch.max(1)) {
         let items = chunk
             .iter()
-            .map(|&(v, s, i, tx)| {
-                // The program that ran: the load's expect-tx as recorded.
-                let mut d = gen::draw_as(v, s, i);
-                d.config.complete_tx = tx.or(d.config.complete_tx);
-                (i, d.key, d.config)
-            })
+            .map(|(i, (key, config))| (*i, key.clone(), config.clone()))
             .collect();
         let ran = run_configs(&mut backend, plan.profile, items)?;
         for j in ran.rows(|case| backend.take_unkept(case)) {

@@ -148,7 +148,7 @@ fn departures_are_exactly_the_disagreements_in_their_classes() {
     // Every observation's record was written as its batch finished.
     let recs = std::fs::read_to_string(dir.join("records.jsonl")).unwrap();
     assert_eq!(
-        record::parse_lines("records.jsonl", &recs).unwrap(),
+        crate::records::parse_lines("records.jsonl", &recs).unwrap(),
         r.records
     );
     let text = std::fs::read_to_string(dir.join("disagreements.yaml")).unwrap();
@@ -228,8 +228,8 @@ fn replayed_records_judge_as_the_live_sweep() {
         kept, 2,
         "only the departing well-defined regions keep bytes"
     );
-    let text = record::to_lines(&live.records);
-    let back = record::parse_lines("records.jsonl", &text).unwrap();
+    let text = crate::records::to_lines(&live.records);
+    let back = crate::records::parse_lines("records.jsonl", &text).unwrap();
     assert_eq!(back, live.records);
     let replayed = replay::replay(back, plan(0), None).unwrap();
     let key = |r: &Row| (r.case.clone(), r.observed, r.agree, r.verdict.clone());
@@ -258,7 +258,7 @@ fn replay_without_kept_bytes_disagrees_and_bad_lines_are_located() {
     assert!(row.agree != Some(true), "{row:?}");
     assert_eq!(row.observed, Some(HwOutcome::Completes), "{row:?}");
     assert!(row.detail.starts_with("recorded bytes differ"), "{row:?}");
-    let e = record::parse_lines("r.jsonl", "{\"seed\": 1}\n").unwrap_err();
+    let e = crate::records::parse_lines("r.jsonl", "{\"seed\": 1}\n").unwrap_err();
     assert!(e.starts_with("r.jsonl:1:"), "{e}");
 }
 
@@ -391,7 +391,7 @@ fn replay_rebuilds_the_recorded_count_and_refuses_another_case() {
 #[test]
 fn v1_draws_rebuild_the_recorded_cases() {
     let text = include_str!("../../../reports/sweep/h100-2026-11-26-seed6/records.jsonl");
-    let recs = record::parse_lines("seed6", text).unwrap();
+    let recs = crate::records::parse_lines("seed6", text).unwrap();
     let mut checked = 0;
     for r in recs.iter().take(40) {
         assert_eq!(r.draw().unwrap(), Draw::V1);
@@ -399,7 +399,7 @@ fn v1_draws_rebuild_the_recorded_cases() {
         c.complete_tx = r.complete_tx.or(c.complete_tx);
         assert_eq!(
             r.case_fnv.as_deref(),
-            Some(record::case_digest(&c.build()).as_str()),
+            Some(crate::records::case_digest(&c.build()).as_str()),
             "{}",
             r.index
         );
@@ -511,9 +511,9 @@ fn v2_records_replay_as_the_live_sweep() {
     };
     let live = sweep(&mut reference(), v2, None).unwrap();
     assert!(live.records.iter().all(|r| r.draw == 2));
-    let text = record::to_lines(&live.records);
+    let text = crate::records::to_lines(&live.records);
     assert!(text.lines().all(|l| l.contains("\"draw\":2")));
-    let back = record::parse_lines("records.jsonl", &text).unwrap();
+    let back = crate::records::parse_lines("records.jsonl", &text).unwrap();
     let replayed = replay::replay(back, v2, None).unwrap();
     let key = |r: &Row| {
         (
@@ -538,7 +538,7 @@ fn v2_records_replay_as_the_live_sweep() {
         None,
     )
     .unwrap();
-    assert!(!record::to_lines(&v1.records).contains("draw"));
+    assert!(!crate::records::to_lines(&v1.records).contains("draw"));
     let mut bad = v1.records.clone();
     bad[0].draw = 3;
     assert!(replay::replay(bad, v2, None)

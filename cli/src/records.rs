@@ -1,5 +1,6 @@
-//! What a sweep keeps of each hardware observation, so a later model can be scored against the
-//! same silicon without a GPU (`sweep --replay`). A configuration is rebuilt from (seed, index);
+//! What a sweep keeps of each hardware observation (its `records.jsonl`), so a later model can be
+//! scored against the same silicon without a GPU (`sweep --replay`) and the runs count as the
+//! silicon evidence of the rules they reach ([`crate::evidence`]). A configuration is rebuilt from (seed, index);
 //! of its observation the record keeps the outcome, the mbarrier states, canaries and CTAs not
 //! reached, and per region its length and FNV-1a hash. A region whose bytes disagreed with the
 //! model's prediction when recorded also keeps the bytes that differ from its initial contents,
@@ -9,7 +10,7 @@
 
 use ptxconform_core::hash::fnv1a64;
 use ptxconform_reference::case::{split_region_key, Case, Ending, Observation, Parity};
-use ptxconform_reference::gen::sweep::Draw;
+use ptxconform_reference::gen::sweep::{draw_as, ClassKey, Config, Draw};
 use ptxconform_reference::hex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -163,6 +164,21 @@ impl Record {
         })
     }
 
+    /// The configuration that ran: drawn again from its draw, seed and index, with the load's
+    /// expect-tx as recorded (the model's count may have changed since).
+    pub fn config(&self) -> Result<(ClassKey, Config), String> {
+        let mut d = draw_as(self.draw()?, self.seed, self.index);
+        d.config.complete_tx = self.complete_tx.or(d.config.complete_tx);
+        Ok((d.key, d.config))
+    }
+
+    /// Whether `case` is the case that ran (records without a fingerprint are taken as such).
+    pub fn ran(&self, case: &Case) -> bool {
+        self.case_fnv
+            .as_ref()
+            .is_none_or(|f| *f == case_digest(case))
+    }
+
     /// The draw of the configuration.
     pub fn draw(&self) -> Result<Draw, String> {
         Draw::of(self.draw).ok_or_else(|| {
@@ -256,4 +272,26 @@ pub fn parse_lines(file: &str, text: &str) -> Result<Vec<Record>, String> {
             serde_json::from_str(l).map_err(|e| format!("{file}:{}:{}: {e}", i + 1, e.column()))
         })
         .collect()
+}
+
+/// The records of `records.jsonl` files.
+pub fn read_files(files: &[std::path::PathBuf]) -> Result<Vec<Record>, String> {
+    let mut all = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        all.extend(parse_lines(&f.display().to_string(), &text)?);
+    }
+    Ok(all)
+}
+
+/// The `records.jsonl` of every sweep folder in `dir` (`reports/sweep`), in name order.
+pub fn files_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut files: Vec<std::path::PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("records.jsonl"))
+        .filter(|f| f.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
 }
