@@ -678,6 +678,27 @@ mod tests {
         recorded_outcomes_are_allowed("probes/cp-async-misaligned.yaml", 32);
         recorded_outcomes_are_allowed("probes/cp-async-ignore-src-false.yaml", 2);
         recorded_outcomes_are_allowed("ub/tx_race.yaml", 2);
+        recorded_outcomes_are_allowed("probes/tensor-read-past.yaml", 9);
+    }
+
+    /// A-TENSOR-READS-IN-BOUND-HW: a store is bounded by the shared bytes of its in-bound rows,
+    /// a load by its whole box: of the probe's 128B-swizzled boxes, the store and reduction whose
+    /// in-bound rows end inside the allocation complete although their whole box would not.
+    #[test]
+    fn stores_are_bounded_by_their_in_bound_rows() {
+        let want = |name: &str| {
+            predictions("probes/tensor-read-past.yaml")
+                .into_iter()
+                .find(|(c, _)| c.name == format!("probe.tensor_read_past.{name}"))
+                .map(|(_, p)| p.to_string())
+                .unwrap()
+        };
+        let trap = Prediction::one(HwOutcome::Traps(TrapKind::IllegalAddress)).to_string();
+        let completes = Prediction::one(HwOutcome::Completes).to_string();
+        assert_eq!(want("store.128b.d11.z2"), completes);
+        assert_eq!(want("reduce.128b.d11.z2"), completes);
+        assert_eq!(want("store.128b.d8.z0"), trap);
+        assert_eq!(want("load.128b.d11.z2"), trap);
     }
 
     /// Every case of `file` (under cases/) has a recording, each inside its prediction.

@@ -22,6 +22,10 @@
 //!   to its largest region alignment), so swizzles apply to `start + offset` of the place.
 //! - A-TENSOR-SOURCE-SPAN: the source hold of a copy covers the span from its lowest to its highest
 //!   in-bound source byte (strided gaps included), read when the copy is issued.
+//! - A-TENSOR-READS-IN-BOUND-HW: a tensor store or reduction reads from shared memory only the
+//!   units of its box that lie inside the tensor (their rows' swizzle padding included), so only
+//!   those are bounded by the CTA's allocation; a load writes its whole box, out-of-bound units
+//!   filled, and all of it is bounded ([`READS_IN_BOUND`]).
 //! - A-TENSOR-PADDING: shared bytes of a unit beyond its data (`.b4x16_p64`, `.b6x16_p32`) become
 //!   indeterminate (any value) when the load lands.
 //! - A-TENSOR-TX-PER-RUN: the complete-tx of a load (the plan's bytes, OOB units included) is split
@@ -73,6 +77,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-TENSOR-GLOBAL-VA",
     "A-TENSOR-SMEM-VA",
     "A-TENSOR-SOURCE-SPAN",
+    "A-TENSOR-READS-IN-BOUND-HW",
     "A-TENSOR-PADDING",
     "A-TENSOR-TX-PER-RUN",
     "A-TENSOR-CTA-GROUP",
@@ -137,12 +142,33 @@ pub fn driver_refusals(case: &crate::case_model::Case) -> Vec<(String, EncodeRej
         .collect()
 }
 
-/// The shared bytes a copy's transfers span, padding included.
+/// The recorded runs behind A-TENSOR-READS-IN-BOUND-HW.
+pub const READS_IN_BOUND: &str = "H200, 2026-11-28, ptxas 13.0 -O3, each configuration run three \
+    times (one run recorded in cases/probes/tensor-read-past.yaml, the three logs in \
+    reports/probes/tensor-read-past/; the completions also under -O0 and the driver JIT): \
+    128B-swizzled boxes of 32-byte rows from tbuf+128 of a 2,592-byte region in a 7,120-byte \
+    allocation. Stores and reductions whose in-bound rows end inside the allocation while their \
+    whole box would end past it (5,504 or 3,712 against 9,984) completed (3 configurations, 9 of \
+    9 runs); those whose in-bound rows end past it (7,296) trapped IllegalAddress (2, 6 of 6); \
+    the load of the box past it trapped IllegalAddress (3 of 3), the controls completed. Found by \
+    two draw-v2 sweep configurations that completed where the model had bounded the whole box \
+    (sweep2.s13.1493 store_tile, a reduce_tile of seed 7).";
+
+/// The shared bytes a load's transfers span, padding included: it writes its whole box, the
+/// out-of-bound units filled.
 fn smem_extent(plan: &tensor::access::CopyPlan) -> std::ops::Range<u64> {
-    let lo = plan.transfers.iter().map(|t| t.smem).min().unwrap_or(0);
-    let hi = plan
-        .transfers
-        .iter()
+    span(plan.transfers.iter())
+}
+
+/// The shared bytes a store or reduction reads, as silicon bounds them
+/// (A-TENSOR-READS-IN-BOUND-HW): its in-bound units only, padding included.
+fn smem_read_extent(plan: &tensor::access::CopyPlan) -> std::ops::Range<u64> {
+    span(plan.transfers.iter().filter(|t| t.global.is_some()))
+}
+
+fn span<'a>(ts: impl Iterator<Item = &'a tensor::access::Transfer> + Clone) -> std::ops::Range<u64> {
+    let lo = ts.clone().map(|t| t.smem).min().unwrap_or(0);
+    let hi = ts
         .map(|t| t.smem.saturating_add(t.smem_bytes))
         .max()
         .unwrap_or(0);
@@ -588,7 +614,7 @@ impl Machine<'_> {
         let plan = tensor::store(&map, mode, &coords, smem)
             .map_err(|e| copy_ub_at(e, smem, |a| tensor::store(&map, mode, &coords, a)))?;
         let mut addrs = vec![];
-        let extent = smem_extent(&plan);
+        let extent = smem_read_extent(&plan);
         for t in &plan.transfers {
             // Only in-bound units are read (and written).
             let a = match t.global {
