@@ -427,3 +427,43 @@ fn a_time_limit_stops_the_launches_and_counts_what_ran() {
     assert_eq!((r.instances, r.launches), (0, 0));
     assert!(r.outcomes.is_empty() && f.launches.is_empty());
 }
+
+/// A race of outcomes (A-TX-RACE-HW: the sm_90 prediction is completes or hangs, no byte left
+/// uncertain) is a litmus too: instances that complete and instances that time out are both
+/// counted as allowed, by their endings; a trap is a divergence.
+#[test]
+fn an_outcome_race_is_observed_by_its_endings() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/ub/tx_race.yaml");
+    let c = load_file(&f).unwrap().remove(0);
+    let show = |k: u64, mut o: Observation, _: &RaceSites| {
+        o.outcome = match k % 5 {
+            0 | 1 => Ending::Timeout(vec![]),
+            4 if k == 9 => Ending::Trap {
+                kind: ptxconform_reference::case::TrapKind::IllegalAddress,
+                code: 700,
+            },
+            _ => Ending::Completed,
+        };
+        Ran::Observed(o)
+    };
+    let mut fake = Fake::showing(show);
+    let r = run(&mut fake, &c, 20, 8, Stress::None);
+    assert!(
+        r.allowed.iter().any(|a| a.contains("completes or hangs")),
+        "{:?}",
+        r.allowed
+    );
+    let count = |p: &str| -> u64 {
+        r.outcomes
+            .iter()
+            .filter(|o| o.outcome.starts_with(p))
+            .map(|o| o.count)
+            .sum()
+    };
+    assert_eq!((count("completed"), count("timeout")), (11, 8));
+    assert_eq!(r.divergences.len(), 1);
+    assert_eq!(
+        (r.divergences[0].count, r.divergences[0].first_instance),
+        (1, 9)
+    );
+}

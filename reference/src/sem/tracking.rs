@@ -43,6 +43,16 @@ pub struct TrackedCopy {
     pub tx_bytes: u32,
     /// The program step that issued it.
     pub issued_at: usize,
+    pub kind: CopyKind,
+}
+
+/// The kind of copy a tracked complete-tx comes from, where silicon's side of a race depends on
+/// it (A-TX-RACE-HW).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyKind {
+    /// A tensor load in `.im2col` mode (the `::w` modes are sm_100's, never run here).
+    Im2colLoad,
+    Other,
 }
 
 /// In-flight mbarrier-tracked work of a whole launch.
@@ -192,6 +202,7 @@ mod tests {
             barrier: MB,
             tx_bytes: 32,
             issued_at: 0,
+            kind: CopyKind::Other,
         });
         let a = slots
             .get_mut(&MB)
@@ -228,6 +239,7 @@ mod tests {
             barrier: MB,
             tx_bytes: (1 << 20) + 16,
             issued_at: 0,
+            kind: CopyKind::Other,
         });
         assert!(
             matches!(t.land_copies(MB, &mut slots, &mut mem, |_, _| false), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")

@@ -71,6 +71,9 @@ pub enum Situation {
     /// The same rule met by a reduction (`cp.reduce.async.bulk.shared::cluster`) in a cluster
     /// launch: traps IllegalInstruction, completes or hangs (A-BULK-SELF-CLUSTER-LAUNCH-HW).
     ReduceClusterLaunch,
+    /// `mbarrier.complete_tx_race` whose arrival completed the phase before im2col tensor
+    /// loads alone signalled it: completes (A-TX-RACE-HW).
+    Im2colArrivalFirst,
 }
 
 /// The two ways the model's run completes a phase that a copy it tracks has still to signal

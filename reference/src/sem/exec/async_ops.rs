@@ -10,7 +10,7 @@ use crate::sem::memory::{Addr, Byte, Landing, ReadHoldId, RegionId, WriteId};
 use crate::sem::profile::{Position, Profile};
 use crate::sem::proxy::{self, Note, Proxy, ProxyRule};
 use crate::sem::reduce::{Arith, ReduceForm};
-use crate::sem::tracking::{self, TrackedCopy};
+use crate::sem::tracking::{self, CopyKind, TrackedCopy};
 
 /// A reduction in flight: what to compute when it lands.
 #[derive(Clone, Debug)]
@@ -182,6 +182,16 @@ impl Machine<'_> {
     }
 
     pub(crate) fn track(&mut self, op: AsyncOp, barrier: (u32, u64), tx: u64) -> R {
+        self.track_kind(op, barrier, tx, CopyKind::Other)
+    }
+
+    pub(crate) fn track_kind(
+        &mut self,
+        op: AsyncOp,
+        barrier: (u32, u64),
+        tx: u64,
+        kind: CopyKind,
+    ) -> R {
         let tx =
             u32::try_from(tx).or_else(|_| ub(&ub::MBAR_TX_RANGE, format!("copy of {tx} bytes")))?;
         self.signals(barrier);
@@ -199,6 +209,7 @@ impl Machine<'_> {
             barrier: mbar_key(barrier.0, barrier.1),
             tx_bytes: tx,
             issued_at: self.step,
+            kind,
         });
         Ok(())
     }

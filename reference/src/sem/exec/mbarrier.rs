@@ -6,7 +6,8 @@ use super::{mbar_key, Machine, Reg, Stop, R};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
 use crate::ptx::operand::{Address, Value};
 use crate::sem::mbarrier::{pending_count, Arrive, PhaseCompleted};
-use crate::sem::ub::{TxRace, Ub};
+use crate::sem::tracking::{CopyKind, TrackedCopy};
+use crate::sem::ub::{Situation, TxRace, Ub};
 
 impl Machine<'_> {
     /// `.shared::cluster` operands may name another CTA of the cluster; `.shared{::cta}` and
@@ -31,22 +32,31 @@ impl Machine<'_> {
         };
         // A copy issued in this step's concurrent group is left to the reduction's assumption
         // (A-EXEC-CONCURRENT-MBAR-COMMUTE): the race is judged between ordered steps only.
-        let left: u64 = self
+        let owed: Vec<&TrackedCopy> = self
             .tracking
             .copies_for(mbar_key(b.0, b.1))
             .filter(|c| !concurrent(&self.case.program, c.issued_at, self.step))
-            .map(|c| u64::from(c.tx_bytes))
-            .sum();
+            .collect();
+        let left: u64 = owed.iter().map(|c| u64::from(c.tx_bytes)).sum();
         if left == 0 {
             return Ok(());
         }
-        Err(Stop::Ub(Ub::tx_race(
+        let u = Ub::tx_race(
             TxRace::ArrivalFirst,
             format!(
                 "phase {} completed with {left} bytes of issued copies still to signal it",
                 d.phase
             ),
-        )))
+        );
+        // A-TX-RACE-HW: silicon's arrival has always come first where only im2col loads owed
+        // the phase their complete-tx.
+        Err(Stop::Ub(
+            if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
+                u.in_situation(Situation::Im2colArrivalFirst)
+            } else {
+                u
+            },
+        ))
     }
 
     pub(super) fn mbarrier(&mut self, op: &MbarrierOp) -> R {

@@ -68,6 +68,7 @@ use crate::sem::reduce::{legal, ReduceForm};
 use crate::sem::tensor::access::{round_tf32, Conv, CopyPlan, Transfer};
 use crate::sem::tensor::tensormap::DataType;
 use crate::sem::tensor::{self, CopyError, EncodeReject, LoadMode, StoreMode, ValidatedMap};
+use crate::sem::tracking::CopyKind;
 use crate::sem::ub::{self as rules, Ub};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -166,7 +167,9 @@ fn smem_read_extent(plan: &tensor::access::CopyPlan) -> std::ops::Range<u64> {
     span(plan.transfers.iter().filter(|t| t.global.is_some()))
 }
 
-fn span<'a>(ts: impl Iterator<Item = &'a tensor::access::Transfer> + Clone) -> std::ops::Range<u64> {
+fn span<'a>(
+    ts: impl Iterator<Item = &'a tensor::access::Transfer> + Clone,
+) -> std::ops::Range<u64> {
     let lo = ts.clone().map(|t| t.smem).min().unwrap_or(0);
     let hi = ts
         .map(|t| t.smem.saturating_add(t.smem_bytes))
@@ -561,6 +564,10 @@ impl Machine<'_> {
         }
         let (units, hold) = self.read_units(RegionId::Global(gidx as u32), &addrs)?;
         let runs = smem_runs(&plan);
+        let kind = match mode {
+            LoadMode::Im2col { .. } => CopyKind::Im2colLoad,
+            _ => CopyKind::Other,
+        };
         if ctas.is_empty() {
             if let Some(h) = hold {
                 self.mem.release_source(h)?;
@@ -589,7 +596,7 @@ impl Machine<'_> {
                         Proxy::Async,
                     )?)
                 };
-                self.track(AsyncOp { write, read: hold }, (b, mbar_off), tx)?;
+                self.track_kind(AsyncOp { write, read: hold }, (b, mbar_off), tx, kind)?;
             }
         }
         Ok(())
