@@ -418,7 +418,11 @@ pub const OVERSHOT_PHASE: &str = "cases/probes/issue34.yaml (H100, CUDA 13.0, 20
     completes when a 32-byte piece brings the tx-count to exactly zero, or a 32-byte-interleave \
     map without its swizzle credits boxDim x element size. Unprobed: bulk copies and explicit \
     complete_tx past zero. cases/probes/interleave-tx.yaml asks (expect-tx ladders per \
-    interleave x swizzle, and those controls).";
+    interleave x swizzle, and those controls). Per run, not per configuration: the 68 overshot \
+    configurations of the draw-v2 seed-15 sweep (cases/probes/undecided-sweep15.yaml), each run \
+    64 times in one launch under litmus on an H200 (2026-11-28, \
+    reports/litmus/h200-2026-11-28-undecided-seed15/): 55 both completed and timed out, 13 only \
+    timed out.";
 
 /// The recorded runs behind A-TX-RACE-HW ([`ub::MBAR_TX_RACE`]): why the prediction is the set.
 pub const TX_RACE: &str = "the H200 sweeps of draw v2, seeds 7 and 9 (2026-11-28, CUDA 13.0, \
@@ -458,7 +462,9 @@ pub const OUT_OF_REGION_PHASE: &str = "the H200 sweeps of draw v2, seeds 7 and 9
     (36 completed), hangs for 14 (14 hung: expect-tx above the copy's bytes, 10 of them over \
     the mbarrier), completes or hangs for 28 (19 completed, 9 hung). Stopped at the access, it \
     had predicted completes for all 78: 23 hung. Corpus: address.out_of_region 4 of 4 completed \
-    (H100, H200), as run on.";
+    (H100, H200), as run on. The completes-or-hangs ones vary per run: of the 12 in the \
+    draw-v2 seed-15 sweep, run 64 times each under litmus on an H200 (2026-11-28, \
+    reports/litmus/h200-2026-11-28-undecided-seed15/), 9 both completed and timed out.";
 
 /// Does a shared access run past the CTA's allocation as silicon bounds it (rounded up to
 /// [`SHARED_WINDOW_GRANULE`])? Below the image (a 32-bit address that wrapped) is not judged:
