@@ -52,7 +52,7 @@ impl Counts {
         self.sweep_runs += o.sweep_runs;
     }
 
-    /// One recorded run of a program whose sm_90 execution `ex` is undefined by this rule.
+    /// One recorded run of a program the sm_90 model calls undefined by this rule.
     fn run(&mut self, prediction_allows: bool, device: &str, driver: &str, build: Option<String>) {
         self.runs += 1;
         self.inside += usize::from(prediction_allows);
@@ -128,9 +128,10 @@ pub struct Evidence {
     pub by_rule: BTreeMap<String, Counts>,
     /// The corpus folder read.
     pub corpus: String,
-    /// The sweep records read (files), and those of their configurations that no longer
-    /// rebuild as they ran (not counted).
+    /// The sweep records read (files, records), and those of their configurations that no
+    /// longer rebuild as they ran (not counted).
     pub sweeps: Vec<String>,
+    pub sweep_records: usize,
     pub stale_records: usize,
 }
 
@@ -183,6 +184,7 @@ impl Evidence {
                     .then(|| undefined_by(&case).map(|(rule, allows)| (rule, allows(&r.outcome))))
             })
             .collect();
+        self.sweep_records += records.len();
         for (r, c) in records.iter().zip(counted) {
             match c {
                 None => self.stale_records += 1,

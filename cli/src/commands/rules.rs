@@ -139,10 +139,21 @@ pub fn markdown(ev: &Evidence) -> String {
          are named in `reference/src/sem/exec/predict.rs`. An undefined shared access past its region is\n\
          predicted to complete inside the CTA's allocation and to trap (`IllegalAddress`, 700)\n\
          past it, whatever its rule (`memory.shared_allocation`).\n\n\
+         {sweeps}\n\n\
          | rule | § | model position | silicon expected | recorded runs | summary |\n\
          | --- | --- | --- | --- | --- | --- |\n",
     )
-    .replace("{thin}", &THIN_BELOW.to_string());
+    .replace("{thin}", &THIN_BELOW.to_string())
+    .replace(
+        "{sweeps}",
+        &format!(
+            "This page counts {} sweep records of {} sweeps; {} of them no longer rebuild the \
+             configuration that ran and are left out.",
+            ev.sweep_records,
+            ev.sweeps.len(),
+            ev.stale_records
+        ),
+    );
     for r in CATALOGUE {
         let hw = predicted(r.id);
         let hw = match ptxconform_reference::sem::ub::silicon_traps_when(r.id) {
@@ -336,7 +347,12 @@ mod tests {
         // The sweeps' records count too: thousands of driver refusals back the encode rules
         // that one corpus case each reaches, and every record still rebuilds as it ran.
         assert_eq!(ev.stale_records, 0);
-        assert!(ev.sweeps.len() >= 9, "{:?}", ev.sweeps);
+        assert!(
+            ev.sweeps.len() >= 10 && ev.sweep_records >= 49_000,
+            "{:?}",
+            ev.sweeps
+        );
+        assert!(page.contains(&format!("counts {} sweep records", ev.sweep_records)));
         let dims = ev.of("tensormap.encode_rejected:global-dim-range");
         assert!(dims.sweep_runs >= 100 && dims.cases <= 2, "{dims:?}");
         assert!(row("global-dim-range").contains("sweep records"));
