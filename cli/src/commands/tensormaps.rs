@@ -7,7 +7,8 @@
 //!
 //! `globalAddress` of a sweep map is an offset into a 1024-byte-aligned job buffer (the sweep
 //! perturbs it to 8, 16, 24, ... to probe the alignment rules). Maps whose arrays the worker
-//! refuses to hand to the driver (`EncodeError::BadShape`: shorter than the rank) are counted as
+//! refuses to hand to the driver (`EncodeError::BadShape`: shorter than the rank; a longer one goes
+//! through as its first entries, as the driver reads it) are counted as
 //! not consulted, not as agreements.
 
 use ptxconform_gpu::device::map_request::request;

@@ -54,30 +54,32 @@ type Padded = (
     [u32; MAX_RANK_ARRAYS],
 );
 
+/// The first `n` entries of `a`, as the driver reads an array it is told has `n`: a longer array
+/// goes through (the driver never sees the rest, as for a caller in C); a shorter one is refused
+/// here, since the driver would read past it.
+fn first<'a, T>(a: &'a [T], n: usize, what: &str) -> Result<&'a [T], EncodeError> {
+    a.get(..n).ok_or_else(|| EncodeError::BadShape {
+        what: format!("{what}: {} entries, the driver reads {n}", a.len()),
+    })
+}
+
 impl EncodeCommon {
     /// Arrays padded to a fixed length so the driver can never read past them, even when `rank`
     /// is deliberately invalid.
     fn padded(&self) -> Result<Padded, EncodeError> {
         let r = self.rank as usize;
-        let bad = |what: &str| Err(EncodeError::BadShape { what: what.into() });
         if r > MAX_RANK_ARRAYS {
-            return bad("rank above 8");
+            return Err(EncodeError::BadShape {
+                what: "rank above 8".into(),
+            });
         }
-        if self.global_dim.len() != r {
-            return bad("global_dim length != rank");
-        }
-        if self.global_strides.len() != r.saturating_sub(1) {
-            return bad("global_strides length != rank - 1");
-        }
-        if self.element_strides.len() != r {
-            return bad("element_strides length != rank");
-        }
+        let strides = r.saturating_sub(1);
         let mut d = [0u64; MAX_RANK_ARRAYS];
         let mut s = [0u64; MAX_RANK_ARRAYS];
         let mut e = [0u32; MAX_RANK_ARRAYS];
-        d[..r].copy_from_slice(&self.global_dim);
-        s[..r.saturating_sub(1)].copy_from_slice(&self.global_strides);
-        e[..r].copy_from_slice(&self.element_strides);
+        d[..r].copy_from_slice(first(&self.global_dim, r, "global_dim")?);
+        s[..strides].copy_from_slice(first(&self.global_strides, strides, "global_strides")?);
+        e[..r].copy_from_slice(first(&self.element_strides, r, "element_strides")?);
         Ok((d, s, e))
     }
 }
@@ -167,11 +169,7 @@ pub fn encode_tiled(
     box_dim: &[u32],
 ) -> Result<TensorMapBytes, EncodeError> {
     let (dims, strides, estr) = c.padded()?;
-    if box_dim.len() != c.rank as usize {
-        return Err(EncodeError::BadShape {
-            what: "box_dim length != rank".into(),
-        });
-    }
+    let box_dim = first(box_dim, c.rank as usize, "box_dim")?;
     let mut bx = [0u32; MAX_RANK_ARRAYS];
     bx[..box_dim.len()].copy_from_slice(box_dim);
     // SAFETY: a `Driver` exists so libcuda is present; `EncodeTiledFn` matches the C prototype of
@@ -214,11 +212,8 @@ pub fn encode_im2col(
 ) -> Result<TensorMapBytes, EncodeError> {
     let (dims, strides, estr) = c.padded()?;
     let n = (c.rank as usize).saturating_sub(2);
-    if lower_corner.len() != n || upper_corner.len() != n {
-        return Err(EncodeError::BadShape {
-            what: "pixel box corners length != rank - 2".into(),
-        });
-    }
+    let lower_corner = first(lower_corner, n, "pixel box lower corner")?;
+    let upper_corner = first(upper_corner, n, "pixel box upper corner")?;
     let mut lo = [0 as c_int; MAX_RANK_ARRAYS];
     let mut hi = [0 as c_int; MAX_RANK_ARRAYS];
     lo[..n].copy_from_slice(lower_corner);
@@ -323,8 +318,17 @@ mod tests {
             (&d[..3], &s[..2], &e[..3]),
             (&[16, 16, 0][..], &[16, 0][..], &[1, 1, 0][..])
         );
-        let bad = EncodeCommon {
+        // Longer arrays go through as the driver reads them (their first `rank` entries);
+        // shorter ones are refused before the driver could read past them.
+        let long = EncodeCommon {
             global_strides: vec![16, 256],
+            element_strides: vec![1, 1, 7],
+            ..c.clone()
+        };
+        let (_, s, e) = long.padded().unwrap();
+        assert_eq!((&s[..2], &e[..3]), (&[16, 0][..], &[1, 1, 0][..]));
+        let bad = EncodeCommon {
+            element_strides: vec![1],
             ..c.clone()
         };
         assert!(matches!(bad.padded(), Err(EncodeError::BadShape { .. })));

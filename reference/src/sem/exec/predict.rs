@@ -698,6 +698,7 @@ mod tests {
         recorded_outcomes_are_allowed("probes/cp-async-ignore-src-false.yaml", 2);
         recorded_outcomes_are_allowed("ub/tx_race.yaml", 2);
         recorded_outcomes_are_allowed("probes/tensor-read-past.yaml", 9);
+        recorded_outcomes_are_allowed("probes/encode-rules.yaml", 198);
     }
 
     /// A-TX-RACE-HW: the litmus's configurations with an arrival first (expect-tx 0 before the
