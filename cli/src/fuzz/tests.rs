@@ -819,6 +819,9 @@ fn trap_budget_skips_predicted_traps_and_resumes() {
     let run = |resume: bool, programs: u64| {
         let mut o = opts(&dir, KnownDivergences::default(), resume);
         o.explore.trap_budget = Some(TrapBudget(0.0));
+        // No sweep records as evidence (the tests run outside the repository root).
+        o.explore.evidence_sweeps = dir.join("no-sweeps");
+        std::fs::create_dir_all(&o.explore.evidence_sweeps).unwrap();
         let mut hw = Fake::new(false);
         let mut c = Campaign::open(cfg.clone(), o, Some(&mut hw)).unwrap();
         let s = c.run(&Stop::programs(programs), false).unwrap();
