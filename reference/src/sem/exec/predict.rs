@@ -699,6 +699,7 @@ mod tests {
         recorded_outcomes_are_allowed("ub/tx_race.yaml", 2);
         recorded_outcomes_are_allowed("probes/tensor-read-past.yaml", 9);
         recorded_outcomes_are_allowed("probes/encode-rules.yaml", 198);
+        recorded_outcomes_are_allowed("probes/copy-rules.yaml", 94);
     }
 
     /// A-TX-RACE-HW: the litmus's configurations with an arrival first (expect-tx 0 before the
