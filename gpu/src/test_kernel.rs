@@ -238,9 +238,17 @@ impl KernelBuilder {
 
     /// Append a raw body line (it must fit on one line); returns its body index.
     pub fn push_line(&mut self, line: impl Into<String>) -> usize {
-        let l: String = line.into();
-        self.body.push(l.replace('\n', " "));
+        let mut l: String = line.into();
+        if l.contains('\n') {
+            l = l.replace('\n', " ");
+        }
+        self.body.push(l);
         self.body.len() - 1
+    }
+
+    /// How many registers of each type (in declaration order) [`fresh`](Self::fresh) gave.
+    pub fn register_counts(&self) -> [usize; 9] {
+        self.counts
     }
 
     pub fn body(&self) -> &[String] {

@@ -46,52 +46,55 @@ impl Em<'_> {
         // Instance `inst` owns CTAs inst*gx .. inst*gx+gx-1 along x (the batch multiplies the
         // grid's x extent); its pblock and dump pointers are entry `inst` of the table.
         let (lx, t64) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B64));
-        self.line(format!("ld.param.u64 {t64}, [table];"));
-        self.line(format!("cvta.to.global.u64 {t64}, {t64};"));
-        self.line(format!("mov.u32 {lx}, %ctaid.x;"));
-        self.line(format!("div.u32 {inst}, {lx}, {gx};"));
-        self.line(format!("mul.wide.u32 {pbr}, {inst}, 16;"));
-        self.line(format!("add.s64 {t64}, {t64}, {pbr};"));
-        self.line(format!("ld.global.u64 {pbr}, [{t64}];"));
-        self.line(format!("cvta.to.global.u64 {pbr}, {pbr};"));
-        self.line(format!("ld.global.u64 {dumpr}, [{t64}+8];"));
-        self.line(format!("cvta.to.global.u64 {dumpr}, {dumpr};"));
+        self.line(format_args!("ld.param.u64 {t64}, [table];"));
+        self.line(format_args!("cvta.to.global.u64 {t64}, {t64};"));
+        self.line(format_args!("mov.u32 {lx}, %ctaid.x;"));
+        self.line(format_args!("div.u32 {inst}, {lx}, {gx};"));
+        self.line(format_args!("mul.wide.u32 {pbr}, {inst}, 16;"));
+        self.line(format_args!("add.s64 {t64}, {t64}, {pbr};"));
+        self.line(format_args!("ld.global.u64 {pbr}, [{t64}];"));
+        self.line(format_args!("cvta.to.global.u64 {pbr}, {pbr};"));
+        self.line(format_args!("ld.global.u64 {dumpr}, [{t64}+8];"));
+        self.line(format_args!("cvta.to.global.u64 {dumpr}, {dumpr};"));
         let first = self.kb.fresh(RegTy::B32);
-        self.line(format!("mul.lo.u32 {first}, {inst}, {gx};"));
-        self.line(format!("sub.u32 {lx}, {lx}, {first};"));
-        self.line(format!("mov.u32 {smem}, smem;"));
-        self.line(format!("mov.u32 {tid}, %tid.x;"));
+        self.line(format_args!("mul.lo.u32 {first}, {inst}, {gx};"));
+        self.line(format_args!("sub.u32 {lx}, {lx}, {first};"));
+        self.line(format_args!("mov.u32 {smem}, smem;"));
+        self.line(format_args!("mov.u32 {tid}, %tid.x;"));
         let (y, z, n) = (
             self.kb.fresh(RegTy::B32),
             self.kb.fresh(RegTy::B32),
             self.kb.fresh(RegTy::B32),
         );
-        self.line(format!("mov.u32 {y}, %ctaid.y;"));
-        self.line(format!("mov.u32 {z}, %ctaid.z;"));
+        self.line(format_args!("mov.u32 {y}, %ctaid.y;"));
+        self.line(format_args!("mov.u32 {z}, %ctaid.z;"));
         if self.clustered() {
             // The instance's cluster linear id * cluster size + rank, the cluster coordinates
             // computed from the instance-local CTA id (%clusterid would count across instances).
             let [cx, cy, cz] = l.cluster;
-            self.line(format!("div.u32 {lx}, {lx}, {cx};"));
-            self.line(format!("div.u32 {y}, {y}, {cy};"));
-            self.line(format!("div.u32 {z}, {z}, {cz};"));
-            self.line(format!(
+            self.line(format_args!("div.u32 {lx}, {lx}, {cx};"));
+            self.line(format_args!("div.u32 {y}, {y}, {cy};"));
+            self.line(format_args!("div.u32 {z}, {z}, {cz};"));
+            self.line(format_args!(
                 "mad.lo.u32 {y}, {z}, {}, {y};",
                 l.grid[1] / cy.max(1)
             ));
-            self.line(format!("mad.lo.u32 {lx}, {y}, {}, {lx};", gx / cx.max(1)));
-            self.line(format!("mov.u32 {n}, %cluster_ctarank;"));
-            self.line(format!(
+            self.line(format_args!(
+                "mad.lo.u32 {lx}, {y}, {}, {lx};",
+                gx / cx.max(1)
+            ));
+            self.line(format_args!("mov.u32 {n}, %cluster_ctarank;"));
+            self.line(format_args!(
                 "mad.lo.u32 {cta}, {lx}, {}, {n};",
                 l.cluster_size()
             ));
         } else {
-            self.line(format!("mad.lo.u32 {y}, {z}, {}, {y};", l.grid[1]));
-            self.line(format!("mad.lo.u32 {cta}, {y}, {gx}, {lx};"));
+            self.line(format_args!("mad.lo.u32 {y}, {z}, {}, {y};", l.grid[1]));
+            self.line(format_args!("mad.lo.u32 {cta}, {y}, {gx}, {lx};"));
         }
         // Initial shared image: global -> shared, cooperatively, 4 bytes at a time.
         let src = self.load_at(RegTy::B64, pb::SHARED_INIT * 8);
-        self.line(format!("cvta.to.global.u64 {src}, {src};"));
+        self.line(format_args!("cvta.to.global.u64 {src}, {src};"));
         self.copy_image(&src, true);
         if self.case.target.sm >= 90 && self.kb.version >= PtxVersion::new(8, 0) {
             // §9.7.13.4 (fence.proxy.async: PTX 8.0, sm_90): the image was written through the generic proxy; async-proxy
@@ -119,25 +122,25 @@ impl Em<'_> {
         let (ga, p) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::Pred));
         let (top, done) = (self.label("copy"), self.label("copied"));
         let (tid, smem) = (self.tid.clone(), self.smem.clone());
-        self.line(format!("shl.b32 {i}, {tid}, 2;"));
-        self.line(format!("mov.u32 {stride}, %ntid.x;"));
-        self.line(format!("shl.b32 {stride}, {stride}, 2;"));
-        self.line(format!("{top}:"));
-        self.line(format!("setp.ge.u32 {p}, {i}, {n};"));
-        self.line(format!("@{p} bra {done};"));
-        self.line(format!("cvt.u64.u32 {ga}, {i};"));
-        self.line(format!("add.s64 {ga}, {ga}, {g};"));
-        self.line(format!("add.u32 {sa}, {smem}, {i};"));
+        self.line(format_args!("shl.b32 {i}, {tid}, 2;"));
+        self.line(format_args!("mov.u32 {stride}, %ntid.x;"));
+        self.line(format_args!("shl.b32 {stride}, {stride}, 2;"));
+        self.line(format_args!("{top}:"));
+        self.line(format_args!("setp.ge.u32 {p}, {i}, {n};"));
+        self.line(format_args!("@{p} bra {done};"));
+        self.line(format_args!("cvt.u64.u32 {ga}, {i};"));
+        self.line(format_args!("add.s64 {ga}, {ga}, {g};"));
+        self.line(format_args!("add.u32 {sa}, {smem}, {i};"));
         if to_shared {
-            self.line(format!("ld.global.b32 {v}, [{ga}];"));
-            self.line(format!("st.shared.b32 [{sa}], {v};"));
+            self.line(format_args!("ld.global.b32 {v}, [{ga}];"));
+            self.line(format_args!("st.shared.b32 [{sa}], {v};"));
         } else {
-            self.line(format!("ld.shared.b32 {v}, [{sa}];"));
-            self.line(format!("st.global.b32 [{ga}], {v};"));
+            self.line(format_args!("ld.shared.b32 {v}, [{sa}];"));
+            self.line(format_args!("st.global.b32 [{ga}], {v};"));
         }
-        self.line(format!("add.u32 {i}, {i}, {stride};"));
-        self.line(format!("bra {top};"));
-        self.line(format!("{done}:"));
+        self.line(format_args!("add.u32 {i}, {i}, {stride};"));
+        self.line(format_args!("bra {top};"));
+        self.line(format_args!("{done}:"));
     }
 
     pub(super) fn epilogue(&mut self) {
@@ -147,7 +150,7 @@ impl Em<'_> {
         }
         let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
         let not0 = self.kb.fresh(RegTy::Pred);
-        self.line(format!("setp.ne.u32 {not0}, {tid}, 0;"));
+        self.line(format_args!("setp.ne.u32 {not0}, {tid}, 0;"));
         let mbars: Vec<u64> = self
             .case
             .memory
@@ -160,7 +163,7 @@ impl Em<'_> {
             .collect();
         if !mbars.is_empty() {
             let skip = self.label("parity");
-            self.line(format!("@{not0} bra {skip};"));
+            self.line(format_args!("@{not0} bra {skip};"));
             let at = self.load_at(RegTy::B32, pb::PARITY_AT * 8);
             let (p0, p1, w, w1, idx) = (
                 self.kb.fresh(RegTy::Pred),
@@ -173,39 +176,39 @@ impl Em<'_> {
             let m_count = mbars.len();
             for (m, off) in mbars.into_iter().enumerate() {
                 let a = self.shared_addr(off);
-                self.line(format!(
+                self.line(format_args!(
                     "mbarrier.test_wait.parity.shared.b64 {p0}, [{a}], 0;"
                 ));
-                self.line(format!(
+                self.line(format_args!(
                     "mbarrier.test_wait.parity.shared.b64 {p1}, [{a}], 1;"
                 ));
-                self.line(format!("selp.b32 {w}, 1, 0, {p0};"));
-                self.line(format!("selp.b32 {w1}, 2, 0, {p1};"));
-                self.line(format!("or.b32 {w}, {w}, {w1};"));
-                self.line(format!("mad.lo.u32 {idx}, {cta}, {m_count}, {m};"));
-                self.line(format!("mad.lo.u32 {idx}, {idx}, 4, {at};"));
-                self.line(format!("cvt.u64.u32 {fa}, {idx};"));
-                self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
-                self.line(format!("st.global.u32 [{fa}], {w};"));
+                self.line(format_args!("selp.b32 {w}, 1, 0, {p0};"));
+                self.line(format_args!("selp.b32 {w1}, 2, 0, {p1};"));
+                self.line(format_args!("or.b32 {w}, {w}, {w1};"));
+                self.line(format_args!("mad.lo.u32 {idx}, {cta}, {m_count}, {m};"));
+                self.line(format_args!("mad.lo.u32 {idx}, {idx}, 4, {at};"));
+                self.line(format_args!("cvt.u64.u32 {fa}, {idx};"));
+                self.line(format_args!("add.s64 {fa}, {fa}, {dumpr};"));
+                self.line(format_args!("st.global.u32 [{fa}], {w};"));
             }
-            self.line(format!("{skip}:"));
+            self.line(format_args!("{skip}:"));
         }
         self.tmem_epilogue();
         // The shared image of this CTA -> dump + cta * image_bytes.
         let n = self.load_at(RegTy::B64, pb::IMAGE_BYTES * 8);
         let (c64, g) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
-        self.line(format!("cvt.u64.u32 {c64}, {cta};"));
-        self.line(format!("mul.lo.u64 {g}, {c64}, {n};"));
-        self.line(format!("add.s64 {g}, {g}, {dumpr};"));
+        self.line(format_args!("cvt.u64.u32 {c64}, {cta};"));
+        self.line(format_args!("mul.lo.u64 {g}, {c64}, {n};"));
+        self.line(format_args!("add.s64 {g}, {g}, {dumpr};"));
         self.copy_image(&g, false);
         let skip = self.label("reached");
-        self.line(format!("@{not0} bra {skip};"));
+        self.line(format_args!("@{not0} bra {skip};"));
         let at = self.load_at(RegTy::B64, pb::REACHED_AT * 8);
         let fa = self.kb.fresh(RegTy::B64);
-        self.line(format!("mad.lo.u64 {fa}, {c64}, 4, {at};"));
-        self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
-        self.line(format!("st.global.u32 [{fa}], 1;"));
-        self.line(format!("{skip}:"));
+        self.line(format_args!("mad.lo.u64 {fa}, {c64}, 4, {at};"));
+        self.line(format_args!("add.s64 {fa}, {fa}, {dumpr};"));
+        self.line(format_args!("st.global.u32 [{fa}], 1;"));
+        self.line(format_args!("{skip}:"));
         if self.clustered() {
             self.line("bar.sync 0;");
             self.cluster_barrier();

@@ -1,17 +1,21 @@
 //! Emission of many cases at once: cases that differ only in their regions' contents (instances
 //! of one template, as the bench and sweeps make them) have one program, so it is emitted once
-//! and each instance gets only its own initial shared image.
+//! and each instance gets only its own initial shared image. Distinct programs of one text key
+//! (the value sets of a fuzz shape) share one kernel text: it is printed once, and the others'
+//! emission only walks their program to fill their parameter blocks.
 
-use super::{emit, shared_image, EmitError, Emitted};
+use super::text_key::{region_shapes, text_key};
+use super::{emit, emit_parsed, shared_image, EmitError, Emitted, Footprint, Parsed};
 use ptxconform_core::hash::{fnv1a128, FNV128_OFFSET};
-use ptxconform_reference::case::{Case, Memory, Region};
+use ptxconform_reference::case::{Case, Memory};
 use ptxconform_reference::layout::Layout;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// What of `case` its emitted program depends on: everything but its name, description,
 /// recorded observations and regions' initial contents. The destructuring is exhaustive so that
-/// a new field of [`Case`], [`Memory`] or [`Region`] has to be sorted here.
+/// a new field of [`Case`], [`Memory`] or [`Region`](ptxconform_reference::case::Region) has to
+/// be sorted here.
 fn program_key(case: &Case) -> Option<u128> {
     let Case {
         name: _,
@@ -34,25 +38,11 @@ fn program_key(case: &Case) -> Option<u128> {
         tmem,
         shared_allocation,
     } = memory;
-    let layout = |rs: &[Region]| -> Vec<(String, u64, u64, u64)> {
-        rs.iter()
-            .map(|r| {
-                let Region {
-                    name,
-                    size,
-                    align,
-                    misalign,
-                    init: _,
-                } = r;
-                (name.clone(), *size, *align, *misalign)
-            })
-            .collect()
-    };
     let view = (
         (target, ptx_version, launch, params, program, check, expect),
         (
-            layout(global),
-            layout(shared),
+            region_shapes(global),
+            region_shapes(shared),
             mbarriers,
             tensor_maps,
             tmem,
@@ -74,10 +64,9 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
             first.entry(*k).or_insert(i);
         }
     }
-    let templates: HashMap<usize, Result<Emitted, EmitError>> = first
-        .par_iter()
-        .map(|(_, &i)| (i, emit(cases[i])))
-        .collect();
+    let mut distinct: Vec<usize> = first.values().copied().collect();
+    distinct.sort_unstable();
+    let templates = emit_distinct(cases, &distinct);
     cases
         .par_iter()
         .zip(&keys)
@@ -91,6 +80,54 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
             None => emit(case),
         })
         .collect()
+}
+
+/// [`emit`] of the cases `distinct` (indices into `cases`, each another program): the first of
+/// each text key prints its kernel, the others walk theirs and take that text, where their walk
+/// leaves the same [`Footprint`] (else they are emitted in full).
+fn emit_distinct(
+    cases: &[&Case],
+    distinct: &[usize],
+) -> HashMap<usize, Result<Emitted, EmitError>> {
+    // Parsing validates each program once; a case that fails is its own error.
+    type Keyed<'a> = Result<(Option<u128>, Parsed<'a>), EmitError>;
+    let parsed: Vec<(usize, Keyed<'_>)> = distinct
+        .par_iter()
+        .map(|&i| (i, Parsed::of(cases[i]).map(|p| (text_key(&p), p))))
+        .collect();
+    let mut printers: HashMap<u128, usize> = HashMap::new();
+    let mut out = HashMap::new();
+    let (mut print, mut walk) = (Vec::new(), Vec::new());
+    for (i, p) in parsed {
+        match p {
+            Err(e) => {
+                out.insert(i, Err(e));
+            }
+            Ok((Some(k), p)) if *printers.entry(k).or_insert(i) != i => walk.push((i, k, p)),
+            Ok((_, p)) => print.push((i, p)),
+        }
+    }
+    let printed: HashMap<usize, Result<(Emitted, Footprint), EmitError>> = print
+        .into_par_iter()
+        .map(|(i, p)| (i, emit_parsed(p, None)))
+        .collect();
+    let walked: Vec<(usize, Result<Emitted, EmitError>)> = walk
+        .into_par_iter()
+        .map(|(i, k, p)| {
+            let em = match &printed[&printers[&k]] {
+                Ok(t) => match emit_parsed(p, Some(t)) {
+                    Ok((e, fp)) if fp == t.1 => Ok(e),
+                    Ok(_) => emit(cases[i]),
+                    Err(e) => Err(e),
+                },
+                Err(_) => emit(cases[i]),
+            };
+            (i, em)
+        })
+        .collect();
+    out.extend(printed.into_iter().map(|(i, r)| (i, r.map(|(e, _)| e))));
+    out.extend(walked);
+    out
 }
 
 /// `template`'s program with `case`'s initial shared image.
@@ -146,5 +183,107 @@ mod tests {
         let mut other = t.clone();
         other.launch.threads += 32;
         assert_ne!(program_key(t), program_key(&other));
+    }
+
+    /// Fuzz programs as a campaign draws them: K value sets of each shape. `emit_all` gives
+    /// exactly what `emit` gives case by case, and most value sets reuse their shape's text
+    /// (the very `Arc` of the first: printed once).
+    #[test]
+    fn emit_all_equals_emit_on_value_sets_of_shapes() {
+        use ptxconform_reference::case::init::pattern;
+        use ptxconform_reference::gen::{self, GenConfig, BLOCK, HEADER};
+        const SHAPES: u64 = 60;
+        const K: u64 = 8;
+        let cfg = GenConfig::mixed().with_concurrency(64);
+        let mut cases = Vec::new();
+        for s in 0..SHAPES {
+            let shape = pattern(0x5eed ^ s, HEADER + BLOCK * cfg.max_episodes);
+            for v in 0..K {
+                let values = pattern(s << 8 | v, gen::value_len(&cfg));
+                cases.push(gen::generate_shaped(&shape, &values, &cfg).case);
+            }
+        }
+        let refs: Vec<&Case> = cases.iter().collect();
+        let all = emit_all(&refs);
+        let (mut reused, mut ok) = (0, 0);
+        for (k, (c, got)) in cases.iter().zip(&all).enumerate() {
+            let want = emit(c);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "case {k}");
+            let first = &all[k - k % K as usize];
+            if let (Ok(a), Ok(b)) = (got, first) {
+                ok += 1;
+                reused +=
+                    usize::from(k % K as usize != 0 && std::sync::Arc::ptr_eq(&a.ptx, &b.ptx));
+            }
+        }
+        let walkers = ok - ok / K as usize;
+        eprintln!("{reused} of about {walkers} value sets reused their shape's text");
+        assert!(
+            reused * 10 > walkers * 9,
+            "{reused} of about {walkers} value sets reused their shape's text"
+        );
+    }
+
+    /// Corpus cases beside variants whose kernel texts differ from theirs (another grid, another
+    /// thread running a step, the other parity awaited): `emit_all` still gives what `emit` gives,
+    /// so no variant took another program's text.
+    #[test]
+    fn emit_all_keeps_apart_what_the_text_shows() {
+        use ptxconform_reference::case::StepOp;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let (loaded, _) = ptxconform_core::corpus::load_corpus(&[dir]);
+        let mut cases = Vec::new();
+        for l in loaded.iter().step_by(3) {
+            let c = &l.case;
+            let mut grid = c.clone();
+            grid.launch.grid[0] *= 2;
+            let mut thread = c.clone();
+            if let Some(s) = thread.program.last_mut() {
+                s.thread = (s.thread + 1) % c.launch.threads.max(1);
+            }
+            let mut parity = c.clone();
+            for s in &mut parity.program {
+                if let StepOp::WaitParity { parity, .. } = &mut s.op {
+                    *parity ^= 1;
+                }
+            }
+            cases.extend([c.clone(), grid, thread, parity]);
+        }
+        let refs: Vec<&Case> = cases.iter().collect();
+        let all = emit_all(&refs);
+        let mut apart = 0;
+        for (k, (c, got)) in cases.iter().zip(&all).enumerate() {
+            let want = emit(c);
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{want:?}"),
+                "case `{}` #{k}",
+                c.name
+            );
+            if let (Ok(a), Ok(o)) = (got, &all[k - k % 4]) {
+                apart += usize::from(k % 4 != 0 && a.ptx != o.ptx);
+            }
+        }
+        assert!(apart > 300, "{apart} variants with another text");
+    }
+
+    /// A walk whose program differs from the one it would take the text of leaves another
+    /// footprint: `emit_all` would emit it in full.
+    #[test]
+    fn a_walk_of_another_program_leaves_another_footprint() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let (loaded, _) = ptxconform_core::corpus::load_corpus(&[dir]);
+        let a = loaded
+            .iter()
+            .map(|l| &l.case)
+            .find(|c| c.program.len() > 1 && emit(c).is_ok())
+            .expect("a corpus case of two steps");
+        let mut b = a.clone();
+        b.program.pop();
+        let t = emit_parsed(Parsed::of(a).unwrap(), None).unwrap();
+        let (_, same) = emit_parsed(Parsed::of(a).unwrap(), Some(&t)).unwrap();
+        assert_eq!(same, t.1);
+        let (_, other) = emit_parsed(Parsed::of(&b).unwrap(), Some(&t)).unwrap();
+        assert_ne!(other, t.1);
     }
 }

@@ -73,6 +73,7 @@ mod emitted;
 mod frame;
 mod instances;
 mod operands;
+mod text_key;
 mod tmem;
 
 pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
@@ -223,32 +224,84 @@ struct Em<'a> {
     inst: String,
     label: usize,
     errors: Vec<String>,
+    /// Whether body lines are printed ([`Em::line`]); a walk only fills the parameter block.
+    text: bool,
+    /// Body lines so far (printed or not).
+    lines: usize,
+}
+
+/// What a walk of a case must share with the emission it reuses the text of, beyond the text
+/// key that chose it: checked, so that a text is never reused on the key's word alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Footprint {
+    version: PtxVersion,
+    lines: usize,
+    registers: [usize; 9],
+    labels: usize,
+    slots: usize,
 }
 
 /// Emit the GPU program of `case` (which must validate without errors).
 pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
-    let problems: Vec<String> = validate_case(case)
-        .into_iter()
-        .filter(|p| p.severity == Severity::Error)
-        .map(|p| p.message)
-        .collect();
-    if !problems.is_empty() {
-        return err(format!(
-            "case `{}` is invalid: {}",
-            case.name,
-            problems.join("; ")
-        ));
+    emit_parsed(Parsed::of(case)?, None).map(|(e, _)| e)
+}
+
+/// A case that validated, its layout and names, and its parsed steps: where emission starts.
+struct Parsed<'a> {
+    case: &'a Case,
+    layout: Layout,
+    names: Names,
+    /// The statement of every `ptx:` step (`None` for the other steps).
+    stmts: Vec<Option<Statement>>,
+}
+
+impl<'a> Parsed<'a> {
+    fn of(case: &'a Case) -> Result<Self, EmitError> {
+        let problems: Vec<String> = validate_case(case)
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| p.message)
+            .collect();
+        if !problems.is_empty() {
+            return err(format!(
+                "case `{}` is invalid: {}",
+                case.name,
+                problems.join("; ")
+            ));
+        }
+        let layout = Layout::of(case).map_err(|e| EmitError(e.0))?;
+        let names = Names::of(case);
+        let mut stmts: Vec<Option<Statement>> = vec![None; case.program.len()];
+        for (i, st) in parse_steps(case) {
+            let text = match &case.program[i].op {
+                StepOp::Ptx(t) => t.as_str(),
+                _ => "",
+            };
+            stmts[i] = Some(st.map_err(|e| EmitError(format!("`{text}`: {e}")))?);
+        }
+        Ok(Parsed {
+            case,
+            layout,
+            names,
+            stmts,
+        })
     }
-    let layout = Layout::of(case).map_err(|e| EmitError(e.0))?;
-    let names = Names::of(case);
-    let mut stmts: Vec<Option<Statement>> = vec![None; case.program.len()];
-    for (i, st) in parse_steps(case) {
-        let text = match &case.program[i].op {
-            StepOp::Ptx(t) => t.as_str(),
-            _ => "",
-        };
-        stmts[i] = Some(st.map_err(|e| EmitError(format!("`{text}`: {e}")))?);
-    }
+}
+
+/// Emit `p`. With `reuse`, an emission whose kernel text this one is known to share (by
+/// [`text_key`]), the emitter only walks the program: it fills the parameter block
+/// but prints no line, and takes the text, its shape key and step map from `reuse`. The caller
+/// must compare the returned [`Footprint`] with `reuse`'s before trusting the text.
+fn emit_parsed(
+    p: Parsed<'_>,
+    reuse: Option<&(Emitted, Footprint)>,
+) -> Result<(Emitted, Footprint), EmitError> {
+    let Parsed {
+        case,
+        layout,
+        names,
+        stmts,
+    } = p;
     let version = version_of(case, &stmts)?;
     let mut kb = KernelBuilder::new(version, case.target);
     kb.name = ENTRY.into();
@@ -307,6 +360,8 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         inst,
         label: 0,
         errors: Vec::new(),
+        text: reuse.is_none(),
+        lines: 0,
     };
     let tensor_maps = em.prologue()?;
     let mut spans = Vec::new();
@@ -314,7 +369,7 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     for (j, (step, st)) in case.program.iter().zip(stmts).enumerate() {
         let w = who(&step.cta, step.thread, st.as_ref());
         let group = step.concurrent.as_deref();
-        let start = em.kb.body().len();
+        let start = em.lines;
         if let Some((p, pg)) = &prev {
             // Steps of one concurrent group run at once; entering or leaving a group always
             // synchronises, so the group's steps meet nothing before or after it.
@@ -335,33 +390,46 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
             (StepOp::Store { at, bytes }, _) => em.store_step(at, bytes)?,
             _ => return err("internal: step and statement out of step"),
         }
-        em.line(format!("{skip}:"));
-        spans.push((j, start..em.kb.body().len()));
+        em.line(format_args!("{skip}:"));
+        spans.push((j, start..em.lines));
         prev = Some((w, group));
         if !em.errors.is_empty() {
             return err(format!("step {j}: {}", em.errors.join("; ")));
         }
     }
     em.epilogue();
-    let k = em.kb.build();
-    let step_map = spans
-        .into_iter()
-        .map(|(step, r)| {
-            let first = if r.start < k.lines.len() {
-                k.lines[r.start]
-            } else {
-                0
-            };
-            StepLines {
-                step,
-                lines: first..first + r.len(),
-            }
-        })
-        .collect();
+    let footprint = Footprint {
+        version,
+        lines: em.lines,
+        registers: em.kb.register_counts(),
+        labels: em.label,
+        slots: em.pblock.len(),
+    };
+    let (ptx, shape_key, step_map) = match reuse {
+        Some((t, _)) => (t.ptx.clone(), t.shape_key, t.step_map.clone()),
+        None => {
+            let k = em.kb.build();
+            let step_map = spans
+                .into_iter()
+                .map(|(step, r)| {
+                    let first = if r.start < k.lines.len() {
+                        k.lines[r.start]
+                    } else {
+                        0
+                    };
+                    StepLines {
+                        step,
+                        lines: first..first + r.len(),
+                    }
+                })
+                .collect();
+            (k.text.as_str().into(), fnv1a(&k.text), step_map)
+        }
+    };
     let l = &case.launch;
-    Ok(Emitted {
-        shape_key: fnv1a(&k.text),
-        ptx: k.text.into(),
+    let emitted = Emitted {
+        shape_key,
+        ptx,
         entry: ENTRY,
         target: case.target,
         version,
@@ -377,7 +445,8 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
         },
         tensor_maps,
         step_map,
-    })
+    };
+    Ok((emitted, footprint))
 }
 
 /// The case's `ptx_version`, else the least version the program's instructions and the
@@ -445,8 +514,12 @@ fn shared_image(case: &Case, layout: &Layout) -> Result<Vec<u8>, EmitError> {
 }
 
 impl Em<'_> {
-    fn line(&mut self, l: impl Into<String>) {
-        self.kb.push_line(l);
+    /// A body line: printed when the emitter writes text, only counted when it walks.
+    fn line(&mut self, l: impl std::fmt::Display) {
+        self.lines += 1;
+        if self.text {
+            self.kb.push_line(l.to_string());
+        }
     }
 
     fn label(&mut self, what: &str) -> String {
@@ -475,11 +548,11 @@ impl Em<'_> {
         let pbr = self.pbr.clone();
         if ty == RegTy::Pred {
             let t = self.kb.fresh(RegTy::B32);
-            self.line(format!("ld.global.b32 {t}, [{pbr}+{off}];"));
-            self.line(format!("setp.ne.b32 {r}, {t}, 0;"));
+            self.line(format_args!("ld.global.b32 {t}, [{pbr}+{off}];"));
+            self.line(format_args!("setp.ne.b32 {r}, {t}, 0;"));
         } else {
             // Little-endian: the low `bits` of the u64 slot.
-            self.line(format!("ld.global.b{} {r}, [{pbr}+{off}];", ty.bits()));
+            self.line(format_args!("ld.global.b{} {r}, [{pbr}+{off}];", ty.bits()));
         }
         r
     }
@@ -497,24 +570,24 @@ impl Em<'_> {
         let tid = self.tid.clone();
         if w.warp {
             let t = self.kb.fresh(RegTy::B32);
-            self.line(format!("shr.u32 {t}, {tid}, 5;"));
-            self.line(format!("setp.eq.u32 {p}, {t}, {};", w.thread / 32));
+            self.line(format_args!("shr.u32 {t}, {tid}, 5;"));
+            self.line(format_args!("setp.eq.u32 {p}, {t}, {};", w.thread / 32));
         } else {
-            self.line(format!("setp.eq.u32 {p}, {tid}, {};", w.thread));
+            self.line(format_args!("setp.eq.u32 {p}, {tid}, {};", w.thread));
         }
         if let Some(set) = &w.ctas {
             let cta = self.cta.clone();
             let any = self.kb.fresh(RegTy::Pred);
             for (k, c) in set.iter().enumerate() {
                 if k == 0 {
-                    self.line(format!("setp.eq.u32 {any}, {cta}, {c};"));
+                    self.line(format_args!("setp.eq.u32 {any}, {cta}, {c};"));
                 } else {
-                    self.line(format!("setp.eq.or.u32 {any}, {cta}, {c}, {any};"));
+                    self.line(format_args!("setp.eq.or.u32 {any}, {cta}, {c}, {any};"));
                 }
             }
-            self.line(format!("and.pred {p}, {p}, {any};"));
+            self.line(format_args!("and.pred {p}, {p}, {any};"));
         }
-        self.line(format!("@!{p} bra {skip};"));
+        self.line(format_args!("@!{p} bra {skip};"));
         skip
     }
 
@@ -541,12 +614,12 @@ impl Em<'_> {
                         let (r, o) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
                         let maps = self.case.memory.tensor_maps.len() * 128;
                         let inst = self.inst.clone();
-                        self.line(format!("mov.u64 {r}, tmaps;"));
-                        self.line(format!("cvta.param.u64 {r}, {r};"));
-                        self.line(format!("mul.wide.u32 {o}, {inst}, {maps};"));
-                        self.line(format!("add.s64 {r}, {r}, {o};"));
+                        self.line(format_args!("mov.u64 {r}, tmaps;"));
+                        self.line(format_args!("cvta.param.u64 {r}, {r};"));
+                        self.line(format_args!("mul.wide.u32 {o}, {inst}, {maps};"));
+                        self.line(format_args!("add.s64 {r}, {r}, {o};"));
                         if i > 0 {
-                            self.line(format!("add.s64 {r}, {r}, {};", i * 128));
+                            self.line(format_args!("add.s64 {r}, {r}, {};", i * 128));
                         }
                         tensor.map = r;
                     }
@@ -570,13 +643,13 @@ impl Em<'_> {
             if let Value::Reg(d) = &cp.sdesc {
                 let (b, r) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
                 let (s32, smem) = (self.kb.fresh(RegTy::B32), self.smem.clone());
-                self.line(format!("shr.u32 {s32}, {smem}, 4;"));
-                self.line(format!("cvt.u64.u32 {b}, {s32};"));
-                self.line(format!("add.s64 {r}, {d}, {b};"));
+                self.line(format_args!("shr.u32 {s32}, {smem}, 4;"));
+                self.line(format_args!("cvt.u64.u32 {b}, {s32};"));
+                self.line(format_args!("add.s64 {r}, {d}, {b};"));
                 cp.sdesc = Value::Reg(r);
             }
         }
-        self.line(st.to_string());
+        self.line(&st);
     }
 
     fn wait_step(&mut self, step: usize, mbar: &str, parity: u32) -> Result<(), EmitError> {
@@ -595,29 +668,29 @@ impl Em<'_> {
         } else {
             "test_wait"
         };
-        self.line(format!("mov.u64 {t0}, %globaltimer;"));
-        self.line(format!("{top}:"));
-        self.line(format!(
+        self.line(format_args!("mov.u64 {t0}, %globaltimer;"));
+        self.line(format_args!("{top}:"));
+        self.line(format_args!(
             "mbarrier.{op}.parity.shared.b64 {done}, [{a}], {parity};"
         ));
-        self.line(format!("@{done} bra {out};"));
-        self.line(format!("mov.u64 {t1}, %globaltimer;"));
-        self.line(format!("sub.u64 {t1}, {t1}, {t0};"));
-        self.line(format!("setp.lt.u64 {more}, {t1}, {budget};"));
-        self.line(format!("@{more} bra {top};"));
+        self.line(format_args!("@{done} bra {out};"));
+        self.line(format_args!("mov.u64 {t1}, %globaltimer;"));
+        self.line(format_args!("sub.u64 {t1}, {t1}, {t0};"));
+        self.line(format_args!("setp.lt.u64 {more}, {t1}, {budget};"));
+        self.line(format_args!("@{more} bra {top};"));
         // Timed out: flag (step, cta) and go on.
         let at = self.load_at(RegTy::B32, pb::TIMEOUTS_AT * 8);
         let (cta, dumpr) = (self.cta.clone(), self.dumpr.clone());
         let idx = self.kb.fresh(RegTy::B32);
         let fa = self.kb.fresh(RegTy::B64);
         let base = step as u64 * self.case.launch.ctas() as u64;
-        self.line(format!("add.u32 {idx}, {cta}, {base};"));
-        self.line(format!("shl.b32 {idx}, {idx}, 2;"));
-        self.line(format!("add.u32 {idx}, {idx}, {at};"));
-        self.line(format!("cvt.u64.u32 {fa}, {idx};"));
-        self.line(format!("add.s64 {fa}, {fa}, {dumpr};"));
-        self.line(format!("st.global.u32 [{fa}], 1;"));
-        self.line(format!("{out}:"));
+        self.line(format_args!("add.u32 {idx}, {cta}, {base};"));
+        self.line(format_args!("shl.b32 {idx}, {idx}, 2;"));
+        self.line(format_args!("add.u32 {idx}, {idx}, {at};"));
+        self.line(format_args!("cvt.u64.u32 {fa}, {idx};"));
+        self.line(format_args!("add.s64 {fa}, {fa}, {dumpr};"));
+        self.line(format_args!("st.global.u32 [{fa}], 1;"));
+        self.line(format_args!("{out}:"));
         Ok(())
     }
 
@@ -633,8 +706,8 @@ impl Em<'_> {
         let pbr = self.pbr.clone();
         for (i, b) in bytes.iter().enumerate() {
             let off = self.slot(*b as u64);
-            self.line(format!("ld.global.u8 {v}, [{pbr}+{off}];"));
-            self.line(format!("st.{space}.u8 [{addr}+{i}], {v};"));
+            self.line(format_args!("ld.global.u8 {v}, [{pbr}+{off}];"));
+            self.line(format_args!("st.{space}.u8 [{addr}+{i}], {v};"));
         }
         Ok(())
     }

@@ -8,7 +8,7 @@ impl Em<'_> {
     pub(super) fn shared_addr(&mut self, offset: u64) -> String {
         let r = self.load(RegTy::B32, offset);
         let smem = self.smem.clone();
-        self.line(format!("add.u32 {r}, {r}, {smem};"));
+        self.line(format_args!("add.u32 {r}, {r}, {smem};"));
         r
     }
 
@@ -16,14 +16,14 @@ impl Em<'_> {
     pub(super) fn global_addr(&mut self, index: usize, offset: u64) -> String {
         let base = self.load_at(RegTy::B64, (pb::HEADER + index) * 8);
         let off = self.load(RegTy::B64, offset);
-        self.line(format!("add.s64 {base}, {base}, {off};"));
+        self.line(format_args!("add.s64 {base}, {base}, {off};"));
         base
     }
 
     pub(super) fn generic_of_shared(&mut self, s: &str) -> String {
         let g = self.kb.fresh(RegTy::B64);
-        self.line(format!("cvt.u64.u32 {g}, {s};"));
-        self.line(format!("cvta.shared.u64 {g}, {g};"));
+        self.line(format_args!("cvt.u64.u32 {g}, {s};"));
+        self.line(format_args!("cvta.shared.u64 {g}, {g};"));
         g
     }
 
@@ -48,7 +48,9 @@ impl Em<'_> {
         let local = self.mapa_source(region, extra)?;
         let rank = self.load(RegTy::B32, cta as u64);
         let r = self.kb.fresh(RegTy::B32);
-        self.line(format!("mapa.shared::cluster.u32 {r}, {local}, {rank};"));
+        self.line(format_args!(
+            "mapa.shared::cluster.u32 {r}, {local}, {rank};"
+        ));
         Some(r)
     }
 
@@ -58,7 +60,7 @@ impl Em<'_> {
         let g = self.generic_of_shared(&local);
         let rank = self.load(RegTy::B32, cta as u64);
         let r = self.kb.fresh(RegTy::B64);
-        self.line(format!("mapa.u64 {r}, {g}, {rank};"));
+        self.line(format_args!("mapa.u64 {r}, {g}, {rank};"));
         Some(r)
     }
 
@@ -69,7 +71,7 @@ impl Em<'_> {
             if name.starts_with('%') && ty != RegTy::Pred && ty.bits() == 32 {
                 // Some instructions (tcgen05.alloc/dealloc) take no special register operand.
                 let r = self.kb.fresh(RegTy::B32);
-                self.line(format!("mov.u32 {r}, {name};"));
+                self.line(format_args!("mov.u32 {r}, {name};"));
                 return r;
             }
             return name.to_string();
@@ -85,7 +87,7 @@ impl Em<'_> {
                     let r = self.mapa(&region, 0, cta).unwrap_or_default();
                     if ty.bits() == 64 {
                         let w = self.kb.fresh(ty);
-                        self.line(format!("cvt.u64.u32 {w}, {r};"));
+                        self.line(format_args!("cvt.u64.u32 {w}, {r};"));
                         w
                     } else {
                         r
@@ -101,10 +103,10 @@ impl Em<'_> {
             // A-EXEC-TCGEN05-WORD: the Tensor Memory address alloc wrote into the word.
             let a = self.shared_addr(offset);
             let r = self.kb.fresh(RegTy::B32);
-            self.line(format!("ld.shared.b32 {r}, [{a}];"));
+            self.line(format_args!("ld.shared.b32 {r}, [{a}];"));
             if ty.bits() == 64 {
                 let w = self.kb.fresh(ty);
-                self.line(format!("cvt.u64.u32 {w}, {r};"));
+                self.line(format_args!("cvt.u64.u32 {w}, {r};"));
                 return w;
             }
             return r;
