@@ -5,18 +5,18 @@
 //! emission only walks their program to fill their parameter blocks.
 
 use super::text_key::{region_shapes, text_key};
-use super::{emit, emit_parsed, shared_image, EmitError, Emitted, Footprint, Parsed};
-use ptxconform_core::hash::{fnv1a128, FNV128_OFFSET};
+use super::{emit, emit_parsed, err, shared_image, EmitError, Emitted, Footprint, Parsed};
 use ptxconform_reference::case::{Case, Memory};
 use ptxconform_reference::layout::Layout;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-/// What of `case` its emitted program depends on: everything but its name, description,
+/// What of `case` its emitted program depends on, as bytes (compared whole: no hash collision
+/// can join two programs): everything but its name, description,
 /// recorded observations and regions' initial contents. The destructuring is exhaustive so that
 /// a new field of [`Case`], [`Memory`] or [`Region`](ptxconform_reference::case::Region) has to
 /// be sorted here.
-fn program_key(case: &Case) -> Option<u128> {
+fn program_key(case: &Case) -> Option<Vec<u8>> {
     let Case {
         name: _,
         description: _,
@@ -49,35 +49,43 @@ fn program_key(case: &Case) -> Option<u128> {
             shared_allocation,
         ),
     );
-    let bytes = serde_json::to_vec(&view).ok()?;
-    Some(fnv1a128(FNV128_OFFSET, &bytes))
+    serde_json::to_vec(&view).ok()
 }
 
 /// [`emit`] of every case, in order, on host threads: one emission per distinct program, the
 /// other cases with that program getting a copy with their own shared image. A case whose
 /// emission fails is emitted alone (its error names it).
 pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
-    let keys: Vec<Option<u128>> = cases.par_iter().map(|c| program_key(c)).collect();
-    let mut first: HashMap<u128, usize> = HashMap::new();
-    for (i, k) in keys.iter().enumerate() {
-        if let Some(k) = k {
-            first.entry(*k).or_insert(i);
-        }
-    }
-    let mut distinct: Vec<usize> = first.values().copied().collect();
-    distinct.sort_unstable();
-    let templates = emit_distinct(cases, &distinct);
-    cases
-        .par_iter()
-        .zip(&keys)
+    let keys: Vec<Option<Vec<u8>>> = cases.par_iter().map(|c| program_key(c)).collect();
+    let mut first: HashMap<&[u8], usize> = HashMap::new();
+    let leader: Vec<Option<usize>> = keys
+        .iter()
         .enumerate()
-        .map(|(i, (case, key))| match key.map(|k| first[&k]) {
-            Some(f) if f == i => templates[&f].clone(),
-            Some(f) => match &templates[&f] {
+        .map(|(i, k)| k.as_ref().map(|k| *first.entry(k).or_insert(i)))
+        .collect();
+    let mut distinct: Vec<usize> = first.into_values().collect();
+    distinct.sort_unstable();
+    let mut templates = emit_distinct(cases, &distinct);
+    let others: Vec<Option<Result<Emitted, EmitError>>> = cases
+        .par_iter()
+        .zip(&leader)
+        .enumerate()
+        .map(|(i, (case, l))| match *l {
+            Some(f) if f == i => None,
+            Some(f) => Some(match &templates[&f] {
                 Ok(t) => instance_of(t, case),
                 Err(_) => emit(case),
-            },
-            None => emit(case),
+            }),
+            None => Some(emit(case)),
+        })
+        .collect();
+    // The distinct programs' own emissions move out (no copy).
+    others
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.or_else(|| templates.remove(&i))
+                .unwrap_or_else(|| err(format!("internal: case {i} was not emitted")))
         })
         .collect()
 }
@@ -90,12 +98,12 @@ fn emit_distinct(
     distinct: &[usize],
 ) -> HashMap<usize, Result<Emitted, EmitError>> {
     // Parsing validates each program once; a case that fails is its own error.
-    type Keyed<'a> = Result<(Option<u128>, Parsed<'a>), EmitError>;
+    type Keyed<'a> = Result<(Option<Vec<u8>>, Parsed<'a>), EmitError>;
     let parsed: Vec<(usize, Keyed<'_>)> = distinct
         .par_iter()
         .map(|&i| (i, Parsed::of(cases[i]).map(|p| (text_key(&p), p))))
         .collect();
-    let mut printers: HashMap<u128, usize> = HashMap::new();
+    let mut printers: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut out = HashMap::new();
     let (mut print, mut walk) = (Vec::new(), Vec::new());
     for (i, p) in parsed {
@@ -103,8 +111,11 @@ fn emit_distinct(
             Err(e) => {
                 out.insert(i, Err(e));
             }
-            Ok((Some(k), p)) if *printers.entry(k).or_insert(i) != i => walk.push((i, k, p)),
-            Ok((_, p)) => print.push((i, p)),
+            Ok((Some(k), p)) => match *printers.entry(k).or_insert(i) {
+                printer if printer != i => walk.push((i, printer, p)),
+                _ => print.push((i, p)),
+            },
+            Ok((None, p)) => print.push((i, p)),
         }
     }
     let printed: HashMap<usize, Result<(Emitted, Footprint), EmitError>> = print
@@ -113,8 +124,8 @@ fn emit_distinct(
         .collect();
     let walked: Vec<(usize, Result<Emitted, EmitError>)> = walk
         .into_par_iter()
-        .map(|(i, k, p)| {
-            let em = match &printed[&printers[&k]] {
+        .map(|(i, printer, p)| {
+            let em = match &printed[&printer] {
                 Ok(t) => match emit_parsed(p, Some(t)) {
                     Ok((e, fp)) if fp == t.1 => Ok(e),
                     Ok(_) => emit(cases[i]),

@@ -6,7 +6,6 @@
 //! value sets of a fuzz shape differ only there.
 
 use super::Parsed;
-use ptxconform_core::hash::{fnv1a128, FNV128_OFFSET};
 use ptxconform_reference::case::{Case, Memory, Param, Region, Step, StepOp};
 use ptxconform_reference::ptx::operand::{Slot, Value};
 use ptxconform_reference::ptx::Statement;
@@ -59,10 +58,10 @@ fn masked_param(p: &Param) -> Param {
     }
 }
 
-/// The text key of `p` (`None` where it cannot be serialized: such a case is emitted alone).
+/// The text key of `p`, as bytes compared whole (`None` where it cannot be serialized: such a case is emitted alone).
 /// The destructuring is exhaustive so that a new field of [`Case`], [`Memory`] or [`Step`] has
 /// to be sorted here.
-pub(super) fn text_key(p: &Parsed<'_>) -> Option<u128> {
+pub(super) fn text_key(p: &Parsed<'_>) -> Option<Vec<u8>> {
     let Case {
         name: _,
         description: _,
@@ -115,6 +114,5 @@ pub(super) fn text_key(p: &Parsed<'_>) -> Option<u128> {
             shared_allocation,
         ),
     );
-    let bytes = serde_json::to_vec(&view).ok()?;
-    Some(fnv1a128(FNV128_OFFSET, &bytes))
+    serde_json::to_vec(&view).ok()
 }
