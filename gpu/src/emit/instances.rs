@@ -6,17 +6,64 @@
 
 use super::text_key::{region_shapes, text_key};
 use super::{emit, emit_parsed, err, shared_image, EmitError, Emitted, Footprint, Parsed};
-use ptxconform_reference::case::{Case, Memory};
+use ptxconform_reference::case::{
+    Case, Expect, Launch, MbarrierDecl, Memory, Param, Step, StepOp, TensorMapDecl, TmemDecl,
+};
 use ptxconform_reference::layout::Layout;
+use ptxconform_reference::target::Target;
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
-/// What of `case` its emitted program depends on, as bytes (compared whole: no hash collision
-/// can join two programs): everything but its name, description,
-/// recorded observations and regions' initial contents. The destructuring is exhaustive so that
-/// a new field of [`Case`], [`Memory`] or [`Region`](ptxconform_reference::case::Region) has to
-/// be sorted here.
-fn program_key(case: &Case) -> Option<Vec<u8>> {
+/// What of a case its emitted program depends on: everything but its name, description,
+/// recorded observations and regions' initial contents. Compared whole (two cases share an
+/// emission only when equal here), hashed in part: the steps and params, where programs differ
+/// most (hashing is all a case whose program is new pays, e.g. every fuzz program).
+#[derive(Debug, PartialEq)]
+struct ProgramKey<'a> {
+    target: &'a Target,
+    ptx_version: &'a Option<String>,
+    launch: &'a Launch,
+    params: &'a BTreeMap<String, Param>,
+    program: &'a [Step],
+    check: &'a [String],
+    expect: &'a Option<Expect>,
+    global: Vec<(&'a str, u64, u64, u64)>,
+    shared: Vec<(&'a str, u64, u64, u64)>,
+    mbarriers: &'a [MbarrierDecl],
+    tensor_maps: &'a [TensorMapDecl],
+    tmem: &'a [TmemDecl],
+    shared_allocation: &'a Option<u64>,
+}
+
+/// `Eq` as far as `HashMap` needs: a key that is not equal to itself (a NaN somewhere) only
+/// keeps its case from sharing an emission.
+impl Eq for ProgramKey<'_> {}
+
+impl Hash for ProgramKey<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for s in self.program {
+            s.thread.hash(h);
+            match &s.op {
+                StepOp::Ptx(text) => text.hash(h),
+                StepOp::WaitParity { mbar, parity } => (mbar, parity).hash(h),
+                StepOp::Store { at, bytes } => (at, bytes).hash(h),
+            }
+        }
+        for (name, p) in self.params {
+            name.hash(h);
+            match p {
+                Param::Int(v) | Param::Typed { value: v, .. } => v.hash(h),
+                Param::Mapa { mapa, cta } => (mapa, cta).hash(h),
+            }
+        }
+    }
+}
+
+/// The [`ProgramKey`] of `case`. The destructuring is exhaustive so that a new field of
+/// [`Case`] or [`Memory`] has to be sorted here (and of `Region` in [`region_shapes`]).
+fn program_key(case: &Case) -> ProgramKey<'_> {
     let Case {
         name: _,
         description: _,
@@ -38,30 +85,33 @@ fn program_key(case: &Case) -> Option<Vec<u8>> {
         tmem,
         shared_allocation,
     } = memory;
-    let view = (
-        (target, ptx_version, launch, params, program, check, expect),
-        (
-            region_shapes(global),
-            region_shapes(shared),
-            mbarriers,
-            tensor_maps,
-            tmem,
-            shared_allocation,
-        ),
-    );
-    serde_json::to_vec(&view).ok()
+    ProgramKey {
+        target,
+        ptx_version,
+        launch,
+        params,
+        program,
+        check,
+        expect,
+        global: region_shapes(global),
+        shared: region_shapes(shared),
+        mbarriers,
+        tensor_maps,
+        tmem,
+        shared_allocation,
+    }
 }
 
 /// [`emit`] of every case, in order, on host threads: one emission per distinct program, the
 /// other cases with that program getting a copy with their own shared image. A case whose
 /// emission fails is emitted alone (its error names it).
 pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
-    let keys: Vec<Option<Vec<u8>>> = cases.par_iter().map(|c| program_key(c)).collect();
-    let mut first: HashMap<&[u8], usize> = HashMap::new();
-    let leader: Vec<Option<usize>> = keys
+    let keys: Vec<ProgramKey<'_>> = cases.par_iter().map(|c| program_key(c)).collect();
+    let mut first: HashMap<&ProgramKey<'_>, usize> = HashMap::new();
+    let leader: Vec<usize> = keys
         .iter()
         .enumerate()
-        .map(|(i, k)| k.as_ref().map(|k| *first.entry(k).or_insert(i)))
+        .map(|(i, k)| *first.entry(k).or_insert(i))
         .collect();
     let mut distinct: Vec<usize> = first.into_values().collect();
     distinct.sort_unstable();
@@ -70,13 +120,11 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
         .par_iter()
         .zip(&leader)
         .enumerate()
-        .map(|(i, (case, l))| match *l {
-            Some(f) if f == i => None,
-            Some(f) => Some(match &templates[&f] {
+        .map(|(i, (case, &f))| {
+            (f != i).then(|| match &templates[&f] {
                 Ok(t) => instance_of(t, case),
                 Err(_) => emit(case),
-            }),
-            None => Some(emit(case)),
+            })
         })
         .collect();
     // The distinct programs' own emissions move out (no copy).
