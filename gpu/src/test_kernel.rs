@@ -127,10 +127,16 @@ impl KernelBuilder {
 
     /// Declare a fresh register of type `ty` and return its name.
     pub fn fresh(&mut self, ty: RegTy) -> String {
-        let i = ALL_TYS.iter().position(|t| *t == ty).unwrap_or(0);
-        let n = self.counts[i];
-        self.counts[i] += 1;
+        let n = self.next(ty);
         format!("{}{n}", prefix(ty))
+    }
+
+    /// Declare the next register of type `ty`, as [`fresh`](Self::fresh) does, and return its
+    /// number without naming it (for an emitter that prints nothing).
+    pub fn next(&mut self, ty: RegTy) -> usize {
+        let i = ALL_TYS.iter().position(|t| *t == ty).unwrap_or(0);
+        self.counts[i] += 1;
+        self.counts[i] - 1
     }
 
     /// A declaration line placed before the body (e.g. `.shared .align 8 .b64 bar;`).

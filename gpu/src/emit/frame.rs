@@ -45,7 +45,7 @@ impl Em<'_> {
         let gx = l.grid[0];
         // Instance `inst` owns CTAs inst*gx .. inst*gx+gx-1 along x (the batch multiplies the
         // grid's x extent); its pblock and dump pointers are entry `inst` of the table.
-        let (lx, t64) = (self.kb.fresh(RegTy::B32), self.kb.fresh(RegTy::B64));
+        let (lx, t64) = (self.reg(RegTy::B32), self.reg(RegTy::B64));
         self.line(format_args!("ld.param.u64 {t64}, [table];"));
         self.line(format_args!("cvta.to.global.u64 {t64}, {t64};"));
         self.line(format_args!("mov.u32 {lx}, %ctaid.x;"));
@@ -56,15 +56,15 @@ impl Em<'_> {
         self.line(format_args!("cvta.to.global.u64 {pbr}, {pbr};"));
         self.line(format_args!("ld.global.u64 {dumpr}, [{t64}+8];"));
         self.line(format_args!("cvta.to.global.u64 {dumpr}, {dumpr};"));
-        let first = self.kb.fresh(RegTy::B32);
+        let first = self.reg(RegTy::B32);
         self.line(format_args!("mul.lo.u32 {first}, {inst}, {gx};"));
         self.line(format_args!("sub.u32 {lx}, {lx}, {first};"));
         self.line(format_args!("mov.u32 {smem}, smem;"));
         self.line(format_args!("mov.u32 {tid}, %tid.x;"));
         let (y, z, n) = (
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
         );
         self.line(format_args!("mov.u32 {y}, %ctaid.y;"));
         self.line(format_args!("mov.u32 {z}, %ctaid.z;"));
@@ -114,12 +114,12 @@ impl Em<'_> {
     pub(super) fn copy_image(&mut self, g: &str, to_shared: bool) {
         let n = self.load_at(RegTy::B32, pb::IMAGE_BYTES * 8);
         let (i, stride, v, sa) = (
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
         );
-        let (ga, p) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::Pred));
+        let (ga, p) = (self.reg(RegTy::B64), self.reg(RegTy::Pred));
         let (top, done) = (self.label("copy"), self.label("copied"));
         let (tid, smem) = (self.tid.clone(), self.smem.clone());
         self.line(format_args!("shl.b32 {i}, {tid}, 2;"));
@@ -149,7 +149,7 @@ impl Em<'_> {
             self.cluster_barrier();
         }
         let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
-        let not0 = self.kb.fresh(RegTy::Pred);
+        let not0 = self.reg(RegTy::Pred);
         self.line(format_args!("setp.ne.u32 {not0}, {tid}, 0;"));
         let mbars: Vec<u64> = self
             .case
@@ -166,13 +166,13 @@ impl Em<'_> {
             self.line(format_args!("@{not0} bra {skip};"));
             let at = self.load_at(RegTy::B32, pb::PARITY_AT * 8);
             let (p0, p1, w, w1, idx) = (
-                self.kb.fresh(RegTy::Pred),
-                self.kb.fresh(RegTy::Pred),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
-                self.kb.fresh(RegTy::B32),
+                self.reg(RegTy::Pred),
+                self.reg(RegTy::Pred),
+                self.reg(RegTy::B32),
+                self.reg(RegTy::B32),
+                self.reg(RegTy::B32),
             );
-            let fa = self.kb.fresh(RegTy::B64);
+            let fa = self.reg(RegTy::B64);
             let m_count = mbars.len();
             for (m, off) in mbars.into_iter().enumerate() {
                 let a = self.shared_addr(off);
@@ -196,7 +196,7 @@ impl Em<'_> {
         self.tmem_epilogue();
         // The shared image of this CTA -> dump + cta * image_bytes.
         let n = self.load_at(RegTy::B64, pb::IMAGE_BYTES * 8);
-        let (c64, g) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
+        let (c64, g) = (self.reg(RegTy::B64), self.reg(RegTy::B64));
         self.line(format_args!("cvt.u64.u32 {c64}, {cta};"));
         self.line(format_args!("mul.lo.u64 {g}, {c64}, {n};"));
         self.line(format_args!("add.s64 {g}, {g}, {dumpr};"));
@@ -204,7 +204,7 @@ impl Em<'_> {
         let skip = self.label("reached");
         self.line(format_args!("@{not0} bra {skip};"));
         let at = self.load_at(RegTy::B64, pb::REACHED_AT * 8);
-        let fa = self.kb.fresh(RegTy::B64);
+        let fa = self.reg(RegTy::B64);
         self.line(format_args!("mad.lo.u64 {fa}, {c64}, 4, {at};"));
         self.line(format_args!("add.s64 {fa}, {fa}, {dumpr};"));
         self.line(format_args!("st.global.u32 [{fa}], 1;"));

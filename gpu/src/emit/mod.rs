@@ -522,9 +522,22 @@ impl Em<'_> {
         }
     }
 
+    /// A fresh label; a walk only counts it (its name would print nowhere).
     fn label(&mut self, what: &str) -> String {
         self.label += 1;
+        if !self.text {
+            return String::new();
+        }
         format!("$L_{what}_{}", self.label)
+    }
+
+    /// A fresh register of type `ty`; a walk only counts it, as [`Em::label`].
+    fn reg(&mut self, ty: RegTy) -> String {
+        if !self.text {
+            self.kb.next(ty);
+            return String::new();
+        }
+        self.kb.fresh(ty)
     }
 
     fn clustered(&self) -> bool {
@@ -544,10 +557,10 @@ impl Em<'_> {
 
     /// A fresh register of type `ty` loaded from pblock slot at byte offset `off`.
     fn load_at(&mut self, ty: RegTy, off: usize) -> String {
-        let r = self.kb.fresh(ty);
+        let r = self.reg(ty);
         let pbr = self.pbr.clone();
         if ty == RegTy::Pred {
-            let t = self.kb.fresh(RegTy::B32);
+            let t = self.reg(RegTy::B32);
             self.line(format_args!("ld.global.b32 {t}, [{pbr}+{off}];"));
             self.line(format_args!("setp.ne.b32 {r}, {t}, 0;"));
         } else {
@@ -566,10 +579,10 @@ impl Em<'_> {
     /// Branch over the step unless this is its CTA and thread; returns the skip label.
     fn guard(&mut self, w: &Who) -> String {
         let skip = self.label("skip");
-        let p = self.kb.fresh(RegTy::Pred);
+        let p = self.reg(RegTy::Pred);
         let tid = self.tid.clone();
         if w.warp {
-            let t = self.kb.fresh(RegTy::B32);
+            let t = self.reg(RegTy::B32);
             self.line(format_args!("shr.u32 {t}, {tid}, 5;"));
             self.line(format_args!("setp.eq.u32 {p}, {t}, {};", w.thread / 32));
         } else {
@@ -577,7 +590,7 @@ impl Em<'_> {
         }
         if let Some(set) = &w.ctas {
             let cta = self.cta.clone();
-            let any = self.kb.fresh(RegTy::Pred);
+            let any = self.reg(RegTy::Pred);
             for (k, c) in set.iter().enumerate() {
                 if k == 0 {
                     self.line(format_args!("setp.eq.u32 {any}, {cta}, {c};"));
@@ -611,7 +624,7 @@ impl Em<'_> {
                 {
                     Some(i) => {
                         // Map i of instance `inst`: tmaps + (inst * maps + i) * 128.
-                        let (r, o) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
+                        let (r, o) = (self.reg(RegTy::B64), self.reg(RegTy::B64));
                         let maps = self.case.memory.tensor_maps.len() * 128;
                         let inst = self.inst.clone();
                         self.line(format_args!("mov.u64 {r}, tmaps;"));
@@ -641,8 +654,8 @@ impl Em<'_> {
         if let Instruction::Tcgen05(Tcgen05Op::Cp(cp)) = &mut st.instr {
             // A-EXEC-TCGEN05-DESC-RELATIVE: start address += the image's shared address >> 4.
             if let Value::Reg(d) = &cp.sdesc {
-                let (b, r) = (self.kb.fresh(RegTy::B64), self.kb.fresh(RegTy::B64));
-                let (s32, smem) = (self.kb.fresh(RegTy::B32), self.smem.clone());
+                let (b, r) = (self.reg(RegTy::B64), self.reg(RegTy::B64));
+                let (s32, smem) = (self.reg(RegTy::B32), self.smem.clone());
                 self.line(format_args!("shr.u32 {s32}, {smem}, 4;"));
                 self.line(format_args!("cvt.u64.u32 {b}, {s32};"));
                 self.line(format_args!("add.s64 {r}, {d}, {b};"));
@@ -658,8 +671,8 @@ impl Em<'_> {
         };
         let a = self.shared_addr(offset);
         let budget = self.load_at(RegTy::U64, pb::TIMEOUT_NS * 8);
-        let (t0, t1) = (self.kb.fresh(RegTy::U64), self.kb.fresh(RegTy::U64));
-        let (done, more) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::Pred));
+        let (t0, t1) = (self.reg(RegTy::U64), self.reg(RegTy::U64));
+        let (done, more) = (self.reg(RegTy::Pred), self.reg(RegTy::Pred));
         let (top, out) = (self.label("wait"), self.label("waited"));
         // §9.7.13.15.16: try_wait suspends for a system-dependent time; test_wait (sm_80) does not.
         // `.shared` (= `.shared::cta`) rather than `.shared::cta`, which needs PTX 7.8.
@@ -681,8 +694,8 @@ impl Em<'_> {
         // Timed out: flag (step, cta) and go on.
         let at = self.load_at(RegTy::B32, pb::TIMEOUTS_AT * 8);
         let (cta, dumpr) = (self.cta.clone(), self.dumpr.clone());
-        let idx = self.kb.fresh(RegTy::B32);
-        let fa = self.kb.fresh(RegTy::B64);
+        let idx = self.reg(RegTy::B32);
+        let fa = self.reg(RegTy::B64);
         let base = step as u64 * self.case.launch.ctas() as u64;
         self.line(format_args!("add.u32 {idx}, {cta}, {base};"));
         self.line(format_args!("shl.b32 {idx}, {idx}, 2;"));
@@ -702,7 +715,7 @@ impl Em<'_> {
             }
             _ => return err(format!("store: `{at}` is not a region")),
         };
-        let v = self.kb.fresh(RegTy::B16);
+        let v = self.reg(RegTy::B16);
         let pbr = self.pbr.clone();
         for (i, b) in bytes.iter().enumerate() {
             let off = self.slot(*b as u64);

@@ -21,7 +21,7 @@ impl Em<'_> {
     }
 
     pub(super) fn generic_of_shared(&mut self, s: &str) -> String {
-        let g = self.kb.fresh(RegTy::B64);
+        let g = self.reg(RegTy::B64);
         self.line(format_args!("cvt.u64.u32 {g}, {s};"));
         self.line(format_args!("cvta.shared.u64 {g}, {g};"));
         g
@@ -47,7 +47,7 @@ impl Em<'_> {
     pub(super) fn mapa(&mut self, region: &str, extra: u64, cta: u32) -> Option<String> {
         let local = self.mapa_source(region, extra)?;
         let rank = self.load(RegTy::B32, cta as u64);
-        let r = self.kb.fresh(RegTy::B32);
+        let r = self.reg(RegTy::B32);
         self.line(format_args!(
             "mapa.shared::cluster.u32 {r}, {local}, {rank};"
         ));
@@ -59,7 +59,7 @@ impl Em<'_> {
         let local = self.mapa_source(region, extra)?;
         let g = self.generic_of_shared(&local);
         let rank = self.load(RegTy::B32, cta as u64);
-        let r = self.kb.fresh(RegTy::B64);
+        let r = self.reg(RegTy::B64);
         self.line(format_args!("mapa.u64 {r}, {g}, {rank};"));
         Some(r)
     }
@@ -70,7 +70,7 @@ impl Em<'_> {
         if name == "_" || name.starts_with('%') && !self.case.params.contains_key(name) {
             if name.starts_with('%') && ty != RegTy::Pred && ty.bits() == 32 {
                 // Some instructions (tcgen05.alloc/dealloc) take no special register operand.
-                let r = self.kb.fresh(RegTy::B32);
+                let r = self.reg(RegTy::B32);
                 self.line(format_args!("mov.u32 {r}, {name};"));
                 return r;
             }
@@ -86,7 +86,7 @@ impl Em<'_> {
                 Ok(Bound::Mapa { region, cta }) => {
                     let r = self.mapa(&region, 0, cta).unwrap_or_default();
                     if ty.bits() == 64 {
-                        let w = self.kb.fresh(ty);
+                        let w = self.reg(ty);
                         self.line(format_args!("cvt.u64.u32 {w}, {r};"));
                         w
                     } else {
@@ -102,10 +102,10 @@ impl Em<'_> {
         ) {
             // A-EXEC-TCGEN05-WORD: the Tensor Memory address alloc wrote into the word.
             let a = self.shared_addr(offset);
-            let r = self.kb.fresh(RegTy::B32);
+            let r = self.reg(RegTy::B32);
             self.line(format_args!("ld.shared.b32 {r}, [{a}];"));
             if ty.bits() == 64 {
-                let w = self.kb.fresh(ty);
+                let w = self.reg(ty);
                 self.line(format_args!("cvt.u64.u32 {w}, {r};"));
                 return w;
             }
@@ -115,7 +115,7 @@ impl Em<'_> {
         if let Some(r) = self.named.get(&key) {
             return r.clone();
         }
-        let r = self.kb.fresh(ty);
+        let r = self.reg(ty);
         self.named.insert(key, r.clone());
         r
     }

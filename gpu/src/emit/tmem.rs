@@ -24,15 +24,15 @@ impl Em<'_> {
         let per_cta: u32 = checked.iter().map(|(_, c)| 128 * c).sum();
         self.line("tcgen05.fence::after_thread_sync;");
         let (lb, lane, ta, tc, col, v, idx) = (
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
-            self.kb.fresh(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
+            self.reg(RegTy::B32),
         );
-        let (p, fa) = (self.kb.fresh(RegTy::Pred), self.kb.fresh(RegTy::B64));
+        let (p, fa) = (self.reg(RegTy::Pred), self.reg(RegTy::B64));
         let at = self.load(RegTy::B32, self.tmem_at);
         let mut before = 0u32;
         for (offset, cols) in checked.iter().copied() {
