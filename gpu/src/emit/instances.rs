@@ -4,7 +4,7 @@
 //! (the value sets of a fuzz shape) share one kernel text: it is printed once, and the others'
 //! emission only walks their program to fill their parameter blocks.
 
-use super::text_key::{region_shapes, text_key};
+use super::text_key::{region_shapes, text_key, TextKey};
 use super::{emit, emit_parsed, err, shared_image, EmitError, Emitted, Footprint, Parsed};
 use ptxconform_reference::case::{
     Case, Expect, Launch, MbarrierDecl, Memory, Param, Step, StepOp, TensorMapDecl, TmemDecl,
@@ -146,12 +146,12 @@ fn emit_distinct(
     distinct: &[usize],
 ) -> HashMap<usize, Result<Emitted, EmitError>> {
     // Parsing validates each program once; a case that fails is its own error.
-    type Keyed<'a> = Result<(Option<Vec<u8>>, Parsed<'a>), EmitError>;
+    type Keyed<'a> = Result<(TextKey<'a>, Parsed<'a>), EmitError>;
     let parsed: Vec<(usize, Keyed<'_>)> = distinct
         .par_iter()
         .map(|&i| (i, Parsed::of(cases[i]).map(|p| (text_key(&p), p))))
         .collect();
-    let mut printers: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut printers: HashMap<TextKey<'_>, usize> = HashMap::new();
     let mut out = HashMap::new();
     let (mut print, mut walk) = (Vec::new(), Vec::new());
     for (i, p) in parsed {
@@ -159,11 +159,10 @@ fn emit_distinct(
             Err(e) => {
                 out.insert(i, Err(e));
             }
-            Ok((Some(k), p)) => match *printers.entry(k).or_insert(i) {
+            Ok((k, p)) => match *printers.entry(k).or_insert(i) {
                 printer if printer != i => walk.push((i, printer, p)),
                 _ => print.push((i, p)),
             },
-            Ok((None, p)) => print.push((i, p)),
         }
     }
     let printed: HashMap<usize, Result<(Emitted, Footprint), EmitError>> = print

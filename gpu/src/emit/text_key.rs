@@ -6,9 +6,13 @@
 //! value sets of a fuzz shape differ only there.
 
 use super::Parsed;
-use ptxconform_reference::case::{Case, Memory, Param, Region, Step, StepOp};
+use ptxconform_reference::case::{
+    Case, Ctas, Launch, MbarrierDecl, Memory, Param, Region, Step, StepOp, TensorMapDecl, TmemDecl,
+};
 use ptxconform_reference::ptx::operand::{Slot, Value};
 use ptxconform_reference::ptx::Statement;
+use ptxconform_reference::target::Target;
+use std::hash::{Hash, Hasher};
 
 /// Name, size, alignment and misalignment of each region (what its layout depends on).
 pub(super) fn region_shapes(rs: &[Region]) -> Vec<(&str, u64, u64, u64)> {
@@ -58,10 +62,63 @@ fn masked_param(p: &Param) -> Param {
     }
 }
 
-/// The text key of `p`, as bytes compared whole (`None` where it cannot be serialized: such a case is emitted alone).
-/// The destructuring is exhaustive so that a new field of [`Case`], [`Memory`] or [`Step`] has
-/// to be sorted here.
-pub(super) fn text_key(p: &Parsed<'_>) -> Option<Vec<u8>> {
+/// What of a step its lines depend on: the masked statement of a `ptx:` step, the mbarrier and
+/// parity a `wait_parity` waits for, where a `store` stores and how many bytes.
+// Most steps are `ptx:` steps: boxing the statement would add an allocation to nearly all.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, PartialEq)]
+enum StepText<'a> {
+    Ptx(Statement),
+    Wait {
+        mbar: &'a str,
+        parity: u32,
+    },
+    Store {
+        at: &'a str,
+        bytes: usize,
+    },
+    /// A `ptx:` step without its statement: an emission error (the text stays in the key).
+    Unparsed(&'a StepOp),
+}
+
+/// The text key of a parsed case ([`text_key`]): compared whole, hashed in part (each step's
+/// thread, kind and instruction family), never with a value the parameter block carries.
+#[derive(Debug, PartialEq)]
+pub(super) struct TextKey<'a> {
+    target: &'a Target,
+    ptx_version: &'a Option<String>,
+    launch: &'a Launch,
+    params: Vec<(&'a str, Param)>,
+    steps: Vec<(&'a Ctas, u32, &'a Option<String>, StepText<'a>)>,
+    check: &'a [String],
+    global: Vec<(&'a str, u64, u64, u64)>,
+    shared: Vec<(&'a str, u64, u64, u64)>,
+    mbarriers: &'a [MbarrierDecl],
+    tensor_maps: &'a [TensorMapDecl],
+    tmem: &'a [TmemDecl],
+    shared_allocation: &'a Option<u64>,
+}
+
+/// As for the program key (`super::instances`): a key unequal to itself only emits alone.
+impl Eq for TextKey<'_> {}
+
+impl Hash for TextKey<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for (_, thread, _, op) in &self.steps {
+            thread.hash(h);
+            match op {
+                StepText::Ptx(st) => st.instr.family().hash(h),
+                StepText::Wait { mbar, parity } => (mbar, parity).hash(h),
+                StepText::Store { at, bytes } => (at, bytes).hash(h),
+                StepText::Unparsed(_) => {}
+            }
+        }
+    }
+}
+
+/// The text key of `p`. The destructuring is exhaustive so that a new field of [`Case`],
+/// [`Memory`] or [`Step`] has to be sorted here.
+pub(super) fn text_key<'a>(p: &Parsed<'a>) -> TextKey<'a> {
     let Case {
         name: _,
         description: _,
@@ -83,8 +140,7 @@ pub(super) fn text_key(p: &Parsed<'_>) -> Option<Vec<u8>> {
         tmem,
         shared_allocation,
     } = memory;
-    let params: Vec<(&String, Param)> = params.iter().map(|(n, v)| (n, masked_param(v))).collect();
-    let steps: Vec<_> = program
+    let steps = program
         .iter()
         .zip(&p.stmts)
         .map(|(step, st)| {
@@ -94,25 +150,36 @@ pub(super) fn text_key(p: &Parsed<'_>) -> Option<Vec<u8>> {
                 concurrent,
                 op,
             } = step;
-            // The statement as parsed (`Debug`: every field), or the step without its bytes.
-            let op = match (op, st) {
-                (StepOp::Ptx(_), Some(st)) => format!("{:?}", masked(st)),
-                (StepOp::Store { at, bytes }, _) => format!("store {at:?} {}", bytes.len()),
-                (op, _) => format!("{op:?}"),
+            let text = match (op, st) {
+                (StepOp::Ptx(_), Some(st)) => StepText::Ptx(masked(st)),
+                (StepOp::WaitParity { mbar, parity }, _) => StepText::Wait {
+                    mbar,
+                    parity: *parity,
+                },
+                (StepOp::Store { at, bytes }, _) => StepText::Store {
+                    at,
+                    bytes: bytes.len(),
+                },
+                (op, None) => StepText::Unparsed(op),
             };
-            (cta, thread, concurrent, op)
+            (cta, *thread, concurrent, text)
         })
         .collect();
-    let view = (
-        (target, ptx_version, launch, params, steps, check),
-        (
-            region_shapes(global),
-            region_shapes(shared),
-            mbarriers,
-            tensor_maps,
-            tmem,
-            shared_allocation,
-        ),
-    );
-    serde_json::to_vec(&view).ok()
+    TextKey {
+        target,
+        ptx_version,
+        launch,
+        params: params
+            .iter()
+            .map(|(n, v)| (n.as_str(), masked_param(v)))
+            .collect(),
+        steps,
+        check,
+        global: region_shapes(global),
+        shared: region_shapes(shared),
+        mbarriers,
+        tensor_maps,
+        tmem,
+        shared_allocation,
+    }
 }
