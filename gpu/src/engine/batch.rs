@@ -63,7 +63,7 @@ pub struct Kernel {
 }
 
 /// Limits of one launch.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Most instances per launch.
     pub instances: usize,

@@ -62,14 +62,76 @@ impl Backend for Fleet {
             return one.observe(cases);
         }
         let len = chunk_len(cases.len(), self.engines.len());
-        let chunks = cases.len().div_ceil(len);
+        self.steal(cases, len, |eng, _, part| eng.observe(part))
+    }
+    fn host_time(&mut self, reference: Duration, judge: Duration) {
+        self.engines[0].host_time(reference, judge);
+    }
+    /// One engine prepares as it would alone; several split a batch as it comes, so they
+    /// prepare nothing ahead, but each compiles shapes ahead for itself.
+    /// Engines that prepare alike ([`Engine::prepares_like`]) share one preparation: the batch
+    /// is emitted and composed ahead in chunks, and each engine takes prepared chunks as it
+    /// frees up. Otherwise each engine emits the chunks it takes itself, and ahead of the batch
+    /// only the kernels are compiled (for every engine).
+    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+        let many = match self.engines.as_slice() {
+            [one] => return one.preparer(),
+            many => many,
+        };
+        let each: Vec<Arc<dyn Prepare>> = many.iter().filter_map(|e| e.preparer()).collect();
+        let alike = each.len() == many.len() && many.iter().all(|e| many[0].prepares_like(e));
+        Some(Arc::new(InChunks {
+            shared: alike.then(|| each[0].clone()),
+            each,
+            engines: many.len(),
+        }))
+    }
+    fn observe_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Vec<Run>, String> {
+        if let [one] = self.engines.as_mut_slice() {
+            return one.observe_prepared(cases, prepared);
+        }
+        let Some(Chunks { len, chunks }) = prepared.take::<Chunks>() else {
+            return self.observe(cases);
+        };
+        let chunks: Vec<std::sync::Mutex<Option<Prepared>>> = chunks
+            .into_iter()
+            .map(|c| std::sync::Mutex::new(Some(c)))
+            .collect();
+        self.steal(cases, len, |eng, c, part| {
+            let taken = chunks[c].lock().ok().and_then(|mut p| p.take());
+            match taken {
+                Some(p) => eng.observe_prepared(part, p),
+                None => eng.observe(part),
+            }
+        })
+    }
+}
+
+impl Fleet {
+    /// `cases` in chunks of `len`, each engine on a thread of its own taking the next chunk
+    /// (`run(engine, chunk index, chunk)`) until none is left: a slower device, or one stuck
+    /// isolating traps, does not hold the others back. The runs in case order.
+    fn steal<F>(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        len: usize,
+        run: F,
+    ) -> Result<Vec<Run>, String>
+    where
+        F: Fn(&mut Engine, usize, &[(&Case, &Execution)]) -> Result<Vec<Run>, String> + Sync,
+    {
+        let chunks = cases.len().div_ceil(len.max(1));
         let next = AtomicUsize::new(0);
         let per_engine: Vec<Result<Vec<Chunk>, String>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .engines
                 .iter_mut()
                 .map(|eng| {
-                    let next = &next;
+                    let (next, run) = (&next, &run);
                     s.spawn(move || {
                         let mut got = Vec::new();
                         loop {
@@ -79,7 +141,7 @@ impl Backend for Fleet {
                             }
                             let at = c * len;
                             let part = &cases[at..(at + len).min(cases.len())];
-                            got.push((at, eng.observe(part)?));
+                            got.push((at, run(eng, c, part)?));
                         }
                     })
                 })
@@ -104,41 +166,36 @@ impl Backend for Fleet {
             .map(|r| r.ok_or_else(|| "a chunk of the batch was not run".to_string()))
             .collect()
     }
-    fn host_time(&mut self, reference: Duration, judge: Duration) {
-        self.engines[0].host_time(reference, judge);
-    }
-    /// One engine prepares as it would alone; several split a batch as it comes, so they
-    /// prepare nothing ahead, but each compiles shapes ahead for itself.
-    fn preparer(&self) -> Option<Arc<dyn Prepare>> {
-        match self.engines.as_slice() {
-            [one] => one.preparer(),
-            many => Some(Arc::new(WarmEach(
-                many.iter().filter_map(|e| e.preparer()).collect(),
-            ))),
-        }
-    }
-    fn observe_prepared(
-        &mut self,
-        cases: &[(&Case, &Execution)],
-        prepared: Prepared,
-    ) -> Result<Vec<Run>, String> {
-        match self.engines.as_mut_slice() {
-            [one] => one.observe_prepared(cases, prepared),
-            _ => self.observe(cases),
-        }
-    }
 }
 
-/// The preparer of several engines: warms each (the first compiles; the others find the cubins
-/// in the shared disk cache), prepares nothing (the batch is split only as it runs).
-struct WarmEach(Vec<Arc<dyn Prepare>>);
+/// A batch prepared ahead for a fleet: chunks of `len` cases, each as any of its engines would
+/// have prepared it.
+struct Chunks {
+    len: usize,
+    chunks: Vec<Prepared>,
+}
 
-impl Prepare for WarmEach {
-    fn prepare(&self, _: &[(&Case, &Execution)]) -> Prepared {
-        Prepared::new(())
+/// The fleet's preparer: `shared` (when the engines prepare alike) prepares the chunks; every
+/// engine compiles ahead.
+struct InChunks {
+    shared: Option<Arc<dyn Prepare>>,
+    each: Vec<Arc<dyn Prepare>>,
+    engines: usize,
+}
+
+impl Prepare for InChunks {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
+        let Some(p) = &self.shared else {
+            return Prepared::new(());
+        };
+        let len = chunk_len(cases.len(), self.engines);
+        Prepared::new(Chunks {
+            len,
+            chunks: cases.chunks(len).map(|part| p.prepare(part)).collect(),
+        })
     }
     fn warm(&self, cases: &[&Case]) {
-        for p in &self.0 {
+        for p in &self.each {
             p.warm(cases);
         }
     }
@@ -178,6 +235,40 @@ mod tests {
         assert_eq!(stats[1].compiled, 0, "{:?}", stats[1]);
         assert_eq!(stats[1].disk_hits, stats[0].compiled);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Engines that prepare alike share one preparation, in the chunks they will take; an
+    /// engine with other launch limits prepares its own.
+    #[test]
+    fn alike_engines_share_a_prepared_batch_in_chunks() {
+        let engine = || {
+            Engine::new(
+                crate::engine::supervisor(0, 10, true).unwrap(),
+                (9, 0),
+                None,
+            )
+        };
+        let file =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
+        let cases = ptxconform_reference::case::load_file(&file).unwrap();
+        let many: Vec<&Case> = cases.iter().cycle().take(300).collect();
+        let exs: Vec<Execution> = many
+            .iter()
+            .map(|c| ptxconform_reference::sem::exec::execute(c).unwrap())
+            .collect();
+        let pairs: Vec<(&Case, &Execution)> = many.iter().copied().zip(&exs).collect();
+        let mut fleet = Fleet {
+            engines: vec![engine(), engine()],
+        };
+        let prepared = fleet.preparer().unwrap().prepare(&pairs);
+        let chunks = prepared
+            .take::<Chunks>()
+            .expect("alike engines share the preparation");
+        assert_eq!(chunks.len, chunk_len(300, 2));
+        assert_eq!(chunks.chunks.len(), 300usize.div_ceil(chunks.len));
+        fleet.engines[1].limits.instances = 7;
+        let apart = fleet.preparer().unwrap().prepare(&pairs);
+        assert!(apart.take::<Chunks>().is_none());
     }
 
     #[test]

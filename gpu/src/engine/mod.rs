@@ -400,6 +400,20 @@ impl Prepare for Settings {
 }
 
 impl Engine {
+    /// Whether `other` prepares a batch as this engine does (emission, builds, composed
+    /// launches): then a step either prepared runs on either ([`fleet`]). Compiled kernels are
+    /// each engine's own and are bound when its launches run.
+    fn prepares_like(&self, other: &Engine) -> bool {
+        self.limits == other.limits
+            && self.jit_level == other.jit_level
+            && self.codegen() == other.codegen()
+            && self.route_builds == other.route_builds
+            && self.rewrite.is_none()
+            && other.rewrite.is_none()
+            && !self.naive
+            && !other.naive
+    }
+
     fn settings(&self) -> Settings {
         Settings {
             known: self.known.clone(),
