@@ -57,6 +57,11 @@
 //! - A-TENSOR-SMEM-ALIGN-LAST-HW: sm_90 checks a tensor copy's shared-address alignment after its
 //!   other copy rules, so a copy that breaks both traps as the other rule does
 //!   ([`CHECKED_FIRST`], [`ub::Ub::checked_first`]).
+//!
+//! - A-MISALIGNED-KIND-HW: a misaligned bulk copy or reduction (`address.misaligned`) traps
+//!   MisalignedAddress; a reduction into the executing CTA's .shared::cluster launched without a
+//!   cluster traps IllegalInstruction, as it does aligned (`bulk.cluster_dst_is_executing_cta`
+//!   checked first, [`MISALIGNED_KIND`]).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -397,6 +402,22 @@ pub const CHECKED_FIRST: &str = "the five H100 / H200 tensor sweeps of 2026-11-2
     MisalignedAddress alone, 39 IllegalInstruction after another rule). \
     Unprobed: addresses off the 16-byte grid, and 32 to 112 bytes past a line.";
 
+/// The recorded runs behind A-MISALIGNED-KIND-HW: why a misaligned bulk copy or reduction is
+/// predicted to trap MisalignedAddress, and a reduction that also breaks
+/// `bulk.cluster_dst_is_executing_cta` IllegalInstruction ([`ub::Ub::checked_first`]).
+pub const MISALIGNED_KIND: &str = "the corpus's copies trapped MisalignedAddress (5 of 5 per \
+    baseline, H100 and H200), its one reduction (ub.address.reduce_dst_misaligned, into \
+    .shared::cluster of the executing CTA, launched without a cluster) IllegalInstruction (1 of \
+    1 per baseline). cases/probes/misaligned-kinds.yaml (H200, CUDA 13.0, ptxas 13.0 -O3, \
+    2026-11-29) separates them: reductions into global memory with the destination or the \
+    source 4, 8 or 12 bytes off, every operation and type (add, min, max, and, or, xor, inc, dec \
+    on 32 bits, add.f32, add.u64, min.s64, add.noftz.f16 and .bf16) trapped MisalignedAddress \
+    78 of 78, bulk loads and stores off the same ways 9 of 9; reductions into the executing \
+    CTA's .shared::cluster without a cluster launch, 4, 8 or 12 bytes off, IllegalInstruction 27 \
+    of 27, as that CTA's reductions do aligned. One run each. Unprobed: a misaligned reduction \
+    into the executing CTA in a cluster launch (predicted MisalignedAddress, as one into another \
+    CTA would be), and cp.async.bulk.prefetch.";
+
 /// Did the copies credit a phase more complete-tx than it expects, every arrival in
 /// (A-TX-OVERSHOT-HW)? The text's phase never completes (its tx-count stays below zero);
 /// silicon's outcome is undecided: [`OVERSHOT_PHASE`]. A phase still owed an arrival is not
@@ -558,9 +579,8 @@ pub const SILICON: &[SiliconReading] = &[
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::ADDRESS_MISALIGNED),
-        outcomes: &[II, MISALIGNED],
-        evidence: "copies trap MisalignedAddress (5 of 5 per baseline), cp.reduce.async.bulk \
-                   IllegalInstruction (1 of 1 per baseline; H100, H200)",
+        outcomes: &[MISALIGNED],
+        evidence: MISALIGNED_KIND,
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::MBAR_MISALIGNED),
@@ -700,6 +720,27 @@ mod tests {
         recorded_outcomes_are_allowed("probes/tensor-read-past.yaml", 9);
         recorded_outcomes_are_allowed("probes/encode-rules.yaml", 198);
         recorded_outcomes_are_allowed("probes/copy-rules.yaml", 94);
+    }
+
+    /// A-MISALIGNED-KIND-HW: every misaligned copy and reduction of the probe is predicted one
+    /// trap kind, the one it gave: IllegalInstruction for the reductions into the executing
+    /// CTA (no cluster launch), MisalignedAddress for the others.
+    #[test]
+    fn misaligned_copies_and_reductions_predict_their_trap_kind() {
+        recorded_outcomes_are_allowed("probes/misaligned-kinds.yaml", 114);
+        let all = predictions("probes/misaligned-kinds.yaml");
+        for (c, p) in &all {
+            let kind = if c.name.contains(".reduce.cluster.") {
+                TrapKind::IllegalInstruction
+            } else {
+                TrapKind::MisalignedAddress
+            };
+            assert_eq!(*p, Prediction::one(HwOutcome::Traps(kind)), "{}", c.name);
+        }
+        let own = all
+            .iter()
+            .filter(|(c, _)| c.name.contains(".reduce.cluster."));
+        assert_eq!(own.count(), 27);
     }
 
     /// A-TX-RACE-HW: the litmus's configurations with an arrival first (expect-tx 0 before the

@@ -24,13 +24,23 @@ impl Machine<'_> {
             RedDst::Cluster { .. } => self.shared(&r.dst, "dstMem")?,
             RedDst::Global => self.global(&r.dst, "dstMem")?,
         };
-        let (d, s) = self.bulk_ranges(&dst, &src, size)?;
+        let own_cta = matches!(r.dst_kind, RedDst::Cluster { .. }) && dst.cta() == Some(self.cta);
+        // A-MISALIGNED-KIND-HW: without a cluster launch, a misaligned reduction into the
+        // executing CTA traps as a reduction into it does (IllegalInstruction), not as a
+        // misaligned copy.
+        let (d, s) = self.bulk_ranges(&dst, &src, size).map_err(|e| match e {
+            Stop::Ub(mut u) if own_cta && self.cluster <= 1 => {
+                u.checked_first = Some(rules::BULK_CLUSTER_DST_OWN_CTA.id);
+                Stop::Ub(u)
+            }
+            other => other,
+        })?;
         // A-EXEC-REDUCE-REMOTE: §9.7.9.25.4.2 states no "different CTA" rule for the .shared::cluster
         // destination (§9.7.9.25.4.1 does for the copy). Hardware decided: on an H100 every
         // reduction into the executing CTA's own shared memory traps with an illegal instruction
         // (cases/reduce/cluster.yaml, run of 2026-11-21), so the model applies the copy's rule.
         // In a cluster launch an H200 completed one (A-BULK-SELF-CLUSTER-LAUNCH-HW).
-        if matches!(r.dst_kind, RedDst::Cluster { .. }) && dst.cta() == Some(self.cta) {
+        if own_cta {
             let u = rules::Ub::new(
                 &rules::BULK_CLUSTER_DST_OWN_CTA,
                 format!(
