@@ -12,9 +12,9 @@ base = {c['name']: c for c in yaml.safe_load(open('../ub/copy.yaml'))}
 RED = base['ub.address.reduce_dst_misaligned']
 STORE = base['ub.address.bulk_dst_misaligned_region']
 LOAD = base['ub.address.bulk_src_misaligned']
-OPS = [('add', 'u32', 4), ('min', 'u32', 4), ('max', 's32', 4), ('and', 'b32', 4), ('or', 'b32', 4),
-       ('xor', 'b32', 4), ('inc', 'u32', 4), ('dec', 'u32', 4), ('add', 'f32', 4), ('add', 'u64', 8),
-       ('min', 's64', 8), ('add', 'noftz.f16', 2), ('add', 'noftz.bf16', 2)]
+OPS = [('add', 'u32'), ('min', 'u32'), ('max', 's32'), ('and', 'b32'), ('or', 'b32'),
+       ('xor', 'b32'), ('inc', 'u32'), ('dec', 'u32'), ('add', 'f32'), ('add', 'u64'),
+       ('min', 's64'), ('add', 'noftz.f16'), ('add', 'noftz.bf16')]
 
 def variant(c, tag, program, edit=None):
     v = copy.deepcopy(c)
@@ -27,10 +27,8 @@ def variant(c, tag, program, edit=None):
     return v
 
 cases = []
-for op, ty, size in OPS:
+for op, ty in OPS:
     for off in (4, 8, 12):
-        if off % size == 0 and off % 16 != 0 and size >= 16:
-            continue
         # Into .shared::cluster of the executing CTA (no cluster launch), as the corpus case.
         prog = copy.deepcopy(RED['program'])
         prog[2] = {'ptx': f'cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.{op}.{ty} [dst+{off}], [src], 32, [bar]'}

@@ -4,13 +4,10 @@
 //! (the value sets of a fuzz shape) share one kernel text: it is printed once, and the others'
 //! emission only walks their program to fill their parameter blocks.
 
-use super::text_key::{region_shapes, text_key, TextKey};
+use super::text_key::{text_key, Surround, TextKey};
 use super::{emit, emit_parsed, err, shared_image, EmitError, Emitted, Footprint, Parsed};
-use ptxconform_reference::case::{
-    Case, Expect, Launch, MbarrierDecl, Memory, Param, Step, StepOp, TensorMapDecl, TmemDecl,
-};
+use ptxconform_reference::case::{Case, Expect, Param, Step, StepOp};
 use ptxconform_reference::layout::Layout;
-use ptxconform_reference::target::Target;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -22,19 +19,10 @@ use std::hash::{Hash, Hasher};
 /// most (hashing is all a case whose program is new pays, e.g. every fuzz program).
 #[derive(Debug, PartialEq)]
 struct ProgramKey<'a> {
-    target: &'a Target,
-    ptx_version: &'a Option<String>,
-    launch: &'a Launch,
+    surround: Surround<'a>,
     params: &'a BTreeMap<String, Param>,
     program: &'a [Step],
-    check: &'a [String],
     expect: &'a Option<Expect>,
-    global: Vec<(&'a str, u64, u64, u64)>,
-    shared: Vec<(&'a str, u64, u64, u64)>,
-    mbarriers: &'a [MbarrierDecl],
-    tensor_maps: &'a [TensorMapDecl],
-    tmem: &'a [TmemDecl],
-    shared_allocation: &'a Option<u64>,
 }
 
 /// `Eq` as far as `HashMap` needs: a key that is not equal to itself (a NaN somewhere) only
@@ -61,44 +49,13 @@ impl Hash for ProgramKey<'_> {
     }
 }
 
-/// The [`ProgramKey`] of `case`. The destructuring is exhaustive so that a new field of
-/// [`Case`] or [`Memory`] has to be sorted here (and of `Region` in [`region_shapes`]).
+/// The [`ProgramKey`] of `case`.
 fn program_key(case: &Case) -> ProgramKey<'_> {
-    let Case {
-        name: _,
-        description: _,
-        target,
-        ptx_version,
-        launch,
-        memory,
-        params,
-        program,
-        check,
-        expect,
-        observed: _,
-    } = case;
-    let Memory {
-        global,
-        shared,
-        mbarriers,
-        tensor_maps,
-        tmem,
-        shared_allocation,
-    } = memory;
     ProgramKey {
-        target,
-        ptx_version,
-        launch,
-        params,
-        program,
-        check,
-        expect,
-        global: region_shapes(global),
-        shared: region_shapes(shared),
-        mbarriers,
-        tensor_maps,
-        tmem,
-        shared_allocation,
+        surround: Surround::of(case),
+        params: &case.params,
+        program: &case.program,
+        expect: &case.expect,
     }
 }
 

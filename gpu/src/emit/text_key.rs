@@ -14,20 +14,76 @@ use ptxconform_reference::ptx::Statement;
 use ptxconform_reference::target::Target;
 use std::hash::{Hash, Hasher};
 
-/// Name, size, alignment and misalignment of each region (what its layout depends on).
-pub(super) fn region_shapes(rs: &[Region]) -> Vec<(&str, u64, u64, u64)> {
-    rs.iter()
-        .map(|r| {
-            let Region {
-                name,
-                size,
-                align,
-                misalign,
-                init: _,
-            } = r;
-            (name.as_str(), *size, *align, *misalign)
-        })
-        .collect()
+/// What of a case both emission keys take whole (the text key here, the program key of
+/// `super::instances`): everything but its name, description, expectation, recorded
+/// observations, params, program and regions' contents (of a region only what its layout
+/// depends on). The destructuring is exhaustive so that a new field of [`Case`], [`Memory`] or
+/// [`Region`] has to be sorted here.
+#[derive(Debug, PartialEq)]
+pub(super) struct Surround<'a> {
+    target: &'a Target,
+    ptx_version: &'a Option<String>,
+    launch: &'a Launch,
+    check: &'a [String],
+    global: Vec<(&'a str, u64, u64, u64)>,
+    shared: Vec<(&'a str, u64, u64, u64)>,
+    mbarriers: &'a [MbarrierDecl],
+    tensor_maps: &'a [TensorMapDecl],
+    tmem: &'a [TmemDecl],
+    shared_allocation: &'a Option<u64>,
+}
+
+impl<'a> Surround<'a> {
+    pub(super) fn of(case: &'a Case) -> Self {
+        let Case {
+            name: _,
+            description: _,
+            target,
+            ptx_version,
+            launch,
+            memory,
+            check,
+            // Each key takes these its own way.
+            params: _,
+            program: _,
+            expect: _,
+            observed: _,
+        } = case;
+        let Memory {
+            global,
+            shared,
+            mbarriers,
+            tensor_maps,
+            tmem,
+            shared_allocation,
+        } = memory;
+        let regions = |rs: &'a [Region]| -> Vec<(&'a str, u64, u64, u64)> {
+            rs.iter()
+                .map(|r| {
+                    let Region {
+                        name,
+                        size,
+                        align,
+                        misalign,
+                        init: _,
+                    } = r;
+                    (name.as_str(), *size, *align, *misalign)
+                })
+                .collect()
+        };
+        Surround {
+            target,
+            ptx_version,
+            launch,
+            check,
+            global: regions(global),
+            shared: regions(shared),
+            mbarriers,
+            tensor_maps,
+            tmem,
+            shared_allocation,
+        }
+    }
 }
 
 /// `st` with every operand value the emitter loads from the parameter block set to zero.
@@ -85,18 +141,9 @@ enum StepText<'a> {
 /// thread, kind and instruction family), never with a value the parameter block carries.
 #[derive(Debug, PartialEq)]
 pub(super) struct TextKey<'a> {
-    target: &'a Target,
-    ptx_version: &'a Option<String>,
-    launch: &'a Launch,
+    surround: Surround<'a>,
     params: Vec<(&'a str, Param)>,
     steps: Vec<(&'a Ctas, u32, &'a Option<String>, StepText<'a>)>,
-    check: &'a [String],
-    global: Vec<(&'a str, u64, u64, u64)>,
-    shared: Vec<(&'a str, u64, u64, u64)>,
-    mbarriers: &'a [MbarrierDecl],
-    tensor_maps: &'a [TensorMapDecl],
-    tmem: &'a [TmemDecl],
-    shared_allocation: &'a Option<u64>,
 }
 
 /// As for the program key (`super::instances`): a key unequal to itself only emits alone.
@@ -116,30 +163,10 @@ impl Hash for TextKey<'_> {
     }
 }
 
-/// The text key of `p`. The destructuring is exhaustive so that a new field of [`Case`],
-/// [`Memory`] or [`Step`] has to be sorted here.
+/// The text key of `p` ([`Surround`] and each step's and param's masked form). The
+/// destructuring of [`Step`] is exhaustive so that a new field has to be sorted here.
 pub(super) fn text_key<'a>(p: &Parsed<'a>) -> TextKey<'a> {
-    let Case {
-        name: _,
-        description: _,
-        target,
-        ptx_version,
-        launch,
-        memory,
-        params,
-        program,
-        check,
-        expect: _,
-        observed: _,
-    } = p.case;
-    let Memory {
-        global,
-        shared,
-        mbarriers,
-        tensor_maps,
-        tmem,
-        shared_allocation,
-    } = memory;
+    let (params, program) = (&p.case.params, &p.case.program);
     let steps = program
         .iter()
         .zip(&p.stmts)
@@ -166,20 +193,11 @@ pub(super) fn text_key<'a>(p: &Parsed<'a>) -> TextKey<'a> {
         })
         .collect();
     TextKey {
-        target,
-        ptx_version,
-        launch,
+        surround: Surround::of(p.case),
         params: params
             .iter()
             .map(|(n, v)| (n.as_str(), masked_param(v)))
             .collect(),
         steps,
-        check,
-        global: region_shapes(global),
-        shared: region_shapes(shared),
-        mbarriers,
-        tensor_maps,
-        tmem,
-        shared_allocation,
     }
 }

@@ -83,7 +83,6 @@ impl Backend for Fleet {
         Some(Arc::new(InChunks {
             shared: alike.then(|| each[0].clone()),
             each,
-            engines: many.len(),
         }))
     }
     fn observe_prepared(
@@ -176,11 +175,10 @@ struct Chunks {
 }
 
 /// The fleet's preparer: `shared` (when the engines prepare alike) prepares the chunks; every
-/// engine compiles ahead.
+/// engine (one preparer each in `each`) compiles ahead.
 struct InChunks {
     shared: Option<Arc<dyn Prepare>>,
     each: Vec<Arc<dyn Prepare>>,
-    engines: usize,
 }
 
 impl Prepare for InChunks {
@@ -188,7 +186,7 @@ impl Prepare for InChunks {
         let Some(p) = &self.shared else {
             return Prepared::new(());
         };
-        let len = chunk_len(cases.len(), self.engines);
+        let len = chunk_len(cases.len(), self.each.len());
         Prepared::new(Chunks {
             len,
             chunks: cases.chunks(len).map(|part| p.prepare(part)).collect(),

@@ -410,8 +410,6 @@ impl Engine {
             && self.route_builds == other.route_builds
             && self.rewrite.is_none()
             && other.rewrite.is_none()
-            && !self.naive
-            && !other.naive
     }
 
     fn settings(&self) -> Settings {
