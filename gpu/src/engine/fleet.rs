@@ -67,9 +67,7 @@ impl Backend for Fleet {
     fn host_time(&mut self, reference: Duration, judge: Duration) {
         self.engines[0].host_time(reference, judge);
     }
-    /// One engine prepares as it would alone; several split a batch as it comes, so they
-    /// prepare nothing ahead, but each compiles shapes ahead for itself.
-    /// Engines that prepare alike ([`Engine::prepares_like`]) share one preparation: the batch
+    /// One engine prepares as it would alone. Engines that prepare alike ([`Engine::prepares_like`]) share one preparation: the batch
     /// is emitted and composed ahead in chunks, and each engine takes prepared chunks as it
     /// frees up. Otherwise each engine emits the chunks it takes itself, and ahead of the batch
     /// only the kernels are compiled (for every engine).
@@ -96,6 +94,7 @@ impl Backend for Fleet {
         let Some(Chunks { len, chunks }) = prepared.take::<Chunks>() else {
             return self.observe(cases);
         };
+        // Each chunk index is taken once (`steal`); the lock only lets the threads share them.
         let chunks: Vec<std::sync::Mutex<Option<Prepared>>> = chunks
             .into_iter()
             .map(|c| std::sync::Mutex::new(Some(c)))
