@@ -504,8 +504,9 @@ struct BlockSpec {
     hardware: bool,
     /// Steering targets ([`generate_steered`]).
     targets: Vec<Aim>,
-    /// The hardware's host side, which compiles a block's new shapes as soon as they are drawn
-    /// (while the device still runs the block before).
+    /// The hardware's host side, which compiles a block's new shapes as soon as they are drawn,
+    /// on a thread of its own (while the device still runs the block before, and the campaign
+    /// draws the block after).
     warm: Option<Arc<dyn Prepare>>,
 }
 
@@ -566,11 +567,15 @@ fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         })
         .collect();
     if let Some(w) = &spec.warm {
-        let firsts: Vec<&Case> = (0..gens.len())
+        let firsts: Vec<Case> = (0..gens.len())
             .filter(|&i| keyed[i] == Some(i))
-            .map(|i| &gens[i].case)
+            .map(|i| gens[i].case.clone())
             .collect();
-        w.warm(&firsts);
+        // Compiled beside the rest of the campaign, not waited for here: a batch that needs a
+        // shape still compiling waits for it; one that reaches a shape before this thread has
+        // taken it compiles the shape itself, which costs time, not results.
+        let w = Arc::clone(w);
+        std::thread::spawn(move || w.warm(&firsts.iter().collect::<Vec<_>>()));
     }
     gens.into_iter()
         .zip(checked)

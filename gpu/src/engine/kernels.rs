@@ -7,7 +7,7 @@ use crate::device::Supervisor;
 use crate::emit::{link, Emitted};
 use ptxconform_reference::target::{Suffix, Target};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// A compiled module and the kernels in it: (shape key, entry name).
@@ -146,18 +146,23 @@ pub(super) const MAX_KERNELS: usize = 65_536;
 
 /// Kernels compiled ahead of their batch, on the caller's threads: a campaign hands the shapes
 /// of its next block over as soon as it has generated them, and the engine registers what was
-/// compiled when a batch needs it. A batch still compiles whatever is missing itself, so what is
-/// compiled ahead only saves time: a shape started here but not finished when its batch runs,
-/// or forgotten with the engine's kernels, is compiled again.
+/// compiled when a batch needs it. A batch that needs a shape still being compiled here waits
+/// for it ([`Ahead::wait_for`]) rather than run ptxas on it a second time; a batch still
+/// compiles whatever is missing itself (a shape forgotten with the engine's kernels, or one its
+/// batch reached before the caller handed it over).
 #[derive(Default)]
 pub(super) struct Ahead {
     state: Mutex<AheadState>,
+    /// Signalled whenever a compile here ends.
+    finished: Condvar,
 }
 
 #[derive(Default)]
 struct AheadState {
     /// Shapes compiled or being compiled here since the engine last forgot its kernels.
     started: HashSet<u64>,
+    /// Of those, the shapes whose compile has not ended yet.
+    compiling: HashSet<u64>,
     /// Compiled modules the engine has not registered yet.
     ready: Vec<Module>,
     /// Wall time spent compiling here (summed over calls).
@@ -175,10 +180,13 @@ impl Ahead {
     pub(super) fn compile(&self, c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) {
         let new: Vec<&Emitted> = {
             let mut st = self.state();
-            ems.iter()
+            let new: Vec<&Emitted> = ems
+                .iter()
                 .copied()
                 .filter(|em| st.started.insert(em.shape_key))
-                .collect()
+                .collect();
+            st.compiling.extend(new.iter().map(|em| em.shape_key));
+            new
         };
         if new.is_empty() {
             return;
@@ -188,6 +196,24 @@ impl Ahead {
         let mut st = self.state();
         st.ready.extend(modules);
         st.wall += t.elapsed();
+        for em in &new {
+            st.compiling.remove(&em.shape_key);
+        }
+        drop(st);
+        self.finished.notify_all();
+    }
+
+    /// Wait until no shape of `shapes` is still being compiled here (a caller on another
+    /// thread: `Prepare::warm` beside the batch).
+    pub(super) fn wait_for(&self, shapes: impl IntoIterator<Item = u64> + Clone) {
+        let mut st = self.state();
+        while shapes
+            .clone()
+            .into_iter()
+            .any(|s| st.compiling.contains(&s))
+        {
+            st = self.finished.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// The modules compiled since the last call, and the wall time spent on them.
@@ -199,7 +225,36 @@ impl Ahead {
     /// The engine dropped its kernels: shapes compiled here before must be compiled again.
     pub(super) fn forget(&self) {
         let mut st = self.state();
+        // A compile still running adds its modules when it ends, registered as any other.
         st.started.clear();
         st.ready.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch waits for the shapes it needs that are still compiling ahead, and only for those.
+    #[test]
+    fn a_batch_waits_for_its_shapes_still_compiling_ahead() {
+        let ahead = Arc::new(Ahead::default());
+        ahead.state().compiling.insert(7);
+        let waiting = Arc::clone(&ahead);
+        let batch = std::thread::spawn(move || {
+            waiting.wait_for([7u64]);
+            waiting.state().compiling.contains(&7)
+        });
+        // Another shape is not waited for.
+        ahead.wait_for([8u64]);
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!batch.is_finished(), "shape 7 is still compiling");
+        ahead.state().compiling.remove(&7);
+        ahead.finished.notify_all();
+        assert_eq!(
+            batch.join().ok(),
+            Some(false),
+            "it returned once shape 7 was done"
+        );
     }
 }

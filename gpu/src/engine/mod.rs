@@ -179,6 +179,7 @@ impl Engine {
     /// Compile every shape of `ems` not compiled yet (see [`kernels`]), after registering what
     /// was compiled ahead.
     fn compile(&mut self, ems: &[&Emitted]) {
+        self.ahead.wait_for(ems.iter().map(|em| em.shape_key));
         let (modules, wall) = self.ahead.take();
         kernels::register(modules, &mut self.kernels, &mut self.sup);
         self.times.compile_ahead += wall;
