@@ -414,7 +414,9 @@ pub const MISALIGNED_KIND: &str = "the corpus's copies trapped MisalignedAddress
     on 32 bits, add.f32, add.u64, min.s64, add.noftz.f16 and .bf16) trapped MisalignedAddress \
     78 of 78, bulk loads and stores off the same ways 9 of 9; reductions into the executing \
     CTA's .shared::cluster without a cluster launch, 4, 8 or 12 bytes off, IllegalInstruction 27 \
-    of 27, as that CTA's reductions do aligned. One run each. Unprobed: a misaligned reduction \
+    of 27, as that CTA's reductions do aligned. One run each under ptxas 13.0 -O3, and again \
+    (2026-11-29) under ptxas 13.0 -O0 and the driver's JIT at -O4: the same kind for each of the \
+    114 (silicon, not the build). Unprobed: a misaligned reduction \
     into the executing CTA in a cluster launch (predicted MisalignedAddress, as one into another \
     CTA would be), and cp.async.bulk.prefetch.";
 
