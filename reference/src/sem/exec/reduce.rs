@@ -29,7 +29,9 @@ impl Machine<'_> {
         // executing CTA traps as a reduction into it does (IllegalInstruction), not as a
         // misaligned copy.
         let (d, s) = self.bulk_ranges(&dst, &src, size).map_err(|e| match e {
-            Stop::Ub(mut u) if own_cta && self.cluster <= 1 => {
+            Stop::Ub(mut u)
+                if own_cta && self.cluster <= 1 && u.rule == rules::ADDRESS_MISALIGNED.id =>
+            {
                 u.checked_first = Some(rules::BULK_CLUSTER_DST_OWN_CTA.id);
                 Stop::Ub(u)
             }
