@@ -24,7 +24,10 @@ fn prefix(ty: RegTy) -> &'static str {
     }
 }
 
-const ALL_TYS: [RegTy; 9] = [
+/// Register types a kernel declares, in declaration order.
+pub const REG_TYPES: usize = 9;
+
+const ALL_TYS: [RegTy; REG_TYPES] = [
     RegTy::Pred,
     RegTy::B16,
     RegTy::B32,
@@ -74,7 +77,7 @@ pub struct KernelBuilder {
     pub version: PtxVersion,
     pub target: Target,
     pub name: String,
-    counts: [usize; 9],
+    counts: [usize; REG_TYPES],
     params: Vec<String>,
     /// Module-scope declarations printed before the `.entry` (e.g. `.extern .shared`).
     module_decls: Vec<String>,
@@ -117,7 +120,7 @@ impl KernelBuilder {
             version,
             target,
             name: "k".into(),
-            counts: [0; 9],
+            counts: [0; REG_TYPES],
             params: Vec::new(),
             module_decls: Vec::new(),
             extra_decls: Vec::new(),
@@ -253,7 +256,7 @@ impl KernelBuilder {
     }
 
     /// How many registers of each type (in declaration order) [`fresh`](Self::fresh) gave.
-    pub fn register_counts(&self) -> [usize; 9] {
+    pub fn register_counts(&self) -> [usize; REG_TYPES] {
         self.counts
     }
 

@@ -24,7 +24,7 @@ use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::Verdict;
 use ptxconform_gpu::attribution::Attributor;
-use ptxconform_reference::case::validate::{parse_steps, validate_case, Severity};
+use ptxconform_reference::case::validate::{case_errors, parse_steps};
 use ptxconform_reference::case::{Case, StepOp};
 use ptxconform_reference::gen::bytes::ValueClasses;
 use ptxconform_reference::gen::oracle::{
@@ -722,9 +722,7 @@ fn ptxas_oracle(gs: &[Generated], asked: &[bool]) -> Vec<Option<Violation>> {
 }
 
 fn validates(c: &Case) -> bool {
-    !validate_case(c)
-        .iter()
-        .any(|p| p.severity == Severity::Error)
+    case_errors(c).is_empty()
 }
 
 /// A hardware minimization candidate: validates, the reference finds it well defined, and every

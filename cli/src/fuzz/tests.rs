@@ -250,12 +250,8 @@ fn planted_divergence_is_minimized_and_saved() {
 }
 
 fn validate_errors(c: &Case) -> Vec<String> {
-    use ptxconform_reference::case::validate::{validate_case, Severity};
-    validate_case(c)
-        .into_iter()
-        .filter(|p| p.severity == Severity::Error)
-        .map(|p| p.message)
-        .collect()
+    use ptxconform_reference::case::validate::case_errors;
+    case_errors(c).into_iter().map(|p| p.message).collect()
 }
 
 #[test]

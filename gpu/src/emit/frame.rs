@@ -61,11 +61,7 @@ impl Em<'_> {
         self.line(format_args!("sub.u32 {lx}, {lx}, {first};"));
         self.line(format_args!("mov.u32 {smem}, smem;"));
         self.line(format_args!("mov.u32 {tid}, %tid.x;"));
-        let (y, z, n) = (
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-        );
+        let [y, z, n] = std::array::from_fn(|_| self.reg(RegTy::B32));
         self.line(format_args!("mov.u32 {y}, %ctaid.y;"));
         self.line(format_args!("mov.u32 {z}, %ctaid.z;"));
         if self.clustered() {
@@ -113,12 +109,7 @@ impl Em<'_> {
     /// thread per iteration (the image size is a multiple of 16).
     pub(super) fn copy_image(&mut self, g: &str, to_shared: bool) {
         let n = self.load_at(RegTy::B32, pb::IMAGE_BYTES * 8);
-        let (i, stride, v, sa) = (
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-        );
+        let [i, stride, v, sa] = std::array::from_fn(|_| self.reg(RegTy::B32));
         let (ga, p) = (self.reg(RegTy::B64), self.reg(RegTy::Pred));
         let (top, done) = (self.label("copy"), self.label("copied"));
         let (tid, smem) = (self.tid.clone(), self.smem.clone());

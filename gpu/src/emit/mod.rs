@@ -82,7 +82,7 @@ pub use instances::emit_all;
 
 use crate::test_kernel::KernelBuilder;
 use dump::pb;
-use ptxconform_reference::case::validate::{parse_steps, validate_case, Names, Severity};
+use ptxconform_reference::case::validate::{case_errors, parse_steps, Names};
 use ptxconform_reference::case::{Case, Ctas, Param, StepOp};
 use ptxconform_reference::layout::{Layout, Place};
 use ptxconform_reference::ptx::common::CtaGroup;
@@ -236,7 +236,7 @@ struct Em<'a> {
 struct Footprint {
     version: PtxVersion,
     lines: usize,
-    registers: [usize; 9],
+    registers: [usize; crate::test_kernel::REG_TYPES],
     labels: usize,
     slots: usize,
 }
@@ -257,11 +257,7 @@ struct Parsed<'a> {
 
 impl<'a> Parsed<'a> {
     fn of(case: &'a Case) -> Result<Self, EmitError> {
-        let problems: Vec<String> = validate_case(case)
-            .into_iter()
-            .filter(|p| p.severity == Severity::Error)
-            .map(|p| p.message)
-            .collect();
+        let problems: Vec<String> = case_errors(case).into_iter().map(|p| p.message).collect();
         if !problems.is_empty() {
             return err(format!(
                 "case `{}` is invalid: {}",

@@ -23,15 +23,7 @@ impl Em<'_> {
         let (tid, cta, dumpr) = (self.tid.clone(), self.cta.clone(), self.dumpr.clone());
         let per_cta: u32 = checked.iter().map(|(_, c)| 128 * c).sum();
         self.line("tcgen05.fence::after_thread_sync;");
-        let (lb, lane, ta, tc, col, v, idx) = (
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-            self.reg(RegTy::B32),
-        );
+        let [lb, lane, ta, tc, col, v, idx] = std::array::from_fn(|_| self.reg(RegTy::B32));
         let (p, fa) = (self.reg(RegTy::Pred), self.reg(RegTy::B64));
         let at = self.load(RegTy::B32, self.tmem_at);
         let mut before = 0u32;

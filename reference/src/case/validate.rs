@@ -189,6 +189,14 @@ pub fn validate_file(cases: &[Case]) -> Vec<Problem> {
     problems
 }
 
+/// The errors of [`validate_case`] (warnings left out): a case with none can be executed and
+/// emitted.
+pub fn case_errors(c: &Case) -> Vec<Problem> {
+    let mut all = validate_case(c);
+    all.retain(|p| p.severity == Severity::Error);
+    all
+}
+
 /// Validate one case (problems carry `case: 0`).
 pub fn validate_case(c: &Case) -> Vec<Problem> {
     let mut o = Out {

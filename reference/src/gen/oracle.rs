@@ -4,8 +4,8 @@
 
 use super::{Generated, Intent};
 use crate::case::model::{Case, StepOp};
+use crate::case::validate::case_errors;
 use crate::case::validate::parse_steps;
-use crate::case::validate::{validate_case, Severity};
 use crate::target::{PtxVersion, Verdict};
 use std::fmt;
 
@@ -80,9 +80,8 @@ impl Oracle for Validates {
         OracleId::Validates
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
-        let errs: Vec<String> = validate_case(&g.case)
+        let errs: Vec<String> = case_errors(&g.case)
             .into_iter()
-            .filter(|p| p.severity == Severity::Error)
             .map(|p| format!("{:?}: {}", p.path, p.message))
             .collect();
         if !errs.is_empty() {

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use ptxconform_reference::case::validate::{validate_case, Severity};
+use ptxconform_reference::case::validate::case_errors;
 use ptxconform_reference::case::{load_dir, Case};
 use ptxconform_reference::sem::exec::{execute, Execution, Outcome};
 use ptxconform_reference::sem::proxy::{self, Effect};
@@ -16,11 +16,7 @@ fn corpus() -> Vec<(Case, Execution)> {
     let mut out = Vec::new();
     for (path, r) in load_dir(&dir) {
         for c in r.unwrap_or_else(|e| panic!("{}: {e}", path.display())) {
-            let errs: Vec<_> = validate_case(&c)
-                .into_iter()
-                .filter(|p| p.severity == Severity::Error)
-                .map(|p| p.message)
-                .collect();
+            let errs: Vec<_> = case_errors(&c).into_iter().map(|p| p.message).collect();
             assert!(errs.is_empty(), "{}: {errs:?}", c.name);
             let x = execute(&c).unwrap_or_else(|e| panic!("{}: {e}", c.name));
             assert_eq!(x.outcome, Outcome::Defined, "{}", c.name);

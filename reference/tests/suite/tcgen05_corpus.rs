@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use proptest::prelude::*;
-use ptxconform_reference::case::validate::{validate_case, Severity};
+use ptxconform_reference::case::validate::case_errors;
 use ptxconform_reference::case::{load_dir, Case, Expect};
 use ptxconform_reference::sem::exec::{execute, Outcome};
 use ptxconform_reference::sem::tcgen05::tmem::Cell;
@@ -31,11 +31,7 @@ fn every_tcgen05_case_validates_and_meets_its_expectation() {
     let mut failures = Vec::new();
     for c in &cases {
         assert_eq!(c.target, sm100a, "{}", c.name);
-        let errs: Vec<_> = validate_case(c)
-            .into_iter()
-            .filter(|p| p.severity == Severity::Error)
-            .map(|p| p.message)
-            .collect();
+        let errs: Vec<_> = case_errors(c).into_iter().map(|p| p.message).collect();
         if !errs.is_empty() {
             failures.push(format!("{}: invalid: {errs:?}", c.name));
             continue;
