@@ -13,4 +13,5 @@ pub mod judge;
 pub mod known;
 #[cfg(feature = "mutants")]
 pub mod mutants;
+pub mod pools;
 pub mod result;

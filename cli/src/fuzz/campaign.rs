@@ -16,12 +16,13 @@
 //! cells (given the map at the block's start, program k is a function of (seed, k)), and spends
 //! at most a share of the hardware time on programs predicted to trap ([`trap_budget`]).
 
-use super::FuzzArgs;
+use super::{ConfigKind, FuzzArgs};
 use crate::shard::Shard;
 use coverage::{analyze_executed, Aim, Analysis, CoverageMap};
 use ptxconform_core::differential::{Backend, Executed, Prepare};
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
+use ptxconform_core::pools::{self, Stage};
 use ptxconform_core::result::Verdict;
 use ptxconform_gpu::attribution::Attributor;
 use ptxconform_reference::case::validate::{case_errors, parse_steps};
@@ -155,7 +156,7 @@ impl Options {
                 KnownDivergences::default()
             }),
             resume: a.resume,
-            batch: a.batch.unwrap_or_else(default_block).max(1),
+            batch: a.batch.unwrap_or_else(|| default_block(a.config)).max(1),
             minimize_rounds: a.minimize_rounds,
             shard: a.shard.unwrap_or(Shard::ALL),
             planted: None,
@@ -481,13 +482,21 @@ impl Walls {
     }
 }
 
-/// Programs in a block when `--batch` is not given: 256 per thread, at least 2,048. A block's
-/// new shapes compile while the device runs the block before, and a larger block links more of
-/// them into each module. `fuzz --config legal`, K = 64, on a 16-core H200 with compiling ahead:
-/// 6,033 programs/s with blocks of 1,024, 8,038–8,761 with 4,096, 8,190 with 16,384
-/// (`reports/bench/README.md`).
-pub fn default_block() -> usize {
-    (256 * rayon::current_num_threads()).max(2048)
+/// Programs in a block when `--batch` is not given: for `--config legal` 1,024 per thread, at
+/// least 2,048. A block's new shapes compile while the device runs the block before, and a
+/// larger block links more of them into each module, one ptxas start for several shapes (half
+/// of a generated kernel's ptxas time is the start). `fuzz --config legal`, K = 64, on a
+/// 16-core H200, three machine starts: blocks of 4,096 10,363, 9,508 and 12,225 programs/s (1.8
+/// shapes a module), of 16,384 in steps of 2,048 11,328, 10,881 and 12,230 (5.2)
+/// (`reports/bench/README.md`, h200-2026-11-29c). Other configs keep 256 per thread: their
+/// hardware time goes to traps and hangs more than to compiling, and a block runs to its end
+/// past `--seconds`, its unexpected traps included.
+pub fn default_block(config: ConfigKind) -> usize {
+    let per_thread = match config {
+        ConfigKind::Legal => 1024,
+        ConfigKind::Mixed => 256,
+    };
+    (per_thread * rayon::current_num_threads()).max(2048)
 }
 
 /// How a block is generated and analysed.
@@ -510,8 +519,13 @@ struct BlockSpec {
     warm: Option<Arc<dyn Prepare>>,
 }
 
-/// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core.
+/// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core (the
+/// generation stage's pool, apart from the hardware stage's).
 fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
+    pools::install(Stage::Generate, || check_block_here(spec, ks))
+}
+
+fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
     let (seed, cfg, shard, per) = (spec.seed, &spec.cfg, spec.shard, spec.per);
     let placed: Vec<(u64, u64, u64)> = ks.map(|k| locate(shard, k, per)).collect();
     let made: Vec<(Generated, Option<ValueClasses>, SwarmBits)> = placed
@@ -575,7 +589,11 @@ fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         // shape still compiling waits for it; one that reaches a shape before this thread has
         // taken it compiles the shape itself, which costs time, not results.
         let w = Arc::clone(w);
-        std::thread::spawn(move || w.warm(&firsts.iter().collect::<Vec<_>>()));
+        std::thread::spawn(move || {
+            pools::install(Stage::Compile, || {
+                w.warm(&firsts.iter().collect::<Vec<_>>())
+            })
+        });
     }
     gens.into_iter()
         .zip(checked)

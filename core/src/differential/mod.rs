@@ -645,7 +645,7 @@ check: [buf]
     /// one per case, in order.
     #[test]
     fn large_batches_run_in_pipelined_steps_in_order() {
-        let cases = numbered(PIPELINE_CASES + 5);
+        let cases = numbered(2 * PIPELINE_CASES + 5);
         let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
         let mut b = Counting(
             Predicted {
@@ -654,7 +654,7 @@ check: [buf]
             vec![],
         );
         let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
-        assert_eq!(b.1, vec![1024, 2048, 1029]);
+        assert_eq!(b.1, vec![2048, 2048, 5]);
         assert_eq!(out.len(), cases.len());
         for (i, j) in out.iter().enumerate() {
             assert_eq!(j.result.case, format!("c{i}"));
@@ -742,14 +742,14 @@ check: [buf]
     /// and the next step is prepared while the backend observes the one before.
     #[test]
     fn the_next_step_is_prepared_while_the_backend_observes() {
-        let cases = numbered(PIPELINE_CASES + 5);
+        let cases = numbered(2 * PIPELINE_CASES + 5);
         let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
         let mut b = Preparing {
             inner: Predicted {
                 info: info("model"),
             },
             log: Default::default(),
-            waits: vec![("c0", "c1024"), ("c1024", "c3072")],
+            waits: vec![("c0", "c2048"), ("c2048", "c4096")],
         };
         let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
         assert_eq!(out.len(), cases.len());
@@ -757,12 +757,12 @@ check: [buf]
         assert_eq!(
             *b.log.lock().unwrap(),
             [
-                "prepare c0 1024",
-                "prepare c1024 2048",
-                "observe c0 1024",
-                "prepare c3072 1029",
-                "observe c1024 2048",
-                "observe c3072 1029"
+                "prepare c0 2048",
+                "prepare c2048 2048",
+                "observe c0 2048",
+                "prepare c4096 5",
+                "observe c2048 2048",
+                "observe c4096 5"
             ]
         );
     }
@@ -791,7 +791,7 @@ check: [buf]
     /// as the reference's run would.
     #[test]
     fn given_executions_stand_for_the_reference_run() {
-        let cases = numbered(PIPELINE_CASES + 5);
+        let cases = numbered(2 * PIPELINE_CASES + 5);
         let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
         let other = load_str(&CASE.replace("[1,2,3,4]", "[9,2,3,4]"), "t.yaml")
             .unwrap()
@@ -850,14 +850,10 @@ check: [buf]
     }
 
     #[test]
-    fn steps_start_small_and_grow_to_the_pipeline_step() {
+    fn batches_go_in_equal_steps_the_last_the_rest() {
         assert_eq!(step_lengths(0), vec![0]);
-        assert_eq!(step_lengths(PIPELINE_CASES / 4), vec![PIPELINE_CASES / 4]);
-        assert_eq!(step_lengths(PIPELINE_CASES), vec![1024, 2048, 1024]);
-        assert_eq!(
-            step_lengths(20_000),
-            vec![1024, 2048, 4096, 4096, 4096, 4096, 544]
-        );
+        assert_eq!(step_lengths(PIPELINE_CASES), vec![PIPELINE_CASES]);
+        assert_eq!(step_lengths(20_000), [vec![2048; 9], vec![1568]].concat());
         assert_eq!(step_lengths(1 << 20).iter().sum::<usize>(), 1 << 20);
     }
 

@@ -22,22 +22,21 @@ pub fn run_batch(
 
 /// Most cases per step of [`run_batch_under`]'s pipeline: the next step's cases are evaluated
 /// and prepared on host threads while the backend observes this step's.
-pub(super) const PIPELINE_CASES: usize = 4096;
+pub(super) const PIPELINE_CASES: usize = 2048;
 
-/// The steps a batch of `n` cases goes in: one step up to a quarter of [`PIPELINE_CASES`];
-/// beyond, steps that start at that quarter and double up to it, since nothing overlaps the
-/// first step's reference and preparation (a fuzz block of 4,096 in one step emitted all its
-/// programs while the device waited).
+/// The steps a batch of `n` cases goes in: one step up to [`PIPELINE_CASES`], else steps of
+/// that many (the last the rest). Only the first step's reference and preparation overlap
+/// nothing, and with the device's side and the host's about equal a step waits for the longer
+/// of the two: equal steps waste the least (a fuzz block of 16,384 in steps of 2,048 ran
+/// 11,328 and 10,881 programs/s on an H200 against 10,770 in steps growing from 1,024 to
+/// 4,096; `reports/bench/README.md`, h200-2026-11-29c).
 pub(super) fn step_lengths(n: usize) -> Vec<usize> {
-    if n <= PIPELINE_CASES / 4 {
+    if n <= PIPELINE_CASES {
         return vec![n];
     }
-    let (mut out, mut left, mut len) = (Vec::new(), n, PIPELINE_CASES / 4);
-    while left > 0 {
-        let take = len.min(left);
-        out.push(take);
-        left -= take;
-        len = (len * 2).min(PIPELINE_CASES);
+    let mut out = vec![PIPELINE_CASES; n / PIPELINE_CASES];
+    if !n.is_multiple_of(PIPELINE_CASES) {
+        out.push(n % PIPELINE_CASES);
     }
     out
 }
@@ -112,10 +111,7 @@ pub fn run_batch_executed(
                 prepared,
             }
         };
-        match reference_pool() {
-            Some(pool) => pool.install(run),
-            None => run(),
-        }
+        crate::pools::install(crate::pools::Stage::Reference, run)
     };
     let mut rest = cases;
     let lengths = step_lengths(cases.len());
@@ -170,23 +166,6 @@ fn ready<'e>(
                 .map(|x| (k, x))
         })
         .collect()
-}
-
-/// The threads a step is evaluated and prepared on in [`run_batch_under`], apart from the global
-/// pool that the backend's observation and the judge use. On one pool the next step's tasks came
-/// first (a rayon thread finishes the work it split before taking injected jobs). Emission runs
-/// here after the reference, not beside it: beside it, it took about ten times as long
-/// (`reports/bench/README.md`, h100-2026-11-26).
-fn reference_pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon::current_num_threads())
-            .thread_name(|i| format!("reference-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
 }
 
 /// One step of [`run_batch_under`]: `cases` with the reference's side of each.
