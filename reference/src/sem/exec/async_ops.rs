@@ -289,10 +289,24 @@ impl Machine<'_> {
         let unordered = |a: usize, b: usize| concurrent(program, a, b);
         self.tracking
             .land_copies(key, &mut self.slots, &mut self.mem, unordered)?;
+        self.land_arrive_ops(Some(key))
+    }
+
+    /// A-ASYNC-ARRIVE-AT-EXIT-HW: silicon completes a CTA's cp.async operations before the CTA
+    /// exits, and the arrive-on of each cp.async.mbarrier.arrive that waits for them happens
+    /// then. Under the text nothing lands at the end (A-EXEC-EVENTUAL); the silicon run lands
+    /// them and fires the arrive-ons at the program's end.
+    pub(crate) fn land_arrives_at_exit(&mut self) -> R {
+        self.land_arrive_ops(None)
+    }
+
+    /// Lands the cp.async operations of the pending cp.async.mbarrier.arrive arrive-ons on
+    /// mbarrier `key` (every mbarrier: `None`) and fires those arrive-ons.
+    fn land_arrive_ops(&mut self, key: Option<u64>) -> R {
         let ops: Vec<AsyncOp> = self
             .async_arrives
             .iter()
-            .filter(|(k, _)| *k == key)
+            .filter(|(k, _)| key.is_none_or(|key| *k == key))
             .flat_map(|(_, ops)| ops.iter().copied())
             .collect();
         for op in ops {

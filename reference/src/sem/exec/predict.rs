@@ -37,6 +37,12 @@
 //!   decides the prediction, a trap of a later step a trap, a completion the wait's timeout
 //!   ([`RUNS_ON`]). A phase its copies overshot keeps its own prediction (A-TX-OVERSHOT-HW).
 //!
+//! - A-ASYNC-ARRIVE-AT-EXIT-HW: a cp.async.mbarrier.arrive whose cp.async operations no wait
+//!   completed still arrives: silicon completes them before the CTA exits. The silicon run
+//!   lands them and fires the arrive-on at the program's end, so an arrive-on past the pending
+//!   count there is `mbarrier.pending_count_range` and traps as that rule does
+//!   ([`ARRIVES_AT_EXIT`]).
+//!
 //! - A-CP-ASYNC-SRC-SIZE-FORM-HW: a cp.async from a misaligned global source (UB by §6.4.1) is
 //!   predicted to complete in the form with a src-size operand, whatever its value (cp-size
 //!   included), and with ignore-src true: silicon checks the source's alignment only in the form
@@ -314,6 +320,20 @@ pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init cou
     regress.e52aa89df6dfe4c1 trapped only through its other CTA's never-initialized arrive; \
     probe.ub.inval_arrive_phase2 (an arrive after inval on an object in phase 2, that CTA \
     alone) completed (H200, 2026-11-28). Only arrives after inval were run.";
+
+/// The recorded runs behind A-ASYNC-ARRIVE-AT-EXIT-HW.
+pub const ARRIVES_AT_EXIT: &str = "the seed-0 mixed campaign of 139687c (H200, CUDA 13.0, \
+    2026-11-29): 64 programs of one signature trapped LaunchFailed where the model predicted \
+    completes or hangs; the one minimized (cases/probes/fuzz-mispredicted-v5.yaml) trapped under \
+    ptxas 13.0 -O3 (twice), -O0 and the JIT at -O4. After a timed-out wait it leaves a phase \
+    owing 16 tx bytes with no arrival pending, then a thread issues cp.async.mbarrier.arrive \
+    (pending count +1) and an arrive on it, and no wait completes its cp.async operations: in \
+    either order of the two arrive-ons the later one is past the pending count, which the \
+    model met only if the async one happens. regress.f950252156521966 \
+    (cases/probes/fuzz-mispredicted.yaml, H200, 2026-11-28, trapped LaunchFailed under every \
+    build; predicted to trap or hang before) ends the same way and is now predicted to trap \
+    only. Which arrive-on traps, and whether the async one happens at exit or sooner, is \
+    unprobed.";
 
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
@@ -802,6 +822,29 @@ mod tests {
         }
     }
 
+    /// A-ASYNC-ARRIVE-AT-EXIT-HW: the v5 campaign's mispredicted trap, an arrive-on of a
+    /// cp.async.mbarrier.arrive no wait completed, past the pending count at the end, is in
+    /// the prediction beside the cluster-launch situation's own outcomes; the text's run, which
+    /// never fires it, would leave the trap out.
+    #[test]
+    fn pending_async_arrives_happen_at_exit() {
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v5.yaml", 1);
+        let (case, p) = predictions("probes/fuzz-mispredicted-v5.yaml").remove(0);
+        assert_eq!(
+            p,
+            Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs, LAUNCH_FAILED])
+        );
+        let silicon =
+            crate::sem::exec::execute_silicon(&case, ExecOptions::of(Profile::Sm90)).expect("runs");
+        let Outcome::Undefined { ub: u, step } = silicon.outcome else {
+            panic!("the silicon run ends in UB")
+        };
+        assert_eq!(
+            (u.rule, step),
+            (ub::MBAR_PENDING_RANGE.id, case.program.len())
+        );
+    }
+
     /// A-WAIT-RUNS-ON-HW: a wait that never completes is run past, and the rest of the program
     /// decides: its recorded probes (each run three times on an H200) and the v4 campaign's
     /// mispredicted traps are predicted, one outcome each.
@@ -846,9 +889,11 @@ mod tests {
                 .1
                 .clone()
         };
+        // Its cp.async.mbarrier.arrive, pending at the end, arrives past the pending count there
+        // (A-ASYNC-ARRIVE-AT-EXIT-HW): the trap alone, as it was recorded under every build.
         assert_eq!(
             find("regress.f950252156521966"),
-            Prediction::of_set(HwOutcome::Hangs, &[LAUNCH_FAILED])
+            Prediction::one(LAUNCH_FAILED)
         );
         // Run on past its timed-out wait (A-WAIT-RUNS-ON-HW), this one's later steps trap
         // LaunchFailed whatever the granule does: the trap it was recorded doing.

@@ -53,8 +53,9 @@ pub(crate) enum Reading {
     /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), an mbarrier operation
     /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW), and a
     /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
-    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), and a blocking wait that never completes gives up and
-    /// the program goes on (A-WAIT-RUNS-ON-HW).
+    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a blocking wait that never completes gives up and
+    /// the program goes on (A-WAIT-RUNS-ON-HW), and the arrive-ons of cp.async.mbarrier.arrive
+    /// still pending at the end happen there (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
 
@@ -240,7 +241,11 @@ fn execute_schedule(
         }
     }
     if outcome == Outcome::Defined {
-        match m.tc_exit() {
+        let exit = m.tc_exit().and_then(|()| match reading {
+            Reading::Silicon => m.land_arrives_at_exit(),
+            Reading::Text => Ok(()),
+        });
+        match exit {
             Ok(()) => {}
             Err(Stop::Ub(u)) => {
                 outcome = Outcome::Undefined {
