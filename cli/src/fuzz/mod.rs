@@ -63,8 +63,8 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub resume: bool,
     /// Programs generated and checked together, and run on the GPU as one batch (also the
-    /// candidates per minimization round). Default: 1,024 per thread for `--config legal`, 256
-    /// for `mixed`, at least 2,048.
+    /// candidates per minimization round). Default: 1,024 per thread for `--config legal` (at
+    /// most 16,384), 256 for `mixed`, at least 2,048.
     #[arg(long)]
     pub batch: Option<usize>,
     /// Where minimized regression cases are written.
