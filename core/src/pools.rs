@@ -45,3 +45,31 @@ fn pool(stage: Stage) -> Option<&'static rayon::ThreadPool> {
     })
     .as_ref()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stage's work, its parallel iterators included, runs on that stage's own threads, never
+    /// on the global pool's or another stage's.
+    #[test]
+    fn each_stage_runs_on_threads_of_its_own() {
+        use rayon::prelude::*;
+        for (stage, name) in [
+            (Stage::Reference, "reference-"),
+            (Stage::Generate, "generate-"),
+            (Stage::Compile, "compile-"),
+        ] {
+            let names: Vec<String> = install(stage, || {
+                (0..64)
+                    .into_par_iter()
+                    .map(|_| std::thread::current().name().unwrap_or("").to_string())
+                    .collect()
+            });
+            assert!(
+                names.iter().all(|n| n.starts_with(name)),
+                "{stage:?}: {names:?}"
+            );
+        }
+    }
+}
