@@ -484,14 +484,14 @@ impl Walls {
 
 /// Programs in a block when `--batch` is not given: for `--config legal` 1,024 per thread, at
 /// least 2,048 and at most 16,384 (the largest measured; a block's programs and executions are
-/// held at once, 3.3 GB at 16,384). A block's new shapes compile while the device runs the block before, and a
-/// larger block links more of them into each module, one ptxas start for several shapes (half
-/// of a generated kernel's ptxas time is the start). `fuzz --config legal`, K = 64, on a
-/// 16-core H200, three machine starts: blocks of 4,096 10,363, 9,508 and 12,225 programs/s (1.8
-/// shapes a module), of 16,384 in steps of 2,048 11,328, 10,881 and 12,230 (5.2)
-/// (`reports/bench/README.md`, h200-2026-11-29c). Other configs keep 256 per thread: their
-/// hardware time goes to traps and hangs more than to compiling, and a block runs to its end
-/// past `--seconds`, its unexpected traps included.
+/// held at once, 3.3 GB resident at 16,384). A block's new shapes compile while the device runs
+/// the block before, and a larger block links more of them into each module, one ptxas start
+/// for several shapes (half of a generated kernel's ptxas time is the start). `fuzz --config
+/// legal`, K = 64, on a 16-core H200, three machine starts: blocks of 4,096 10,363, 9,508 and
+/// 12,225 programs/s (1.8 shapes a module), of 16,384 in steps of 2,048 11,328, 10,881 and
+/// 12,230 (5.2) (`reports/bench/README.md`, h200-2026-11-29c). Other configs keep 256 per
+/// thread: their hardware time goes to traps and hangs more than to compiling, and a block runs
+/// to its end past `--seconds`, its unexpected traps included.
 pub fn default_block(config: ConfigKind) -> usize {
     let threads = rayon::current_num_threads();
     match config {

@@ -27,9 +27,9 @@ pub(super) const PIPELINE_CASES: usize = 2048;
 /// The steps a batch of `n` cases goes in: one step up to [`PIPELINE_CASES`], else steps of
 /// that many (the last the rest). Only the first step's reference and preparation overlap
 /// nothing, and with the device's side and the host's about equal a step waits for the longer
-/// of the two: equal steps waste the least (a fuzz block of 16,384 in steps of 2,048 ran
-/// 11,328 and 10,881 programs/s on an H200 against 10,770 in steps growing from 1,024 to
-/// 4,096; `reports/bench/README.md`, h200-2026-11-29c).
+/// of the two: equal steps waste the least (on one H200 machine start a fuzz block of 16,384
+/// in steps of 2,048 ran 11,328 programs/s, in steps growing from 1,024 to 4,096 10,770;
+/// `reports/bench/README.md`, h200-2026-11-29c).
 pub(super) fn step_lengths(n: usize) -> Vec<usize> {
     if n <= PIPELINE_CASES {
         return vec![n];

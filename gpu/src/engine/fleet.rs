@@ -69,8 +69,9 @@ impl Backend for Fleet {
     }
     /// One engine prepares as it would alone. Engines that prepare alike
     /// ([`Engine::prepares_like`]) share one preparation: the batch is emitted and composed
-    /// ahead in chunks, and each engine takes prepared chunks as it frees up. Otherwise each engine emits the chunks it takes itself, and ahead of the batch
-    /// only the kernels are compiled (for every engine).
+    /// ahead in chunks, and each engine takes prepared chunks as it frees up. Otherwise each
+    /// engine emits the chunks it takes itself, and ahead of the batch only the kernels are
+    /// compiled (for every engine).
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
         let many = match self.engines.as_slice() {
             [one] => return one.preparer(),

@@ -191,16 +191,17 @@ impl Ahead {
         if new.is_empty() {
             return;
         }
+        // Ends the compile however it ends: a panic in ptxas's handling must not leave a batch
+        // waiting for these shapes forever (it then compiles them itself).
+        let _ending = Ending {
+            ahead: self,
+            shapes: new.iter().map(|em| em.shape_key).collect(),
+        };
         let t = Instant::now();
         let modules = build_modules(c, cc, &new);
         let mut st = self.state();
         st.ready.extend(modules);
         st.wall += t.elapsed();
-        for em in &new {
-            st.compiling.remove(&em.shape_key);
-        }
-        drop(st);
-        self.finished.notify_all();
     }
 
     /// Wait until no shape of `shapes` is still being compiled here (a caller on another
@@ -231,6 +232,24 @@ impl Ahead {
     }
 }
 
+/// The end of a compile in [`Ahead::compile`], on drop: its shapes are no longer compiling, and
+/// the batches waiting for them are woken.
+struct Ending<'a> {
+    ahead: &'a Ahead,
+    shapes: Vec<u64>,
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        let mut st = self.ahead.state();
+        for s in &self.shapes {
+            st.compiling.remove(s);
+        }
+        drop(st);
+        self.ahead.finished.notify_all();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +275,22 @@ mod tests {
             Some(false),
             "it returned once shape 7 was done"
         );
+    }
+
+    /// A compile that ends early (a panic) still ends its shapes' compiling and wakes the
+    /// batches waiting for them.
+    #[test]
+    fn an_unwound_compile_still_releases_its_shapes() {
+        let ahead = Ahead::default();
+        ahead.state().compiling.extend([7u64, 8]);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ending = Ending {
+                ahead: &ahead,
+                shapes: vec![7],
+            };
+            panic!("ptxas's handling failed");
+        }));
+        assert!(r.is_err());
+        assert_eq!(ahead.state().compiling, HashSet::from([8u64]));
     }
 }

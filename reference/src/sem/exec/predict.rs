@@ -325,8 +325,8 @@ pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init cou
 pub const ARRIVES_AT_EXIT: &str = "the seed-0 mixed campaign of 139687c (H200, CUDA 13.0, \
     2026-11-29): 64 programs of one signature trapped LaunchFailed where the model predicted \
     completes or hangs; the one minimized (cases/probes/fuzz-mispredicted-v5.yaml) trapped under \
-    ptxas 13.0 -O3 (twice), -O0 and the JIT at -O4. After a timed-out wait it leaves a phase \
-    owing 16 tx bytes with no arrival pending, then a thread issues cp.async.mbarrier.arrive \
+    ptxas 13.0 -O3 (twice), -O0 and the JIT at -O4. It leaves a phase owing 16 tx bytes with \
+    no arrival pending (its wait times out), then a thread issues cp.async.mbarrier.arrive \
     (pending count +1) and an arrive on it, and no wait completes its cp.async operations: in \
     either order of the two arrive-ons the later one is past the pending count, which the \
     model met only if the async one happens. regress.f950252156521966 \
