@@ -1,0 +1,7 @@
+source .dev/probe/setup.sh
+g() { tag=$1; seed=$2; shift 2; env PTXCONFORM_CACHE=/tmp/cache-$tag "$@" $P fuzz --config legal --seed $seed --seconds ${S:-30} --out /tmp/f-$tag > $OUT/fz-$tag.txt 2>&1; echo "== $tag seed $seed $*"; grep -h -E '^done' $OUT/fz-$tag.txt | cut -c1-100; grep -h 'timing' $OUT/fz-$tag.txt | sed 's/taking.*to start),//' | cut -c10-200; }
+g s4096b 1 XX_STEP=4096
+g on1 1 X=1
+g s8192 0 XX_STEP=8192
+g on0b 0 X=1
+g s4096c 0 XX_STEP=4096
