@@ -63,8 +63,13 @@ fn program_key(case: &Case) -> ProgramKey<'_> {
 /// other cases with that program getting a copy with their own shared image. A case whose
 /// emission fails is emitted alone (its error names it).
 pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
-    let keys: Vec<ProgramKey<'_>> = cases.par_iter().map(|c| program_key(c)).collect();
-    let mut first: HashMap<&ProgramKey<'_>, usize> = HashMap::new();
+    // Keys are hashed on host threads; the one pass in order that picks each program's first
+    // case then costs a lookup per case (on 16 cores it had been most of emission's time).
+    let keys: Vec<Prehashed<ProgramKey<'_>>> = cases
+        .par_iter()
+        .map(|c| Prehashed::new(program_key(c)))
+        .collect();
+    let mut first: HashMap<&Prehashed<ProgramKey<'_>>, usize> = HashMap::new();
     let leader: Vec<usize> = keys
         .iter()
         .enumerate()
@@ -108,20 +113,44 @@ fn emit_distinct(
         .par_iter()
         .map(|&i| (i, Parsed::of(cases[i]).map(|p| (text_key(&p), p))))
         .collect();
-    let mut printers: HashMap<TextKey<'_>, usize> = HashMap::new();
+    // The first program of each text key prints, the others walk. A key's hash is cheap and
+    // coarse (instruction families) and comparing keys is not, so programs are bucketed by hash
+    // in order and each bucket compared on a host thread of its own.
     let mut out = HashMap::new();
-    let (mut print, mut walk) = (Vec::new(), Vec::new());
+    let mut buckets: HashMap<u64, Vec<(usize, TextKey<'_>, Parsed<'_>)>> = HashMap::new();
     for (i, p) in parsed {
         match p {
             Err(e) => {
                 out.insert(i, Err(e));
             }
-            Ok((k, p)) => match *printers.entry(k).or_insert(i) {
-                printer if printer != i => walk.push((i, printer, p)),
-                _ => print.push((i, p)),
-            },
+            Ok((k, p)) => buckets.entry(hash_of(&k)).or_default().push((i, k, p)),
         }
     }
+    type Sorted<'a> = (Vec<(usize, Parsed<'a>)>, Vec<(usize, usize, Parsed<'a>)>);
+    let sorted: Vec<Sorted<'_>> = buckets
+        .into_values()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|bucket| {
+            let mut printers: Vec<(TextKey<'_>, usize)> = Vec::new();
+            let (mut print, mut walk) = (Vec::new(), Vec::new());
+            for (i, k, p) in bucket {
+                match printers.iter().find(|(key, _)| *key == k) {
+                    Some(&(_, printer)) => walk.push((i, printer, p)),
+                    None => {
+                        printers.push((k, i));
+                        print.push((i, p));
+                    }
+                }
+            }
+            (print, walk)
+        })
+        .collect();
+    let (print, walk): (Vec<_>, Vec<_>) = sorted.into_iter().unzip();
+    let (print, walk): (Vec<_>, Vec<_>) = (
+        print.into_iter().flatten().collect(),
+        walk.into_iter().flatten().collect(),
+    );
     let printed: HashMap<usize, Result<(Emitted, Footprint), EmitError>> = print
         .into_par_iter()
         .map(|(i, p)| (i, emit_parsed(p, None)))
@@ -143,6 +172,44 @@ fn emit_distinct(
     out.extend(printed.into_iter().map(|(i, r)| (i, r.map(|(e, _)| e))));
     out.extend(walked);
     out
+}
+
+/// A key with its hash computed once (on whichever thread made it): hashing it again writes
+/// that hash, equality compares the hashes before the keys.
+#[derive(Debug)]
+struct Prehashed<K> {
+    hash: u64,
+    key: K,
+}
+
+impl<K: Hash> Prehashed<K> {
+    fn new(key: K) -> Self {
+        Prehashed {
+            hash: hash_of(&key),
+            key,
+        }
+    }
+}
+
+impl<K: PartialEq> PartialEq for Prehashed<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.key == other.key
+    }
+}
+
+impl<K: Eq> Eq for Prehashed<K> {}
+
+impl<K> Hash for Prehashed<K> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+/// `key`'s hash under a fixed hasher (the same in every thread).
+fn hash_of<K: Hash + ?Sized>(key: &K) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// `template`'s program with `case`'s initial shared image.
