@@ -35,33 +35,74 @@ impl Stage {
     }
 }
 
-/// How much lower a stage working ahead of need is scheduled than the process (nice value
-/// added; `PTXCONFORM_BACKGROUND_NICE` overrides it, 0 turns it off). Ten: its threads then get
-/// about a tenth of a contended core's time each against the batch's.
+/// How much lower a stage working ahead of need is scheduled than the process's main thread
+/// (nice value added; `PTXCONFORM_BACKGROUND_NICE` overrides it, 0 or less turns it off). Ten:
+/// its threads then get about a tenth of a contended core's time each against the batch's.
 pub const BACKGROUND_NICE: i32 = 10;
 
-/// The nice value added to stages working ahead of need ([`BACKGROUND_NICE`] unless
-/// `PTXCONFORM_BACKGROUND_NICE` is set to an integer).
+/// The nice value added to stages working ahead of need: [`BACKGROUND_NICE`] unless
+/// `PTXCONFORM_BACKGROUND_NICE` is set to an integer, within 0..=39 (the whole nice range).
 pub fn background_nice() -> i32 {
     std::env::var("PTXCONFORM_BACKGROUND_NICE")
         .ok()
-        .and_then(|v| v.trim().parse().ok())
+        .and_then(|v| v.trim().parse::<i32>().ok())
         .unwrap_or(BACKGROUND_NICE)
+        .clamp(0, 39)
 }
 
-/// Lower the calling thread's scheduling priority by `by` (on Linux, where the nice value is
-/// per thread; elsewhere nothing). A failure leaves the priority as it was: it costs speed only.
-fn lower_this_thread(by: i32) {
+/// The nice value `stage`'s threads run at: the main thread's plus the stage's share of `by`,
+/// at most 19. Set absolutely, not added to the building thread's own: a pool is built by
+/// whichever thread first needs it, and a thread inherits its creator's nice value (the Compile
+/// pool is first needed on a thread the Generate pool's started, already lowered).
+fn nice_of(stage: Stage, main: i32, by: i32) -> i32 {
+    if stage.ahead_of_need() {
+        main.saturating_add(by).min(19)
+    } else {
+        main
+    }
+}
+
+/// The process's main thread's nice value (on Linux the nice value is per thread and the
+/// process id names the main thread), where it can be read.
+fn main_nice() -> Option<i32> {
     #[cfg(target_os = "linux")]
-    if by > 0 {
+    {
+        rustix::process::getpriority_process(Some(rustix::process::getpid())).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Set the calling thread's nice value to `nice` where it differs (Linux only). A failure (a
+/// thread raised above its creator's priority without the privilege to) leaves it as it was:
+/// it costs speed only.
+fn set_this_thread(nice: i32) {
+    #[cfg(target_os = "linux")]
+    {
         use rustix::process::{getpriority_process, setpriority_process};
         let me = Some(rustix::thread::gettid());
-        if let Ok(now) = getpriority_process(me) {
-            let _ = setpriority_process(me, (now + by).min(19));
+        if getpriority_process(me).is_ok_and(|now| now != nice) {
+            let _ = setpriority_process(me, nice);
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = by;
+    let _ = nice;
+}
+
+/// A pool builder for `stage`: as many threads as the global pool, named for the stage, each
+/// starting at the stage's nice value.
+fn builder(stage: Stage, name: &'static str) -> rayon::ThreadPoolBuilder {
+    let nice = main_nice().map(|m| nice_of(stage, m, background_nice()));
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .thread_name(move |i| format!("{name}-{i}"))
+        .start_handler(move |_| {
+            if let Some(n) = nice {
+                set_this_thread(n);
+            }
+        })
 }
 
 /// Run `f` on `stage`'s pool (its parallel iterators there too), or here where the pool could
@@ -82,20 +123,8 @@ fn pool(stage: Stage) -> Option<&'static rayon::ThreadPool> {
         Stage::Generate => (&POOLS[1], "generate"),
         Stage::Compile => (&POOLS[2], "compile"),
     };
-    slot.get_or_init(|| {
-        let lower = if stage.ahead_of_need() {
-            background_nice()
-        } else {
-            0
-        };
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon::current_num_threads())
-            .thread_name(move |i| format!("{name}-{i}"))
-            .start_handler(move |_| lower_this_thread(lower))
-            .build()
-            .ok()
-    })
-    .as_ref()
+    slot.get_or_init(|| builder(stage, name).build().ok())
+        .as_ref()
 }
 
 #[cfg(test)]
@@ -125,42 +154,55 @@ mod tests {
         }
     }
 
-    /// The stages working ahead of need run below the process's priority by the background
-    /// nice value (capped at 19), the batch's stage at the process's own; their child processes
-    /// inherit it.
+    /// The stages working ahead of need run below the main thread's priority by the
+    /// background nice value (at most 19), the batch's stage at the main thread's own, whichever
+    /// thread builds the pool (one already lowered included); their child processes start at
+    /// their priority.
     #[cfg(target_os = "linux")]
     #[test]
     fn stages_ahead_of_need_run_at_a_lower_priority() {
-        use rustix::process::getpriority_process;
-        let nice = || getpriority_process(Some(rustix::thread::gettid())).unwrap();
-        let base = nice();
+        let nice = || rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap();
+        let main = main_nice().expect("the main thread's nice value");
         let by = background_nice();
         for stage in [Stage::Reference, Stage::Generate, Stage::Compile] {
-            let want = if stage.ahead_of_need() && by > 0 {
-                (base + by).min(19)
-            } else {
-                base
-            };
-            let got: Vec<i32> = install(stage, || {
-                use rayon::prelude::*;
-                (0..64).into_par_iter().map(|_| nice()).collect()
-            });
-            assert!(
-                got.iter().all(|&n| n == want),
-                "{stage:?}: {got:?}, want {want}"
-            );
-            // A process spawned from the stage's thread starts at its priority.
+            let want = nice_of(stage, main, by);
+            // A pool of the stage built on a thread already lowered, as the Compile pool is.
+            let pool = std::thread::spawn(move || {
+                set_this_thread((main + 5).min(19));
+                builder(stage, "test").build().unwrap()
+            })
+            .join()
+            .unwrap();
+            for p in [&pool, super::pool(stage).unwrap()] {
+                let got: Vec<i32> = p.install(|| {
+                    use rayon::prelude::*;
+                    (0..64).into_par_iter().map(|_| nice()).collect()
+                });
+                let raised = want < (main + 5).min(19);
+                // Raising a thread above its creator's priority needs a privilege: a
+                // Reference pool built on a lowered thread may stay where it started.
+                assert!(
+                    got.iter()
+                        .all(|&n| n == want || raised && std::ptr::eq(p, &pool)),
+                    "{stage:?}: {got:?}, want {want}"
+                );
+            }
+            // A process spawned from the stage's thread starts at its priority: field 19 of
+            // its /proc/self/stat, counted after the command name's closing parenthesis.
             let child = install(stage, || {
-                std::process::Command::new("sh")
-                    .args(["-c", "cut -d' ' -f19 /proc/self/stat"])
+                std::process::Command::new("cat")
+                    .arg("/proc/self/stat")
                     .output()
             });
-            if let Ok(out) = child {
-                let got: i32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
-                assert_eq!(got, want, "{stage:?}: a child's nice value");
+            if let Ok(out) = child.as_ref().map(|o| String::from_utf8_lossy(&o.stdout)) {
+                if let Some(after) = out.rsplit_once(')').map(|(_, a)| a) {
+                    let got: i32 = after.split_whitespace().nth(16).unwrap().parse().unwrap();
+                    assert_eq!(got, want, "{stage:?}: a child's nice value");
+                }
             }
         }
-        // The main thread is untouched.
-        assert_eq!(nice(), base);
+        assert_eq!(nice_of(Stage::Compile, 15, 10), 19);
+        assert_eq!(nice_of(Stage::Generate, 0, 39), 19);
+        assert_eq!(nice_of(Stage::Reference, 3, 10), 3);
     }
 }
