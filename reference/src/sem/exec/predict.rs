@@ -332,8 +332,10 @@ pub const ARRIVES_AT_EXIT: &str = "the seed-0 mixed campaign of 139687c (H200, C
     model met only if the async one happens. regress.f950252156521966 \
     (cases/probes/fuzz-mispredicted.yaml, H200, 2026-11-28, trapped LaunchFailed under every \
     build; predicted to trap or hang before) ends the same way and is now predicted to trap \
-    only. Which arrive-on traps, and whether the async one happens at exit or sooner, is \
-    unprobed.";
+    only. Which arrive-on traps: cases/probes/fuzz-mispredicted-v5-which.yaml (H200, \
+    2026-11-29, twice each): without the explicit arrive the run hangs, no trap; with it first \
+    or alone, at a pending count of zero, it traps LaunchFailed; so in the case found the \
+    async arrive-on, past the count, traps. Whether it happens at exit or sooner is unprobed.";
 
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
