@@ -353,12 +353,26 @@ fn run_in(
         let start = (mem.addr() as usize).next_multiple_of(align) - mem.addr() as usize;
         buffers.push(JobBuffer { mem, start, size });
     }
-    // Host images: the aligned start of each buffer (the over-allocated head stays unset).
-    let mut images: Vec<Vec<u8>> = job
+    // Host images of the buffers the host gives bytes to (contents, patched addresses, stored
+    // maps), from their aligned start (the over-allocated head stays unset). A buffer given none
+    // is its fill, set on the device: a batch's dumps would otherwise cross as zeros.
+    let stored = |i: usize| {
+        job.tensor_maps
+            .iter()
+            .any(|m| matches!(m.store, Some(Address::Buffer { index, .. }) if index == i))
+    };
+    let given = |i: usize, spec: &BufferSpec| {
+        !spec.init.is_empty() || !spec.pieces.is_empty() || !spec.patches.is_empty() || stored(i)
+    };
+    let mut images: Vec<Option<Vec<u8>>> = job
         .buffers
         .iter()
         .enumerate()
-        .map(|(i, spec)| spec.image().map_err(|e| setup(format!("buffer {i}: {e}"))))
+        .map(|(i, spec)| {
+            given(i, spec)
+                .then(|| spec.image().map_err(|e| setup(format!("buffer {i}: {e}"))))
+                .transpose()
+        })
         .collect::<Result<_, _>>()?;
     for (i, spec) in job.buffers.iter().enumerate() {
         for p in &spec.patches {
@@ -370,7 +384,9 @@ fn run_in(
             }
             let addr = resolve(buffers, p.address)?;
             let at = p.offset as usize;
-            images[i][at..at + 8].copy_from_slice(&addr.to_le_bytes());
+            if let Some(img) = &mut images[i] {
+                img[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+            }
         }
     }
     for (i, req) in job.tensor_maps.iter().enumerate() {
@@ -381,6 +397,7 @@ fn run_in(
                     Some(Address::Buffer { index, offset }) => {
                         let img = images
                             .get_mut(index)
+                            .and_then(Option::as_mut)
                             .ok_or_else(|| setup(format!("tensor map {i}: no buffer {index}")))?;
                         let at = usize::try_from(offset)
                             .ok()
@@ -406,10 +423,22 @@ fn run_in(
     }
     r.phases.setup_us = lap();
     for (i, (b, img)) in buffers.iter_mut().zip(&images).enumerate() {
-        b.mem
-            .write(b.start, img)
-            .map_err(|e| setup(format!("buffer {i}: {e}")))?;
+        match img {
+            Some(img) => b.mem.write(b.start, img),
+            None => b.mem.fill(job.buffers[i].fill),
+        }
+        .map_err(|e| setup(format!("buffer {i}: {e}")))?;
     }
+    // What a buffer read back by pieces is compared with: its image as given, which is the
+    // uploaded one where no address or map was written into it.
+    let mut bases: Vec<Option<Vec<u8>>> = images
+        .into_iter()
+        .zip(&job.buffers)
+        .enumerate()
+        .map(|(i, (img, spec))| {
+            img.filter(|_| !spec.pieces.is_empty() && spec.patches.is_empty() && !stored(i))
+        })
+        .collect();
     r.phases.upload_us = lap();
 
     if let Some(l) = &job.launch {
@@ -517,9 +546,12 @@ fn run_in(
         } else {
             // Against the image before patches and stored maps: the reader's own image with
             // these changes is exactly what the device holds.
-            let base = spec
-                .image()
-                .map_err(|e| setup(format!("buffer {index}: {e}")))?;
+            let base = match bases.get_mut(index).and_then(Option::take) {
+                Some(base) => base,
+                None => spec
+                    .image()
+                    .map_err(|e| setup(format!("buffer {index}: {e}")))?,
+            };
             let (data, pieces) = changes(&base, data);
             ReadBack {
                 index,

@@ -668,8 +668,8 @@ impl Engine {
         format!(
             "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s (and {:.2}s ahead; {} modules \
              compiled, {} cached), \
-             execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers, \
-             {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
+             execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers \
+             (setup {:.2}s, upload {:.2}s, module {:.2}s, kernel {:.2}s, read back {:.2}s), {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
              {} launches apart taking {:.2}s, their workers {:.2}s to start), observe {:.2}s, \
              judge {:.2}s",
             t.reference.as_secs_f64(),
@@ -683,6 +683,11 @@ impl Engine {
             s.device.as_secs_f64(),
             s.launches,
             s.worker.as_secs_f64(),
+            s.phases.setup_us as f64 / 1e6,
+            s.phases.upload_us as f64 / 1e6,
+            s.phases.module_us as f64 / 1e6,
+            s.phases.kernel_us as f64 / 1e6,
+            s.phases.read_back_us as f64 / 1e6,
             s.splits,
             self.sup.spawned,
             self.sup.spawn_wall.as_secs_f64(),
