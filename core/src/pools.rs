@@ -105,6 +105,23 @@ fn builder(stage: Stage, name: &'static str) -> rayon::ThreadPoolBuilder {
         })
 }
 
+/// Free `v` on a thread of its own, below the main thread's priority as the stages working
+/// ahead of need are: a batch's results, cases and executions take seconds to free one by one,
+/// and neither the thread that observes the next step nor the one that hands a campaign's next
+/// block to the device should wait for that.
+pub fn drop_apart<T: Send + 'static>(v: T) {
+    let nice = main_nice().map(|m| nice_of(Stage::Generate, m, background_nice()));
+    // Where no thread can start, `v` is freed here with the refused closure.
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || {
+            if let Some(n) = nice {
+                set_this_thread(n);
+            }
+            drop(v)
+        });
+}
+
 /// Run `f` on `stage`'s pool (its parallel iterators there too), or here where the pool could
 /// not be built.
 pub fn install<R: Send>(stage: Stage, f: impl FnOnce() -> R + Send) -> R {

@@ -224,7 +224,7 @@ fn observe_and_judge(
         .collect();
     drop(pairs);
     drop(ready);
-    drop_apart(executions);
+    crate::pools::drop_apart(executions);
     backend.host_time(reference, t.elapsed());
     Ok(out)
 }
@@ -324,13 +324,4 @@ fn judge_run(mut r: CaseResult, case: &Case, ex: &Execution, run: Run) -> Judged
         observation,
         ptx: run.ptx,
     }
-}
-
-/// Free `v` on a thread of its own: a step's executions take long to free one by one, and the
-/// thread that observes the next step should not wait for that.
-fn drop_apart<T: Send + 'static>(v: T) {
-    // Where no thread can start, `v` is freed here with the refused closure.
-    let _ = std::thread::Builder::new()
-        .name("drop".into())
-        .spawn(move || drop(v));
 }

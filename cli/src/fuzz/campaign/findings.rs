@@ -8,6 +8,7 @@ use crate::fuzz::Signature;
 use ptxconform_core::differential::Judged;
 use ptxconform_core::evaluate::{families_of, family_of};
 use ptxconform_core::known::{KnownDivergence, Site};
+use ptxconform_core::pools;
 use ptxconform_core::result::Verdict;
 use ptxconform_gpu::engine::write_divergence;
 use ptxconform_reference::case::{to_yaml, Case};
@@ -141,17 +142,17 @@ impl Campaign<'_> {
                 self.coverage.outcome(a, HwOutcome::of(&o.outcome));
             }
         }
-        let batch: Vec<(u64, Case)> = pending.into_iter().map(|p| (p.k, p.case)).collect();
-        self.stats.gpu_cases += batch.len() as u64;
+        self.stats.gpu_cases += pending.len() as u64;
         if self.opts.mutants {
-            let judged: Vec<(u64, &Case, &Judged)> = batch
+            let judged: Vec<(u64, &Case, &Judged)> = pending
                 .iter()
                 .zip(&outs)
-                .map(|((k, c), j)| (*k, c, j))
+                .map(|(p, j)| (p.k, &p.case, j))
                 .collect();
             self.mutant_kills(&judged);
         }
-        for ((k, case), out) in batch.into_iter().zip(outs) {
+        let mut failed = Vec::new();
+        for (i, out) in outs.iter().enumerate() {
             *self
                 .stats
                 .verdicts
@@ -161,9 +162,17 @@ impl Campaign<'_> {
                 *self.stats.departures.entry(d.clone()).or_default() += 1;
             }
             if out.result.verdict.is_failure() {
-                self.divergence(k, &case, out)?;
+                failed.push(i);
             }
         }
+        let mut outs: Vec<Option<Judged>> = outs.into_iter().map(Some).collect();
+        for i in failed {
+            if let Some(out) = outs[i].take() {
+                self.divergence(pending[i].k, &pending[i].case, out)?;
+            }
+        }
+        // The block's cases and results (their observations' bytes) are freed beside the next.
+        pools::drop_apart((pending, outs));
         Ok(())
     }
 
