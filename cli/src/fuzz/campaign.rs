@@ -1330,11 +1330,8 @@ impl<'h> Campaign<'h> {
                 !skip.contains(&(i - 1))
             });
         }
-        for p in pending.iter() {
-            if let Some(a) = &p.analysis {
-                self.coverage.record(a);
-            }
-        }
+        let judged: Vec<&Analysis> = pending.iter().filter_map(|p| p.analysis.as_ref()).collect();
+        self.coverage.record_all(&judged);
     }
 
     /// The console's exploration figures: cells hit, traps run and skipped.

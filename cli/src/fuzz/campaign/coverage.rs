@@ -24,7 +24,7 @@ use ptxconform_reference::sem::exec::{
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 /// What a value cell tells apart (per coverage family of the instruction, e.g. `cp.async.bulk`).
@@ -292,15 +292,47 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn saw(&mut self, a: &Analysis, first: bool) {
-        if first {
-            self.needs = a.swarm.0;
-            self.deviation = a.deviation;
+    /// Take in what `seen`'s programs, which had this cell, had in common: the swarm bits all of
+    /// them had on (and every program before), and their deviation where all agree.
+    fn saw(&mut self, seen: &Seen) {
+        if !self.probed && self.hits == 0 {
+            self.needs = seen.needs;
+            self.deviation = seen.deviation;
         } else {
-            self.needs &= a.swarm.0;
-            if self.deviation != a.deviation {
+            self.needs &= seen.needs;
+            if self.deviation != seen.deviation {
                 self.deviation = None;
             }
+        }
+    }
+}
+
+/// What a run of programs with one cell had in common (an [`Entry`]'s part of them).
+struct Seen {
+    hits: u64,
+    needs: u16,
+    deviation: Option<Deviates>,
+}
+
+impl Seen {
+    fn of(a: &Analysis) -> Seen {
+        Seen {
+            hits: 1,
+            needs: a.swarm.0,
+            deviation: a.deviation,
+        }
+    }
+
+    fn and(&mut self, a: &Analysis) {
+        self.join(Seen::of(a));
+    }
+
+    /// Both runs of programs in one (in either order: the same).
+    fn join(&mut self, other: Seen) {
+        self.hits += other.hits;
+        self.needs &= other.needs;
+        if self.deviation != other.deviation {
+            self.deviation = None;
         }
     }
 }
@@ -351,20 +383,56 @@ impl CoverageMap {
         for a in &found {
             for c in &a.cells {
                 let e = self.cells.entry(c.clone()).or_default();
-                let first = !e.probed && e.hits == 0;
+                e.saw(&Seen::of(a));
                 e.probed = true;
-                e.saw(a, first);
             }
         }
     }
 
     /// A judged program's cells.
     pub fn record(&mut self, a: &Analysis) {
-        for c in &a.cells {
-            let e = self.cells.entry(c.clone()).or_default();
-            let first = !e.probed && e.hits == 0;
-            e.hits += 1;
-            e.saw(a, first);
+        self.record_all(&[a]);
+    }
+
+    /// [`CoverageMap::record`] of every program of a block, each distinct cell looked up in the
+    /// map once: a block of 16,384 programs has about 200,000 cells but a thousand distinct
+    /// ones, and the map's keys are strings (one lookup each had cost the campaign 2 s of 30,
+    /// with the device idle). Parts of the block are summed on host threads.
+    pub fn record_all(&mut self, analyses: &[&Analysis]) {
+        let seen = analyses
+            .par_chunks(1024)
+            .map(|part| {
+                let mut seen: HashMap<&Cell, Seen> = HashMap::new();
+                for a in part {
+                    for c in &a.cells {
+                        match seen.get_mut(c) {
+                            Some(s) => s.and(a),
+                            None => {
+                                seen.insert(c, Seen::of(a));
+                            }
+                        }
+                    }
+                }
+                seen
+            })
+            .reduce(HashMap::new, |mut all, part| {
+                for (c, s) in part {
+                    match all.get_mut(c) {
+                        Some(x) => x.join(s),
+                        None => {
+                            all.insert(c, s);
+                        }
+                    }
+                }
+                all
+            });
+        for (c, s) in seen {
+            let e = match self.cells.get_mut(c) {
+                Some(e) => e,
+                None => self.cells.entry(c.clone()).or_default(),
+            };
+            e.saw(&s);
+            e.hits += s.hits;
         }
     }
 

@@ -190,3 +190,36 @@ fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
         "{read_off} read off, {departed} departed"
     );
 }
+
+/// A block's programs recorded at once (in parts summed on host threads) leave the map that
+/// recording them one by one leaves: hits, the swarm bits every program of a cell had on and
+/// the deviation all agreed on, over a map a probe started (its cells are not the first sight
+/// of a program's).
+#[test]
+fn a_block_recorded_at_once_is_its_programs_recorded_in_turn() {
+    use super::coverage::CoverageMap;
+    let mut analyses = vec![];
+    for cfg in [GenConfig::legal(), GenConfig::mixed()] {
+        for shape in 0..200 {
+            for j in 0..4 {
+                let (g, classes, swarm) = generate_analyzable(5, shape, j, 4, &cfg);
+                analyses.extend(analyze(&g, classes, swarm, Profile::Sm90));
+            }
+        }
+    }
+    let mut start = CoverageMap::default();
+    start.probe(&GenConfig::legal(), Profile::Sm90, 16);
+    let (mut one_by_one, mut at_once) = (start.clone(), start.clone());
+    for a in &analyses {
+        one_by_one.record(a);
+    }
+    at_once.record_all(&analyses.iter().collect::<Vec<_>>());
+    assert_eq!(at_once, one_by_one);
+    let deviating = at_once.cells.values().filter(|e| e.deviation.is_some());
+    assert!(at_once.cells.len() > start.cells.len() && deviating.count() > 0);
+    assert!(
+        analyses.len() > 1024,
+        "{} programs: one part",
+        analyses.len()
+    );
+}
