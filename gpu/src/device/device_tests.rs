@@ -191,6 +191,28 @@ fn device_end_to_end() {
             launch: launch("tma_load", [1, 1, 1], None, vec![KernelParam::TensorMap(1), at(1)]),
             read_back: vec![1],
         },
+        // 9, 10: a buffer given no bytes is its fill (set on the device), not what the job
+        // before left in the allocation it reuses.
+        Job {
+            id: 109,
+            buffers: vec![buf(4, 3u32.to_le_bytes().to_vec()), buf(64, vec![0x55; 64])],
+            tensor_maps: vec![],
+            launch: launch("copy4", [1, 1, 1], None, vec![at(0), at(1), KernelParam::U32(1)]),
+            read_back: vec![1],
+        },
+        Job {
+            id: 110,
+            buffers: vec![
+                buf(4, 3u32.to_le_bytes().to_vec()),
+                BufferSpec {
+                    fill: 0xab,
+                    ..buf(64, vec![])
+                },
+            ],
+            tensor_maps: vec![],
+            launch: launch("copy4", [1, 1, 1], None, vec![at(0), at(1), KernelParam::U32(1)]),
+            read_back: vec![1],
+        },
     ];
     let mut s = supervisor();
     let rs = s.run(&jobs).unwrap();
@@ -249,6 +271,12 @@ fn device_end_to_end() {
     want[200..204].copy_from_slice(&10u32.to_le_bytes());
     assert_eq!(rs[7].read_back[0].whole_of(&pieces).unwrap()[..], want[..]);
     assert_eq!(rs[8].outcome, Outcome::MapNotEncoded { map: 1 });
+    let mut left = vec![0x55; 64];
+    left[..4].copy_from_slice(&4u32.to_le_bytes());
+    assert_eq!(rs[9].read_back[0].data, left);
+    let mut filled = vec![0xab; 64];
+    filled[..4].copy_from_slice(&4u32.to_le_bytes());
+    assert_eq!(rs[10].read_back[0].data, filled);
 }
 
 #[test]
