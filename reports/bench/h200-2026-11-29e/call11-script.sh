@@ -1,0 +1,1 @@
+mkdir -p /tmp/t && xz -dc .dev/carry/gput.xz > /tmp/t/gput && chmod +x /tmp/t/gput && cd /tmp/t && PTXCONFORM_REQUIRE_GPU=1 timeout 150 ./gput device::device_tests::device_end_to_end --exact --nocapture --test-threads=1 2>&1 | tail -25
