@@ -9,6 +9,7 @@
 //! core from the step the device needed next. Their ptxas processes inherit it (a child takes
 //! the nice value of the thread that spawns it). Idle cores still go to them.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// A stage with a pool of its own; everything else runs on rayon's global pool.
@@ -56,10 +57,15 @@ pub fn background_nice() -> i32 {
 /// pool is first needed on a thread the Generate pool's started, already lowered).
 fn nice_of(stage: Stage, main: i32, by: i32) -> i32 {
     if stage.ahead_of_need() {
-        main.saturating_add(by).min(19)
+        lowered(main, by)
     } else {
         main
     }
+}
+
+/// `by` below the nice value `main`, within the range a nice value has.
+fn lowered(main: i32, by: i32) -> i32 {
+    main.saturating_add(by).min(19)
 }
 
 /// The process's main thread's nice value (on Linux the nice value is per thread and the
@@ -108,13 +114,40 @@ fn builder(stage: Stage, name: &'static str) -> rayon::ThreadPoolBuilder {
 /// Free `v` on a thread of its own, below the main thread's priority as the stages working
 /// ahead of need are: a batch's results, cases and executions take seconds to free one by one,
 /// and neither the thread that observes the next step nor the one that hands a campaign's next
-/// block to the device should wait for that.
+/// block to the device should wait for that. At most [`FREEING_AT_MOST`] are freed so at once;
+/// beyond that the caller frees `v` itself, so that freeing which falls behind slows what makes
+/// more instead of holding memory.
 pub fn drop_apart<T: Send + 'static>(v: T) {
-    let nice = main_nice().map(|m| nice_of(Stage::Generate, m, background_nice()));
+    static FREEING: AtomicUsize = AtomicUsize::new(0);
+    drop_apart_within(v, &FREEING, FREEING_AT_MOST);
+}
+
+/// Most values [`drop_apart`] frees on threads of their own at once: a bound against freeing
+/// that falls ever further behind, not a tuned figure (a fuzz campaign hands it a step's
+/// executions about every 0.15 s and a block's results about every 1.2 s on an H200 host).
+pub const FREEING_AT_MOST: usize = 16;
+
+/// [`drop_apart`] with `freeing` counting the threads at work, at most `most`.
+fn drop_apart_within<T: Send + 'static>(v: T, freeing: &'static AtomicUsize, most: usize) {
+    if freeing.fetch_add(1, Ordering::SeqCst) >= most {
+        freeing.fetch_sub(1, Ordering::SeqCst);
+        drop(v);
+        return;
+    }
+    /// One thread at work, until it ends or never starts.
+    struct Freeing(&'static AtomicUsize);
+    impl Drop for Freeing {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    let at_work = Freeing(freeing);
+    let nice = main_nice().map(|m| lowered(m, background_nice()));
     // Where no thread can start, `v` is freed here with the refused closure.
     let _ = std::thread::Builder::new()
         .name("drop".into())
         .spawn(move || {
+            let _at_work = at_work;
             if let Some(n) = nice {
                 set_this_thread(n);
             }
@@ -147,6 +180,58 @@ fn pool(stage: Stage) -> Option<&'static rayon::ThreadPool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values are freed on threads of their own, at most so many at once; beyond that the
+    /// caller frees its own, and once a thread is done the next goes apart again.
+    #[test]
+    fn freeing_apart_is_bounded() {
+        use std::sync::{Arc, Condvar, Mutex};
+        type Gate = Arc<(Mutex<bool>, Condvar)>;
+        struct Value {
+            gate: Option<Gate>,
+            freed_on: Arc<Mutex<Vec<String>>>,
+        }
+        impl Drop for Value {
+            fn drop(&mut self) {
+                if let Some(g) = &self.gate {
+                    let mut open = g.0.lock().unwrap();
+                    while !*open {
+                        open = g.1.wait(open).unwrap();
+                    }
+                }
+                let me = std::thread::current().name().unwrap_or("").to_string();
+                self.freed_on.lock().unwrap().push(me);
+            }
+        }
+        static FREEING: AtomicUsize = AtomicUsize::new(0);
+        let gate: Gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let freed_on = Arc::new(Mutex::new(Vec::new()));
+        let value = |gate: Option<&Gate>| Value {
+            gate: gate.cloned(),
+            freed_on: freed_on.clone(),
+        };
+        for _ in 0..2 {
+            drop_apart_within(value(Some(&gate)), &FREEING, 2);
+        }
+        // Both threads wait at the gate: the third value is freed here.
+        drop_apart_within(value(None), &FREEING, 2);
+        let here = std::thread::current().name().unwrap_or("").to_string();
+        assert_eq!(*freed_on.lock().unwrap(), [here.as_str()]);
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_all();
+        let t = std::time::Instant::now();
+        while FREEING.load(Ordering::SeqCst) > 0 && t.elapsed().as_secs() < 30 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        drop_apart_within(value(None), &FREEING, 2);
+        while freed_on.lock().unwrap().len() < 4 && t.elapsed().as_secs() < 30 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(
+            *freed_on.lock().unwrap(),
+            [here.as_str(), "drop", "drop", "drop"]
+        );
+    }
 
     /// A stage's work, its parallel iterators included, runs on that stage's own threads, never
     /// on the global pool's or another stage's.
