@@ -1137,6 +1137,8 @@ impl<'h> Campaign<'h> {
                     b
                 }
             };
+            // Without hardware, the CPU oracles' judgement is what a program exercises.
+            let mut exercised = Vec::new();
             for p in block {
                 let (k, g, checked, analysis) = (p.k, p.generated, p.checked, p.analysis);
                 self.stats.programs += 1;
@@ -1166,10 +1168,11 @@ impl<'h> Campaign<'h> {
                         shape: p.shape,
                     });
                 } else if let Some(a) = analysis.filter(|_| self.hw.is_none()) {
-                    // Without hardware, the CPU oracles' judgement is what a program exercises.
-                    self.coverage.record(&a);
+                    exercised.push(a);
                 }
             }
+            self.coverage
+                .record_all(&exercised.iter().collect::<Vec<_>>());
             self.spend_trap_budget(&mut pending);
             if !pending.is_empty() {
                 let k1 = self.stats.programs;

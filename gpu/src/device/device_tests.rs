@@ -192,7 +192,7 @@ fn device_end_to_end() {
             read_back: vec![1],
         },
         // 9, 10: a buffer given no bytes is its fill (set on the device), not what the job
-        // before left in the allocation it reuses.
+        // before left in an allocation of the same size (which the worker may reuse).
         Job {
             id: 109,
             buffers: vec![buf(4, 3u32.to_le_bytes().to_vec()), buf(64, vec![0x55; 64])],

@@ -312,8 +312,9 @@ fn encode(d: &Driver, addr: u64, e: &Encode) -> Result<[u8; 128], tensormap::Enc
 }
 
 /// Runs one job; `Err` carries the outcome of an early stop. Fills `r`'s maps, logs, read-backs.
-/// Every buffer's contents (fill, init, patched addresses, stored tensor maps) are composed on
-/// the host and uploaded with one copy: a batched job has one large buffer, not many small writes.
+/// A buffer the host gives bytes to (init, patched addresses, stored tensor maps) is composed on
+/// the host and uploaded with one copy: a batched job has one large buffer, not many small
+/// writes. A buffer given none is set to its fill on the device.
 fn run_on_device(ex: &mut CudaExecutor, job: &Job, r: &mut JobResult) -> Result<Outcome, Outcome> {
     let mut buffers = Vec::with_capacity(job.buffers.len());
     let out = run_in(ex, job, r, &mut buffers);
@@ -355,7 +356,8 @@ fn run_in(
     }
     // Host images of the buffers the host gives bytes to (contents, patched addresses, stored
     // maps), from their aligned start (the over-allocated head stays unset). A buffer given none
-    // is its fill, set on the device: a batch's dumps would otherwise cross as zeros.
+    // is its fill, set on the device: a batch's dumps (zeros, about half of its bytes) would
+    // otherwise be built on the host and copied to the device.
     let stored = |i: usize| {
         job.tensor_maps
             .iter()
@@ -425,6 +427,8 @@ fn run_in(
     for (i, (b, img)) in buffers.iter_mut().zip(&images).enumerate() {
         match img {
             Some(img) => b.mem.write(b.start, img),
+            // The whole allocation (its head and a reused spare's extra length included): a
+            // memset on the device costs next to nothing, and nothing reads outside the buffer.
             None => b.mem.fill(job.buffers[i].fill),
         }
         .map_err(|e| setup(format!("buffer {i}: {e}")))?;

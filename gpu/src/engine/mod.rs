@@ -669,7 +669,8 @@ impl Engine {
             "timing: reference {:.2}s, emit {:.2}s, compile {:.2}s (and {:.2}s ahead; {} modules \
              compiled, {} cached), \
              execute {:.2}s (host {:.2}s, supervisor {:.2}s: {} launches taking {:.2}s in workers \
-             (setup {:.2}s, upload {:.2}s, module {:.2}s, kernel {:.2}s, read back {:.2}s), {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
+             (setup {:.2}s, upload {:.2}s, module {:.2}s, kernel {:.2}s, read back {:.2}s), \
+             {} split, {} workers, {:.2}s waiting for one; {} traps taking {:.2}s to report; \
              {} launches apart taking {:.2}s, their workers {:.2}s to start), observe {:.2}s, \
              judge {:.2}s",
             t.reference.as_secs_f64(),

@@ -293,7 +293,8 @@ pub struct Entry {
 
 impl Entry {
     /// Take in what `seen`'s programs, which had this cell, had in common: the swarm bits all of
-    /// them had on (and every program before), and their deviation where all agree.
+    /// them had on (and every program before), and their deviation where all agree (not their
+    /// number: the caller counts hits, a probe none).
     fn saw(&mut self, seen: &Seen) {
         if !self.probed && self.hits == 0 {
             self.needs = seen.needs;
@@ -395,15 +396,10 @@ impl CoverageMap {
         }
     }
 
-    /// A judged program's cells.
-    pub fn record(&mut self, a: &Analysis) {
-        self.record_all(&[a]);
-    }
-
-    /// [`CoverageMap::record`] of every program of a block, each distinct cell looked up in the
-    /// map once: a block's 16,384 programs fall in at most the map's cells (about 900 in a legal
-    /// campaign on sm_90), and its keys are strings (a lookup per cell of each program had cost a campaign 2 s of 30, with
-    /// the device idle). Parts of the block are summed on host threads.
+    /// The cells of a block's judged programs. Each distinct cell is looked up in the map
+    /// once: a block's programs share few cells (a legal campaign on sm_90 has about 900 in
+    /// all), and the map's keys are strings (a lookup per cell of each program had cost a
+    /// campaign 2 s of 30, with the device idle). Parts of the block are summed on host threads.
     pub fn record_all(&mut self, analyses: &[&Analysis]) {
         let seen = analyses
             .par_chunks(1024)

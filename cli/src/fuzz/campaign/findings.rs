@@ -151,8 +151,8 @@ impl Campaign<'_> {
                 .collect();
             self.mutant_kills(&judged);
         }
-        let mut failed = Vec::new();
-        for (i, out) in outs.iter().enumerate() {
+        let mut passed = Vec::with_capacity(outs.len());
+        for (p, out) in pending.iter().zip(outs) {
             *self
                 .stats
                 .verdicts
@@ -162,17 +162,13 @@ impl Campaign<'_> {
                 *self.stats.departures.entry(d.clone()).or_default() += 1;
             }
             if out.result.verdict.is_failure() {
-                failed.push(i);
-            }
-        }
-        let mut outs: Vec<Option<Judged>> = outs.into_iter().map(Some).collect();
-        for i in failed {
-            if let Some(out) = outs[i].take() {
-                self.divergence(pending[i].k, &pending[i].case, out)?;
+                self.divergence(p.k, &p.case, out)?;
+            } else {
+                passed.push(out);
             }
         }
         // The block's cases and results (their observations' bytes) are freed beside the next.
-        pools::drop_apart((pending, outs));
+        pools::drop_apart((pending, passed));
         Ok(())
     }
 

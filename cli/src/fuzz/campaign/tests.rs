@@ -191,13 +191,13 @@ fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
     );
 }
 
-/// A block's programs recorded at once (in parts summed on host threads) leave the map that
-/// recording them one by one leaves: hits, the swarm bits every program of a cell had on and
-/// the deviation all agreed on, over a map a probe started (its cells are not the first sight
-/// of a program's).
+/// A block's programs recorded at once (in parts summed on host threads) leave each cell as the
+/// programs that had it say, in turn: hits counted, the swarm bits every one had on (and the
+/// probe's, where it found the cell), and the deviation all agreed on; over a map a probe
+/// started.
 #[test]
 fn a_block_recorded_at_once_is_its_programs_recorded_in_turn() {
-    use super::coverage::CoverageMap;
+    use super::coverage::{CoverageMap, Entry};
     let mut analyses = vec![];
     for cfg in [GenConfig::legal(), GenConfig::mixed()] {
         for shape in 0..200 {
@@ -207,19 +207,38 @@ fn a_block_recorded_at_once_is_its_programs_recorded_in_turn() {
             }
         }
     }
-    let mut start = CoverageMap::default();
-    start.probe(&GenConfig::legal(), Profile::Sm90, 16);
-    let (mut one_by_one, mut at_once) = (start.clone(), start.clone());
-    for a in &analyses {
-        one_by_one.record(a);
-    }
-    at_once.record_all(&analyses.iter().collect::<Vec<_>>());
-    assert_eq!(at_once, one_by_one);
-    let deviating = at_once.cells.values().filter(|e| e.deviation.is_some());
-    assert!(at_once.cells.len() > start.cells.len() && deviating.count() > 0);
     assert!(
         analyses.len() > 1024,
         "{} programs: one part",
         analyses.len()
     );
+    let mut start = CoverageMap::default();
+    start.probe(&GenConfig::legal(), Profile::Sm90, 16);
+    let mut want = start.clone();
+    for a in &analyses {
+        for c in &a.cells {
+            let e = want.cells.entry(c.clone()).or_insert_with(Entry::default);
+            if !e.probed && e.hits == 0 {
+                e.needs = a.swarm.0;
+                e.deviation = a.deviation;
+            } else {
+                e.needs &= a.swarm.0;
+                if e.deviation != a.deviation {
+                    e.deviation = None;
+                }
+            }
+            e.hits += 1;
+        }
+    }
+    let mut got = start.clone();
+    got.record_all(&analyses.iter().collect::<Vec<_>>());
+    assert_eq!(got, want);
+    // New cells, probed cells hit again, and cells whose programs agreed on a deviation.
+    let probed_hit = got.cells.values().filter(|e| e.probed && e.hits > 0);
+    let deviating = got
+        .cells
+        .values()
+        .filter(|e| !e.probed && e.deviation.is_some());
+    assert!(got.cells.len() > start.cells.len());
+    assert!(probed_hit.count() > 0 && deviating.count() > 0);
 }
