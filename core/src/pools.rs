@@ -295,13 +295,12 @@ mod tests {
                 std::process::Command::new("cat")
                     .arg("/proc/self/stat")
                     .output()
-            });
-            if let Ok(out) = child.as_ref().map(|o| String::from_utf8_lossy(&o.stdout)) {
-                if let Some(after) = out.rsplit_once(')').map(|(_, a)| a) {
-                    let got: i32 = after.split_whitespace().nth(16).unwrap().parse().unwrap();
-                    assert_eq!(got, want, "{stage:?}: a child's nice value");
-                }
-            }
+            })
+            .expect("cat /proc/self/stat");
+            let out = String::from_utf8_lossy(&child.stdout);
+            let (_, after) = out.rsplit_once(')').expect("a stat line");
+            let got: i32 = after.split_whitespace().nth(16).unwrap().parse().unwrap();
+            assert_eq!(got, want, "{stage:?}: a child's nice value");
         }
         assert_eq!(nice_of(Stage::Compile, 15, 10), 19);
         assert_eq!(nice_of(Stage::Generate, 0, 39), 19);

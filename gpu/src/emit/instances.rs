@@ -146,11 +146,11 @@ fn emit_distinct(
             (print, walk)
         })
         .collect();
-    let (print, walk): (Vec<_>, Vec<_>) = sorted.into_iter().unzip();
-    let (print, walk): (Vec<_>, Vec<_>) = (
-        print.into_iter().flatten().collect(),
-        walk.into_iter().flatten().collect(),
-    );
+    let (mut print, mut walk) = (Vec::new(), Vec::new());
+    for (p, w) in sorted {
+        print.extend(p);
+        walk.extend(w);
+    }
     let printed: HashMap<usize, Result<(Emitted, Footprint), EmitError>> = print
         .into_par_iter()
         .map(|(i, p)| (i, emit_parsed(p, None)))

@@ -2,6 +2,7 @@ use super::coverage::analyze;
 use super::{check_program, generate_analyzable, reference_oracle_passes, settled, BlockSpec};
 use crate::shard::Shard;
 use ptxconform_reference::case::{load_str, Case};
+use ptxconform_reference::gen::bytes::ValueClasses;
 use ptxconform_reference::gen::oracle::{check_cpu_with, program_yaml, CpuChecks};
 use ptxconform_reference::gen::swarm::SwarmBits;
 use ptxconform_reference::gen::{GenConfig, Generated, Intent};
@@ -21,6 +22,25 @@ fn cp_async(copy: &str, taken: bool) -> Case {
         taken as u8
     );
     load_str(&text, "t.yaml").unwrap().remove(0)
+}
+
+/// Legal then mixed programs of `seed`: `shapes` shapes of each, `per` value sets of each shape,
+/// with what the campaign analyses them by and the value set's number.
+fn drawn(
+    seed: u64,
+    shapes: u64,
+    per: u64,
+) -> Vec<(Generated, Option<ValueClasses>, SwarmBits, u64)> {
+    let mut out = vec![];
+    for cfg in [GenConfig::legal(), GenConfig::mixed()] {
+        for shape in 0..shapes {
+            for j in 0..per {
+                let (g, classes, swarm) = generate_analyzable(seed, shape, j, per, &cfg);
+                out.push((g, classes, swarm, j));
+            }
+        }
+    }
+    out
 }
 
 /// Copies are told by their parsed instruction: a copy that moves nothing (its guard false) is
@@ -131,15 +151,10 @@ mod trap_budget {
 /// reference oracle decides by its own run), under both profiles.
 #[test]
 fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
-    let mut programs = vec![];
-    for cfg in [GenConfig::legal(), GenConfig::mixed()] {
-        for shape in 0..12 {
-            for j in 0..4 {
-                let (g, classes, swarm) = generate_analyzable(3, shape, j, 4, &cfg);
-                programs.push((g, classes, swarm, j == 0));
-            }
-        }
-    }
+    let mut programs: Vec<_> = drawn(3, 12, 4)
+        .into_iter()
+        .map(|(g, classes, swarm, j)| (g, classes, swarm, j == 0))
+        .collect();
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/reduce/global.yaml");
     for case in ptxconform_reference::case::load_file(&file).unwrap() {
         let g = Generated {
@@ -198,15 +213,10 @@ fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
 #[test]
 fn a_block_recorded_at_once_is_its_programs_recorded_in_turn() {
     use super::coverage::{CoverageMap, Entry};
-    let mut analyses = vec![];
-    for cfg in [GenConfig::legal(), GenConfig::mixed()] {
-        for shape in 0..200 {
-            for j in 0..4 {
-                let (g, classes, swarm) = generate_analyzable(5, shape, j, 4, &cfg);
-                analyses.extend(analyze(&g, classes, swarm, Profile::Sm90));
-            }
-        }
-    }
+    let analyses: Vec<_> = drawn(5, 200, 4)
+        .into_iter()
+        .filter_map(|(g, classes, swarm, _)| analyze(&g, classes, swarm, Profile::Sm90))
+        .collect();
     assert!(
         analyses.len() > 1024,
         "{} programs: one part",
