@@ -794,7 +794,7 @@ pub fn settled(c: &Case) -> bool {
                 .all(|m| {
                     t.mbarriers
                         .iter()
-                        .any(|(k, n, st)| *k == t.cta && *n == m.name && st.valid)
+                        .any(|(k, n, st)| *k == t.cta && **n == *m.name && st.valid)
                 });
         copy_moves && bars_valid
     });

@@ -237,6 +237,9 @@ pub(crate) struct Machine<'c> {
     cta: u32,
     thread: u32,
     touched: Vec<Touch>,
+    /// Every declared mbarrier of every CTA with its slot key, made at the first trace step
+    /// (the declarations and layout do not change during a run).
+    mbar_decls: Option<Vec<(u32, std::sync::Arc<str>, u64)>>,
 }
 
 impl<'c> Machine<'c> {
@@ -302,6 +305,7 @@ impl<'c> Machine<'c> {
             cta: 0,
             thread: 0,
             touched: Vec::new(),
+            mbar_decls: None,
         })
     }
 }

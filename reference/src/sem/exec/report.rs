@@ -95,7 +95,7 @@ pub struct TraceStep {
     pub thread: u32,
     pub text: String,
     /// (cta, mbarrier name, state after the step) for every declared mbarrier.
-    pub mbarriers: Vec<(u32, String, MbarState)>,
+    pub mbarriers: Vec<(u32, std::sync::Arc<str>, MbarState)>,
     pub touched: Vec<Touch>,
 }
 

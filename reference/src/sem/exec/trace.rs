@@ -2,6 +2,7 @@
 //! declared mbarrier after it (the trace) and the final state (A-EXEC-UPDATE-FINAL).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::async_ops::reduce_update;
 use super::{mbar_key, ErrorKind, FinalState, GroupCounts, Machine, MbarState};
@@ -73,24 +74,28 @@ impl Machine<'_> {
         }
     }
 
-    fn declared_mbarriers(&self) -> Vec<(u32, String, u64)> {
+    fn declared_mbarriers(&self) -> Vec<(u32, Arc<str>, u64)> {
         let mut v = vec![];
-        for cta in 0..self.ctas {
-            for d in &self.case.memory.mbarriers {
-                if let Some(Place::Mbarrier { offset }) = self.layout.get(&d.name) {
-                    v.push((cta, d.name.clone(), mbar_key(cta, offset)));
-                }
+        for d in &self.case.memory.mbarriers {
+            if let Some(Place::Mbarrier { offset }) = self.layout.get(&d.name) {
+                let name: Arc<str> = d.name.as_str().into();
+                v.extend((0..self.ctas).map(|cta| (cta, name.clone(), mbar_key(cta, offset))));
             }
         }
+        v.sort_by_key(|(cta, _, _)| *cta);
         v
     }
 
     pub(super) fn trace_step(&mut self, text: String) -> TraceStep {
-        let mbarriers = self
-            .declared_mbarriers()
-            .into_iter()
-            .map(|(c, n, k)| (c, n, self.mbar_state(k)))
+        let decls = match self.mbar_decls.take() {
+            Some(d) => d,
+            None => self.declared_mbarriers(),
+        };
+        let mbarriers = decls
+            .iter()
+            .map(|(c, n, k)| (*c, n.clone(), self.mbar_state(*k)))
             .collect();
+        self.mbar_decls = Some(decls);
         TraceStep {
             step: self.step,
             cta: self.cta,
@@ -143,7 +148,7 @@ impl Machine<'_> {
             shared.push(m);
         }
         for (cta, name, k) in self.declared_mbarriers() {
-            mbarriers[cta as usize].insert(name, self.mbar_state(k));
+            mbarriers[cta as usize].insert(name.to_string(), self.mbar_state(k));
         }
         let groups = self
             .queues
