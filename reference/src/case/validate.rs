@@ -235,8 +235,8 @@ pub fn validate_case(c: &Case) -> Vec<Problem> {
     }
     launch::launch(c, &mut o);
     declarations::memory(c, &mut o);
-    declarations::params(c, &mut o);
     let names = Names::of(c);
+    declarations::params(c, &names, &mut o);
     program::program(c, &names, &mut o);
     program::concurrent_groups(c, &mut o);
     expect::expected_bytes(c, &names, &mut o);

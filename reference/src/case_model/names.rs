@@ -2,7 +2,7 @@
 //! operands against, and the one parse context every consumer of a case's PTX uses (the
 //! executor, the emitter, the generator's oracle).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::model::{Case, Param, StepOp};
 use crate::ptx::operand::{ParseCtx, RegTy};
@@ -34,7 +34,7 @@ impl Decl {
 #[derive(Clone, Debug, Default)]
 pub struct Names {
     pub decls: HashMap<String, Decl>,
-    pub params: HashMap<String, RegTy>,
+    pub params: BTreeMap<String, RegTy>,
 }
 
 impl Names {

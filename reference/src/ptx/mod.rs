@@ -346,7 +346,12 @@ thread_local! {
 
 /// Whether `ctx` declares exactly `decls`.
 fn declares(ctx: &ParseCtx, decls: &[(String, RegTy)]) -> bool {
-    ctx.decls.len() == decls.len() && decls.iter().all(|(k, v)| ctx.decls.get(k) == Some(v))
+    ctx.decls.len() == decls.len()
+        && ctx
+            .decls
+            .iter()
+            .zip(decls)
+            .all(|((k, v), (k2, v2))| k == k2 && v == v2)
 }
 
 impl Statement {

@@ -3,7 +3,7 @@
 
 use super::lex::{Cursor, SyntaxError};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A register or immediate operand.
@@ -228,9 +228,12 @@ pub enum Slot<'a> {
 
 /// Declared register types, used where PTX itself disambiguates by type (e.g. cp.async's fourth
 /// operand: `src-size` if an integer, `ignore-src` if a predicate).
+///
+/// Ordered, so that two contexts compare without hashing (the parse memo compares a context
+/// with the one each memoized statement was parsed under).
 #[derive(Clone, Debug, Default)]
 pub struct ParseCtx {
-    pub decls: HashMap<String, RegTy>,
+    pub decls: BTreeMap<String, RegTy>,
 }
 
 impl ParseCtx {

@@ -21,41 +21,46 @@ fn init_problem(o: &mut Out, base: Vec<Seg>, init: &Init, e: InitError) {
     o.err(path, e.message);
 }
 
+/// Declaration `i` of `memory.<list>` is named `name`: an identifier, not declared before.
+fn declare_name<'a>(
+    seen: &mut BTreeMap<&'a str, (&'static str, usize)>,
+    o: &mut Out,
+    name: &'a str,
+    list: &'static str,
+    i: usize,
+) {
+    let name_path = || pik(&["memory", list], i, "name");
+    if !is_identifier(name) {
+        o.err(
+            name_path(),
+            format!("`{name}` is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)"),
+        );
+    }
+    if let Some(&(l, j)) = seen.get(name) {
+        o.err(
+            name_path(),
+            format!(
+                "`{name}` is already declared at {}",
+                crate::case::loc::path_string(&pi(&["memory", l], j))
+            ),
+        );
+    } else {
+        seen.insert(name, (list, i));
+    }
+}
+
 pub(super) fn memory(c: &Case, o: &mut Out) {
     let m = &c.memory;
-    // One namespace for every declaration: operands name them without saying which kind.
-    let mut seen: BTreeMap<String, Vec<Seg>> = BTreeMap::new();
-    let mut declare = |o: &mut Out, name: &str, path: Vec<Seg>| {
-        let mut name_path = path.clone();
-        name_path.push(key("name"));
-        if !is_identifier(name) {
-            o.err(
-                name_path.clone(),
-                format!("`{name}` is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)"),
-            );
-        }
-        if let Some(prev) = seen.get(name) {
-            o.err(
-                name_path,
-                format!(
-                    "`{name}` is already declared at {}",
-                    crate::case::loc::path_string(prev)
-                ),
-            );
-        } else {
-            seen.insert(name.to_string(), path);
-        }
-    };
+    // One namespace for every declaration: operands name them without saying which kind. A
+    // declaration is known by its list and index; paths are made only for a problem.
+    let mut seen: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
+    let mut declare = |o: &mut Out, name, list, i| declare_name(&mut seen, o, name, list, i);
     let mut shared_end: u64 = 0;
     for (space, regions) in [("global", &m.global), ("shared", &m.shared)] {
         for (i, r) in regions.iter().enumerate() {
-            let base = pi(&["memory", space], i);
-            declare(o, &r.name, base.clone());
-            let at = |k: &str| {
-                let mut v = base.clone();
-                v.push(key(k));
-                v
-            };
+            let base = || pi(&["memory", space], i);
+            declare(o, &r.name, space, i);
+            let at = |k: &str| pik(&["memory", space], i, k);
             if r.size == 0 {
                 o.err(at("size"), "a region holds at least one byte");
             }
@@ -69,7 +74,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
                 if e.element.is_none() && r.size > crate::case::init::MAX_REGION_BYTES {
                     o.err(at("size"), e.message);
                 } else {
-                    init_problem(o, base.clone(), &r.init, e);
+                    init_problem(o, base(), &r.init, e);
                 }
             }
             if space == "shared" && r.align.is_power_of_two() {
@@ -82,7 +87,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
         }
     }
     for (i, b) in m.mbarriers.iter().enumerate() {
-        declare(o, &b.name, pi(&["memory", "mbarriers"], i));
+        declare(o, &b.name, "mbarriers", i);
         // §9.7.13.15.1: an mbarrier object is 8 bytes, 8-byte aligned.
         shared_end = shared_end.div_ceil(8).saturating_mul(8).saturating_add(8);
     }
@@ -100,7 +105,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
         }
     }
     for (i, t) in m.tensor_maps.iter().enumerate() {
-        declare(o, &t.name, pi(&["memory", "tensor_maps"], i));
+        declare(o, &t.name, "tensor_maps", i);
         if !m.global.iter().any(|r| r.name == t.global) {
             o.err(
                 pik(&["memory", "tensor_maps"], i, "global"),
@@ -113,7 +118,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
         }
     }
     for (i, t) in m.tmem.iter().enumerate() {
-        declare(o, &t.name, pi(&["memory", "tmem"], i));
+        declare(o, &t.name, "tmem", i);
         // §9.7.16.1.2: allocation in units of 32 columns, a power of two; §9.7.16.1: 512 columns per CTA.
         if !(32..=512).contains(&t.columns) || !t.columns.is_power_of_two() {
             o.err(
@@ -127,27 +132,27 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
     }
 }
 
-pub(super) fn params(c: &Case, o: &mut Out) {
-    let decls = Names::of(c).decls;
+pub(super) fn params(c: &Case, names: &Names, o: &mut Out) {
+    let decls = &names.decls;
     for (name, prm) in &c.params {
-        let path = p(&["params", name]);
+        let path = || p(&["params", name]);
         if !(is_identifier(name) || name.starts_with('%') && is_identifier(&name[1..]))
             || is_special(name)
         {
-            o.err(path.clone(), format!("parameter name `{name}` is not a register identifier (or is a special register)"));
+            o.err(path(), format!("parameter name `{name}` is not a register identifier (or is a special register)"));
         }
         if let Param::Mapa { mapa, cta } = prm {
             let shared = c.memory.shared.iter().any(|r| &r.name == mapa)
                 || c.memory.mbarriers.iter().any(|b| &b.name == mapa);
             if !shared {
                 o.err(
-                    path.clone(),
+                    path(),
                     format!("mapa param `{name}`: `{mapa}` is not a shared region or mbarrier"),
                 );
             }
             if *cta >= c.launch.cluster_size() {
                 o.err(
-                    path,
+                    path(),
                     format!(
                         "mapa param `{name}`: cluster rank {cta} outside a cluster of {}",
                         c.launch.cluster_size()
@@ -158,7 +163,7 @@ pub(super) fn params(c: &Case, o: &mut Out) {
         }
         if decls.contains_key(name.as_str()) {
             o.err(
-                path.clone(),
+                path(),
                 format!(
                     "parameter `{name}` has the name of a declared {}",
                     "region or object"
@@ -171,7 +176,7 @@ pub(super) fn params(c: &Case, o: &mut Out) {
             Param::Mapa { .. } => continue, // checked above
         };
         let Some(ty) = ty else {
-            let mut tp = path.clone();
+            let mut tp = path();
             tp.push(key("type"));
             o.err(
                 tp,
@@ -188,7 +193,7 @@ pub(super) fn params(c: &Case, o: &mut Out) {
         };
         if !fits {
             o.err(
-                path,
+                path(),
                 format!("value {value} does not fit a {} register", ty.ptx()),
             );
         }

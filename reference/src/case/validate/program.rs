@@ -51,7 +51,7 @@ pub(super) fn program(c: &Case, names: &Names, o: &mut Out) {
             );
         }
         match &step.op {
-            StepOp::Ptx(text) => ptx_step(text, names, &ctx, at("ptx"), o),
+            StepOp::Ptx(text) => ptx_step(text, names, &ctx, &|| at("ptx"), o),
             StepOp::WaitParity { mbar, parity } => {
                 let mut base = at("wait_parity");
                 if names.decls.get(mbar) != Some(&Decl::Mbarrier) {
@@ -166,11 +166,12 @@ pub(super) fn concurrent_groups(c: &Case, o: &mut Out) {
     }
 }
 
-fn ptx_step(text: &str, names: &Names, ctx: &ParseCtx, path: Vec<Seg>, o: &mut Out) {
+/// `path` makes the step's path for a problem (most steps have none).
+fn ptx_step(text: &str, names: &Names, ctx: &ParseCtx, path: &dyn Fn() -> Vec<Seg>, o: &mut Out) {
     let mut st = match Statement::parse_with(text, ctx) {
         Ok(s) => s,
         Err(e) => {
-            o.push(path, Some(e.offset), Severity::Error, e.to_string());
+            o.push(path(), Some(e.offset), Severity::Error, e.to_string());
             return;
         }
     };
@@ -178,7 +179,7 @@ fn ptx_step(text: &str, names: &Names, ctx: &ParseCtx, path: Vec<Seg>, o: &mut O
         if names.params.get(&g.pred) != Some(&RegTy::Pred) {
             let off = find_token(text, &g.pred);
             o.push(
-                path.clone(),
+                path(),
                 off,
                 Severity::Error,
                 format!("guard `{}` must be a `pred` parameter in `params`", g.pred),
@@ -187,6 +188,6 @@ fn ptx_step(text: &str, names: &Names, ctx: &ParseCtx, path: Vec<Seg>, o: &mut O
     }
     for prob in check_instruction(&mut st.instr, names) {
         let off = find_token(text, &prob.name);
-        o.push(path.clone(), off, Severity::Error, prob.message);
+        o.push(path(), off, Severity::Error, prob.message);
     }
 }
