@@ -1,6 +1,8 @@
 //! One CTA's Tensor Memory (§9.7.16.1): 128 lanes × 512 columns of 32-bit cells, dynamically
 //! allocated in columns (§9.7.16.1.2, §9.7.16.7.1), cells undefined until written.
 
+use std::collections::BTreeMap;
+
 use crate::sem::ub::Ub;
 use crate::sem::ub::{
     TCGEN05_ALLOC_AFTER_RELINQUISH, TCGEN05_ALLOC_LEAK, TCGEN05_ALLOC_NCOLS,
@@ -114,7 +116,10 @@ pub fn warp_uniform(values: &[u32], operand: &str) -> Result<u32, Ub> {
 /// Per-CTA Tensor Memory with its allocation state.
 #[derive(Clone, Debug)]
 pub struct Tmem {
-    cells: Vec<Cell>,
+    /// The cells holding a known value, by `lane * COLUMNS + column`; every other cell is
+    /// [`Cell::Unwritten`]. Sparse: a program writes a few thousand of the 65,536 cells, and a
+    /// dense image cost a zeroed half megabyte per CTA of every tcgen05 program.
+    cells: BTreeMap<u32, u32>,
     /// Live allocations as (first column, nCols), sorted by column.
     allocs: Vec<(u32, u32)>,
     /// §9.7.16.7.1: "The number of columns allocated should not increase between any two
@@ -132,7 +137,7 @@ impl Default for Tmem {
 impl Tmem {
     pub fn new() -> Tmem {
         Tmem {
-            cells: vec![Cell::Unwritten; (LANES * COLUMNS) as usize],
+            cells: BTreeMap::new(),
             allocs: Vec::new(),
             last_ncols: None,
             relinquished: false,
@@ -223,11 +228,8 @@ impl Tmem {
         self.allocs.sort();
         self.last_ncols = Some(ncols);
         // Assumption::FreshAllocationUndefined
-        for lane in 0..LANES {
-            for c in start..start + ncols {
-                self.cells[(lane * COLUMNS + c) as usize] = Cell::Unwritten;
-            }
-        }
+        self.cells
+            .retain(|&i, _| !(start..start + ncols).contains(&(i % COLUMNS)));
     }
 
     /// `tcgen05.dealloc taddr, nCols` ([`Assumption::DeallocWholeAllocation`]).
@@ -323,7 +325,9 @@ impl Tmem {
     /// The cell at (lane, column); out-of-range cells read as undefined.
     pub fn read(&self, lane: u32, column: u32) -> Cell {
         if lane < LANES && column < COLUMNS {
-            self.cells[(lane * COLUMNS + column) as usize]
+            self.cells
+                .get(&(lane * COLUMNS + column))
+                .map_or(Cell::Unwritten, |&v| Cell::Known(v))
         } else {
             Cell::Unwritten
         }
@@ -332,7 +336,7 @@ impl Tmem {
     /// Writes one cell after [`Tmem::check_cell`].
     pub fn write(&mut self, lane: u32, column: u32, value: Cell) -> Result<(), Ub> {
         self.check_cell(lane, column)?;
-        self.cells[(lane * COLUMNS + column) as usize] = value;
+        self.set(lane * COLUMNS + column, value);
         Ok(())
     }
 
@@ -342,9 +346,16 @@ impl Tmem {
             self.check_cell(w.lane, w.column)?;
         }
         for w in writes {
-            self.cells[(w.lane * COLUMNS + w.column) as usize] = w.value;
+            self.set(w.lane * COLUMNS + w.column, w.value);
         }
         Ok(())
+    }
+
+    fn set(&mut self, index: u32, value: Cell) {
+        match value {
+            Cell::Known(v) => self.cells.insert(index, v),
+            Cell::Unwritten => self.cells.remove(&index),
+        };
     }
 }
 
