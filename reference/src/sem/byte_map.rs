@@ -53,6 +53,23 @@ impl<V> ByteMap<V> {
         self.get(off).is_some()
     }
 
+    /// The offsets in `[start, end)` with an entry, ascending; blocks without one are skipped.
+    pub fn offsets_in(&self, start: u64, end: u64) -> impl Iterator<Item = u64> + '_ {
+        let first = (start as usize) / BLOCK;
+        let last = (end as usize).div_ceil(BLOCK).min(self.blocks.len());
+        (first..last.max(first))
+            .filter_map(move |b| Some((b, self.blocks[b].as_ref()?)))
+            .flat_map(|(b, block)| {
+                block
+                    .slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.is_some())
+                    .map(move |(i, _)| (b * BLOCK + i) as u64)
+            })
+            .filter(move |o| (start..end).contains(o))
+    }
+
     /// Whether any byte of `[start, end)` has an entry.
     pub fn any_in(&self, start: u64, end: u64) -> bool {
         if self.is_empty() {

@@ -388,3 +388,43 @@ fn a_byte_allows_the_values_of_its_set() {
     }
     assert!(two.allows(200) && !two.allows(4) && !Byte::Known(3).allows(4));
 }
+
+proptest! {
+    /// A region's compact read gives every byte [`Memory::read`] gives: uncertain bytes left by
+    /// racing writes, writes and updates still in flight, across the byte map's blocks.
+    #[test]
+    fn read_region_is_read(
+        plain in proptest::collection::vec((0u64..190, 1usize..9, any::<u8>(), any::<u8>()), 0..6),
+        flights in proptest::collection::vec((0u64..190, 1usize..40, any::<u8>(), any::<bool>(), any::<bool>()), 0..5),
+        off in 0u64..200,
+        len in 0u64..200,
+    ) {
+        let mut m = Memory::new();
+        m.add_region(S, (0..200u32).map(|i| (i * 7) as u8).collect());
+        let mut ids = Vec::new();
+        for (at, n, a, b) in plain {
+            let n = n.min(200 - at as usize);
+            m.write(Addr::new(S, at), &vec![two(a, b); n]).unwrap();
+        }
+        for (at, n, v, update, done) in flights {
+            let n = n.min(200 - at as usize) as u64;
+            let a = Addr::new(S, at);
+            let id = if update {
+                m.begin_async_update(a, n).unwrap()
+            } else {
+                m.begin_async_write(a, vec![Byte::Known(v); n as usize]).unwrap()
+            };
+            ids.push((id, update, done, n));
+        }
+        for (id, update, done, n) in ids {
+            if done && !update {
+                m.complete(id).unwrap();
+            } else if done {
+                m.complete_update(id, vec![Byte::Known(3); n as usize]).unwrap();
+            }
+        }
+        let len = len.min(200 - off);
+        let at = Addr::new(S, off);
+        prop_assert_eq!(m.read_region(at, len).unwrap(), m.read(at, len).unwrap());
+    }
+}
