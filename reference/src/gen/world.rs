@@ -12,6 +12,7 @@ use crate::ptx::operand::{Address, Value};
 use crate::ptx::Instruction;
 use crate::target::Target;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Global source (pattern) and destination regions.
 pub const GSRC: &str = "gsrc";
@@ -452,12 +453,12 @@ impl World {
             }
             self.launch.grid[0] += base;
         }
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        // FNV-1a of the steps' operations as `Debug` writes them, hashed as they are written.
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
         for s in &self.steps {
-            for b in format!("{:?}", s.op).bytes() {
-                h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-            }
+            let _ = write!(h, "{:?}", s.op);
         }
+        let h = h.0;
         let families: Vec<String> = self
             .swarm
             .families
@@ -483,5 +484,17 @@ impl World {
             expect: expect_for(intent),
             observed: Vec::new(),
         }
+    }
+}
+
+/// An FNV-1a hash that text is written into.
+struct Fnv(u64);
+
+impl std::fmt::Write for Fnv {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        for b in s.bytes() {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        Ok(())
     }
 }
