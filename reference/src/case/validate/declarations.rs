@@ -54,12 +54,11 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
     // One namespace for every declaration: operands name them without saying which kind. A
     // declaration is known by its list and index; paths are made only for a problem.
     let mut seen: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
-    let mut declare = |o: &mut Out, name, list, i| declare_name(&mut seen, o, name, list, i);
     let mut shared_end: u64 = 0;
     for (space, regions) in [("global", &m.global), ("shared", &m.shared)] {
         for (i, r) in regions.iter().enumerate() {
             let base = || pi(&["memory", space], i);
-            declare(o, &r.name, space, i);
+            declare_name(&mut seen, o, &r.name, space, i);
             let at = |k: &str| pik(&["memory", space], i, k);
             if r.size == 0 {
                 o.err(at("size"), "a region holds at least one byte");
@@ -87,7 +86,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
         }
     }
     for (i, b) in m.mbarriers.iter().enumerate() {
-        declare(o, &b.name, "mbarriers", i);
+        declare_name(&mut seen, o, &b.name, "mbarriers", i);
         // §9.7.13.15.1: an mbarrier object is 8 bytes, 8-byte aligned.
         shared_end = shared_end.div_ceil(8).saturating_mul(8).saturating_add(8);
     }
@@ -105,7 +104,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
         }
     }
     for (i, t) in m.tensor_maps.iter().enumerate() {
-        declare(o, &t.name, "tensor_maps", i);
+        declare_name(&mut seen, o, &t.name, "tensor_maps", i);
         if !m.global.iter().any(|r| r.name == t.global) {
             o.err(
                 pik(&["memory", "tensor_maps"], i, "global"),
@@ -118,7 +117,7 @@ pub(super) fn memory(c: &Case, o: &mut Out) {
         }
     }
     for (i, t) in m.tmem.iter().enumerate() {
-        declare(o, &t.name, "tmem", i);
+        declare_name(&mut seen, o, &t.name, "tmem", i);
         // §9.7.16.1.2: allocation in units of 32 columns, a power of two; §9.7.16.1: 512 columns per CTA.
         if !(32..=512).contains(&t.columns) || !t.columns.is_power_of_two() {
             o.err(
