@@ -203,7 +203,7 @@ mod tests {
         }
         assert_eq!(
             fnv1a64(lines.as_bytes()),
-            0x19ef_5e4d_aa87_b4e8,
+            0xdb41_7284_19dc_87c8,
             "the host path changed programs or verdicts:\n{lines}"
         );
     }

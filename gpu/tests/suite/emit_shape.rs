@@ -203,13 +203,26 @@ program:
         !body(1).contains(&"bar.sync 0;"),
         "same executor: no barrier"
     );
+    // ... and no guard of its own: it runs under step 0's, whose skip label ends step 1
+    assert!(
+        !body(0).iter().any(|l| l.ends_with(':'))
+            && !body(1)
+                .iter()
+                .any(|l| l.contains("%r2,") || l.contains(" bra ")),
+        "{:?} {:?}",
+        body(0),
+        body(1)
+    );
+    assert!(body(1).last().is_some_and(|l| l.starts_with("$L_skip")));
     assert_eq!(
         body(2).first(),
         Some(&"bar.sync 0;"),
         "thread 0 -> thread 32"
     );
     assert!(
-        body(2).contains(&"setp.eq.u32 %p5, %r2, 32;"),
+        body(2)
+            .iter()
+            .any(|l| l.starts_with("setp.eq.u32 %p") && l.ends_with(", %r2, 32;")),
         "{:?}",
         body(2)
     );
