@@ -124,7 +124,9 @@ bar.warp.sync %lts5;
 }";
 
 /// `em` with the stress of `stress` inserted before the racing step's lines (the shape key
-/// follows the text: a stressed program is a kernel of its own).
+/// follows the text: a stressed program is a kernel of its own). Every thread of every CTA
+/// passes there when each step has a guard of its own, as the engine emits the programs it
+/// rewrites ([`ptxconform_gpu::emit::Guards::PerStep`]).
 pub fn stress_ptx(case: &Case, mut em: Emitted, stress: Stress) -> Emitted {
     if stress == Stress::None {
         return em;
@@ -720,7 +722,11 @@ pub fn main(args: &LitmusArgs) -> Result<i32, String> {
         // A batch of up to `--per-launch` instances is one launch.
         eng.limits.instances = args.per_launch.max(1);
         let stress = args.stress;
-        eng.rewrite = Some(Arc::new(move |c: &Case, em| stress_ptx(c, em, stress)));
+        // `none` runs the program as `run` emits it (an engine with a rewrite guards its steps
+        // one by one, so that the spin runs in every thread).
+        if stress != Stress::None {
+            eng.rewrite = Some(Arc::new(move |c: &Case, em| stress_ptx(c, em, stress)));
+        }
         engines.push(eng);
     }
     let commit = crate::bench::git_commit(args.commit.as_deref());

@@ -1,7 +1,7 @@
 use super::*;
 use ptxconform_core::differential::{predicted, Altered, Predicted, Ran, Run};
 use ptxconform_core::evaluate::evaluate;
-use ptxconform_gpu::emit::{emit, emit_all};
+use ptxconform_gpu::emit::{emit, emit_all, emit_guarded, Guards};
 use ptxconform_reference::target::Target;
 
 fn corpus() -> PathBuf {
@@ -282,7 +282,8 @@ fn the_spin_precedes_the_racing_step() {
     assert_eq!(racing_step(&case("litmus.bulk_g2s.overlap")), Some(3));
     assert_eq!(racing_step(&case("litmus.bulk_g2s.no_wait")), None);
     let c = case("litmus.bulk_g2s.overlap");
-    let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
+    // As the engine emits a program it rewrites: a guard a step.
+    let em = stress_ptx(&c, emit_guarded(&c, Guards::PerStep).unwrap(), Stress::Spin);
     let spin = em.ptx.find("$L_litmus_spin:").unwrap();
     let issues: Vec<usize> = em
         .ptx
@@ -290,6 +291,24 @@ fn the_spin_precedes_the_racing_step() {
         .map(|m| m.0)
         .collect();
     assert!(issues[0] < spin && spin < issues[1], "{issues:?} {spin}");
+    // Every thread runs the spin: it follows the copy's skip label, and the racing step's own
+    // guard follows it.
+    let lines: Vec<&str> = em.ptx.lines().collect();
+    let open = lines
+        .iter()
+        .position(|l| l.starts_with("{ // litmus"))
+        .unwrap();
+    let close = open + lines[open..].iter().position(|l| *l == "}").unwrap();
+    assert!(
+        lines[open - 1].starts_with("$L_skip_"),
+        "{}",
+        lines[open - 1]
+    );
+    assert!(
+        lines[close + 1].starts_with("setp.eq.u32") || lines[close + 1] == "bar.sync 0;",
+        "{}",
+        lines[close + 1]
+    );
     let c = case("litmus.bulk_g2s.no_wait");
     let em = stress_ptx(&c, emit(&c).unwrap(), Stress::Spin);
     let spin = em.ptx.find("$L_litmus_spin:").unwrap();

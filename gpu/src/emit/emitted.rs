@@ -28,7 +28,9 @@ pub struct TensorMapParam {
     pub map: ptxconform_reference::sem::tensor::TensorMapParams,
 }
 
-/// PTX lines (1-based, inclusive start, exclusive end) of one program step, guard included.
+/// PTX lines (1-based, inclusive start, exclusive end) of one program step. The first step of a
+/// guard run ([`super::Guards`]) holds the barrier before the run and its guard, the last the
+/// run's skip label; under [`super::Guards::PerStep`] every step is a run of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepLines {
     pub step: usize,

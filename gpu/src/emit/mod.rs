@@ -42,7 +42,8 @@
 //! `%ctaid`; both computed from the instance-local CTA id. Assumption: this is
 //! the numbering `cta:` in a case means (the reference executor must agree). Steps run in listed
 //! order, each guarded by "this is CTA c and thread t" (a run of consecutive steps of one executor
-//! outside concurrent groups shares one guard). Between consecutive steps with different
+//! outside concurrent groups shares one guard, unless [`Guards::PerStep`]). Between consecutive
+//! steps with different
 //! executors the kernel inserts `bar.sync 0` (same CTA set) or, in a clustered launch, a cluster
 //! barrier (`barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`) when the CTA sets
 //! differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`. Steps of
@@ -247,6 +248,27 @@ pub fn emit(case: &Case) -> Result<Emitted, EmitError> {
     emit_parsed(Parsed::of(case)?, None).map(|(e, _)| e)
 }
 
+/// How a kernel guards its steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guards {
+    /// Consecutive steps of one executor outside concurrent groups share one guard ([`emit`]):
+    /// ptxas compiles fewer branches.
+    Runs,
+    /// Every step has its own barrier and guard: each step's first line (its [`StepLines`]
+    /// start) is a point every thread of every CTA passes, where a rewrite of the text may
+    /// insert code that all of them run (litmus's stress spin).
+    PerStep,
+}
+
+/// [`emit`] with the steps guarded as `guards` says.
+pub fn emit_guarded(case: &Case, guards: Guards) -> Result<Emitted, EmitError> {
+    let p = Parsed {
+        guards,
+        ..Parsed::of(case)?
+    };
+    emit_parsed(p, None).map(|(e, _)| e)
+}
+
 /// A case that validated, its layout and names, and its parsed steps: where emission starts.
 struct Parsed<'a> {
     case: &'a Case,
@@ -254,6 +276,7 @@ struct Parsed<'a> {
     names: Names,
     /// The statement of every `ptx:` step (`None` for the other steps).
     stmts: Vec<Option<Statement>>,
+    guards: Guards,
 }
 
 impl<'a> Parsed<'a> {
@@ -281,6 +304,7 @@ impl<'a> Parsed<'a> {
             layout,
             names,
             stmts,
+            guards: Guards::Runs,
         })
     }
 }
@@ -298,6 +322,7 @@ fn emit_parsed(
         layout,
         names,
         stmts,
+        guards,
     } = p;
     let version = version_of(case, &stmts)?;
     let mut kb = KernelBuilder::new(version, case.target);
@@ -378,7 +403,7 @@ fn emit_parsed(
         j.checked_sub(1).and_then(|i| executors.get(i)),
         executors.get(j),
     ) {
-        (Some((p, None)), Some((w, None))) => p == w,
+        (Some((p, None)), Some((w, None))) => guards == Guards::Runs && p == w,
         _ => false,
     };
     let mut skip = String::new();

@@ -4,7 +4,7 @@
 
 use crate::builds::Codegen;
 use crate::device::{DeviceInfo, JobResult, Supervisor, SupervisorConfig, WorkerCommand};
-use crate::emit::{emit_all, Emitted};
+use crate::emit::{emit_all, Emitted, Guards};
 use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use decode::observation;
 use kernels::{compile_with, Ahead, MAX_KERNELS};
@@ -272,7 +272,8 @@ impl Backend for Engine {
     ) -> Result<Vec<Run>, String> {
         use rayon::prelude::*;
         let t = Instant::now();
-        let em = runnable(case, crate::emit::emit(case), self.rewrite.as_ref());
+        let rewrite = self.rewrite.as_ref();
+        let em = runnable(case, emit_for(case, rewrite), rewrite);
         self.times.emit += t.elapsed();
         let em = match em {
             Ok(em) => em,
@@ -393,7 +394,10 @@ impl Prepare for Settings {
             .par_iter()
             .filter(|case| runs_on(case.target, self.cc))
             .filter(|case| self.routed(case).is_none_or(|r| r.build == self.build))
-            .filter_map(|case| runnable(case, crate::emit::emit(case), self.rewrite.as_ref()).ok())
+            .filter_map(|case| {
+                let rewrite = self.rewrite.as_ref();
+                runnable(case, emit_for(case, rewrite), rewrite).ok()
+            })
             .collect();
         self.ahead
             .compile(c, self.cc, &ems.iter().collect::<Vec<_>>());
@@ -433,6 +437,16 @@ impl Engine {
 }
 
 /// An emitted program as the engine runs it (`rewrite` applied), or why it cannot run.
+/// `case` emitted for an engine whose programs `rewrite` changes: a rewrite inserts code at a
+/// step's first line, which every thread of every CTA passes only when each step has a guard of
+/// its own ([`Guards::PerStep`]).
+fn emit_for(case: &Case, rewrite: Option<&Rewrite>) -> Result<Emitted, crate::emit::EmitError> {
+    match rewrite {
+        Some(_) => crate::emit::emit_guarded(case, Guards::PerStep),
+        None => crate::emit::emit(case),
+    }
+}
+
 fn runnable(
     case: &Case,
     em: Result<Emitted, crate::emit::EmitError>,
@@ -465,7 +479,16 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
     use rayon::prelude::*;
     let t = Instant::now();
     let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
-    let mut emitted: Vec<Result<Emitted, Box<Ran>>> = emit_all(&all)
+    let ems = match rewrite {
+        // An engine that rewrites its programs (litmus, which runs copies of one case) emits
+        // case by case, with a guard a step.
+        Some(_) => all
+            .par_iter()
+            .map(|c| emit_for(c, rewrite.as_ref()))
+            .collect(),
+        None => emit_all(&all),
+    };
+    let mut emitted: Vec<Result<Emitted, Box<Ran>>> = ems
         .into_par_iter()
         .zip(all.par_iter())
         .map(|(em, case)| runnable(case, em, rewrite.as_ref()))
@@ -860,7 +883,9 @@ mod tests {
     use crate::emit::emit;
 
     /// The engine's rewrite reaches every program it prepares, and the rewritten program is the
-    /// kernel its launches are planned with.
+    /// kernel its launches are planned with. Its steps are guarded one by one (a rewrite inserts
+    /// code at a step's start, for every thread of every CTA); without a rewrite, a run of steps
+    /// of one executor shares a guard.
     #[test]
     fn the_rewrite_applies_to_every_prepared_program() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
@@ -882,12 +907,17 @@ mod tests {
         };
         let plain = prepare(&batch, &settings(None), None);
         let marked = prepare(&batch, &settings(Some(mark)), None);
+        let guards = |em: &Emitted| em.ptx.matches(" bra $L_skip_").count();
+        let mut shared = 0;
         for ((c, p), m) in cases.iter().zip(&plain.emitted).zip(&marked.emitted) {
             let (p, m) = (p.as_ref().unwrap(), m.as_ref().unwrap());
             assert!(!p.ptx.contains("// rewritten"));
             assert!(m.ptx.ends_with(&format!("// rewritten: {}\n", c.name)));
             assert_ne!(p.shape_key, m.shape_key);
+            assert_eq!(guards(m), c.program.len(), "{}", m.ptx);
+            shared += usize::from(guards(p) < guards(m));
         }
+        assert!(shared > 0, "no plain program shared a guard");
     }
 
     /// A case of a known compiler defect runs under a passing build (its own kernel, sharing
