@@ -5,7 +5,9 @@
 //! emission only walks their program to fill their parameter blocks.
 
 use super::text_key::{text_key, Surround, TextKey};
-use super::{emit, emit_parsed, err, shared_image, EmitError, Emitted, Footprint, Parsed};
+use super::{
+    emit_guarded, emit_parsed, err, shared_image, EmitError, Emitted, Footprint, Guards, Parsed,
+};
 use ptxconform_reference::case::{Case, Expect, Param, Step, StepOp};
 use ptxconform_reference::layout::Layout;
 use rayon::prelude::*;
@@ -59,10 +61,15 @@ fn program_key(case: &Case) -> ProgramKey<'_> {
     }
 }
 
-/// [`emit`] of every case, in order, on host threads: one emission per distinct program, the
-/// other cases with that program getting a copy with their own shared image. A case whose
+/// [`super::emit`] of every case, in order, on host threads: one emission per distinct program,
+/// the other cases with that program getting a copy with their own shared image. A case whose
 /// emission fails is emitted alone (its error names it).
 pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
+    emit_all_guarded(cases, Guards::Runs)
+}
+
+/// [`emit_all`] with the steps guarded as `guards` says.
+pub fn emit_all_guarded(cases: &[&Case], guards: Guards) -> Vec<Result<Emitted, EmitError>> {
     // Keys are hashed on host threads; the one pass in order that picks each program's first
     // case then costs a lookup per case (on 16 cores it had been most of emission's time).
     let keys: Vec<Prehashed<ProgramKey<'_>>> = cases
@@ -77,7 +84,7 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
         .collect();
     let mut distinct: Vec<usize> = first.into_values().collect();
     distinct.sort_unstable();
-    let mut templates = emit_distinct(cases, &distinct);
+    let mut templates = emit_distinct(cases, &distinct, guards);
     let others: Vec<Option<Result<Emitted, EmitError>>> = cases
         .par_iter()
         .zip(&leader)
@@ -85,7 +92,7 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
         .map(|(i, (case, &f))| {
             (f != i).then(|| match &templates[&f] {
                 Ok(t) => instance_of(t, case),
-                Err(_) => emit(case),
+                Err(_) => emit_guarded(case, guards),
             })
         })
         .collect();
@@ -106,12 +113,18 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
 fn emit_distinct(
     cases: &[&Case],
     distinct: &[usize],
+    guards: Guards,
 ) -> HashMap<usize, Result<Emitted, EmitError>> {
     // Parsing validates each program once; a case that fails is its own error.
     type Keyed<'a> = Result<(TextKey<'a>, Parsed<'a>), EmitError>;
     let parsed: Vec<(usize, Keyed<'_>)> = distinct
         .par_iter()
-        .map(|&i| (i, Parsed::of(cases[i]).map(|p| (text_key(&p), p))))
+        .map(|&i| {
+            (
+                i,
+                Parsed::guarded(cases[i], guards).map(|p| (text_key(&p), p)),
+            )
+        })
         .collect();
     // The first program of each text key prints, the others walk. A key's hash is cheap and
     // coarse (instruction families) and comparing keys is not, so programs are bucketed by hash
@@ -161,10 +174,10 @@ fn emit_distinct(
             let em = match &printed[&printer] {
                 Ok(t) => match emit_parsed(p, Some(t)) {
                     Ok((e, fp)) if fp == t.1 => Ok(e),
-                    Ok(_) => emit(cases[i]),
+                    Ok(_) => emit_guarded(cases[i], guards),
                     Err(e) => Err(e),
                 },
-                Err(_) => emit(cases[i]),
+                Err(_) => emit_guarded(cases[i], guards),
             };
             (i, em)
         })
@@ -223,6 +236,7 @@ fn instance_of(template: &Emitted, case: &Case) -> Result<Emitted, EmitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emit::emit;
 
     /// Every corpus case, three instances of each with different contents, and the corpus as it
     /// is: `emit_all` gives exactly what `emit` gives case by case.

@@ -43,10 +43,9 @@
 //! the numbering `cta:` in a case means (the reference executor must agree). Steps run in listed
 //! order, each guarded by "this is CTA c and thread t" (a run of consecutive steps of one executor
 //! outside concurrent groups shares one guard, unless [`Guards::PerStep`]). Between consecutive
-//! steps with different
-//! executors the kernel inserts `bar.sync 0` (same CTA set) or, in a clustered launch, a cluster
-//! barrier (`barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`) when the CTA sets
-//! differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`. Steps of
+//! steps with different executors the kernel inserts `bar.sync 0` (same CTA set) or, in a
+//! clustered launch, a cluster barrier (`barrier.cluster.arrive.release` +
+//! `barrier.cluster.wait.acquire`) when the CTA sets differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`. Steps of
 //! one `concurrent` group get no barrier between them (they run at once); entering and leaving
 //! a group always synchronises (a cluster barrier in a clustered launch).
 //!
@@ -80,7 +79,7 @@ mod tmem;
 
 pub use dump::{DumpLayout, DumpView, DEFAULT_TIMEOUT_NS};
 pub use emitted::{link, Emitted, LaunchDims, StepLines, TensorMapParam};
-pub use instances::emit_all;
+pub use instances::{emit_all, emit_all_guarded};
 
 use crate::test_kernel::KernelBuilder;
 use dump::pb;
@@ -262,11 +261,7 @@ pub enum Guards {
 
 /// [`emit`] with the steps guarded as `guards` says.
 pub fn emit_guarded(case: &Case, guards: Guards) -> Result<Emitted, EmitError> {
-    let p = Parsed {
-        guards,
-        ..Parsed::of(case)?
-    };
-    emit_parsed(p, None).map(|(e, _)| e)
+    emit_parsed(Parsed::guarded(case, guards)?, None).map(|(e, _)| e)
 }
 
 /// A case that validated, its layout and names, and its parsed steps: where emission starts.
@@ -305,6 +300,14 @@ impl<'a> Parsed<'a> {
             names,
             stmts,
             guards: Guards::Runs,
+        })
+    }
+
+    /// [`Parsed::of`], to be emitted with its steps guarded as `guards` says.
+    fn guarded(case: &'a Case, guards: Guards) -> Result<Self, EmitError> {
+        Ok(Parsed {
+            guards,
+            ..Parsed::of(case)?
         })
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::builds::Codegen;
 use crate::device::{DeviceInfo, JobResult, Supervisor, SupervisorConfig, WorkerCommand};
-use crate::emit::{emit_all, Emitted, Guards};
+use crate::emit::{emit_all_guarded, emit_guarded, Emitted, Guards};
 use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use decode::observation;
 use kernels::{compile_with, Ahead, MAX_KERNELS};
@@ -273,7 +273,7 @@ impl Backend for Engine {
         use rayon::prelude::*;
         let t = Instant::now();
         let rewrite = self.rewrite.as_ref();
-        let em = runnable(case, emit_for(case, rewrite), rewrite);
+        let em = runnable(case, emit_guarded(case, guards_for(rewrite)), rewrite);
         self.times.emit += t.elapsed();
         let em = match em {
             Ok(em) => em,
@@ -396,7 +396,7 @@ impl Prepare for Settings {
             .filter(|case| self.routed(case).is_none_or(|r| r.build == self.build))
             .filter_map(|case| {
                 let rewrite = self.rewrite.as_ref();
-                runnable(case, emit_for(case, rewrite), rewrite).ok()
+                runnable(case, emit_guarded(case, guards_for(rewrite)), rewrite).ok()
             })
             .collect();
         self.ahead
@@ -436,17 +436,17 @@ impl Engine {
     }
 }
 
-/// An emitted program as the engine runs it (`rewrite` applied), or why it cannot run.
-/// `case` emitted for an engine whose programs `rewrite` changes: a rewrite inserts code at a
-/// step's first line, which every thread of every CTA passes only when each step has a guard of
-/// its own ([`Guards::PerStep`]).
-fn emit_for(case: &Case, rewrite: Option<&Rewrite>) -> Result<Emitted, crate::emit::EmitError> {
+/// How an engine whose programs `rewrite` changes guards their steps: a rewrite inserts code at
+/// a step's first line, which every thread of every CTA passes only when each step has a guard
+/// of its own ([`Guards::PerStep`]).
+fn guards_for(rewrite: Option<&Rewrite>) -> Guards {
     match rewrite {
-        Some(_) => crate::emit::emit_guarded(case, Guards::PerStep),
-        None => crate::emit::emit(case),
+        Some(_) => Guards::PerStep,
+        None => Guards::Runs,
     }
 }
 
+/// An emitted program as the engine runs it (`rewrite` applied), or why it cannot run.
 fn runnable(
     case: &Case,
     em: Result<Emitted, crate::emit::EmitError>,
@@ -479,20 +479,12 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
     use rayon::prelude::*;
     let t = Instant::now();
     let all: Vec<&Case> = cases.iter().map(|(c, _)| *c).collect();
-    let ems = match rewrite {
-        // An engine that rewrites its programs (litmus, which runs copies of one case) emits
-        // case by case, with a guard a step.
-        Some(_) => all
-            .par_iter()
-            .map(|c| emit_for(c, rewrite.as_ref()))
-            .collect(),
-        None => emit_all(&all),
-    };
-    let mut emitted: Vec<Result<Emitted, Box<Ran>>> = ems
-        .into_par_iter()
-        .zip(all.par_iter())
-        .map(|(em, case)| runnable(case, em, rewrite.as_ref()))
-        .collect();
+    let mut emitted: Vec<Result<Emitted, Box<Ran>>> =
+        emit_all_guarded(&all, guards_for(rewrite.as_ref()))
+            .into_par_iter()
+            .zip(all.par_iter())
+            .map(|(em, case)| runnable(case, em, rewrite.as_ref()))
+            .collect();
     if let Some(base) = naive {
         for (k, em) in emitted.iter_mut().enumerate() {
             if let Ok(em) = em {
