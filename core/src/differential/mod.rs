@@ -115,6 +115,14 @@ pub trait Backend {
     ) -> Result<Vec<Run>, String> {
         self.observe(cases)
     }
+    /// Backends that observe whole steps of a batch side by side, each on a thread of its own
+    /// (a fleet's engines, one per device). The pipeline then runs one pipeline per lane: each
+    /// lane takes the next step, with the reference and its own [`Backend::preparer`]
+    /// evaluating and preparing the step it takes next while it observes one. Empty (the
+    /// default): this backend observes every step itself.
+    fn lanes(&mut self) -> Vec<&mut (dyn Backend + Send)> {
+        Vec::new()
+    }
     /// The recordings this backend observes (`run --replay`). The reference side then leaves
     /// each case's replayed recording to the judge, so a recording that disagrees is reported as
     /// the divergence a live run seeing the same would report, not as a reference failure.
@@ -767,6 +775,164 @@ check: [buf]
         );
     }
 
+    /// A lane of [`Lanes`]: observes what its own preparer prepared (noted in its own log), and
+    /// notes whether it observed while another lane did.
+    struct Lane {
+        inner: Predicted,
+        log: Arc<std::sync::Mutex<Vec<String>>>,
+        observing: Arc<std::sync::atomic::AtomicUsize>,
+        overlapped: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl Backend for Lane {
+        fn info(&self) -> RunInfo {
+            self.inner.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.inner.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Err(format!("unprepared {}", first_and_len(cases)))
+        }
+        fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+            Some(Arc::new(Names(self.log.clone())))
+        }
+        fn observe_prepared(
+            &mut self,
+            cases: &[(&Case, &Execution)],
+            prepared: Prepared,
+        ) -> Result<Vec<Run>, String> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let names: Vec<String> = cases.iter().map(|c| c.0.name.clone()).collect();
+            assert_eq!(prepared.take::<Vec<String>>(), Some(names));
+            // Until two lanes have observed at once, each waits (bounded) for another.
+            self.observing.fetch_add(1, SeqCst);
+            let t = Instant::now();
+            while !self.overlapped.load(SeqCst) && t.elapsed() < Duration::from_secs(30) {
+                if self.observing.load(SeqCst) >= 2 {
+                    self.overlapped.store(true, SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let line = format!("observe {}", first_and_len(cases));
+            self.log.lock().unwrap().push(line);
+            let runs = self.inner.observe(cases);
+            self.observing.fetch_sub(1, SeqCst);
+            runs
+        }
+    }
+
+    /// A backend of lanes only.
+    struct Lanes(Vec<Lane>);
+
+    impl Backend for Lanes {
+        fn info(&self) -> RunInfo {
+            self.0[0].info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.0.iter().all(|l| l.runs(t))
+        }
+        fn observe(&mut self, _: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            Err("a backend of lanes observes through its lanes".into())
+        }
+        fn lanes(&mut self) -> Vec<&mut (dyn Backend + Send)> {
+            self.0
+                .iter_mut()
+                .map(|l| l as &mut (dyn Backend + Send))
+                .collect()
+        }
+    }
+
+    /// A backend of lanes runs whole steps on each, side by side: every step once, prepared by
+    /// the lane that observes it, and the results in order.
+    #[test]
+    fn lanes_observe_whole_steps_side_by_side() {
+        let cases = numbered(4 * PIPELINE_CASES + 5);
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let observing = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let overlapped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let lane = || Lane {
+            inner: Predicted {
+                info: info("model"),
+            },
+            log: Default::default(),
+            observing: observing.clone(),
+            overlapped: overlapped.clone(),
+        };
+        let mut b = Lanes(vec![lane(), lane()]);
+        let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
+        assert_eq!(out.len(), cases.len());
+        for (i, j) in out.iter().enumerate() {
+            assert_eq!(j.result.case, format!("c{i}"));
+            assert_eq!(j.result.verdict, Verdict::Pass, "{}", j.result.detail);
+        }
+        assert!(overlapped.load(std::sync::atomic::Ordering::SeqCst));
+        let mut observed = Vec::new();
+        for l in &b.0 {
+            let log = l.log.lock().unwrap();
+            for (k, line) in log.iter().enumerate() {
+                if let Some(step) = line.strip_prefix("observe ") {
+                    assert!(log[..k].contains(&format!("prepare {step}")), "{log:?}");
+                    observed.push(step.to_string());
+                }
+            }
+        }
+        observed.sort_by_key(|s| s[1..].split(' ').next().unwrap().parse::<usize>().unwrap());
+        assert_eq!(
+            observed,
+            [
+                "c0 2048",
+                "c2048 2048",
+                "c4096 2048",
+                "c6144 2048",
+                "c8192 5"
+            ]
+        );
+    }
+
+    /// A lane that fails fails the whole batch, with its error.
+    #[test]
+    fn a_failing_lane_fails_the_batch() {
+        struct Failing;
+        impl Backend for Failing {
+            fn info(&self) -> RunInfo {
+                info("model")
+            }
+            fn runs(&self, _: Target) -> bool {
+                true
+            }
+            fn observe(&mut self, _: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                Err("the device is gone".into())
+            }
+        }
+        struct Two(Failing, Counting);
+        impl Backend for Two {
+            fn info(&self) -> RunInfo {
+                self.0.info()
+            }
+            fn runs(&self, _: Target) -> bool {
+                true
+            }
+            fn observe(&mut self, _: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                Err("a backend of lanes observes through its lanes".into())
+            }
+            fn lanes(&mut self) -> Vec<&mut (dyn Backend + Send)> {
+                vec![&mut self.0, &mut self.1]
+            }
+        }
+        let cases = numbered(8 * PIPELINE_CASES);
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let counting = Counting(
+            Predicted {
+                info: info("model"),
+            },
+            vec![],
+        );
+        let mut b = Two(Failing, counting);
+        let e = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap_err();
+        assert_eq!(e, "the device is gone");
+    }
+
     /// The model's prediction, noting the first `buf` byte of the execution each case came with.
     struct Seen(Predicted, Vec<(String, Byte)>);
 
@@ -851,10 +1017,18 @@ check: [buf]
 
     #[test]
     fn batches_go_in_equal_steps_the_last_the_rest() {
-        assert_eq!(step_lengths(0), vec![0]);
-        assert_eq!(step_lengths(PIPELINE_CASES), vec![PIPELINE_CASES]);
-        assert_eq!(step_lengths(20_000), [vec![2048; 9], vec![1568]].concat());
-        assert_eq!(step_lengths(1 << 20).iter().sum::<usize>(), 1 << 20);
+        assert_eq!(step_lengths(0, 1), vec![0]);
+        assert_eq!(step_lengths(PIPELINE_CASES, 1), vec![PIPELINE_CASES]);
+        assert_eq!(
+            step_lengths(20_000, 1),
+            [vec![2048; 9], vec![1568]].concat()
+        );
+        assert_eq!(step_lengths(1 << 20, 1).iter().sum::<usize>(), 1 << 20);
+        // Lanes get two steps each where steps need not be smaller than LANE_STEP_MIN.
+        assert_eq!(step_lengths(2808, 2), vec![702, 702, 702, 702]);
+        assert_eq!(step_lengths(16_384, 2), vec![2048; 8]);
+        assert_eq!(step_lengths(300, 2), vec![256, 44]);
+        assert_eq!(step_lengths(0, 2), vec![0]);
     }
 
     /// Copies of one case: one result per copy, named from `first`, each judged against the one

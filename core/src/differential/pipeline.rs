@@ -1,7 +1,9 @@
 //! The core's pipeline: a batch in steps, each step evaluated by the reference and prepared by
 //! the backend on host threads while the backend observes the step before, then judged.
 
-use super::{reference_side, reference_side_given, Backend, Executed, Judged, Prepared, Ran, Run};
+use super::{
+    reference_side, reference_side_given, Backend, Executed, Judged, Prepare, Prepared, Ran, Run,
+};
 use crate::judge::judge;
 use crate::known::KnownDivergences;
 use crate::result::{CaseResult, Verdict};
@@ -9,6 +11,8 @@ use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::target::Target;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// [`run_batch_under`] the harness's [`crate::judge::DEFAULT_PROFILE`].
@@ -24,22 +28,34 @@ pub fn run_batch(
 /// and prepared on host threads while the backend observes this step's.
 pub(super) const PIPELINE_CASES: usize = 2048;
 
-/// The steps a batch of `n` cases goes in: one step up to [`PIPELINE_CASES`], else steps of
-/// that many (the last the rest). Only the first step's reference and preparation overlap
-/// nothing, and with the device's side and the host's about equal a step waits for the longer
-/// of the two: equal steps waste the least (on one H200 machine start a fuzz block of 16,384
-/// in steps of 2,048 ran 11,328 programs/s, in steps growing from 1,024 to 4,096 10,770;
-/// `reports/bench/README.md`, h200-2026-11-29c).
-pub(super) fn step_lengths(n: usize) -> Vec<usize> {
-    if n <= PIPELINE_CASES {
+/// The steps a batch of `n` cases goes in, for a backend of `lanes` lanes
+/// ([`Backend::lanes`]; 1 for a backend that observes alone): one step up to
+/// [`PIPELINE_CASES`], else steps of that many (the last the rest). Only the first step's
+/// reference and preparation overlap nothing, and with the device's side and the host's about
+/// equal a step waits for the longer of the two: equal steps waste the least (on one H200
+/// machine start a fuzz block of 16,384 in steps of 2,048 ran 11,328 programs/s, in steps
+/// growing from 1,024 to 4,096 10,770; `reports/bench/README.md`, h200-2026-11-29c). Several
+/// lanes get at least two steps each where the batch allows steps of [`LANE_STEP_MIN`], so that
+/// a lane slowed by traps does not hold the batch back.
+pub(super) fn step_lengths(n: usize, lanes: usize) -> Vec<usize> {
+    let step = match lanes {
+        0 | 1 => PIPELINE_CASES,
+        l => n.div_ceil(2 * l).clamp(LANE_STEP_MIN, PIPELINE_CASES),
+    };
+    if n <= step {
         return vec![n];
     }
-    let mut out = vec![PIPELINE_CASES; n / PIPELINE_CASES];
-    if !n.is_multiple_of(PIPELINE_CASES) {
-        out.push(n % PIPELINE_CASES);
+    let mut out = vec![step; n / step];
+    if !n.is_multiple_of(step) {
+        out.push(n % step);
     }
     out
 }
+
+/// Fewest cases in a step of a backend with several lanes: each step is at least one launch
+/// and its new shapes one ptxas run (with chunks of 32 fuzz programs, two engines on one device
+/// ran slower than one: 229 against 355 programs/s on an H100).
+pub(super) const LANE_STEP_MIN: usize = 256;
 
 /// A step evaluated ahead: the reference's side of every case and how long that took, and what
 /// the backend's preparer made of the cases to observe.
@@ -67,6 +83,10 @@ pub fn run_batch_under(
 /// [`run_batch_under`] where the caller ran the reference on some cases already: `executed[i]`,
 /// when given, is `cases[i]`'s execution under `profile`, and the reference does not run it
 /// again. `executed` has one entry per case.
+///
+/// A backend with lanes ([`Backend::lanes`]) runs one pipeline per lane, side by side: each
+/// lane takes the next step not yet taken, and prepares the step it takes next while it
+/// observes one. The results do not depend on which lane ran which step.
 pub fn run_batch_executed(
     profile: Profile,
     backend: &mut dyn Backend,
@@ -74,7 +94,6 @@ pub fn run_batch_executed(
     cases: &[(&str, &Case)],
     executed: Vec<Option<Executed>>,
 ) -> Result<Vec<Judged>, String> {
-    use rayon::prelude::*;
     if executed.len() != cases.len() {
         return Err(format!(
             "{} executions given for {} cases",
@@ -85,22 +104,104 @@ pub fn run_batch_executed(
     let targets: std::collections::BTreeSet<Target> = cases.iter().map(|c| c.1.target).collect();
     let runnable: std::collections::BTreeSet<Target> =
         targets.into_iter().filter(|t| backend.runs(*t)).collect();
-    let preparer = backend.preparer();
     let replays = backend.replays();
-    let ahead = |cs: &[(&str, &Case)], given: Vec<Option<Executed>>| -> Ahead {
+    let lanes = backend.lanes().len();
+    let mut rest = cases;
+    let lengths = step_lengths(cases.len(), lanes);
+    let steps: Vec<&[(&str, &Case)]> = lengths
+        .iter()
+        .map(|&n| {
+            let (step, after) = rest.split_at(n);
+            rest = after;
+            step
+        })
+        .collect();
+    let mut executed = executed.into_iter();
+    let given = lengths
+        .iter()
+        .map(|&n| Mutex::new(executed.by_ref().take(n).collect()))
+        .collect();
+    let batch = Batch {
+        profile,
+        known,
+        replays: replays.as_ref(),
+        runnable: &runnable,
+        judged: Mutex::new((0..steps.len()).map(|_| None).collect()),
+        steps,
+        given,
+        next: AtomicUsize::new(0),
+        stopped: AtomicBool::new(false),
+    };
+    if lanes < 2 {
+        batch.lane(backend)?;
+    } else {
+        let ended: Vec<Result<(), String>> = std::thread::scope(|s| {
+            let batch = &batch;
+            let running: Vec<_> = backend
+                .lanes()
+                .into_iter()
+                .map(|lane| s.spawn(move || batch.lane(lane)))
+                .collect();
+            running
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err("a lane panicked".into())))
+                .collect()
+        });
+        ended.into_iter().collect::<Result<(), String>>()?;
+    }
+    let judged = batch.judged.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut out = Vec::with_capacity(cases.len());
+    for step in judged {
+        out.extend(step.ok_or("a step of the batch was not run")?);
+    }
+    Ok(out)
+}
+
+/// A batch in steps, shared by the lanes that run it.
+struct Batch<'a> {
+    profile: Profile,
+    known: &'a KnownDivergences,
+    replays: Option<&'a super::Replay>,
+    runnable: &'a std::collections::BTreeSet<Target>,
+    steps: Vec<&'a [(&'a str, &'a Case)]>,
+    /// Each step's executions made before the batch, taken by the lane that evaluates it.
+    given: Vec<Mutex<Vec<Option<Executed>>>>,
+    /// The next step no lane has taken.
+    next: AtomicUsize,
+    /// A lane failed: the others take no further step.
+    stopped: AtomicBool,
+    /// Each step's results, once judged.
+    judged: Mutex<Vec<Option<Vec<Judged>>>>,
+}
+
+impl Batch<'_> {
+    /// The next step no lane has taken, unless every step is taken or a lane failed.
+    fn take(&self) -> Option<usize> {
+        if self.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.steps.len()).then_some(i)
+    }
+
+    /// Step `i`'s reference side and `preparer`'s preparation of it, on the reference's pool.
+    fn ahead(&self, i: usize, preparer: Option<&Arc<dyn Prepare>>) -> Ahead {
+        let cs = self.steps[i];
+        let given = std::mem::take(&mut *self.given[i].lock().unwrap_or_else(|e| e.into_inner()));
         let run = || {
+            use rayon::prelude::*;
             let t = Instant::now();
             let evaluated: Vec<_> = cs
                 .par_iter()
                 .zip(given)
                 .map(|((file, case), given)| {
-                    let judged = replays.as_ref().and_then(|r| r.newest_index(case));
-                    reference_side_given(file, case, known, profile, judged, given)
+                    let judged = self.replays.and_then(|r| r.newest_index(case));
+                    reference_side_given(file, case, self.known, self.profile, judged, given)
                 })
                 .collect();
             let reference = t.elapsed();
-            let prepared = preparer.as_ref().map(|p| {
-                let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), &runnable);
+            let prepared = preparer.map(|p| {
+                let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), self.runnable);
                 let pairs: Vec<(&Case, &Execution)> =
                     ready.iter().map(|&(k, x)| (cs[k].1, x)).collect();
                 p.prepare(&pairs)
@@ -112,43 +213,40 @@ pub fn run_batch_executed(
             }
         };
         crate::pools::install(crate::pools::Stage::Reference, run)
-    };
-    let mut rest = cases;
-    let lengths = step_lengths(cases.len());
-    let steps: Vec<&[(&str, &Case)]> = lengths
-        .iter()
-        .map(|&n| {
-            let (step, after) = rest.split_at(n);
-            rest = after;
-            step
-        })
-        .collect();
-    let mut executed = executed.into_iter();
-    let mut given: Vec<Vec<Option<Executed>>> = lengths
-        .iter()
-        .map(|&n| executed.by_ref().take(n).collect())
-        .collect();
-    let mut out = Vec::with_capacity(cases.len());
-    let mut next = Some(ahead(steps[0], std::mem::take(&mut given[0])));
-    for (i, step) in steps.iter().enumerate() {
-        let Some(this) = next.take() else { break };
-        let later_given = given.get_mut(i + 1).map(std::mem::take);
-        let (judged, after) = std::thread::scope(|s| {
-            let later = steps
-                .get(i + 1)
-                .zip(later_given)
-                .map(|(c, g)| s.spawn(|| ahead(c, g)));
-            let judged = observe_and_judge(backend, step, this, &runnable);
-            (judged, later.map(|h| h.join()))
-        });
-        out.extend(judged?);
-        next = match after {
-            Some(Ok(a)) => Some(a),
-            Some(Err(_)) => return Err("the reference panicked".into()),
-            None => None,
-        };
     }
-    Ok(out)
+
+    /// One lane's pipeline: take a step, and while `backend` observes it, evaluate and prepare
+    /// the step taken after it.
+    fn lane(&self, backend: &mut dyn Backend) -> Result<(), String> {
+        let ran = self.lane_steps(backend);
+        if ran.is_err() {
+            self.stopped.store(true, Ordering::Relaxed);
+        }
+        ran
+    }
+
+    fn lane_steps(&self, backend: &mut dyn Backend) -> Result<(), String> {
+        let preparer = backend.preparer();
+        let Some(mut i) = self.take() else {
+            return Ok(());
+        };
+        let mut this = self.ahead(i, preparer.as_ref());
+        loop {
+            let next = self.take();
+            let (judged, after) = std::thread::scope(|s| {
+                let preparer = preparer.as_ref();
+                let later = next.map(|j| s.spawn(move || self.ahead(j, preparer)));
+                let judged = observe_and_judge(backend, self.steps[i], this, self.runnable);
+                (judged, later.map(|h| h.join()))
+            });
+            self.judged.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(judged?);
+            match (next, after) {
+                (Some(j), Some(Ok(a))) => (i, this) = (j, a),
+                (None, _) => return Ok(()),
+                _ => return Err("the reference panicked".into()),
+            }
+        }
+    }
 }
 
 /// The cases of a step the backend observes (by index, with their executions): those the

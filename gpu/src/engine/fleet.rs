@@ -1,8 +1,10 @@
 //! Several GPU engines as one backend: every device of a host (or a device twice), each with its
-//! own worker, pulling chunks of a batch from a shared counter (work stealing), so that a slower
-//! device or one stuck isolating traps does not hold the others back.
+//! own worker. In the core's pipeline each engine is a lane ([`Backend::lanes`]) that takes
+//! whole steps of a batch and prepares its own; a batch observed at once is cut into chunks the
+//! engines pull from a shared counter. Either way a slower device, or one stuck isolating traps,
+//! does not hold the others back.
 
-use super::Engine;
+use super::{warm_alike, Engine, Settings};
 use ptxconform_core::differential::{Backend, Prepare, Prepared, Run};
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::Case;
@@ -67,46 +69,41 @@ impl Backend for Fleet {
     fn host_time(&mut self, reference: Duration, judge: Duration) {
         self.engines[0].host_time(reference, judge);
     }
-    /// One engine prepares as it would alone. Engines that prepare alike
-    /// ([`Engine::prepares_like`]) share one preparation: the batch is emitted and composed
-    /// ahead in chunks, and each engine takes prepared chunks as it frees up. Otherwise each
-    /// engine emits the chunks it takes itself, and ahead of the batch only the kernels are
-    /// compiled (for every engine).
+    /// One engine prepares as it would alone. Several prepare their steps as lanes
+    /// ([`Backend::lanes`]); the fleet's own preparer only compiles ahead, for every engine.
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
-        let many = match self.engines.as_slice() {
-            [one] => return one.preparer(),
-            many => many,
-        };
-        let each: Vec<Arc<dyn Prepare>> = many.iter().filter_map(|e| e.preparer()).collect();
-        let alike = each.len() == many.len() && many.iter().all(|e| many[0].prepares_like(e));
-        Some(Arc::new(InChunks {
-            shared: alike.then(|| each[0].clone()),
-            each,
-        }))
+        match self.engines.as_slice() {
+            [one] => one.preparer(),
+            many => Some(Arc::new(EveryEngine(
+                many.iter()
+                    .filter(|e| e.preparer().is_some())
+                    .map(Engine::settings)
+                    .collect(),
+            ))),
+        }
     }
     fn observe_prepared(
         &mut self,
         cases: &[(&Case, &Execution)],
         prepared: Prepared,
     ) -> Result<Vec<Run>, String> {
-        if let [one] = self.engines.as_mut_slice() {
-            return one.observe_prepared(cases, prepared);
+        match self.engines.as_mut_slice() {
+            [one] => one.observe_prepared(cases, prepared),
+            _ => self.observe(cases),
         }
-        let Some(Chunks { len, chunks }) = prepared.take::<Chunks>() else {
-            return self.observe(cases);
-        };
-        // Each chunk index is taken once (`steal`); the lock only lets the threads share them.
-        let chunks: Vec<std::sync::Mutex<Option<Prepared>>> = chunks
-            .into_iter()
-            .map(|c| std::sync::Mutex::new(Some(c)))
-            .collect();
-        self.steal(cases, len, |eng, c, part| {
-            let taken = chunks[c].lock().ok().and_then(|mut p| p.take());
-            match taken {
-                Some(p) => eng.observe_prepared(part, p),
-                None => eng.observe(part),
-            }
-        })
+    }
+    /// Every engine, when there are several: the pipeline gives each whole steps, so that the
+    /// steps' preparation, launches and judgement run side by side instead of the devices
+    /// sharing each step (two H200s of one host ran 0.83× one when they shared each step,
+    /// 1.23–1.28× as lanes; `reports/bench/README.md`, h200x2-2026-11-29h).
+    fn lanes(&mut self) -> Vec<&mut (dyn Backend + Send)> {
+        if self.engines.len() < 2 {
+            return Vec::new();
+        }
+        self.engines
+            .iter_mut()
+            .map(|e| e as &mut (dyn Backend + Send))
+            .collect()
     }
 }
 
@@ -167,34 +164,22 @@ impl Fleet {
     }
 }
 
-/// A batch prepared ahead for a fleet: chunks of `len` cases, each as any of its engines would
-/// have prepared it.
-struct Chunks {
-    len: usize,
-    chunks: Vec<Prepared>,
-}
+/// A fleet's preparer: its engines prepare their own steps as lanes, so this prepares nothing
+/// itself. It warms every engine: engines that compile alike share one compile (each shape
+/// through ptxas once, its modules loaded by each).
+struct EveryEngine(Vec<Settings>);
 
-/// The fleet's preparer: `shared` (when the engines prepare alike) prepares the chunks; every
-/// engine (one preparer each in `each`) compiles ahead.
-struct InChunks {
-    shared: Option<Arc<dyn Prepare>>,
-    each: Vec<Arc<dyn Prepare>>,
-}
-
-impl Prepare for InChunks {
-    fn prepare(&self, cases: &[(&Case, &Execution)]) -> Prepared {
-        let Some(p) = &self.shared else {
-            return Prepared::new(());
-        };
-        let len = chunk_len(cases.len(), self.each.len());
-        Prepared::new(Chunks {
-            len,
-            chunks: cases.chunks(len).map(|part| p.prepare(part)).collect(),
-        })
+impl Prepare for EveryEngine {
+    fn prepare(&self, _cases: &[(&Case, &Execution)]) -> Prepared {
+        Prepared::new(())
     }
     fn warm(&self, cases: &[&Case]) {
-        for p in &self.each {
-            p.warm(cases);
+        let mut left: Vec<&Settings> = self.0.iter().collect();
+        while let Some(&first) = left.first() {
+            let (alike, rest): (Vec<&Settings>, Vec<&Settings>) =
+                left.into_iter().partition(|s| first.compiles_like(s));
+            warm_alike(&alike, cases);
+            left = rest;
         }
     }
 }
@@ -203,8 +188,9 @@ impl Prepare for InChunks {
 mod tests {
     use super::*;
 
-    /// Several engines warm each: the first runs ptxas, the others read its cubins from the
-    /// shared disk cache.
+    /// Engines that compile alike share one compile ahead: the first's ptxas runs, the others'
+    /// compilers run nothing, and every engine gets the modules (its batches then compile
+    /// none of these shapes).
     #[test]
     fn a_fleet_warms_every_engine_and_compiles_once() {
         let Some(p) = crate::ptxas::for_tests() else {
@@ -230,15 +216,25 @@ mod tests {
             .map(|e| e.compiler.as_ref().unwrap().stats())
             .collect();
         assert!(stats[0].compiled > 0, "{:?}", stats[0]);
-        assert_eq!(stats[1].compiled, 0, "{:?}", stats[1]);
-        assert_eq!(stats[1].disk_hits, stats[0].compiled);
+        assert_eq!((stats[1].compiled, stats[1].disk_hits), (0, 0));
+        let ready: Vec<Vec<Vec<u64>>> = fleet
+            .engines
+            .iter()
+            .map(|e| {
+                let mut shapes: Vec<Vec<u64>> =
+                    e.ahead.take().0.iter().map(|m| m.shapes()).collect();
+                shapes.sort();
+                shapes
+            })
+            .collect();
+        assert!(!ready[0].is_empty());
+        assert_eq!(ready[0], ready[1]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Engines that prepare alike share one preparation, in the chunks they will take; an
-    /// engine with other launch limits prepares its own.
+    /// A fleet of several engines offers each as a lane; a fleet of one observes alone.
     #[test]
-    fn alike_engines_share_a_prepared_batch_in_chunks() {
+    fn every_engine_of_a_fleet_is_a_lane() {
         let engine = || {
             Engine::new(
                 crate::engine::supervisor(0, 10, true).unwrap(),
@@ -246,27 +242,14 @@ mod tests {
                 None,
             )
         };
-        let file =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
-        let cases = ptxconform_reference::case::load_file(&file).unwrap();
-        let many: Vec<&Case> = cases.iter().cycle().take(300).collect();
-        let exs: Vec<Execution> = many
-            .iter()
-            .map(|c| ptxconform_reference::sem::exec::execute(c).unwrap())
-            .collect();
-        let pairs: Vec<(&Case, &Execution)> = many.iter().copied().zip(&exs).collect();
-        let mut fleet = Fleet {
+        let mut two = Fleet {
             engines: vec![engine(), engine()],
         };
-        let prepared = fleet.preparer().unwrap().prepare(&pairs);
-        let chunks = prepared
-            .take::<Chunks>()
-            .expect("alike engines share the preparation");
-        assert_eq!(chunks.len, chunk_len(300, 2));
-        assert_eq!(chunks.chunks.len(), 300usize.div_ceil(chunks.len));
-        fleet.engines[1].limits.instances = 7;
-        let apart = fleet.preparer().unwrap().prepare(&pairs);
-        assert!(apart.take::<Chunks>().is_none());
+        assert_eq!(two.lanes().len(), 2);
+        let mut one = Fleet {
+            engines: vec![engine()],
+        };
+        assert!(one.lanes().is_empty());
     }
 
     #[test]

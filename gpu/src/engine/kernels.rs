@@ -11,9 +11,18 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// A compiled module and the kernels in it: (shape key, entry name).
+#[derive(Clone)]
 pub(super) struct Module {
     cubin: Arc<Vec<u8>>,
     kernels: Vec<(u64, String)>,
+}
+
+#[cfg(test)]
+impl Module {
+    /// The shapes whose kernels the module holds.
+    pub(super) fn shapes(&self) -> Vec<u64> {
+        self.kernels.iter().map(|k| k.0).collect()
+    }
 }
 
 /// Compile `ems` (new shapes, each once) with `c` for a device of compute capability `cc`.
@@ -175,33 +184,52 @@ impl Ahead {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Compile the shapes of `ems` not started here yet with `c`, for a device of compute
-    /// capability `cc`.
-    pub(super) fn compile(&self, c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) {
-        let new: Vec<&Emitted> = {
-            let mut st = self.state();
-            let new: Vec<&Emitted> = ems
-                .iter()
-                .copied()
-                .filter(|em| st.started.insert(em.shape_key))
-                .collect();
-            st.compiling.extend(new.iter().map(|em| em.shape_key));
-            new
-        };
+    /// Compile the shapes of `ems` that any of `aheads` has not started yet with `c`, for a
+    /// device of compute capability `cc`, once: every one of `aheads` (one engine's, or those of
+    /// a fleet's engines whose devices and builds match) gets the modules, and each one's
+    /// batches wait for those shapes instead of compiling them again. The compile's wall time
+    /// counts for the first.
+    pub(super) fn compile_for(aheads: &[&Ahead], c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) {
+        let started: Vec<Vec<u64>> = aheads
+            .iter()
+            .map(|a| {
+                let mut st = a.state();
+                let new: Vec<u64> = ems
+                    .iter()
+                    .map(|em| em.shape_key)
+                    .filter(|&k| st.started.insert(k))
+                    .collect();
+                st.compiling.extend(new.iter().copied());
+                new
+            })
+            .collect();
+        let wanted: HashSet<u64> = started.iter().flatten().copied().collect();
+        let mut seen = HashSet::new();
+        let new: Vec<&Emitted> = ems
+            .iter()
+            .copied()
+            .filter(|em| wanted.contains(&em.shape_key) && seen.insert(em.shape_key))
+            .collect();
         if new.is_empty() {
             return;
         }
         // Ends the compile however it ends: a panic in ptxas's handling must not leave a batch
         // waiting for these shapes forever (it then compiles them itself).
-        let _ending = Ending {
-            ahead: self,
-            shapes: new.iter().map(|em| em.shape_key).collect(),
-        };
+        let _ending: Vec<Ending<'_>> = aheads
+            .iter()
+            .zip(started)
+            .map(|(ahead, shapes)| Ending { ahead, shapes })
+            .collect();
         let t = Instant::now();
         let modules = build_modules(c, cc, &new);
-        let mut st = self.state();
-        st.ready.extend(modules);
-        st.wall += t.elapsed();
+        let wall = t.elapsed();
+        for (i, a) in aheads.iter().enumerate() {
+            let mut st = a.state();
+            st.ready.extend(modules.iter().cloned());
+            if i == 0 {
+                st.wall += wall;
+            }
+        }
     }
 
     /// Wait until no shape of `shapes` is still being compiled here (a caller on another

@@ -388,35 +388,48 @@ impl Prepare for Settings {
     /// Emit the cases that this device runs under the engine's own build and compile their
     /// shapes; the engine registers the modules when a batch next compiles.
     fn warm(&self, cases: &[&Case]) {
-        use rayon::prelude::*;
-        let Some(c) = &self.compiler else { return };
-        let ems: Vec<Emitted> = cases
-            .par_iter()
-            .filter(|case| runs_on(case.target, self.cc))
-            .filter(|case| self.routed(case).is_none_or(|r| r.build == self.build))
-            .filter_map(|case| {
-                let rewrite = self.rewrite.as_ref();
-                runnable(case, emit_guarded(case, guards_for(rewrite)), rewrite).ok()
-            })
-            .collect();
-        self.ahead
-            .compile(c, self.cc, &ems.iter().collect::<Vec<_>>());
+        warm_alike(&[self], cases);
     }
 }
 
-impl Engine {
-    /// Whether `other` prepares a batch as this engine does (emission, builds, composed
-    /// launches): then a step either prepared runs on either ([`fleet`]). Compiled kernels are
-    /// each engine's own and are bound when its launches run.
-    fn prepares_like(&self, other: &Engine) -> bool {
-        self.limits == other.limits
-            && self.jit_level == other.jit_level
-            && self.codegen() == other.codegen()
-            && self.route_builds == other.route_builds
-            && self.rewrite.is_none()
-            && other.rewrite.is_none()
+impl Settings {
+    /// Whether `other`'s engine compiles what this one's does (device, build, routing and
+    /// rewrite; the known findings routing reads are the same for every engine of a command),
+    /// so that one compile ahead serves both ([`warm_alike`]).
+    fn compiles_like(&self, other: &Settings) -> bool {
+        let rewrites = match (&self.rewrite, &other.rewrite) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.cc == other.cc
+            && self.build == other.build
+            && self.routable == other.routable
+            && rewrites
     }
+}
 
+/// [`Prepare::warm`] for the engines of `group`, which compile alike
+/// ([`Settings::compiles_like`]): the cases the first runs under its own build are emitted and
+/// their shapes compiled once, for every engine of the group.
+fn warm_alike(group: &[&Settings], cases: &[&Case]) {
+    use rayon::prelude::*;
+    let Some(first) = group.first() else { return };
+    let Some(c) = &first.compiler else { return };
+    let ems: Vec<Emitted> = cases
+        .par_iter()
+        .filter(|case| runs_on(case.target, first.cc))
+        .filter(|case| first.routed(case).is_none_or(|r| r.build == first.build))
+        .filter_map(|case| {
+            let rewrite = first.rewrite.as_ref();
+            runnable(case, emit_guarded(case, guards_for(rewrite)), rewrite).ok()
+        })
+        .collect();
+    let aheads: Vec<&Ahead> = group.iter().map(|s| &*s.ahead).collect();
+    Ahead::compile_for(&aheads, c, first.cc, &ems.iter().collect::<Vec<_>>());
+}
+
+impl Engine {
     fn settings(&self) -> Settings {
         Settings {
             known: self.known.clone(),
