@@ -16,6 +16,9 @@
 //!   oracles, the reference, emission and composed launches, judgement of the model's
 //!   prediction), programs/s overall and per thread, with where the host time went. What the
 //!   host costs per program, apart from compilation and the device.
+//! - **devices** (only when named in `--only`): the all-families fuzz mix on the first device
+//!   of `--devices` alone, then on all of them at once (a fleet, one lane per device), the same
+//!   seed on an empty cubin cache each, and the ratio of the two rates.
 //! - **corpus**: the whole case corpus (`--corpus`) through the same path as `run` (known
 //!   findings, build routing), cold (a fresh engine and an empty cubin cache) and warm (a fresh
 //!   engine on the cache the cold run filled): wall time and where it went — compile, launches,
@@ -35,6 +38,7 @@ use ptxconform_core::result::Verdict;
 
 use ptxconform_core::result::RunInfo;
 use ptxconform_gpu::engine::batch::BatchStats;
+use ptxconform_gpu::engine::fleet::Fleet;
 use ptxconform_gpu::engine::{open, Engine, Spec, Times};
 use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::GenConfig;
@@ -85,10 +89,15 @@ pub struct BenchArgs {
     /// Only the reference rates, even if a GPU is present.
     #[arg(long)]
     pub reference_only: bool,
-    /// Measure only these rows (default: all but `fuzz-host`): `shapes` (reference, end to end,
-    /// naive), `fuzz`, `fuzz-host` (the fuzz mixes on the host alone, no GPU needed), `corpus`.
+    /// Measure only these rows (default: all but `fuzz-host` and `devices`): `shapes` (reference,
+    /// end to end, naive), `fuzz`, `fuzz-host` (the fuzz mixes on the host alone, no GPU needed),
+    /// `devices` (the all-families mix on one device and on every device of `--devices`),
+    /// `corpus`.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<Row>,
+    /// Devices row: the devices to scale over (`0,1`, `all`; at least two).
+    #[arg(long, value_name = "LIST")]
+    pub devices: Option<ptxconform_gpu::device::Devices>,
     /// Corpus row: as `run --trap-workers`.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub trap_workers: usize,
@@ -106,13 +115,16 @@ pub enum Row {
     Shapes,
     Fuzz,
     FuzzHost,
+    Devices,
     Corpus,
 }
 
 impl BenchArgs {
     fn measures(&self, row: Row) -> bool {
-        // The host-only row prices the host, not the device: it is asked for by name.
-        (self.only.is_empty() && row != Row::FuzzHost) || self.only.contains(&row)
+        // The host-only row prices the host, not the device, and the devices row needs several:
+        // each is asked for by name.
+        let by_name = matches!(row, Row::FuzzHost | Row::Devices);
+        (self.only.is_empty() && !by_name) || self.only.contains(&row)
     }
 
     /// The fuzz mixes to measure: `--fuzz-mixes`, else a row's own.
@@ -368,7 +380,20 @@ pub struct BenchReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fuzz_host: Vec<FuzzHostRate>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub devices: Option<DevicesRate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub corpus: Option<CorpusRate>,
+}
+
+/// The devices row: the all-families mix on one device, then on several at once.
+#[derive(Clone, Debug, Serialize)]
+pub struct DevicesRate {
+    /// The devices, the first of which ran alone.
+    pub devices: Vec<String>,
+    pub one: FuzzRate,
+    pub all: FuzzRate,
+    /// `all`'s programs/s over `one`'s.
+    pub ratio: f64,
 }
 
 fn commit(args: &BenchArgs) -> String {
@@ -509,17 +534,30 @@ fn campaign_on(
 }
 
 fn fuzz_rate(
-    gpu: &mut Engine,
+    gpu: &mut Fleet,
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
     planted: Option<Planted>,
 ) -> Result<FuzzRate, String> {
     let trap_every = planted.as_ref().map_or(0, |p| p.every);
-    let (t0, c0) = (gpu.times, gpu.compiler.as_ref().map(|c| c.stats()));
+    // Summed over the fleet's engines: device time, and ptxas runs.
+    let times = |g: &Fleet| {
+        g.engines.iter().fold((0.0, 0.0), |(c, e), eng| {
+            let t = eng.times;
+            (c + t.compile.as_secs_f64(), e + t.execute.as_secs_f64())
+        })
+    };
+    let ptxas_runs = |g: &Fleet| -> u64 {
+        g.engines
+            .iter()
+            .filter_map(|e| e.compiler.as_ref().map(|c| c.stats()))
+            .map(|s| s.compiled + s.failed)
+            .sum()
+    };
+    let (t0, c0) = (times(gpu), ptxas_runs(gpu));
     let Measured { stats, secs, .. } = campaign_on(gpu, mix, args, scratch, planted)?;
-    let runs =
-        |s: Option<ptxconform_gpu::compile::CompileStats>| s.map_or(0, |s| s.compiled + s.failed);
+    let t1 = times(gpu);
     Ok(FuzzRate {
         families: mix.into(),
         trap_every,
@@ -532,9 +570,68 @@ fn fuzz_rate(
         gpu_cases: stats.gpu_cases,
         skipped_trap_budget: stats.trap_budget.skipped,
         verdicts: stats.verdicts,
-        compile_s: (gpu.times.compile - t0.compile).as_secs_f64(),
-        execute_s: (gpu.times.execute - t0.execute).as_secs_f64(),
-        ptxas_runs: runs(gpu.compiler.as_ref().map(|c| c.stats())) - runs(c0),
+        compile_s: t1.0 - t0.0,
+        execute_s: t1.1 - t0.1,
+        ptxas_runs: ptxas_runs(gpu) - c0,
+    })
+}
+
+/// The devices row: the all-families mix on the first of `devs` alone, then on all of them at
+/// once, each campaign on fresh engines and an empty cubin cache of its own, with the same seed
+/// (the same programs, each compiled by its own run).
+fn devices_rate(
+    devs: &[ptxconform_gpu::device::DeviceInfo],
+    args: &BenchArgs,
+    scratch: &Path,
+) -> Result<DevicesRate, String> {
+    if devs.len() < 2 {
+        return Err(format!(
+            "bench --only devices: {} device(s) found; it compares one device with several \
+             (`--devices 0,1`)",
+            devs.len()
+        ));
+    }
+    let fleet = |devs: &[ptxconform_gpu::device::DeviceInfo], cache: &str| {
+        let many = devs.len() > 1;
+        let engines = devs
+            .iter()
+            .map(|d| {
+                let mut e = crate::fuzz::gpu_cached(
+                    d,
+                    10,
+                    ptxconform_gpu::compile::DEFAULT_OPT_LEVEL,
+                    Some(scratch.join(cache)),
+                )?;
+                if many {
+                    e.label = format!("GPU {} ({})", d.ordinal, d.name);
+                }
+                Ok(e)
+            })
+            .collect::<Result<Vec<Engine>, String>>()?;
+        Ok::<Fleet, String>(Fleet { engines })
+    };
+    let one = fuzz_rate(
+        &mut fleet(&devs[..1], "cubins-one")?,
+        "all",
+        args,
+        &scratch.join("one"),
+        None,
+    )?;
+    let all = fuzz_rate(
+        &mut fleet(devs, "cubins-all")?,
+        "all",
+        args,
+        &scratch.join("all"),
+        None,
+    )?;
+    Ok(DevicesRate {
+        devices: devs
+            .iter()
+            .map(|d| format!("GPU {} ({})", d.ordinal, d.name))
+            .collect(),
+        ratio: all.programs_per_s / one.programs_per_s.max(f64::MIN_POSITIVE),
+        one,
+        all,
     })
 }
 
@@ -551,6 +648,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         families: vec![],
         fuzz: vec![],
         fuzz_host: vec![],
+        devices: None,
         corpus: None,
     };
     let mut engines = match &dev {
@@ -600,7 +698,13 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         report.families.push(f);
     }
     if let (Some(d), true) = (&dev, args.fuzz_seconds > 0 && args.measures(Row::Fuzz)) {
-        let mut gpu = crate::fuzz::gpu(d, 10, ptxconform_gpu::compile::DEFAULT_OPT_LEVEL)?;
+        let mut gpu = Fleet {
+            engines: vec![crate::fuzz::gpu(
+                d,
+                10,
+                ptxconform_gpu::compile::DEFAULT_OPT_LEVEL,
+            )?],
+        };
         let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
         for mix in args.mixes(&MIXES) {
             report
@@ -625,6 +729,20 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             report.fuzz_host.push(fuzz_host_rate(mix, args, &scratch)?);
         }
         let _ = std::fs::remove_dir_all(&scratch);
+    }
+    if args.measures(Row::Devices) {
+        let devs = ptxconform_gpu::device::devices_unless(
+            args.reference_only,
+            args.devices
+                .as_ref()
+                .unwrap_or(&ptxconform_gpu::device::Devices::All),
+            "no devices row",
+        );
+        let scratch =
+            std::env::temp_dir().join(format!("ptxconform-bench-devices-{}", std::process::id()));
+        let rate = devices_rate(&devs, args, &scratch);
+        let _ = std::fs::remove_dir_all(&scratch);
+        report.devices = Some(rate?);
     }
     if let (Some(d), true) = (&dev, args.measures(Row::Corpus)) {
         report.corpus = Some(corpus_rate(d, args)?);
@@ -755,6 +873,27 @@ fn rate(x: Option<f64>) -> String {
     x.map_or("—".into(), |v| format!("{v:.0}"))
 }
 
+/// One line of the fuzz table: `label`'s rates and where its time went.
+fn print_fuzz_line(label: &str, z: &FuzzRate) {
+    let v: Vec<String> = z
+        .verdicts
+        .iter()
+        .map(|(k, n)| format!("{k}: {n}"))
+        .collect();
+    println!(
+        "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
+        label,
+        z.programs_per_s,
+        z.distinct_programs_per_s,
+        z.shapes_per_s,
+        z.programs,
+        z.compile_s,
+        z.execute_s,
+        z.ptxas_runs,
+        v.join(", ")
+    );
+}
+
 fn print_table(r: &BenchReport) {
     println!(
         "ptxconform bench — {} ({}), {} threads, {} at {}",
@@ -814,28 +953,25 @@ fn print_table(r: &BenchReport) {
             "ptxas"
         );
         for z in &r.fuzz {
-            let v: Vec<String> = z
-                .verdicts
-                .iter()
-                .map(|(k, n)| format!("{k}: {n}"))
-                .collect();
             let mix = match z.trap_every {
                 0 => z.families.clone(),
                 n => format!("{} + 1 trap/{n}", z.families),
             };
-            println!(
-                "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
-                mix,
-                z.programs_per_s,
-                z.distinct_programs_per_s,
-                z.shapes_per_s,
-                z.programs,
-                z.compile_s,
-                z.execute_s,
-                z.ptxas_runs,
-                v.join(", ")
-            );
+            print_fuzz_line(&mix, z);
         }
+    }
+    if let Some(d) = &r.devices {
+        println!(
+            "devices: the all-families mix on {} alone, then on {} at once: {:.2}×",
+            d.devices[0],
+            d.devices.join(" + "),
+            d.ratio
+        );
+        print_fuzz_line(&format!("{}, 1 device", d.one.families), &d.one);
+        print_fuzz_line(
+            &format!("{}, {} devices", d.all.families, d.devices.len()),
+            &d.all,
+        );
     }
     if !r.fuzz_host.is_empty() {
         println!(

@@ -198,6 +198,16 @@ pub fn gpu(
     job_timeout: u64,
     opt_level: u8,
 ) -> Result<Engine, String> {
+    gpu_cached(dev, job_timeout, opt_level, None)
+}
+
+/// [`gpu`] with its cubins cached in `cache` (`None`: `$PTXCONFORM_CACHE` or its default).
+pub fn gpu_cached(
+    dev: &ptxconform_gpu::device::DeviceInfo,
+    job_timeout: u64,
+    opt_level: u8,
+    cache: Option<std::path::PathBuf>,
+) -> Result<Engine, String> {
     let info = RunInfo {
         driver: dev.cuda(),
         date: ptxconform_core::result::today(),
@@ -208,6 +218,7 @@ pub fn gpu(
     ptxconform_gpu::engine::open(ptxconform_gpu::engine::Spec {
         confirm_failures: false,
         opt_level: Some(opt_level),
+        cache,
         ..ptxconform_gpu::engine::Spec::on(dev, info, job_timeout)
     })
 }

@@ -91,6 +91,27 @@ fn nothing_is_dropped_after_a_directive_or_a_brace_line() {
     );
 }
 
+/// The devices row compares one device with several: with fewer than two it fails, naming
+/// what it needs, and writes no figures.
+#[test]
+fn bench_devices_needs_two_devices() {
+    let json =
+        std::env::temp_dir().join(format!("ptxconform-bench-dev-{}.json", std::process::id()));
+    let out = bin()
+        .args(["bench", "--reference-only", "--only", "devices", "--out"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bench --only devices: 0 device(s) found")
+            && stderr.contains("`--devices 0,1`"),
+        "{stderr}"
+    );
+    assert!(!json.exists());
+}
+
 #[test]
 fn bench_reference_only_writes_its_figures() {
     let out = bin().args(["bench", "--anything"]).output().unwrap();
