@@ -1,0 +1,11 @@
+# call 2 (nvidia-h200-x2): lanes + one compile ahead for the fleet + blocks × lanes
+mkdir -p /tmp/bin && xz -dc .dev/carry/new.xz > /tmp/bin/new && chmod +x /tmp/bin/new
+export PTXAS=/usr/local/cuda/bin/ptxas
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; nproc
+g() { tag=$1; bin=$2; seed=$3; shift 3; (vmstat 1 ${S:-30} > $OUT/vm-$tag.txt &); env PTXCONFORM_XX_TRACE=1 PTXCONFORM_CACHE=/tmp/cache-$tag /tmp/bin/$bin fuzz --config legal --seed $seed --seconds ${S:-30} "$@" --out /tmp/f-$tag > $OUT/fz-$tag.txt 2>$OUT/tr-$tag.txt; echo "== $tag $bin seed $seed $*"; grep -h -E '^done' $OUT/fz-$tag.txt | cut -c1-120; grep -h -E "timing|^wall" $OUT/fz-$tag.txt | sed "s/; 0 traps.*to start)//" | cut -c1-200; awk 'NR>3{u+=$13+$14; n++} END{printf "cpu busy %.0f%%\n", u/n}' $OUT/vm-$tag.txt; sleep 1; }
+S=8 g warm new 3 --devices 0,1 >/dev/null; rm -f $OUT/*warm*
+g one0 new 0 --devices 0
+g two0 new 0 --devices 0,1
+g two0b new 0 --devices 0,1 --batch 16384
+g two1 new 1 --devices 0,1
+g one1 new 1 --devices 0
