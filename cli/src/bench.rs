@@ -576,14 +576,15 @@ fn fuzz_rate(
     })
 }
 
-/// The devices row: the all-families mix on the first of `devs` alone, then on all of them at
-/// once, each campaign on fresh engines and an empty cubin cache of its own, with the same seed
-/// (the same programs, each compiled by its own run).
-fn devices_rate(
-    devs: &[ptxconform_gpu::device::DeviceInfo],
-    args: &BenchArgs,
-    scratch: &Path,
-) -> Result<DevicesRate, String> {
+/// The devices of the devices row (`--devices`, else every device), two or more.
+fn devices_of_row(args: &BenchArgs) -> Result<Vec<ptxconform_gpu::device::DeviceInfo>, String> {
+    let devs = ptxconform_gpu::device::devices_unless(
+        args.reference_only,
+        args.devices
+            .as_ref()
+            .unwrap_or(&ptxconform_gpu::device::Devices::All),
+        "no devices row",
+    );
     if devs.len() < 2 {
         return Err(format!(
             "bench --only devices: {} device(s) found; it compares one device with several \
@@ -591,6 +592,19 @@ fn devices_rate(
             devs.len()
         ));
     }
+    Ok(devs)
+}
+
+/// The devices row: the all-families mix on the first of `devs` (two or more,
+/// [`devices_of_row`]) alone, then on all of them at once, each campaign on fresh engines and
+/// an empty cubin cache of its own, with the same seed (the same programs, each compiled by its
+/// own run). The first campaign's last compile ahead (of a block drawn past its end) may still
+/// run when the second starts, on the compile pool at its lower priority.
+fn devices_rate(
+    devs: &[ptxconform_gpu::device::DeviceInfo],
+    args: &BenchArgs,
+    scratch: &Path,
+) -> Result<DevicesRate, String> {
     let fleet = |devs: &[ptxconform_gpu::device::DeviceInfo], cache: &str| {
         let many = devs.len() > 1;
         let engines = devs
@@ -650,6 +664,12 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         fuzz_host: vec![],
         devices: None,
         corpus: None,
+    };
+    // The devices row's devices, found before any row runs: with fewer than two it fails at
+    // once instead of after the other rows.
+    let fleet_devices = match args.measures(Row::Devices) && args.fuzz_seconds > 0 {
+        true => Some(devices_of_row(args)?),
+        false => None,
     };
     let mut engines = match &dev {
         Some(d) if args.measures(Row::Shapes) => {
@@ -730,17 +750,10 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         }
         let _ = std::fs::remove_dir_all(&scratch);
     }
-    if args.measures(Row::Devices) {
-        let devs = ptxconform_gpu::device::devices_unless(
-            args.reference_only,
-            args.devices
-                .as_ref()
-                .unwrap_or(&ptxconform_gpu::device::Devices::All),
-            "no devices row",
-        );
+    if let Some(devs) = &fleet_devices {
         let scratch =
             std::env::temp_dir().join(format!("ptxconform-bench-devices-{}", std::process::id()));
-        let rate = devices_rate(&devs, args, &scratch);
+        let rate = devices_rate(devs, args, &scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         report.devices = Some(rate?);
     }

@@ -116,10 +116,10 @@ pub trait Backend {
         self.observe(cases)
     }
     /// Backends that observe whole steps of a batch side by side, each on a thread of its own
-    /// (a fleet's engines, one per device). The pipeline then runs one pipeline per lane: each
-    /// lane takes the next step, with the reference and its own [`Backend::preparer`]
-    /// evaluating and preparing the step it takes next while it observes one. Empty (the
-    /// default): this backend observes every step itself.
+    /// (a fleet's engines, one per device). With two or more the pipeline runs one pipeline per
+    /// lane: each lane takes the next step, with the reference and its own
+    /// [`Backend::preparer`] evaluating and preparing the step it takes next while it observes
+    /// one. Fewer than two (empty by default): this backend observes every step itself.
     fn lanes(&mut self) -> Vec<&mut (dyn Backend + Send)> {
         Vec::new()
     }
@@ -847,7 +847,7 @@ check: [buf]
     /// the lane that observes it, and the results in order.
     #[test]
     fn lanes_observe_whole_steps_side_by_side() {
-        let cases = numbered(4 * PIPELINE_CASES + 5);
+        let cases = numbered(8 * PIPELINE_CASES + 5);
         let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
         let observing = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let overlapped = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -878,19 +878,15 @@ check: [buf]
             }
         }
         observed.sort_by_key(|s| s[1..].split(' ').next().unwrap().parse::<usize>().unwrap());
-        assert_eq!(
-            observed,
-            [
-                "c0 2048",
-                "c2048 2048",
-                "c4096 2048",
-                "c6144 2048",
-                "c8192 5"
-            ]
-        );
+        let want: Vec<String> = (0..8)
+            .map(|k| format!("c{} 2048", k * 2048))
+            .chain(["c16384 5".to_string()])
+            .collect();
+        assert_eq!(observed, want);
     }
 
-    /// A lane that fails fails the whole batch, with its error.
+    /// A lane that fails fails the whole batch, with its error, and the other lane observes no
+    /// step after that (a lane that panics alike, with its message).
     #[test]
     fn a_failing_lane_fails_the_batch() {
         struct Failing;
@@ -905,10 +901,24 @@ check: [buf]
                 Err("the device is gone".into())
             }
         }
-        struct Two(Failing, Counting);
-        impl Backend for Two {
+        /// Counts the steps it observes, each taking a while.
+        struct Slow(Counting);
+        impl Backend for Slow {
             fn info(&self) -> RunInfo {
                 self.0.info()
+            }
+            fn runs(&self, _: Target) -> bool {
+                true
+            }
+            fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                std::thread::sleep(Duration::from_secs(1));
+                self.0.observe(cases)
+            }
+        }
+        struct Two<F>(F, Slow);
+        impl<F: Backend + Send> Backend for Two<F> {
+            fn info(&self) -> RunInfo {
+                self.1.info()
             }
             fn runs(&self, _: Target) -> bool {
                 true
@@ -920,17 +930,39 @@ check: [buf]
                 vec![&mut self.0, &mut self.1]
             }
         }
-        let cases = numbered(8 * PIPELINE_CASES);
+        let cases = numbered(16 * PIPELINE_CASES);
         let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
-        let counting = Counting(
-            Predicted {
-                info: info("model"),
-            },
-            vec![],
-        );
-        let mut b = Two(Failing, counting);
+        let slow = || {
+            Slow(Counting(
+                Predicted {
+                    info: info("model"),
+                },
+                vec![],
+            ))
+        };
+        let mut b = Two(Failing, slow());
         let e = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap_err();
         assert_eq!(e, "the device is gone");
+        // Of 16 steps the slow lane observed at most the one it was observing when the other
+        // failed, not the one it had taken next.
+        assert!(b.1 .0 .1.len() <= 1, "{:?}", b.1 .0 .1);
+        /// A lane that panics.
+        struct Panicking;
+        impl Backend for Panicking {
+            fn info(&self) -> RunInfo {
+                info("model")
+            }
+            fn runs(&self, _: Target) -> bool {
+                true
+            }
+            fn observe(&mut self, _: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                panic!("the driver is confused")
+            }
+        }
+        let mut b = Two(Panicking, slow());
+        let e = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap_err();
+        assert_eq!(e, "a lane panicked: the driver is confused");
+        assert!(b.1 .0 .1.len() <= 1, "{:?}", b.1 .0 .1);
     }
 
     /// The model's prediction, noting the first `buf` byte of the execution each case came with.
@@ -1024,10 +1056,11 @@ check: [buf]
             [vec![2048; 9], vec![1568]].concat()
         );
         assert_eq!(step_lengths(1 << 20, 1).iter().sum::<usize>(), 1 << 20);
-        // Lanes get two steps each where steps need not be smaller than LANE_STEP_MIN.
-        assert_eq!(step_lengths(2808, 2), vec![702, 702, 702, 702]);
+        // Lanes get four steps each where steps need not be smaller than LANE_STEP_MIN.
+        assert_eq!(step_lengths(2808, 2), vec![351; 8]);
         assert_eq!(step_lengths(16_384, 2), vec![2048; 8]);
-        assert_eq!(step_lengths(300, 2), vec![256, 44]);
+        assert_eq!(step_lengths(32_768, 2), vec![2048; 16]);
+        assert_eq!(step_lengths(600, 2), vec![256, 256, 88]);
         assert_eq!(step_lengths(0, 2), vec![0]);
     }
 

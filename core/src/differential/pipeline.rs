@@ -35,12 +35,16 @@ pub(super) const PIPELINE_CASES: usize = 2048;
 /// equal a step waits for the longer of the two: equal steps waste the least (on one H200
 /// machine start a fuzz block of 16,384 in steps of 2,048 ran 11,328 programs/s, in steps
 /// growing from 1,024 to 4,096 10,770; `reports/bench/README.md`, h200-2026-11-29c). Several
-/// lanes get at least two steps each where the batch allows steps of [`LANE_STEP_MIN`], so that
-/// a lane slowed by traps does not hold the batch back.
+/// lanes get at least [`LANE_STEPS`] steps each where the batch allows steps of
+/// [`LANE_STEP_MIN`]: a lane takes its first step and the one it prepares next at once, and only
+/// the steps after those go to whichever lane frees first, so that a lane slowed by traps does
+/// not hold the batch back.
 pub(super) fn step_lengths(n: usize, lanes: usize) -> Vec<usize> {
     let step = match lanes {
         0 | 1 => PIPELINE_CASES,
-        l => n.div_ceil(2 * l).clamp(LANE_STEP_MIN, PIPELINE_CASES),
+        l => n
+            .div_ceil(LANE_STEPS * l)
+            .clamp(LANE_STEP_MIN, PIPELINE_CASES),
     };
     if n <= step {
         return vec![n];
@@ -56,6 +60,9 @@ pub(super) fn step_lengths(n: usize, lanes: usize) -> Vec<usize> {
 /// and its new shapes one ptxas run (with chunks of 32 fuzz programs, two engines on one device
 /// ran slower than one: 229 against 355 programs/s on an H100).
 pub(super) const LANE_STEP_MIN: usize = 256;
+
+/// Fewest steps a lane gets of a batch large enough ([`step_lengths`]).
+pub(super) const LANE_STEPS: usize = 4;
 
 /// A step evaluated ahead: the reference's side of every case and how long that took, and what
 /// the backend's preparer made of the cases to observe.
@@ -144,7 +151,16 @@ pub fn run_batch_executed(
                 .collect();
             running
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err("a lane panicked".into())))
+                .map(|h| {
+                    h.join().unwrap_or_else(|p| {
+                        let why = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        Err(format!("a lane panicked: {why}"))
+                    })
+                })
                 .collect()
         });
         ended.into_iter().collect::<Result<(), String>>()?;
@@ -168,7 +184,7 @@ struct Batch<'a> {
     given: Vec<Mutex<Vec<Option<Executed>>>>,
     /// The next step no lane has taken.
     next: AtomicUsize,
-    /// A lane failed: the others take no further step.
+    /// A lane failed: the others observe no further step.
     stopped: AtomicBool,
     /// Each step's results, once judged.
     judged: Mutex<Vec<Option<Vec<Judged>>>>,
@@ -218,10 +234,18 @@ impl Batch<'_> {
     /// One lane's pipeline: take a step, and while `backend` observes it, evaluate and prepare
     /// the step taken after it.
     fn lane(&self, backend: &mut dyn Backend) -> Result<(), String> {
-        let ran = self.lane_steps(backend);
-        if ran.is_err() {
-            self.stopped.store(true, Ordering::Relaxed);
+        /// Stops the other lanes unless this one ended well, a panic included.
+        struct Ending<'a>(&'a AtomicBool, bool);
+        impl Drop for Ending<'_> {
+            fn drop(&mut self) {
+                if !self.1 {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
         }
+        let mut ending = Ending(&self.stopped, false);
+        let ran = self.lane_steps(backend);
+        ending.1 = ran.is_ok();
         ran
     }
 
@@ -232,6 +256,9 @@ impl Batch<'_> {
         };
         let mut this = self.ahead(i, preparer.as_ref());
         loop {
+            if self.stopped.load(Ordering::Relaxed) {
+                return Ok(());
+            }
             let next = self.take();
             let (judged, after) = std::thread::scope(|s| {
                 let preparer = preparer.as_ref();

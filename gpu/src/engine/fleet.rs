@@ -173,14 +173,23 @@ impl Prepare for EveryEngine {
     fn prepare(&self, _cases: &[(&Case, &Execution)]) -> Prepared {
         Prepared::new(())
     }
+    /// Each group of engines that compile alike at once, so that no group's batches reach its
+    /// shapes before they are marked as compiling while another group's compile runs.
     fn warm(&self, cases: &[&Case]) {
+        let mut groups: Vec<Vec<&Settings>> = Vec::new();
         let mut left: Vec<&Settings> = self.0.iter().collect();
         while let Some(&first) = left.first() {
-            let (alike, rest): (Vec<&Settings>, Vec<&Settings>) =
-                left.into_iter().partition(|s| first.compiles_like(s));
-            warm_alike(&alike, cases);
+            let (alike, rest) = left.into_iter().partition(|s| first.compiles_like(s));
+            groups.push(alike);
             left = rest;
         }
+        // On the caller's pool (a campaign warms on its compile pool, below the batch's
+        // priority, and ptxas inherits it).
+        rayon::scope(|s| {
+            for g in &groups {
+                s.spawn(move |_| warm_alike(g, cases));
+            }
+        });
     }
 }
 
@@ -229,6 +238,16 @@ mod tests {
             .collect();
         assert!(!ready[0].is_empty());
         assert_eq!(ready[0], ready[1]);
+        // An engine that forgot its kernels gets them again; the other, which kept them, gets
+        // no module twice.
+        fleet.engines[1].ahead.forget();
+        fleet.preparer().unwrap().warm(&some);
+        let again: Vec<usize> = fleet
+            .engines
+            .iter()
+            .map(|e| e.ahead.take().0.len())
+            .collect();
+        assert_eq!(again, [0, ready[1].len()]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -215,7 +215,7 @@ impl Ahead {
         }
         // Ends the compile however it ends: a panic in ptxas's handling must not leave a batch
         // waiting for these shapes forever (it then compiles them itself).
-        let _ending: Vec<Ending<'_>> = aheads
+        let endings: Vec<Ending<'_>> = aheads
             .iter()
             .zip(started)
             .map(|(ahead, shapes)| Ending { ahead, shapes })
@@ -223,9 +223,18 @@ impl Ahead {
         let t = Instant::now();
         let modules = build_modules(c, cc, &new);
         let wall = t.elapsed();
-        for (i, a) in aheads.iter().enumerate() {
+        // Each gets the modules holding a shape it started here: one that had the others
+        // already would load a module again for kernels it keeps (a module per shape after an
+        // engine forgot its kernels and the others had not).
+        for (i, (a, ending)) in aheads.iter().zip(&endings).enumerate() {
+            let mine: HashSet<u64> = ending.shapes.iter().copied().collect();
             let mut st = a.state();
-            st.ready.extend(modules.iter().cloned());
+            st.ready.extend(
+                modules
+                    .iter()
+                    .filter(|m| m.kernels.iter().any(|(k, _)| mine.contains(k)))
+                    .cloned(),
+            );
             if i == 0 {
                 st.wall += wall;
             }
@@ -260,7 +269,7 @@ impl Ahead {
     }
 }
 
-/// The end of a compile in [`Ahead::compile`], on drop: its shapes are no longer compiling, and
+/// The end of a compile in [`Ahead::compile_for`], on drop: its shapes are no longer compiling, and
 /// the batches waiting for them are woken.
 struct Ending<'a> {
     ahead: &'a Ahead,
