@@ -886,13 +886,17 @@ fn rate(x: Option<f64>) -> String {
     x.map_or("—".into(), |v| format!("{v:.0}"))
 }
 
+/// Verdict counts in words: `pass: 3, trap (expected): 1`.
+fn verdicts<N: std::fmt::Display>(v: &std::collections::BTreeMap<String, N>) -> String {
+    v.iter()
+        .map(|(k, n)| format!("{k}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One line of the fuzz table: `label`'s rates and where its time went.
 fn print_fuzz_line(label: &str, z: &FuzzRate) {
-    let v: Vec<String> = z
-        .verdicts
-        .iter()
-        .map(|(k, n)| format!("{k}: {n}"))
-        .collect();
+    let v = verdicts(&z.verdicts);
     println!(
         "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
         label,
@@ -903,7 +907,7 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
         z.compile_s,
         z.execute_s,
         z.ptxas_runs,
-        v.join(", ")
+        v
     );
 }
 
@@ -992,11 +996,7 @@ fn print_table(r: &BenchReport) {
             "fuzz mix, host only", "programs/s", "per thread", "CPU ms/prog", "distinct/s", "shapes/s", "programs"
         );
         for z in &r.fuzz_host {
-            let v: Vec<String> = z
-                .verdicts
-                .iter()
-                .map(|(k, n)| format!("{k}: {n}"))
-                .collect();
+            let v = verdicts(&z.verdicts);
             println!(
                 "{:<26} {:>12.0} {:>12.0} {:>12} {:>12.0} {:>9.0} {:>12}  {:.2} / {:.2} / {:.2} / {:.2}; {}",
                 z.families,
@@ -1010,7 +1010,7 @@ fn print_table(r: &BenchReport) {
                 z.prepare_s,
                 z.observe_s,
                 z.judge_s,
-                v.join(", ")
+                v
             );
         }
     }
@@ -1023,11 +1023,7 @@ fn print_table(r: &BenchReport) {
             c.wait_floor_ms
         );
         for (name, x) in [("cold", &c.cold), ("warm", &c.warm)] {
-            let v: Vec<String> = x
-                .verdicts
-                .iter()
-                .map(|(k, n)| format!("{k}: {n}"))
-                .collect();
+            let v = verdicts(&x.verdicts);
             println!(
                 "  {name:<5} {:>7.2}s wall: reference {:.2}, emit {:.2}, compile {:.2}, launches {:.2} \
                  ({}), trap reports {:.2} ({} traps), waiting for workers {:.2} ({} workers), apart \
@@ -1047,7 +1043,7 @@ fn print_table(r: &BenchReport) {
                 x.apart_workers_s,
                 x.observe_s,
                 x.judge_s,
-                v.join(", ")
+                v
             );
         }
     }

@@ -775,11 +775,10 @@ check: [buf]
         );
     }
 
-    /// A lane of [`Lanes`]: observes what its own preparer prepared (noted in its own log), and
-    /// notes whether it observed while another lane did.
+    /// A lane of [`Lanes`]: a [`Preparing`] (its own log) that notes whether it observed while
+    /// another lane did, and refuses a step its preparer did not prepare.
     struct Lane {
-        inner: Predicted,
-        log: Arc<std::sync::Mutex<Vec<String>>>,
+        inner: Preparing,
         observing: Arc<std::sync::atomic::AtomicUsize>,
         overlapped: Arc<std::sync::atomic::AtomicBool>,
     }
@@ -795,7 +794,7 @@ check: [buf]
             Err(format!("unprepared {}", first_and_len(cases)))
         }
         fn preparer(&self) -> Option<Arc<dyn Prepare>> {
-            Some(Arc::new(Names(self.log.clone())))
+            self.inner.preparer()
         }
         fn observe_prepared(
             &mut self,
@@ -803,8 +802,6 @@ check: [buf]
             prepared: Prepared,
         ) -> Result<Vec<Run>, String> {
             use std::sync::atomic::Ordering::SeqCst;
-            let names: Vec<String> = cases.iter().map(|c| c.0.name.clone()).collect();
-            assert_eq!(prepared.take::<Vec<String>>(), Some(names));
             // Until two lanes have observed at once, each waits (bounded) for another.
             self.observing.fetch_add(1, SeqCst);
             let t = Instant::now();
@@ -814,9 +811,7 @@ check: [buf]
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
-            let line = format!("observe {}", first_and_len(cases));
-            self.log.lock().unwrap().push(line);
-            let runs = self.inner.observe(cases);
+            let runs = self.inner.observe_prepared(cases, prepared);
             self.observing.fetch_sub(1, SeqCst);
             runs
         }
@@ -852,10 +847,13 @@ check: [buf]
         let observing = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let overlapped = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let lane = || Lane {
-            inner: Predicted {
-                info: info("model"),
+            inner: Preparing {
+                inner: Predicted {
+                    info: info("model"),
+                },
+                log: Default::default(),
+                waits: vec![],
             },
-            log: Default::default(),
             observing: observing.clone(),
             overlapped: overlapped.clone(),
         };
@@ -869,7 +867,7 @@ check: [buf]
         assert!(overlapped.load(std::sync::atomic::Ordering::SeqCst));
         let mut observed = Vec::new();
         for l in &b.0 {
-            let log = l.log.lock().unwrap();
+            let log = l.inner.log.lock().unwrap();
             for (k, line) in log.iter().enumerate() {
                 if let Some(step) = line.strip_prefix("observe ") {
                     assert!(log[..k].contains(&format!("prepare {step}")), "{log:?}");

@@ -45,9 +45,10 @@
 //! outside concurrent groups shares one guard, unless [`Guards::PerStep`]). Between consecutive
 //! steps with different executors the kernel inserts `bar.sync 0` (same CTA set) or, in a
 //! clustered launch, a cluster barrier (`barrier.cluster.arrive.release` +
-//! `barrier.cluster.wait.acquire`) when the CTA sets differ. Without clusters CTAs cannot be ordered: such cases only get `bar.sync 0`. Steps of
-//! one `concurrent` group get no barrier between them (they run at once); entering and leaving
-//! a group always synchronises (a cluster barrier in a clustered launch).
+//! `barrier.cluster.wait.acquire`) when the CTA sets differ. Without clusters CTAs cannot be
+//! ordered: such cases only get `bar.sync 0`. Steps of one `concurrent` group get no barrier
+//! between them (they run at once); entering and leaving a group always synchronises (a cluster
+//! barrier in a clustered launch).
 //!
 //! `wait_parity` loops on `mbarrier.try_wait.parity` (`test_wait.parity` before sm_90) bounded
 //! by `%globaltimer` (budget `pblock[pb::TIMEOUT_NS]`); on timeout it sets the step's flag in

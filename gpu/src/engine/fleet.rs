@@ -95,7 +95,7 @@ impl Backend for Fleet {
     /// Every engine, when there are several: the pipeline gives each whole steps, so that the
     /// steps' preparation, launches and judgement run side by side instead of the devices
     /// sharing each step (two H200s of one host ran 0.83× one when they shared each step,
-    /// 1.23–1.28× as lanes; `reports/bench/README.md`, h200x2-2026-11-29h).
+    /// 1.08–1.30× as lanes; `reports/bench/README.md`, h200x2-2026-11-29h).
     fn lanes(&mut self) -> Vec<&mut (dyn Backend + Send)> {
         if self.engines.len() < 2 {
             return Vec::new();
