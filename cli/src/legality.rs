@@ -27,7 +27,7 @@ pub struct LegalityArgs {
     /// Write figures and every disagreement as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Parallel ptxas processes (default: number of CPUs).
+    /// Parallel ptxas processes (default: number of CPUs; sets the process's thread count).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Known-disagreements file (default: reports/legality/exceptions.yaml of this repository).
@@ -678,12 +678,6 @@ fn print_report(r: &Report, verbose: bool) {
 /// `ptxconform legality`: exit code 0 unless there are unexplained disagreements (or, with
 /// `--strict`, any disagreement or stale exception).
 pub fn main(args: &LegalityArgs) -> Result<i32, String> {
-    if let Some(n) = args.jobs {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global()
-            .map_err(|e| e.to_string())?;
-    }
     if args.targets.is_empty() {
         return Err("no targets given".into());
     }

@@ -87,7 +87,22 @@ fn main() {
     if args.get(1).map(String::as_str) == Some(ptxconform_gpu::device::JIT_CUBIN_SUBCOMMAND) {
         std::process::exit(ptxconform_gpu::device::jit_cubin_main(&args[2..]));
     }
-    let r = match Cli::parse().cmd {
+    let cmd = Cli::parse().cmd;
+    // ptxas processes bound `legality`, not the pools' threads: every CPU unless `--jobs` or
+    // `RAYON_NUM_THREADS` says otherwise.
+    let threads = match &cmd {
+        Cmd::Legality(a) => a.jobs.or_else(|| {
+            std::env::var_os("RAYON_NUM_THREADS")
+                .is_none()
+                .then(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        }),
+        _ => None,
+    };
+    if let Err(e) = ptxconform_core::pools::size_global(threads) {
+        eprintln!("ptxconform: error: cannot start the thread pool: {e}");
+        std::process::exit(2);
+    }
+    let r = match cmd {
         Cmd::Syntax(a) => cli::syntax::main(&a),
         Cmd::Check(a) => cli::check::main(&a),
         Cmd::Legality(a) => legality::main(&a),

@@ -97,6 +97,40 @@ fn set_this_thread(nice: i32) {
     let _ = nice;
 }
 
+/// Most threads rayon's global pool, and so each stage's pool, gets unless told otherwise
+/// (`RAYON_NUM_THREADS`, `legality --jobs`). Each stage has a pool as large as the global one,
+/// and their idle threads look for work before they sleep: past 32 a pool, a busy host spends
+/// more on that than the threads add. `fuzz --config legal` on a 64-core host with four H200s,
+/// 20 s: one GPU 20,766 programs/s with 64 threads a pool, 31,548 and 29,987 with 32 (350,000
+/// context switches a second against 90,000-100,000); two GPUs 30,448 against 35,095 and
+/// 35,159. On a 16-core H200, 12 and 8 threads ran 14,676 and 11,428 against 15,285 with 16
+/// (`reports/bench/README.md`, h200x4-2026-11-29i).
+pub const MAX_DEFAULT_THREADS: usize = 32;
+
+/// The global pool's size: `explicit` if given, else none to set when `RAYON_NUM_THREADS` holds
+/// a count (rayon reads it), else the host's `cpus` up to [`MAX_DEFAULT_THREADS`].
+pub fn global_threads(explicit: Option<usize>, env: Option<&str>, cpus: usize) -> Option<usize> {
+    if let Some(n) = explicit {
+        return Some(n.max(1));
+    }
+    if env.is_some_and(|v| v.trim().parse::<usize>().is_ok_and(|n| n > 0)) {
+        return None;
+    }
+    Some(cpus.clamp(1, MAX_DEFAULT_THREADS))
+}
+
+/// Size rayon's global pool as [`global_threads`] says for this process; call before any
+/// parallel work (the pool is built once).
+pub fn size_global(explicit: Option<usize>) -> Result<(), String> {
+    let env = std::env::var("RAYON_NUM_THREADS").ok();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = global_threads(explicit, env.as_deref(), cpus) {
+        b = b.num_threads(n);
+    }
+    b.build_global().map_err(|e| e.to_string())
+}
+
 /// A pool builder for `stage`: as many threads as the global pool, named for the stage, each
 /// starting at the stage's nice value.
 fn builder(stage: Stage, name: &'static str) -> rayon::ThreadPoolBuilder {
@@ -235,6 +269,27 @@ mod tests {
 
     /// A stage's work, its parallel iterators included, runs on that stage's own threads, never
     /// on the global pool's or another stage's.
+    /// An explicit count wins; a count in `RAYON_NUM_THREADS` is left to rayon; otherwise every
+    /// CPU up to 32.
+    #[test]
+    fn the_global_pool_takes_every_cpu_up_to_the_cap() {
+        assert_eq!(global_threads(None, None, 16), Some(16));
+        assert_eq!(global_threads(None, None, 64), Some(MAX_DEFAULT_THREADS));
+        assert_eq!(global_threads(None, None, 0), Some(1));
+        assert_eq!(global_threads(Some(64), None, 16), Some(64));
+        assert_eq!(global_threads(Some(0), Some("8"), 16), Some(1));
+        assert_eq!(global_threads(None, Some("48"), 64), None);
+        // A value rayon would not take as a count does not turn the cap off.
+        assert_eq!(
+            global_threads(None, Some("lots"), 64),
+            Some(MAX_DEFAULT_THREADS)
+        );
+        assert_eq!(
+            global_threads(None, Some("0"), 64),
+            Some(MAX_DEFAULT_THREADS)
+        );
+    }
+
     #[test]
     fn each_stage_runs_on_threads_of_its_own() {
         use rayon::prelude::*;
