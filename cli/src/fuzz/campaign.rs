@@ -483,21 +483,65 @@ impl Walls {
 }
 
 /// Programs in a block when `--batch` is not given: for `--config legal` 1,024 per thread, at
-/// least 2,048 and at most 16,384 (the largest measured; a block's programs and executions are
-/// held at once, 3.3 GB resident at 16,384). A block's new shapes compile while the device runs
-/// the block before, and a larger block links more of them into each module, one ptxas start
-/// for several shapes (half of a generated kernel's ptxas time is the start). `fuzz --config
-/// legal`, K = 64, on a 16-core H200, three machine starts: blocks of 4,096 10,363, 9,508 and
-/// 12,225 programs/s (1.8 shapes a module), of 16,384 in steps of 2,048 11,328, 10,881 and
-/// 12,230 (5.2) (`reports/bench/README.md`, h200-2026-11-29c). Other configs keep 256 per
-/// thread: their hardware time goes to traps and hangs more than to compiling, and a block runs
-/// to its end past `--seconds`, its unexpected traps included.
+/// least 2,048; past 16,384 only as far as [`BLOCK_MEMORY_SHARE`] of the memory available
+/// allows, and at most [`MAX_LEGAL_BLOCK`].
+///
+/// A block's new shapes compile while the device runs the block before, and a larger block
+/// links more of them into each module, one ptxas start for several shapes. Each block also
+/// costs the device a start and an end: every lane prepares its first step before the device
+/// has anything to run, and lanes that run out of steps wait for the last. `fuzz --config
+/// legal`, K = 64, 20 s, on a 64-core host with four H200s and 64 threads a pool: on one
+/// machine start, one GPU 18,780 programs/s with blocks of 16,384 and 23,432 with 32,768, two
+/// GPUs 22,930 and 28,400; on another, one GPU 25,543 with 16,384 and 25,488 with 65,536
+/// (`reports/bench/README.md`, h200x4-2026-11-29i). On a 16-core H200 blocks of 4,096 ran
+/// 10,363, 9,508 and 12,225 programs/s (1.8 shapes a module), of 16,384 11,328, 10,881 and
+/// 12,230 (5.2) (h200-2026-11-29c). Other configs keep 256 per thread: their hardware time goes
+/// to traps and hangs more than to compiling, and a block runs to its end past `--seconds`,
+/// its unexpected traps included.
 pub fn default_block(config: ConfigKind) -> usize {
     let threads = rayon::current_num_threads();
     match config {
-        ConfigKind::Legal => (1024 * threads).clamp(2048, 16_384),
+        ConfigKind::Legal => legal_block(threads, available_memory()),
         ConfigKind::Mixed => (256 * threads).max(2048),
     }
+}
+
+/// Most programs in a default `--config legal` block (the largest measured).
+const MAX_LEGAL_BLOCK: usize = 65_536;
+
+/// What a block of `--config legal` holds a program, on a device: the case, its execution and
+/// its observation (3.3 GB resident at 16,384, on an H100).
+const BLOCK_BYTES_PER_PROGRAM: u64 = 200 << 10;
+
+/// The share of the available memory one default block may take past 16,384 programs: a
+/// campaign holds two (the one on the device and the one drawn beside it) and frees a third.
+const BLOCK_MEMORY_SHARE: u64 = 8;
+
+/// [`default_block`] for `--config legal` on `threads` threads with `available` bytes of memory
+/// free (unknown: no growth past 16,384).
+fn legal_block(threads: usize, available: Option<u64>) -> usize {
+    let fits = available.map_or(0, |b| b / BLOCK_MEMORY_SHARE / BLOCK_BYTES_PER_PROGRAM);
+    let most = (fits as usize).clamp(16_384, MAX_LEGAL_BLOCK);
+    (1024 * threads).clamp(2048, most)
+}
+
+/// The memory the kernel says is available for new work (`MemAvailable`, Linux), in bytes.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    meminfo_available(&info)
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn meminfo_available(info: &str) -> Option<u64> {
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemAvailable:")
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
 }
 
 /// How a block is generated and analysed.

@@ -1,5 +1,8 @@
 use super::coverage::analyze;
-use super::{check_program, generate_analyzable, reference_oracle_passes, settled, BlockSpec};
+use super::{
+    check_program, generate_analyzable, legal_block, meminfo_available, reference_oracle_passes,
+    settled, BlockSpec, MAX_LEGAL_BLOCK,
+};
 use crate::shard::Shard;
 use ptxconform_reference::case::{load_str, Case};
 use ptxconform_reference::gen::bytes::ValueClasses;
@@ -251,4 +254,31 @@ fn a_block_recorded_at_once_is_its_programs_recorded_in_turn() {
         .filter(|e| !e.probed && e.deviation.is_some());
     assert!(got.cells.len() > start.cells.len());
     assert!(probed_hit.count() > 0 && deviating.count() > 0);
+}
+
+/// A legal block is 1,024 programs a thread; past 16,384 only as far as an eighth of the
+/// available memory holds them at 200 KiB each, and never past the largest measured.
+#[test]
+fn legal_blocks_grow_with_threads_as_memory_allows() {
+    const GIB: u64 = 1 << 30;
+    assert_eq!(legal_block(1, Some(64 * GIB)), 2048);
+    assert_eq!(legal_block(16, Some(64 * GIB)), 16_384);
+    assert_eq!(legal_block(32, Some(128 * GIB)), 32_768);
+    assert_eq!(legal_block(64, Some(512 * GIB)), MAX_LEGAL_BLOCK);
+    assert_eq!(legal_block(128, Some(512 * GIB)), MAX_LEGAL_BLOCK);
+    // 4 GiB / 8 / 200 KiB = 2,621 programs: no growth past 16,384, and none lost below it.
+    assert_eq!(legal_block(64, Some(4 * GIB)), 16_384);
+    assert_eq!(legal_block(64, None), 16_384);
+    // 32 GiB / 8 / 200 KiB = 20,971 programs.
+    assert_eq!(legal_block(64, Some(32 * GIB)), 20_971);
+}
+
+/// `MemAvailable` is read in kB from `/proc/meminfo`; a text without it gives nothing.
+#[test]
+fn reads_available_memory() {
+    let info =
+        "MemTotal:       131072000 kB\nMemFree:        1000 kB\nMemAvailable:   125829120 kB\n";
+    assert_eq!(meminfo_available(info), Some(125_829_120 * 1024));
+    assert_eq!(meminfo_available("MemTotal: 1 kB\n"), None);
+    assert_eq!(meminfo_available("MemAvailable: lots\n"), None);
 }
