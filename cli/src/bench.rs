@@ -14,8 +14,10 @@
 //! - **fuzz-host** (only when named in `--only`; needs no GPU): the same campaigns on the
 //!   engine's host side alone ([`ptxconform_gpu::engine::host::HostOnly`]: generation, CPU
 //!   oracles, the reference, emission and composed launches, judgement of the model's
-//!   prediction), programs/s overall and per thread, with where the host time went. What the
-//!   host costs per program, apart from compilation and the device.
+//!   prediction), programs/s overall and per thread, with where the host time went; where
+//!   ptxas is found, each block's new shapes compiled ahead as a device's engine compiles them
+//!   (no disk cache), with ptxas's CPU a program. What the host costs per program, apart from
+//!   the device's path (transfers, launches, decoding).
 //! - **devices** (only when named in `--only`): the all-families fuzz mix on the first device
 //!   of `--devices` alone, then on all of them at once (a fleet, one lane per device), the same
 //!   seed on an empty cubin cache each, and the ratio of the two rates.
@@ -37,9 +39,11 @@ use ptxconform_core::known::{KnownDivergences, Site};
 use ptxconform_core::result::Verdict;
 
 use ptxconform_core::result::RunInfo;
+use ptxconform_gpu::compile::Compiler;
 use ptxconform_gpu::engine::batch::BatchStats;
 use ptxconform_gpu::engine::fleet::Fleet;
 use ptxconform_gpu::engine::{open, Engine, Spec, Times};
+use ptxconform_gpu::ptxas::Ptxas;
 use ptxconform_reference::case::Case;
 use ptxconform_reference::gen::GenConfig;
 use rayon::prelude::*;
@@ -322,6 +326,16 @@ pub struct FuzzHostRate {
     pub prepare_s: f64,
     pub observe_s: f64,
     pub judge_s: f64,
+    /// Modules compiled ahead, as a device's engine compiles each block's new shapes (0 when no
+    /// ptxas was found: then nothing is compiled), and the wall time of those compiles.
+    pub modules: u64,
+    pub compile_s: f64,
+    /// CPU of the ptxas runs (user and system) over the row, and per program: with
+    /// `cpu_ms_per_program`, what the host spends on a program but for the device's path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ptxas_cpu_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ptxas_ms_per_program: Option<f64>,
 }
 
 /// The trapping case planted for the trap-cost rate: cp.async with `.L2::cache_hint` and
@@ -474,7 +488,8 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
 struct Measured {
     stats: crate::fuzz::campaign::Stats,
     secs: f64,
-    cpu_s: Option<f64>,
+    /// The process's CPU seconds and its ended children's (ptxas) over the campaign.
+    cpu_s: Option<(f64, f64)>,
 }
 
 /// A campaign of `args.fuzz_seconds` over `mix` on `hw` in a scratch folder.
@@ -529,7 +544,9 @@ fn campaign_on(
     Ok(Measured {
         stats,
         secs: t.elapsed().as_secs_f64(),
-        cpu_s: process_cpu_s().zip(cpu0).map(|(b, a)| b - a),
+        cpu_s: process_cpu_s()
+            .zip(cpu0)
+            .map(|(b, a)| (b.0 - a.0, b.1 - a.1)),
     })
 }
 
@@ -773,8 +790,14 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
 /// A fuzz mix on the host alone: an H100's (sm_90) targets, the model's prediction observed.
 fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHostRate, String> {
     use ptxconform_gpu::engine::host::HostOnly;
-    let mut hw = HostOnly::new((9, 0), KnownDivergences::load(&args.known)?);
+    let known = KnownDivergences::load(&args.known)?;
+    // No disk cache: every shape is new to ptxas, as on a device's fresh campaign.
+    let mut hw = match Ptxas::find().and_then(|p| Compiler::new(p, None)) {
+        Ok(c) => HostOnly::compiling((9, 0), known, c),
+        Err(_) => HostOnly::new((9, 0), known),
+    };
     let Measured { stats, secs, cpu_s } = campaign_on(&mut hw, mix, args, scratch, None)?;
+    let (cpu_s, ptxas_cpu_s) = (cpu_s.map(|c| c.0), cpu_s.map(|c| c.1));
     let threads = rayon::current_num_threads();
     let per_s = stats.programs as f64 / secs;
     let t = hw.times;
@@ -795,19 +818,28 @@ fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHos
         prepare_s: t.prepare.as_secs_f64(),
         observe_s: t.observe.as_secs_f64(),
         judge_s: t.judge.as_secs_f64(),
+        modules: t.modules,
+        compile_s: t.compile.as_secs_f64(),
+        ptxas_cpu_s: ptxas_cpu_s.filter(|_| t.modules > 0),
+        ptxas_ms_per_program: ptxas_cpu_s
+            .filter(|_| t.modules > 0)
+            .map(|c| 1e3 * c / stats.programs.max(1) as f64),
     })
 }
 
-/// CPU seconds this process has used (user and system, all threads), from `/proc/self/stat`
-/// (fields 14 and 15, in clock ticks of 1/100 s, the Linux value); `None` elsewhere.
-fn process_cpu_s() -> Option<f64> {
+/// CPU seconds this process has used (user and system, all threads) and those its children
+/// that have ended used (ptxas runs), from `/proc/self/stat` (fields 14-15 and 16-17, in
+/// clock ticks of 1/100 s, the Linux value); `None` elsewhere.
+fn process_cpu_s() -> Option<(f64, f64)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // The command name (field 2) is parenthesised and may hold spaces: count after it.
     let rest = stat.get(stat.rfind(')')? + 1..)?;
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i)?.parse::<u64>().ok();
     // `rest` starts at field 3, so field n is at n - 3.
-    Some((ticks(14 - 3)? + ticks(15 - 3)?) as f64 / 100.0)
+    let own = ticks(14 - 3)? + ticks(15 - 3)?;
+    let children = ticks(16 - 3)? + ticks(17 - 3)?;
+    Some((own as f64 / 100.0, children as f64 / 100.0))
 }
 
 /// The corpus row: the corpus run twice by fresh engines as `run` opens them, the first on an
@@ -992,20 +1024,22 @@ fn print_table(r: &BenchReport) {
     }
     if !r.fuzz_host.is_empty() {
         println!(
-            "{:<26} {:>12} {:>12} {:>12} {:>12} {:>9} {:>12}  host stages (s): reference / prepare / observe / judge; verdicts",
-            "fuzz mix, host only", "programs/s", "per thread", "CPU ms/prog", "distinct/s", "shapes/s", "programs"
+            "{:<26} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>12} {:>8}  host stages (s): reference / prepare / observe / judge; verdicts",
+            "fuzz mix, host only", "programs/s", "per thread", "CPU ms/prog", "ptxas ms/prog", "distinct/s", "shapes/s", "programs", "modules"
         );
         for z in &r.fuzz_host {
             let v = verdicts(&z.verdicts);
             println!(
-                "{:<26} {:>12.0} {:>12.0} {:>12} {:>12.0} {:>9.0} {:>12}  {:.2} / {:.2} / {:.2} / {:.2}; {}",
+                "{:<26} {:>12.0} {:>12.0} {:>12} {:>12} {:>12.0} {:>9.0} {:>12} {:>8}  {:.2} / {:.2} / {:.2} / {:.2}; {}",
                 z.families,
                 z.programs_per_s,
                 z.programs_per_thread_per_s,
                 z.cpu_ms_per_program.map_or("—".into(), |c| format!("{c:.3}")),
+                z.ptxas_ms_per_program.map_or("—".into(), |c| format!("{c:.3}")),
                 z.distinct_programs_per_s,
                 z.shapes_per_s,
                 z.programs,
+                z.modules,
                 z.reference_s,
                 z.prepare_s,
                 z.observe_s,

@@ -186,3 +186,42 @@ fn good_line_printed_canonically() {
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [d], [m, {x, y}], [b];\n"
     );
 }
+
+/// Where ptxas is found, the host-only fuzz row compiles each block's new shapes as a device's
+/// engine would and prices ptxas's CPU a program beside the process's own.
+#[test]
+fn bench_fuzz_host_prices_ptxas() {
+    if ptxconform_gpu::ptxas::for_tests().is_none() {
+        return;
+    }
+    let json =
+        std::env::temp_dir().join(format!("ptxconform-bench-host-{}.json", std::process::id()));
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let out = bin()
+        .args(["bench", "--only", "fuzz-host", "--fuzz-programs", "2048"])
+        .args(["--fuzz-mixes", "all", "--corpus", &format!("{root}/cases")])
+        .args(["--known", &format!("{root}/reports/known-divergences.yaml")])
+        .arg("--out")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ptxas ms/prog"), "{stdout}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let row = &v["fuzz_host"][0];
+    assert_eq!(row["programs"].as_u64(), Some(2048), "{row}");
+    assert!(row["modules"].as_u64().unwrap() > 0, "{row}");
+    assert!(row["compile_s"].as_f64().unwrap() > 0.0, "{row}");
+    if cfg!(target_os = "linux") {
+        assert!(row["ptxas_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["cpu_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let _ = std::fs::remove_file(&json);
+}

@@ -2,10 +2,13 @@
 //! as [`super::Engine`] prepares them, then observed as the model predicts
 //! ([`ptxconform_core::differential::predicted`]). It prices what a campaign costs the host per
 //! program — generation, CPU oracles, the reference, emission, packing, judgement — on a machine
-//! with no GPU (`bench --only fuzz-host`); compilation, transfers, the launch and decoding
-//! read-back are not in it.
+//! with no GPU (`bench --only fuzz-host`). Made [`HostOnly::compiling`], it also compiles every
+//! shape handed to its preparer's `warm` as the engine compiles ahead (the modules then
+//! dropped), so that ptxas's share is priced too; transfers, the launch and decoding read-back
+//! are never in it.
 
-use super::{prepare, runs_on, Settings, Step};
+use super::{prepare, runs_on, Settings, Step, MAX_KERNELS};
+use crate::compile::Compiler;
 use ptxconform_core::differential::{predicted, Backend, Prepare, Prepared, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::RunInfo;
@@ -24,6 +27,8 @@ pub struct HostOnly {
     /// Host time by stage, summed over calls: the core's reference and judge, emission with
     /// composing, and making the predicted observations.
     pub times: HostTimes,
+    /// Kernels compiled ahead since the shapes were last forgotten.
+    kept: usize,
 }
 
 /// Where a [`HostOnly`] backend's host time went (summed over calls; stages prepared ahead run
@@ -34,6 +39,10 @@ pub struct HostTimes {
     pub prepare: Duration,
     pub observe: Duration,
     pub judge: Duration,
+    /// Compiling ahead ([`HostOnly::compiling`]): wall time, on threads of its own.
+    pub compile: Duration,
+    /// Modules compiled ahead (ptxas runs that made one).
+    pub modules: u64,
 }
 
 impl HostOnly {
@@ -51,11 +60,42 @@ impl HostOnly {
                 ..RunInfo::default()
             },
             times: HostTimes::default(),
+            kept: 0,
+        }
+    }
+
+    /// [`HostOnly::new`] whose preparer also compiles, with `compiler`, every shape handed to its
+    /// `warm` (a campaign hands over each block's new shapes), as the engine's does.
+    pub fn compiling(cc: (i32, i32), known: KnownDivergences, compiler: Compiler) -> HostOnly {
+        let mut h = HostOnly::new(cc, known);
+        h.settings = Arc::new(Settings {
+            known: h.settings.known.clone(),
+            compiler: Some(Arc::new(compiler)),
+            ..Settings::host(cc)
+        });
+        h
+    }
+
+    /// Drop what was compiled ahead since the last call, counting it; past the engine's bound
+    /// on kept kernels the shapes are forgotten, as the engine forgets them.
+    fn drop_compiled(&mut self) {
+        let ahead = &self.settings.ahead;
+        let (modules, wall) = ahead.take();
+        self.times.compile += wall;
+        self.times.modules += modules.len() as u64;
+        self.kept += modules.iter().map(|m| m.kernel_count()).sum::<usize>();
+        if self.kept > MAX_KERNELS {
+            ahead.forget();
+            self.kept = 0;
         }
     }
 
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Vec<Run> {
         use rayon::prelude::*;
+        // As the engine's batch does, wait for the step's shapes still compiling ahead.
+        let shapes = step.emitted.iter().flatten().map(|em| em.shape_key);
+        self.settings.ahead.wait_for(shapes.collect::<Vec<_>>());
+        self.drop_compiled();
         let t = Instant::now();
         // The composed launches are what a device would be sent; here they are only made.
         drop(step.plan);
@@ -85,6 +125,9 @@ impl Prepare for Timed {
         let t = Instant::now();
         let step = prepare(cases, &self.0, None);
         Prepared::new((step, t.elapsed()))
+    }
+    fn warm(&self, cases: &[&Case]) {
+        self.0.warm(cases);
     }
 }
 
@@ -169,6 +212,43 @@ mod tests {
         }
         assert!(ran > 0, "no program ran on sm_90");
         assert!(b.times.prepare > Duration::ZERO);
+    }
+
+    /// Made `compiling`, the backend compiles the shapes handed to its preparer's `warm` (one
+    /// kernel per shape, however many value sets) and drops the modules when it next observes;
+    /// made plainly, it compiles nothing.
+    #[test]
+    fn a_compiling_host_compiles_the_shapes_warmed() {
+        let Some(p) = crate::ptxas::for_tests() else {
+            return;
+        };
+        let gens = programs(&GenConfig::legal(), 3, 4);
+        let cases: Vec<&Case> = gens.iter().map(|g| &g.case).collect();
+        let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("host", *c)).collect();
+        let known = KnownDivergences::default();
+        let compiler = Compiler::new(p, None).unwrap();
+        let mut b = HostOnly::compiling((9, 0), known.clone(), compiler);
+        let warmer = b.preparer().expect("a preparer");
+        warmer.warm(&cases);
+        let shapes: std::collections::HashSet<u64> = cases
+            .iter()
+            .filter_map(|c| crate::emit::emit(c).ok())
+            .map(|e| e.shape_key)
+            .collect();
+        assert!(b.times.modules == 0, "nothing dropped before a batch");
+        ptxconform_core::differential::run_batch(&mut b, &known, &batch).expect("runs");
+        assert!(b.times.modules > 0, "the warmed shapes were compiled");
+        assert!(b.times.modules as usize <= shapes.len());
+        assert!(b.times.compile > Duration::ZERO);
+        assert!(
+            b.settings.ahead.take().0.is_empty(),
+            "the modules were dropped"
+        );
+
+        let mut plain = HostOnly::new((9, 0), known.clone());
+        plain.preparer().expect("a preparer").warm(&cases);
+        ptxconform_core::differential::run_batch(&mut plain, &known, &batch).expect("runs");
+        assert_eq!(plain.times.modules, 0);
     }
 
     /// What the host does per program, pinned: for fixed bytes, every program's fingerprint (the

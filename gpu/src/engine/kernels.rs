@@ -17,6 +17,13 @@ pub(super) struct Module {
     kernels: Vec<(u64, String)>,
 }
 
+impl Module {
+    /// How many kernels the module holds.
+    pub(super) fn kernel_count(&self) -> usize {
+        self.kernels.len()
+    }
+}
+
 #[cfg(test)]
 impl Module {
     /// The shapes whose kernels the module holds.
