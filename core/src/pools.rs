@@ -267,8 +267,6 @@ mod tests {
         );
     }
 
-    /// A stage's work, its parallel iterators included, runs on that stage's own threads, never
-    /// on the global pool's or another stage's.
     /// An explicit count wins; a count in `RAYON_NUM_THREADS` is left to rayon; otherwise every
     /// CPU up to 32.
     #[test]
@@ -290,6 +288,8 @@ mod tests {
         );
     }
 
+    /// A stage's work, its parallel iterators included, runs on that stage's own threads, never
+    /// on the global pool's or another stage's.
     #[test]
     fn each_stage_runs_on_threads_of_its_own() {
         use rayon::prelude::*;
