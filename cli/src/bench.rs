@@ -10,7 +10,8 @@
 //!   and synchronisation per case — and the ratio of each end-to-end rate to it;
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
 //!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
-//!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`).
+//!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`), and the CPU a program
+//!   of the process and of its children that ended (ptxas).
 //! - **fuzz-host** (only when named in `--only`; needs no GPU): the same campaigns on the
 //!   engine's host side alone ([`ptxconform_gpu::engine::host::HostOnly`]: generation, CPU
 //!   oracles, the reference, emission and composed launches, judgement of the model's
@@ -291,6 +292,13 @@ pub struct FuzzRate {
     pub execute_s: f64,
     /// ptxas runs for the campaign's kernels.
     pub ptxas_runs: u64,
+    /// CPU a program (ms, user and system): the process's every thread, and its children that
+    /// ended during the row (ptxas; a worker started again after a trap too). A worker still
+    /// running is in neither. `None` where `/proc/self/stat` is not readable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms_per_program: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children_ms_per_program: Option<f64>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -573,8 +581,9 @@ fn fuzz_rate(
             .sum()
     };
     let (t0, c0) = (times(gpu), ptxas_runs(gpu));
-    let Measured { stats, secs, .. } = campaign_on(gpu, mix, args, scratch, planted)?;
+    let Measured { stats, secs, cpu_s } = campaign_on(gpu, mix, args, scratch, planted)?;
     let t1 = times(gpu);
+    let per_program = |c: f64| 1e3 * c / stats.programs.max(1) as f64;
     Ok(FuzzRate {
         families: mix.into(),
         trap_every,
@@ -590,6 +599,8 @@ fn fuzz_rate(
         compile_s: t1.0 - t0.0,
         execute_s: t1.1 - t0.1,
         ptxas_runs: ptxas_runs(gpu) - c0,
+        cpu_ms_per_program: cpu_s.map(|c| per_program(c.0)),
+        children_ms_per_program: cpu_s.map(|c| per_program(c.1)),
     })
 }
 
@@ -929,8 +940,12 @@ fn verdicts<N: std::fmt::Display>(v: &std::collections::BTreeMap<String, N>) -> 
 /// One line of the fuzz table: `label`'s rates and where its time went.
 fn print_fuzz_line(label: &str, z: &FuzzRate) {
     let v = verdicts(&z.verdicts);
+    let cpu = match (z.cpu_ms_per_program, z.children_ms_per_program) {
+        (Some(own), Some(children)) => format!("{own:.3} + {children:.3}"),
+        _ => "—".into(),
+    };
     println!(
-        "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6}  {}",
+        "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6} {:>16}  {}",
         label,
         z.programs_per_s,
         z.distinct_programs_per_s,
@@ -939,6 +954,7 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
         z.compile_s,
         z.execute_s,
         z.ptxas_runs,
+        cpu,
         v
     );
 }
@@ -991,7 +1007,7 @@ fn print_table(r: &BenchReport) {
     }
     if !r.fuzz.is_empty() {
         println!(
-            "{:<26} {:>12} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6}  verdicts",
+            "{:<26} {:>12} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16}  verdicts",
             "fuzz mix",
             "programs/s",
             "distinct/s",
@@ -999,7 +1015,8 @@ fn print_table(r: &BenchReport) {
             "programs",
             "compile",
             "execute",
-            "ptxas"
+            "ptxas",
+            "CPU ms/prog (+ch)"
         );
         for z in &r.fuzz {
             let mix = match z.trap_every {
