@@ -1,7 +1,9 @@
 //! `ptxconform bench`: throughput of every path, measured in one run (a benchmark, never a
 //! timed test).
 //!
-//! - **reference**: cases/s of the reference model alone, on every core and per core;
+//! - **reference**: cases/s of the reference model alone, on every core and per core, and on one
+//!   thread alone, with how many such threads all of them gave (where threads share cores, as
+//!   a VM's vCPUs may, fewer than there are);
 //! - **end to end** at fixed shapes: one corpus case per family (cp.async, bulk copy, tensor
 //!   tile, bulk reduce, mbarrier) instantiated N times with different data (each region's
 //!   `pattern` seed), through the same path as `run`: reference, emission, compilation, batched
@@ -253,6 +255,12 @@ pub struct FamilyRates {
     /// Reference model alone, all threads (the median of [`RUNS`]).
     pub reference_per_s: f64,
     pub reference_per_core_per_s: f64,
+    /// The reference on one thread of its own (the median of [`RUNS`], over at most
+    /// [`ONE_THREAD_CASES`]), and how many such threads all of them gave
+    /// (`reference_per_s` over it): about the thread count where each thread has a core, less
+    /// where threads share cores (hyperthreads, a VM's vCPUs), or the clock drops under load.
+    pub reference_one_thread_per_s: f64,
+    pub reference_threads_worth: f64,
     pub cases: usize,
     /// End to end, the median of [`RUNS`] (None: no GPU).
     pub end_to_end_per_s: Option<f64>,
@@ -439,6 +447,19 @@ fn reference_rate(cases: &[Case]) -> f64 {
         .sum();
     std::hint::black_box(done);
     cases.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Most cases of the one-thread reference rate (a family's rate is 10^5-10^6 cases/s on all
+/// threads: this keeps its runs short).
+const ONE_THREAD_CASES: usize = 8192;
+
+/// [`reference_rate`] on a pool of one thread, over at most [`ONE_THREAD_CASES`] of `cases`.
+fn reference_rate_one_thread(cases: &[Case]) -> Result<f64, String> {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| format!("a one-thread pool: {e}"))?;
+    Ok(one.install(|| reference_rate(&cases[..cases.len().min(ONE_THREAD_CASES)])))
 }
 
 /// Runs of each reference and end-to-end rate: the median is reported, so that one run slowed
@@ -720,11 +741,14 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         let t = corpus_case(&args.corpus, s.file, s.case)?;
         let cases = instances(&t, args.cases.max(1));
         let reference = median_of(RUNS, || Ok(reference_rate(&cases)))?.0;
+        let one_thread = median_of(RUNS, || reference_rate_one_thread(&cases))?.0;
         let mut f = FamilyRates {
             family: s.family.into(),
             case: s.case.into(),
             reference_per_s: reference,
             reference_per_core_per_s: reference / threads as f64,
+            reference_one_thread_per_s: one_thread,
+            reference_threads_worth: reference / one_thread,
             cases: cases.len(),
             ..Default::default()
         };
@@ -965,8 +989,8 @@ fn print_table(r: &BenchReport) {
         r.device, r.driver, r.threads, r.date, r.commit
     );
     println!(
-        "{:<26} {:>12} {:>12} {:>12} {:>10} {:>9}  breakdown (s): reference / emit / compile / execute / observe / judge, launches",
-        "fixed shape (cases/s)", "reference", "ref/core", "end-to-end", "naive", "speedup"
+        "{:<26} {:>12} {:>12} {:>12} {:>8} {:>12} {:>10} {:>9}  breakdown (s): reference / emit / compile / execute / observe / judge, launches",
+        "fixed shape (cases/s)", "reference", "ref/core", "ref 1 thread", "threads", "end-to-end", "naive", "speedup"
     );
     for f in &r.families {
         let b = f.end_to_end.as_ref().map_or(String::new(), |b| {
@@ -990,10 +1014,12 @@ fn print_table(r: &BenchReport) {
             )
         });
         println!(
-            "{:<26} {:>12.0} {:>12.0} {:>12} {:>10} {:>9}  {b}{}",
+            "{:<26} {:>12.0} {:>12.0} {:>12.0} {:>8.1} {:>12} {:>10} {:>9}  {b}{}",
             f.family,
             f.reference_per_s,
             f.reference_per_core_per_s,
+            f.reference_one_thread_per_s,
+            f.reference_threads_worth,
             rate(f.end_to_end_per_s),
             rate(f.naive_per_s),
             f.speedup_over_naive

@@ -150,6 +150,11 @@ fn bench_reference_only_writes_its_figures() {
     assert_eq!(fams.len(), 5);
     for f in fams {
         assert!(f["reference_per_s"].as_f64().unwrap() > 0.0, "{f}");
+        let one = f["reference_one_thread_per_s"].as_f64().unwrap();
+        let worth = f["reference_threads_worth"].as_f64().unwrap();
+        assert!(one > 0.0, "{f}");
+        let all = f["reference_per_s"].as_f64().unwrap();
+        assert!((worth - all / one).abs() < 1e-6 * worth.max(1.0), "{f}");
         assert!(
             f["end_to_end_per_s"].is_null(),
             "no GPU rate without a GPU: {f}"
