@@ -90,15 +90,11 @@ fn main() {
     let cmd = Cli::parse().cmd;
     // ptxas processes bound `legality`, not the pools' threads: every CPU unless `--jobs` or
     // `RAYON_NUM_THREADS` says otherwise.
-    let threads = match &cmd {
-        Cmd::Legality(a) => a.jobs.or_else(|| {
-            std::env::var_os("RAYON_NUM_THREADS")
-                .is_none()
-                .then(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        }),
-        _ => None,
+    let (threads, most) = match &cmd {
+        Cmd::Legality(a) => (a.jobs, usize::MAX),
+        _ => (None, ptxconform_core::pools::MAX_DEFAULT_THREADS),
     };
-    if let Err(e) = ptxconform_core::pools::size_global(threads) {
+    if let Err(e) = ptxconform_core::pools::size_global(threads, most) {
         eprintln!("ptxconform: error: cannot start the thread pool: {e}");
         std::process::exit(2);
     }

@@ -108,24 +108,30 @@ fn set_this_thread(nice: i32) {
 pub const MAX_DEFAULT_THREADS: usize = 32;
 
 /// The global pool's size: `explicit` if given, else none to set when `RAYON_NUM_THREADS` holds
-/// a count (rayon reads it), else the host's `cpus` up to [`MAX_DEFAULT_THREADS`].
-pub fn global_threads(explicit: Option<usize>, env: Option<&str>, cpus: usize) -> Option<usize> {
+/// a count (rayon reads it), else the host's `cpus` up to `most`.
+pub fn global_threads(
+    explicit: Option<usize>,
+    env: Option<&str>,
+    cpus: usize,
+    most: usize,
+) -> Option<usize> {
     if let Some(n) = explicit {
         return Some(n.max(1));
     }
     if env.is_some_and(|v| v.trim().parse::<usize>().is_ok_and(|n| n > 0)) {
         return None;
     }
-    Some(cpus.clamp(1, MAX_DEFAULT_THREADS))
+    Some(cpus.clamp(1, most.max(1)))
 }
 
-/// Size rayon's global pool as [`global_threads`] says for this process; call before any
-/// parallel work (the pool is built once).
-pub fn size_global(explicit: Option<usize>) -> Result<(), String> {
+/// Size rayon's global pool as [`global_threads`] says for this process (`most`:
+/// [`MAX_DEFAULT_THREADS`], or `usize::MAX` for work that ptxas processes bound); call before
+/// any parallel work (the pool is built once).
+pub fn size_global(explicit: Option<usize>, most: usize) -> Result<(), String> {
     let env = std::env::var("RAYON_NUM_THREADS").ok();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = global_threads(explicit, env.as_deref(), cpus) {
+    if let Some(n) = global_threads(explicit, env.as_deref(), cpus, most) {
         b = b.num_threads(n);
     }
     b.build_global().map_err(|e| e.to_string())
@@ -271,19 +277,36 @@ mod tests {
     /// CPU up to 32.
     #[test]
     fn the_global_pool_takes_every_cpu_up_to_the_cap() {
-        assert_eq!(global_threads(None, None, 16), Some(16));
-        assert_eq!(global_threads(None, None, 64), Some(MAX_DEFAULT_THREADS));
-        assert_eq!(global_threads(None, None, 0), Some(1));
-        assert_eq!(global_threads(Some(64), None, 16), Some(64));
-        assert_eq!(global_threads(Some(0), Some("8"), 16), Some(1));
-        assert_eq!(global_threads(None, Some("48"), 64), None);
+        assert_eq!(
+            global_threads(None, None, 16, MAX_DEFAULT_THREADS),
+            Some(16)
+        );
+        assert_eq!(
+            global_threads(None, None, 64, MAX_DEFAULT_THREADS),
+            Some(MAX_DEFAULT_THREADS)
+        );
+        assert_eq!(global_threads(None, None, 0, MAX_DEFAULT_THREADS), Some(1));
+        assert_eq!(
+            global_threads(Some(64), None, 16, MAX_DEFAULT_THREADS),
+            Some(64)
+        );
+        assert_eq!(
+            global_threads(Some(0), Some("8"), 16, MAX_DEFAULT_THREADS),
+            Some(1)
+        );
+        assert_eq!(
+            global_threads(None, Some("48"), 64, MAX_DEFAULT_THREADS),
+            None
+        );
+        // Without a cap (legality), every CPU.
+        assert_eq!(global_threads(None, None, 64, usize::MAX), Some(64));
         // A value rayon would not take as a count does not turn the cap off.
         assert_eq!(
-            global_threads(None, Some("lots"), 64),
+            global_threads(None, Some("lots"), 64, MAX_DEFAULT_THREADS),
             Some(MAX_DEFAULT_THREADS)
         );
         assert_eq!(
-            global_threads(None, Some("0"), 64),
+            global_threads(None, Some("0"), 64, MAX_DEFAULT_THREADS),
             Some(MAX_DEFAULT_THREADS)
         );
     }

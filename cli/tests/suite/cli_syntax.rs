@@ -121,31 +121,12 @@ fn bench_reference_only_writes_its_figures() {
         "an unknown flag is a usage error"
     );
 
-    let json = std::env::temp_dir().join(format!("ptxconform-bench-{}.json", std::process::id()));
     let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases");
-    let out = bin()
-        .args([
-            "bench",
-            "--reference-only",
-            "--cases",
-            "64",
-            "--corpus",
-            corpus,
-            "--out",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (stdout, v) = bench_json(
+        "ref",
+        &["--reference-only", "--cases", "64", "--corpus", corpus],
     );
     assert!(stdout.contains("cp.async.bulk.tensor tile"), "{stdout}");
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let fams = v["families"].as_array().unwrap();
     assert_eq!(fams.len(), 5);
     for f in fams {
@@ -160,7 +141,32 @@ fn bench_reference_only_writes_its_figures() {
             "no GPU rate without a GPU: {f}"
         );
     }
+}
+
+/// `ptxconform bench ARGS --out FILE` (FILE in the temp folder, named for `tag`): it exits 0;
+/// its stdout and the JSON it wrote.
+fn bench_json(tag: &str, args: &[&str]) -> (String, serde_json::Value) {
+    let json = std::env::temp_dir().join(format!(
+        "ptxconform-bench-{tag}-{}.json",
+        std::process::id()
+    ));
+    let out = bin()
+        .arg("bench")
+        .args(args)
+        .arg("--out")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let _ = std::fs::remove_file(&json);
+    (stdout, v)
 }
 
 #[test]
@@ -199,27 +205,27 @@ fn bench_fuzz_host_prices_ptxas() {
     if ptxconform_gpu::ptxas::for_tests().is_none() {
         return;
     }
-    let json =
-        std::env::temp_dir().join(format!("ptxconform-bench-host-{}.json", std::process::id()));
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let out = bin()
-        .args(["bench", "--only", "fuzz-host", "--fuzz-programs", "2048"])
-        .args(["--fuzz-mixes", "all", "--corpus", &format!("{root}/cases")])
-        .args(["--known", &format!("{root}/reports/known-divergences.yaml")])
-        .arg("--out")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (cases, known) = (
+        format!("{root}/cases"),
+        format!("{root}/reports/known-divergences.yaml"),
+    );
+    let (stdout, v) = bench_json(
+        "host",
+        &[
+            "--only",
+            "fuzz-host",
+            "--fuzz-programs",
+            "2048",
+            "--fuzz-mixes",
+            "all",
+            "--corpus",
+            &cases,
+            "--known",
+            &known,
+        ],
     );
     assert!(stdout.contains("ptxas ms/prog"), "{stdout}");
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let row = &v["fuzz_host"][0];
     assert_eq!(row["programs"].as_u64(), Some(2048), "{row}");
     assert!(row["modules"].as_u64().unwrap() > 0, "{row}");
@@ -228,5 +234,4 @@ fn bench_fuzz_host_prices_ptxas() {
         assert!(row["ptxas_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
         assert!(row["cpu_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
     }
-    let _ = std::fs::remove_file(&json);
 }

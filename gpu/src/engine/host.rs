@@ -49,9 +49,20 @@ impl HostOnly {
     /// The host side of an engine on a device of compute capability `cc`, with the engine's
     /// default limits and no build routing.
     pub fn new(cc: (i32, i32), known: KnownDivergences) -> HostOnly {
+        HostOnly::with(cc, known, None)
+    }
+
+    /// [`HostOnly::new`] whose preparer also compiles, with `compiler`, every shape handed to its
+    /// `warm` (a campaign hands over each block's new shapes), as the engine's does.
+    pub fn compiling(cc: (i32, i32), known: KnownDivergences, compiler: Compiler) -> HostOnly {
+        HostOnly::with(cc, known, Some(Arc::new(compiler)))
+    }
+
+    fn with(cc: (i32, i32), known: KnownDivergences, compiler: Option<Arc<Compiler>>) -> HostOnly {
         HostOnly {
             settings: Arc::new(Settings {
                 known,
+                compiler,
                 ..Settings::host(cc)
             }),
             cc,
@@ -62,18 +73,6 @@ impl HostOnly {
             times: HostTimes::default(),
             kept: 0,
         }
-    }
-
-    /// [`HostOnly::new`] whose preparer also compiles, with `compiler`, every shape handed to its
-    /// `warm` (a campaign hands over each block's new shapes), as the engine's does.
-    pub fn compiling(cc: (i32, i32), known: KnownDivergences, compiler: Compiler) -> HostOnly {
-        let mut h = HostOnly::new(cc, known);
-        h.settings = Arc::new(Settings {
-            known: h.settings.known.clone(),
-            compiler: Some(Arc::new(compiler)),
-            ..Settings::host(cc)
-        });
-        h
     }
 
     /// Drop what was compiled ahead since the last call, counting it; past the engine's bound
