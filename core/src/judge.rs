@@ -290,7 +290,7 @@ fn judge_bytes(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResul
             continue;
         }
         // Against the model's bytes: the expected bytes are spelled out only for a diff.
-        if let Some(i) = bytes.iter().zip(o).position(|(b, v)| !b.allows(*v)) {
+        if let Some(i) = bytes.first_disallowed(o) {
             found.push(Difference::Byte {
                 region: name.clone(),
                 offset: i,

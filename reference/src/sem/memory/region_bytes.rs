@@ -82,6 +82,32 @@ impl RegionBytes {
         }
     }
 
+    /// The first offset whose byte does not allow `observed`'s there (offsets past the shorter
+    /// of the two are not compared). The known runs between uncertain bytes are compared as
+    /// slices: byte by byte, judging a program's regions was most of the judge's time.
+    pub fn first_disallowed(&self, observed: &[u8]) -> Option<usize> {
+        let n = self.len().min(observed.len());
+        let first_difference = |from: usize, to: usize| {
+            let (known, seen) = (&self.known[from..to], &observed[from..to]);
+            (known != seen)
+                .then(|| known.iter().zip(seen).position(|(k, v)| k != v))
+                .flatten()
+                .map(|k| from + k)
+        };
+        let mut at = 0;
+        for (i, b) in self.uncertain.iter().take_while(|(i, _)| (*i as usize) < n) {
+            let i = *i as usize;
+            if let Some(k) = first_difference(at, i) {
+                return Some(k);
+            }
+            if !b.allows(observed[i]) {
+                return Some(i);
+            }
+            at = i + 1;
+        }
+        first_difference(at, n)
+    }
+
     pub fn to_vec(&self) -> Vec<Byte> {
         self.iter().copied().collect()
     }
@@ -211,5 +237,22 @@ mod tests {
         r.set(2, two(1, 2));
         r.set(0, two(3, 4));
         assert_eq!(r.to_vec(), vec![two(3, 4), Byte::Known(9), two(1, 2)]);
+    }
+
+    proptest::proptest! {
+        /// The slice comparison finds the byte the byte-by-byte one finds, uncertain bytes
+        /// anywhere (first, last, adjacent) and lengths that differ included.
+        #[test]
+        fn first_disallowed_is_the_first_byte_not_allowed(
+            bytes in proptest::collection::vec((0u8..4, proptest::bool::ANY), 0..24),
+            seen in proptest::collection::vec(0u8..4, 0..24),
+        ) {
+            let r: RegionBytes = bytes
+                .iter()
+                .map(|&(v, uncertain)| if uncertain { two(v, v + 1) } else { Byte::Known(v) })
+                .collect();
+            let naive = r.iter().zip(&seen).position(|(b, v)| !b.allows(*v));
+            proptest::prop_assert_eq!(r.first_disallowed(&seen), naive);
+        }
     }
 }
