@@ -60,10 +60,7 @@ impl Names {
         for t in &m.tmem {
             n.decls.entry(t.name.clone()).or_insert(Decl::Tmem);
         }
-        for (k, p) in &case.params {
-            n.params
-                .insert(k.clone(), param_type(p).unwrap_or(RegTy::B32));
-        }
+        n.params = declared_params(case);
         // A Mapa param is the address of a shared place in another CTA: it validates as that place.
         for (k, p) in &case.params {
             if let Param::Mapa { mapa, .. } = p {
@@ -104,7 +101,19 @@ pub fn parse_steps(
 /// The one parse context of a case: its params declared with their register types (untyped ones
 /// as `.b32`), so type-disambiguated operands parse as the case means them everywhere.
 pub fn parse_ctx(case: &Case) -> ParseCtx {
-    Names::of(case).parse_ctx()
+    ParseCtx {
+        decls: declared_params(case),
+    }
+}
+
+/// The case's params with the register type each parses as (untyped ones as `.b32`): all a
+/// parse context needs of [`Names`], built without the memory's names (every consumer of a
+/// program's steps makes one).
+fn declared_params(case: &Case) -> BTreeMap<String, RegTy> {
+    case.params
+        .iter()
+        .map(|(k, p)| (k.clone(), param_type(p).unwrap_or(RegTy::B32)))
+        .collect()
 }
 
 fn param_type(p: &Param) -> Option<RegTy> {
