@@ -55,7 +55,7 @@ pub mod tensormap;
 use crate::target::Requirement;
 use lex::{Cursor, SyntaxError};
 use opcode::Opcode;
-use operand::{Args, ParseCtx, RegTy, Slot};
+use operand::{Args, ParseCtx, Slot};
 use std::fmt;
 
 pub use module::{parse_source, read_source, Item, Parsed};
@@ -326,14 +326,15 @@ impl fmt::Display for Statement {
     }
 }
 
-/// Parsed statements by (text, declared register types), per thread: the evaluation of one case
-/// parses each step several times (validation, legality, execution, its family), and the
-/// instances of a batch repeat the same steps. Parsing is a function of those two alone.
-///
-/// Keyed by the text, each with the declarations it was parsed under: a lookup allocates nothing.
+/// Parsed statements by text, per thread, each with the lookups its parse made in its context
+/// ([`operand::Consulted`]): the evaluation of one case parses each step several times
+/// (validation, legality, execution, its family, the emitter), and the instances of a batch
+/// repeat the same steps. A parse is a function of its text and those lookups alone, so it is
+/// reused under any context that answers them alike — comparing whole contexts (every param
+/// of the case) cost more than parsing.
 type ParseMemo = std::collections::HashMap<
     String,
-    Vec<(Vec<(String, RegTy)>, Result<Statement, SyntaxError>)>,
+    Vec<(operand::Consulted, Result<Statement, SyntaxError>)>,
     foldhash::fast::FixedState,
 >;
 
@@ -344,16 +345,6 @@ thread_local! {
     static PARSED: std::cell::RefCell<ParseMemo> = std::cell::RefCell::new(ParseMemo::default());
 }
 
-/// Whether `ctx` declares exactly `decls`.
-fn declares(ctx: &ParseCtx, decls: &[(String, RegTy)]) -> bool {
-    ctx.decls.len() == decls.len()
-        && ctx
-            .decls
-            .iter()
-            .zip(decls)
-            .all(|((k, v), (k2, v2))| k == k2 && v == v2)
-}
-
 impl Statement {
     /// Parse `{@{!}p} instr operands` (a trailing `;` is allowed).
     pub fn parse_with(text: &str, ctx: &ParseCtx) -> Result<Statement, SyntaxError> {
@@ -361,15 +352,14 @@ impl Statement {
             m.borrow().get(text).and_then(|under| {
                 under
                     .iter()
-                    .find(|(decls, _)| declares(ctx, decls))
+                    .find(|(consulted, _)| ctx.answers(consulted))
                     .map(|(_, r)| r.clone())
             })
         });
         if let Some(r) = hit {
             return r;
         }
-        let r = Self::parse_uncached(text, ctx);
-        let decls = ctx.decls.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let (r, consulted) = ParseCtx::recording(|| Self::parse_uncached(text, ctx));
         PARSED.with(|m| {
             let mut m = m.borrow_mut();
             if m.len() >= PARSE_MEMO_ENTRIES {
@@ -377,7 +367,7 @@ impl Statement {
             }
             m.entry(text.to_string())
                 .or_default()
-                .push((decls, r.clone()));
+                .push((consulted, r.clone()));
         });
         r
     }

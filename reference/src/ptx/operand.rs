@@ -228,20 +228,55 @@ pub enum Slot<'a> {
 
 /// Declared register types, used where PTX itself disambiguates by type (e.g. cp.async's fourth
 /// operand: `src-size` if an integer, `ignore-src` if a predicate).
-///
-/// Ordered, so that two contexts compare without hashing (the parse memo compares a context
-/// with the one each memoized statement was parsed under).
 #[derive(Clone, Debug, Default)]
 pub struct ParseCtx {
     pub decls: BTreeMap<String, RegTy>,
 }
 
+/// The names a parse looked up in its context, with what it found: a parse depends on its
+/// context through these alone, so the parse memo reuses it under any context that answers
+/// them alike.
+pub(crate) type Consulted = Vec<(String, Option<RegTy>)>;
+
+thread_local! {
+    /// The lookups of the parse running on this thread, while [`ParseCtx::recording`] runs one.
+    static CONSULTED: std::cell::RefCell<Option<Consulted>> = const { std::cell::RefCell::new(None) };
+}
+
 impl ParseCtx {
+    /// The declared type of `name`: the one place a parse reads its context.
+    fn declared(&self, name: &str) -> Option<RegTy> {
+        let t = self.decls.get(name).copied();
+        CONSULTED.with(|c| {
+            if let Some(log) = c.borrow_mut().as_mut() {
+                if !log.iter().any(|(n, _)| n == name) {
+                    log.push((name.to_string(), t));
+                }
+            }
+        });
+        t
+    }
+
+    /// `parse()`, and the names it looked up in a context.
+    pub(crate) fn recording<T>(parse: impl FnOnce() -> T) -> (T, Consulted) {
+        let outer = CONSULTED.with(|c| c.borrow_mut().replace(Vec::new()));
+        let r = parse();
+        let log = CONSULTED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
+        (r, log.unwrap_or_default())
+    }
+
+    /// Whether this context answers every lookup of `consulted` as it was answered.
+    pub(crate) fn answers(&self, consulted: &Consulted) -> bool {
+        consulted
+            .iter()
+            .all(|(n, t)| self.decls.get(n.as_str()).copied() == *t)
+    }
+
     /// Is `name` a predicate? Declared type wins; undeclared names follow PTX habits: `%p…`
     /// registers, and the documentation's single-letter predicate names `p`/`q`.
     pub fn is_pred(&self, name: &str) -> bool {
-        if let Some(t) = self.decls.get(name) {
-            return *t == RegTy::Pred;
+        if let Some(t) = self.declared(name) {
+            return t == RegTy::Pred;
         }
         let lower = name.to_ascii_lowercase();
         (lower.starts_with("%p") && lower[2..].chars().all(|c| c.is_ascii_digit()))
@@ -252,7 +287,7 @@ impl ParseCtx {
     /// Register width in bits: the declared type, else PTX's naming habits (`%rd…` 64-bit,
     /// `%rs…` 16-bit, `%r…` 32-bit, `%p…` predicate); `None` when nothing tells.
     pub fn width(&self, name: &str) -> Option<u32> {
-        if let Some(t) = self.decls.get(name) {
+        if let Some(t) = self.declared(name) {
             return Some(t.bits());
         }
         if self.is_pred(name) {

@@ -68,22 +68,39 @@ fn spec_examples_parse() {
 }
 
 /// The same text parses by each context's declarations, whatever was parsed before it
-/// (statements are remembered by text and declarations together).
+/// (statements are remembered by text and the lookups their parse made): a declaration the
+/// parse reads decides, one it does not read does not.
 #[test]
 fn remembered_parses_follow_the_declarations() {
     let text = "cp.async.ca.shared.global [d], [s], 4, %x;";
-    let fill = |ty: &str| {
+    let fill = |decls: &[&str]| {
         let mut ctx = ParseCtx::default();
-        ctx.declare(&format!(".reg .{ty} %x"));
+        for d in decls {
+            ctx.declare(d);
+        }
         match crate::ptx::Statement::parse_with(text, &ctx).unwrap().instr {
             crate::ptx::Instruction::CpAsync(CpAsyncOp::Copy(c)) => c.fill,
             other => panic!("{other:?}"),
         }
     };
+    let ignore = Fill::IgnoreSrc("%x".into());
     for _ in 0..2 {
-        assert_eq!(fill("pred"), Fill::IgnoreSrc("%x".into()));
-        assert_ne!(fill("b32"), Fill::IgnoreSrc("%x".into()));
+        assert_eq!(fill(&[".reg .pred %x"]), ignore);
+        assert_ne!(fill(&[".reg .b32 %x"]), ignore);
+        assert_eq!(fill(&[".reg .pred %x", ".reg .b32 %y"]), ignore);
+        assert_ne!(fill(&[".reg .b32 %x", ".reg .pred %y"]), ignore);
+        // Undeclared, `%x` follows the naming habits: not a predicate.
+        assert_ne!(fill(&[".reg .pred %y"]), ignore);
     }
+    // What the memo keeps of a context: the fourth operand's declared type, nothing else.
+    let mut ctx = ParseCtx::default();
+    ctx.declare(".reg .pred %x");
+    ctx.declare(".reg .b32 %y");
+    let (_, consulted) = ParseCtx::recording(|| crate::ptx::Statement::parse_uncached(text, &ctx));
+    assert_eq!(
+        consulted,
+        vec![("%x".to_string(), Some(crate::ptx::operand::RegTy::Pred))]
+    );
 }
 
 #[test]
