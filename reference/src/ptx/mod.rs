@@ -353,7 +353,10 @@ impl Statement {
                 under
                     .iter()
                     .find(|(consulted, _)| ctx.answers(consulted))
-                    .map(|(_, r)| r.clone())
+                    .map(|(consulted, r)| {
+                        ParseCtx::consulted(consulted);
+                        r.clone()
+                    })
             })
         });
         if let Some(r) = hit {

@@ -257,12 +257,28 @@ impl ParseCtx {
         t
     }
 
+    /// Adds `lookups` to those of the parse being recorded on this thread, if any: a parse
+    /// that reuses or runs another also depends on what that one looked up.
+    pub(crate) fn consulted(lookups: &[(String, Option<RegTy>)]) {
+        CONSULTED.with(|c| {
+            if let Some(log) = c.borrow_mut().as_mut() {
+                for (name, t) in lookups {
+                    if !log.iter().any(|(n, _)| n == name) {
+                        log.push((name.clone(), *t));
+                    }
+                }
+            }
+        });
+    }
+
     /// `parse()`, and the names it looked up in a context.
     pub(crate) fn recording<T>(parse: impl FnOnce() -> T) -> (T, Consulted) {
         let outer = CONSULTED.with(|c| c.borrow_mut().replace(Vec::new()));
         let r = parse();
         let log = CONSULTED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
-        (r, log.unwrap_or_default())
+        let log = log.unwrap_or_default();
+        Self::consulted(&log);
+        (r, log)
     }
 
     /// Whether this context answers every lookup of `consulted` as it was answered.

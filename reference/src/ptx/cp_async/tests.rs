@@ -96,11 +96,12 @@ fn remembered_parses_follow_the_declarations() {
     let mut ctx = ParseCtx::default();
     ctx.declare(".reg .pred %x");
     ctx.declare(".reg .b32 %y");
+    let x_pred = vec![("%x".to_string(), Some(crate::ptx::operand::RegTy::Pred))];
     let (_, consulted) = ParseCtx::recording(|| crate::ptx::Statement::parse_uncached(text, &ctx));
-    assert_eq!(
-        consulted,
-        vec![("%x".to_string(), Some(crate::ptx::operand::RegTy::Pred))]
-    );
+    assert_eq!(consulted, x_pred);
+    // A parse that reuses a remembered one inherits its lookups.
+    let (_, consulted) = ParseCtx::recording(|| crate::ptx::Statement::parse_with(text, &ctx));
+    assert_eq!(consulted, x_pred);
 }
 
 #[test]
