@@ -247,6 +247,13 @@ impl ParseCtx {
     /// The declared type of `name`: the one place a parse reads its context.
     fn declared(&self, name: &str) -> Option<RegTy> {
         let t = self.decls.get(name).copied();
+        Self::record(name, t);
+        t
+    }
+
+    /// Adds the lookup of `name` (found `t`) to those of the parse being recorded on this
+    /// thread, if any and if not there yet; the name is copied only then.
+    fn record(name: &str, t: Option<RegTy>) {
         CONSULTED.with(|c| {
             if let Some(log) = c.borrow_mut().as_mut() {
                 if !log.iter().any(|(n, _)| n == name) {
@@ -254,21 +261,14 @@ impl ParseCtx {
                 }
             }
         });
-        t
     }
 
     /// Adds `lookups` to those of the parse being recorded on this thread, if any: a parse
     /// that reuses or runs another also depends on what that one looked up.
     pub(crate) fn consulted(lookups: &[(String, Option<RegTy>)]) {
-        CONSULTED.with(|c| {
-            if let Some(log) = c.borrow_mut().as_mut() {
-                for (name, t) in lookups {
-                    if !log.iter().any(|(n, _)| n == name) {
-                        log.push((name.clone(), *t));
-                    }
-                }
-            }
-        });
+        for (name, t) in lookups {
+            Self::record(name, *t);
+        }
     }
 
     /// `parse()`, and the names it looked up in a context.
