@@ -12,8 +12,10 @@
 //!   and synchronisation per case — and the ratio of each end-to-end rate to it;
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
 //!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
-//!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`), and the CPU a program
-//!   of the process and of its children that ended (ptxas).
+//!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`), the rate after the
+//!   campaign's first block with the time that block took (the warm-up a short row counts and
+//!   a long campaign spreads thin), and the CPU a program of the process and of its children
+//!   that ended (ptxas).
 //! - **fuzz-host** (only when named in `--only`; needs no GPU): the same campaigns on the
 //!   engine's host side alone ([`ptxconform_gpu::engine::host::HostOnly`]: generation, CPU
 //!   oracles, the reference, emission and composed launches, judgement of the model's
@@ -300,6 +302,13 @@ pub struct FuzzRate {
     pub execute_s: f64,
     /// ptxas runs for the campaign's kernels.
     pub ptxas_runs: u64,
+    /// The rate after the campaign's first block, and when that block was through (s): a
+    /// campaign's warm-up, which a short row counts in `programs_per_s` and a long campaign
+    /// spreads thin. `None` where the row held one block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sustained_programs_per_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup_s: Option<f64>,
     /// CPU a program (ms, user and system): the process's every thread, and its children that
     /// ended during the row (ptxas; a worker started again after a trap too). A worker still
     /// running is in neither. `None` where `/proc/self/stat` is not readable.
@@ -517,6 +526,7 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
 struct Measured {
     stats: crate::fuzz::campaign::Stats,
     secs: f64,
+    sustained: Option<crate::fuzz::campaign::Sustained>,
     /// The process's CPU seconds and its ended children's (ptxas) over the campaign.
     cpu_s: Option<(f64, f64)>,
 }
@@ -573,6 +583,7 @@ fn campaign_on(
     Ok(Measured {
         stats,
         secs: t.elapsed().as_secs_f64(),
+        sustained: c.sustained,
         cpu_s: process_cpu_s()
             .zip(cpu0)
             .map(|(b, a)| (b.0 - a.0, b.1 - a.1)),
@@ -602,7 +613,12 @@ fn fuzz_rate(
             .sum()
     };
     let (t0, c0) = (times(gpu), ptxas_runs(gpu));
-    let Measured { stats, secs, cpu_s } = campaign_on(gpu, mix, args, scratch, planted)?;
+    let Measured {
+        stats,
+        secs,
+        sustained,
+        cpu_s,
+    } = campaign_on(gpu, mix, args, scratch, planted)?;
     let t1 = times(gpu);
     let per_program = |c: f64| 1e3 * c / stats.programs.max(1) as f64;
     Ok(FuzzRate {
@@ -620,6 +636,8 @@ fn fuzz_rate(
         compile_s: t1.0 - t0.0,
         execute_s: t1.1 - t0.1,
         ptxas_runs: ptxas_runs(gpu) - c0,
+        sustained_programs_per_s: sustained.map(|s| s.programs_per_s),
+        warmup_s: sustained.map(|s| s.warmup_s),
         cpu_ms_per_program: cpu_s.map(|c| per_program(c.0)),
         children_ms_per_program: cpu_s.map(|c| per_program(c.1)),
     })
@@ -831,7 +849,9 @@ fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHos
         Ok(c) => HostOnly::compiling((9, 0), known, c),
         Err(_) => HostOnly::new((9, 0), known),
     };
-    let Measured { stats, secs, cpu_s } = campaign_on(&mut hw, mix, args, scratch, None)?;
+    let Measured {
+        stats, secs, cpu_s, ..
+    } = campaign_on(&mut hw, mix, args, scratch, None)?;
     let (cpu_s, ptxas_cpu_s) = (cpu_s.map(|c| c.0), cpu_s.map(|c| c.1));
     let threads = rayon::current_num_threads();
     let per_s = stats.programs as f64 / secs;
@@ -968,10 +988,15 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
         (Some(own), Some(children)) => format!("{own:.3} + {children:.3}"),
         _ => "—".into(),
     };
+    let sustained = match (z.sustained_programs_per_s, z.warmup_s) {
+        (Some(r), Some(w)) => format!("{r:.0} after {w:.1}s"),
+        _ => "—".into(),
+    };
     println!(
-        "{:<26} {:>12.0} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6} {:>16}  {}",
+        "{:<26} {:>12.0} {:>18} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6} {:>16}  {}",
         label,
         z.programs_per_s,
+        sustained,
         z.distinct_programs_per_s,
         z.shapes_per_s,
         z.programs,
@@ -1033,9 +1058,10 @@ fn print_table(r: &BenchReport) {
     }
     if !r.fuzz.is_empty() {
         println!(
-            "{:<26} {:>12} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16}  verdicts",
+            "{:<26} {:>12} {:>18} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16}  verdicts",
             "fuzz mix",
             "programs/s",
+            "sustained (warm-up)",
             "distinct/s",
             "shapes/s",
             "programs",

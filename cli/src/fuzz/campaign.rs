@@ -468,6 +468,34 @@ struct Walls {
     hardware: Duration,
     generate: Duration,
     waited: Duration,
+    /// When this invocation's first block was through (generated, checked and, with hardware,
+    /// judged) and how many programs it held: the warm-up a campaign pays once (nothing runs
+    /// beside the first block's generation, nor beside its shapes' compilation).
+    first_block: Option<(Duration, u64)>,
+}
+
+/// A campaign's rate apart from its warm-up: the programs after the first block over the time
+/// after it. `None` until a block after the first is through.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sustained {
+    /// Seconds from the invocation's start to the end of its first block.
+    pub warmup_s: f64,
+    /// Programs in the first block.
+    pub warmup_programs: u64,
+    pub programs_per_s: f64,
+}
+
+impl Sustained {
+    /// The rate of `programs` over `elapsed` without the first block (`first`).
+    fn of(first: (Duration, u64), elapsed: Duration, programs: u64) -> Option<Sustained> {
+        let (t, n) = first;
+        let after = elapsed.checked_sub(t)?.as_secs_f64();
+        (programs > n && after > 0.0).then(|| Sustained {
+            warmup_s: t.as_secs_f64(),
+            warmup_programs: n,
+            programs_per_s: (programs - n) as f64 / after,
+        })
+    }
 }
 
 impl Walls {
@@ -892,6 +920,8 @@ pub struct Campaign<'h> {
     evidence: Option<crate::evidence::Evidence>,
     /// Shapes of which a predicted trap ran (the budget's one per shape).
     trap_shapes: BTreeSet<u64>,
+    /// The last [`Campaign::run`]'s rate after its first block.
+    pub sustained: Option<Sustained>,
 }
 
 /// A program bound for the hardware.
@@ -1087,6 +1117,7 @@ impl<'h> Campaign<'h> {
             coverage,
             evidence,
             trap_shapes: BTreeSet::new(),
+            sustained: None,
         })
     }
 
@@ -1149,6 +1180,7 @@ impl<'h> Campaign<'h> {
     /// Run until `stop`. Prints figures every 5 seconds (with `print`) and at the end.
     pub fn run(&mut self, stop: &Stop, print: bool) -> Result<Stats, String> {
         let t0 = Instant::now();
+        self.walls.first_block = None;
         let base_seconds = self.stats.seconds;
         self.clock = (t0, base_seconds);
         let (p0, g0) = (self.stats.programs, self.stats.gpu_cases);
@@ -1249,6 +1281,9 @@ impl<'h> Campaign<'h> {
                     None => None,
                 };
             }
+            if self.walls.first_block.is_none() {
+                self.walls.first_block = Some((t0.elapsed(), self.stats.programs - p0));
+            }
             self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
             if print && last_print.elapsed() >= Duration::from_secs(5) {
                 last_print = Instant::now();
@@ -1263,7 +1298,12 @@ impl<'h> Campaign<'h> {
         if !pending.is_empty() {
             self.hardware(pending)?;
         }
-        let e = t0.elapsed().as_secs_f64();
+        let elapsed = t0.elapsed();
+        let e = elapsed.as_secs_f64();
+        self.sustained = self
+            .walls
+            .first_block
+            .and_then(|first| Sustained::of(first, elapsed, self.stats.programs - p0));
         self.checkpoint(base_seconds + e)?;
         self.write_figures(true)?;
         if print {
@@ -1271,6 +1311,12 @@ impl<'h> Campaign<'h> {
                 "done {}",
                 self.figures_line(e, self.stats.programs - p0, self.stats.gpu_cases - g0)
             );
+            if let Some(s) = self.sustained {
+                println!(
+                    "sustained: {:.0} programs/s after the first block ({} programs, through at {:.1}s)",
+                    s.programs_per_s, s.warmup_programs, s.warmup_s
+                );
+            }
             if self.opts.explore.coverage {
                 println!(
                     "{} (table: {}/campaign-coverage.md){}",

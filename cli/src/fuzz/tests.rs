@@ -966,3 +966,36 @@ fn steered_deviation_byte_is_the_one_drawn() {
         None
     );
 }
+
+/// A campaign's sustained rate leaves its first block out: with blocks of 16 and 64 programs
+/// it counts the 48 after the first block, over the time after it; a run of one block has none.
+#[test]
+fn the_sustained_rate_leaves_the_first_block_out() {
+    let dir = tmp("sustained");
+    let mut hw = Fake::new(false);
+    let mut c = Campaign::open(
+        cfg(),
+        opts(&dir.join("four"), KnownDivergences::default(), false),
+        Some(&mut hw),
+    )
+    .unwrap();
+    let stats = c.run(&Stop::programs(64), false).unwrap();
+    assert_eq!(stats.programs, 64);
+    let s = c.sustained.expect("four blocks");
+    assert_eq!(s.warmup_programs, 16, "{s:?}");
+    assert!(s.warmup_s > 0.0 && s.programs_per_s > 0.0, "{s:?}");
+    assert!(
+        48.0 / s.programs_per_s <= stats.seconds - s.warmup_s + 1e-3,
+        "48 programs after the first block, in the time after it: {s:?}, {}s",
+        stats.seconds
+    );
+    let mut one = Campaign::open(
+        cfg(),
+        opts(&dir.join("one"), KnownDivergences::default(), false),
+        None,
+    )
+    .unwrap();
+    one.run(&Stop::programs(16), false).unwrap();
+    assert_eq!(one.sustained, None, "one block has no rate after it");
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -282,3 +282,22 @@ fn reads_available_memory() {
     assert_eq!(meminfo_available("MemTotal: 1 kB\n"), None);
     assert_eq!(meminfo_available("MemAvailable: lots\n"), None);
 }
+
+#[test]
+fn sustained_counts_after_the_first_block() {
+    let s = |t: u64, n: u64, e: u64, p: u64| {
+        super::Sustained::of(
+            (std::time::Duration::from_secs(t), n),
+            std::time::Duration::from_secs(e),
+            p,
+        )
+    };
+    let r = s(2, 100, 12, 1100).unwrap();
+    assert_eq!((r.warmup_s, r.warmup_programs), (2.0, 100));
+    assert_eq!(
+        r.programs_per_s, 100.0,
+        "1,000 programs in the 10 s after the first block"
+    );
+    assert_eq!(s(2, 100, 12, 100), None, "nothing after the first block");
+    assert_eq!(s(2, 100, 2, 200), None, "no time after it");
+}
