@@ -163,9 +163,9 @@ fn instruction_name(i: &Instruction) -> String {
 
 /// The family of every parsed `ptx:` step, in program order.
 pub fn families_of(case: &Case) -> Vec<&'static str> {
-    ptxconform_reference::case::validate::parse_steps(case)
-        .into_iter()
-        .filter_map(|(_, s)| s.ok())
+    ptxconform_reference::case::validate::parsed_steps(case)
+        .iter()
+        .filter_map(|s| s.as_ref()?.as_ref().ok())
         .map(|s| s.instr.family())
         .collect()
 }

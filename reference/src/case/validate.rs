@@ -22,7 +22,9 @@ mod launch;
 mod operands;
 mod program;
 
-pub use crate::case_model::names::{parse_ctx, parse_steps, Decl, Names};
+pub use crate::case_model::names::{
+    parse_ctx, parse_steps, parsed_steps, Decl, Names, ParsedSteps,
+};
 pub use operands::{check_instruction, check_slot, find_token, OperandProblem};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,10 +104,11 @@ pub fn illegal_steps(case: &Case) -> Vec<IllegalStep> {
         .ptx_version
         .as_deref()
         .and_then(|v| v.parse::<PtxVersion>().ok());
-    parse_steps(case)
-        .into_iter()
+    parsed_steps(case)
+        .iter()
+        .enumerate()
         .filter_map(|(step, st)| {
-            let st = st.ok()?;
+            let st = st.as_ref()?.as_ref().ok()?;
             let broken = st.instr.requirement().broken(case.target, pinned);
             (!broken.is_empty()).then(|| IllegalStep {
                 step,

@@ -3,6 +3,7 @@
 //! executor, the emitter, the generator's oracle).
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use super::model::{Case, Param, StepOp};
 use crate::ptx::operand::{ParseCtx, RegTy};
@@ -79,22 +80,91 @@ impl Names {
     }
 }
 
-/// The parsed PTX statement of every `ptx:` step (index into `case.program`), with the case's
-/// params declared so type-disambiguated operands parse as the case means them.
+/// Each step's parse: `None` for a step that is not `ptx:`.
+pub type ParsedSteps = Vec<Option<Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>>>;
+
+/// What a parse of a case's steps depends on: the steps' texts (`None`: not a `ptx:` step) and
+/// the params, which make the parse context.
+struct ParsedFrom {
+    texts: Vec<Option<String>>,
+    params: BTreeMap<String, Param>,
+}
+
+impl ParsedFrom {
+    fn of(case: &Case) -> ParsedFrom {
+        ParsedFrom {
+            texts: case
+                .program
+                .iter()
+                .map(|s| ptx_text(&s.op).map(str::to_string))
+                .collect(),
+            params: case.params.clone(),
+        }
+    }
+
+    fn matches(&self, case: &Case) -> bool {
+        self.texts.len() == case.program.len()
+            && self
+                .texts
+                .iter()
+                .zip(&case.program)
+                .all(|(t, s)| t.as_deref() == ptx_text(&s.op))
+            && self.params == case.params
+    }
+}
+
+fn ptx_text(op: &StepOp) -> Option<&str> {
+    match op {
+        StepOp::Ptx(text) => Some(text),
+        _ => None,
+    }
+}
+
+thread_local! {
+    /// The last case whose steps this thread parsed: a program's consumers (validation, the
+    /// oracles, the executor, coverage, emission) each read its steps, mostly one after the
+    /// other on one thread.
+    static LAST_PARSED: std::cell::RefCell<Option<(ParsedFrom, Arc<ParsedSteps>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The parse of every step of `case` (index into `case.program`), with the case's params
+/// declared so type-disambiguated operands parse as the case means them. Shared with the
+/// thread's previous call while the case's texts and params are the same as then (compared,
+/// never assumed: a case changed in place parses again).
+pub fn parsed_steps(case: &Case) -> Arc<ParsedSteps> {
+    let hit = LAST_PARSED.with(|l| {
+        l.borrow()
+            .as_ref()
+            .filter(|(from, _)| from.matches(case))
+            .map(|(_, steps)| Arc::clone(steps))
+    });
+    if let Some(steps) = hit {
+        return steps;
+    }
+    let ctx = parse_ctx(case);
+    let steps: Arc<ParsedSteps> = Arc::new(
+        case.program
+            .iter()
+            .map(|s| ptx_text(&s.op).map(|text| crate::ptx::Statement::parse_with(text, &ctx)))
+            .collect(),
+    );
+    LAST_PARSED.with(|l| *l.borrow_mut() = Some((ParsedFrom::of(case), Arc::clone(&steps))));
+    steps
+}
+
+/// The parsed PTX statement of every `ptx:` step (index into `case.program`), as
+/// [`parsed_steps`] parses them.
 pub fn parse_steps(
     case: &Case,
 ) -> Vec<(
     usize,
     Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>,
 )> {
-    let ctx = parse_ctx(case);
-    case.program
+    parsed_steps(case)
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| match &s.op {
-            StepOp::Ptx(text) => Some((i, crate::ptx::Statement::parse_with(text, &ctx))),
-            _ => None,
-        })
+        .filter_map(|(i, st)| Some((i, st.clone()?)))
         .collect()
 }
 
@@ -121,5 +191,64 @@ fn param_type(p: &Param) -> Option<RegTy> {
         Param::Int(_) => Some(RegTy::B32),
         Param::Typed { ty, .. } => RegTy::from_ptx(ty),
         Param::Mapa { .. } => Some(RegTy::B32),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::Instruction;
+
+    fn case() -> Case {
+        crate::case::load_str(
+            "name: t
+target: sm_90
+params: { n: 16 }
+memory:
+  global: [ { name: src, size: 64 } ]
+  shared: [ { name: dst, size: 64 } ]
+program:
+  - ptx: cp.async.ca.shared.global [dst], [src], 16
+  - ptx: cp.async.wait_all
+",
+            "t.yaml",
+        )
+        .unwrap()
+        .remove(0)
+    }
+
+    fn size(steps: &ParsedSteps) -> String {
+        match &steps[0] {
+            Some(Ok(st)) => match &st.instr {
+                Instruction::CpAsync(c) => c.to_string(),
+                other => panic!("{other}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The thread's last parse serves the same case again, and a case changed in place (a
+    /// step's text, a param) parses again: the parse is compared, never assumed.
+    #[test]
+    fn a_case_changed_in_place_parses_again() {
+        let mut c = case();
+        let first = parsed_steps(&c);
+        assert!(
+            Arc::ptr_eq(&first, &parsed_steps(&c)),
+            "shared with the last call"
+        );
+        assert!(size(&first).ends_with(", 16"), "{}", size(&first));
+        c.program[0].op = StepOp::Ptx("cp.async.ca.shared.global [dst], [src], 8".into());
+        let again = parsed_steps(&c);
+        assert!(!Arc::ptr_eq(&first, &again));
+        assert!(size(&again).contains(", 8"), "{}", size(&again));
+        // A param that names an operand: the same text parses otherwise (here: not at all).
+        c.program[0].op = StepOp::Ptx("cp.async.ca.shared.global [dst], [src], 16, n".into());
+        let with_n = parsed_steps(&c);
+        assert!(matches!(&with_n[0], Some(Ok(_))), "{:?}", with_n[0]);
+        c.params.clear();
+        let without = parsed_steps(&c);
+        assert!(!Arc::ptr_eq(&with_n, &without), "the params changed");
+        assert_eq!(without.len(), c.program.len(), "one entry a step");
     }
 }

@@ -5,7 +5,7 @@
 use super::{Generated, Intent};
 use crate::case::model::{Case, StepOp};
 use crate::case::validate::case_errors;
-use crate::case::validate::parse_steps;
+use crate::case::validate::parsed_steps;
 use crate::target::{PtxVersion, Verdict};
 use std::fmt;
 
@@ -59,6 +59,19 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
+/// Whether `v` prints exactly `text`, compared piece by piece as it prints (no string built).
+fn prints_as(v: &impl fmt::Display, text: &str) -> bool {
+    struct Rest<'a>(&'a str);
+    impl fmt::Write for Rest<'_> {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.0 = self.0.strip_prefix(s).ok_or(fmt::Error)?;
+            Ok(())
+        }
+    }
+    let mut rest = Rest(text);
+    fmt::write(&mut rest, format_args!("{v}")).is_ok() && rest.0.is_empty()
+}
+
 fn fail(oracle: OracleId, message: impl Into<String>) -> Result<(), Violation> {
     Err(Violation {
         oracle,
@@ -87,9 +100,10 @@ impl Oracle for Validates {
         if !errs.is_empty() {
             return fail(self.id(), errs.join("; "));
         }
-        for ((i, text), (_, parsed)) in ptx_steps(&g.case).zip(parse_steps(&g.case)) {
+        let parsed = parsed_steps(&g.case);
+        for ((i, text), parsed) in ptx_steps(&g.case).zip(parsed.iter().flatten()) {
             match parsed {
-                Ok(st) if st.instr.to_string() == text => {}
+                Ok(st) if prints_as(&st.instr, text) => {}
                 Ok(st) => {
                     return fail(
                         self.id(),
@@ -114,7 +128,8 @@ impl Oracle for StaticLegality {
         OracleId::StaticLegality
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
-        for ((i, text), (_, parsed)) in ptx_steps(&g.case).zip(parse_steps(&g.case)) {
+        let parsed = parsed_steps(&g.case);
+        for ((i, text), parsed) in ptx_steps(&g.case).zip(parsed.iter().flatten()) {
             let Ok(st) = parsed else {
                 continue;
             };
@@ -312,4 +327,15 @@ pub fn check_cpu_with(g: &Generated, text: &str, checks: CpuChecks) -> Result<()
         round_trip(g, text)?;
     }
     Reference.check(g)
+}
+
+#[cfg(test)]
+#[test]
+fn prints_as_compares_the_whole_text() {
+    let st = crate::ptx::Statement::parse("cp.async.wait_group 2;").unwrap();
+    let text = st.instr.to_string();
+    assert!(prints_as(&st.instr, &text));
+    assert!(!prints_as(&st.instr, &text[..text.len() - 1]), "shorter");
+    assert!(!prints_as(&st.instr, &format!("{text} ")), "longer");
+    assert!(!prints_as(&st.instr, "cp.async.wait_group 3"), "another");
 }

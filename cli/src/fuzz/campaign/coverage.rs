@@ -12,7 +12,7 @@
 //! Each cell also remembers the swarm bits every program that produced it had on ([`Entry::needs`]:
 //! their intersection), which steering forces on to reach it again ([`CoverageMap::targets`]).
 
-use ptxconform_reference::case::validate::parse_steps;
+use ptxconform_reference::case::validate::parsed_steps;
 use ptxconform_reference::gen::bytes::{ValueClass, ValueClasses};
 use ptxconform_reference::gen::swarm::SwarmBits;
 use ptxconform_reference::gen::{Deviation, GenConfig, Generated, Intent};
@@ -184,10 +184,11 @@ pub fn analyze_executed(
     classes: Option<ValueClasses>,
     swarm: SwarmBits,
 ) -> Analysis {
-    let mut parsed: Vec<Option<Instruction>> = vec![None; g.case.program.len()];
-    for (i, st) in parse_steps(&g.case) {
-        parsed[i] = st.ok().map(|s| s.instr);
-    }
+    let steps = parsed_steps(&g.case);
+    let parsed: Vec<Option<&Instruction>> = steps
+        .iter()
+        .map(|st| Some(&st.as_ref()?.as_ref().ok()?.instr))
+        .collect();
     let mut cells = BTreeSet::new();
     let target = g.case.target.to_string();
     let mut families = BTreeSet::new();

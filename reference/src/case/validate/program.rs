@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use super::{check_instruction, find_token, p, pik, product, Decl, Names, Out, Severity};
 use crate::case::loc::{key, Seg};
 use crate::case::model::*;
-use crate::ptx::operand::{ParseCtx, RegTy};
+use crate::ptx::lex::SyntaxError;
+use crate::ptx::operand::RegTy;
 use crate::ptx::Statement;
 
 fn in_range(n: u32, limit: u128) -> bool {
@@ -16,7 +17,7 @@ fn in_range(n: u32, limit: u128) -> bool {
 
 pub(super) fn program(c: &Case, names: &Names, o: &mut Out) {
     let ctas = product(&c.launch.grid);
-    let ctx = names.parse_ctx();
+    let parsed = crate::case_model::names::parsed_steps(c);
     if c.program.is_empty() {
         o.err(p(&["program"]), "a program has at least one step");
     }
@@ -51,7 +52,11 @@ pub(super) fn program(c: &Case, names: &Names, o: &mut Out) {
             );
         }
         match &step.op {
-            StepOp::Ptx(text) => ptx_step(text, names, &ctx, &|| at("ptx"), o),
+            StepOp::Ptx(text) => {
+                if let Some(st) = &parsed[j] {
+                    ptx_step(text, st, names, &|| at("ptx"), o)
+                }
+            }
             StepOp::WaitParity { mbar, parity } => {
                 let mut base = at("wait_parity");
                 if names.decls.get(mbar) != Some(&Decl::Mbarrier) {
@@ -167,9 +172,15 @@ pub(super) fn concurrent_groups(c: &Case, o: &mut Out) {
 }
 
 /// `path` makes the step's path for a problem (most steps have none).
-fn ptx_step(text: &str, names: &Names, ctx: &ParseCtx, path: &dyn Fn() -> Vec<Seg>, o: &mut Out) {
-    let mut st = match Statement::parse_with(text, ctx) {
-        Ok(s) => s,
+fn ptx_step(
+    text: &str,
+    parsed: &Result<Statement, SyntaxError>,
+    names: &Names,
+    path: &dyn Fn() -> Vec<Seg>,
+    o: &mut Out,
+) {
+    let mut st = match parsed {
+        Ok(s) => s.clone(),
         Err(e) => {
             o.push(path(), Some(e.offset), Severity::Error, e.to_string());
             return;

@@ -6,6 +6,7 @@ use super::operands::store_address;
 use super::predict::{situation_prediction, Prediction};
 use super::{concurrent, tensor, ub, Machine, Stop, R};
 use super::{ErrorKind, ExecError, ExecOptions, Execution, Outcome, TouchKind};
+use crate::case_model::names::ParsedSteps;
 use crate::case_model::{Case, StepOp};
 use crate::ptx::operand::Address;
 use crate::ptx::{Instruction, Statement};
@@ -134,17 +135,15 @@ fn execute_reduced(
     (reading, keep): (Reading, Keep),
 ) -> Result<Execution, ExecError> {
     let _mutant = crate::sem::mutant::Scope::enter(opts.mutant);
-    let ctx = crate::case_model::names::parse_ctx(case);
-    let mut parsed = Vec::with_capacity(case.program.len());
-    for (i, step) in case.program.iter().enumerate() {
-        parsed.push(match &step.op {
-            StepOp::Ptx(text) => {
-                Some(Statement::parse_with(text, &ctx).map_err(|e| ExecError {
-                    step: Some(i),
-                    kind: ErrorKind::Parse(e.to_string()),
-                })?)
-            }
-            _ => None,
+    let parsed = crate::case_model::names::parsed_steps(case);
+    if let Some((i, e)) = parsed
+        .iter()
+        .enumerate()
+        .find_map(|(i, st)| Some((i, st.as_ref()?.as_ref().err()?)))
+    {
+        return Err(ExecError {
+            step: Some(i),
+            kind: ErrorKind::Parse(e.to_string()),
         });
     }
     let launch = |kind| ExecError { step: None, kind };
@@ -180,7 +179,7 @@ fn execute_reduced(
 fn execute_schedule(
     case: &Case,
     (opts, reading, keep): (ExecOptions, Reading, Keep),
-    parsed: &[Option<Statement>],
+    parsed: &ParsedSteps,
     sched: &[concurrent::Unit],
     checks: &[concurrent::Check],
 ) -> Result<Option<Execution>, ExecError> {
@@ -211,10 +210,10 @@ fn execute_schedule(
         m.thread = step.thread;
         m.touched.clear();
         let res = match (&step.op, &parsed) {
-            (_, Some(st)) => m.statement(st),
+            (_, Some(Ok(st))) => m.statement(st),
             (StepOp::WaitParity { mbar, parity }, _) => m.wait_parity_confirming(mbar, *parity),
             (StepOp::Store { at, bytes }, _) => m.store(at, bytes),
-            (StepOp::Ptx(_), None) => unreachable!("parsed above"),
+            (StepOp::Ptx(_), _) => unreachable!("parsed above"),
         };
         if keep == Keep::All && !matches!(res, Err(Stop::Err(_))) {
             // The step as the case wrote it (rendering the parsed statement again cost a tenth
