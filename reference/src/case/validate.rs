@@ -22,9 +22,7 @@ mod launch;
 mod operands;
 mod program;
 
-pub use crate::case_model::names::{
-    parse_ctx, parse_steps, parsed_steps, Decl, Names, ParsedSteps,
-};
+pub use crate::case_model::names::{parse_ctx, parse_steps, parsed_steps, Decl, Names};
 pub use operands::{check_instruction, check_slot, find_token, OperandProblem};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

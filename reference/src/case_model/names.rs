@@ -73,11 +73,6 @@ impl Names {
         }
         n
     }
-    pub fn parse_ctx(&self) -> ParseCtx {
-        ParseCtx {
-            decls: self.params.clone(),
-        }
-    }
 }
 
 /// Each step's parse: `None` for a step that is not `ptx:`.
