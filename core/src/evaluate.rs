@@ -165,7 +165,7 @@ fn instruction_name(i: &Instruction) -> String {
 pub fn families_of(case: &Case) -> Vec<&'static str> {
     ptxconform_reference::case::validate::parsed_steps(case)
         .iter()
-        .filter_map(|s| s.as_ref()?.as_ref().ok())
+        .filter_map(|s| s.as_deref()?.as_ref().ok())
         .map(|s| s.instr.family())
         .collect()
 }

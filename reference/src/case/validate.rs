@@ -106,7 +106,7 @@ pub fn illegal_steps(case: &Case) -> Vec<IllegalStep> {
         .iter()
         .enumerate()
         .filter_map(|(step, st)| {
-            let st = st.as_ref()?.as_ref().ok()?;
+            let st = st.as_deref()?.as_ref().ok()?;
             let broken = st.instr.requirement().broken(case.target, pinned);
             (!broken.is_empty()).then(|| IllegalStep {
                 step,

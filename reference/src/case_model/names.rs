@@ -76,7 +76,7 @@ impl Names {
 }
 
 /// Each step's parse: `None` for a step that is not `ptx:`.
-pub type ParsedSteps = Vec<Option<Result<crate::ptx::Statement, crate::ptx::lex::SyntaxError>>>;
+pub type ParsedSteps = Vec<Option<crate::ptx::SharedParse>>;
 
 /// What a parse of a case's steps depends on: the steps' texts (`None`: not a `ptx:` step) and
 /// the params, which make the parse context.
@@ -141,7 +141,7 @@ pub fn parsed_steps(case: &Case) -> Arc<ParsedSteps> {
     let steps: Arc<ParsedSteps> = Arc::new(
         case.program
             .iter()
-            .map(|s| ptx_text(&s.op).map(|text| crate::ptx::Statement::parse_with(text, &ctx)))
+            .map(|s| ptx_text(&s.op).map(|text| crate::ptx::Statement::parse_shared(text, &ctx)))
             .collect(),
     );
     LAST_PARSED.with(|l| *l.borrow_mut() = Some((ParsedFrom::of(case), Arc::clone(&steps))));
@@ -159,7 +159,7 @@ pub fn parse_steps(
     parsed_steps(case)
         .iter()
         .enumerate()
-        .filter_map(|(i, st)| Some((i, st.clone()?)))
+        .filter_map(|(i, st)| Some((i, st.as_deref()?.clone())))
         .collect()
 }
 
@@ -213,7 +213,7 @@ program:
     }
 
     fn size(steps: &ParsedSteps) -> String {
-        match &steps[0] {
+        match steps[0].as_deref() {
             Some(Ok(st)) => match &st.instr {
                 Instruction::CpAsync(c) => c.to_string(),
                 other => panic!("{other}"),
@@ -240,7 +240,11 @@ program:
         // A param that names an operand: the same text parses otherwise (here: not at all).
         c.program[0].op = StepOp::Ptx("cp.async.ca.shared.global [dst], [src], 16, n".into());
         let with_n = parsed_steps(&c);
-        assert!(matches!(&with_n[0], Some(Ok(_))), "{:?}", with_n[0]);
+        assert!(
+            matches!(with_n[0].as_deref(), Some(Ok(_))),
+            "{:?}",
+            with_n[0]
+        );
         c.params.clear();
         let without = parsed_steps(&c);
         assert!(!Arc::ptr_eq(&with_n, &without), "the params changed");

@@ -101,7 +101,7 @@ impl Oracle for Validates {
             return fail(self.id(), errs.join("; "));
         }
         let parsed = parsed_steps(&g.case);
-        for ((i, text), parsed) in ptx_steps(&g.case).zip(parsed.iter().flatten()) {
+        for ((i, text), parsed) in ptx_steps(&g.case).zip(parsed.iter().flatten().map(|p| &**p)) {
             match parsed {
                 Ok(st) if prints_as(&st.instr, text) => {}
                 Ok(st) => {
@@ -129,7 +129,7 @@ impl Oracle for StaticLegality {
     }
     fn check(&self, g: &Generated) -> Result<(), Violation> {
         let parsed = parsed_steps(&g.case);
-        for ((i, text), parsed) in ptx_steps(&g.case).zip(parsed.iter().flatten()) {
+        for ((i, text), parsed) in ptx_steps(&g.case).zip(parsed.iter().flatten().map(|p| &**p)) {
             let Ok(st) = parsed else {
                 continue;
             };

@@ -327,16 +327,19 @@ impl fmt::Display for Statement {
 }
 
 /// Parsed statements by text, per thread, each with the lookups its parse made in its context
-/// ([`operand::Consulted`]): the evaluation of one case parses each step several times
-/// (validation, legality, execution, its family, the emitter), and the instances of a batch
-/// repeat the same steps. A parse is a function of its text and those lookups alone, so it is
+/// ([`operand::Consulted`]): the programs of one shape repeat most of their steps, and a case is
+/// parsed again on each thread that reads it (generation and validation on one, legality and
+/// emission on another). A parse is a function of its text and those lookups alone, so it is
 /// reused under any context that answers them alike — comparing whole contexts (every param
 /// of the case) cost more than parsing.
 type ParseMemo = std::collections::HashMap<
     String,
-    Vec<(operand::Consulted, Result<Statement, SyntaxError>)>,
+    Vec<(operand::Consulted, SharedParse)>,
     foldhash::fast::FixedState,
 >;
+
+/// A parse as the memo keeps and hands it out: shared, not copied.
+pub type SharedParse = std::sync::Arc<Result<Statement, SyntaxError>>;
 
 /// Entries a thread's memo holds before it starts over (bounds a long campaign's memory).
 const PARSE_MEMO_ENTRIES: usize = 4096;
@@ -348,6 +351,11 @@ thread_local! {
 impl Statement {
     /// Parse `{@{!}p} instr operands` (a trailing `;` is allowed).
     pub fn parse_with(text: &str, ctx: &ParseCtx) -> Result<Statement, SyntaxError> {
+        (*Self::parse_shared(text, ctx)).clone()
+    }
+
+    /// [`Statement::parse_with`], the parse shared with the thread's memo.
+    pub fn parse_shared(text: &str, ctx: &ParseCtx) -> SharedParse {
         let hit = PARSED.with(|m| {
             m.borrow().get(text).and_then(|under| {
                 under
@@ -355,7 +363,7 @@ impl Statement {
                     .find(|(consulted, _)| ctx.answers(consulted))
                     .map(|(consulted, r)| {
                         ParseCtx::consulted(consulted);
-                        r.clone()
+                        SharedParse::clone(r)
                     })
             })
         });
@@ -363,6 +371,7 @@ impl Statement {
             return r;
         }
         let (r, consulted) = ParseCtx::recording(|| Self::parse_uncached(text, ctx));
+        let r = SharedParse::new(r);
         PARSED.with(|m| {
             let mut m = m.borrow_mut();
             if m.len() >= PARSE_MEMO_ENTRIES {
@@ -370,7 +379,7 @@ impl Statement {
             }
             m.entry(text.to_string())
                 .or_default()
-                .push((consulted, r.clone()));
+                .push((consulted, SharedParse::clone(&r)));
         });
         r
     }

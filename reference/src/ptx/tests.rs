@@ -45,3 +45,17 @@ fn address_names_are_the_bases_of_memory_operands() {
     assert!(names("tcgen05.wait::ld.sync.aligned").is_empty());
     assert_eq!(names("mbarrier.inval.shared.b64 [bar]"), ["bar"]);
 }
+
+/// The memo hands a parse out shared: a second parse of a text under a context that answers
+/// alike is the same allocation, and `parse_with` gives a copy equal to it.
+#[test]
+fn a_repeated_parse_is_shared() {
+    let text = "cp.async.bulk.commit_group;";
+    let ctx = super::operand::ParseCtx::default();
+    let a = Statement::parse_shared(text, &ctx);
+    let b = Statement::parse_shared(text, &ctx);
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+    assert_eq!(Statement::parse_with(text, &ctx), *a);
+    let other = Statement::parse_shared("cp.async.commit_group;", &ctx);
+    assert!(!std::sync::Arc::ptr_eq(&a, &other));
+}

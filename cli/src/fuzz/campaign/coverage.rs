@@ -187,7 +187,7 @@ pub fn analyze_executed(
     let steps = parsed_steps(&g.case);
     let parsed: Vec<Option<&Instruction>> = steps
         .iter()
-        .map(|st| Some(&st.as_ref()?.as_ref().ok()?.instr))
+        .map(|st| Some(&st.as_deref()?.as_ref().ok()?.instr))
         .collect();
     let mut cells = BTreeSet::new();
     let target = g.case.target.to_string();

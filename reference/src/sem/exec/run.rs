@@ -139,7 +139,7 @@ fn execute_reduced(
     if let Some((i, e)) = parsed
         .iter()
         .enumerate()
-        .find_map(|(i, st)| Some((i, st.as_ref()?.as_ref().err()?)))
+        .find_map(|(i, st)| Some((i, st.as_deref()?.as_ref().err()?)))
     {
         return Err(ExecError {
             step: Some(i),
@@ -194,7 +194,7 @@ fn execute_schedule(
     for (pos, &concurrent::Unit { step: i, cta }) in sched.iter().enumerate() {
         watch.before(pos, &m.slots);
         let step = &case.program[i];
-        let parsed = &parsed[i];
+        let parsed = parsed[i].as_deref();
         let err = |kind| ExecError {
             step: Some(i),
             kind,
@@ -209,7 +209,7 @@ fn execute_schedule(
         m.cta = cta;
         m.thread = step.thread;
         m.touched.clear();
-        let res = match (&step.op, &parsed) {
+        let res = match (&step.op, parsed) {
             (_, Some(Ok(st))) => m.statement(st),
             (StepOp::WaitParity { mbar, parity }, _) => m.wait_parity_confirming(mbar, *parity),
             (StepOp::Store { at, bytes }, _) => m.store(at, bytes),
