@@ -237,7 +237,8 @@ program:
         let again = parsed_steps(&c);
         assert!(!Arc::ptr_eq(&first, &again));
         assert!(size(&again).contains(", 8"), "{}", size(&again));
-        // A param that names an operand: the same text parses otherwise (here: not at all).
+        // A step that names a param: the parse context depends on the params, so a case whose
+        // params changed parses again even where its texts did not.
         c.program[0].op = StepOp::Ptx("cp.async.ca.shared.global [dst], [src], 16, n".into());
         let with_n = parsed_steps(&c);
         assert!(
