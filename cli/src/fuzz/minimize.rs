@@ -682,10 +682,7 @@ program:
 
     fn texts(cs: &[Case], step: usize) -> Vec<String> {
         cs.iter()
-            .filter_map(|c| match &c.program.get(step)?.op {
-                StepOp::Ptx(t) => Some(t.clone()),
-                _ => None,
-            })
+            .filter_map(|c| Some(c.program.get(step)?.op.ptx()?.to_string()))
             .collect()
     }
 

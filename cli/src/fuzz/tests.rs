@@ -158,16 +158,16 @@ fn cfg() -> GenConfig {
     }
 }
 
+/// A campaign of [`cfg`] and [`opts`] (no known divergences) in `dir`, on `hw`.
+fn campaign<'h>(dir: &Path, resume: bool, hw: Option<&'h mut dyn Backend>) -> Campaign<'h> {
+    Campaign::open(cfg(), opts(dir, KnownDivergences::default(), resume), hw).unwrap()
+}
+
 #[test]
 fn planted_divergence_is_minimized_and_saved() {
     let dir = tmp("planted");
     let mut hw = Fake::new(true);
-    let mut c = Campaign::open(
-        cfg(),
-        opts(&dir, KnownDivergences::default(), false),
-        Some(&mut hw),
-    )
-    .unwrap();
+    let mut c = campaign(&dir, false, Some(&mut hw));
     let stats = c.run(&Stop::programs(40), false).unwrap();
     assert_eq!(stats.programs, 40);
     assert!(stats.divergences > 1, "{stats:?}");
@@ -285,33 +285,18 @@ fn known_signature_suppresses() {
 fn resume_continues_the_seed_sequence() {
     let (a, b) = (tmp("resume-a"), tmp("resume-b"));
     let mut whole = Fake::new(false);
-    Campaign::open(
-        cfg(),
-        opts(&a, KnownDivergences::default(), false),
-        Some(&mut whole),
-    )
-    .unwrap()
-    .run(&Stop::programs(20), false)
-    .unwrap();
+    campaign(&a, false, Some(&mut whole))
+        .run(&Stop::programs(20), false)
+        .unwrap();
     let mut first = Fake::new(false);
-    let s1 = Campaign::open(
-        cfg(),
-        opts(&b, KnownDivergences::default(), false),
-        Some(&mut first),
-    )
-    .unwrap()
-    .run(&Stop::programs(10), false)
-    .unwrap();
+    let s1 = campaign(&b, false, Some(&mut first))
+        .run(&Stop::programs(10), false)
+        .unwrap();
     assert_eq!(s1.programs, 10);
     let mut second = Fake::new(false);
-    let s2 = Campaign::open(
-        cfg(),
-        opts(&b, KnownDivergences::default(), true),
-        Some(&mut second),
-    )
-    .unwrap()
-    .run(&Stop::programs(10), false)
-    .unwrap();
+    let s2 = campaign(&b, true, Some(&mut second))
+        .run(&Stop::programs(10), false)
+        .unwrap();
     assert_eq!(s2.programs, 20);
     assert_eq!(s2.gpu_cases, whole.ran.len() as u64);
     let split: Vec<String> = first.ran.iter().chain(&second.ran).cloned().collect();
@@ -321,14 +306,9 @@ fn resume_continues_the_seed_sequence() {
     );
     // Without --resume the sequence starts over.
     let mut again = Fake::new(false);
-    Campaign::open(
-        cfg(),
-        opts(&b, KnownDivergences::default(), false),
-        Some(&mut again),
-    )
-    .unwrap()
-    .run(&Stop::programs(10), false)
-    .unwrap();
+    campaign(&b, false, Some(&mut again))
+        .run(&Stop::programs(10), false)
+        .unwrap();
     assert_eq!(again.ran, first.ran);
     std::fs::remove_dir_all(a).ok();
     std::fs::remove_dir_all(b).ok();
@@ -676,12 +656,7 @@ fn planted_case_runs_every_nth_program() {
 fn a_finding_is_attributed_to_the_builds_that_depart() {
     let dir = tmp("attributed");
     let mut hw = Fake::new(true);
-    let mut c = Campaign::open(
-        cfg(),
-        opts(&dir, KnownDivergences::default(), false),
-        Some(&mut hw),
-    )
-    .unwrap();
+    let mut c = campaign(&dir, false, Some(&mut hw));
     let make: ptxconform_gpu::attribution::MakeBackend =
         Box::new(|cg: &ptxconform_gpu::builds::Codegen| {
             let flips = cg.to_string().ends_with("-O3");
@@ -973,28 +948,18 @@ fn steered_deviation_byte_is_the_one_drawn() {
 fn the_sustained_rate_leaves_the_first_block_out() {
     let dir = tmp("sustained");
     let mut hw = Fake::new(false);
-    let mut c = Campaign::open(
-        cfg(),
-        opts(&dir.join("four"), KnownDivergences::default(), false),
-        Some(&mut hw),
-    )
-    .unwrap();
+    let mut c = campaign(&dir.join("four"), false, Some(&mut hw));
     let stats = c.run(&Stop::programs(64), false).unwrap();
     assert_eq!(stats.programs, 64);
     let s = c.sustained.expect("four blocks");
     assert_eq!(s.warmup_programs, 16, "{s:?}");
     assert!(s.warmup_s > 0.0 && s.programs_per_s > 0.0, "{s:?}");
+    let after = stats.seconds - s.warmup_s;
     assert!(
-        48.0 / s.programs_per_s <= stats.seconds - s.warmup_s + 1e-3,
-        "48 programs after the first block, in the time after it: {s:?}, {}s",
-        stats.seconds
+        (s.programs_per_s * after - 48.0).abs() < 1e-6 * 48.0,
+        "48 programs after the first block, in the {after}s after it: {s:?}"
     );
-    let mut one = Campaign::open(
-        cfg(),
-        opts(&dir.join("one"), KnownDivergences::default(), false),
-        None,
-    )
-    .unwrap();
+    let mut one = campaign(&dir.join("one"), false, None);
     one.run(&Stop::programs(16), false).unwrap();
     assert_eq!(one.sustained, None, "one block has no rate after it");
     std::fs::remove_dir_all(dir).ok();

@@ -289,10 +289,7 @@ impl<'a> Parsed<'a> {
         let names = Names::of(case);
         let mut stmts: Vec<Option<Statement>> = vec![None; case.program.len()];
         for (i, st) in parse_steps(case) {
-            let text = match &case.program[i].op {
-                StepOp::Ptx(t) => t.as_str(),
-                _ => "",
-            };
+            let text = case.program[i].op.ptx().unwrap_or_default();
             stmts[i] = Some(st.map_err(|e| EmitError(format!("`{text}`: {e}")))?);
         }
         Ok(Parsed {

@@ -358,6 +358,16 @@ pub enum StepOp {
     },
 }
 
+impl StepOp {
+    /// The instruction's text of a `ptx:` step; `None` for a step of another kind.
+    pub fn ptx(&self) -> Option<&str> {
+        match self {
+            StepOp::Ptx(text) => Some(text),
+            _ => None,
+        }
+    }
+}
+
 /// What the case asserts about its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use super::model::{Case, Param, StepOp};
+use super::model::{Case, Param};
 use crate::ptx::operand::{ParseCtx, RegTy};
 
 /// What a name declared in `memory` denotes.
@@ -91,7 +91,7 @@ impl ParsedFrom {
             texts: case
                 .program
                 .iter()
-                .map(|s| ptx_text(&s.op).map(str::to_string))
+                .map(|s| s.op.ptx().map(str::to_string))
                 .collect(),
             params: case.params.clone(),
         }
@@ -103,15 +103,8 @@ impl ParsedFrom {
                 .texts
                 .iter()
                 .zip(&case.program)
-                .all(|(t, s)| t.as_deref() == ptx_text(&s.op))
+                .all(|(t, s)| t.as_deref() == s.op.ptx())
             && self.params == case.params
-    }
-}
-
-fn ptx_text(op: &StepOp) -> Option<&str> {
-    match op {
-        StepOp::Ptx(text) => Some(text),
-        _ => None,
     }
 }
 
@@ -141,7 +134,10 @@ pub fn parsed_steps(case: &Case) -> Arc<ParsedSteps> {
     let steps: Arc<ParsedSteps> = Arc::new(
         case.program
             .iter()
-            .map(|s| ptx_text(&s.op).map(|text| crate::ptx::Statement::parse_shared(text, &ctx)))
+            .map(|s| {
+                s.op.ptx()
+                    .map(|text| crate::ptx::Statement::parse_shared(text, &ctx))
+            })
             .collect(),
     );
     LAST_PARSED.with(|l| *l.borrow_mut() = Some((ParsedFrom::of(case), Arc::clone(&steps))));
@@ -192,6 +188,7 @@ fn param_type(p: &Param) -> Option<RegTy> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::case_model::model::StepOp;
     use crate::ptx::Instruction;
 
     fn case() -> Case {

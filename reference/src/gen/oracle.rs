@@ -3,7 +3,7 @@
 //! lines of glue.
 
 use super::{Generated, Intent};
-use crate::case::model::{Case, StepOp};
+use crate::case::model::Case;
 use crate::case::validate::case_errors;
 use crate::case::validate::parsed_steps;
 use crate::target::{PtxVersion, Verdict};
@@ -283,10 +283,7 @@ pub fn ptx_steps(c: &Case) -> impl Iterator<Item = (usize, &str)> {
     c.program
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| match &s.op {
-            StepOp::Ptx(t) => Some((i, t.as_str())),
-            _ => None,
-        })
+        .filter_map(|(i, s)| Some((i, s.op.ptx()?)))
 }
 
 /// Every oracle that needs no executor and no ptxas.

@@ -147,14 +147,7 @@ impl Features {
     /// The features a program visibly uses, read from the spelling of its `ptx:` steps.
     /// `reg_operands` and `fill` leave no mark of their own and are never reported.
     pub fn used_by(case: &crate::case::Case) -> Features {
-        let text: Vec<&str> = case
-            .program
-            .iter()
-            .filter_map(|s| match &s.op {
-                crate::case::StepOp::Ptx(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
+        let text: Vec<&str> = case.program.iter().filter_map(|s| s.op.ptx()).collect();
         let any = |marks: &[&str]| text.iter().any(|t| marks.iter().any(|m| t.contains(m)));
         Features {
             reg_operands: false,
