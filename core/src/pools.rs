@@ -3,12 +3,11 @@
 //! so a stage's short tasks (the device path's splitting and judging) waited behind another
 //! stage's long ones (drawing a block of programs, ptxas runs of 20–40 ms each).
 //!
-//! A campaign's drawing of its next block runs at a lower scheduling priority (a higher nice
-//! value, [`BACKGROUND_NICE`]) than the batch the device waits for: on a host whose CPU bounds
-//! a campaign it otherwise took an equal share of every core from the step the device needed
-//! next. Idle cores still go to it. Compiling ahead runs at the batch's priority: the batch
-//! waits for those kernels (below, [`Stage::yields`]). A ptxas process takes the nice value of
-//! the thread that spawns it.
+//! Stages that work ahead of need (a campaign's next block, compiling ahead) run at a lower
+//! scheduling priority (a higher nice value, [`BACKGROUND_NICE`]) than the batch the device
+//! waits for: on a host whose CPU bounds a campaign they otherwise took an equal share of every
+//! core from the step the device needed next. Their ptxas processes inherit it (a child takes
+//! the nice value of the thread that spawns it). Idle cores still go to them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -27,26 +26,22 @@ pub enum Stage {
 }
 
 impl Stage {
-    /// Whether the stage yields the CPU to the batch the device waits for. Drawing a block does:
-    /// it has time to spare (on a 16-core H200, 19-25 s of a 30 s campaign). Compiling ahead
-    /// works ahead of need too, but the next batch waits for what it has not compiled yet: at
-    /// the drawing's priority that batch waited 3.9-5.4 s of a 30 s campaign for its kernels and
-    /// ran 14,935 and 17,157 programs/s; at the batch's own, 0.3 s and 16,175 and 20,104
-    /// (`reports/bench/README.md`, h200-2026-11-30l).
-    pub fn yields(self) -> bool {
+    /// Whether the stage works ahead of need, so that it yields the CPU to the batch the device
+    /// waits for.
+    pub fn ahead_of_need(self) -> bool {
         match self {
-            Stage::Reference | Stage::Compile => false,
-            Stage::Generate => true,
+            Stage::Reference => false,
+            Stage::Generate | Stage::Compile => true,
         }
     }
 }
 
-/// How much lower a stage that yields is scheduled than the process's main thread
+/// How much lower a stage working ahead of need is scheduled than the process's main thread
 /// (nice value added; `PTXCONFORM_BACKGROUND_NICE` overrides it, 0 or less turns it off). Ten:
 /// its threads then get about a tenth of a contended core's time each against the batch's.
 pub const BACKGROUND_NICE: i32 = 10;
 
-/// The nice value added to the stages that yield: [`BACKGROUND_NICE`] unless
+/// The nice value added to stages working ahead of need: [`BACKGROUND_NICE`] unless
 /// `PTXCONFORM_BACKGROUND_NICE` is set to an integer, within 0..=39 (the whole nice range).
 pub fn background_nice() -> i32 {
     std::env::var("PTXCONFORM_BACKGROUND_NICE")
@@ -56,12 +51,12 @@ pub fn background_nice() -> i32 {
         .clamp(0, 39)
 }
 
-/// The nice value `stage`'s threads run at: the main thread's, plus `by` for a stage that
-/// yields, at most 19. Set absolutely, not added to the building thread's own: a pool is built by
+/// The nice value `stage`'s threads run at: the main thread's plus the stage's share of `by`,
+/// at most 19. Set absolutely, not added to the building thread's own: a pool is built by
 /// whichever thread first needs it, and a thread inherits its creator's nice value (the Compile
-/// pool is first needed on a thread the Generate pool started, already lowered: [`ready`]).
+/// pool is first needed on a thread the Generate pool's started, already lowered).
 fn nice_of(stage: Stage, main: i32, by: i32) -> i32 {
-    if stage.yields() {
+    if stage.ahead_of_need() {
         lowered(main, by)
     } else {
         main
@@ -156,8 +151,8 @@ fn builder(stage: Stage, name: &'static str) -> rayon::ThreadPoolBuilder {
         })
 }
 
-/// Free `v` on a thread of its own, below the main thread's priority as the stages that yield
-/// are: a batch's results, cases and executions take seconds to free one by one,
+/// Free `v` on a thread of its own, below the main thread's priority as the stages working
+/// ahead of need are: a batch's results, cases and executions take seconds to free one by one,
 /// and neither the thread that observes the next step nor the one that hands a campaign's next
 /// block to the device should wait for that. At most [`FREEING_AT_MOST`] are freed so at once;
 /// beyond that the caller frees `v` itself, so that freeing which falls behind slows what makes
@@ -207,14 +202,6 @@ pub fn install<R: Send>(stage: Stage, f: impl FnOnce() -> R + Send) -> R {
         Some(p) => p.install(f),
         None => f(),
     }
-}
-
-/// Build `stage`'s pool here unless it is built: its threads start at this thread's priority, and
-/// only a privileged process raises a thread above the priority it started at. A caller whose
-/// pool is first needed on a lowered thread (a campaign compiles ahead from its drawing's
-/// threads) readies it from its main thread first.
-pub fn ready(stage: Stage) {
-    let _ = pool(stage);
 }
 
 /// `stage`'s pool, as many threads as the global pool, built on first use.
@@ -347,20 +334,19 @@ mod tests {
         }
     }
 
-    /// The stages that yield run below the main thread's priority by the background nice value
-    /// (at most 19), the others at the main thread's own, whichever thread builds the pool (one
-    /// already lowered included, where the process may raise it); their child processes start at
+    /// The stages working ahead of need run below the main thread's priority by the
+    /// background nice value (at most 19), the batch's stage at the main thread's own, whichever
+    /// thread builds the pool (one already lowered included); their child processes start at
     /// their priority.
     #[cfg(target_os = "linux")]
     #[test]
-    fn stages_that_yield_run_at_a_lower_priority() {
+    fn stages_ahead_of_need_run_at_a_lower_priority() {
         let nice = || rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap();
         let main = main_nice().expect("the main thread's nice value");
         let by = background_nice();
         for stage in [Stage::Reference, Stage::Generate, Stage::Compile] {
             let want = nice_of(stage, main, by);
-            // A pool of the stage built on a thread already lowered, as the Compile pool would be
-            // without `ready`.
+            // A pool of the stage built on a thread already lowered, as the Compile pool is.
             let pool = std::thread::spawn(move || {
                 set_this_thread((main + 5).min(19));
                 builder(stage, "test").build().unwrap()
@@ -394,9 +380,8 @@ mod tests {
             let got: i32 = after.split_whitespace().nth(16).unwrap().parse().unwrap();
             assert_eq!(got, want, "{stage:?}: a child's nice value");
         }
-        assert_eq!(nice_of(Stage::Generate, 15, 10), 19);
+        assert_eq!(nice_of(Stage::Compile, 15, 10), 19);
         assert_eq!(nice_of(Stage::Generate, 0, 39), 19);
-        assert_eq!(nice_of(Stage::Compile, 3, 10), 3);
         assert_eq!(nice_of(Stage::Reference, 3, 10), 3);
     }
 }

@@ -1217,8 +1217,6 @@ impl<'h> Campaign<'h> {
         // A divergence found near the end still gets a short minimization.
         self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
         let mut last_print = Instant::now();
-        // The blocks hand their shapes to the compile pool from the drawing's lowered threads.
-        pools::ready(Stage::Compile);
         let mut pending: Vec<Pending> = Vec::new();
         let mut prefetched: Option<(u64, Block)> = None;
         let done = |c: &Campaign<'_>| {
