@@ -607,28 +607,6 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         .collect();
     let (gens, marks): (Vec<Generated>, Vec<(Option<ValueClasses>, SwarmBits)>) =
         made.into_iter().map(|(g, c, s)| (g, (c, s))).unzip();
-    // Each shape's kernel is emitted from its first program meant to run (its lead) and handed
-    // to the hardware to compile before the block's programs are checked: the reference's run
-    // of every program is most of a block's time, and ptxas then works beside it rather than
-    // after it, so the batch that runs the block finds more of its kernels ready. A lead that
-    // fails a check has compiled for nothing; its shape's key comes from the program that runs.
-    let leads = shape_leads(&placed, |i| {
-        !matches!(gens[i].intent, Intent::Illegal { .. })
-    });
-    let lead_keys: Vec<Option<u64>> = leads
-        .par_iter()
-        .map(|&i| shape_key(&gens[i].case))
-        .collect();
-    if let Some(w) = &spec.warm {
-        let cases: Vec<Case> = leads.iter().map(|&i| gens[i].case.clone()).collect();
-        // Compiled beside the rest of the campaign, not waited for here: a batch that needs a
-        // shape still compiling waits for it; one that reaches a shape before this thread has
-        // taken it compiles the shape itself, which costs time, not results.
-        let w = Arc::clone(w);
-        std::thread::spawn(move || {
-            pools::install(Stage::Compile, || w.warm(&cases.iter().collect::<Vec<_>>()))
-        });
-    }
     // Per-shape checks (the YAML round trip, the ptxas oracle) judge a shape once: its first
     // value set in the block.
     let firsts: Vec<bool> = placed
@@ -669,15 +647,27 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
     let keys: Vec<Option<u64>> = (0..gens.len())
         .into_par_iter()
         .map(|i| {
-            if keyed[i] != Some(i) {
-                return None;
-            }
-            match leads.binary_search(&i) {
-                Ok(j) => lead_keys[j],
-                Err(_) => shape_key(&gens[i].case),
-            }
+            (keyed[i] == Some(i))
+                .then(|| ptxconform_gpu::emit::emit(&gens[i].case).ok())
+                .flatten()
+                .map(|e| e.shape_key)
         })
         .collect();
+    if let Some(w) = &spec.warm {
+        let firsts: Vec<Case> = (0..gens.len())
+            .filter(|&i| keyed[i] == Some(i))
+            .map(|i| gens[i].case.clone())
+            .collect();
+        // Compiled beside the rest of the campaign, not waited for here: a batch that needs a
+        // shape still compiling waits for it; one that reaches a shape before this thread has
+        // taken it compiles the shape itself, which costs time, not results.
+        let w = Arc::clone(w);
+        std::thread::spawn(move || {
+            pools::install(Stage::Compile, || {
+                w.warm(&firsts.iter().collect::<Vec<_>>())
+            })
+        });
+    }
     gens.into_iter()
         .zip(checked)
         .enumerate()
@@ -692,25 +682,6 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
             executed: c.executed,
         })
         .collect()
-}
-
-/// The first program of each shape of a block (in block order, where consecutive programs of
-/// one shape lie together) for which `pick` holds.
-fn shape_leads(placed: &[(u64, u64, u64)], pick: impl Fn(usize) -> bool) -> Vec<usize> {
-    let mut leads = Vec::new();
-    let mut shape = None;
-    for (i, p) in placed.iter().enumerate() {
-        if shape != Some(p.1) && pick(i) {
-            leads.push(i);
-            shape = Some(p.1);
-        }
-    }
-    leads
-}
-
-/// The key of the kernel `case` emits, if it emits one.
-fn shape_key(case: &Case) -> Option<u64> {
-    ptxconform_gpu::emit::emit(case).ok().map(|e| e.shape_key)
 }
 
 /// A program's CPU oracles but ptxas, and what the reference's run of it gave the campaign.
