@@ -1,7 +1,7 @@
 use super::coverage::analyze;
 use super::{
-    check_program, generate_analyzable, legal_block, meminfo_available, reference_oracle_passes,
-    settled, BlockSpec, MAX_LEGAL_BLOCK,
+    check_block_here, check_program, generate_analyzable, legal_block, meminfo_available,
+    reference_oracle_passes, settled, BlockSpec, MAX_LEGAL_BLOCK,
 };
 use crate::shard::Shard;
 use ptxconform_reference::case::{load_str, Case};
@@ -300,4 +300,54 @@ fn sustained_counts_after_the_first_block() {
     );
     assert_eq!(s(2, 100, 12, 100), None, "nothing after the first block");
     assert_eq!(s(2, 100, 2, 200), None, "no time after it");
+}
+
+/// What a campaign hands the hardware to compile ahead.
+struct Warmed(std::sync::Mutex<Option<std::sync::mpsc::Sender<Vec<Case>>>>);
+
+impl ptxconform_core::differential::Prepare for Warmed {
+    fn prepare(
+        &self,
+        _: &[(&Case, &ptxconform_reference::sem::exec::Execution)],
+    ) -> ptxconform_core::differential::Prepared {
+        unreachable!("a block only warms")
+    }
+    fn warm(&self, cases: &[&Case]) {
+        if let Some(tx) = self.0.lock().unwrap().take() {
+            let _ = tx.send(cases.iter().map(|c| (*c).clone()).collect());
+        }
+    }
+}
+
+/// A block hands the hardware one program of each shape it runs, and its programs run under the
+/// kernels those compile to: every hardware program's kernel key is one handed over, and every
+/// one handed over is some program's.
+#[test]
+fn a_block_warms_the_kernels_its_programs_run_under() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spec = BlockSpec {
+        seed: 7,
+        cfg: GenConfig::legal(),
+        shard: Shard::ALL,
+        per: 4,
+        profile: Profile::Sm90,
+        coverage: false,
+        hardware: true,
+        targets: vec![],
+        warm: Some(std::sync::Arc::new(Warmed(std::sync::Mutex::new(Some(tx))))),
+    };
+    let block = check_block_here(&spec, 0..64);
+    let handed = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the block's shapes are handed over");
+    let key = |c: &Case| ptxconform_gpu::emit::emit(c).unwrap().shape_key;
+    let handed: Vec<u64> = handed.iter().map(key).collect();
+    let shapes: std::collections::BTreeSet<u64> = block.iter().map(|p| p.shape).collect();
+    assert_eq!(handed.len(), shapes.len(), "one program a shape");
+    let run: std::collections::BTreeSet<u64> = block.iter().filter_map(|p| p.kernel).collect();
+    let handed: std::collections::BTreeSet<u64> = handed.into_iter().collect();
+    assert_eq!(run, handed);
+    assert!(block
+        .iter()
+        .all(|p| p.kernel.is_some() == (p.checked.is_ok() && p.executed.is_some())));
 }
