@@ -316,6 +316,22 @@ pub struct FuzzRate {
     pub cpu_ms_per_program: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub children_ms_per_program: Option<f64>,
+    /// The share of the host's CPU the row took: the CPU above over the row's wall time and the
+    /// host's CPUs. Near 1 the host's CPU bounded the row, whatever its device; a device worker
+    /// still running is not in it (about a fifth of a CPU on a 16-core H200 host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_cpu_share: Option<f64>,
+}
+
+/// The share of `cpus` CPUs that `cpu_s` CPU-seconds take over `secs` of wall time (none over
+/// no time).
+fn cpu_share(cpu_s: f64, secs: f64, cpus: usize) -> f64 {
+    let available = secs * cpus.max(1) as f64;
+    if available > 0.0 {
+        cpu_s / available
+    } else {
+        0.0
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -640,6 +656,10 @@ fn fuzz_rate(
         warmup_s: sustained.map(|s| s.warmup_s),
         cpu_ms_per_program: cpu_s.map(|c| per_program(c.0)),
         children_ms_per_program: cpu_s.map(|c| per_program(c.1)),
+        host_cpu_share: cpu_s.map(|c| {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            cpu_share(c.0 + c.1, secs, cpus)
+        }),
     })
 }
 
@@ -992,8 +1012,11 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
         (Some(r), Some(w)) => format!("{r:.0} after {w:.1}s"),
         _ => "—".into(),
     };
+    let host = z
+        .host_cpu_share
+        .map_or("—".into(), |h| format!("{:.0} %", 100.0 * h));
     println!(
-        "{:<26} {:>12.0} {:>18} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6} {:>16}  {}",
+        "{:<26} {:>12.0} {:>18} {:>12.0} {:>9.0} {:>12} {:>8.1}s {:>8.1}s {:>6} {:>16} {:>8}  {}",
         label,
         z.programs_per_s,
         sustained,
@@ -1004,6 +1027,7 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
         z.execute_s,
         z.ptxas_runs,
         cpu,
+        host,
         v
     );
 }
@@ -1058,7 +1082,7 @@ fn print_table(r: &BenchReport) {
     }
     if !r.fuzz.is_empty() {
         println!(
-            "{:<26} {:>12} {:>18} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16}  verdicts",
+            "{:<26} {:>12} {:>18} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16} {:>8}  verdicts",
             "fuzz mix",
             "programs/s",
             "sustained (warm-up)",
@@ -1068,7 +1092,8 @@ fn print_table(r: &BenchReport) {
             "compile",
             "execute",
             "ptxas",
-            "CPU ms/prog (+ch)"
+            "CPU ms/prog (+ch)",
+            "host CPU"
         );
         for z in &r.fuzz {
             let mix = match z.trap_every {
@@ -1155,6 +1180,18 @@ fn print_table(r: &BenchReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row's share of the host: call 5 of h200-2026-11-30l spent 0.370 + 0.502 ms a program
+    /// at 15,586 programs/s on 16 CPUs, 85 % of the host; no wall time, no share.
+    #[test]
+    fn cpu_share_is_of_every_cpu_over_the_wall_time() {
+        let programs = 15_586.0 * 60.0;
+        let cpu_s = (0.370 + 0.502) * programs / 1e3;
+        let share = cpu_share(cpu_s, 60.0, 16);
+        assert!((share - 0.849).abs() < 0.001, "{share}");
+        assert_eq!(cpu_share(3.0, 1.0, 0), 3.0);
+        assert_eq!(cpu_share(1.0, 0.0, 16), 0.0);
+    }
 
     /// `--only` picks rows; none named measures every row.
     #[test]
