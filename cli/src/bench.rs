@@ -1001,6 +1001,24 @@ fn verdicts<N: std::fmt::Display>(v: &std::collections::BTreeMap<String, N>) -> 
         .join(", ")
 }
 
+/// The columns of [`print_fuzz_line`].
+fn print_fuzz_header() {
+    println!(
+        "{:<26} {:>12} {:>18} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16} {:>8}  verdicts",
+        "fuzz mix",
+        "programs/s",
+        "sustained (warm-up)",
+        "distinct/s",
+        "shapes/s",
+        "programs",
+        "compile",
+        "execute",
+        "ptxas",
+        "CPU ms/prog (+ch)",
+        "host CPU"
+    );
+}
+
 /// One line of the fuzz table: `label`'s rates and where its time went.
 fn print_fuzz_line(label: &str, z: &FuzzRate) {
     let v = verdicts(&z.verdicts);
@@ -1081,20 +1099,7 @@ fn print_table(r: &BenchReport) {
         );
     }
     if !r.fuzz.is_empty() {
-        println!(
-            "{:<26} {:>12} {:>18} {:>12} {:>9} {:>12} {:>9} {:>9} {:>6} {:>16} {:>8}  verdicts",
-            "fuzz mix",
-            "programs/s",
-            "sustained (warm-up)",
-            "distinct/s",
-            "shapes/s",
-            "programs",
-            "compile",
-            "execute",
-            "ptxas",
-            "CPU ms/prog (+ch)",
-            "host CPU"
-        );
+        print_fuzz_header();
         for z in &r.fuzz {
             let mix = match z.trap_every {
                 0 => z.families.clone(),
@@ -1104,6 +1109,9 @@ fn print_table(r: &BenchReport) {
         }
     }
     if let Some(d) = &r.devices {
+        if r.fuzz.is_empty() {
+            print_fuzz_header();
+        }
         println!(
             "devices: the all-families mix on {} alone, then on {} at once: {:.2}×",
             d.devices[0],
