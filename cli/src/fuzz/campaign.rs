@@ -122,9 +122,13 @@ impl Default for Explore {
     }
 }
 
-/// Value sets per shape when `--values-per-shape` is not given: a block of 4,096 programs (64
-/// threads' default block) compiles 64 kernels.
-pub const DEFAULT_VALUES_PER_SHAPE: u64 = 64;
+/// Value sets per shape when `--values-per-shape` is not given. Each shape is a kernel that
+/// ptxas compiles (about 28 ms of CPU on the 16-core H200 host, more than half of a campaign's
+/// CPU at 64), so fewer shapes a program leave more of the host to programs: 30 s campaigns at 80
+/// against 64 took 9-17% less CPU a program on one H200 machine start, and ran 8-17% more
+/// programs/s (`reports/bench/README.md`, h200-2026-11-30m). At 80, 20,000 programs/s is 250
+/// shapes/s, the floor that keeps a campaign's structure exploring.
+pub const DEFAULT_VALUES_PER_SHAPE: u64 = 80;
 
 /// Every `every`-th program's hardware run is replaced by a copy of `case` (named for the
 /// program), e.g. a known trapping case, so a campaign meets it at a fixed rate.
