@@ -992,9 +992,7 @@ impl<'h> Campaign<'h> {
                     stats.shard
                 ));
             }
-            if stats.generator != gen::GENERATOR_VERSION
-                || stats.values_per_shape != opts.values_per_shape
-            {
+            if stats.generator != gen::GENERATOR_VERSION {
                 return Err(format!(
                     "{}: the journal's programs are of generator version {} with {} value sets per \
                      shape, not version {} with {}: its program indices name other programs; start \
@@ -1004,6 +1002,16 @@ impl<'h> Campaign<'h> {
                     stats.values_per_shape,
                     gen::GENERATOR_VERSION,
                     opts.values_per_shape
+                ));
+            }
+            if stats.values_per_shape != opts.values_per_shape {
+                return Err(format!(
+                    "{}: the journal's programs are of {} value sets per shape, not {}: its \
+                     program indices name other programs; resume it with --values-per-shape {}",
+                    path.display(),
+                    stats.values_per_shape,
+                    opts.values_per_shape,
+                    stats.values_per_shape
                 ));
             }
             if stats.coverage_steer != opts.explore.steer {

@@ -723,6 +723,7 @@ fn programs_are_shapes_times_values_and_resume_keeps_both() {
     );
     let e = run(8, 1, true).unwrap_err();
     assert!(e.contains("16 value sets per shape"), "{e}");
+    assert!(e.contains("resume it with --values-per-shape 16"), "{e}");
     // A journal from before generator versions.
     let journal = dir.join("out").join("journal.jsonl");
     let text = std::fs::read_to_string(&journal).unwrap();
