@@ -416,13 +416,20 @@ fn add_tx(tx: i32, delta: i64) -> Result<i32, Ub> {
     let v = tx as i64 + delta;
     if v.abs() > MAX_COUNT as i64 || (v < 0 && mutant::on(M::TxNegativeIsUb)) {
         let detail = format!("tx-count {tx} {delta:+} = {v}");
-        return Err(if v < 0 {
+        return Err(if silicon_traps_at_tx(v) {
             Ub::trapping(&ub::MBAR_TX_RANGE, detail)
         } else {
             Ub::new(&ub::MBAR_TX_RANGE, detail)
         });
     }
     Ok(v as i32)
+}
+
+/// Whether sm_90 silicon traps on an object whose tx-count became `v`, outside the range
+/// (A-TX-RANGE-HW in `exec::predict`): below it, and above 2^20, one past its end; at 2^20 it
+/// runs on.
+fn silicon_traps_at_tx(v: i64) -> bool {
+    v < 0 || v > MAX_COUNT as i64 + 1
 }
 
 impl Mbarrier {
@@ -598,6 +605,21 @@ mod tests {
                 .unwrap_err()
                 .rule,
             "mbarrier.tx_count_range"
+        );
+        // Silicon runs on at one past the range's end and traps beyond it, or below it
+        // (A-TX-RANGE-HW).
+        let situation = |tx: u32| {
+            let mut s = fresh(1);
+            s.expect_tx(MAX_COUNT).unwrap();
+            s.expect_tx(tx).unwrap_err().situation
+        };
+        assert_eq!(situation(1), None);
+        assert_eq!(situation(2), Some(ub::Situation::Traps));
+        let mut s = fresh(1);
+        s.complete_tx(MAX_COUNT).unwrap();
+        assert_eq!(
+            s.complete_tx(1).unwrap_err().situation,
+            Some(ub::Situation::Traps)
         );
     }
 

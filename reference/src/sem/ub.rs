@@ -160,7 +160,8 @@ pub fn silicon_traps_when(id: &str) -> Option<&'static str> {
             "a count above 2^20-1 (1 of 1); count 0 completes (2 of 2)"
         }
         "mbarrier.tx_count_range" => {
-            "a tx-count below -(2^20-1) (1 of 1); above 2^20-1 it completes (2 of 2)"
+            "a tx-count below -(2^20-1) (1 of 1) or above 2^20 (10 of 10); at exactly 2^20 it \
+             completes (3 of 3, A-TX-RANGE-HW)"
         }
         _ => return None,
     })

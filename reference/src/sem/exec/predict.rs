@@ -37,6 +37,13 @@
 //!   decides the prediction, a trap of a later step a trap, a completion the wait's timeout
 //!   ([`RUNS_ON`]). A phase its copies overshot keeps its own prediction (A-TX-OVERSHOT-HW).
 //!
+//! - A-TX-RANGE-HW: silicon's tx-count holds one more than the PTX ISA's range: an expect-tx
+//!   that takes it to exactly 2^20 completes and the object works on, one above 2^20 (or a
+//!   complete-tx below -(2^20-1)) traps LaunchFailed whatever follows ([`TX_RANGE`]). The
+//!   model's run stops at `mbarrier.tx_count_range` either way: past 2^20 in the trapping
+//!   situation, so that a run gone on past a timed-out wait that meets it predicts the trap; at
+//!   2^20 predicting completion (what follows is not run: one probe went on and completed).
+//!
 //! - A-ASYNC-ARRIVE-AT-EXIT-HW: a cp.async.mbarrier.arrive whose cp.async operations no wait
 //!   completed still arrives: silicon completes them before the CTA exits. The silicon run
 //!   lands them and fires the arrive-on at the program's end, so an arrive-on past the pending
@@ -336,6 +343,19 @@ pub const ARRIVES_AT_EXIT: &str = "the seed-0 mixed campaign of 139687c (H200, C
     2026-11-29, twice each): without the explicit arrive the run hangs, no trap; with it first \
     or alone, at a pending count of zero, it traps LaunchFailed; so in the case found the \
     async arrive-on, past the count, traps. Whether it happens at exit or sooner is unprobed.";
+
+/// The recorded runs behind A-TX-RANGE-HW.
+pub const TX_RANGE: &str = "cases/probes/tx-range.yaml (H200, CUDA 13.0, 2026-11-30, each \
+    program twice, every trap again under ptxas 13.0 -O0 and the JIT): a tx-count of exactly \
+    2^20 completed, also with a complete-tx back into the range after it (as \
+    ub.mbarrier.tx_overflow did on H100 and H200, 2026-11-21); 2^20 + 1 trapped LaunchFailed with \
+    nothing after it but the harness's closing test_wait, and 2^20 + 15 trapped whatever came \
+    next (an arrive, a complete-tx, another expect-tx, a test_wait, or reached by \
+    arrive.expect_tx): 10 programs of 10. Below the range, ub.mbarrier.tx_underflow (-2^20) \
+    trapped LaunchFailed (H100, 2026-11-25). Found by the seed-7 mutants campaign at K = 80 \
+    (cases/probes/fuzz-mispredicted-v6.yaml: a phase owing a copy's bytes given an expect-tx of \
+    0xffffe after its wait timed out). Unprobed: what count silicon holds past 2^20 (both \
+    programs that would tell trapped first).";
 
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
@@ -893,6 +913,42 @@ mod tests {
         assert!(
             matches!(ex.outcome, Outcome::Undefined { ref ub, step: 2 } if ub.rule == ub::WAIT_NEVER_COMPLETES.id)
         );
+    }
+
+    /// A-TX-RANGE-HW: a tx-count past 2^20 traps, exactly 2^20 completes, and the v6
+    /// campaign's program, whose run goes on past its timed-out waits into such an expect-tx,
+    /// traps in every variant that reaches it and hangs in the one cut before.
+    #[test]
+    fn a_tx_count_past_2_pow_20_traps() {
+        recorded_outcomes_are_allowed("probes/tx-range.yaml", 14);
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v6.yaml", 13);
+        let tx = predictions("probes/tx-range.yaml");
+        for (c, p) in &tx {
+            let completes = c.name.ends_with(".at_2p20")
+                || c.name.ends_with(".at_2p20_then_complete")
+                || c.name.ends_with("_control")
+                || c.name.ends_with(".below_at_minus_2p20_plus1");
+            let want = if completes {
+                HwOutcome::Completes
+            } else {
+                LAUNCH_FAILED
+            };
+            assert_eq!(p, &Prediction::one(want), "{}", c.name);
+        }
+        for (c, p) in predictions("probes/fuzz-mispredicted-v6.yaml") {
+            let want = if c.name.ends_with(".upto5") {
+                HwOutcome::Hangs
+            } else {
+                LAUNCH_FAILED
+            };
+            assert_eq!(p, Prediction::one(want), "{}", c.name);
+        }
+        let corpus = predictions("ub/mbarrier.yaml");
+        let (_, p) = corpus
+            .iter()
+            .find(|(c, _)| c.name == "ub.mbarrier.tx_overflow")
+            .expect("corpus case");
+        assert_eq!(p, &Prediction::one(HwOutcome::Completes));
     }
 
     /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the
