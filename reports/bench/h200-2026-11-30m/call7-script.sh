@@ -1,0 +1,14 @@
+# call 7: where the trap of the v6 probes comes from (prefixes 10, 11, without steps 8-9) and which tx-count silicon holds past 2^20-1; twice
+# .dev/m/probe/*.yaml: the programs of cases/probes/fuzz-mispredicted-v6.yaml and tx-range.yaml before their runs were recorded; .dev/m/mut.xz: the stripped release build with --features mutants
+mkdir -p /tmp/bin && xz -dc .dev/m/mut.xz > /tmp/bin/mut && chmod +x /tmp/bin/mut
+export PTXAS=/usr/local/cuda/bin/ptxas P=/tmp/bin/mut
+cp .dev/m/probe/v6b.yaml $OUT/v6b.yaml
+$P run --devices 0 --record --attribute all --out /tmp/r1 $OUT/v6b.yaml > $OUT/run1.txt 2>&1
+cp .dev/m/probe/v6b.yaml /tmp/v6c.yaml; $P run --devices 0 --out /tmp/r2 /tmp/v6c.yaml > $OUT/run2.txt 2>&1
+python3 - <<'PY'
+import json
+for r in ("/tmp/r1","/tmp/r2"):
+    d=json.load(open(r+"/summary.json"))
+    for x in d["results"]: print(r, x["case"], x["verdict"], x.get("detail","")[:200])
+PY
+grep -o "attribution: [^]]*" $OUT/run1.txt | sort | uniq -c
