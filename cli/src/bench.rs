@@ -656,10 +656,8 @@ fn fuzz_rate(
         warmup_s: sustained.map(|s| s.warmup_s),
         cpu_ms_per_program: cpu_s.map(|c| per_program(c.0)),
         children_ms_per_program: cpu_s.map(|c| per_program(c.1)),
-        host_cpu_share: cpu_s.map(|c| {
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-            cpu_share(c.0 + c.1, secs, cpus)
-        }),
+        host_cpu_share: cpu_s
+            .map(|c| cpu_share(c.0 + c.1, secs, ptxconform_core::pools::host_cpus())),
     })
 }
 

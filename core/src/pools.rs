@@ -124,12 +124,17 @@ pub fn global_threads(
     Some(cpus.clamp(1, most.max(1)))
 }
 
+/// The CPUs this process may run on (1 where the system does not say).
+pub fn host_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Size rayon's global pool as [`global_threads`] says for this process (`most`:
 /// [`MAX_DEFAULT_THREADS`], or `usize::MAX` for work that ptxas processes bound); call before
 /// any parallel work (the pool is built once).
 pub fn size_global(explicit: Option<usize>, most: usize) -> Result<(), String> {
     let env = std::env::var("RAYON_NUM_THREADS").ok();
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpus = host_cpus();
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(n) = global_threads(explicit, env.as_deref(), cpus, most) {
         b = b.num_threads(n);
