@@ -129,6 +129,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-MB-NEVER-INIT-HW",
     "A-MB-INVAL-KEEPS-HW",
     "A-WAIT-RUNS-ON-HW",
+    "A-DATA-RACE-RUNS-ON-HW",
     "A-TX-RANGE-HW",
     "A-ASYNC-ARRIVE-AT-EXIT-HW",
     "A-CP-ASYNC-SRC-SIZE-FORM-HW",
@@ -227,6 +228,12 @@ pub(crate) struct Machine<'c> {
     /// Steps whose blocking wait never completes and that [`Reading::Silicon`] ran past, as the
     /// harness's bounded wait gives up and goes on (A-WAIT-RUNS-ON-HW).
     timed_out: Vec<usize>,
+    /// One of [`Self::timed_out`] waited on a phase its copies overshot, which silicon may
+    /// complete instead (A-TX-OVERSHOT-HW).
+    ran_past_overshot: bool,
+    /// The first data race [`Reading::Silicon`] ran past, and its step
+    /// (A-DATA-RACE-RUNS-ON-HW).
+    raced: Option<(Ub, usize)>,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
     /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
@@ -299,6 +306,8 @@ impl<'c> Machine<'c> {
             granule_cluster_copy: false,
             signals_never_initialized: false,
             timed_out: Vec::new(),
+            ran_past_overshot: false,
+            raced: None,
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),
             notes: Vec::new(),

@@ -101,10 +101,8 @@ impl Machine<'_> {
         proxy: Proxy,
     ) -> R<(Vec<Byte>, ReadHoldId)> {
         if let Some(w) = self.mem.in_flight_overlapping(at, len).first() {
-            return ub(
-                &ub::ASYNC_DST_READ,
-                format!("source overlaps asynchronous write {w:?} still in flight"),
-            );
+            let detail = format!("source overlaps asynchronous write {w:?} still in flight");
+            self.race(&ub::ASYNC_DST_READ, detail)?;
         }
         let bytes = self.read_in(at, len, proxy)?;
         let hold = self.mem.hold_source(at, len)?;
@@ -112,14 +110,26 @@ impl Machine<'_> {
         Ok((bytes, hold))
     }
 
+    /// A data race between the program and an asynchronous operation's memory (§9.7.9.25.1):
+    /// the text's run stops at it. Silicon completes such programs, so its run goes on
+    /// (A-DATA-RACE-RUNS-ON-HW): the first race is kept as the run's outcome should nothing
+    /// later stop it, and the bytes it touched are not claimed.
+    pub(super) fn race(&mut self, rule: &ub::UbRule, detail: String) -> R {
+        if self.reading != super::Reading::Silicon {
+            return ub(rule, detail);
+        }
+        let step = self.step;
+        self.raced
+            .get_or_insert_with(|| (ub::Ub::new(rule, detail), step));
+        Ok(())
+    }
+
     /// Checks shared by every write into memory: no unfinished source read of another operation,
     /// no mbarrier object overwritten.
-    pub(super) fn check_write(&self, at: Addr, len: u64) -> R {
+    pub(super) fn check_write(&mut self, at: Addr, len: u64) -> R {
         if !self.mem.holds_overlapping(at, len).is_empty() {
-            return ub(
-                &ub::ASYNC_SRC_MODIFIED,
-                "write to the source of an asynchronous operation before it was read",
-            );
+            let detail = "write to the source of an asynchronous operation before it was read";
+            self.race(&ub::ASYNC_SRC_MODIFIED, detail.to_string())?;
         }
         if let Some(off) = self.object_overlapping(at, len) {
             return ub(

@@ -7,7 +7,11 @@
 //! - A-TX-OVERSHOT-HW: a wait on a phase whose arrivals are all in and whose copies credited
 //!   more complete-tx than it expects (tx-count below zero: the text's phase never completes) is
 //!   predicted to complete or hang, undecided ([`overshot`], evidence in [`OVERSHOT_PHASE`]):
-//!   H100 did both, and the final count does not tell which.
+//!   H100 did both, and the final count does not tell which. When it hangs the kernel goes on
+//!   (A-WAIT-RUNS-ON-HW), so the silicon run goes on past the wait with the phase as it is, and
+//!   the prediction is that run's joined to the two outcomes (what a program does after the
+//!   phase completed is not run): a later arrive past the pending count traps
+//!   ([`OVERSHOT_RUNS_ON`]).
 //!
 //! - A-TX-RACE-HW: a phase the model's run completes while an issued copy still has complete-tx
 //!   to perform on it (`mbarrier.complete_tx_race`: an expect-tx of 0 or below the copy's bytes)
@@ -35,7 +39,15 @@
 //!   as the harness runs it: its wait gives up at its bound, flags the step and the kernel goes
 //!   on. The model runs on so (`Reading::Silicon`, the phase left as it is): the program's end
 //!   decides the prediction, a trap of a later step a trap, a completion the wait's timeout
-//!   ([`RUNS_ON`]). A phase its copies overshot keeps its own prediction (A-TX-OVERSHOT-HW).
+//!   ([`RUNS_ON`]). A phase its copies overshot runs on so too, beside its own outcomes
+//!   (A-TX-OVERSHOT-HW).
+//!
+//! - A-DATA-RACE-RUNS-ON-HW: a data race between the program and an asynchronous operation's
+//!   memory (§9.7.9.25.1: a source written before the copy read it, a destination written or
+//!   read before the copy completed) leaves bytes unconstrained and does not stop silicon. The
+//!   silicon run goes on past it (`Machine::race`); a later step's outcome decides the
+//!   prediction, and a run that ends defined ends at the race, its bytes not claimed
+//!   ([`DATA_RACE_RUNS_ON`]).
 //!
 //! - A-TX-RANGE-HW: silicon's tx-count holds one more than the PTX ISA's range: an expect-tx
 //!   that takes it to exactly 2^20 completes and the object works on, one above 2^20 (or a
@@ -276,7 +288,7 @@ impl Prediction {
             }
         }
         if u.phase.is_some_and(|p| overshot(&p)) {
-            return Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+            return overshot_prediction();
         }
         rule_prediction(u.checked_first.unwrap_or(u.rule))
     }
@@ -365,6 +377,27 @@ pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13
     the wait alone, and the wait then a defined arrive, timed out. The v4 mixed campaign's \
     mispredicted traps (cases/probes/fuzz-mispredicted-v4.yaml: as_found and drop12 trapped \
     LaunchFailed 3 of 3 after timed-out waits; upto15, the program cut at its wait, timed out).";
+
+/// The recorded runs behind running on past an overshot phase's wait (A-TX-OVERSHOT-HW with
+/// A-WAIT-RUNS-ON-HW).
+pub const OVERSHOT_RUNS_ON: &str = "cases/probes/fuzz-mispredicted-v7.yaml (H200, CUDA 13.0, \
+    2026-11-30, each run twice, the first attributed: the trap again under ptxas 13.0 -O3, -O0 \
+    and the JIT, silicon): the seed-11 mixed campaign's program, whose cluster-launch copy into \
+    the executing CTA (A-BULK-SELF-CLUSTER-LAUNCH-HW) overshoots that CTA's phase 1 by 160 \
+    bytes before its arrive, waits on the phase and then arrives on it again, trapped \
+    LaunchFailed, as it did with the copy naming the CTA's own mbarrier; cut before that phase \
+    (upto11) it timed out and cut after the copy (upto8) it completed; without the copy \
+    (drop7) the phase completes and the program timed out in another CTA's wait only.";
+
+/// The recorded runs behind A-DATA-RACE-RUNS-ON-HW.
+pub const DATA_RACE_RUNS_ON: &str = "the three races' corpus cases completed (async.src_modified \
+    20, dst_read 24, dst_written 21 runs, H100 and H200). cases/probes/race-runs-on.yaml (H200, \
+    CUDA 13.0, 2026-11-30, each run twice): each race's corpus case followed by an arrive past \
+    the pending count of another mbarrier trapped LaunchFailed, as that arrive does without the \
+    race: silicon went on past all three. cases/probes/fuzz-mispredicted-v7b.yaml (the seed-11 \
+    mixed campaign's second mispredicted trap, twice each): its copy overwrites a source another \
+    copy still reads, and its later arrive past the pending count trapped, with the race \
+    (as_found, upto17) and without it (norace); cut before the arrive (upto16) it timed out.";
 
 /// The recorded runs behind A-CP-ASYNC-SRC-SIZE-FORM-HW.
 pub const SRC_SIZE_FORM: &str = "H200, 2026-11-28. cases/probes/cp-async-misaligned.yaml, each \
@@ -469,6 +502,11 @@ pub const MISALIGNED_KIND: &str = "the corpus's copies trapped MisalignedAddress
 /// tx-count -32 with an arrival pending, timed out on H100 and H200).
 pub fn overshot(p: &PhaseLeft) -> bool {
     p.pending == 0 && p.tx_count < 0
+}
+
+/// A wait on an overshot phase ([`overshot`]): it completes or it hangs, undecided.
+pub fn overshot_prediction() -> Prediction {
+    Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs])
 }
 
 /// The recorded runs of overshot phases ([`overshot`]): why the prediction is the set.
@@ -608,7 +646,8 @@ pub const SILICON: &[SiliconReading] = &[
         rule: RuleRef::Ub(&ub::WAIT_NEVER_COMPLETES),
         outcomes: &[HwOutcome::Hangs],
         evidence: "cases/ub/timeout.yaml and exec-smoke: 10 of 10 per baseline (H100, H200); \
-                   a phase its copies overshot is undecided (OVERSHOT_PHASE)",
+                   a phase its copies overshot is undecided (OVERSHOT_PHASE), and a later \
+                   arrive on it traps (OVERSHOT_RUNS_ON)",
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::MBAR_TX_RACE),
@@ -949,6 +988,75 @@ mod tests {
             .find(|(c, _)| c.name == "ub.mbarrier.tx_overflow")
             .expect("corpus case");
         assert_eq!(p, &Prediction::one(HwOutcome::Completes));
+    }
+
+    /// A-TX-OVERSHOT-HW run on: the v7 campaign's program waits on a phase its copy overshot
+    /// and then arrives on it again. Silicon trapped; the wait alone keeps the overshot
+    /// phase's own two outcomes, and the arrive after it adds the trap.
+    #[test]
+    fn overshot_phase_runs_on_past_its_wait() {
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v7.yaml", 5);
+        let all = predictions("probes/fuzz-mispredicted-v7.yaml");
+        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        for (c, p) in &all {
+            let want = match c.name.rsplit('.').next() {
+                Some("as_found" | "own_mbar") => either.clone().with(LAUNCH_FAILED),
+                Some("drop7") => Prediction::one(HwOutcome::Hangs),
+                _ => either.clone(),
+            };
+            assert_eq!(p, &want, "{}", c.name);
+        }
+        let mut c = all[0].0.clone();
+        assert!(c.name.ends_with(".as_found"));
+        // Steps 0-18: up to the wait on the overshot phase, no arrive after it.
+        c.program.truncate(19);
+        let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
+        assert_eq!(ex.prediction, either);
+        c = all[0].0.clone();
+        c.program.truncate(20);
+        let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
+        assert_eq!(ex.prediction, either.with(LAUNCH_FAILED));
+    }
+
+    /// A-DATA-RACE-RUNS-ON-HW: silicon runs on past each of the three races, so an arrive past
+    /// the pending count after one traps; the text's run still stops at the race, and the
+    /// corpus's races alone still complete.
+    #[test]
+    fn data_races_run_on() {
+        recorded_outcomes_are_allowed("probes/race-runs-on.yaml", 6);
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v7b.yaml", 4);
+        for (c, p) in predictions("probes/race-runs-on.yaml") {
+            assert_eq!(p, Prediction::one(LAUNCH_FAILED), "{}", c.name);
+            let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
+            let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
+                panic!("{}: defined", c.name);
+            };
+            let want = match c.name.split('.').nth(2) {
+                _ if c.name.ends_with(".no_race") => ub::MBAR_PENDING_RANGE.id,
+                Some("src_modified") => ub::ASYNC_SRC_MODIFIED.id,
+                Some("dst_read") => ub::ASYNC_DST_READ.id,
+                _ => ub::ASYNC_DST_WRITTEN.id,
+            };
+            assert_eq!(u.rule, want, "{}", c.name);
+        }
+        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        for (c, p) in predictions("probes/fuzz-mispredicted-v7b.yaml") {
+            let want = if c.name.ends_with(".upto16") {
+                either.clone()
+            } else {
+                either.clone().with(LAUNCH_FAILED)
+            };
+            assert_eq!(p, want, "{}", c.name);
+        }
+        let races = predictions("ub/copy.yaml");
+        let races: Vec<_> = races
+            .iter()
+            .filter(|(c, _)| c.name.starts_with("ub.async."))
+            .collect();
+        assert_eq!(races.len(), 5);
+        for (c, p) in races {
+            assert_eq!(p, &Prediction::one(HwOutcome::Completes), "{}", c.name);
+        }
     }
 
     /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the

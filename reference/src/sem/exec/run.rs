@@ -55,7 +55,8 @@ pub(crate) enum Reading {
     /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW), and a
     /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
     /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a blocking wait that never completes gives up and
-    /// the program goes on (A-WAIT-RUNS-ON-HW), and the arrive-ons of cp.async.mbarrier.arrive
+    /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
+    /// memory goes on (A-DATA-RACE-RUNS-ON-HW), and the arrive-ons of cp.async.mbarrier.arrive
     /// still pending at the end happen there (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
@@ -64,7 +65,8 @@ pub(crate) enum Reading {
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
-/// cluster launch, or a blocking wait that never completes.
+/// cluster launch, a blocking wait that never completes, or a data race with an asynchronous
+/// operation's memory.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
@@ -78,14 +80,22 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
             && u.shared_access
                 .is_some_and(|a| !super::predict::leaves_allocation(&a)))
         || runs_on_past(u)
+        || RACES.iter().any(|r| r.id == u.rule)
 }
+
+/// The data races silicon runs past (A-DATA-RACE-RUNS-ON-HW, `Machine::race`).
+const RACES: [&ub::UbRule; 3] = [
+    &ub::ASYNC_SRC_MODIFIED,
+    &ub::ASYNC_DST_READ,
+    &ub::ASYNC_DST_WRITTEN,
+];
 
 /// Whether silicon, as the harness runs it, goes on past this UB (A-WAIT-RUNS-ON-HW): a
 /// blocking wait on a phase that never completes gives up at its bound and the kernel runs the
-/// steps after it. Not a phase its copies overshot, which silicon may complete
-/// (A-TX-OVERSHOT-HW): its prediction stays the wait's own.
+/// steps after it. A phase its copies overshot too, when silicon does not complete it
+/// (A-TX-OVERSHOT-HW): the other branch, that it completes, is the overshot set's.
 fn runs_on_past(u: &ub::Ub) -> bool {
-    u.rule == ub::WAIT_NEVER_COMPLETES.id && !u.phase.is_some_and(|p| super::predict::overshot(&p))
+    u.rule == ub::WAIT_NEVER_COMPLETES.id
 }
 
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
@@ -239,6 +249,11 @@ fn execute_schedule(
         }
     }
     if outcome == Outcome::Defined {
+        if let Some((u, step)) = m.raced.take() {
+            outcome = Outcome::Undefined { ub: u, step };
+        }
+    }
+    if outcome == Outcome::Defined {
         let exit = m.tc_exit().and_then(|()| match reading {
             Reading::Silicon => m.land_arrives_at_exit(),
             Reading::Text => Ok(()),
@@ -271,6 +286,11 @@ fn execute_schedule(
     let mut prediction = Prediction::of(&outcome, !driver_rejects.is_empty());
     if !m.timed_out.is_empty() {
         prediction = prediction.after_timed_out_wait();
+    }
+    if m.ran_past_overshot {
+        // Silicon may instead have completed the overshot phase; what the program does after
+        // that completion is not run (A-TX-OVERSHOT-HW).
+        prediction = prediction.union(&super::predict::overshot_prediction());
     }
     if m.signals_never_initialized {
         prediction = prediction.with(super::predict::NEVER_INITIALIZED_TRAP);
@@ -338,6 +358,7 @@ impl Machine<'_> {
             });
             if self.reading == Reading::Silicon && runs_on_past(&u) {
                 self.timed_out.push(self.step);
+                self.ran_past_overshot |= u.phase.is_some_and(|p| super::predict::overshot(&p));
                 return Ok(());
             }
             return Err(Stop::Ub(u));
@@ -352,10 +373,8 @@ impl Machine<'_> {
         let a = self.check_range(&l, len, &ub::ADDRESS_OUT_OF_REGION, "store")?;
         self.check_write(a, len)?;
         if !self.mem.in_flight_overlapping(a, len).is_empty() {
-            return ub(
-                &ub::ASYNC_DST_WRITTEN,
-                format!("store to [{at}] while an asynchronous write to it is in flight"),
-            );
+            let detail = format!("store to [{at}] while an asynchronous write to it is in flight");
+            self.race(&ub::ASYNC_DST_WRITTEN, detail)?;
         }
         self.mem.write_exact(a, bytes)?;
         self.touch(a, len, TouchKind::Store);

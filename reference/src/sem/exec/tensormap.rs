@@ -83,13 +83,11 @@ impl Machine<'_> {
             .in_flight_overlapping(from, TENSORMAP_BYTES)
             .first()
         {
-            return ub(
-                &rules::ASYNC_DST_READ,
-                format!(
-                    "src {} read while asynchronous write {w:?} is in flight",
-                    c.src
-                ),
+            let detail = format!(
+                "src {} read while asynchronous write {w:?} is in flight",
+                c.src
             );
+            self.race(&rules::ASYNC_DST_READ, detail)?;
         }
         let bytes = self.mem.read(from, TENSORMAP_BYTES)?;
         self.touch(from, TENSORMAP_BYTES, TouchKind::Read);
@@ -108,10 +106,8 @@ impl Machine<'_> {
         let len = bytes.len() as u64;
         self.check_write(at, len)?;
         if !self.mem.in_flight_overlapping(at, len).is_empty() {
-            return ub(
-                &rules::ASYNC_DST_WRITTEN,
-                format!("write to {addr} while an asynchronous write to it is in flight"),
-            );
+            let detail = format!("write to {addr} while an asynchronous write to it is in flight");
+            self.race(&rules::ASYNC_DST_WRITTEN, detail)?;
         }
         self.mem.write(at, bytes)?;
         self.touch(at, len, TouchKind::Store);
