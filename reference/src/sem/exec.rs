@@ -234,6 +234,9 @@ pub(crate) struct Machine<'c> {
     /// The first data race [`Reading::Silicon`] ran past, and its step
     /// (A-DATA-RACE-RUNS-ON-HW).
     raced: Option<(Ub, usize)>,
+    /// A complete-tx would have taken a tx-count below the range had the copies still in flight
+    /// signalled first (A-TX-RANGE-HW): silicon may trap.
+    tx_range_if_copies_first: bool,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
     /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
@@ -308,6 +311,7 @@ impl<'c> Machine<'c> {
             timed_out: Vec::new(),
             ran_past_overshot: false,
             raced: None,
+            tx_range_if_copies_first: false,
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),
             notes: Vec::new(),

@@ -5,7 +5,7 @@ use super::async_ops::concurrent;
 use super::{mbar_key, Machine, Reg, Stop, R};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
 use crate::ptx::operand::{Address, Value};
-use crate::sem::mbarrier::{pending_count, Arrive, PhaseCompleted};
+use crate::sem::mbarrier::{pending_count, Arrive, PhaseCompleted, MAX_COUNT};
 use crate::sem::tracking::{CopyKind, TrackedCopy};
 use crate::sem::ub::{Situation, TxRace, Ub};
 
@@ -59,6 +59,27 @@ impl Machine<'_> {
         ))
     }
 
+    /// A-TX-RANGE-HW in the other order: copies still in flight to `b` may signal before this
+    /// complete-tx of `tx` (§9.7.13.15.5: at no stated time), and then it takes the tx-count
+    /// below the range, where silicon traps. The run goes on in its own order (the copies
+    /// signal at a wait); the prediction gains the trap.
+    fn complete_tx_after_copies(&mut self, b: (u32, u64), tx: u32) {
+        let Some(m) = self.slot(b).object() else {
+            return;
+        };
+        let now = i64::from(m.tx_count);
+        let owed: i64 = self
+            .tracking
+            .copies_for(mbar_key(b.0, b.1))
+            .filter(|c| !concurrent(&self.case.program, c.issued_at, self.step))
+            .map(|c| i64::from(c.tx_bytes))
+            .sum();
+        let first = now - i64::from(tx);
+        if owed > 0 && first >= -i64::from(MAX_COUNT) && first - owed < -i64::from(MAX_COUNT) {
+            self.tx_range_if_copies_first = true;
+        }
+    }
+
     pub(super) fn mbarrier(&mut self, op: &MbarrierOp) -> R {
         match op {
             MbarrierOp::Init { space, addr, count } => {
@@ -82,6 +103,9 @@ impl Machine<'_> {
             } => {
                 let b = self.mbar_operand(*space, addr)?;
                 let tx = self.u32_operand(tx_count, "txCount")?;
+                if *op == TxOp::CompleteTx {
+                    self.complete_tx_after_copies(b, tx);
+                }
                 let s = self.slot(b);
                 let done = match op {
                     TxOp::ExpectTx => s.expect_tx(tx)?,

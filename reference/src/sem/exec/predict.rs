@@ -55,6 +55,9 @@
 //!   model's run stops at `mbarrier.tx_count_range` either way: past 2^20 in the trapping
 //!   situation, so that a run gone on past a timed-out wait that meets it predicts the trap; at
 //!   2^20 predicting completion (what follows is not run: one probe went on and completed).
+//!   Copies in flight signal at no stated time: a complete-tx that leaves the range only in the
+//!   order where they signal before it adds the trap to the run's prediction
+//!   ([`TX_RANGE_TRAP`]).
 //!
 //! - A-ASYNC-ARRIVE-AT-EXIT-HW: a cp.async.mbarrier.arrive whose cp.async operations no wait
 //!   completed still arrives: silicon completes them before the CTA exits. The silicon run
@@ -367,7 +370,10 @@ pub const TX_RANGE: &str = "cases/probes/tx-range.yaml (H200, CUDA 13.0, 2026-11
     trapped LaunchFailed (H100, 2026-11-25). Found by the seed-7 mutants campaign at K = 80 \
     (cases/probes/fuzz-mispredicted-v6.yaml: a phase owing a copy's bytes given an expect-tx of \
     0xffffe after its wait timed out). Unprobed: what count silicon holds past 2^20 (both \
-    programs that would tell trapped first).";
+    programs that would tell trapped first). In the other order of a copy in flight \
+    (cases/probes/fuzz-mispredicted-v8.yaml, v9, H200, 2026-11-30, each twice): a complete-tx \
+    of 1048575 on a phase a copy into the executing CTA still owed 80 bytes trapped, as did the \
+    program cut after it; 80 bytes less, or without the copy, it timed out.";
 
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
@@ -460,6 +466,10 @@ pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (ge
 /// The trap a copy's complete-tx to a location never initialized adds to a prediction
 /// (A-MB-NEVER-INIT-HW, [`NEVER_INITIALIZED`]).
 pub const NEVER_INITIALIZED_TRAP: HwOutcome = LAUNCH_FAILED;
+
+/// The trap a complete-tx adds to a prediction when, had the copies still in flight signalled
+/// before it, it would have left the tx-count's range (A-TX-RANGE-HW, [`TX_RANGE`]).
+pub const TX_RANGE_TRAP: HwOutcome = LAUNCH_FAILED;
 
 /// The trap [`GRANULE_CLUSTER`] adds to a prediction.
 pub const GRANULE_CLUSTER_TRAP: HwOutcome = LAUNCH_FAILED;
@@ -1056,6 +1066,25 @@ mod tests {
         assert_eq!(races.len(), 5);
         for (c, p) in races {
             assert_eq!(p, &Prediction::one(HwOutcome::Completes), "{}", c.name);
+        }
+    }
+
+    /// The v8 probes: a run gone on past a race still meets the CTAs' exit, where a pending
+    /// cp.async.mbarrier.arrive arrives past the pending count (A-ASYNC-ARRIVE-AT-EXIT-HW);
+    /// and a complete-tx that passes the tx-count's range only if a copy in flight signals
+    /// before it adds the trap (A-TX-RANGE-HW), which a smaller one or no copy does not.
+    #[test]
+    fn exit_after_a_race_and_the_range_in_the_other_order() {
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v8.yaml", 7);
+        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        for (c, p) in predictions("probes/fuzz-mispredicted-v8.yaml") {
+            let want = match c.name.as_str() {
+                "probe.v9.as_found" | "probe.v9.upto29" => either.clone().with(TX_RANGE_TRAP),
+                "probe.v9.in_range" => either.clone(),
+                "probe.v9.drop15" => Prediction::one(HwOutcome::Hangs),
+                _ => Prediction::one(LAUNCH_FAILED),
+            };
+            assert_eq!(p, want, "{}", c.name);
         }
     }
 

@@ -249,11 +249,6 @@ fn execute_schedule(
         }
     }
     if outcome == Outcome::Defined {
-        if let Some((u, step)) = m.raced.take() {
-            outcome = Outcome::Undefined { ub: u, step };
-        }
-    }
-    if outcome == Outcome::Defined {
         let exit = m.tc_exit().and_then(|()| match reading {
             Reading::Silicon => m.land_arrives_at_exit(),
             Reading::Text => Ok(()),
@@ -267,6 +262,12 @@ fn execute_schedule(
                 }
             }
             Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
+        }
+    }
+    // What silicon does at the CTAs' exit comes before a race it ran past decides the outcome.
+    if outcome == Outcome::Defined {
+        if let Some((u, step)) = m.raced.take() {
+            outcome = Outcome::Undefined { ub: u, step };
         }
     }
     let final_state = if keep == Keep::All || !m.updates.is_empty() {
@@ -294,6 +295,9 @@ fn execute_schedule(
     }
     if m.signals_never_initialized {
         prediction = prediction.with(super::predict::NEVER_INITIALIZED_TRAP);
+    }
+    if m.tx_range_if_copies_first {
+        prediction = prediction.with(super::predict::TX_RANGE_TRAP);
     }
     if m.granule_cluster_copy {
         prediction = prediction.with(super::predict::GRANULE_CLUSTER_TRAP);
