@@ -87,12 +87,14 @@ impl Tracking {
     /// A reduction's update must have been landed with [`Memory::complete_update`] first.
     /// `unordered(a, b)`: the steps that issued two copies are concurrent, so either may have
     /// issued first (their pieces are left out of each other's race, A-TX-RACE).
+    /// `races`: where a race is kept while the landing goes on in this order (a run that goes
+    /// on past races); `None`: the race is the error.
     pub fn land_copies(
         &mut self,
         barrier: u64,
-        slots: &mut BTreeMap<u64, Slot>,
-        mem: &mut Memory,
+        (slots, mem): (&mut BTreeMap<u64, Slot>, &mut Memory),
         unordered: impl Fn(usize, usize) -> bool,
+        mut races: Option<&mut Option<Ub>>,
     ) -> Result<Vec<PhaseCompleted>, SemError> {
         let (now, later): (Vec<_>, Vec<_>) = self.copies.iter().partition(|c| c.barrier == barrier);
         self.copies = later;
@@ -112,14 +114,20 @@ impl Tracking {
                 .map(|o| u64::from(o.tx_bytes))
                 .sum();
             if left > 0 {
-                return Err(SemError::Ub(Ub::tx_race(
+                let u = Ub::tx_race(
                     TxRace::PieceReachedZero,
                     format!(
                         "a complete-tx of {} bytes completed phase {} with {left} bytes of \
                          issued copies still to signal it",
                         c.tx_bytes, d.phase
                     ),
-                )));
+                );
+                match races.as_deref_mut() {
+                    Some(kept) => {
+                        kept.get_or_insert(u);
+                    }
+                    None => return Err(SemError::Ub(u)),
+                }
             }
             done.push(d);
         }
@@ -212,7 +220,7 @@ mod tests {
         assert!(a.completed.is_none());
         assert!(!slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
         let done = t
-            .land_copies(MB, &mut slots, &mut mem, |_, _| false)
+            .land_copies(MB, (&mut slots, &mut mem), |_, _| false, None)
             .unwrap();
         assert_eq!(done.len(), 1);
         assert!(slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
@@ -242,7 +250,7 @@ mod tests {
             kind: CopyKind::Other,
         });
         assert!(
-            matches!(t.land_copies(MB, &mut slots, &mut mem, |_, _| false), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
+            matches!(t.land_copies(MB, (&mut slots, &mut mem), |_, _| false, None), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
         );
     }
 

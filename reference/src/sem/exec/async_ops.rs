@@ -297,8 +297,16 @@ impl Machine<'_> {
         }
         let program = &self.case.program;
         let unordered = |a: usize, b: usize| concurrent(program, a, b);
+        let raced_before = self.tx_raced.is_some();
+        let races = match self.reading {
+            super::Reading::Silicon => Some(&mut self.tx_raced),
+            super::Reading::Text => None,
+        };
         self.tracking
-            .land_copies(key, &mut self.slots, &mut self.mem, unordered)?;
+            .land_copies(key, (&mut self.slots, &mut self.mem), unordered, races)?;
+        if !raced_before && self.tx_raced.is_some() {
+            self.tx_raced_at = self.step;
+        }
         self.land_arrive_ops(Some(key))
     }
 

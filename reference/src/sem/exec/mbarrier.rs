@@ -26,7 +26,7 @@ impl Machine<'_> {
     /// still have complete-tx to perform. Any of them may land before the instruction (§9.7.13.15.5:
     /// a copy signals on its completion, at no stated time), and then the phase does not complete
     /// here: the run depends on an order the text leaves open ([`crate::sem::ub::MBAR_TX_RACE`]).
-    fn phase_done(&self, b: (u32, u64), done: Option<PhaseCompleted>) -> R {
+    fn phase_done(&mut self, b: (u32, u64), done: Option<PhaseCompleted>) -> R {
         let Some(d) = done else {
             return Ok(());
         };
@@ -50,13 +50,18 @@ impl Machine<'_> {
         );
         // A-TX-RACE-HW: silicon's arrival has always come first where only im2col loads owed
         // the phase their complete-tx.
-        Err(Stop::Ub(
-            if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
-                u.in_situation(Situation::Im2colArrivalFirst)
-            } else {
-                u
-            },
-        ))
+        let u = if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
+            u.in_situation(Situation::Im2colArrivalFirst)
+        } else {
+            u
+        };
+        if self.reading == super::Reading::Silicon {
+            if self.tx_raced.is_none() {
+                (self.tx_raced, self.tx_raced_at) = (Some(u), self.step);
+            }
+            return Ok(());
+        }
+        Err(Stop::Ub(u))
     }
 
     /// A-TX-RANGE-HW in the other order: copies still in flight to `b` may signal before this

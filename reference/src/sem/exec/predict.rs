@@ -18,7 +18,8 @@
 //!   is predicted to complete or hang, undecided: H200 did both, the same configuration both
 //!   from run to run ([`TX_RACE`]). Where an arrival completed the phase while only `.im2col`
 //!   tensor loads owed it their complete-tx, the arrival has always come first on silicon: it
-//!   completes.
+//!   completes. Either way the kernel goes on: the silicon run goes on past the race in its own
+//!   order and keeps the race's outcomes beside the rest of the program's ([`TX_RACE_RUNS_ON`]).
 //!
 //! - A-OUT-OF-REGION-LANDS-HW: a tensor load whose units leave their shared region but stay in
 //!   the CTA's allocation is run on as silicon runs it (the units land next to the region, over
@@ -394,6 +395,13 @@ pub const OVERSHOT_RUNS_ON: &str = "cases/probes/fuzz-mispredicted-v7.yaml (H200
     LaunchFailed, as it did with the copy naming the CTA's own mbarrier; cut before that phase \
     (upto11) it timed out and cut after the copy (upto8) it completed; without the copy \
     (drop7) the phase completes and the program timed out in another CTA's wait only.";
+
+/// The recorded runs behind running on past `mbarrier.complete_tx_race` (A-TX-RACE-HW).
+pub const TX_RACE_RUNS_ON: &str = "cases/probes/fuzz-mispredicted-v10.yaml (H200, CUDA 13.0, \
+    2026-11-30, each twice): the seed-15 mixed campaign's program, whose copy into the executing \
+    CTA makes a piece of its phase's complete-tx reach zero with 32 bytes to come at a wait, then \
+    arrives on another CTA's phase with no arrival pending, trapped LaunchFailed; cut before that \
+    arrive it timed out; without the copy, or without the wait, it trapped.";
 
 /// The recorded runs behind A-DATA-RACE-RUNS-ON-HW.
 pub const DATA_RACE_RUNS_ON: &str = "the three races' corpus cases completed (async.src_modified \
@@ -1085,6 +1093,26 @@ mod tests {
                 _ => Prediction::one(LAUNCH_FAILED),
             };
             assert_eq!(p, want, "{}", c.name);
+        }
+    }
+
+    /// A-TX-RACE-HW run on: a complete-tx race does not end the silicon run, so a later arrive
+    /// past the pending count joins the trap to the race's outcomes.
+    #[test]
+    fn tx_race_runs_on() {
+        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v10.yaml", 4);
+        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        for (c, p) in predictions("probes/fuzz-mispredicted-v10.yaml") {
+            let want = match c.name.as_str() {
+                "probe.v10.upto30" => either.clone(),
+                "probe.v10.drop13" => Prediction::one(LAUNCH_FAILED),
+                _ => either.clone().with(LAUNCH_FAILED),
+            };
+            assert_eq!(p, want, "{}", c.name);
+        }
+        // The race cases of the corpus keep the race's own outcomes.
+        for (c, p) in predictions("ub/tx_race.yaml") {
+            assert!(!p.allows(LAUNCH_FAILED), "{}: {p}", c.name);
         }
     }
 

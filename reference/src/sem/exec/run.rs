@@ -81,6 +81,7 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
                 .is_some_and(|a| !super::predict::leaves_allocation(&a)))
         || runs_on_past(u)
         || RACES.iter().any(|r| r.id == u.rule)
+        || u.rule == ub::MBAR_TX_RACE.id
 }
 
 /// The data races silicon runs past (A-DATA-RACE-RUNS-ON-HW, `Machine::race`).
@@ -265,8 +266,14 @@ fn execute_schedule(
         }
     }
     // What silicon does at the CTAs' exit comes before a race it ran past decides the outcome.
+    let tx_race = m.tx_raced.take().map(|ub| Outcome::Undefined {
+        ub,
+        step: m.tx_raced_at,
+    });
     if outcome == Outcome::Defined {
-        if let Some((u, step)) = m.raced.take() {
+        if let Some(o) = tx_race.clone() {
+            outcome = o;
+        } else if let Some((u, step)) = m.raced.take() {
             outcome = Outcome::Undefined { ub: u, step };
         }
     }
@@ -285,6 +292,11 @@ fn execute_schedule(
     departures.dedup();
     let driver_rejects = tensor::driver_refusals(case);
     let mut prediction = Prediction::of(&outcome, !driver_rejects.is_empty());
+    if let Some(o) = &tx_race {
+        // The other order of the race leaves the phase incomplete, and the program goes on
+        // from there (A-TX-RACE-HW run on): its outcomes stay beside this order's.
+        prediction = prediction.union(&Prediction::of(o, false));
+    }
     if !m.timed_out.is_empty() {
         prediction = prediction.after_timed_out_wait();
     }
