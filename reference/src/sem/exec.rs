@@ -238,10 +238,8 @@ pub(crate) struct Machine<'c> {
     /// signalled first (A-TX-RANGE-HW): silicon may trap.
     tx_range_if_copies_first: bool,
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
-    /// run took (A-TX-RACE-HW): its outcomes join the run's.
-    tx_raced: Option<Ub>,
-    /// The step of [`Self::tx_raced`].
-    tx_raced_at: usize,
+    /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.
+    tx_raced: Option<(Ub, usize)>,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
     /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
@@ -318,7 +316,6 @@ impl<'c> Machine<'c> {
             raced: None,
             tx_range_if_copies_first: false,
             tx_raced: None,
-            tx_raced_at: 0,
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),
             notes: Vec::new(),

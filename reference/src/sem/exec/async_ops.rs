@@ -124,6 +124,18 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// `mbarrier.complete_tx_race` (A-TX-RACE): the text's run stops at it. Whether the phase
+    /// completes or not, silicon goes on, so its run keeps the first race and goes on in its
+    /// own order (A-TX-RACE-HW).
+    pub(super) fn tx_race(&mut self, u: ub::Ub) -> R {
+        if self.reading != super::Reading::Silicon {
+            return Err(super::Stop::Ub(u));
+        }
+        let step = self.step;
+        self.tx_raced.get_or_insert((u, step));
+        Ok(())
+    }
+
     /// Checks shared by every write into memory: no unfinished source read of another operation,
     /// no mbarrier object overwritten.
     pub(super) fn check_write(&mut self, at: Addr, len: u64) -> R {
@@ -297,15 +309,12 @@ impl Machine<'_> {
         }
         let program = &self.case.program;
         let unordered = |a: usize, b: usize| concurrent(program, a, b);
-        let raced_before = self.tx_raced.is_some();
-        let races = match self.reading {
-            super::Reading::Silicon => Some(&mut self.tx_raced),
-            super::Reading::Text => None,
-        };
+        let mut race = None;
+        let keep = (self.reading == super::Reading::Silicon).then_some(&mut race);
         self.tracking
-            .land_copies(key, (&mut self.slots, &mut self.mem), unordered, races)?;
-        if !raced_before && self.tx_raced.is_some() {
-            self.tx_raced_at = self.step;
+            .land_copies(key, (&mut self.slots, &mut self.mem), unordered, keep)?;
+        if let Some(u) = race {
+            self.tx_race(u)?;
         }
         self.land_arrive_ops(Some(key))
     }

@@ -2,7 +2,7 @@
 //! signals the barrier first (A-EXEC-WAIT-LANDS) and are single probes (A-EXEC-PROBE).
 
 use super::async_ops::concurrent;
-use super::{mbar_key, Machine, Reg, Stop, R};
+use super::{mbar_key, Machine, Reg, R};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
 use crate::ptx::operand::{Address, Value};
 use crate::sem::mbarrier::{pending_count, Arrive, PhaseCompleted, MAX_COUNT};
@@ -50,18 +50,11 @@ impl Machine<'_> {
         );
         // A-TX-RACE-HW: silicon's arrival has always come first where only im2col loads owed
         // the phase their complete-tx.
-        let u = if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
+        self.tx_race(if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
             u.in_situation(Situation::Im2colArrivalFirst)
         } else {
             u
-        };
-        if self.reading == super::Reading::Silicon {
-            if self.tx_raced.is_none() {
-                (self.tx_raced, self.tx_raced_at) = (Some(u), self.step);
-            }
-            return Ok(());
-        }
-        Err(Stop::Ub(u))
+        })
     }
 
     /// A-TX-RANGE-HW in the other order: copies still in flight to `b` may signal before this

@@ -266,10 +266,10 @@ fn execute_schedule(
         }
     }
     // What silicon does at the CTAs' exit comes before a race it ran past decides the outcome.
-    let tx_race = m.tx_raced.take().map(|ub| Outcome::Undefined {
-        ub,
-        step: m.tx_raced_at,
-    });
+    let tx_race = m
+        .tx_raced
+        .take()
+        .map(|(ub, step)| Outcome::Undefined { ub, step });
     if outcome == Outcome::Defined {
         if let Some(o) = tx_race.clone() {
             outcome = o;
