@@ -87,18 +87,18 @@ impl Tracking {
     /// A reduction's update must have been landed with [`Memory::complete_update`] first.
     /// `unordered(a, b)`: the steps that issued two copies are concurrent, so either may have
     /// issued first (their pieces are left out of each other's race, A-TX-RACE).
-    /// `races`: where a race is kept while the landing goes on in this order (a run that goes
-    /// on past races); `None`: the race is the error.
+    /// A piece that completes a phase with pieces still to come is a race: with `go_on` the
+    /// landing goes on in this order and returns the first race, otherwise it is the error.
     pub fn land_copies(
         &mut self,
         barrier: u64,
         (slots, mem): (&mut BTreeMap<u64, Slot>, &mut Memory),
         unordered: impl Fn(usize, usize) -> bool,
-        mut races: Option<&mut Option<Ub>>,
-    ) -> Result<Vec<PhaseCompleted>, SemError> {
+        go_on: bool,
+    ) -> Result<(Vec<PhaseCompleted>, Option<Ub>), SemError> {
         let (now, later): (Vec<_>, Vec<_>) = self.copies.iter().partition(|c| c.barrier == barrier);
         self.copies = later;
-        let mut done = vec![];
+        let (mut done, mut race) = (vec![], None);
         for (i, c) in now.iter().enumerate() {
             land(&c.op, mem)?;
             let slot = slots
@@ -122,16 +122,14 @@ impl Tracking {
                         c.tx_bytes, d.phase
                     ),
                 );
-                match races.as_deref_mut() {
-                    Some(kept) => {
-                        kept.get_or_insert(u);
-                    }
-                    None => return Err(SemError::Ub(u)),
+                if !go_on {
+                    return Err(SemError::Ub(u));
                 }
+                race.get_or_insert(u);
             }
             done.push(d);
         }
-        Ok(done)
+        Ok((done, race))
     }
 
     /// Fires every scheduled cp.async arrive-on whose tracked operations have all landed
@@ -219,8 +217,8 @@ mod tests {
             .unwrap();
         assert!(a.completed.is_none());
         assert!(!slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
-        let done = t
-            .land_copies(MB, (&mut slots, &mut mem), |_, _| false, None)
+        let (done, _) = t
+            .land_copies(MB, (&mut slots, &mut mem), |_, _| false, false)
             .unwrap();
         assert_eq!(done.len(), 1);
         assert!(slots.get_mut(&MB).unwrap().test_wait(a.state).unwrap());
@@ -250,7 +248,7 @@ mod tests {
             kind: CopyKind::Other,
         });
         assert!(
-            matches!(t.land_copies(MB, (&mut slots, &mut mem), |_, _| false, None), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
+            matches!(t.land_copies(MB, (&mut slots, &mut mem), |_, _| false, false), Err(SemError::Ub(u)) if u.rule == "mbarrier.tx_count_range")
         );
     }
 

@@ -12,6 +12,13 @@ use crate::sem::proxy::{self, Note, Proxy, ProxyRule};
 use crate::sem::reduce::{Arith, ReduceForm};
 use crate::sem::tracking::{self, CopyKind, TrackedCopy};
 
+/// The kinds of UB the silicon run goes past ([`Machine::run_past`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Past {
+    DataRace,
+    TxRace,
+}
+
 /// A reduction in flight: what to compute when it lands.
 #[derive(Clone, Debug)]
 pub(super) struct Update {
@@ -102,7 +109,7 @@ impl Machine<'_> {
     ) -> R<(Vec<Byte>, ReadHoldId)> {
         if let Some(w) = self.mem.in_flight_overlapping(at, len).first() {
             let detail = format!("source overlaps asynchronous write {w:?} still in flight");
-            self.race(&ub::ASYNC_DST_READ, detail)?;
+            self.run_past(Past::DataRace, ub::Ub::new(&ub::ASYNC_DST_READ, detail))?;
         }
         let bytes = self.read_in(at, len, proxy)?;
         let hold = self.mem.hold_source(at, len)?;
@@ -110,29 +117,24 @@ impl Machine<'_> {
         Ok((bytes, hold))
     }
 
-    /// A data race between the program and an asynchronous operation's memory (§9.7.9.25.1):
-    /// the text's run stops at it. Silicon completes such programs, so its run goes on
-    /// (A-DATA-RACE-RUNS-ON-HW): the first race is kept as the run's outcome should nothing
-    /// later stop it, and the bytes it touched are not claimed.
-    pub(super) fn race(&mut self, rule: &ub::UbRule, detail: String) -> R {
-        if self.reading != super::Reading::Silicon {
-            return ub(rule, detail);
-        }
-        let step = self.step;
-        self.raced
-            .get_or_insert_with(|| (ub::Ub::new(rule, detail), step));
-        Ok(())
-    }
-
-    /// `mbarrier.complete_tx_race` (A-TX-RACE): the text's run stops at it. Whether the phase
-    /// completes or not, silicon goes on, so its run keeps the first race and goes on in its
-    /// own order (A-TX-RACE-HW).
-    pub(super) fn tx_race(&mut self, u: ub::Ub) -> R {
+    /// UB the text's run stops at and silicon runs past (`past` says which kind): the silicon
+    /// run keeps the first of each kind with its step and goes on.
+    /// - A data race between the program and an asynchronous operation's memory (§9.7.9.25.1,
+    ///   A-DATA-RACE-RUNS-ON-HW): the run's outcome should nothing later stop it, its bytes not
+    ///   claimed.
+    /// - `mbarrier.complete_tx_race` (§9.7.13.15.5, A-TX-RACE-HW): the phase completes or not,
+    ///   and silicon goes on either way; the run goes on in its own order and the race's
+    ///   outcomes join its own.
+    pub(super) fn run_past(&mut self, past: Past, u: ub::Ub) -> R {
         if self.reading != super::Reading::Silicon {
             return Err(super::Stop::Ub(u));
         }
         let step = self.step;
-        self.tx_raced.get_or_insert((u, step));
+        let kept = match past {
+            Past::DataRace => &mut self.raced,
+            Past::TxRace => &mut self.tx_raced,
+        };
+        kept.get_or_insert((u, step));
         Ok(())
     }
 
@@ -141,7 +143,7 @@ impl Machine<'_> {
     pub(super) fn check_write(&mut self, at: Addr, len: u64) -> R {
         if !self.mem.holds_overlapping(at, len).is_empty() {
             let detail = "write to the source of an asynchronous operation before it was read";
-            self.race(&ub::ASYNC_SRC_MODIFIED, detail.to_string())?;
+            self.run_past(Past::DataRace, ub::Ub::new(&ub::ASYNC_SRC_MODIFIED, detail))?;
         }
         if let Some(off) = self.object_overlapping(at, len) {
             return ub(
@@ -309,12 +311,12 @@ impl Machine<'_> {
         }
         let program = &self.case.program;
         let unordered = |a: usize, b: usize| concurrent(program, a, b);
-        let mut race = None;
-        let keep = (self.reading == super::Reading::Silicon).then_some(&mut race);
-        self.tracking
-            .land_copies(key, (&mut self.slots, &mut self.mem), unordered, keep)?;
+        let go_on = self.reading == super::Reading::Silicon;
+        let (_, race) =
+            self.tracking
+                .land_copies(key, (&mut self.slots, &mut self.mem), unordered, go_on)?;
         if let Some(u) = race {
-            self.tx_race(u)?;
+            self.run_past(Past::TxRace, u)?;
         }
         self.land_arrive_ops(Some(key))
     }

@@ -1,7 +1,7 @@
 //! mbarrier instructions (§9.7.13.15) on the `sem::mbarrier` state machine. Waits land what
 //! signals the barrier first (A-EXEC-WAIT-LANDS) and are single probes (A-EXEC-PROBE).
 
-use super::async_ops::concurrent;
+use super::async_ops::{concurrent, Past};
 use super::{mbar_key, Machine, Reg, R};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
 use crate::ptx::operand::{Address, Value};
@@ -50,11 +50,12 @@ impl Machine<'_> {
         );
         // A-TX-RACE-HW: silicon's arrival has always come first where only im2col loads owed
         // the phase their complete-tx.
-        self.tx_race(if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
+        let u = if owed.iter().all(|c| c.kind == CopyKind::Im2colLoad) {
             u.in_situation(Situation::Im2colArrivalFirst)
         } else {
             u
-        })
+        };
+        self.run_past(Past::TxRace, u)
     }
 
     /// A-TX-RANGE-HW in the other order: copies still in flight to `b` may signal before this

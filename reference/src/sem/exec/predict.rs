@@ -889,7 +889,12 @@ mod tests {
     }
 
     /// Every case of `file` (under cases/) has a recording, each inside its prediction.
-    fn recorded_outcomes_are_allowed(file: &str, cases: usize) {
+    /// Every recorded outcome of `file`'s cases is one their prediction allows; the cases and
+    /// their predictions, for pinning.
+    fn recorded_outcomes_are_allowed(
+        file: &str,
+        cases: usize,
+    ) -> Vec<(crate::case::Case, Prediction)> {
         let all = predictions(file);
         assert_eq!(all.len(), cases, "{file}");
         for (c, p) in &all {
@@ -899,6 +904,12 @@ mod tests {
                 assert!(p.allows(got), "{}: {got} outside {p}", c.name);
             }
         }
+        all
+    }
+
+    /// The overshot phase's and the race's own two outcomes.
+    fn completes_or_hangs() -> Prediction {
+        Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs])
     }
 
     /// A-ASYNC-ARRIVE-AT-EXIT-HW: the v5 campaign's mispredicted trap, an arrive-on of a
@@ -1013,9 +1024,8 @@ mod tests {
     /// phase's own two outcomes, and the arrive after it adds the trap.
     #[test]
     fn overshot_phase_runs_on_past_its_wait() {
-        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v7.yaml", 5);
-        let all = predictions("probes/fuzz-mispredicted-v7.yaml");
-        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        let all = recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v7.yaml", 5);
+        let either = completes_or_hangs();
         for (c, p) in &all {
             let want = match c.name.rsplit('.').next() {
                 Some("as_found" | "own_mbar") => either.clone().with(LAUNCH_FAILED),
@@ -1041,9 +1051,7 @@ mod tests {
     /// corpus's races alone still complete.
     #[test]
     fn data_races_run_on() {
-        recorded_outcomes_are_allowed("probes/race-runs-on.yaml", 6);
-        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v7b.yaml", 4);
-        for (c, p) in predictions("probes/race-runs-on.yaml") {
+        for (c, p) in recorded_outcomes_are_allowed("probes/race-runs-on.yaml", 6) {
             assert_eq!(p, Prediction::one(LAUNCH_FAILED), "{}", c.name);
             let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
             let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
@@ -1057,8 +1065,8 @@ mod tests {
             };
             assert_eq!(u.rule, want, "{}", c.name);
         }
-        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
-        for (c, p) in predictions("probes/fuzz-mispredicted-v7b.yaml") {
+        let either = completes_or_hangs();
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v7b.yaml", 4) {
             let want = if c.name.ends_with(".upto16") {
                 either.clone()
             } else {
@@ -1083,9 +1091,8 @@ mod tests {
     /// before it adds the trap (A-TX-RANGE-HW), which a smaller one or no copy does not.
     #[test]
     fn exit_after_a_race_and_the_range_in_the_other_order() {
-        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v8.yaml", 7);
-        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
-        for (c, p) in predictions("probes/fuzz-mispredicted-v8.yaml") {
+        let either = completes_or_hangs();
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v8.yaml", 7) {
             let want = match c.name.as_str() {
                 "probe.v9.as_found" | "probe.v9.upto29" => either.clone().with(TX_RANGE_TRAP),
                 "probe.v9.in_range" => either.clone(),
@@ -1100,9 +1107,8 @@ mod tests {
     /// past the pending count joins the trap to the race's outcomes.
     #[test]
     fn tx_race_runs_on() {
-        recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v10.yaml", 4);
-        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
-        for (c, p) in predictions("probes/fuzz-mispredicted-v10.yaml") {
+        let either = completes_or_hangs();
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v10.yaml", 4) {
             let want = match c.name.as_str() {
                 "probe.v10.upto30" => either.clone(),
                 "probe.v10.drop13" => Prediction::one(LAUNCH_FAILED),

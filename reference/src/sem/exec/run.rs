@@ -2,6 +2,7 @@
 //! schedules of its concurrent steps, and the step loop that executes one schedule step by step
 //! (a PTX statement dispatched to its instruction family, a `wait_parity` step, a `store` step).
 
+use super::async_ops::Past;
 use super::operands::store_address;
 use super::predict::{situation_prediction, Prediction};
 use super::{concurrent, tensor, ub, Machine, Stop, R};
@@ -390,7 +391,7 @@ impl Machine<'_> {
         self.check_write(a, len)?;
         if !self.mem.in_flight_overlapping(a, len).is_empty() {
             let detail = format!("store to [{at}] while an asynchronous write to it is in flight");
-            self.race(&ub::ASYNC_DST_WRITTEN, detail)?;
+            self.run_past(Past::DataRace, ub::Ub::new(&ub::ASYNC_DST_WRITTEN, detail))?;
         }
         self.mem.write_exact(a, bytes)?;
         self.touch(a, len, TouchKind::Store);

@@ -15,6 +15,7 @@
 //!   no completion mechanism); its proxy fence, like the acquire fence a consumer issues, changes
 //!   nothing the executor tracks (A-EXEC-FENCE-NOOP).
 
+use super::async_ops::Past;
 use super::operands::Loc;
 use super::{kind, ub, Machine, TouchKind, R};
 use crate::ptx::operand::Address;
@@ -87,7 +88,10 @@ impl Machine<'_> {
                 "src {} read while asynchronous write {w:?} is in flight",
                 c.src
             );
-            self.race(&rules::ASYNC_DST_READ, detail)?;
+            self.run_past(
+                Past::DataRace,
+                rules::Ub::new(&rules::ASYNC_DST_READ, detail),
+            )?;
         }
         let bytes = self.mem.read(from, TENSORMAP_BYTES)?;
         self.touch(from, TENSORMAP_BYTES, TouchKind::Read);
@@ -107,7 +111,10 @@ impl Machine<'_> {
         self.check_write(at, len)?;
         if !self.mem.in_flight_overlapping(at, len).is_empty() {
             let detail = format!("write to {addr} while an asynchronous write to it is in flight");
-            self.race(&rules::ASYNC_DST_WRITTEN, detail)?;
+            self.run_past(
+                Past::DataRace,
+                rules::Ub::new(&rules::ASYNC_DST_WRITTEN, detail),
+            )?;
         }
         self.mem.write(at, bytes)?;
         self.touch(at, len, TouchKind::Store);
