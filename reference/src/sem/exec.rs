@@ -128,6 +128,8 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-MISALIGNED-KIND-HW",
     "A-MB-NEVER-INIT-HW",
     "A-MB-INVAL-KEEPS-HW",
+    "A-MB-ARRIVE-COUNTS-HW",
+    "A-MB-PARITY-PASSED-HW",
     "A-WAIT-RUNS-ON-HW",
     "A-DATA-RACE-RUNS-ON-HW",
     "A-TX-RANGE-HW",
@@ -228,6 +230,9 @@ pub(crate) struct Machine<'c> {
     /// Steps whose blocking wait never completes and that [`Reading::Silicon`] ran past, as the
     /// harness's bounded wait gives up and goes on (A-WAIT-RUNS-ON-HW).
     timed_out: Vec<usize>,
+    /// Those of [`Self::timed_out`] whose landing completed the waited phase and the next: the
+    /// wait may have seen the first (A-MB-PARITY-PASSED-HW).
+    passed_waits: Vec<usize>,
     /// One of [`Self::timed_out`] waited on a phase its copies overshot, which silicon may
     /// complete instead (A-TX-OVERSHOT-HW).
     ran_past_overshot: bool,
@@ -240,6 +245,9 @@ pub(crate) struct Machine<'c> {
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
     /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.
     tx_raced: Option<(Ub, usize)>,
+    /// The first `mbarrier.arrive_before_wait` [`Reading::Silicon`] counted, and its step
+    /// (A-MB-ARRIVE-COUNTS-HW).
+    counted_arrive: Option<(Ub, usize)>,
     /// Positions whose readings differed (see [`Execution::departures`]).
     departures: Vec<&'static Position>,
     /// mbarrier key → (CTA, thread) of its mbarrier.init while no fence has released it to the
@@ -316,6 +324,8 @@ impl<'c> Machine<'c> {
             raced: None,
             tx_range_if_copies_first: false,
             tx_raced: None,
+            counted_arrive: None,
+            passed_waits: Vec::new(),
             departures: Vec::new(),
             unreleased_inits: BTreeMap::new(),
             notes: Vec::new(),

@@ -148,9 +148,11 @@ pub struct Slot {
     state: Option<Mbarrier>,
     /// The object the last mbarrier.inval left in memory.
     left: Option<Mbarrier>,
-    /// Operations other than init run on `left` as on a valid object (sm_90 silicon's reading,
-    /// A-MB-INVAL-KEEPS-HW in `exec::predict`).
-    reads_left: bool,
+    /// sm_90 silicon's reading ([`Slot::read_as_silicon`]).
+    silicon: bool,
+    /// The first arrive-on UB the silicon reading counted as a defined arrive-on
+    /// (A-MB-ARRIVE-COUNTS-HW), until [`Slot::take_counted`].
+    counted: Option<Ub>,
 }
 
 fn not_init(op: &str) -> Ub {
@@ -177,13 +179,24 @@ impl Slot {
             generations: 0,
             state: None,
             left: None,
-            reads_left: false,
+            silicon: false,
+            counted: None,
         }
     }
 
-    /// Run later operations on an invalidated object as silicon does (A-MB-INVAL-KEEPS-HW).
-    pub fn read_invalidated(&mut self) {
-        self.reads_left = true;
+    /// Run later operations as sm_90 silicon does (positions in `exec::predict`): operations
+    /// other than init on the object the last mbarrier.inval left as on a valid one
+    /// (A-MB-INVAL-KEEPS-HW), and an arrive-on that is UB only for when it happens counted as
+    /// a defined one, its UB kept for [`Slot::take_counted`] (A-MB-ARRIVE-COUNTS-HW).
+    pub fn read_as_silicon(&mut self) {
+        self.silicon = true;
+    }
+
+    /// The first arrive-on UB the silicon reading counted since the last call: an arrive-on in
+    /// a phase whose preceding one no wait observed (`mbarrier.arrive_before_wait`), or a
+    /// `.noComplete` one that completed its phase (`mbarrier.nocomplete_completes`).
+    pub fn take_counted(&mut self) -> Option<Ub> {
+        self.counted.take()
     }
 
     /// No object was ever initialized here (the harness zeroes the location).
@@ -197,7 +210,7 @@ impl Slot {
 
     fn valid(&mut self, op: &str) -> Result<&mut Mbarrier, Ub> {
         let never = self.generations == 0;
-        let left = self.left.as_mut().filter(|_| self.reads_left);
+        let left = self.left.as_mut().filter(|_| self.silicon);
         self.state
             .as_mut()
             .or(left)
@@ -264,6 +277,7 @@ impl Slot {
     /// mbarrier.arrive / arrive_drop, with optional .expect_tx / .noComplete
     /// (§9.7.13.15.13, .14; arrive-on §9.7.13.15.7).
     pub fn arrive(&mut self, a: Arrive) -> Result<Arrived, Ub> {
+        let silicon = self.silicon;
         let m = self.valid(if a.drop {
             "mbarrier.arrive_drop"
         } else {
@@ -306,17 +320,24 @@ impl Slot {
             pending_before: m.pending,
             no_complete: a.no_complete,
         };
-        let completed = next.arrive_on(count)?;
+        let (completed, early) = next.arrive_on(count, silicon)?;
         if let (Some(tx), true) = (a.expect_tx, late_tx) {
             next.tx_count = add_tx(next.tx_count, tx as i64)?;
         }
+        let mut counted = early;
         if a.no_complete && completed.is_some() && !mutant::on(M::NoCompleteNotChecked) {
-            return Err(Ub::new(
+            let u = Ub::new(
                 &ub::MBAR_NOCOMPLETE_COMPLETES,
                 format!("phase {} would complete", m.phase),
-            ));
+            );
+            // Silicon completes the phase as a plain arrive-on would (A-MB-ARRIVE-COUNTS-HW).
+            if !silicon {
+                return Err(u);
+            }
+            counted.get_or_insert(u);
         }
         *m = next;
+        self.keep_counted(counted);
         Ok(Arrived { state, completed })
     }
 
@@ -342,6 +363,7 @@ impl Slot {
         &mut self,
         p: PendingAsyncArrive,
     ) -> Result<Option<PhaseCompleted>, Ub> {
+        let silicon = self.silicon;
         let m = self.valid("cp.async.mbarrier.arrive (async arrive-on)")?;
         if m.of != p.of {
             return Err(not_init(
@@ -349,9 +371,16 @@ impl Slot {
             ));
         }
         let mut next = m.clone();
-        let done = next.arrive_on(1)?;
+        let (done, early) = next.arrive_on(1, silicon)?;
         *m = next;
+        self.keep_counted(early);
         Ok(done)
+    }
+
+    fn keep_counted(&mut self, u: Option<Ub>) {
+        if self.counted.is_none() {
+            self.counted = u;
+        }
     }
 
     /// mbarrier.test_wait / try_wait with a state token (§9.7.13.15.16). Returns waitComplete.
@@ -433,18 +462,28 @@ fn silicon_traps_at_tx(v: i64) -> bool {
 }
 
 impl Mbarrier {
-    /// Arrive-on (§9.7.13.15.7): pending −= count, then potentially complete the phase.
-    fn arrive_on(&mut self, count: u32) -> Result<Option<PhaseCompleted>, Ub> {
-        if self.phase > 0 && !self.preceding_observed {
-            return Err(Ub::new(
+    /// Arrive-on (§9.7.13.15.7): pending −= count, then potentially complete the phase. An
+    /// arrive-on before a wait observed the preceding phase is UB (§9.7.13.15.4); `silicon`
+    /// counts it as any other and returns the UB beside the result (A-MB-ARRIVE-COUNTS-HW).
+    fn arrive_on(
+        &mut self,
+        count: u32,
+        silicon: bool,
+    ) -> Result<(Option<PhaseCompleted>, Option<Ub>), Ub> {
+        let early = (self.phase > 0 && !self.preceding_observed).then(|| {
+            Ub::new(
                 &ub::MBAR_ARRIVE_BEFORE_WAIT,
                 format!(
                     "arrive-on in phase {} before any wait observed phase {}",
                     self.phase,
                     self.phase - 1
                 ),
-            ));
-        }
+            )
+        });
+        let early = match (early, silicon) {
+            (Some(u), false) => return Err(u),
+            (early, _) => early,
+        };
         if count > self.pending {
             return Err(Ub::new(
                 &ub::MBAR_PENDING_RANGE,
@@ -452,7 +491,7 @@ impl Mbarrier {
             ));
         }
         self.pending -= count;
-        Ok(self.maybe_complete())
+        Ok((self.maybe_complete(), early))
     }
 
     /// Phase completion (§9.7.13.15.6): pending == 0 and tx-count == 0 → next phase, pending
@@ -492,7 +531,7 @@ mod tests {
         assert_eq!((e.rule, e.situation), (ub::MBAR_NOT_INITIALIZED.id, None));
 
         let mut s = fresh(1);
-        s.read_invalidated();
+        s.read_as_silicon();
         s.inval().unwrap();
         let done = s.arrive(Arrive::one()).unwrap().completed;
         assert_eq!(
@@ -506,7 +545,7 @@ mod tests {
         assert_eq!(s.object().map(|m| (m.phase, m.pending)), Some((0, 2)));
 
         let mut never = Slot::new(0x100);
-        never.read_invalidated();
+        never.read_as_silicon();
         let e = never.arrive(Arrive::one()).unwrap_err();
         assert_eq!(e.situation, Some(ub::Situation::NeverInitialized));
     }
@@ -698,6 +737,33 @@ mod tests {
             s.cp_async_arrive(false).unwrap_err().rule,
             "mbarrier.cp_async_arrive_overflow"
         );
+    }
+
+    /// A-MB-ARRIVE-COUNTS-HW: under the silicon reading an early arrive-on and a `.noComplete`
+    /// one that completes its phase count as defined ones, and the slot keeps the first UB.
+    #[test]
+    fn silicon_counts_early_and_no_complete_arrives() {
+        let mut s = fresh(1);
+        s.read_as_silicon();
+        s.arrive(Arrive::one()).unwrap();
+        let done = s.arrive(Arrive::one()).unwrap().completed;
+        assert_eq!(done.map(|d| d.phase), Some(1));
+        s.arrive(Arrive::one()).unwrap();
+        assert_eq!(s.object().unwrap().phase, 3);
+        let kept = s.take_counted().map(|u| u.rule);
+        assert_eq!(kept, Some("mbarrier.arrive_before_wait"));
+        assert!(s.take_counted().is_none());
+        let mut s = fresh(2);
+        s.read_as_silicon();
+        let a = s.arrive(Arrive::count(2).no_complete()).unwrap();
+        assert_eq!(a.completed.map(|d| d.phase), Some(0));
+        let kept = s.take_counted().map(|u| u.rule);
+        assert_eq!(kept, Some("mbarrier.nocomplete_completes"));
+        // The text's reading stops at both, the object untouched.
+        let mut s = fresh(2);
+        let rule = s.arrive(Arrive::count(2).no_complete()).unwrap_err().rule;
+        assert_eq!(rule, "mbarrier.nocomplete_completes");
+        assert_eq!(s.object().unwrap().pending, 2);
     }
 
     #[test]

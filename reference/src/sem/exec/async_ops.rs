@@ -17,6 +17,7 @@ use crate::sem::tracking::{self, CopyKind, TrackedCopy};
 pub(super) enum Past {
     DataRace,
     TxRace,
+    Counted,
 }
 
 /// A reduction in flight: what to compute when it lands.
@@ -125,17 +126,39 @@ impl Machine<'_> {
     /// - `mbarrier.complete_tx_race` (§9.7.13.15.5, A-TX-RACE-HW): the phase completes or not,
     ///   and silicon goes on either way; the run goes on in its own order and the race's
     ///   outcomes join its own.
+    /// - `mbarrier.arrive_before_wait` (§9.7.13.15.4) and `mbarrier.nocomplete_completes`
+    ///   (§9.7.13.15.13, A-MB-ARRIVE-COUNTS-HW): the arrive-on counts as a defined one; the
+    ///   mbarrier slots keep the UB for [`Machine::keep_counted_arrives`].
     pub(super) fn run_past(&mut self, past: Past, u: ub::Ub) -> R {
         if self.reading != super::Reading::Silicon {
             return Err(super::Stop::Ub(u));
         }
         let step = self.step;
-        let kept = match past {
+        self.ran_past(past).get_or_insert((u, step));
+        Ok(())
+    }
+
+    fn ran_past(&mut self, past: Past) -> &mut Option<(ub::Ub, usize)> {
+        match past {
             Past::DataRace => &mut self.raced,
             Past::TxRace => &mut self.tx_raced,
-        };
-        kept.get_or_insert((u, step));
-        Ok(())
+            Past::Counted => &mut self.counted_arrive,
+        }
+    }
+
+    /// Keeps the first arrive-on UB the silicon reading's slots counted, as met by `step`
+    /// (A-MB-ARRIVE-COUNTS-HW): the steps that arrive on an mbarrier, and the waits and the
+    /// CTAs' exit that fire cp.async.mbarrier.arrive arrive-ons.
+    pub(super) fn keep_counted_arrives(&mut self, step: usize) {
+        let mut first = None;
+        for s in self.slots.values_mut() {
+            if let Some(u) = s.take_counted() {
+                first.get_or_insert(u);
+            }
+        }
+        if let Some(u) = first {
+            self.ran_past(Past::Counted).get_or_insert((u, step));
+        }
     }
 
     /// Checks shared by every write into memory: no unfinished source read of another operation,

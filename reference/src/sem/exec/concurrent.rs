@@ -23,13 +23,16 @@
 //! subset of the group's updates of that mbarrier may bring its pending count to zero or below,
 //! only the last may complete the phase, and the counts cannot leave their ranges in any order.
 //! When a run finds that it does not hold, the case is run again without the assumption (the
-//! updates then conflict, so their threads are interleaved).
+//! updates then conflict, so their threads are interleaved). Under the silicon reading, where an
+//! arrive-on counts in whichever phase it meets (A-MB-ARRIVE-COUNTS-HW), updates that are each a
+//! single arrival also hold it across phase completions, unless one keeps a state token.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::case_model::{Case, Ctas};
-use crate::ptx::Statement;
+use crate::ptx::mbarrier::{Dest, MbarrierOp};
+use crate::ptx::{Instruction, Statement};
 use crate::sem::mbarrier::{Mbarrier, Slot, MAX_COUNT};
 use crate::sem::memory::{RegionBytes, RegionId};
 
@@ -208,12 +211,28 @@ fn components(case: &Case, units: &[Unit], commute: bool) -> (Vec<Vec<Unit>>, Ch
         .map(|(k, _)| k)
         .collect();
     updates.retain(|(_, k)| keys.contains(k));
+    let parsed = crate::case_model::names::parsed_steps(case);
+    let tokens = updates.iter().any(|(u, _)| {
+        parsed[u.step].as_deref().is_some_and(|st| {
+            matches!(
+                st,
+                Ok(Statement {
+                    instr: Instruction::Mbarrier(MbarrierOp::Arrive {
+                        dest: Dest::State(_),
+                        ..
+                    }),
+                    ..
+                })
+            )
+        })
+    });
     (
         comps,
         Check {
             span: 0..0,
             keys,
             updates,
+            tokens,
         },
     )
 }
@@ -264,6 +283,8 @@ pub(super) struct Check {
     pub span: Range<usize>,
     pub keys: Vec<u64>,
     pub updates: Vec<(Unit, u64)>,
+    /// An update returns a state token, whose phase depends on the order.
+    pub tokens: bool,
 }
 
 /// How far [`plan`] reduces the orders of a group.
@@ -354,11 +375,15 @@ struct Delta {
     completed: bool,
     /// The step is an update of the counts (even one that left them as they were).
     update: bool,
+    /// The expected count is as it was (no arrive_drop).
+    expected_kept: bool,
 }
 
 /// Watches the checked mbarriers through one run (A-EXEC-CONCURRENT-MBAR-COMMUTE).
 pub(super) struct Watch<'p> {
     checks: &'p [Check],
+    /// The run reads as silicon: arrivals alone commute across phases too.
+    silicon: bool,
     /// Per check and key: the state met at the group's start, then each step's change.
     entry: Vec<Vec<Option<Mbarrier>>>,
     before: Vec<Vec<Option<Mbarrier>>>,
@@ -370,10 +395,11 @@ fn object(slots: &BTreeMap<u64, Slot>, key: u64) -> Option<Mbarrier> {
 }
 
 impl<'p> Watch<'p> {
-    pub fn new(checks: &'p [Check]) -> Watch<'p> {
+    pub fn new(checks: &'p [Check], silicon: bool) -> Watch<'p> {
         let empty = || checks.iter().map(|c| vec![None; c.keys.len()]).collect();
         Watch {
             checks,
+            silicon,
             entry: empty(),
             before: empty(),
             deltas: checks
@@ -413,12 +439,14 @@ impl<'p> Watch<'p> {
                     return false;
                 }
                 let update = c.updates.contains(&(unit, *key));
+                let expected_kept = a.expected == b.expected;
                 let d = match a.phase - b.phase {
                     0 => Delta {
                         pending: i64::from(a.pending) - i64::from(b.pending),
                         tx: i64::from(a.tx_count) - i64::from(b.tx_count),
                         completed: false,
                         update,
+                        expected_kept,
                     },
                     // Completion happens at pending == 0 and tx-count == 0.
                     1 => Delta {
@@ -426,13 +454,16 @@ impl<'p> Watch<'p> {
                         tx: -i64::from(b.tx_count),
                         completed: true,
                         update,
+                        expected_kept,
                     },
                     _ => return false,
                 };
                 self.deltas[i][k].push(d);
                 if pos + 1 == c.span.end {
                     let entry = self.entry[i][k].as_ref().expect("recorded at the start");
-                    if !commutes(entry, &self.deltas[i][k]) {
+                    let d = &self.deltas[i][k];
+                    let counted = self.silicon && !c.tokens && single_arrivals(d);
+                    if !counted && !commutes(entry, d) {
                         return false;
                     }
                 }
@@ -481,6 +512,17 @@ fn commutes(entry: &Mbarrier, d: &[Delta]) -> bool {
     i64::from(entry.pending) + lowest > 0
 }
 
+/// Under the silicon reading an arrive-on counts in whichever phase it meets
+/// (A-MB-ARRIVE-COUNTS-HW): updates that are each one arrival, with no tx-count and no
+/// arrive_drop, are the same operation in every order, so they leave the same state whatever
+/// phases they complete on the way (the state tokens they would return are another matter:
+/// [`Check::tokens`]).
+fn single_arrivals(d: &[Delta]) -> bool {
+    d.iter()
+        .filter(|x| x.update || x.pending != 0 || x.tx != 0 || x.completed)
+        .all(|x| x.pending == -1 && x.tx == 0 && x.expected_kept)
+}
+
 /// A schedule as text for messages: `#step@ctaN`, in order.
 fn describe(case: &Case, s: &[Unit]) -> String {
     s.iter()
@@ -498,6 +540,10 @@ pub fn merge(
     mut runs: Vec<Execution>,
 ) -> Result<Execution, ExecError> {
     let n = runs.len();
+    // The readings any order applied.
+    let mut readings: Vec<&'static str> = runs.iter().flat_map(|r| r.readings.clone()).collect();
+    readings.sort_by_key(|id| super::ASSUMPTIONS.iter().position(|a| a == id));
+    readings.dedup();
     if let Some(i) = runs
         .iter()
         .position(|r| matches!(r.outcome, Outcome::Undefined { .. }))
@@ -511,6 +557,7 @@ pub fn merge(
                 describe(case, &scheds[i])
             );
         }
+        r.readings = readings;
         return Ok(r);
     }
     let mut rest = runs.split_off(1);
@@ -542,6 +589,7 @@ pub fn merge(
             .iter()
             .position(|q| q.id == p.id)
     });
+    first.readings = readings;
     Ok(first)
 }
 

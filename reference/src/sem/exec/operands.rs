@@ -323,7 +323,7 @@ impl Machine<'_> {
         self.slots.entry(k).or_insert_with(|| {
             let mut s = Slot::new(k);
             if silicon {
-                s.read_invalidated();
+                s.read_as_silicon();
             }
             s
         })

@@ -36,6 +36,22 @@
 //!   operation on it as on a valid object; the model runs on so (`Reading::Silicon`) and the
 //!   rest of the program decides the prediction ([`INVAL_KEEPS`]).
 //!
+//! - A-MB-ARRIVE-COUNTS-HW: an arrive-on that is UB only for when it happens counts on silicon
+//!   as a defined one: in a phase whose preceding one no wait observed
+//!   (`mbarrier.arrive_before_wait`, §9.7.13.15.4) it counts toward that phase and may complete
+//!   it, and a `.noComplete` one that brings the pending count to zero completes the phase
+//!   (`mbarrier.nocomplete_completes`, §9.7.13.15.13). The silicon run counts them so and goes
+//!   on; a run that ends defined ends at the first of them, its bytes not claimed. Under this
+//!   reading a group of concurrent single arrivals (no tx-count, no arrive_drop, no state token
+//!   kept) leaves one state in every order whatever phases it completes on the way
+//!   ([`ARRIVE_COUNTS`]).
+//!
+//! - A-MB-PARITY-PASSED-HW: a blocking parity wait whose landing (A-EXEC-WAIT-LANDS: copies'
+//!   complete-tx, cp.async.mbarrier.arrive arrive-ons, each at no stated time) completes the
+//!   waited phase and then the next (only past A-MB-ARRIVE-COUNTS-HW) may poll between the two
+//!   and complete, or after both and time out; a silicon run whose timed-out waits are all such
+//!   predicts both ([`PARITY_PASSED`]).
+//!
 //! - A-WAIT-RUNS-ON-HW: a blocking wait on a phase that never completes does not end the kernel
 //!   as the harness runs it: its wait gives up at its bound, flags the step and the kernel goes
 //!   on. The model runs on so (`Reading::Silicon`, the phase left as it is): the program's end
@@ -375,6 +391,30 @@ pub const TX_RANGE: &str = "cases/probes/tx-range.yaml (H200, CUDA 13.0, 2026-11
     (cases/probes/fuzz-mispredicted-v8.yaml, v9, H200, 2026-11-30, each twice): a complete-tx \
     of 1048575 on a phase a copy into the executing CTA still owed 80 bytes trapped, as did the \
     program cut after it; 80 bytes less, or without the copy, it timed out.";
+
+/// The recorded runs behind A-MB-ARRIVE-COUNTS-HW.
+pub const ARRIVE_COUNTS: &str = "ub.mbarrier.arrive_before_wait (count 1, two arrives, no wait) \
+    completed with phase 1 complete and phase 2 current (the dumped parities: the second arrive \
+    counted), ub.mbarrier.nocomplete_completes (count 2, arrive.noComplete of 2) completed with \
+    phase 0 complete: H100 and H200 baselines (2026-11-21). The first GPU campaigns with \
+    concurrent episodes (`fuzz --config mixed --concurrent 64` and 160, seeds 20 and 22, H200, \
+    CUDA 13.0, 2026-11-30) found 9 programs that timed out (one trapped LaunchFailed) where the \
+    model's run, stopped at the arrive, predicted completion: \
+    cases/probes/fuzz-mispredicted-v11.yaml, each run twice, the same outcome both times, each \
+    as the counted run predicts. cases/probes/arrive-counts.yaml (7 programs, each twice): an \
+    early arrive then a wait on the current parity timed out, on the preceding parity \
+    completed; three arrives on a count of 2 left phase 1 pending (its wait timed out); \
+    arrive.noComplete of 2 on a count of 2 then an arrive and a wait on parity 1 timed out, a \
+    wait on parity 0 completed; the two defined controls completed.";
+
+/// The recorded runs behind A-MB-PARITY-PASSED-HW.
+pub const PARITY_PASSED: &str = "cases/probes/fuzz-mispredicted-v11.yaml (H200, CUDA 13.0, \
+    2026-11-30): init count 1, two threads' cp.async each followed by \
+    cp.async.mbarrier.arrive.noinc, then a wait on parity 0, whose landing completes phase 0 and \
+    phase 1. The seed-24 concurrent campaign's program (threads 5 and 40) completed in the \
+    campaign and in two runs; the seed-23 one (the same shape, other bytes) completed in the \
+    campaign and timed out in two runs after it; the seed-20 one (threads 21 and 22) timed out \
+    in the campaign and in two runs.";
 
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
@@ -1119,6 +1159,64 @@ mod tests {
         // The race cases of the corpus keep the race's own outcomes.
         for (c, p) in predictions("ub/tx_race.yaml") {
             assert!(!p.allows(LAUNCH_FAILED), "{}: {p}", c.name);
+        }
+    }
+
+    /// A-MB-ARRIVE-COUNTS-HW: early and `.noComplete` arrive-ons count, so a later wait on the
+    /// phase they moved past hangs; A-MB-PARITY-PASSED-HW: a wait whose landing completes its
+    /// phase and the next may see either. Every probe is predicted as recorded, and pinned.
+    #[test]
+    fn arrive_ons_count_and_waits_may_see_a_phase_pass() {
+        let hangs = Prediction::one(HwOutcome::Hangs);
+        let completes = Prediction::one(HwOutcome::Completes);
+        for (c, p) in recorded_outcomes_are_allowed("probes/arrive-counts.yaml", 7) {
+            let counted_past = [
+                "early_wait_current",
+                "early_pending",
+                "nocomplete_then_early",
+            ];
+            let short = c.name.trim_start_matches("probe.counts.");
+            let want = if counted_past.contains(&short) {
+                &hangs
+            } else {
+                &completes
+            };
+            assert_eq!(&p, want, "{}", c.name);
+        }
+        // What the runs applied, for a campaign's coverage.
+        let readings = |file: &str, name: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../cases")
+                .join(file);
+            let (cases, _) = load_file_each(&path);
+            let c = cases.iter().find(|c| c.name == name).expect("a probe");
+            execute_with(c, ExecOptions::of(Profile::Sm90))
+                .expect("runs")
+                .readings
+        };
+        let f = "probes/arrive-counts.yaml";
+        assert_eq!(
+            readings(f, "probe.counts.early_wait_current"),
+            ["A-MB-ARRIVE-COUNTS-HW", "A-WAIT-RUNS-ON-HW"]
+        );
+        assert_eq!(
+            readings(f, "probe.counts.early_wait_preceding"),
+            ["A-MB-ARRIVE-COUNTS-HW"]
+        );
+        assert!(readings(f, "probe.counts.early_observed").is_empty());
+        let f = "probes/fuzz-mispredicted-v11.yaml";
+        let passed = readings(f, "probe.v11.s24.3f8b230d0626d38a");
+        assert!(passed.contains(&"A-MB-PARITY-PASSED-HW"), "{passed:?}");
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v11.yaml", 11) {
+            let hash = c.name.rsplit('.').next().unwrap_or_default();
+            let want = match (hash, c.name.contains(".s20.")) {
+                ("5201a0f26fbeccf3", _) => Prediction::one(LAUNCH_FAILED),
+                // A concurrent group of single arrivals completes phases on the way: one state
+                // in every order under the silicon reading.
+                ("9877bd7bb8064afd", _) | ("70980135af709b00", false) => hangs.clone(),
+                _ => completes_or_hangs(),
+            };
+            assert_eq!(p, want, "{}", c.name);
         }
     }
 

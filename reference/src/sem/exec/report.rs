@@ -153,6 +153,10 @@ pub struct Execution {
     /// Profile positions met on the way whose spec and sm_90 readings gave different results
     /// (in [`crate::sem::profile::POSITIONS`] order): where this case can tell the readings apart.
     pub departures: Vec<&'static Position>,
+    /// The run-on positions of sm_90 silicon's reading (`exec::predict`, e.g.
+    /// `A-WAIT-RUNS-ON-HW`) its run applied, in [`super::ASSUMPTIONS`] order: where this case
+    /// exercises them (a campaign's coverage).
+    pub readings: Vec<&'static str>,
     /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
     /// once per rule, step and CTA.
     pub notes: Vec<Note>,

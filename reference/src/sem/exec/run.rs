@@ -39,6 +39,7 @@ pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecErr
             };
             ex.expected_hw = p.coarse();
             ex.prediction = p;
+            ex.readings = silicon.readings;
         }
     }
     Ok(ex)
@@ -57,8 +58,10 @@ pub(crate) enum Reading {
     /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
     /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a blocking wait that never completes gives up and
     /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
-    /// memory goes on (A-DATA-RACE-RUNS-ON-HW), and the arrive-ons of cp.async.mbarrier.arrive
-    /// still pending at the end happen there (A-ASYNC-ARRIVE-AT-EXIT-HW).
+    /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
+    /// preceding phase, or `.noComplete` and completing it, counts (A-MB-ARRIVE-COUNTS-HW), and
+    /// the arrive-ons of cp.async.mbarrier.arrive still pending at the end happen there
+    /// (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
 
@@ -66,8 +69,9 @@ pub(crate) enum Reading {
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
-/// cluster launch, a blocking wait that never completes, or a data race with an asynchronous
-/// operation's memory.
+/// cluster launch, a blocking wait that never completes, a data race with an asynchronous
+/// operation's memory, an arrive-on before a wait observed the preceding phase, or a
+/// `.noComplete` arrive-on that completes its phase.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
@@ -83,7 +87,12 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
         || runs_on_past(u)
         || RACES.iter().any(|r| r.id == u.rule)
         || u.rule == ub::MBAR_TX_RACE.id
+        || COUNTED_ARRIVES.iter().any(|r| r.id == u.rule)
 }
+
+/// The arrive-on UB that silicon counts as a defined arrive-on (A-MB-ARRIVE-COUNTS-HW).
+const COUNTED_ARRIVES: [&ub::UbRule; 2] =
+    [&ub::MBAR_ARRIVE_BEFORE_WAIT, &ub::MBAR_NOCOMPLETE_COMPLETES];
 
 /// The data races silicon runs past (A-DATA-RACE-RUNS-ON-HW, `Machine::race`).
 const RACES: [&ub::UbRule; 3] = [
@@ -198,11 +207,11 @@ fn execute_schedule(
     let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     m.reading = reading;
     if reading == Reading::Silicon {
-        m.slots.values_mut().for_each(|s| s.read_invalidated());
+        m.slots.values_mut().for_each(|s| s.read_as_silicon());
     }
     let mut outcome = Outcome::Defined;
     let mut trace = Vec::new();
-    let mut watch = concurrent::Watch::new(checks);
+    let mut watch = concurrent::Watch::new(checks, reading == Reading::Silicon);
     for (pos, &concurrent::Unit { step: i, cta }) in sched.iter().enumerate() {
         watch.before(pos, &m.slots);
         let step = &case.program[i];
@@ -237,6 +246,9 @@ fn execute_schedule(
             };
             trace.push(m.trace_step(text));
         }
+        if reading == Reading::Silicon {
+            m.keep_counted_arrives(i);
+        }
         match res {
             Ok(()) => {
                 if !watch.after(pos, sched[pos], &m.slots) {
@@ -250,11 +262,14 @@ fn execute_schedule(
             Err(Stop::Err(k)) => return Err(err(k)),
         }
     }
+    let mut arrives_at_exit = false;
     if outcome == Outcome::Defined {
+        arrives_at_exit = reading == Reading::Silicon && !m.async_arrives.is_empty();
         let exit = m.tc_exit().and_then(|()| match reading {
             Reading::Silicon => m.land_arrives_at_exit(),
             Reading::Text => Ok(()),
         });
+        m.keep_counted_arrives(case.program.len());
         match exit {
             Ok(()) => {}
             Err(Stop::Ub(u)) => {
@@ -266,15 +281,21 @@ fn execute_schedule(
             Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
         }
     }
+    let readings = m.readings(arrives_at_exit);
     // What silicon does at the CTAs' exit comes before a race it ran past decides the outcome.
     let tx_race = m
         .tx_raced
         .take()
         .map(|(ub, step)| Outcome::Undefined { ub, step });
     if outcome == Outcome::Defined {
+        // Otherwise the first of the UB it ran past, which silicon completes alone.
+        let first = [m.raced.take(), m.counted_arrive.take()]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(_, step)| *step);
         if let Some(o) = tx_race.clone() {
             outcome = o;
-        } else if let Some((u, step)) = m.raced.take() {
+        } else if let Some((u, step)) = first {
             outcome = Outcome::Undefined { ub: u, step };
         }
     }
@@ -299,7 +320,12 @@ fn execute_schedule(
         prediction = prediction.union(&Prediction::of(o, false));
     }
     if !m.timed_out.is_empty() {
+        let waits_completed = prediction.clone();
         prediction = prediction.after_timed_out_wait();
+        // Each wait may have seen the phase it waits for go by (A-MB-PARITY-PASSED-HW).
+        if m.timed_out.iter().all(|s| m.passed_waits.contains(s)) {
+            prediction = prediction.union(&waits_completed);
+        }
     }
     if m.ran_past_overshot {
         // Silicon may instead have completed the overshot phase; what the program does after
@@ -324,12 +350,36 @@ fn execute_schedule(
         profile: opts.profile,
         mutant: opts.mutant,
         departures,
+        readings,
         notes: m.notes,
         driver_rejects,
     }))
 }
 
 impl Machine<'_> {
+    /// The silicon readings this run applied that only the run shows (the run-on positions of
+    /// `exec::predict`), in [`super::ASSUMPTIONS`] order.
+    fn readings(&self, arrives_at_exit: bool) -> Vec<&'static str> {
+        let applied = [
+            (!self.timed_out.is_empty(), "A-WAIT-RUNS-ON-HW"),
+            (self.ran_past_overshot, "A-TX-OVERSHOT-HW"),
+            (self.tx_raced.is_some(), "A-TX-RACE-HW"),
+            (self.raced.is_some(), "A-DATA-RACE-RUNS-ON-HW"),
+            (self.counted_arrive.is_some(), "A-MB-ARRIVE-COUNTS-HW"),
+            (!self.passed_waits.is_empty(), "A-MB-PARITY-PASSED-HW"),
+            (self.signals_never_initialized, "A-MB-NEVER-INIT-HW"),
+            (self.tx_range_if_copies_first, "A-TX-RANGE-HW"),
+            (arrives_at_exit, "A-ASYNC-ARRIVE-AT-EXIT-HW"),
+            (self.granule_cluster_copy, "A-BULK-GRANULE-CLUSTER-HW"),
+        ];
+        let mut ids: Vec<&'static str> = applied
+            .into_iter()
+            .filter_map(|(on, id)| on.then_some(id))
+            .collect();
+        ids.sort_by_key(|id| super::ASSUMPTIONS.iter().position(|a| a == id));
+        ids
+    }
+
     fn statement(&mut self, st: &Statement) -> R {
         if let Some(g) = &st.guard {
             if self.pred(&g.pred)? == g.negated {
@@ -356,8 +406,12 @@ impl Machine<'_> {
         if self.slot(b).test_wait_parity(parity)? {
             return Ok(());
         }
+        let before = self.slot(b).object().map(|m| m.phase);
         self.land_for_barrier(b)?;
         if !self.slot(b).test_wait_parity(parity)? {
+            // The landing completed the waited phase and then the next (A-MB-PARITY-PASSED-HW).
+            let after = self.slot(b).object().map(|m| m.phase);
+            let passed = matches!((before, after), (Some(x), Some(y)) if y > x);
             let m = self.slot(b).object().cloned();
             let detail = m.as_ref().map_or("no object".to_string(), |m| {
                 format!(
@@ -375,6 +429,9 @@ impl Machine<'_> {
             });
             if self.reading == Reading::Silicon && runs_on_past(&u) {
                 self.timed_out.push(self.step);
+                if passed {
+                    self.passed_waits.push(self.step);
+                }
                 self.ran_past_overshot |= u.phase.is_some_and(|p| super::predict::overshot(&p));
                 return Ok(());
             }
