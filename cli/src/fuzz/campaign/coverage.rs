@@ -1,6 +1,7 @@
 //! The campaign's coverage map: the cells a campaign exercised (instruction variant × target, the
-//! UB and copy rules hit with the outcomes silicon gave, the profile positions met, value cells
-//! read off the reference's run), how often, and which cells count as reachable.
+//! UB and copy rules hit with the outcomes silicon gave, the profile positions met, the run-on
+//! positions of silicon's reading applied, value cells read off the reference's run), how often,
+//! and which cells count as reachable.
 //!
 //! A program's cells are read from its case and one reference run ([`analyze`]); a cell is hit
 //! when a program having it is judged (on hardware, or by the CPU oracles in a campaign without
@@ -70,6 +71,11 @@ pub enum Cell {
     Position {
         id: String,
     },
+    /// A run-on position of silicon's reading that the run applied (e.g. `A-WAIT-RUNS-ON-HW`):
+    /// where undefined programs go on, and where the model's picture of silicon is thinnest.
+    Reading {
+        id: String,
+    },
     Value {
         family: String,
         value: ValueCell,
@@ -87,6 +93,7 @@ impl Cell {
             Cell::Variant { .. } => "variant × target",
             Cell::Rule { .. } => "UB and copy rules",
             Cell::Position { .. } => "profile positions",
+            Cell::Reading { .. } => "silicon readings",
             Cell::Value { .. } => "value cells",
             Cell::Tx { .. } => "tx balance",
         }
@@ -98,7 +105,7 @@ impl fmt::Display for Cell {
         match self {
             Cell::Variant { row, target } => write!(f, "{row} @ {target}"),
             Cell::Rule { rule } => f.write_str(rule),
-            Cell::Position { id } => f.write_str(id),
+            Cell::Position { id } | Cell::Reading { id } => f.write_str(id),
             Cell::Value { family, value } => match value {
                 ValueCell::Class(i) => {
                     let c = ValueClass::ALL.get(usize::from(*i));
@@ -208,6 +215,9 @@ pub fn analyze_executed(
     }
     for p in &ex.departures {
         cells.insert(Cell::Position { id: p.id.into() });
+    }
+    for id in &ex.readings {
+        cells.insert(Cell::Reading { id: (*id).into() });
     }
     let value = |family: &str, value| Cell::Value {
         family: family.into(),

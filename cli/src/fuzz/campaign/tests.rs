@@ -46,6 +46,33 @@ fn drawn(
     out
 }
 
+/// Undefined programs with concurrent episodes reach the run-on positions of silicon's reading,
+/// and the coverage map counts each as a cell named by the position.
+#[test]
+fn silicon_readings_are_coverage_cells() {
+    use super::coverage::Cell;
+    use ptxconform_reference::sem::exec::ASSUMPTIONS;
+    let cfg = GenConfig {
+        concurrent_per_256: 128,
+        ..GenConfig::mixed()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for shape in 0..300 {
+        let (g, classes, swarm) = generate_analyzable(5, shape, 0, 1, &cfg);
+        let Some(a) = analyze(&g, classes, swarm, Profile::Sm90) else {
+            continue;
+        };
+        for c in a.cells {
+            if let Cell::Reading { id } = c {
+                assert!(ASSUMPTIONS.contains(&id.as_str()), "{id}");
+                seen.insert(id);
+            }
+        }
+    }
+    assert!(seen.contains("A-WAIT-RUNS-ON-HW"), "{seen:?}");
+    assert!(seen.len() >= 3, "{seen:?}");
+}
+
 /// Copies are told by their parsed instruction: a copy that moves nothing (its guard false) is
 /// no hardware candidate, whatever its text starts with.
 #[test]
