@@ -292,7 +292,7 @@ pub struct Entry {
     /// Programs judged that had it.
     #[serde(default)]
     pub hits: u64,
-    /// Hardware outcomes of those programs (rule cells), by outcome.
+    /// Hardware outcomes of those programs (rule and silicon-reading cells), by outcome.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outcomes: Vec<(HwOutcome, u64)>,
     /// The swarm bits every program that produced it had on, and the deviation all had.
@@ -439,18 +439,23 @@ impl CoverageMap {
         }
     }
 
-    /// What hardware did in a judged program (counted on its rule cell).
+    /// What hardware did in a judged program (counted on its rule cell and on the cells of the
+    /// silicon readings its run applied).
     pub fn outcome(&mut self, a: &Analysis, o: HwOutcome) {
-        let Some(rule) = &a.rule else { return };
-        let e = self
+        let rule = a.rule.iter().map(|r| Cell::Rule { rule: r.clone() });
+        let readings = a
             .cells
-            .entry(Cell::Rule { rule: rule.clone() })
-            .or_default();
-        match e.outcomes.iter_mut().find(|(x, _)| *x == o) {
-            Some((_, n)) => *n += 1,
-            None => {
-                e.outcomes.push((o, 1));
-                e.outcomes.sort();
+            .iter()
+            .filter(|c| matches!(c, Cell::Reading { .. }))
+            .cloned();
+        for c in rule.chain(readings) {
+            let e = self.cells.entry(c).or_default();
+            match e.outcomes.iter_mut().find(|(x, _)| *x == o) {
+                Some((_, n)) => *n += 1,
+                None => {
+                    e.outcomes.push((o, 1));
+                    e.outcomes.sort();
+                }
             }
         }
     }
@@ -537,7 +542,8 @@ impl CoverageMap {
              sample of the generator under this campaign's config produced, and every cell hit \
              (approximate: a cell the probe missed counts once hit). *Outcomes*: what hardware \
              did in the programs of a rule (the rule's own prediction beside it; a situation \
-             of the rule may predict otherwise, e.g. a shared access past the allocation).\n\n",
+             of the rule may predict otherwise, e.g. a shared access past the allocation) or \
+             of a silicon reading (the programs whose run applied it).\n\n",
         );
         s.push_str(&format!("{}\n", self.summary()));
         for (kind, (r, h)) in self.by_kind() {

@@ -9,7 +9,7 @@ use ptxconform_reference::gen::bytes::ValueClasses;
 use ptxconform_reference::gen::oracle::{check_cpu_with, program_yaml, CpuChecks};
 use ptxconform_reference::gen::swarm::SwarmBits;
 use ptxconform_reference::gen::{GenConfig, Generated, Intent};
-use ptxconform_reference::sem::exec::{execute_with, ExecOptions};
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions, HwOutcome};
 use ptxconform_reference::sem::profile::Profile;
 
 /// A one-CTA cp.async case whose copy step is `copy` (with parameter `p`, a predicate, at
@@ -57,15 +57,21 @@ fn silicon_readings_are_coverage_cells() {
         ..GenConfig::mixed()
     };
     let mut seen = std::collections::BTreeSet::new();
+    let mut map = super::coverage::CoverageMap::default();
     for shape in 0..300 {
         let (g, classes, swarm) = generate_analyzable(5, shape, 0, 1, &cfg);
         let Some(a) = analyze(&g, classes, swarm, Profile::Sm90) else {
             continue;
         };
+        // What hardware did is counted on the program's reading cells too.
+        map.outcome(&a, HwOutcome::Hangs);
         for c in a.cells {
-            if let Cell::Reading { id } = c {
+            if let Cell::Reading { id } = &c {
                 assert!(ASSUMPTIONS.contains(&id.as_str()), "{id}");
-                seen.insert(id);
+                assert!(
+                    map.cells[&c].outcomes.contains(&(HwOutcome::Hangs, 1)) || seen.contains(id)
+                );
+                seen.insert(id.clone());
             }
         }
     }
