@@ -103,6 +103,12 @@ pub use report::{
 pub use run::{execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading};
 pub(crate) use run::{execute_outcome, Reading};
 
+/// Puts position ids in [`ASSUMPTIONS`] order, each once.
+pub(crate) fn in_assumption_order(ids: &mut Vec<&'static str>) {
+    ids.sort_by_key(|id| ASSUMPTIONS.iter().position(|a| a == id));
+    ids.dedup();
+}
+
 pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-ORDER",
     "A-EXEC-CONCURRENT-INTERLEAVINGS",
@@ -245,7 +251,8 @@ pub(crate) struct Machine<'c> {
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
     /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.
     tx_raced: Option<(Ub, usize)>,
-    /// The first `mbarrier.arrive_before_wait` [`Reading::Silicon`] counted, and its step
+    /// The first arrive-on UB [`Reading::Silicon`] counted as a defined arrive-on
+    /// (`mbarrier.arrive_before_wait`, `mbarrier.nocomplete_completes`), and its step
     /// (A-MB-ARRIVE-COUNTS-HW).
     counted_arrive: Option<(Ub, usize)>,
     /// Positions whose readings differed (see [`Execution::departures`]).

@@ -542,8 +542,7 @@ pub fn merge(
     let n = runs.len();
     // The readings any order applied.
     let mut readings: Vec<&'static str> = runs.iter().flat_map(|r| r.readings.clone()).collect();
-    readings.sort_by_key(|id| super::ASSUMPTIONS.iter().position(|a| a == id));
-    readings.dedup();
+    super::in_assumption_order(&mut readings);
     if let Some(i) = runs
         .iter()
         .position(|r| matches!(r.outcome, Outcome::Undefined { .. }))

@@ -22,6 +22,15 @@ impl Machine<'_> {
         }
     }
 
+    /// The copies still to signal `b` that steps ordered before this one issued. A copy issued
+    /// in this step's concurrent group is left to the reduction's assumption
+    /// (A-EXEC-CONCURRENT-MBAR-COMMUTE): races are judged between ordered steps only.
+    fn owed(&self, b: (u32, u64)) -> impl Iterator<Item = &TrackedCopy> {
+        self.tracking
+            .copies_for(mbar_key(b.0, b.1))
+            .filter(|c| !concurrent(&self.case.program, c.issued_at, self.step))
+    }
+
     /// A-TX-RACE: a phase of `b` that an instruction completed while issued copies it tracks
     /// still have complete-tx to perform. Any of them may land before the instruction (§9.7.13.15.5:
     /// a copy signals on its completion, at no stated time), and then the phase does not complete
@@ -30,13 +39,7 @@ impl Machine<'_> {
         let Some(d) = done else {
             return Ok(());
         };
-        // A copy issued in this step's concurrent group is left to the reduction's assumption
-        // (A-EXEC-CONCURRENT-MBAR-COMMUTE): the race is judged between ordered steps only.
-        let owed: Vec<&TrackedCopy> = self
-            .tracking
-            .copies_for(mbar_key(b.0, b.1))
-            .filter(|c| !concurrent(&self.case.program, c.issued_at, self.step))
-            .collect();
+        let owed: Vec<&TrackedCopy> = self.owed(b).collect();
         let left: u64 = owed.iter().map(|c| u64::from(c.tx_bytes)).sum();
         if left == 0 {
             return Ok(());
@@ -67,12 +70,7 @@ impl Machine<'_> {
             return;
         };
         let now = i64::from(m.tx_count);
-        let owed: i64 = self
-            .tracking
-            .copies_for(mbar_key(b.0, b.1))
-            .filter(|c| !concurrent(&self.case.program, c.issued_at, self.step))
-            .map(|c| i64::from(c.tx_bytes))
-            .sum();
+        let owed: i64 = self.owed(b).map(|c| i64::from(c.tx_bytes)).sum();
         let first = now - i64::from(tx);
         if owed > 0 && first >= -i64::from(MAX_COUNT) && first - owed < -i64::from(MAX_COUNT) {
             self.tx_range_if_copies_first = true;

@@ -46,7 +46,7 @@
 //!   kept) leaves one state in every order whatever phases it completes on the way
 //!   ([`ARRIVE_COUNTS`]).
 //!
-//! - A-MB-PARITY-PASSED-HW: a blocking parity wait whose landing (A-EXEC-WAIT-LANDS: copies'
+//! - A-MB-PARITY-PASSED-HW: a blocking parity wait (§9.7.13.15.16) whose landing (A-EXEC-WAIT-LANDS: copies'
 //!   complete-tx, cp.async.mbarrier.arrive arrive-ons, each at no stated time) completes the
 //!   waited phase and then the next (only past A-MB-ARRIVE-COUNTS-HW) may poll between the two
 //!   and complete, or after both and time out; a silicon run whose timed-out waits are all such

@@ -269,7 +269,9 @@ fn execute_schedule(
             Reading::Silicon => m.land_arrives_at_exit(),
             Reading::Text => Ok(()),
         });
-        m.keep_counted_arrives(case.program.len());
+        if reading == Reading::Silicon {
+            m.keep_counted_arrives(case.program.len());
+        }
         match exit {
             Ok(()) => {}
             Err(Stop::Ub(u)) => {
@@ -281,6 +283,7 @@ fn execute_schedule(
             Err(Stop::Err(kind)) => return Err(ExecError { step: None, kind }),
         }
     }
+    // Read before the outcome takes what the run went past.
     let readings = m.readings(arrives_at_exit);
     // What silicon does at the CTAs' exit comes before a race it ran past decides the outcome.
     let tx_race = m
@@ -376,7 +379,7 @@ impl Machine<'_> {
             .into_iter()
             .filter_map(|(on, id)| on.then_some(id))
             .collect();
-        ids.sort_by_key(|id| super::ASSUMPTIONS.iter().position(|a| a == id));
+        super::in_assumption_order(&mut ids);
         ids
     }
 
