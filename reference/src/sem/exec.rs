@@ -136,6 +136,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-MB-INVAL-KEEPS-HW",
     "A-MB-ARRIVE-COUNTS-HW",
     "A-MB-PARITY-PASSED-HW",
+    "A-MB-COPIES-FIRST-HW",
     "A-WAIT-RUNS-ON-HW",
     "A-DATA-RACE-RUNS-ON-HW",
     "A-TX-RANGE-HW",
@@ -248,6 +249,10 @@ pub(crate) struct Machine<'c> {
     /// A complete-tx would have taken a tx-count below the range had the copies still in flight
     /// signalled first (A-TX-RANGE-HW): silicon may trap.
     tx_range_if_copies_first: bool,
+    /// An arrive-on met a phase with no arrival pending that copies in flight still owed
+    /// complete-tx, and [`Reading::Silicon`] landed them first (A-MB-COPIES-FIRST-HW): in the
+    /// other order silicon traps.
+    pending_range_if_copies_late: bool,
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
     /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.
     tx_raced: Option<(Ub, usize)>,
@@ -330,6 +335,7 @@ impl<'c> Machine<'c> {
             ran_past_overshot: false,
             raced: None,
             tx_range_if_copies_first: false,
+            pending_range_if_copies_late: false,
             tx_raced: None,
             counted_arrive: None,
             passed_waits: Vec::new(),

@@ -74,6 +74,10 @@ pub enum Situation {
     /// `mbarrier.complete_tx_race` whose arrival completed the phase before im2col tensor
     /// loads alone signalled it: completes (A-TX-RACE-HW).
     Im2colArrivalFirst,
+    /// `mbarrier.pending_count_range` of an arrive-on on a phase whose arrivals are all in and
+    /// that copies in flight still owe complete-tx: traps, or the copies complete the phase
+    /// first and the rest of the program decides (A-MB-COPIES-FIRST-HW).
+    CopiesOwed,
 }
 
 /// The two ways the model's run completes a phase that a copy it tracks has still to signal

@@ -5,9 +5,9 @@ use super::async_ops::{concurrent, Past};
 use super::{mbar_key, Machine, Reg, R};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarSpace, MbarrierOp, TxOp, WaitOn};
 use crate::ptx::operand::{Address, Value};
-use crate::sem::mbarrier::{pending_count, Arrive, PhaseCompleted, MAX_COUNT};
+use crate::sem::mbarrier::{pending_count, Arrive, Arrived, PhaseCompleted, MAX_COUNT};
 use crate::sem::tracking::{CopyKind, TrackedCopy};
-use crate::sem::ub::{Situation, TxRace, Ub};
+use crate::sem::ub::{self, Situation, TxRace, Ub};
 
 impl Machine<'_> {
     /// `.shared::cluster` operands may name another CTA of the cluster; `.shared{::cta}` and
@@ -77,6 +77,28 @@ impl Machine<'_> {
         }
     }
 
+    /// A-MB-COPIES-FIRST-HW: an arrive-on past the pending count of a phase whose arrivals are
+    /// all in and that copies in flight still owe complete-tx is UB only in the order where the
+    /// copies have not signalled yet (§9.7.13.15.5: at no stated time). In the other they
+    /// complete the phase and the arrive-on counts on the next one. The text's run stops in the
+    /// situation; the silicon run lands the copies first and goes on, the trap kept beside.
+    fn arrive(&mut self, b: (u32, u64), a: Arrive) -> R<Arrived> {
+        let u = match self.slot(b).arrive(a) {
+            Err(u) if u.rule == ub::MBAR_PENDING_RANGE.id => u,
+            r => return Ok(r?),
+        };
+        let open = self.slot(b).object().is_some_and(|m| m.pending == 0);
+        if !open || self.owed(b).all(|c| c.tx_bytes == 0) {
+            return Err(u.into());
+        }
+        if self.reading == super::Reading::Text {
+            return Err(u.in_situation(Situation::CopiesOwed).into());
+        }
+        self.pending_range_if_copies_late = true;
+        self.land_for_barrier(b)?;
+        Ok(self.slot(b).arrive(a)?)
+    }
+
     pub(super) fn mbarrier(&mut self, op: &MbarrierOp) -> R {
         match op {
             MbarrierOp::Init { space, addr, count } => {
@@ -134,7 +156,7 @@ impl Machine<'_> {
                 if *drop {
                     a = a.dropping();
                 }
-                let done = self.slot(b).arrive(a)?;
+                let done = self.arrive(b, a)?;
                 if let Dest::State(v) = dest {
                     self.out_reg(v, Reg::State(done.state));
                 }

@@ -52,6 +52,15 @@
 //!   and complete, or after both and time out; a silicon run whose timed-out waits are all such
 //!   predicts both ([`PARITY_PASSED`]).
 //!
+//! - A-MB-COPIES-FIRST-HW: an arrive-on past the pending count of a phase whose arrivals are
+//!   all in and that copies in flight still owe complete-tx (`mbarrier.pending_count_range`,
+//!   §9.7.13.15.2) is UB only in the order where the copies have not signalled (§9.7.13.15.5:
+//!   at no stated time); in the other they complete the phase and the arrive-on counts on the
+//!   next. Silicon trapped where the arrive-on came right after the copy or after a wait that
+//!   returned at once, and went on where a few stores came between. The model does not time
+//!   copies: the silicon run lands them first and goes on, and the prediction keeps the trap
+//!   ([`COPIES_FIRST`], [`COPIES_LATE_TRAP`]).
+//!
 //! - A-WAIT-RUNS-ON-HW: a blocking wait on a phase that never completes does not end the kernel
 //!   as the harness runs it: its wait gives up at its bound, flags the step and the kernel goes
 //!   on. The model runs on so (`Reading::Silicon`, the phase left as it is): the program's end
@@ -319,6 +328,8 @@ pub fn situation_prediction(s: Situation) -> Prediction {
     match s {
         Situation::Traps => Prediction::one(LAUNCH_FAILED),
         Situation::NeverInitialized => Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]),
+        // Joined to the silicon run-on's, in which the copies signalled first.
+        Situation::CopiesOwed => Prediction::one(COPIES_LATE_TRAP),
         Situation::SrcSizeForm | Situation::Im2colArrivalFirst => {
             Prediction::one(HwOutcome::Completes)
         }
@@ -415,6 +426,21 @@ pub const PARITY_PASSED: &str = "cases/probes/fuzz-mispredicted-v11.yaml (H200, 
     campaign and in two runs; the seed-23 one (the same shape, other bytes) completed in the \
     campaign and timed out in two runs after it; the seed-20 one (threads 21 and 22) timed out \
     in the campaign and in two runs.";
+
+/// The recorded runs behind A-MB-COPIES-FIRST-HW.
+pub const COPIES_FIRST: &str = "cases/probes/copies-land-first.yaml (H200, CUDA 13.0, \
+    2026-11-30, each program twice under ptxas 13.0 -O3, the same outcome both times): init count 1, arrive.expect_tx of 288, a 288-byte bulk copy signalling \
+    the phase, then an arrive. Right after the copy, and after a wait on parity 1 that returns \
+    at once, the arrive trapped LaunchFailed; with four stores between that wait and the \
+    arrive the program completed (also under -O0 and the driver JIT), as with a wait on \
+    parity 0 (defined). The seed-26 \
+    concurrent campaign's program (H200, 2026-11-30) timed out at its first wait only, where \
+    the model, its copies never landed, predicted the arrive 19 steps after their wait to \
+    trap.";
+
+/// The outcome an arrive-on past the pending count has when the copies owed to its phase have
+/// not signalled yet (A-MB-COPIES-FIRST-HW, [`COPIES_FIRST`]).
+pub const COPIES_LATE_TRAP: HwOutcome = LAUNCH_FAILED;
 
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
@@ -1218,6 +1244,32 @@ mod tests {
             };
             assert_eq!(p, want, "{}", c.name);
         }
+    }
+
+    /// A-MB-COPIES-FIRST-HW: an arrive-on past the pending count of a phase that a copy still
+    /// owes traps or, the copy first, counts on the next phase; the silicon run goes on in the
+    /// second order. Every probe is predicted as recorded, and pinned.
+    #[test]
+    fn copies_owed_may_signal_before_an_arrive() {
+        let either = Prediction::of_set(HwOutcome::Completes, &[COPIES_LATE_TRAP]);
+        for (c, p) in recorded_outcomes_are_allowed("probes/copies-land-first.yaml", 4) {
+            let want = match c.name.trim_start_matches("probe.copies_first.") {
+                "observed" => Prediction::one(HwOutcome::Completes),
+                _ => either.clone(),
+            };
+            assert_eq!(p, want, "{}", c.name);
+        }
+        // The seed-26 program's copies land at its arrive 19 steps after their wait: the run
+        // goes on to its timed-out wait, the trap kept.
+        let all = recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v12.yaml", 1);
+        let (c, p) = &all[0];
+        assert!(p.allows(HwOutcome::Hangs) && p.allows(LAUNCH_FAILED), "{p}");
+        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).expect("runs");
+        assert!(
+            ex.readings.contains(&"A-MB-COPIES-FIRST-HW"),
+            "{:?}",
+            ex.readings
+        );
     }
 
     /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the

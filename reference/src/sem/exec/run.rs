@@ -59,8 +59,9 @@ pub(crate) enum Reading {
     /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a blocking wait that never completes gives up and
     /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
     /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
-    /// preceding phase, or `.noComplete` and completing it, counts (A-MB-ARRIVE-COUNTS-HW), and
-    /// the arrive-ons of cp.async.mbarrier.arrive still pending at the end happen there
+    /// preceding phase, or `.noComplete` and completing it, counts (A-MB-ARRIVE-COUNTS-HW),
+    /// copies in flight signal before an arrive-on that would pass the pending count of the
+    /// phase they owe (A-MB-COPIES-FIRST-HW), and the arrive-ons of cp.async.mbarrier.arrive still pending at the end happen there
     /// (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
@@ -70,8 +71,9 @@ pub(crate) enum Reading {
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
 /// cluster launch, a blocking wait that never completes, a data race with an asynchronous
-/// operation's memory, an arrive-on before a wait observed the preceding phase, or a
-/// `.noComplete` arrive-on that completes its phase.
+/// operation's memory, an arrive-on before a wait observed the preceding phase, a
+/// `.noComplete` arrive-on that completes its phase, or an arrive-on past the pending count of
+/// a phase that copies in flight still owe.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
@@ -88,6 +90,7 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
         || RACES.iter().any(|r| r.id == u.rule)
         || u.rule == ub::MBAR_TX_RACE.id
         || COUNTED_ARRIVES.iter().any(|r| r.id == u.rule)
+        || u.situation == Some(ub::Situation::CopiesOwed)
 }
 
 /// The arrive-on UB that silicon counts as a defined arrive-on (A-MB-ARRIVE-COUNTS-HW).
@@ -341,6 +344,9 @@ fn execute_schedule(
     if m.tx_range_if_copies_first {
         prediction = prediction.with(super::predict::TX_RANGE_TRAP);
     }
+    if m.pending_range_if_copies_late {
+        prediction = prediction.with(super::predict::COPIES_LATE_TRAP);
+    }
     if m.granule_cluster_copy {
         prediction = prediction.with(super::predict::GRANULE_CLUSTER_TRAP);
     }
@@ -370,6 +376,7 @@ impl Machine<'_> {
             (self.raced.is_some(), "A-DATA-RACE-RUNS-ON-HW"),
             (self.counted_arrive.is_some(), "A-MB-ARRIVE-COUNTS-HW"),
             (!self.passed_waits.is_empty(), "A-MB-PARITY-PASSED-HW"),
+            (self.pending_range_if_copies_late, "A-MB-COPIES-FIRST-HW"),
             (self.signals_never_initialized, "A-MB-NEVER-INIT-HW"),
             (self.tx_range_if_copies_first, "A-TX-RANGE-HW"),
             (arrives_at_exit, "A-ASYNC-ARRIVE-AT-EXIT-HW"),
