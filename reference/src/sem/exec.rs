@@ -57,6 +57,12 @@
 //!   complete-tx depends on an order the text leaves open (a copy signals on its completion, at
 //!   no stated time): `mbarrier.complete_tx_race`; silicon's outcomes are A-TX-RACE-HW's
 //!   (`exec/predict.rs`, with the other silicon positions of the prediction).
+//! - A-WAIT-PARITY-RACE: a blocking parity wait that sees the phase it names complete while what
+//!   signals the object is still in flight (copies' complete-tx, cp.async.mbarrier.arrive
+//!   arrive-ons), which landed first would complete the current phase, depends on an order the
+//!   text leaves open: the parity then names the new current phase and the wait does not
+//!   complete there (§9.7.13.15.16 names the phase by parity only): `mbarrier.parity_wait_race`;
+//!   silicon's run lands them first (A-MB-PARITY-PASSED-HW).
 //! - A-BULK-SIZE-ROUNDS-DOWN: silicon runs a bulk copy or reduction whose size is not a multiple
 //!   of 16 with the size rounded down to one (`exec/bulk.rs`).
 //! - A-EXEC-REDUCE-REMOTE: cp.reduce.async.bulk into .shared::cluster must target another CTA
@@ -127,6 +133,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-EXEC-PREFETCH",
     "A-EXEC-HW",
     "A-TX-RACE",
+    "A-WAIT-PARITY-RACE",
     "A-TX-RACE-HW",
     "A-TX-OVERSHOT-HW",
     "A-OUT-OF-REGION-LANDS-HW",
@@ -253,6 +260,11 @@ pub(crate) struct Machine<'c> {
     /// complete-tx, and [`Reading::Silicon`] landed them first (A-MB-COPIES-FIRST-HW): in the
     /// other order silicon traps.
     pending_range_if_copies_late: bool,
+    /// Which order a blocking parity wait that races with what signals its object takes
+    /// (A-WAIT-PARITY-RACE).
+    wait_order: run::WaitOrder,
+    /// A blocking parity wait raced so.
+    raced_wait: bool,
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
     /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.
     tx_raced: Option<(Ub, usize)>,
@@ -336,6 +348,8 @@ impl<'c> Machine<'c> {
             raced: None,
             tx_range_if_copies_first: false,
             pending_range_if_copies_late: false,
+            wait_order: run::WaitOrder::LandsFirst,
+            raced_wait: false,
             tx_raced: None,
             counted_arrive: None,
             passed_waits: Vec::new(),

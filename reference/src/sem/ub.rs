@@ -223,6 +223,8 @@ rules! {
         "phaseParity operand other than 0 or 1");
     MBAR_ARRIVE_BEFORE_WAIT = ("mbarrier.arrive_before_wait", "9.7.13.15.4", true, Mbarrier,
         "arrive-on in a phase before any test_wait/try_wait returned True for the preceding phase");
+    MBAR_PARITY_WAIT_RACE = ("mbarrier.parity_wait_race", "9.7.13.15.16", true, Executor,
+        "a parity wait sees the phase it names complete while what signals the object (copies' complete-tx, cp.async.mbarrier.arrive arrive-ons) is still in flight and, landed first, would complete the current phase: the parity then names the new current phase and the wait does not complete; which phase it names depends on an order the text leaves open (A-WAIT-PARITY-RACE)");
     MBAR_TX_RACE = ("mbarrier.complete_tx_race", "9.7.13.15.5", true, Executor,
         "a phase completes while an issued copy's complete-tx it tracks is still to land: in another allowed order of that complete-tx the phase does not complete there (the expect-tx did not count the copy's bytes; A-TX-RACE)");
     MBAR_ADDRESS_WINDOW = ("mbarrier.address_window", "9.7.13.15.9", false, Executor,

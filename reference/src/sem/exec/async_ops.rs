@@ -344,6 +344,27 @@ impl Machine<'_> {
         self.land_arrive_ops(Some(key))
     }
 
+    /// Would landing what signals `b` first (copies' complete-tx, then the pending
+    /// cp.async.mbarrier.arrive arrive-ons) turn a parity wait that completes now into one on
+    /// the current, incomplete phase? Tried on a copy of the object, which counts an arrive-on
+    /// as silicon does (A-MB-ARRIVE-COUNTS-HW: one before a wait observed the preceding phase
+    /// counts too); the machine is untouched.
+    pub(super) fn landing_passes_wait(&self, b: (u32, u64), parity: u32) -> bool {
+        let key = mbar_key(b.0, b.1);
+        let Some(mut s) = self.slots.get(&key).cloned() else {
+            return false;
+        };
+        s.read_as_silicon();
+        let txs: Vec<u32> = self.tracking.copies_for(key).map(|c| c.tx_bytes).collect();
+        let arrives = self.async_arrives.iter().filter(|(k, _)| *k == key).count();
+        if (txs.is_empty() && arrives == 0) || s.test_wait_parity(parity) != Ok(true) {
+            return false;
+        }
+        let landed = txs.iter().all(|&tx| s.complete_tx(tx).is_ok())
+            && (0..arrives).all(|_| s.arrive(crate::sem::mbarrier::Arrive::one()).is_ok());
+        landed && s.test_wait_parity(parity) == Ok(false)
+    }
+
     /// A-ASYNC-ARRIVE-AT-EXIT-HW: silicon completes a CTA's cp.async operations before the CTA
     /// exits, and the arrive-on of each cp.async.mbarrier.arrive that waits for them happens
     /// then. Under the text nothing lands at the end (A-EXEC-EVENTUAL); the silicon run lands

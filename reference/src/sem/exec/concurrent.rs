@@ -543,6 +543,7 @@ pub fn merge(
     // The readings any order applied.
     let mut readings: Vec<&'static str> = runs.iter().flat_map(|r| r.readings.clone()).collect();
     super::in_assumption_order(&mut readings);
+    let raced_wait = runs.iter().any(|r| r.raced_wait);
     if let Some(i) = runs
         .iter()
         .position(|r| matches!(r.outcome, Outcome::Undefined { .. }))
@@ -557,6 +558,7 @@ pub fn merge(
             );
         }
         r.readings = readings;
+        r.raced_wait = raced_wait;
         return Ok(r);
     }
     let mut rest = runs.split_off(1);
@@ -589,6 +591,7 @@ pub fn merge(
             .position(|q| q.id == p.id)
     });
     first.readings = readings;
+    first.raced_wait = raced_wait;
     Ok(first)
 }
 

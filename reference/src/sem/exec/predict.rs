@@ -50,7 +50,10 @@
 //!   complete-tx, cp.async.mbarrier.arrive arrive-ons, each at no stated time) completes the
 //!   waited phase and then the next (only past A-MB-ARRIVE-COUNTS-HW) may poll between the two
 //!   and complete, or after both and time out; a silicon run whose timed-out waits are all such
-//!   predicts both ([`PARITY_PASSED`]).
+//!   predicts both ([`PARITY_PASSED`]). So may a wait that sees its phase complete while what is
+//!   in flight would complete the current one (`mbarrier.parity_wait_race`, A-WAIT-PARITY-RACE):
+//!   the silicon run lands it first, as silicon did a few steps after the copy, and the wait
+//!   times out there ([`LANDS_FIRST`]).
 //!
 //! - A-MB-COPIES-FIRST-HW: an arrive-on past the pending count of a phase whose arrivals are
 //!   all in and that copies in flight still owe complete-tx (`mbarrier.pending_count_range`,
@@ -442,6 +445,16 @@ pub const COPIES_FIRST: &str = "cases/probes/copies-land-first.yaml (H200, CUDA 
 /// not signalled yet (A-MB-COPIES-FIRST-HW, [`COPIES_FIRST`]).
 pub const COPIES_LATE_TRAP: HwOutcome = LAUNCH_FAILED;
 
+/// The recorded runs behind `mbarrier.parity_wait_race` on silicon (A-MB-PARITY-PASSED-HW).
+pub const LANDS_FIRST: &str = "cases/ub/parity_wait_race.yaml and \
+    cases/probes/lands-before-wait.yaml (H200, CUDA 13.0, 2026-11-30, each program twice, the \
+    same outcome both times; the timeouts also under ptxas -O0 and the driver JIT). Phase 0 \
+    observed, a 16-byte copy owed to phase 1 (its arrival in), then a wait on parity 0: right \
+    after the copy it completed, after four stores it timed out. A cp.async.mbarrier.arrive \
+    whose arrive-on completes phase 1, then a wait on parity 0: at once it completed, after \
+    four stores it timed out. The seed-29 and seed-30 concurrent campaigns' programs (the \
+    second shape, three arrive-ons) timed out in the campaign and in two runs.";
+
 /// The recorded runs behind A-WAIT-RUNS-ON-HW.
 pub const RUNS_ON: &str = "cases/probes/arrive-after-timeout.yaml (H200, CUDA 13.0, \
     2026-11-28, 3 runs each under ptxas 13.0 -O3, its attribution re-ran -O0 and the JIT): a \
@@ -737,6 +750,11 @@ pub const SILICON: &[SiliconReading] = &[
         rule: RuleRef::Ub(&ub::MBAR_TX_RACE),
         outcomes: &[HwOutcome::Completes, HwOutcome::Hangs],
         evidence: TX_RACE,
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::MBAR_PARITY_WAIT_RACE),
+        outcomes: &[HwOutcome::Completes, HwOutcome::Hangs],
+        evidence: LANDS_FIRST,
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),
@@ -1255,12 +1273,15 @@ mod tests {
         for (c, p) in recorded_outcomes_are_allowed("probes/copies-land-first.yaml", 4) {
             let want = match c.name.trim_start_matches("probe.copies_first.") {
                 "observed" => Prediction::one(HwOutcome::Completes),
-                _ => either.clone(),
+                "arrive_at_once" => either.clone(),
+                // The wait on parity 1 races with the copy too (A-WAIT-PARITY-RACE): landed
+                // first, the copy completes phase 0 and the wait times out on phase 1.
+                _ => either.clone().with(HwOutcome::Hangs),
             };
             assert_eq!(p, want, "{}", c.name);
         }
-        // The seed-26 program's copies land at its arrive 19 steps after their wait: the run
-        // goes on to its timed-out wait, the trap kept.
+        // The seed-26 program's copies land at its wait, or at its arrive 19 steps later: the
+        // run goes on to its timed-out wait either way, the trap kept.
         let all = recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v12.yaml", 1);
         let (c, p) = &all[0];
         assert!(p.allows(HwOutcome::Hangs) && p.allows(LAUNCH_FAILED), "{p}");
@@ -1270,6 +1291,34 @@ mod tests {
             "{:?}",
             ex.readings
         );
+    }
+
+    /// A-WAIT-PARITY-RACE: a parity wait that sees its phase complete while what is in flight
+    /// would complete the current one is `mbarrier.parity_wait_race`; silicon's run takes both
+    /// orders (A-MB-PARITY-PASSED-HW). Every probe is predicted as recorded, and pinned.
+    #[test]
+    fn parity_waits_race_with_what_is_in_flight() {
+        let either = Prediction::of_set(HwOutcome::Completes, &[HwOutcome::Hangs]);
+        for (c, p) in recorded_outcomes_are_allowed("ub/parity_wait_race.yaml", 2) {
+            assert_eq!(p, either, "{}", c.name);
+            let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
+            let rule = match &ex.outcome {
+                crate::sem::exec::Outcome::Undefined { ub, .. } => ub.rule,
+                crate::sem::exec::Outcome::Defined => "defined",
+            };
+            assert_eq!(rule, ub::MBAR_PARITY_WAIT_RACE.id, "{}", c.name);
+        }
+        for (c, p) in recorded_outcomes_are_allowed("probes/lands-before-wait.yaml", 3) {
+            let want = if c.name.ends_with("current_wait") {
+                Prediction::one(HwOutcome::Completes)
+            } else {
+                either.clone()
+            };
+            assert_eq!(p, want, "{}", c.name);
+        }
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v13.yaml", 2) {
+            assert_eq!(p, either, "{}", c.name);
+        }
     }
 
     /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the

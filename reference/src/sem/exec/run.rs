@@ -22,7 +22,7 @@ pub fn execute(case: &Case) -> Result<Execution, ExecError> {
 /// (A-EXEC-CONCURRENT-INTERLEAVINGS).
 pub fn execute_with(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
-    let mut ex = execute_reduced(case, opts, reduction, (Reading::Text, Keep::All))?;
+    let mut ex = execute_reduced(case, opts, reduction, (Reading::Text, Keep::All, LANDS))?;
     // What silicon does with UB it has a reading of is what the program does under that reading.
     if has_silicon_reading(&ex) {
         // The text's run stands whatever the second one meets.
@@ -72,8 +72,9 @@ pub(crate) enum Reading {
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
 /// cluster launch, a blocking wait that never completes, a data race with an asynchronous
 /// operation's memory, an arrive-on before a wait observed the preceding phase, a
-/// `.noComplete` arrive-on that completes its phase, or an arrive-on past the pending count of
-/// a phase that copies in flight still owe.
+/// `.noComplete` arrive-on that completes its phase, an arrive-on past the pending count of a
+/// phase that copies in flight still owe, or a parity wait whose phase what is in flight may
+/// move past.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
@@ -91,6 +92,7 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
         || u.rule == ub::MBAR_TX_RACE.id
         || COUNTED_ARRIVES.iter().any(|r| r.id == u.rule)
         || u.situation == Some(ub::Situation::CopiesOwed)
+        || u.rule == ub::MBAR_PARITY_WAIT_RACE.id
 }
 
 /// The arrive-on UB that silicon counts as a defined arrive-on (A-MB-ARRIVE-COUNTS-HW).
@@ -117,8 +119,31 @@ fn runs_on_past(u: &ub::Ub) -> bool {
 /// case without such UB.
 pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
-    execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All))
+    let run = |order| execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All, order));
+    let mut ex = run(LANDS)?;
+    // A-WAIT-PARITY-RACE: the order in which the racing waits poll first goes on too, and its
+    // outcomes stand beside (A-MB-PARITY-PASSED-HW).
+    if ex.raced_wait {
+        if let Ok(other) = run(WaitOrder::PollsFirst) {
+            ex.prediction = ex.prediction.union(&other.prediction);
+            ex.expected_hw = ex.prediction.coarse();
+            ex.readings.extend(other.readings);
+            super::in_assumption_order(&mut ex.readings);
+        }
+    }
+    Ok(ex)
 }
+
+/// Where a blocking parity wait races with what signals its object (A-WAIT-PARITY-RACE): what
+/// is in flight lands before the wait polls, or after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaitOrder {
+    LandsFirst,
+    PollsFirst,
+}
+
+/// The order a run takes unless it runs the other on purpose.
+const LANDS: WaitOrder = WaitOrder::LandsFirst;
 
 /// The outcome [`execute`] finds, and the same errors, without what only a reader of the whole
 /// execution wants: the trace (every step's text and mbarrier states) and the final state (every
@@ -128,7 +153,7 @@ pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, Exec
 pub(crate) fn execute_outcome(case: &Case) -> Result<Outcome, ExecError> {
     let reduction = concurrent::Reduction::Commute;
     let opts = ExecOptions::default();
-    execute_reduced(case, opts, reduction, (Reading::Text, Keep::Outcome)).map(|e| e.outcome)
+    execute_reduced(case, opts, reduction, (Reading::Text, Keep::Outcome, LANDS)).map(|e| e.outcome)
 }
 
 /// What an execution keeps of a run.
@@ -148,7 +173,7 @@ pub fn execute_every_order(case: &Case) -> Result<Execution, ExecError> {
         case,
         ExecOptions::default(),
         concurrent::Reduction::Off,
-        (Reading::Text, Keep::All),
+        (Reading::Text, Keep::All, LANDS),
     )
 }
 
@@ -156,7 +181,7 @@ fn execute_reduced(
     case: &Case,
     opts: ExecOptions,
     reduction: concurrent::Reduction,
-    (reading, keep): (Reading, Keep),
+    (reading, keep, order): (Reading, Keep, WaitOrder),
 ) -> Result<Execution, ExecError> {
     let _mutant = crate::sem::mutant::Scope::enter(opts.mutant);
     let parsed = crate::case_model::names::parsed_steps(case);
@@ -182,7 +207,7 @@ fn execute_reduced(
         };
         plan.orders
             .iter()
-            .map(|s| execute_schedule(case, (opts, reading, keep), &parsed, s, &plan.checks))
+            .map(|s| execute_schedule(case, (opts, reading, keep, order), &parsed, s, &plan.checks))
             .collect()
     };
     let mut plan = concurrent::plan(case, reduction).map_err(launch)?;
@@ -202,13 +227,14 @@ fn execute_reduced(
 /// Runs one schedule of the case's steps (`parsed`: each `ptx` step's statement).
 fn execute_schedule(
     case: &Case,
-    (opts, reading, keep): (ExecOptions, Reading, Keep),
+    (opts, reading, keep, order): (ExecOptions, Reading, Keep, WaitOrder),
     parsed: &ParsedSteps,
     sched: &[concurrent::Unit],
     checks: &[concurrent::Check],
 ) -> Result<Option<Execution>, ExecError> {
     let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     m.reading = reading;
+    m.wait_order = order;
     if reading == Reading::Silicon {
         m.slots.values_mut().for_each(|s| s.read_as_silicon());
     }
@@ -360,6 +386,7 @@ fn execute_schedule(
         mutant: opts.mutant,
         departures,
         readings,
+        raced_wait: m.raced_wait,
         notes: m.notes,
         driver_rejects,
     }))
@@ -411,15 +438,29 @@ impl Machine<'_> {
     /// `parity` must have completed, or nothing can complete it any more.
     pub(super) fn wait_parity_step(&mut self, mbar: &str, parity: u32) -> R {
         let b = self.mbar(&Address::reg(mbar), false)?;
+        let before = self.slot(b).object().map(|m| m.phase);
+        // What signals the barrier lands at no stated time: landed before the wait polls, it may
+        // complete the current phase, and the parity then names the next (A-WAIT-PARITY-RACE).
+        // The silicon run goes on in that order (A-MB-PARITY-PASSED-HW).
+        let racy = self.landing_passes_wait(b, parity);
+        self.raced_wait |= racy;
+        if racy && self.reading == Reading::Text {
+            let detail = format!(
+                "wait for parity {parity} on `{mbar}` sees its phase complete; what is in flight \
+                 to it would complete the current phase first"
+            );
+            return Err(Stop::Ub(ub::Ub::new(&ub::MBAR_PARITY_WAIT_RACE, detail)));
+        }
+        let lands_first = racy && self.wait_order == WaitOrder::LandsFirst;
         // A phase that completed without the copies still in flight guarantees nothing about them
         // (A-EXEC-WAIT-LANDS): they stay uncertain.
-        if self.slot(b).test_wait_parity(parity)? {
+        if !lands_first && self.slot(b).test_wait_parity(parity)? {
             return Ok(());
         }
-        let before = self.slot(b).object().map(|m| m.phase);
         self.land_for_barrier(b)?;
         if !self.slot(b).test_wait_parity(parity)? {
-            // The landing completed the waited phase and then the next (A-MB-PARITY-PASSED-HW).
+            // The landing completed the waited phase and then the next, or completed the phase
+            // after the one the wait would have seen (A-MB-PARITY-PASSED-HW).
             let after = self.slot(b).object().map(|m| m.phase);
             let passed = matches!((before, after), (Some(x), Some(y)) if y > x);
             let m = self.slot(b).object().cloned();
