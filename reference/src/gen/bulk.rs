@@ -156,10 +156,24 @@ fn expect_tx(w: &World, c: &mut Chunk<'_>, b: usize, tx: Value) -> Instruction {
     })
 }
 
-/// Announce `tx` bytes on mbarrier `b` in `dests` and run `issue`, then arrive so the phase can
-/// complete when the bytes land, then wait. Styles: arrive.expect_tx first; expect_tx first and a
-/// plain arrive after; one expect_tx per transfer (`per`) and a plain arrive after.
+/// [`announce_and_arrive`], then wait for the phase.
 pub(super) fn through_mbarrier(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    b: usize,
+    dests: &[u32],
+    thread: u32,
+    per: &[i64],
+    issue: &mut dyn FnMut(&mut World, &mut Chunk<'_>, usize),
+) {
+    announce_and_arrive(w, c, b, dests, thread, per, issue);
+    w.wait_phase(b, dests, thread);
+}
+
+/// Announce `tx` bytes on mbarrier `b` in `dests` and run `issue`, then arrive so the phase can
+/// complete when the bytes land. Styles: arrive.expect_tx first; expect_tx first and a plain
+/// arrive after; one expect_tx per transfer (`per`) and a plain arrive after.
+fn announce_and_arrive(
     w: &mut World,
     c: &mut Chunk<'_>,
     b: usize,
@@ -197,7 +211,6 @@ pub(super) fn through_mbarrier(
         let a = arrive(w, c, b, None);
         w.ptx(&at, a);
     }
-    w.wait_phase(b, dests, thread);
 }
 
 /// A plain store of `len` bytes at the start of `region` (a race when an operation is in flight).
@@ -323,12 +336,19 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     let bad = c.below(xs.len() as u32) as usize;
     let mut intent = None;
     let mut racy_store = None;
+    let mut stale_wait = false;
     if dev == Some(Deviation::Undefined) && c.bit() {
-        // §9.7.9.25.4.1: source and destination must be 16-byte aligned.
-        misalign(&mut xs[bad], w.size as i64);
-        intent = Some(Intent::Undefined {
-            rule: ub::ADDRESS_MISALIGNED.id,
-        });
+        let rule = if c.bit() {
+            // §9.7.9.25.4.1: source and destination must be 16-byte aligned.
+            misalign(&mut xs[bad], w.size as i64);
+            ub::ADDRESS_MISALIGNED.id
+        } else {
+            // A wait on the preceding parity while the copies still owe the phase: landed
+            // first, they complete it and the parity names the next (A-WAIT-PARITY-RACE).
+            stale_wait = true;
+            ub::MBAR_PARITY_WAIT_RACE.id
+        };
+        intent = Some(Intent::Undefined { rule });
     }
     let per: Vec<i64> = xs.iter().map(|x| x.size).collect();
     let issuer = w.who(&[cta], thread);
@@ -391,7 +411,11 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
             });
         }
     };
-    through_mbarrier(w, c, b, &dests, thread, &per, &mut issue);
+    announce_and_arrive(w, c, b, &dests, thread, &per, &mut issue);
+    if stale_wait {
+        w.wait_preceding(b, &dests, thread);
+    }
+    w.wait_phase(b, &dests, thread);
     intent
 }
 

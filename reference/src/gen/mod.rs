@@ -63,7 +63,9 @@ use world::World;
 /// store, N traversal strides, and more undefined tensor loads (shared address, boxDim, corner).
 /// 4: a program that may multicast sometimes runs in the last cluster of a grid of several (the
 /// others idle, [`GenConfig::max_clusters`]; the default `max_ctas` 8 leaves room for two).
-pub const GENERATOR_VERSION: u32 = 4;
+/// 5: an undefined bulk load is misaligned or, half the time, followed by a wait on the
+/// preceding parity that races with its copies (`mbarrier.parity_wait_race`).
+pub const GENERATOR_VERSION: u32 = 5;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;

@@ -62,7 +62,7 @@
 //!   arrive-ons), which landed first would complete the current phase, depends on an order the
 //!   text leaves open: the parity then names the new current phase and the wait does not
 //!   complete there (§9.7.13.15.16 names the phase by parity only): `mbarrier.parity_wait_race`;
-//!   silicon's run lands them first (A-MB-PARITY-PASSED-HW).
+//!   silicon's reading runs both orders (A-MB-PARITY-PASSED-HW).
 //! - A-BULK-SIZE-ROUNDS-DOWN: silicon runs a bulk copy or reduction whose size is not a multiple
 //!   of 16 with the size rounded down to one (`exec/bulk.rs`).
 //! - A-EXEC-REDUCE-REMOTE: cp.reduce.async.bulk into .shared::cluster must target another CTA

@@ -46,14 +46,15 @@
 //!   kept) leaves one state in every order whatever phases it completes on the way
 //!   ([`ARRIVE_COUNTS`]).
 //!
-//! - A-MB-PARITY-PASSED-HW: a blocking parity wait (§9.7.13.15.16) whose landing (A-EXEC-WAIT-LANDS: copies'
-//!   complete-tx, cp.async.mbarrier.arrive arrive-ons, each at no stated time) completes the
-//!   waited phase and then the next (only past A-MB-ARRIVE-COUNTS-HW) may poll between the two
-//!   and complete, or after both and time out; a silicon run whose timed-out waits are all such
-//!   predicts both ([`PARITY_PASSED`]). So may a wait that sees its phase complete while what is
-//!   in flight would complete the current one (`mbarrier.parity_wait_race`, A-WAIT-PARITY-RACE):
-//!   the silicon run lands it first, as silicon did a few steps after the copy, and the wait
-//!   times out there ([`LANDS_FIRST`]).
+//! - A-MB-PARITY-PASSED-HW: a blocking parity wait (§9.7.13.15.16) whose landing
+//!   (A-EXEC-WAIT-LANDS: copies' complete-tx, cp.async.mbarrier.arrive arrive-ons, each at no
+//!   stated time) completes the waited phase and then the next (only past
+//!   A-MB-ARRIVE-COUNTS-HW) may poll between the two and complete, or after both and time out;
+//!   a silicon run whose timed-out waits are all such predicts both ([`PARITY_PASSED`]). So may
+//!   a wait that sees its phase complete while what is in flight would complete the current one
+//!   (`mbarrier.parity_wait_race`, A-WAIT-PARITY-RACE): silicon's reading runs both orders,
+//!   landed first (the wait times out and the run goes on) and polled first (it completes), and
+//!   joins their predictions ([`LANDS_FIRST`]).
 //!
 //! - A-MB-COPIES-FIRST-HW: an arrive-on past the pending count of a phase whose arrivals are
 //!   all in and that copies in flight still owe complete-tx (`mbarrier.pending_count_range`,

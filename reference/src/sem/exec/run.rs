@@ -61,8 +61,9 @@ pub(crate) enum Reading {
     /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
     /// preceding phase, or `.noComplete` and completing it, counts (A-MB-ARRIVE-COUNTS-HW),
     /// copies in flight signal before an arrive-on that would pass the pending count of the
-    /// phase they owe (A-MB-COPIES-FIRST-HW), and the arrive-ons of cp.async.mbarrier.arrive still pending at the end happen there
-    /// (A-ASYNC-ARRIVE-AT-EXIT-HW).
+    /// phase they owe (A-MB-COPIES-FIRST-HW), what is in flight lands before or after a parity
+    /// wait it races with (A-WAIT-PARITY-RACE), and the arrive-ons of cp.async.mbarrier.arrive
+    /// still pending at the end happen there (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
 
