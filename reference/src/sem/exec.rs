@@ -57,12 +57,13 @@
 //!   complete-tx depends on an order the text leaves open (a copy signals on its completion, at
 //!   no stated time): `mbarrier.complete_tx_race`; silicon's outcomes are A-TX-RACE-HW's
 //!   (`exec/predict.rs`, with the other silicon positions of the prediction).
-//! - A-WAIT-PARITY-RACE: a blocking parity wait that sees the phase it names complete while what
-//!   signals the object is still in flight (copies' complete-tx, cp.async.mbarrier.arrive
-//!   arrive-ons), which landed first would complete the current phase, depends on an order the
-//!   text leaves open: the parity then names the new current phase and the wait does not
-//!   complete there (§9.7.13.15.16 names the phase by parity only): `mbarrier.parity_wait_race`;
-//!   silicon's reading runs both orders (A-MB-PARITY-PASSED-HW).
+//! - A-WAIT-PARITY-RACE: a parity wait (the blocking step, or one probe of test_wait/try_wait)
+//!   that sees the phase it names complete while what signals the object is still in flight
+//!   (copies' complete-tx, cp.async.mbarrier.arrive arrive-ons), which landed first would
+//!   complete the current phase, depends on an order the text leaves open: the parity then
+//!   names the new current phase and the wait does not complete there (§9.7.13.15.16 names the
+//!   phase by parity only): `mbarrier.parity_wait_race`; silicon's reading runs both orders
+//!   (A-MB-PARITY-PASSED-HW).
 //! - A-BULK-SIZE-ROUNDS-DOWN: silicon runs a bulk copy or reduction whose size is not a multiple
 //!   of 16 with the size rounded down to one (`exec/bulk.rs`).
 //! - A-EXEC-REDUCE-REMOTE: cp.reduce.async.bulk into .shared::cluster must target another CTA

@@ -170,6 +170,12 @@ impl Machine<'_> {
                 ..
             } => {
                 let b = self.mbar_operand(*space, addr)?;
+                if let WaitOn::Parity(v) = on {
+                    let p = self.u32_operand(v, "phaseParity")?;
+                    if self.parity_race(b, p, "mbarrier.test_wait/try_wait")? {
+                        self.land_for_barrier(b)?;
+                    }
+                }
                 let probe = |m: &mut Self| -> Result<bool, super::Stop> {
                     Ok(match on {
                         WaitOn::State(v) => {

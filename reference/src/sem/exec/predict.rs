@@ -1320,6 +1320,21 @@ mod tests {
         for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v13.yaml", 2) {
             assert_eq!(p, either, "{}", c.name);
         }
+        // One probe of test_wait.parity in place of the blocking wait races the same way; its
+        // predicate is what the two orders differ in, and the program then completes.
+        let (mut c, _) = predictions("ub/parity_wait_race.yaml").swap_remove(0);
+        let last = c.program.len() - 1;
+        c.program[last].op = crate::case_model::StepOp::Ptx(
+            "mbarrier.test_wait.parity.shared::cta.b64 done, [bar], 0".into(),
+        );
+        let ex = execute_with(&c, ExecOptions::of(Profile::Sm90)).expect("runs");
+        match &ex.outcome {
+            crate::sem::exec::Outcome::Undefined { ub: u, step } => {
+                assert_eq!((u.rule, *step), (ub::MBAR_PARITY_WAIT_RACE.id, last))
+            }
+            o => panic!("{o:?}"),
+        }
+        assert_eq!(ex.prediction, Prediction::one(HwOutcome::Completes));
     }
 
     /// A-BULK-GRANULE-CLUSTER-HW adds the trap to copies into .shared::cluster only: the

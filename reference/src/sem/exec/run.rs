@@ -435,24 +435,29 @@ impl Machine<'_> {
         }
     }
 
+    /// A-WAIT-PARITY-RACE: what signals `b` lands at no stated time; landed before a wait on
+    /// `parity` polls, it may complete the current phase, and the parity then names the next.
+    /// Under the text that is `mbarrier.parity_wait_race`; silicon's run takes the order its
+    /// [`WaitOrder`] names (A-MB-PARITY-PASSED-HW). Whether what is in flight lands first.
+    pub(super) fn parity_race(&mut self, b: (u32, u64), parity: u32, wait: &str) -> R<bool> {
+        let racy = self.landing_passes_wait(b, parity);
+        self.raced_wait |= racy;
+        if racy && self.reading == Reading::Text {
+            let detail = format!(
+                "{wait} for parity {parity} sees its phase complete; what is in flight to it \
+                 would complete the current phase first"
+            );
+            return Err(Stop::Ub(ub::Ub::new(&ub::MBAR_PARITY_WAIT_RACE, detail)));
+        }
+        Ok(racy && self.wait_order == WaitOrder::LandsFirst)
+    }
+
     /// The blocking `wait_parity` step: lands what signals the barrier, then the phase with
     /// `parity` must have completed, or nothing can complete it any more.
     pub(super) fn wait_parity_step(&mut self, mbar: &str, parity: u32) -> R {
         let b = self.mbar(&Address::reg(mbar), false)?;
         let before = self.slot(b).object().map(|m| m.phase);
-        // What signals the barrier lands at no stated time: landed before the wait polls, it may
-        // complete the current phase, and the parity then names the next (A-WAIT-PARITY-RACE).
-        // The silicon run goes on in that order (A-MB-PARITY-PASSED-HW).
-        let racy = self.landing_passes_wait(b, parity);
-        self.raced_wait |= racy;
-        if racy && self.reading == Reading::Text {
-            let detail = format!(
-                "wait for parity {parity} on `{mbar}` sees its phase complete; what is in flight \
-                 to it would complete the current phase first"
-            );
-            return Err(Stop::Ub(ub::Ub::new(&ub::MBAR_PARITY_WAIT_RACE, detail)));
-        }
-        let lands_first = racy && self.wait_order == WaitOrder::LandsFirst;
+        let lands_first = self.parity_race(b, parity, &format!("the wait on `{mbar}`"))?;
         // A phase that completed without the copies still in flight guarantees nothing about them
         // (A-EXEC-WAIT-LANDS): they stay uncertain.
         if !lands_first && self.slot(b).test_wait_parity(parity)? {
