@@ -261,10 +261,10 @@ pub(crate) struct Machine<'c> {
     /// complete-tx, and [`Reading::Silicon`] landed them first (A-MB-COPIES-FIRST-HW): in the
     /// other order silicon traps.
     pending_range_if_copies_late: bool,
-    /// Which order a blocking parity wait that races with what signals its object takes
+    /// Which order a parity wait that races with what signals its object takes
     /// (A-WAIT-PARITY-RACE).
     wait_order: run::WaitOrder,
-    /// A blocking parity wait raced so.
+    /// A parity wait raced so.
     raced_wait: bool,
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
     /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.

@@ -157,8 +157,8 @@ pub struct Execution {
     /// `A-WAIT-RUNS-ON-HW`) its run applied, in [`super::ASSUMPTIONS`] order: where this case
     /// exercises them (a campaign's coverage).
     pub readings: Vec<&'static str>,
-    /// A blocking parity wait raced with what signals its object (A-WAIT-PARITY-RACE): the
-    /// silicon reading runs both orders.
+    /// A parity wait raced with what signals its object (A-WAIT-PARITY-RACE): the silicon
+    /// reading runs both orders.
     pub(crate) raced_wait: bool,
     /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
     /// once per rule, step and CTA.

@@ -117,7 +117,8 @@ fn runs_on_past(u: &ub::Ub) -> bool {
 
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
 /// tensor maps as encoded, bulk sizes rounded down to 16 bytes. Equal to [`execute_with`] for a
-/// case without such UB.
+/// case without such UB. A run whose parity waits raced is run again in the other order, and
+/// the prediction joins both (its bytes and trace are the landed-first run's).
 pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
     let run = |order| execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All, order));
@@ -135,8 +136,8 @@ pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, Exec
     Ok(ex)
 }
 
-/// Where a blocking parity wait races with what signals its object (A-WAIT-PARITY-RACE): what
-/// is in flight lands before the wait polls, or after.
+/// Where a parity wait (the blocking step or one probe) races with what signals its object
+/// (A-WAIT-PARITY-RACE): what is in flight lands before the wait polls, or after.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WaitOrder {
     LandsFirst,
