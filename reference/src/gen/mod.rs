@@ -65,7 +65,10 @@ use world::World;
 /// others idle, [`GenConfig::max_clusters`]; the default `max_ctas` 8 leaves room for two).
 /// 5: an undefined bulk load is misaligned or, half the time, followed by a wait on the
 /// preceding parity that races with its copies (`mbarrier.parity_wait_race`).
-pub const GENERATOR_VERSION: u32 = 5;
+/// 6: an undefined im2col load of rank 4 or 5 takes its rank's own limits (a corner past its
+/// range, an offset at it) first, half the time; map perturbations are drawn among those that
+/// apply to the map.
+pub const GENERATOR_VERSION: u32 = 6;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;

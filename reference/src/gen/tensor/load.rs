@@ -294,29 +294,29 @@ fn breaks(l: &Load, mode: &LoadMode, rule: &str) -> bool {
         .is_some_and(|e| e.rule == rule)
 }
 
-/// Make the load undefined: its box start off the 16-byte grid (§5.5.3.1), an im2col offset at
-/// its rank's limit, its shared address off the 128-byte grid, or its map one the validator
-/// rejects (the rule the validator names; the executor classifies the first use). A copy-rule
-/// perturbation that does not break its rule first is undone.
+/// Make the load undefined: an im2col limit of its rank (ranks 4 and 5: an offset at it, or a
+/// pixel-box corner one past it, which the driver refuses, §5.5.4.1), its box start off the
+/// 16-byte grid (§5.5.3.1), its shared address off the 128-byte grid, or its map one the
+/// validator rejects (the rule the validator names; the executor classifies the first use). The
+/// im2col limits come first, half the time, so that a perturbation only ranks 4 and 5 have is
+/// not crowded out by those every load has. A copy-rule perturbation that does not break its
+/// rule first is undone.
 fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorLoad) -> Intent {
-    if l.params.interleave == Interleave::None && bit(g) {
-        l.coords[0] += 1;
-        if let Some(v) = instr.tensor.coords.first_mut() {
-            *v = Value::Imm(l.coords[0] as i64);
-        }
-        if breaks(l, &l.plan_mode, copy_rule::BOX_START_ALIGNED) {
-            return Intent::Undefined {
-                rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
-            };
-        }
-        l.coords[0] -= 1;
-        if let Some(v) = instr.tensor.coords.first_mut() {
-            *v = Value::Imm(l.coords[0] as i64);
-        }
-    }
     if let (LoadMode::Im2col { offsets }, true) = (&l.plan_mode, bit(g)) {
-        // An im2col offset at its rank's limit (ranks 4 and 5: rank 3's, 2^16, is no u16).
         let rank = offsets.len() + 2;
+        if matches!(rank, 4 | 5) && bit(g) {
+            let mut p = l.params.clone();
+            let limit = tensor::tensormap::corner_limit_of_rank(rank as u32);
+            if let Some(c) = p
+                .pixel_box_lower_corner
+                .as_mut()
+                .and_then(|c| c.first_mut())
+            {
+                *c = -limit - 1;
+                return refused_map(target, l, instr, p);
+            }
+        }
+        // An offset at its rank's limit (rank 3's, 2^16, is no u16).
         let limit = (rank >= 4)
             .then(|| tensor::im2col::offset_limit_of_rank(rank))
             .and_then(|l| u16::try_from(l).ok());
@@ -337,6 +337,21 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
             }
         }
     }
+    if l.params.interleave == Interleave::None && bit(g) {
+        l.coords[0] += 1;
+        if let Some(v) = instr.tensor.coords.first_mut() {
+            *v = Value::Imm(l.coords[0] as i64);
+        }
+        if breaks(l, &l.plan_mode, copy_rule::BOX_START_ALIGNED) {
+            return Intent::Undefined {
+                rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
+            };
+        }
+        l.coords[0] -= 1;
+        if let Some(v) = instr.tensor.coords.first_mut() {
+            *v = Value::Imm(l.coords[0] as i64);
+        }
+    }
     if bit(g) {
         // A shared address 16 bytes past the 128-byte grid (Assumption::SharedAlign128; the
         // text asks 16).
@@ -350,40 +365,40 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         l.off -= 16;
         instr.dst_mem = Address::reg_off(TBUF, l.off as i64);
     }
-    // Map perturbations the driver would also see: an elementStride past 8, a 16-byte-breaking
-    // stride, an oobFill NaN on an integer type, a boxDim one past 256, an im2col corner of rank
-    // 4 or 5 one past its rank's range (§5.5.4.1).
+    // Map perturbations every rank can have, one drawn among those that apply to this map: a
+    // 16-byte-breaking stride, an oobFill NaN on an integer type, a boxDim one past 256, an
+    // elementStride past 8.
     let r = l.params.global_dim.len();
     let mut p = l.params.clone();
-    let corner_limit =
-        matches!(r, 4 | 5).then(|| tensor::tensormap::corner_limit_of_rank(r as u32));
-    let has_corner = corner_limit.is_some()
-        && p.pixel_box_lower_corner
-            .as_ref()
-            .is_some_and(|c| !c.is_empty());
-    match g.below(5) {
-        0 if r > 1 => p.global_strides[0] += 8,
-        1 if !p.tensor_data_type.is_float() => p.oob_fill = OobFill::NanRequestZeroFma,
-        2 if p.box_dim.is_some() => {
+    let applicable: Vec<MapPerturbation> = [
+        (MapPerturbation::Stride, r > 1),
+        (MapPerturbation::NanFill, !p.tensor_data_type.is_float()),
+        (MapPerturbation::BoxDim, p.box_dim.is_some()),
+        (MapPerturbation::ElementStride, true),
+    ]
+    .into_iter()
+    .filter_map(|(m, applies)| applies.then_some(m))
+    .collect();
+    match applicable[g.below(applicable.len() as u64) as usize] {
+        MapPerturbation::Stride => p.global_strides[0] += 8,
+        MapPerturbation::NanFill => p.oob_fill = OobFill::NanRequestZeroFma,
+        MapPerturbation::BoxDim => {
             if let Some(b) = p.box_dim.as_mut().and_then(|b| b.last_mut()) {
                 *b = 257;
             }
         }
-        3 if has_corner => {
-            let corner = p
-                .pixel_box_lower_corner
-                .as_mut()
-                .and_then(|c| c.first_mut());
-            if let (Some(c), Some(lim)) = (corner, corner_limit) {
-                *c = -lim - 1;
-            }
-        }
-        _ => {
+        MapPerturbation::ElementStride => {
             let mut es = p.element_strides_or_ones();
             es[g.below(r as u64) as usize] = 9;
             p.element_strides = Some(es);
         }
     }
+    refused_map(target, l, instr, p)
+}
+
+/// The load on map `p`, which a perturbation made one the validator refuses: undefined by the
+/// rule it names.
+fn refused_map(target: Target, l: &mut Load, instr: &mut TensorLoad, p: TensorMapParams) -> Intent {
     match tensor::validate(&p, target) {
         Err(e) => {
             l.params = p;
@@ -394,11 +409,23 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         // Unreachable for these perturbations; the copy rule is the safe fallback.
         Ok(_) => {
             l.coords[0] += 1;
+            if let Some(v) = instr.tensor.coords.first_mut() {
+                *v = Value::Imm(l.coords[0] as i64);
+            }
             Intent::Undefined {
                 rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
             }
         }
     }
+}
+
+/// A tensor-map parameter the driver's encoder refuses, drawn by [`undefined`].
+#[derive(Clone, Copy)]
+enum MapPerturbation {
+    Stride,
+    NanFill,
+    BoxDim,
+    ElementStride,
 }
 
 /// cp.async.bulk.prefetch.tensor (tile or im2col): no completion to wait for.
