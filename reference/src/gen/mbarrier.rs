@@ -55,6 +55,157 @@ fn preceding_wait(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thre
     }
 }
 
+/// An undefined mbarrier operation on `b` in `ctas`, one rule of §9.7.13.15 drawn among those
+/// the target has. What follows it in the program is drawn as usual: where silicon's object
+/// after the UB is not the one the text would leave, the bookkeeping assumes the text's or
+/// forgets the object (a later episode initializes it again), so that the campaign sees what
+/// silicon does with the program around the UB.
+fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u32) -> Intent {
+    let who = w.who(ctas, thread);
+    let sm90 = w.target.sm >= 90;
+    let mbar = |op: MbarrierOp| Instruction::Mbarrier(op);
+    let space = w.bar_space();
+    // A count outside [1, 2^20-1]: 0, or 2^20 and a little past it. Counts are operands the
+    // kernel reads from its parameter block, so value sets move between the two sides.
+    let bad_count = |w: &mut World, c: &mut Chunk<'_>| {
+        let v = if c.value_bit() {
+            0
+        } else {
+            MAX_COUNT as i64 + 1 + c.value_below(4) as i64
+        };
+        w.param("size", crate::case::model::Param::Int(v))
+    };
+    let rule = match c.below(7) {
+        // §9.7.13.15.2: more arrivals than pending (a count operand: sm_90).
+        0 if sm90 => {
+            w.ensure_bar(b, ctas, thread, 1);
+            let a = arrive(
+                w,
+                c,
+                b,
+                false,
+                ArriveMode::Plain {
+                    count: Some(Value::Imm(2)),
+                },
+            );
+            w.ptx(&who, mbar(a));
+            &ub::MBAR_PENDING_RANGE
+        }
+        // §9.7.13.15.13: an arrive count operand outside its range (sm_90).
+        1 if sm90 => {
+            w.ensure_bar(b, ctas, thread, 1);
+            let count = bad_count(w, c);
+            let a = arrive(w, c, b, false, ArriveMode::Plain { count: Some(count) });
+            w.ptx(&who, mbar(a));
+            &ub::MBAR_ARRIVE_COUNT_RANGE
+        }
+        // §9.7.13.15.9: an init count outside its range, on an invalidated location; the
+        // object silicon leaves is forgotten.
+        2 => {
+            invalidate(w, b, ctas, thread);
+            let count = bad_count(w, c);
+            w.ptx(
+                &who,
+                mbar(MbarrierOp::Init {
+                    space,
+                    addr: World::bar_addr(b),
+                    count,
+                }),
+            );
+            &ub::MBAR_INIT_COUNT_RANGE
+        }
+        // §9.7.13.15.9: init on a valid object, with arrivals of its phase already in when its
+        // count allows; the bookkeeping takes the new object's phase 0.
+        3 => {
+            let count = c.range(1, 3);
+            w.ensure_bar(b, ctas, thread, count);
+            if count > 1 && c.bit() {
+                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+                w.ptx(&who, mbar(a));
+            }
+            let again = c.range(1, 3);
+            w.ptx(
+                &who,
+                mbar(MbarrierOp::Init {
+                    space,
+                    addr: World::bar_addr(b),
+                    count: Value::Imm(again as i64),
+                }),
+            );
+            for &k in ctas {
+                w.bars[b][k as usize] = Some(super::world::Bar {
+                    count: again,
+                    phases: 0,
+                });
+            }
+            &ub::MBAR_INIT_ON_VALID
+        }
+        // §9.7.13.15.2: arrive_drop of the only expected arrival.
+        4 => {
+            w.ensure_bar(b, ctas, thread, 1);
+            let a = arrive(w, c, b, true, ArriveMode::Plain { count: None });
+            w.ptx(&who, mbar(a));
+            &ub::MBAR_EXPECTED_RANGE
+        }
+        // §9.7.13.15.16: a phaseParity operand other than 0 or 1.
+        5 => {
+            w.ensure_bar(b, ctas, thread, 1);
+            let v = 2 + c.value_below(2) as i64;
+            let parity = w.param("size", crate::case::model::Param::Int(v));
+            let kind = if sm90 && c.bit() {
+                WaitKind::Try { time_hint: None }
+            } else {
+                WaitKind::Test
+            };
+            let o = order(w, c, Sem::Acquire);
+            w.ptx(
+                &who,
+                mbar(MbarrierOp::Wait {
+                    kind,
+                    order: o,
+                    space,
+                    wait_complete: Value::reg("done"),
+                    addr: World::bar_addr(b),
+                    on: WaitOn::Parity(parity),
+                }),
+            );
+            &ub::MBAR_PARITY_VALUE
+        }
+        // §9.7.13.15: an arrive on a location that holds no valid mbarrier object.
+        _ => {
+            invalidate(w, b, ctas, thread);
+            let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+            w.ptx(&who, mbar(a));
+            &ub::MBAR_NOT_INITIALIZED
+        }
+    };
+    Intent::Undefined { rule: rule.id }
+}
+
+/// mbarrier.inval of `b` wherever it is valid in `ctas`, and the bookkeeping forgets it.
+fn invalidate(w: &mut World, b: usize, ctas: &[u32], thread: u32) {
+    let valid: Vec<u32> = ctas
+        .iter()
+        .copied()
+        .filter(|&k| w.bars[b][k as usize].is_some())
+        .collect();
+    if valid.is_empty() {
+        return;
+    }
+    let at = w.who(&valid, thread);
+    let space = w.bar_space();
+    w.ptx(
+        &at,
+        Instruction::Mbarrier(MbarrierOp::Inval {
+            space,
+            addr: World::bar_addr(b),
+        }),
+    );
+    for k in valid {
+        w.bars[b][k as usize] = None;
+    }
+}
+
 pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
     let all = c.below(4) == 0 && w.ctas() > 1;
     let (cta, thread) = w.one(c);
@@ -83,49 +234,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
                 why: "mbarrier.init on .shared::cluster".into(),
             });
         }
-        Some(Deviation::Undefined) => {
-            if sm90 && c.bit() {
-                // §9.7.13.15.2: more arrivals than pending.
-                w.ensure_bar(b, &ctas, thread, 1);
-                let a = arrive(
-                    w,
-                    c,
-                    b,
-                    false,
-                    ArriveMode::Plain {
-                        count: Some(Value::Imm(2)),
-                    },
-                );
-                w.ptx(&who, mbar(a));
-                return Some(Intent::Undefined {
-                    rule: ub::MBAR_PENDING_RANGE.id,
-                });
-            }
-            // §9.7.13.15: arrive on a location that holds no valid mbarrier object.
-            let valid: Vec<u32> = ctas
-                .iter()
-                .copied()
-                .filter(|&k| w.bars[b][k as usize].is_some())
-                .collect();
-            if !valid.is_empty() {
-                let at = w.who(&valid, thread);
-                w.ptx(
-                    &at,
-                    mbar(MbarrierOp::Inval {
-                        space: w.bar_space(),
-                        addr: World::bar_addr(b),
-                    }),
-                );
-                for k in valid {
-                    w.bars[b][k as usize] = None;
-                }
-            }
-            let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-            w.ptx(&who, mbar(a));
-            return Some(Intent::Undefined {
-                rule: ub::MBAR_NOT_INITIALIZED.id,
-            });
-        }
+        Some(Deviation::Undefined) => return Some(undefined(w, c, b, &ctas, thread)),
         _ => {}
     }
     let mode = if sm90 { c.below(3) } else { 0 };

@@ -68,7 +68,10 @@ use world::World;
 /// 6: an undefined im2col load of rank 4 or 5 takes its rank's own limits (a corner past its
 /// range, an offset at it) first, half the time; map perturbations are drawn among those that
 /// apply to the map.
-pub const GENERATOR_VERSION: u32 = 6;
+/// 7: an undefined mbarrier episode draws among seven rules (arrive, init and phaseParity
+/// operands out of range, init on a valid object, arrive_drop of the only expected arrival,
+/// beside the pending count and the invalidated object), and the program goes on after it.
+pub const GENERATOR_VERSION: u32 = 7;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;

@@ -302,6 +302,35 @@ mod tensor_family {
     }
 }
 
+/// An undefined mbarrier episode reaches each of its seven rules on sm_90, and the model
+/// classifies every program by the rule drawn (`checked` runs the CPU oracles).
+#[test]
+fn undefined_mbarrier_episodes_reach_every_rule() {
+    let cfg = GenConfig {
+        targets: vec![Target::SM_90A],
+        families: Families::of(&[Family::Mbarrier]),
+        undefined_per_256: 255,
+        ..GenConfig::default()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for g in checked(&cfg, 41, 400, 3) {
+        if let Intent::Undefined { rule } = g.intent {
+            seen.insert(rule);
+        }
+    }
+    for r in [
+        &crate::sem::ub::MBAR_PENDING_RANGE,
+        &crate::sem::ub::MBAR_ARRIVE_COUNT_RANGE,
+        &crate::sem::ub::MBAR_INIT_COUNT_RANGE,
+        &crate::sem::ub::MBAR_INIT_ON_VALID,
+        &crate::sem::ub::MBAR_EXPECTED_RANGE,
+        &crate::sem::ub::MBAR_PARITY_VALUE,
+        &crate::sem::ub::MBAR_NOT_INITIALIZED,
+    ] {
+        assert!(seen.contains(r.id), "{} not drawn: {seen:?}", r.id);
+    }
+}
+
 /// Stores come with and without the proxy fence on sm_90a, and never with it on sm_80 (which
 /// has no `fence.proxy.async`); both kinds execute on the reference.
 #[test]
