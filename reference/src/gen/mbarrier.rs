@@ -140,11 +140,22 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
             }
             &ub::MBAR_INIT_ON_VALID
         }
-        // §9.7.13.15.2: arrive_drop of the only expected arrival.
+        // §9.7.13.15.2: arrive_drop of the only expected arrival. Silicon completes the phase
+        // and expects nothing after it (A-MB-ARRIVE-COUNTS-HW): half the time the bookkeeping
+        // says so (a count no episode asks for, so the next one on `b` initializes it again),
+        // half the time it keeps the text's object and later arrive-ons pass the pending count.
         4 => {
             w.ensure_bar(b, ctas, thread, 1);
             let a = arrive(w, c, b, true, ArriveMode::Plain { count: None });
             w.ptx(&who, mbar(a));
+            if c.bit() {
+                for &k in ctas {
+                    if let Some(bar) = w.bars[b][k as usize].as_mut() {
+                        bar.count = 0;
+                        bar.phases += 1;
+                    }
+                }
+            }
             &ub::MBAR_EXPECTED_RANGE
         }
         // §9.7.13.15.16: a phaseParity operand other than 0 or 1.

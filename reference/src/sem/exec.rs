@@ -270,7 +270,8 @@ pub(crate) struct Machine<'c> {
     /// run took, and its step (A-TX-RACE-HW): its outcomes join the run's.
     tx_raced: Option<(Ub, usize)>,
     /// The first arrive-on UB [`Reading::Silicon`] counted as a defined arrive-on
-    /// (`mbarrier.arrive_before_wait`, `mbarrier.nocomplete_completes`), and its step
+    /// (`mbarrier.arrive_before_wait`, `mbarrier.nocomplete_completes`, the drop to zero of
+    /// `mbarrier.expected_count_range`), and its step
     /// (A-MB-ARRIVE-COUNTS-HW).
     counted_arrive: Option<(Ub, usize)>,
     /// Positions whose readings differed (see [`Execution::departures`]).

@@ -186,8 +186,9 @@ impl Slot {
 
     /// Run later operations as sm_90 silicon does (positions in `exec::predict`): operations
     /// other than init on the object the last mbarrier.inval left as on a valid one
-    /// (A-MB-INVAL-KEEPS-HW), and an arrive-on that is UB only for when it happens counted as
-    /// a defined one, its UB kept for [`Slot::take_counted`] (A-MB-ARRIVE-COUNTS-HW).
+    /// (A-MB-INVAL-KEEPS-HW), and an arrive-on that is UB only for when it happens, or an
+    /// arrive_drop of every expected arrival, counted as a defined one, its UB kept for
+    /// [`Slot::take_counted`] (A-MB-ARRIVE-COUNTS-HW).
     pub fn read_as_silicon(&mut self) {
         self.silicon = true;
     }
@@ -302,15 +303,23 @@ impl Slot {
         if let (Some(tx), false) = (a.expect_tx, late_tx) {
             next.tx_count = add_tx(next.tx_count, tx as i64)?;
         }
+        let mut dropped_to_zero = None;
         if a.drop && !mutant::on(M::ArriveDropKeepsExpected) {
             if next.expected <= count {
-                return Err(Ub::new(
+                let u = Ub::new(
                     &ub::MBAR_EXPECTED_RANGE,
                     format!(
                         "arrive_drop of {count} with expected count {}",
                         next.expected
                     ),
-                ));
+                );
+                // Silicon drops the expected count to zero and counts the arrive-on: the phases
+                // after it expect nothing, so any arrive-on on them passes the pending count
+                // (A-MB-ARRIVE-COUNTS-HW). A drop past zero stays the text's.
+                if !silicon || next.expected < count {
+                    return Err(u);
+                }
+                dropped_to_zero = Some(u);
             }
             next.expected -= count;
         }
@@ -324,7 +333,7 @@ impl Slot {
         if let (Some(tx), true) = (a.expect_tx, late_tx) {
             next.tx_count = add_tx(next.tx_count, tx as i64)?;
         }
-        let mut counted = early;
+        let mut counted = dropped_to_zero.or(early);
         if a.no_complete && completed.is_some() && !mutant::on(M::NoCompleteNotChecked) {
             let u = Ub::new(
                 &ub::MBAR_NOCOMPLETE_COMPLETES,

@@ -163,6 +163,10 @@ pub fn silicon_traps_when(id: &str) -> Option<&'static str> {
         "mbarrier.arrive_count_range" => {
             "a count above 2^20-1 (1 of 1); count 0 completes (2 of 2)"
         }
+        "mbarrier.expected_count_range" => {
+            "an arrive-on after an arrive_drop of every expected arrival, which leaves nothing \
+             expected (5 of 5); the drop itself completes its phase (A-MB-ARRIVE-COUNTS-HW)"
+        }
         "mbarrier.tx_count_range" => {
             "a tx-count below -(2^20-1) (1 of 1) or above 2^20 (10 of 10); at exactly 2^20 it \
              completes (3 of 3, A-TX-RANGE-HW)"

@@ -126,8 +126,9 @@ impl Machine<'_> {
     /// - `mbarrier.complete_tx_race` (§9.7.13.15.5, A-TX-RACE-HW): the phase completes or not,
     ///   and silicon goes on either way; the run goes on in its own order and the race's
     ///   outcomes join its own.
-    /// - `mbarrier.arrive_before_wait` (§9.7.13.15.4) and `mbarrier.nocomplete_completes`
-    ///   (§9.7.13.15.13, A-MB-ARRIVE-COUNTS-HW): the arrive-on counts as a defined one; the
+    /// - `mbarrier.arrive_before_wait` (§9.7.13.15.4), `mbarrier.nocomplete_completes`
+    ///   (§9.7.13.15.13) and an arrive_drop of every expected arrival
+    ///   (`mbarrier.expected_count_range`, A-MB-ARRIVE-COUNTS-HW): the arrive-on counts as a defined one; the
     ///   mbarrier slots keep the UB for [`Machine::keep_counted_arrives`].
     pub(super) fn run_past(&mut self, past: Past, u: ub::Ub) -> R {
         if self.reading != super::Reading::Silicon {

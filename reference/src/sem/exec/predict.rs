@@ -40,7 +40,10 @@
 //!   as a defined one: in a phase whose preceding one no wait observed
 //!   (`mbarrier.arrive_before_wait`, §9.7.13.15.4) it counts toward that phase and may complete
 //!   it, and a `.noComplete` one that brings the pending count to zero completes the phase
-//!   (`mbarrier.nocomplete_completes`, §9.7.13.15.13). The silicon run counts them so and goes
+//!   (`mbarrier.nocomplete_completes`, §9.7.13.15.13), and an arrive_drop of every arrival
+//!   still expected counts and leaves the expected count zero (`mbarrier.expected_count_range`,
+//!   §9.7.13.15.2): the phases after it expect nothing, so a later arrive-on passes the
+//!   pending count (which traps) and a wait on them hangs. The silicon run counts them so and goes
 //!   on; a run that ends defined ends at the first of them, its bytes not claimed. Under this
 //!   reading a group of concurrent single arrivals (no tx-count, no arrive_drop, no state token
 //!   kept) leaves one state in every order whatever phases it completes on the way
@@ -420,7 +423,15 @@ pub const ARRIVE_COUNTS: &str = "ub.mbarrier.arrive_before_wait (count 1, two ar
     early arrive then a wait on the current parity timed out, on the preceding parity \
     completed; three arrives on a count of 2 left phase 1 pending (its wait timed out); \
     arrive.noComplete of 2 on a count of 2 then an arrive and a wait on parity 1 timed out, a \
-    wait on parity 0 completed; the two defined controls completed.";
+    wait on parity 0 completed; the two defined controls completed. The drop to zero: the \
+    generator-7 campaigns (H200, 2026-11-30, seeds 7 and 39) found arrive_drop of the only \
+    expected arrival followed by arrive-ons on the same object trapping LaunchFailed where the \
+    model's run, stopped at the drop, predicted completion (400 of 960 such programs; \
+    cases/probes/fuzz-mispredicted-v14.yaml, 3 programs, each trapped twice). \
+    cases/probes/expected-zero.yaml (5 programs, each twice, the same outcome both times): a \
+    drop of 1 on a count of 1, or of 2 on 2, then a wait on parity 0 completed; an arrive after \
+    it trapped LaunchFailed; a wait on parity 1 after it timed out; an expect-tx and a \
+    complete-tx of 16 bytes then completed phase 1 (its wait returned).";
 
 /// The recorded runs behind A-MB-PARITY-PASSED-HW.
 pub const PARITY_PASSED: &str = "cases/probes/fuzz-mispredicted-v11.yaml (H200, CUDA 13.0, \
@@ -1204,6 +1215,26 @@ mod tests {
         // The race cases of the corpus keep the race's own outcomes.
         for (c, p) in predictions("ub/tx_race.yaml") {
             assert!(!p.allows(LAUNCH_FAILED), "{}: {p}", c.name);
+        }
+    }
+
+    /// A-MB-ARRIVE-COUNTS-HW, the drop to zero: arrive_drop of the only expected arrival
+    /// completes its phase and the phases after it expect nothing, so a later arrive-on traps
+    /// and a wait on the next phase hangs. The generator-7 campaigns' traps and the probes are
+    /// predicted as recorded; the text's run, stopped at the drop, predicted completion.
+    #[test]
+    fn a_drop_to_zero_counts_and_leaves_nothing_expected() {
+        let traps = Prediction::one(LAUNCH_FAILED);
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v14.yaml", 3) {
+            assert_eq!(p, traps, "{}", c.name);
+        }
+        for (c, p) in recorded_outcomes_are_allowed("probes/expected-zero.yaml", 5) {
+            let want = match c.name.trim_start_matches("probe.expected_zero.") {
+                "drop_then_arrive" | "drop_of_two" => traps.clone(),
+                "drop_then_wait_1" => Prediction::one(HwOutcome::Hangs),
+                _ => Prediction::one(HwOutcome::Completes),
+            };
+            assert_eq!(p, want, "{}", c.name);
         }
     }
 

@@ -59,7 +59,8 @@ pub(crate) enum Reading {
     /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a blocking wait that never completes gives up and
     /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
     /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
-    /// preceding phase, or `.noComplete` and completing it, counts (A-MB-ARRIVE-COUNTS-HW),
+    /// preceding phase, or `.noComplete` and completing it, or an arrive_drop of every
+    /// expected arrival, counts (A-MB-ARRIVE-COUNTS-HW),
     /// copies in flight signal before an arrive-on that would pass the pending count of the
     /// phase they owe (A-MB-COPIES-FIRST-HW), what is in flight lands before or after a parity
     /// wait it races with (A-WAIT-PARITY-RACE), and the arrive-ons of cp.async.mbarrier.arrive
@@ -73,7 +74,8 @@ pub(crate) enum Reading {
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
 /// cluster launch, a blocking wait that never completes, a data race with an asynchronous
 /// operation's memory, an arrive-on before a wait observed the preceding phase, a
-/// `.noComplete` arrive-on that completes its phase, an arrive-on past the pending count of a
+/// `.noComplete` arrive-on that completes its phase, an arrive_drop of every expected
+/// arrival, an arrive-on past the pending count of a
 /// phase that copies in flight still owe, or a parity wait whose phase what is in flight may
 /// move past.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
@@ -97,8 +99,11 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
 }
 
 /// The arrive-on UB that silicon counts as a defined arrive-on (A-MB-ARRIVE-COUNTS-HW).
-const COUNTED_ARRIVES: [&ub::UbRule; 2] =
-    [&ub::MBAR_ARRIVE_BEFORE_WAIT, &ub::MBAR_NOCOMPLETE_COMPLETES];
+const COUNTED_ARRIVES: [&ub::UbRule; 3] = [
+    &ub::MBAR_ARRIVE_BEFORE_WAIT,
+    &ub::MBAR_NOCOMPLETE_COMPLETES,
+    &ub::MBAR_EXPECTED_RANGE,
+];
 
 /// The data races silicon runs past (A-DATA-RACE-RUNS-ON-HW, `Machine::race`).
 const RACES: [&ub::UbRule; 3] = [
