@@ -1,6 +1,7 @@
 //! mbarrier episodes (§9.7.13.15): one phase of an mbarrier completed by arrivals that add up to
 //! its expected count (plain, with a count, arrive_drop, .noComplete followed by a completing
-//! arrive), or by expect_tx / complete_tx with balanced byte counts, then waited on.
+//! arrive), or by expect_tx / complete_tx with balanced byte counts, then waited on; or, asked
+//! for undefined behaviour, one operation that breaks one of seven mbarrier rules.
 
 use super::bytes::Chunk;
 use super::world::World;
