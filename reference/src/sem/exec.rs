@@ -264,6 +264,8 @@ pub(crate) struct Machine<'c> {
     /// Which order a parity wait that races with what signals its object takes
     /// (A-WAIT-PARITY-RACE).
     wait_order: run::WaitOrder,
+    /// When copies in flight signal (A-TX-RACE-HW's other order).
+    copy_order: run::CopyOrder,
     /// A parity wait raced so.
     raced_wait: bool,
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
@@ -351,6 +353,7 @@ impl<'c> Machine<'c> {
             tx_range_if_copies_first: false,
             pending_range_if_copies_late: false,
             wait_order: run::WaitOrder::LandsFirst,
+            copy_order: run::CopyOrder::AtWait,
             raced_wait: false,
             tx_raced: None,
             counted_arrive: None,

@@ -544,6 +544,7 @@ pub fn merge(
     let mut readings: Vec<&'static str> = runs.iter().flat_map(|r| r.readings.clone()).collect();
     super::in_assumption_order(&mut readings);
     let raced_wait = runs.iter().any(|r| r.raced_wait);
+    let copies_raced = runs.iter().any(|r| r.copies_raced);
     if let Some(i) = runs
         .iter()
         .position(|r| matches!(r.outcome, Outcome::Undefined { .. }))
@@ -559,6 +560,7 @@ pub fn merge(
         }
         r.readings = readings;
         r.raced_wait = raced_wait;
+        r.copies_raced = copies_raced;
         return Ok(r);
     }
     let mut rest = runs.split_off(1);
@@ -592,6 +594,7 @@ pub fn merge(
     });
     first.readings = readings;
     first.raced_wait = raced_wait;
+    first.copies_raced = copies_raced;
     Ok(first)
 }
 

@@ -77,12 +77,24 @@ impl Machine<'_> {
         }
     }
 
+    /// A-TX-RACE-HW's other order ([`super::run::CopyOrder::BeforeNextUse`]): the copies in
+    /// flight to `b` signal before this operation on it.
+    fn land_before_use(&mut self, b: (u32, u64)) -> R {
+        if self.copy_order == super::run::CopyOrder::BeforeNextUse
+            && self.owed(b).any(|c| c.tx_bytes > 0)
+        {
+            self.land_for_barrier(b)?;
+        }
+        Ok(())
+    }
+
     /// A-MB-COPIES-FIRST-HW: an arrive-on past the pending count of a phase whose arrivals are
     /// all in and that copies in flight still owe complete-tx is UB only in the order where the
     /// copies have not signalled yet (§9.7.13.15.5: at no stated time). In the other they
     /// complete the phase and the arrive-on counts on the next one. The text's run stops in the
     /// situation; the silicon run lands the copies first and goes on, the trap kept beside.
     fn arrive(&mut self, b: (u32, u64), a: Arrive) -> R<Arrived> {
+        self.land_before_use(b)?;
         let u = match self.slot(b).arrive(a) {
             Err(u) if u.rule == ub::MBAR_PENDING_RANGE.id => u,
             r => return Ok(r?),
@@ -122,6 +134,7 @@ impl Machine<'_> {
             } => {
                 let b = self.mbar_operand(*space, addr)?;
                 let tx = self.u32_operand(tx_count, "txCount")?;
+                self.land_before_use(b)?;
                 if *op == TxOp::CompleteTx {
                     self.complete_tx_after_copies(b, tx);
                 }

@@ -19,7 +19,10 @@
 //!   from run to run ([`TX_RACE`]). Where an arrival completed the phase while only `.im2col`
 //!   tensor loads owed it their complete-tx, the arrival has always come first on silicon: it
 //!   completes. Either way the kernel goes on: the silicon run goes on past the race in its own
-//!   order and keeps the race's outcomes beside the rest of the program's ([`TX_RACE_RUNS_ON`]).
+//!   order and keeps the race's outcomes beside the rest of the program's, and runs the program
+//!   again in the order where every copy signals before the next arrive-on, expect-tx or
+//!   complete-tx on its object (a copy signals a few steps after its issue), joining that run's
+//!   prediction: a phase the copies overshoot there never completes ([`TX_RACE_RUNS_ON`]).
 //!
 //! - A-OUT-OF-REGION-LANDS-HW: a tensor load whose units leave their shared region but stay in
 //!   the CTA's allocation is run on as silicon runs it (the units land next to the region, over
@@ -492,7 +495,14 @@ pub const TX_RACE_RUNS_ON: &str = "cases/probes/fuzz-mispredicted-v10.yaml (H200
     2026-11-30, each twice): the seed-15 mixed campaign's program, whose copy into the executing \
     CTA makes a piece of its phase's complete-tx reach zero with 32 bytes to come at a wait, then \
     arrives on another CTA's phase with no arrival pending, trapped LaunchFailed; cut before that \
-    arrive it timed out; without the copy, or without the wait, it trapped.";
+    arrive it timed out; without the copy, or without the wait, it trapped. \
+    cases/probes/fuzz-mispredicted-v15.yaml (H200, 2026-11-30, each twice, the same outcome both \
+    times): the seed-40 mixed campaign's program (generator 7), a .shared::cluster copy into the \
+    executing CTA crediting 64 bytes to a phase before its expect-tx, three copies and arrive, \
+    trapped LaunchFailed (also under ptxas -O0 and the JIT); cut after that phase's wait it timed \
+    out there (the phase never completed), cut after the next phase's arrive on the same object \
+    it trapped, without the copy it passed. The model's order, the copy landing at the wait, \
+    completes the phase and predicted completion or a hang.";
 
 /// The recorded runs behind A-DATA-RACE-RUNS-ON-HW.
 pub const DATA_RACE_RUNS_ON: &str = "the three races' corpus cases completed (async.src_modified \
@@ -1215,6 +1225,20 @@ mod tests {
         // The race cases of the corpus keep the race's own outcomes.
         for (c, p) in predictions("ub/tx_race.yaml") {
             assert!(!p.allows(LAUNCH_FAILED), "{}: {p}", c.name);
+        }
+    }
+
+    /// A-TX-RACE-HW's other order: copies whose bytes race with a phase's completion may signal
+    /// before the next operation on their object, so the phase never completes and a later
+    /// arrive on it traps. The seed-40 program and its variants are predicted as recorded; in
+    /// the model's own order alone (the copies landing at the wait) the trap was outside.
+    #[test]
+    fn racing_copies_may_signal_before_the_next_use() {
+        let all = recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v15.yaml", 7);
+        for (c, p) in all {
+            let short = c.name.trim_start_matches("probe.v15.s40.");
+            let traps = matches!(short, "as_found" | "cut23" | "own_mbar");
+            assert_eq!(p.allows(LAUNCH_FAILED), traps, "{}: {p}", c.name);
         }
     }
 

@@ -129,9 +129,29 @@ pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, Exec
     let run = |order| execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All, order));
     let mut ex = run(LANDS)?;
     // A-WAIT-PARITY-RACE: the order in which the racing waits poll first goes on too, and its
-    // outcomes stand beside (A-MB-PARITY-PASSED-HW).
-    if ex.raced_wait {
-        if let Ok(other) = run(WaitOrder::PollsFirst) {
+    // outcomes stand beside (A-MB-PARITY-PASSED-HW). A-TX-RACE-HW: so does the order in which
+    // the racing copies signal before the next operation on their object.
+    let others = [
+        (
+            ex.raced_wait,
+            Orders {
+                wait: WaitOrder::PollsFirst,
+                ..LANDS
+            },
+        ),
+        (
+            ex.copies_raced,
+            Orders {
+                copies: CopyOrder::BeforeNextUse,
+                ..LANDS
+            },
+        ),
+    ];
+    for (raced, order) in others {
+        if !raced {
+            continue;
+        }
+        if let Ok(other) = run(order) {
             ex.prediction = ex.prediction.union(&other.prediction);
             ex.expected_hw = ex.prediction.coarse();
             ex.readings.extend(other.readings);
@@ -139,6 +159,25 @@ pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, Exec
         }
     }
     Ok(ex)
+}
+
+/// The orders a run takes where the text leaves one open and silicon was seen to take either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Orders {
+    pub wait: WaitOrder,
+    pub copies: CopyOrder,
+}
+
+/// When copies in flight signal their mbarrier (§9.7.13.15.5: at no stated time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CopyOrder {
+    /// At the wait that needs them (A-EXEC-WAIT-LANDS), unless a run-on position lands them
+    /// sooner.
+    AtWait,
+    /// Before the next arrive-on, expect-tx or complete-tx on their object: a copy signals a
+    /// few steps after its issue (A-MB-COPIES-FIRST-HW's probes), so a phase its bytes
+    /// overshoot may never complete (A-TX-RACE-HW).
+    BeforeNextUse,
 }
 
 /// Where a parity wait (the blocking step or one probe) races with what signals its object
@@ -149,8 +188,11 @@ pub(crate) enum WaitOrder {
     PollsFirst,
 }
 
-/// The order a run takes unless it runs the other on purpose.
-const LANDS: WaitOrder = WaitOrder::LandsFirst;
+/// The orders a run takes unless it runs another on purpose.
+const LANDS: Orders = Orders {
+    wait: WaitOrder::LandsFirst,
+    copies: CopyOrder::AtWait,
+};
 
 /// The outcome [`execute`] finds, and the same errors, without what only a reader of the whole
 /// execution wants: the trace (every step's text and mbarrier states) and the final state (every
@@ -188,7 +230,7 @@ fn execute_reduced(
     case: &Case,
     opts: ExecOptions,
     reduction: concurrent::Reduction,
-    (reading, keep, order): (Reading, Keep, WaitOrder),
+    (reading, keep, order): (Reading, Keep, Orders),
 ) -> Result<Execution, ExecError> {
     let _mutant = crate::sem::mutant::Scope::enter(opts.mutant);
     let parsed = crate::case_model::names::parsed_steps(case);
@@ -234,14 +276,15 @@ fn execute_reduced(
 /// Runs one schedule of the case's steps (`parsed`: each `ptx` step's statement).
 fn execute_schedule(
     case: &Case,
-    (opts, reading, keep, order): (ExecOptions, Reading, Keep, WaitOrder),
+    (opts, reading, keep, order): (ExecOptions, Reading, Keep, Orders),
     parsed: &ParsedSteps,
     sched: &[concurrent::Unit],
     checks: &[concurrent::Check],
 ) -> Result<Option<Execution>, ExecError> {
     let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     m.reading = reading;
-    m.wait_order = order;
+    m.wait_order = order.wait;
+    m.copy_order = order.copies;
     if reading == Reading::Silicon {
         m.slots.values_mut().for_each(|s| s.read_as_silicon());
     }
@@ -322,6 +365,11 @@ fn execute_schedule(
     // Read before the outcome takes what the run went past.
     let readings = m.readings(arrives_at_exit);
     // What silicon does at the CTAs' exit comes before a race it ran past decides the outcome.
+    // Where only im2col loads owed the phase, silicon's arrival has always come first.
+    let copies_raced = m
+        .tx_raced
+        .as_ref()
+        .is_some_and(|(u, _)| u.situation != Some(ub::Situation::Im2colArrivalFirst));
     let tx_race = m
         .tx_raced
         .take()
@@ -394,6 +442,7 @@ fn execute_schedule(
         departures,
         readings,
         raced_wait: m.raced_wait,
+        copies_raced,
         notes: m.notes,
         driver_rejects,
     }))
