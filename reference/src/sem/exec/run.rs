@@ -60,11 +60,13 @@ pub(crate) enum Reading {
     /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
     /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
     /// preceding phase, or `.noComplete` and completing it, or an arrive_drop of every
-    /// expected arrival, counts (A-MB-ARRIVE-COUNTS-HW),
-    /// copies in flight signal before an arrive-on that would pass the pending count of the
-    /// phase they owe (A-MB-COPIES-FIRST-HW), what is in flight lands before or after a parity
-    /// wait it races with (A-WAIT-PARITY-RACE), and the arrive-ons of cp.async.mbarrier.arrive
-    /// still pending at the end happen there (A-ASYNC-ARRIVE-AT-EXIT-HW).
+    /// expected arrival, counts (A-MB-ARRIVE-COUNTS-HW), copies in flight signal before an
+    /// arrive-on that would pass the pending count of the phase they owe
+    /// (A-MB-COPIES-FIRST-HW), what is in flight lands before or after a parity wait it races
+    /// with (A-WAIT-PARITY-RACE), copies that race a phase's completion signal at the wait or
+    /// before the next use of their object (A-TX-RACE-HW), and the arrive-ons of
+    /// cp.async.mbarrier.arrive still pending at the end happen there
+    /// (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
 
@@ -122,8 +124,9 @@ fn runs_on_past(u: &ub::Ub) -> bool {
 
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
 /// tensor maps as encoded, bulk sizes rounded down to 16 bytes. Equal to [`execute_with`] for a
-/// case without such UB. A run whose parity waits raced is run again in the other order, and
-/// the prediction joins both (its bytes and trace are the landed-first run's).
+/// case without such UB. A run whose parity waits raced is run again in the other order, one
+/// whose copies raced a phase's completion in the order where they signal before the next use
+/// of their object, and the prediction joins them (its bytes and trace are the first run's).
 pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
     let run = |order| execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All, order));
