@@ -4,8 +4,9 @@
 //! for undefined behaviour, one operation that breaks one of seven mbarrier rules.
 
 use super::bytes::Chunk;
-use super::world::World;
+use super::world::{Bar, World};
 use super::{Deviation, Intent};
+use crate::case::model::Param;
 use crate::ptx::common::{Scope, Sem};
 use crate::ptx::mbarrier::{
     ArriveMode, Dest, MbarSpace, MbarrierOp, Order, TxOp, WaitKind, WaitOn,
@@ -74,7 +75,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
         } else {
             MAX_COUNT as i64 + 1 + c.value_below(4) as i64
         };
-        w.param("size", crate::case::model::Param::Int(v))
+        w.param("size", Param::Int(v))
     };
     let rule = match c.below(7) {
         // §9.7.13.15.2: more arrivals than pending (a count operand: sm_90).
@@ -134,7 +135,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
                 }),
             );
             for &k in ctas {
-                w.bars[b][k as usize] = Some(super::world::Bar {
+                w.bars[b][k as usize] = Some(Bar {
                     count: again,
                     phases: 0,
                 });
@@ -163,7 +164,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
         5 => {
             w.ensure_bar(b, ctas, thread, 1);
             let v = 2 + c.value_below(2) as i64;
-            let parity = w.param("size", crate::case::model::Param::Int(v));
+            let parity = w.param("size", Param::Int(v));
             let kind = if sm90 && c.bit() {
                 WaitKind::Try { time_hint: None }
             } else {

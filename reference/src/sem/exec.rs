@@ -261,11 +261,9 @@ pub(crate) struct Machine<'c> {
     /// complete-tx, and [`Reading::Silicon`] landed them first (A-MB-COPIES-FIRST-HW): in the
     /// other order silicon traps.
     pending_range_if_copies_late: bool,
-    /// Which order a parity wait that races with what signals its object takes
-    /// (A-WAIT-PARITY-RACE).
-    wait_order: run::WaitOrder,
-    /// When copies in flight signal (A-TX-RACE-HW's other order).
-    copy_order: run::CopyOrder,
+    /// The orders the run takes where the text leaves one open: a parity wait racing with what
+    /// signals its object (A-WAIT-PARITY-RACE), copies in flight (A-TX-RACE-HW's other order).
+    orders: run::Orders,
     /// A parity wait raced so.
     raced_wait: bool,
     /// The first `mbarrier.complete_tx_race` [`Reading::Silicon`] ran past in the order the
@@ -352,8 +350,7 @@ impl<'c> Machine<'c> {
             raced: None,
             tx_range_if_copies_first: false,
             pending_range_if_copies_late: false,
-            wait_order: run::WaitOrder::LandsFirst,
-            copy_order: run::CopyOrder::AtWait,
+            orders: run::LANDS,
             raced_wait: false,
             tx_raced: None,
             counted_arrive: None,

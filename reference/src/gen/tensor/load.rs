@@ -338,19 +338,13 @@ fn undefined(g: &mut SplitMix, target: Target, l: &mut Load, instr: &mut TensorL
         }
     }
     if l.params.interleave == Interleave::None && bit(g) {
-        l.coords[0] += 1;
-        if let Some(v) = instr.tensor.coords.first_mut() {
-            *v = Value::Imm(l.coords[0] as i64);
-        }
+        shift_start(l, instr, 1);
         if breaks(l, &l.plan_mode, copy_rule::BOX_START_ALIGNED) {
             return Intent::Undefined {
                 rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
             };
         }
-        l.coords[0] -= 1;
-        if let Some(v) = instr.tensor.coords.first_mut() {
-            *v = Value::Imm(l.coords[0] as i64);
-        }
+        shift_start(l, instr, -1);
     }
     if bit(g) {
         // A shared address 16 bytes past the 128-byte grid (Assumption::SharedAlign128; the
@@ -408,14 +402,19 @@ fn refused_map(target: Target, l: &mut Load, instr: &mut TensorLoad, p: TensorMa
         }
         // Unreachable for these perturbations; the copy rule is the safe fallback.
         Ok(_) => {
-            l.coords[0] += 1;
-            if let Some(v) = instr.tensor.coords.first_mut() {
-                *v = Value::Imm(l.coords[0] as i64);
-            }
+            shift_start(l, instr, 1);
             Intent::Undefined {
                 rule: copy_rule_id(copy_rule::BOX_START_ALIGNED),
             }
         }
+    }
+}
+
+/// Moves the box's dimension-0 start by `d`, in the plan and in the instruction.
+fn shift_start(l: &mut Load, instr: &mut TensorLoad, d: i32) {
+    l.coords[0] += d;
+    if let Some(v) = instr.tensor.coords.first_mut() {
+        *v = Value::Imm(l.coords[0] as i64);
     }
 }
 

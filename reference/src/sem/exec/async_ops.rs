@@ -128,8 +128,9 @@ impl Machine<'_> {
     ///   outcomes join its own.
     /// - `mbarrier.arrive_before_wait` (§9.7.13.15.4), `mbarrier.nocomplete_completes`
     ///   (§9.7.13.15.13) and an arrive_drop of every expected arrival
-    ///   (`mbarrier.expected_count_range`, A-MB-ARRIVE-COUNTS-HW): the arrive-on counts as a defined one; the
-    ///   mbarrier slots keep the UB for [`Machine::keep_counted_arrives`].
+    ///   (`mbarrier.expected_count_range`, §9.7.13.15.2; A-MB-ARRIVE-COUNTS-HW): the arrive-on
+    ///   counts as a defined one; the mbarrier slots keep the UB for
+    ///   [`Machine::keep_counted_arrives`].
     pub(super) fn run_past(&mut self, past: Past, u: ub::Ub) -> R {
         if self.reading != super::Reading::Silicon {
             return Err(super::Stop::Ub(u));

@@ -80,7 +80,7 @@ impl Machine<'_> {
     /// A-TX-RACE-HW's other order ([`super::run::CopyOrder::BeforeNextUse`]): the copies in
     /// flight to `b` signal before this operation on it.
     fn land_before_use(&mut self, b: (u32, u64)) -> R {
-        if self.copy_order == super::run::CopyOrder::BeforeNextUse
+        if self.orders.copies == super::run::CopyOrder::BeforeNextUse
             && self.owed(b).any(|c| c.tx_bytes > 0)
         {
             self.land_for_barrier(b)?;

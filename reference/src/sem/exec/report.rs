@@ -160,8 +160,8 @@ pub struct Execution {
     /// A parity wait raced with what signals its object (A-WAIT-PARITY-RACE): the silicon
     /// reading runs both orders.
     pub(crate) raced_wait: bool,
-    /// Copies raced with a phase's completion (A-TX-RACE-HW): the silicon reading runs the
-    /// order in which they signal before the arrive-ons after them too.
+    /// Copies raced with a phase's completion (A-TX-RACE-HW): the silicon reading also runs the
+    /// order in which they signal before the next use of their object.
     pub(crate) copies_raced: bool,
     /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
     /// once per rule, step and CTA.

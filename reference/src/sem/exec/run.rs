@@ -192,7 +192,7 @@ pub(crate) enum WaitOrder {
 }
 
 /// The orders a run takes unless it runs another on purpose.
-const LANDS: Orders = Orders {
+pub(crate) const LANDS: Orders = Orders {
     wait: WaitOrder::LandsFirst,
     copies: CopyOrder::AtWait,
 };
@@ -286,8 +286,7 @@ fn execute_schedule(
 ) -> Result<Option<Execution>, ExecError> {
     let mut m = Machine::new(case, opts).map_err(|kind| ExecError { step: None, kind })?;
     m.reading = reading;
-    m.wait_order = order.wait;
-    m.copy_order = order.copies;
+    m.orders = order;
     if reading == Reading::Silicon {
         m.slots.values_mut().for_each(|s| s.read_as_silicon());
     }
@@ -507,7 +506,7 @@ impl Machine<'_> {
             );
             return Err(Stop::Ub(ub::Ub::new(&ub::MBAR_PARITY_WAIT_RACE, detail)));
         }
-        Ok(racy && self.wait_order == WaitOrder::LandsFirst)
+        Ok(racy && self.orders.wait == WaitOrder::LandsFirst)
     }
 
     /// The blocking `wait_parity` step: lands what signals the barrier, then the phase with
