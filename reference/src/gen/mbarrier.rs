@@ -1,17 +1,18 @@
 //! mbarrier episodes (§9.7.13.15): one phase of an mbarrier completed by arrivals that add up to
 //! its expected count (plain, with a count, arrive_drop, .noComplete followed by a completing
 //! arrive), or by expect_tx / complete_tx with balanced byte counts, then waited on; or, asked
-//! for undefined behaviour, one operation that breaks one of seven mbarrier rules.
+//! for undefined behaviour, one operation that breaks one of eleven mbarrier rules.
 
 use super::bytes::Chunk;
-use super::world::{Bar, World};
+use super::world::{Bar, World, GSRC};
 use super::{Deviation, Intent};
 use crate::case::model::Param;
 use crate::ptx::common::{Scope, Sem};
+use crate::ptx::cp_async::{CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, SharedSpelling};
 use crate::ptx::mbarrier::{
     ArriveMode, Dest, MbarSpace, MbarrierOp, Order, TxOp, WaitKind, WaitOn,
 };
-use crate::ptx::operand::Value;
+use crate::ptx::operand::{Address, Value};
 use crate::ptx::Instruction;
 use crate::sem::mbarrier::MAX_COUNT;
 use crate::sem::ub;
@@ -77,7 +78,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
         };
         w.param("size", Param::Int(v))
     };
-    let rule = match c.below(7) {
+    let rule = match c.below(11) {
         // §9.7.13.15.2: more arrivals than pending (a count operand: sm_90).
         0 if sm90 => {
             w.ensure_bar(b, ctas, thread, 1);
@@ -184,6 +185,42 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
             );
             &ub::MBAR_PARITY_VALUE
         }
+        // §9.7.13.15.2: a tx-count taken just past its range and brought back.
+        7 if sm90 => tx_past_range(w, c, b, ctas, thread),
+        // §9.7.13.15.13: a .noComplete arrive of every pending arrival.
+        8 if sm90 => {
+            let count = c.range(1, 3);
+            w.ensure_bar(b, ctas, thread, count);
+            let before = c.below(count);
+            for _ in 0..before {
+                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+                w.ptx(&who, mbar(a));
+            }
+            let left = w.b32(c, (count - before) as i64);
+            let a = arrive(w, c, b, false, ArriveMode::NoComplete { count: left });
+            w.ptx(&who, mbar(a));
+            w.wait_phase(b, ctas, thread);
+            &ub::MBAR_NOCOMPLETE_COMPLETES
+        }
+        // §9.7.13.15.4: the arrivals of two phases in a row, the first unobserved by any wait.
+        9 => {
+            let count = c.range(1, 2);
+            w.ensure_bar(b, ctas, thread, count);
+            for _ in 0..2 * count {
+                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+                w.ptx(&who, mbar(a));
+            }
+            for &k in ctas {
+                if let Some(bar) = w.bars[b][k as usize].as_mut() {
+                    bar.phases += 1;
+                }
+            }
+            w.wait_phase(b, ctas, thread);
+            &ub::MBAR_ARRIVE_BEFORE_WAIT
+        }
+        // §9.7.13.15: a cp.async writes over a valid object, which is then arrived on and waited
+        // on as if intact.
+        10 => overwrite(w, c, b, ctas, thread),
         // §9.7.13.15: an arrive on a location that holds no valid mbarrier object.
         _ => {
             invalidate(w, b, ctas, thread);
@@ -193,6 +230,90 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
         }
     };
     Intent::Undefined { rule: rule.id }
+}
+
+/// Two expect-tx (or two complete-tx) whose sum leaves the tx-count's range by 1 to 3 (values
+/// of the parameter block, so value sets reach 2^20, where silicon runs on, and past it), then
+/// the opposite two and the arrival, which balance the phase as the text would, and the wait.
+fn tx_past_range(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    b: usize,
+    ctas: &[u32],
+    thread: u32,
+) -> &'static ub::UbRule {
+    let who = w.who(ctas, thread);
+    w.ensure_bar(b, ctas, thread, 1);
+    let total = MAX_COUNT + 1 + c.value_below(3);
+    let first = c.value_range(1 << 19, MAX_COUNT);
+    let parts = [first, total - first].map(|n| w.param("size", Param::Int(n as i64)));
+    let (out, back) = if c.bit() {
+        (TxOp::ExpectTx, TxOp::CompleteTx)
+    } else {
+        (TxOp::CompleteTx, TxOp::ExpectTx)
+    };
+    for op in [out, back] {
+        for tx_count in &parts {
+            let o = order(w, c, Sem::Relaxed);
+            let space = w.bar_space();
+            w.ptx(
+                &who,
+                Instruction::Mbarrier(MbarrierOp::Tx {
+                    op,
+                    order: o,
+                    space,
+                    addr: World::bar_addr(b),
+                    tx_count: tx_count.clone(),
+                }),
+            );
+        }
+    }
+    let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+    w.ptx(&who, Instruction::Mbarrier(a));
+    w.wait_phase(b, ctas, thread);
+    &ub::MBAR_TX_RANGE
+}
+
+/// A 4- or 8-byte cp.async from `gsrc` (value bytes) onto the object `b`, its wait, then an
+/// arrival and a wait on the phase as if the object were intact. The bookkeeping keeps a count
+/// no episode asks for, so that the next episode on `b` invalidates and initializes it again.
+fn overwrite(
+    w: &mut World,
+    c: &mut Chunk<'_>,
+    b: usize,
+    ctas: &[u32],
+    thread: u32,
+) -> &'static ub::UbRule {
+    let who = w.who(ctas, thread);
+    w.ensure_bar(b, ctas, thread, 1);
+    let size = if c.bit() { CpSize::B8 } else { CpSize::B4 };
+    let src_off = size.bytes() * c.value_below((w.size as i64 / size.bytes()) as u32) as i64;
+    let shared = if w.swarm.features.shared_cta {
+        SharedSpelling::SharedCta
+    } else {
+        SharedSpelling::Shared
+    };
+    let copy = CpAsync {
+        cache: CacheOp::Ca,
+        shared,
+        hint: Default::default(),
+        prefetch: None,
+        dst: World::bar_addr(b),
+        src: Address::reg_off(GSRC, src_off),
+        size,
+        fill: Fill::Full,
+    };
+    w.ptx(&who, Instruction::CpAsync(CpAsyncOp::Copy(copy)));
+    w.ptx(&who, Instruction::CpAsync(CpAsyncOp::WaitAll));
+    let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+    w.ptx(&who, Instruction::Mbarrier(a));
+    w.wait_phase(b, ctas, thread);
+    for &k in ctas {
+        if let Some(bar) = w.bars[b][k as usize].as_mut() {
+            bar.count = 0;
+        }
+    }
+    &ub::MBAR_NON_MBARRIER_ACCESS
 }
 
 /// mbarrier.inval of `b` wherever it is valid in `ctas`, and the bookkeeping forgets it.

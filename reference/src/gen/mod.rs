@@ -71,7 +71,10 @@ use world::World;
 /// 7: an undefined mbarrier episode draws among seven rules (arrive, init and phaseParity
 /// operands out of range, init on a valid object, arrive_drop of the only expected arrival,
 /// beside the pending count and the invalidated object), and the program goes on after it.
-pub const GENERATOR_VERSION: u32 = 7;
+/// 8: four more: a tx-count just past its range (2^20 and one or two above, or as far below)
+/// and brought back, a .noComplete arrive of every pending arrival, two phases' arrivals with
+/// no wait between them, and a cp.async over a valid object, each followed by a wait.
+pub const GENERATOR_VERSION: u32 = 8;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;

@@ -326,6 +326,10 @@ fn undefined_mbarrier_episodes_reach_every_rule() {
         &crate::sem::ub::MBAR_EXPECTED_RANGE,
         &crate::sem::ub::MBAR_PARITY_VALUE,
         &crate::sem::ub::MBAR_NOT_INITIALIZED,
+        &crate::sem::ub::MBAR_TX_RANGE,
+        &crate::sem::ub::MBAR_NOCOMPLETE_COMPLETES,
+        &crate::sem::ub::MBAR_ARRIVE_BEFORE_WAIT,
+        &crate::sem::ub::MBAR_NON_MBARRIER_ACCESS,
     ] {
         assert!(seen.contains(r.id), "{} not drawn: {seen:?}", r.id);
     }
