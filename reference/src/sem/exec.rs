@@ -149,6 +149,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "A-DATA-RACE-RUNS-ON-HW",
     "A-TX-RANGE-HW",
     "A-ASYNC-ARRIVE-AT-EXIT-HW",
+    "A-ASYNC-ARRIVE-LANDS-HW",
     "A-CP-ASYNC-SRC-SIZE-FORM-HW",
     "A-BULK-SELF-CLUSTER-LAUNCH-HW",
     "A-BULK-GRANULE-CLUSTER-HW",
@@ -261,6 +262,12 @@ pub(crate) struct Machine<'c> {
     /// complete-tx, and [`Reading::Silicon`] landed them first (A-MB-COPIES-FIRST-HW): in the
     /// other order silicon traps.
     pending_range_if_copies_late: bool,
+    /// An arrive-on, expect-tx, complete-tx, init or inval met the arrive-on of a
+    /// cp.async.mbarrier.arrive still pending on its object, in the order where it fires later
+    /// (A-ASYNC-ARRIVE-LANDS-HW): the silicon reading also runs the order where it fired first.
+    arrive_owed_at_use: bool,
+    /// The step of the last cp.async.mbarrier.arrive issued.
+    async_arrive_step: Option<usize>,
     /// The orders the run takes where the text leaves one open: a parity wait racing with what
     /// signals its object (A-WAIT-PARITY-RACE), copies in flight (A-TX-RACE-HW's other order).
     orders: run::Orders,
@@ -350,6 +357,8 @@ impl<'c> Machine<'c> {
             raced: None,
             tx_range_if_copies_first: false,
             pending_range_if_copies_late: false,
+            arrive_owed_at_use: false,
+            async_arrive_step: None,
             orders: run::LANDS,
             raced_wait: false,
             tx_raced: None,

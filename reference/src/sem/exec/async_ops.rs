@@ -377,7 +377,7 @@ impl Machine<'_> {
 
     /// Lands the cp.async operations of the pending cp.async.mbarrier.arrive arrive-ons on
     /// mbarrier `key` (every mbarrier: `None`) and fires those arrive-ons.
-    fn land_arrive_ops(&mut self, key: Option<u64>) -> R {
+    pub(super) fn land_arrive_ops(&mut self, key: Option<u64>) -> R {
         let ops: Vec<AsyncOp> = self
             .async_arrives
             .iter()

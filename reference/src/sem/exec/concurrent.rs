@@ -545,6 +545,8 @@ pub fn merge(
     super::in_assumption_order(&mut readings);
     let raced_wait = runs.iter().any(|r| r.raced_wait);
     let copies_raced = runs.iter().any(|r| r.copies_raced);
+    let arrive_owed_at_use = runs.iter().any(|r| r.arrive_owed_at_use);
+    let exit_may_lose_arrives = runs.iter().any(|r| r.exit_may_lose_arrives);
     if let Some(i) = runs
         .iter()
         .position(|r| matches!(r.outcome, Outcome::Undefined { .. }))
@@ -561,6 +563,8 @@ pub fn merge(
         r.readings = readings;
         r.raced_wait = raced_wait;
         r.copies_raced = copies_raced;
+        r.arrive_owed_at_use = arrive_owed_at_use;
+        r.exit_may_lose_arrives = exit_may_lose_arrives;
         return Ok(r);
     }
     let mut rest = runs.split_off(1);
@@ -595,6 +599,8 @@ pub fn merge(
     first.readings = readings;
     first.raced_wait = raced_wait;
     first.copies_raced = copies_raced;
+    first.arrive_owed_at_use = arrive_owed_at_use;
+    first.exit_may_lose_arrives = exit_may_lose_arrives;
     Ok(first)
 }
 

@@ -77,13 +77,22 @@ impl Machine<'_> {
         }
     }
 
-    /// A-TX-RACE-HW's other order ([`super::run::CopyOrder::BeforeNextUse`]): the copies in
-    /// flight to `b` signal before this operation on it.
-    fn land_before_use(&mut self, b: (u32, u64)) -> R {
-        if self.orders.copies == super::run::CopyOrder::BeforeNextUse
-            && self.owed(b).any(|c| c.tx_bytes > 0)
-        {
-            self.land_for_barrier(b)?;
+    /// A-TX-RACE-HW's and A-ASYNC-ARRIVE-LANDS-HW's other order
+    /// ([`super::run::CopyOrder::BeforeNextUse`]): the copies in flight to `b` signal, and the
+    /// pending cp.async.mbarrier.arrive arrive-ons on it fire, before this operation on it. In
+    /// the run's own order a pending arrive-on met here calls for that other run.
+    pub(super) fn land_before_use(&mut self, b: (u32, u64)) -> R {
+        let key = mbar_key(b.0, b.1);
+        let arrive_owed = self.async_arrives.iter().any(|(k, _)| *k == key);
+        match self.orders.copies {
+            super::run::CopyOrder::BeforeNextUse => {
+                if self.owed(b).any(|c| c.tx_bytes > 0) {
+                    self.land_for_barrier(b)?;
+                } else if arrive_owed {
+                    self.land_arrive_ops(Some(key))?;
+                }
+            }
+            super::run::CopyOrder::AtWait => self.arrive_owed_at_use |= arrive_owed,
         }
         Ok(())
     }
@@ -116,6 +125,7 @@ impl Machine<'_> {
             MbarrierOp::Init { space, addr, count } => {
                 let b = self.mbar_operand(*space, addr)?;
                 let n = self.u32_operand(count, "count")?;
+                self.land_before_use(b)?;
                 // The object's bytes must not be in use by an asynchronous operation.
                 self.slot(b).init(n)?;
                 self.init_done(b);
@@ -123,6 +133,7 @@ impl Machine<'_> {
             }
             MbarrierOp::Inval { space, addr } => {
                 let b = self.mbar_operand(*space, addr)?;
+                self.land_before_use(b)?;
                 Ok(self.slot(b).inval()?)
             }
             MbarrierOp::Tx {

@@ -99,7 +99,16 @@
 //!   completed still arrives: silicon completes them before the CTA exits. The silicon run
 //!   lands them and fires the arrive-on at the program's end, so an arrive-on past the pending
 //!   count there is `mbarrier.pending_count_range` and traps as that rule does
-//!   ([`ARRIVES_AT_EXIT`]).
+//!   ([`ARRIVES_AT_EXIT`]). Where the program's last step issued it, the CTA may exit before
+//!   the copies land and nothing is seen of it: the run without those arrive-ons stands beside
+//!   ([`ARRIVE_LANDS`]).
+//!
+//! - A-ASYNC-ARRIVE-LANDS-HW: the arrive-on of a cp.async.mbarrier.arrive happens when its
+//!   copies land (§9.7.13.15.15), which is at no stated time; silicon was seen to fire it before
+//!   a later inval of its object and after one. Where an arrive-on, expect-tx, complete-tx,
+//!   init or inval meets such an arrive-on still pending on its object, the silicon reading
+//!   also runs the order in which it fired just before that operation, and the prediction
+//!   joins both ([`ARRIVE_LANDS`]).
 //!
 //! - A-CP-ASYNC-SRC-SIZE-FORM-HW: a cp.async from a misaligned global source (UB by §6.4.1) is
 //!   predicted to complete in the form with a src-size operand, whatever its value (cp-size
@@ -380,6 +389,19 @@ pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init cou
     regress.e52aa89df6dfe4c1 trapped only through its other CTA's never-initialized arrive; \
     probe.ub.inval_arrive_phase2 (an arrive after inval on an object in phase 2, that CTA \
     alone) completed (H200, 2026-11-28). Only arrives after inval were run.";
+
+/// The recorded runs behind A-ASYNC-ARRIVE-LANDS-HW, and A-ASYNC-ARRIVE-AT-EXIT-HW's lost
+/// arrive-ons.
+pub const ARRIVE_LANDS: &str = "the seed-41 mixed campaign of generator 8 (H200, CUDA 13.0, \
+    2026-11-30): 80 programs of one signature trapped LaunchFailed where the model predicted \
+    completes; the one minimized (cases/probes/fuzz-mispredicted-v16.yaml, probe.v16.as_found) \
+    drops phase 0's only expected arrival, issues a cp.async.mbarrier.arrive.noinc no wait \
+    completes, and has other threads inval and init the object again: it trapped under ptxas \
+    13.0 -O3 (twice), -O0 and the JIT at -O4, as an arrive-on fired on the dropped object before \
+    the inval does. The same steps by one thread completed twice (drop_then_async_arrive_reinit); \
+    with the cp.async.mbarrier.arrive last (drop_then_async_arrive) the program completed twice \
+    under -O3 and under the JIT, its copy not yet landed when the kernel read the buffer back, and \
+    trapped under -O0; with the copy waited before it, it trapped twice.";
 
 /// The recorded runs behind A-ASYNC-ARRIVE-AT-EXIT-HW.
 pub const ARRIVES_AT_EXIT: &str = "the seed-0 mixed campaign of 139687c (H200, CUDA 13.0, \
@@ -1188,6 +1210,25 @@ mod tests {
         assert_eq!(races.len(), 5);
         for (c, p) in races {
             assert_eq!(p, &Prediction::one(HwOutcome::Completes), "{}", c.name);
+        }
+    }
+
+    /// A-ASYNC-ARRIVE-LANDS-HW and the lost arrive-ons of A-ASYNC-ARRIVE-AT-EXIT-HW, pinned by
+    /// the v16 probes (H200, each run twice): an arrive-on fired before the found program's
+    /// inval passes the dropped object's pending count, one fired later or lost with the last
+    /// step does not; with its copy waited first it fires at once and traps.
+    #[test]
+    fn async_arrives_fire_at_no_stated_time() {
+        let either = Prediction::of_set(HwOutcome::Completes, &[LAUNCH_FAILED]);
+        for (c, p) in recorded_outcomes_are_allowed("probes/fuzz-mispredicted-v16.yaml", 7) {
+            let want = match c.name.as_str() {
+                "probe.v16.as_found"
+                | "probe.v16.drop_then_async_arrive"
+                | "probe.v16.drop_then_async_arrive_reinit" => either.clone(),
+                "probe.v16.drop_then_async_arrive_waited" => Prediction::one(LAUNCH_FAILED),
+                _ => Prediction::one(HwOutcome::Completes),
+            };
+            assert_eq!(p, want, "{}", c.name);
         }
     }
 

@@ -163,6 +163,13 @@ pub struct Execution {
     /// Copies raced with a phase's completion (A-TX-RACE-HW): the silicon reading also runs the
     /// order in which they signal before the next use of their object.
     pub(crate) copies_raced: bool,
+    /// An operation met a cp.async.mbarrier.arrive's arrive-on pending on its object
+    /// (A-ASYNC-ARRIVE-LANDS-HW): the silicon reading also runs the order in which it fired
+    /// first.
+    pub(crate) arrive_owed_at_use: bool,
+    /// The run fired arrive-ons at the program's end that its last step issued
+    /// (A-ASYNC-ARRIVE-AT-EXIT-HW): the silicon reading also runs the exit that loses them.
+    pub(crate) exit_may_lose_arrives: bool,
     /// The proxy rules that applied (crossings that left bytes uncertain, unreleased inits),
     /// once per rule, step and CTA.
     pub notes: Vec<Note>,

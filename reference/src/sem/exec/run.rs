@@ -64,9 +64,10 @@ pub(crate) enum Reading {
     /// arrive-on that would pass the pending count of the phase they owe
     /// (A-MB-COPIES-FIRST-HW), what is in flight lands before or after a parity wait it races
     /// with (A-WAIT-PARITY-RACE), copies that race a phase's completion signal at the wait or
-    /// before the next use of their object (A-TX-RACE-HW), and the arrive-ons of
-    /// cp.async.mbarrier.arrive still pending at the end happen there
-    /// (A-ASYNC-ARRIVE-AT-EXIT-HW).
+    /// before the next use of their object (A-TX-RACE-HW), the arrive-ons of
+    /// cp.async.mbarrier.arrive fire at the next use of their object or later
+    /// (A-ASYNC-ARRIVE-LANDS-HW), and those still pending at the end happen there, or are lost
+    /// when the last step issued them (A-ASYNC-ARRIVE-AT-EXIT-HW).
     Silicon,
 }
 
@@ -143,9 +144,16 @@ pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, Exec
             },
         ),
         (
-            ex.copies_raced,
+            ex.copies_raced || ex.arrive_owed_at_use,
             Orders {
                 copies: CopyOrder::BeforeNextUse,
+                ..LANDS
+            },
+        ),
+        (
+            ex.exit_may_lose_arrives,
+            Orders {
+                exit: ExitOrder::LosesLast,
                 ..LANDS
             },
         ),
@@ -169,6 +177,7 @@ pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, Exec
 pub(crate) struct Orders {
     pub wait: WaitOrder,
     pub copies: CopyOrder,
+    pub exit: ExitOrder,
 }
 
 /// When copies in flight signal their mbarrier (§9.7.13.15.5: at no stated time).
@@ -177,10 +186,22 @@ pub(crate) enum CopyOrder {
     /// At the wait that needs them (A-EXEC-WAIT-LANDS), unless a run-on position lands them
     /// sooner.
     AtWait,
-    /// Before the next arrive-on, expect-tx or complete-tx on their object: a copy signals a
-    /// few steps after its issue (A-MB-COPIES-FIRST-HW's probes), so a phase its bytes
-    /// overshoot may never complete (A-TX-RACE-HW).
+    /// Before the next arrive-on, expect-tx, complete-tx, init or inval on their object: a copy
+    /// signals a few steps after its issue (A-MB-COPIES-FIRST-HW's probes), so a phase its
+    /// bytes overshoot may never complete (A-TX-RACE-HW); a cp.async.mbarrier.arrive's
+    /// arrive-on fires then too (A-ASYNC-ARRIVE-LANDS-HW).
     BeforeNextUse,
+}
+
+/// What becomes of the arrive-ons of cp.async.mbarrier.arrive still pending when the program
+/// ends (A-ASYNC-ARRIVE-AT-EXIT-HW).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ExitOrder {
+    /// They fire at the CTA's exit.
+    Fires,
+    /// None fires: where the program's last step issued one, the CTA may exit before its copies
+    /// land.
+    LosesLast,
 }
 
 /// Where a parity wait (the blocking step or one probe) races with what signals its object
@@ -195,6 +216,7 @@ pub(crate) enum WaitOrder {
 pub(crate) const LANDS: Orders = Orders {
     wait: WaitOrder::LandsFirst,
     copies: CopyOrder::AtWait,
+    exit: ExitOrder::Fires,
 };
 
 /// The outcome [`execute`] finds, and the same errors, without what only a reader of the whole
@@ -344,11 +366,14 @@ fn execute_schedule(
         }
     }
     let mut arrives_at_exit = false;
+    let mut exit_may_lose_arrives = false;
     if outcome == Outcome::Defined {
         arrives_at_exit = reading == Reading::Silicon && !m.async_arrives.is_empty();
-        let exit = m.tc_exit().and_then(|()| match reading {
-            Reading::Silicon => m.land_arrives_at_exit(),
-            Reading::Text => Ok(()),
+        exit_may_lose_arrives =
+            arrives_at_exit && m.async_arrive_step == sched.last().map(|u| u.step);
+        let exit = m.tc_exit().and_then(|()| match (reading, m.orders.exit) {
+            (Reading::Silicon, ExitOrder::Fires) => m.land_arrives_at_exit(),
+            _ => Ok(()),
         });
         if reading == Reading::Silicon {
             m.keep_counted_arrives(case.program.len());
@@ -445,6 +470,8 @@ fn execute_schedule(
         readings,
         raced_wait: m.raced_wait,
         copies_raced,
+        arrive_owed_at_use: m.arrive_owed_at_use,
+        exit_may_lose_arrives,
         notes: m.notes,
         driver_rejects,
     }))
@@ -465,6 +492,7 @@ impl Machine<'_> {
             (self.signals_never_initialized, "A-MB-NEVER-INIT-HW"),
             (self.tx_range_if_copies_first, "A-TX-RANGE-HW"),
             (arrives_at_exit, "A-ASYNC-ARRIVE-AT-EXIT-HW"),
+            (self.arrive_owed_at_use, "A-ASYNC-ARRIVE-LANDS-HW"),
             (self.granule_cluster_copy, "A-BULK-GRANULE-CLUSTER-HW"),
         ];
         let mut ids: Vec<&'static str> = applied
