@@ -31,7 +31,6 @@ impl Machine<'_> {
                 // §9.7.13.15.15: the arrive-on is triggered when all prior cp.async operations of
                 // the executing thread complete; without .noinc the pending count is incremented.
                 let b = self.mbar(addr, false)?;
-                self.land_before_use(b)?;
                 let p = self.slot(b).cp_async_arrive(*noinc)?;
                 self.async_arrive_step = Some(self.step);
                 let ops = self.cp_queue().outstanding();

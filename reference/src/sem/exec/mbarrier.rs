@@ -81,7 +81,7 @@ impl Machine<'_> {
     /// ([`super::run::CopyOrder::BeforeNextUse`]): the copies in flight to `b` signal, and the
     /// pending cp.async.mbarrier.arrive arrive-ons on it fire, before this operation on it. In
     /// the run's own order a pending arrive-on met here calls for that other run.
-    pub(super) fn land_before_use(&mut self, b: (u32, u64)) -> R {
+    fn land_before_use(&mut self, b: (u32, u64)) -> R {
         let key = mbar_key(b.0, b.1);
         let arrive_owed = self.async_arrives.iter().any(|(k, _)| *k == key);
         match self.orders.copies {
