@@ -4,7 +4,7 @@
 //! for undefined behaviour, one operation that breaks one of eleven mbarrier rules.
 
 use super::bytes::Chunk;
-use super::world::{Bar, World, GSRC};
+use super::world::{Bar, Who, World, GSRC};
 use super::{Deviation, Intent};
 use crate::case::model::Param;
 use crate::ptx::common::{Scope, Sem};
@@ -47,6 +47,22 @@ fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, drop: bool, mode: ArriveMode) 
         addr: World::bar_addr(b),
         mode,
     }
+}
+
+/// An expect-tx or complete-tx of `tx_count` on `b`, by `who`.
+fn tx_step(w: &mut World, c: &mut Chunk<'_>, who: &Who, b: usize, op: TxOp, tx_count: &Value) {
+    let o = order(w, c, Sem::Relaxed);
+    let space = w.bar_space();
+    w.ptx(
+        who,
+        Instruction::Mbarrier(MbarrierOp::Tx {
+            op,
+            order: o,
+            space,
+            addr: World::bar_addr(b),
+            tx_count: tx_count.clone(),
+        }),
+    );
 }
 
 /// Now and then (a shape choice), a wait on the parity of the phase before the current one,
@@ -254,18 +270,7 @@ fn tx_past_range(
     };
     for op in [out, back] {
         for tx_count in &parts {
-            let o = order(w, c, Sem::Relaxed);
-            let space = w.bar_space();
-            w.ptx(
-                &who,
-                Instruction::Mbarrier(MbarrierOp::Tx {
-                    op,
-                    order: o,
-                    space,
-                    addr: World::bar_addr(b),
-                    tx_count: tx_count.clone(),
-                }),
-            );
+            tx_step(w, c, &who, b, op, tx_count);
         }
     }
     let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
@@ -383,20 +388,8 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
             preceding_wait(w, c, b, &ctas, thread);
             let tx = c.value_range(1, MAX_COUNT) as i64;
             let txv = w.b32(c, tx);
-            let tx_op = |w: &mut World, c: &mut Chunk<'_>, op: TxOp| {
-                let o = order(w, c, Sem::Relaxed);
-                let space = w.bar_space();
-                w.ptx(
-                    &who,
-                    mbar(MbarrierOp::Tx {
-                        op,
-                        order: o,
-                        space,
-                        addr: World::bar_addr(b),
-                        tx_count: txv.clone(),
-                    }),
-                );
-            };
+            let tx_op =
+                |w: &mut World, c: &mut Chunk<'_>, op: TxOp| tx_step(w, c, &who, b, op, &txv);
             let arrival = |w: &mut World, c: &mut Chunk<'_>| {
                 let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
                 w.ptx(&who, mbar(a));
