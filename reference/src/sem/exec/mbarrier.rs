@@ -92,7 +92,9 @@ impl Machine<'_> {
                     self.land_arrive_ops(Some(key))?;
                 }
             }
-            super::run::CopyOrder::AtWait => self.arrive_owed_at_use |= arrive_owed,
+            super::run::CopyOrder::AtWait => {
+                self.arrive_owed_at_use |= arrive_owed && self.reading == super::Reading::Silicon;
+            }
         }
         Ok(())
     }

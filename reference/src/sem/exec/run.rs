@@ -126,8 +126,10 @@ fn runs_on_past(u: &ub::Ub) -> bool {
 /// Runs the case as sm_90 silicon runs the UB it has one reading of ([`Reading::Silicon`]):
 /// tensor maps as encoded, bulk sizes rounded down to 16 bytes. Equal to [`execute_with`] for a
 /// case without such UB. A run whose parity waits raced is run again in the other order, one
-/// whose copies raced a phase's completion in the order where they signal before the next use
-/// of their object, and the prediction joins them (its bytes and trace are the first run's).
+/// whose copies raced a phase's completion, or that met a cp.async.mbarrier.arrive's arrive-on
+/// still pending at an operation on its object, in the order where they signal before the next
+/// use of their object, one that fired arrive-ons its last step issued at the end without them,
+/// and the prediction joins them (its bytes and trace are the first run's).
 pub fn execute_silicon(case: &Case, opts: ExecOptions) -> Result<Execution, ExecError> {
     let reduction = concurrent::Reduction::Commute;
     let run = |order| execute_reduced(case, opts, reduction, (Reading::Silicon, Keep::All, order));
