@@ -7,9 +7,7 @@ use super::world::{World, GSRC, SBUF};
 use super::{Deviation, Intent};
 use crate::case::model::{Param, StepOp};
 use crate::ptx::cp_async::cache_hint::CacheHint;
-use crate::ptx::cp_async::{
-    CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, PrefetchSize, SharedSpelling,
-};
+use crate::ptx::cp_async::{CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, PrefetchSize};
 use crate::ptx::mbarrier::{ArriveMode, Dest, MbarrierOp, Order};
 use crate::ptx::operand::{Address, Value};
 use crate::ptx::Instruction;
@@ -38,11 +36,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
         } else {
             CacheOp::Ca
         };
-        let shared = if f.shared_cta {
-            SharedSpelling::SharedCta
-        } else {
-            SharedSpelling::Shared
-        };
+        let shared = w.cp_async_spelling();
         let hint = if f.cache_hint && c.bit() {
             CacheHint {
                 qualifier: true,
@@ -213,11 +207,7 @@ fn complete(w: &mut World, c: &mut Chunk<'_>, ctas: &[u32], thread: u32) {
             let b = c.below(w.bars.len() as u32) as usize;
             let noinc = c.bit();
             w.ensure_bar(b, ctas, thread, 1);
-            let space = if w.swarm.features.shared_cta {
-                SharedSpelling::SharedCta
-            } else {
-                SharedSpelling::Shared
-            };
+            let space = w.cp_async_spelling();
             cp(
                 w,
                 CpAsyncOp::MbarrierArrive {

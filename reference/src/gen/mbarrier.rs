@@ -8,7 +8,7 @@ use super::world::{Bar, Who, World, GSRC};
 use super::{Deviation, Intent};
 use crate::case::model::Param;
 use crate::ptx::common::{Scope, Sem};
-use crate::ptx::cp_async::{CacheOp, CpAsync, CpAsyncOp, CpSize, Fill, SharedSpelling};
+use crate::ptx::cp_async::{CacheOp, CpAsync, CpAsyncOp, CpSize, Fill};
 use crate::ptx::mbarrier::{
     ArriveMode, Dest, MbarSpace, MbarrierOp, Order, TxOp, WaitKind, WaitOn,
 };
@@ -47,6 +47,12 @@ fn arrive(w: &World, c: &mut Chunk<'_>, b: usize, drop: bool, mode: ArriveMode) 
         addr: World::bar_addr(b),
         mode,
     }
+}
+
+/// One plain arrive-on (count 1) on `b`, by `who`.
+fn plain_arrive(w: &mut World, c: &mut Chunk<'_>, who: &Who, b: usize) {
+    let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
+    w.ptx(who, Instruction::Mbarrier(a));
 }
 
 /// An expect-tx or complete-tx of `tx_count` on `b`, by `who`.
@@ -139,8 +145,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
             let count = c.range(1, 3);
             w.ensure_bar(b, ctas, thread, count);
             if count > 1 && c.bit() {
-                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-                w.ptx(&who, mbar(a));
+                plain_arrive(w, c, &who, b);
             }
             let again = c.range(1, 3);
             w.ptx(
@@ -209,8 +214,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
             w.ensure_bar(b, ctas, thread, count);
             let before = c.below(count);
             for _ in 0..before {
-                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-                w.ptx(&who, mbar(a));
+                plain_arrive(w, c, &who, b);
             }
             let left = w.b32(c, (count - before) as i64);
             let a = arrive(w, c, b, false, ArriveMode::NoComplete { count: left });
@@ -223,8 +227,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
             let count = c.range(1, 2);
             w.ensure_bar(b, ctas, thread, count);
             for _ in 0..2 * count {
-                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-                w.ptx(&who, mbar(a));
+                plain_arrive(w, c, &who, b);
             }
             for &k in ctas {
                 if let Some(bar) = w.bars[b][k as usize].as_mut() {
@@ -240,8 +243,7 @@ fn undefined(w: &mut World, c: &mut Chunk<'_>, b: usize, ctas: &[u32], thread: u
         // §9.7.13.15: an arrive on a location that holds no valid mbarrier object.
         _ => {
             invalidate(w, b, ctas, thread);
-            let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-            w.ptx(&who, mbar(a));
+            plain_arrive(w, c, &who, b);
             &ub::MBAR_NOT_INITIALIZED
         }
     };
@@ -273,8 +275,7 @@ fn tx_past_range(
             tx_step(w, c, &who, b, op, tx_count);
         }
     }
-    let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-    w.ptx(&who, Instruction::Mbarrier(a));
+    plain_arrive(w, c, &who, b);
     w.wait_phase(b, ctas, thread);
     &ub::MBAR_TX_RANGE
 }
@@ -293,14 +294,9 @@ fn overwrite(
     w.ensure_bar(b, ctas, thread, 1);
     let size = if c.bit() { CpSize::B8 } else { CpSize::B4 };
     let src_off = size.bytes() * c.value_below((w.size as i64 / size.bytes()) as u32) as i64;
-    let shared = if w.swarm.features.shared_cta {
-        SharedSpelling::SharedCta
-    } else {
-        SharedSpelling::Shared
-    };
     let copy = CpAsync {
         cache: CacheOp::Ca,
-        shared,
+        shared: w.cp_async_spelling(),
         hint: Default::default(),
         prefetch: None,
         dst: World::bar_addr(b),
@@ -310,8 +306,7 @@ fn overwrite(
     };
     w.ptx(&who, Instruction::CpAsync(CpAsyncOp::Copy(copy)));
     w.ptx(&who, Instruction::CpAsync(CpAsyncOp::WaitAll));
-    let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-    w.ptx(&who, Instruction::Mbarrier(a));
+    plain_arrive(w, c, &who, b);
     w.wait_phase(b, ctas, thread);
     for &k in ctas {
         if let Some(bar) = w.bars[b][k as usize].as_mut() {
@@ -391,8 +386,7 @@ pub fn episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Opti
             let tx_op =
                 |w: &mut World, c: &mut Chunk<'_>, op: TxOp| tx_step(w, c, &who, b, op, &txv);
             let arrival = |w: &mut World, c: &mut Chunk<'_>| {
-                let a = arrive(w, c, b, false, ArriveMode::Plain { count: None });
-                w.ptx(&who, mbar(a));
+                plain_arrive(w, c, &who, b);
             };
             match c.below(4) {
                 0 => {

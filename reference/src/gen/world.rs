@@ -7,6 +7,7 @@ use super::swarm::Swarm;
 use super::{expect_for, GenConfig, Intent};
 use crate::case::model::*;
 use crate::ptx::common::{RedOp, RedType};
+use crate::ptx::cp_async::SharedSpelling;
 use crate::ptx::mbarrier::{MbarSpace, MbarrierOp};
 use crate::ptx::operand::{Address, Value};
 use crate::ptx::Instruction;
@@ -351,6 +352,14 @@ impl World {
         } else {
             MbarSpace::Shared
         })
+    }
+    /// The `.shared` spelling the program's cp.async instructions use.
+    pub fn cp_async_spelling(&self) -> SharedSpelling {
+        if self.swarm.features.shared_cta {
+            SharedSpelling::SharedCta
+        } else {
+            SharedSpelling::Shared
+        }
     }
     pub fn bar_name(b: usize) -> String {
         format!("bar{b}")
