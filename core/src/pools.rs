@@ -135,7 +135,8 @@ pub fn host_cpus() -> usize {
 pub fn size_global(explicit: Option<usize>, most: usize) -> Result<(), String> {
     let env = std::env::var("RAYON_NUM_THREADS").ok();
     let cpus = host_cpus();
-    let mut b = rayon::ThreadPoolBuilder::new();
+    // Named like the stages' pools, so that a per-thread profile tells the pools apart.
+    let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("global-{i}"));
     if let Some(n) = global_threads(explicit, env.as_deref(), cpus, most) {
         b = b.num_threads(n);
     }

@@ -147,11 +147,17 @@ pub fn run_batch_executed(
             let running: Vec<_> = backend
                 .lanes()
                 .into_iter()
-                .map(|lane| s.spawn(move || batch.lane(lane)))
+                .enumerate()
+                .map(|(k, lane)| {
+                    std::thread::Builder::new()
+                        .name(format!("lane-{k}"))
+                        .spawn_scoped(s, move || batch.lane(lane))
+                })
                 .collect();
             running
                 .into_iter()
                 .map(|h| {
+                    let h = h.map_err(|e| format!("lane thread: {e}"))?;
                     h.join().unwrap_or_else(|p| {
                         let why = p
                             .downcast_ref::<&str>()

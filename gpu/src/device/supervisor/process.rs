@@ -62,7 +62,8 @@ impl Worker {
             None => (None, None),
         };
         let (tx, events) = mpsc::channel();
-        std::thread::spawn(move || {
+        let reader = std::thread::Builder::new().name("worker-reader".into());
+        let spawned = reader.spawn(move || {
             let mut r = BufReader::new(stdout);
             while let Ok(Some(f)) = crate::device::frame::read_via(&mut r, inbox.as_ref()) {
                 let ev = match FromWorker::parse_frame(f) {
@@ -76,6 +77,11 @@ impl Worker {
             }
             let _ = tx.send(Event::Eof);
         });
+        if let Err(e) = spawned {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("worker reader thread: {e}"));
+        }
         let mut w = Worker {
             child,
             stdin,
