@@ -35,6 +35,8 @@
 //!
 //! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
 
+mod threads;
+
 use crate::fuzz::campaign::{Campaign, Options, Planted, Stop};
 use crate::fuzz::parse_families;
 use ptxconform_core::corpus::{corpus_case, instances};
@@ -321,6 +323,13 @@ pub struct FuzzRate {
     /// still running is not in it (about a fifth of a CPU on a 16-core H200 host).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_cpu_share: Option<f64>,
+    /// CPU a program (ms) by group of the process's threads, named by their pool (`generate`:
+    /// the campaign's drawing; `reference`: the next step's reference side and preparation;
+    /// `global`: observing and judging; `compile`: compiling ahead), with the threads that ended
+    /// during the row and the ended children ([`threads::between`]). A GPU worker still running
+    /// is not in it. `None` off Linux.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms_per_program_by_thread: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 /// The share of `cpus` CPUs that `cpu_s` CPU-seconds take over `secs` of wall time (none over
@@ -377,6 +386,9 @@ pub struct FuzzHostRate {
     pub ptxas_cpu_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ptxas_ms_per_program: Option<f64>,
+    /// As [`FuzzRate::cpu_ms_per_program_by_thread`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms_per_program_by_thread: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 /// The trapping case planted for the trap-cost rate: cp.async with `.L2::cache_hint` and
@@ -545,6 +557,8 @@ struct Measured {
     sustained: Option<crate::fuzz::campaign::Sustained>,
     /// The process's CPU seconds and its ended children's (ptxas) over the campaign.
     cpu_s: Option<(f64, f64)>,
+    /// The same by group of threads ([`threads::between`]).
+    by_thread: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 /// A campaign of `args.fuzz_seconds` over `mix` on `hw` in a scratch folder.
@@ -586,7 +600,11 @@ fn campaign_on(
         explore: crate::fuzz::campaign::Explore::default(),
     };
     let mut c = Campaign::open(cfg, opts, Some(hw))?;
-    let (t, cpu0) = (Instant::now(), process_cpu_s());
+    let (t, cpu0, threads0) = (
+        Instant::now(),
+        threads::process_cpu_s(),
+        threads::snapshot(),
+    );
     let stop = match args.fuzz_programs {
         Some(n) => Stop::programs(n),
         None => Stop {
@@ -600,9 +618,12 @@ fn campaign_on(
         stats,
         secs: t.elapsed().as_secs_f64(),
         sustained: c.sustained,
-        cpu_s: process_cpu_s()
+        cpu_s: threads::process_cpu_s()
             .zip(cpu0)
             .map(|(b, a)| (b.0 - a.0, b.1 - a.1)),
+        by_thread: threads0
+            .zip(threads::snapshot())
+            .map(|(a, b)| threads::between(&a, &b)),
     })
 }
 
@@ -634,6 +655,7 @@ fn fuzz_rate(
         secs,
         sustained,
         cpu_s,
+        by_thread,
     } = campaign_on(gpu, mix, args, scratch, planted)?;
     let t1 = times(gpu);
     let per_program = |c: f64| 1e3 * c / stats.programs.max(1) as f64;
@@ -658,7 +680,19 @@ fn fuzz_rate(
         children_ms_per_program: cpu_s.map(|c| per_program(c.1)),
         host_cpu_share: cpu_s
             .map(|c| cpu_share(c.0 + c.1, secs, ptxconform_core::pools::host_cpus())),
+        cpu_ms_per_program_by_thread: by_thread.map(|b| ms_a_program(&b, stats.programs)),
     })
+}
+
+/// CPU seconds by group of threads as ms a program of `programs`.
+fn ms_a_program(
+    by_thread: &std::collections::BTreeMap<String, f64>,
+    programs: u64,
+) -> std::collections::BTreeMap<String, f64> {
+    by_thread
+        .iter()
+        .map(|(g, s)| (g.clone(), 1e3 * s / programs.max(1) as f64))
+        .collect()
 }
 
 /// The devices of the devices row (`--devices`, else every device), two or more.
@@ -868,7 +902,11 @@ fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHos
         Err(_) => HostOnly::new((9, 0), known),
     };
     let Measured {
-        stats, secs, cpu_s, ..
+        stats,
+        secs,
+        cpu_s,
+        by_thread,
+        ..
     } = campaign_on(&mut hw, mix, args, scratch, None)?;
     let (cpu_s, ptxas_cpu_s) = (cpu_s.map(|c| c.0), cpu_s.map(|c| c.1));
     let threads = rayon::current_num_threads();
@@ -897,22 +935,8 @@ fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHos
         ptxas_ms_per_program: ptxas_cpu_s
             .filter(|_| t.modules > 0)
             .map(|c| 1e3 * c / stats.programs.max(1) as f64),
+        cpu_ms_per_program_by_thread: by_thread.map(|b| ms_a_program(&b, stats.programs)),
     })
-}
-
-/// CPU seconds this process has used (user and system, all threads) and those its children
-/// that have ended used (ptxas runs), from `/proc/self/stat` (fields 14-15 and 16-17, in
-/// clock ticks of 1/100 s, the Linux value); `None` elsewhere.
-fn process_cpu_s() -> Option<(f64, f64)> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name (field 2) is parenthesised and may hold spaces: count after it.
-    let rest = stat.get(stat.rfind(')')? + 1..)?;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i)?.parse::<u64>().ok();
-    // `rest` starts at field 3, so field n is at n - 3.
-    let own = ticks(14 - 3)? + ticks(15 - 3)?;
-    let children = ticks(16 - 3)? + ticks(17 - 3)?;
-    Some((own as f64 / 100.0, children as f64 / 100.0))
 }
 
 /// The corpus row: the corpus run twice by fresh engines as `run` opens them, the first on an
@@ -1046,6 +1070,14 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
         host,
         v
     );
+    print_by_thread(z.cpu_ms_per_program_by_thread.as_ref());
+}
+
+/// Under a fuzz line: where its CPU went, by group of threads.
+fn print_by_thread(by_thread: Option<&std::collections::BTreeMap<String, f64>>) {
+    if let Some(m) = by_thread {
+        println!("  CPU ms a program by thread: {}", threads::line(m));
+    }
 }
 
 fn print_table(r: &BenchReport) {
@@ -1146,6 +1178,7 @@ fn print_table(r: &BenchReport) {
                 z.judge_s,
                 v
             );
+            print_by_thread(z.cpu_ms_per_program_by_thread.as_ref());
         }
     }
     if let Some(c) = &r.corpus {
