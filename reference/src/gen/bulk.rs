@@ -58,6 +58,12 @@ fn misalign(x: &mut Xfer, region: i64) {
     }
 }
 
+/// A source offset that puts the last 16 to 64 bytes of `[src, src+size)` past the end of
+/// `region`, within the canary after it.
+fn overrun(x: &mut Xfer, region: i64, c: &mut Chunk<'_>) {
+    x.src = region - x.size + 16 * c.value_range(1, 4) as i64;
+}
+
 fn hint(w: &mut World, c: &mut Chunk<'_>) -> CacheHint {
     if w.swarm.features.cache_hint && c.bit() {
         CacheHint {
@@ -337,16 +343,47 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
     let mut intent = None;
     let mut racy_store = None;
     let mut stale_wait = false;
+    // The bad copy's ctaMask, and its destination in another CTA, where a plant gives them.
+    let mut bad_mask = None;
+    let mut bad_dst = None;
     if dev == Some(Deviation::Undefined) && c.bit() {
-        let rule = if c.bit() {
-            // §9.7.9.25.4.1: source and destination must be 16-byte aligned.
-            misalign(&mut xs[bad], w.size as i64);
-            ub::ADDRESS_MISALIGNED.id
-        } else {
-            // A wait on the preceding parity while the copies still owe the phase: landed
-            // first, they complete it and the parity names the next (A-WAIT-PARITY-RACE).
-            stale_wait = true;
-            ub::MBAR_PARITY_WAIT_RACE.id
+        let rule = match (c.below(4), mask, form) {
+            (0, ..) => {
+                // §9.7.9.25.4.1: source and destination must be 16-byte aligned.
+                misalign(&mut xs[bad], w.size as i64);
+                ub::ADDRESS_MISALIGNED.id
+            }
+            (1, ..) => {
+                // A wait on the preceding parity while the copies still owe the phase: landed
+                // first, they complete it and the parity names the next (A-WAIT-PARITY-RACE).
+                stale_wait = true;
+                ub::MBAR_PARITY_WAIT_RACE.id
+            }
+            (3, Some(m), _) => {
+                // §9.7.9.25.4.1: a ctaMask bit for a rank past the cluster.
+                let past = cs + c.value_below(16 - cs);
+                bad_mask = Some(m | 1 << past);
+                ub::BULK_MULTICAST_OUTSIDE_CLUSTER.id
+            }
+            (3, None, 1) if cs > 1 => {
+                // §9.7.9.25.4.1: a `.shared::cta` destination in another CTA of the cluster.
+                let rank = (cta % cs + 1 + c.below(cs - 1)) % cs;
+                let remote = w.param(
+                    "remote",
+                    Param::Mapa {
+                        mapa: SBUF.into(),
+                        cta: rank,
+                    },
+                );
+                bad_dst = Some(remote);
+                ub::BULK_DST_NOT_OWN_CTA.id
+            }
+            _ => {
+                // §9.7.9.25.4.1: the source range runs past its region (into the canary after
+                // it, A-EXEC-REGION).
+                overrun(&mut xs[bad], w.size as i64, c);
+                ub::BULK_RANGE_OVERFLOW.id
+            }
         };
         intent = Some(Intent::Undefined { rule });
     }
@@ -359,7 +396,7 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
         let mbar = World::bar_addr(b);
         let mut dir = match (mask, form) {
             (Some(m), _) => CopyDir::GlobalToCluster {
-                cta_mask: Some(w.b16(c, m)),
+                cta_mask: Some(w.b16(c, if i == bad { bad_mask.unwrap_or(m) } else { m })),
                 mbar,
             },
             (None, 1) => CopyDir::GlobalToCta {
@@ -395,10 +432,14 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
             }
             intent = set_step(intent.take(), w.steps.len());
         }
+        let dst = match (&bad_dst, i == bad) {
+            (Some(Value::Reg(remote)), true) => Address::reg_off(remote, x.dst),
+            _ => Address::reg_off(SBUF, x.dst),
+        };
         let copy = BulkCopy {
             dir,
             hint: h,
-            dst: Address::reg_off(SBUF, x.dst),
+            dst,
             src: Address::reg_off(GSRC, x.src),
             size,
         };

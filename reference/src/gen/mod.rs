@@ -74,7 +74,10 @@ use world::World;
 /// 8: four more: a tx-count just past its range (2^20 and one or two above, or as far below)
 /// and brought back, a .noComplete arrive of every pending arrival, two phases' arrivals with
 /// no wait between them, and a cp.async over a valid object, each followed by a wait.
-pub const GENERATOR_VERSION: u32 = 8;
+/// 9: an undefined bulk load draws among five rules: misaligned, the parity race, a source
+/// range past its region (into the canary after it), a ctaMask bit past the cluster, and a
+/// `.shared::cta` destination in another CTA of the cluster.
+pub const GENERATOR_VERSION: u32 = 9;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;

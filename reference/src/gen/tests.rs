@@ -335,6 +335,35 @@ fn undefined_mbarrier_episodes_reach_every_rule() {
     }
 }
 
+/// An undefined bulk copy reaches each of its rules on sm_90a, and the model classifies every
+/// program by the rule drawn (`checked` runs the CPU oracles).
+#[test]
+fn undefined_bulk_copies_reach_every_rule() {
+    let cfg = GenConfig {
+        targets: vec![Target::SM_90A],
+        families: Families::of(&[Family::BulkCopy]),
+        undefined_per_256: 255,
+        ..GenConfig::default()
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    for g in checked(&cfg, 43, 1500, 3) {
+        if let Intent::Undefined { rule } = g.intent {
+            *seen.entry(rule).or_insert(0) += 1;
+        }
+    }
+    for r in [
+        &crate::sem::ub::BULK_SIZE_MULTIPLE_16,
+        &crate::sem::ub::ADDRESS_MISALIGNED,
+        &crate::sem::ub::MBAR_PARITY_WAIT_RACE,
+        &crate::sem::ub::BULK_RANGE_OVERFLOW,
+        &crate::sem::ub::BULK_MULTICAST_OUTSIDE_CLUSTER,
+        &crate::sem::ub::BULK_DST_NOT_OWN_CTA,
+        &crate::sem::ub::BULK_CLUSTER_DST_OWN_CTA,
+    ] {
+        assert!(seen.contains_key(r.id), "{} not drawn: {seen:?}", r.id);
+    }
+}
+
 /// Stores come with and without the proxy fence on sm_90a, and never with it on sm_80 (which
 /// has no `fence.proxy.async`); both kinds execute on the reference.
 #[test]
