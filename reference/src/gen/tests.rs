@@ -302,22 +302,33 @@ mod tensor_family {
     }
 }
 
+/// The rules of `n` programs of `family` on sm_90a, nearly all undefined, that pass the CPU
+/// oracles (`checked`).
+fn undefined_rules_drawn(
+    family: Family,
+    seed: u64,
+    n: usize,
+) -> std::collections::BTreeSet<String> {
+    let cfg = GenConfig {
+        targets: vec![Target::SM_90A],
+        families: Families::of(&[family]),
+        undefined_per_256: 255,
+        ..GenConfig::default()
+    };
+    checked(&cfg, seed, n, 3)
+        .into_iter()
+        .filter_map(|g| match g.intent {
+            Intent::Undefined { rule } => Some(rule.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// An undefined mbarrier episode reaches each of its seven rules on sm_90, and the model
 /// classifies every program by the rule drawn (`checked` runs the CPU oracles).
 #[test]
 fn undefined_mbarrier_episodes_reach_every_rule() {
-    let cfg = GenConfig {
-        targets: vec![Target::SM_90A],
-        families: Families::of(&[Family::Mbarrier]),
-        undefined_per_256: 255,
-        ..GenConfig::default()
-    };
-    let mut seen = std::collections::BTreeSet::new();
-    for g in checked(&cfg, 41, 400, 3) {
-        if let Intent::Undefined { rule } = g.intent {
-            seen.insert(rule);
-        }
-    }
+    let seen = undefined_rules_drawn(Family::Mbarrier, 41, 400);
     for r in [
         &crate::sem::ub::MBAR_PENDING_RANGE,
         &crate::sem::ub::MBAR_ARRIVE_COUNT_RANGE,
@@ -339,18 +350,7 @@ fn undefined_mbarrier_episodes_reach_every_rule() {
 /// program by the rule drawn (`checked` runs the CPU oracles).
 #[test]
 fn undefined_bulk_copies_reach_every_rule() {
-    let cfg = GenConfig {
-        targets: vec![Target::SM_90A],
-        families: Families::of(&[Family::BulkCopy]),
-        undefined_per_256: 255,
-        ..GenConfig::default()
-    };
-    let mut seen = std::collections::BTreeMap::new();
-    for g in checked(&cfg, 43, 1500, 3) {
-        if let Intent::Undefined { rule } = g.intent {
-            *seen.entry(rule).or_insert(0) += 1;
-        }
-    }
+    let seen = undefined_rules_drawn(Family::BulkCopy, 43, 1500);
     for r in [
         &crate::sem::ub::BULK_SIZE_MULTIPLE_16,
         &crate::sem::ub::ADDRESS_MISALIGNED,
@@ -360,7 +360,7 @@ fn undefined_bulk_copies_reach_every_rule() {
         &crate::sem::ub::BULK_DST_NOT_OWN_CTA,
         &crate::sem::ub::BULK_CLUSTER_DST_OWN_CTA,
     ] {
-        assert!(seen.contains_key(r.id), "{} not drawn: {seen:?}", r.id);
+        assert!(seen.contains(r.id), "{} not drawn: {seen:?}", r.id);
     }
 }
 
