@@ -103,11 +103,15 @@ fn classified_ub() {
         "bulk.multicast_cta_outside_cluster"
     );
     // A-EXEC-HW as H100 and H200 ran these (cases/ub): a range past its region lands next to
-    // it and completes; a copy into another CTA's `.shared::cta` window never completes.
+    // it and completes; a copy into another CTA's `.shared::cta` window signals that CTA's
+    // mbarrier (A-BULK-DST-OTHER-CTA-HW), so the issuer's wait for it never returns, and with
+    // no wait the complete-tx to a never-initialized object may trap (A-MB-NEVER-INIT-HW).
     let x = run(&p(&format!("  - ptx: {g2s} [buf], [src+48], 32, [bar]\n")));
     assert_eq!(x.expected_hw, ExpectedHw::Completes);
-    let x = run(&p(&format!("  - ptx: {g2s} [far], [src], 16, [bar]\n")));
+    let x = run(&p(&format!("  - {{ cta: all, ptx: \"mbarrier.init.shared::cta.b64 [bar], 1\" }}\n  - ptx: mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16\n  - ptx: {g2s} [far], [src], 16, [bar]\n  - wait_parity: {{ mbar: bar, parity: 0 }}\n")));
     assert_eq!(x.expected_hw, ExpectedHw::Timeout);
+    let x = run(&p(&format!("  - ptx: {g2s} [far], [src], 16, [bar]\n")));
+    assert_eq!(x.expected_hw, ExpectedHw::MayTrap);
     let x = run(&p(&format!("  - ptx: {g2s} [buf+8], [src], 16, [bar]\n")));
     assert_eq!(x.expected_hw, ExpectedHw::MayTrap);
 }

@@ -329,3 +329,77 @@ fn sweep_traps_are_predicted_with_their_kind() {
         "{traps} traps, {alone} misaligned alone, {after} after another rule"
     );
 }
+
+/// A-BULK-DST-OTHER-CTA-HW (`cases/probes/bulk-dst-other-cta.yaml`, H33): a .shared::cta bulk
+/// copy into another CTA of the cluster writes that CTA and signals its mbarrier at the
+/// operand's offset. Every recorded run is inside the prediction; where the destination CTA
+/// waits on that object, the silicon reading completes its phase and leaves the issuer's open,
+/// as the dumped parities show; the generator-9 programs are predicted to trap, and only to.
+#[test]
+fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
+    use ptxconform_reference::case::load_file;
+    use ptxconform_reference::sem::exec::Prediction;
+    let opts = ExecOptions::of(Profile::Sm90);
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/probes/bulk-dst-other-cta.yaml");
+    let cases = load_file(&path).unwrap();
+    assert_eq!(cases.len(), 8);
+    let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
+    for c in &cases {
+        let ex = execute_with(c, opts).unwrap();
+        let Outcome::Undefined { ub, .. } = &ex.outcome else {
+            panic!("{}: {:?}", c.name, ex.outcome)
+        };
+        assert_eq!(ub.rule, "bulk.dst_not_executing_cta", "{}", c.name);
+        assert!(!c.observed.is_empty(), "{}", c.name);
+        for o in &c.observed {
+            let got = HwOutcome::of(&o.outcome);
+            assert!(
+                ex.prediction.allows(got),
+                "{}: {got} not in {}",
+                c.name,
+                ex.prediction
+            );
+        }
+        if c.name.contains(".s51_") {
+            assert_eq!(ex.prediction, Prediction::one(launch_failed), "{}", c.name);
+        }
+        if c.name.ends_with("_dst_waits") {
+            let (issuer, dst) = (c.launch.cluster[0] as usize - 1, 1);
+            let issuer = if issuer == dst { 0 } else { issuer };
+            let s = execute_silicon(c, opts).unwrap();
+            let parity = |cta: usize| s.final_state.mbarriers[cta]["bar"].phase_parity;
+            assert_eq!(
+                parity(dst),
+                Some(1),
+                "{}: the destination's phase completes",
+                c.name
+            );
+            assert_eq!(
+                parity(issuer),
+                Some(0),
+                "{}: the issuer's phase stays open",
+                c.name
+            );
+            let written = s.final_state.shared[dst]["buf"].iter().take(240);
+            let src = s.final_state.global["src"].iter().take(240);
+            assert!(
+                written.eq(src),
+                "{}: the bytes land in the destination",
+                c.name
+            );
+            for o in &c.observed {
+                assert!(
+                    o.mbarriers[&format!("bar@cta{dst}")].parity0_done,
+                    "{}",
+                    c.name
+                );
+                assert!(
+                    !o.mbarriers[&format!("bar@cta{issuer}")].parity0_done,
+                    "{}",
+                    c.name
+                );
+            }
+        }
+    }
+}

@@ -159,11 +159,23 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// The `.shared::cta` destination of a copy from global memory. §9.7.9.25.4.1: it must be
+    /// in the executing CTA's shared memory. Silicon writes one in another CTA of the cluster
+    /// (a `mapa` address) as the `.shared::cluster` form would: the bytes land there and
+    /// complete-tx goes to the mbarrier at the operand's offset in that CTA
+    /// (A-BULK-DST-OTHER-CTA-HW, [`super::predict::DST_OTHER_CTA`]).
+    fn cta_destination(&self, a: &crate::ptx::operand::Address) -> R<Loc> {
+        if self.reading == super::Reading::Silicon {
+            return self.shared(a, "dstMem");
+        }
+        self.shared_cta(a, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)
+    }
+
     fn bulk_copy(&mut self, c: &BulkCopy) -> R {
         let size = self.bulk_size(&c.size)?;
         match &c.dir {
             CopyDir::GlobalToCta { ignore_oob, mbar } => {
-                let dst = self.shared_cta(&c.dst, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)?;
+                let dst = self.cta_destination(&c.dst)?;
                 let src = self.global(&c.src, "srcMem")?;
                 // §9.7.9.25.4.1 .ignore_oob: only [0, 15] valid; those bytes of the source may be
                 // out of bounds and the destination bytes are indeterminate.
@@ -186,7 +198,8 @@ impl Machine<'_> {
                     &rules::BULK_RANGE_OVERFLOW,
                     "srcMem",
                 )?;
-                let b = self.mbar(mbar, false)?;
+                let (_, mbar_off) = self.mbar(mbar, false)?;
+                let b = (dst.cta().unwrap_or(self.cta), mbar_off);
                 let (mid, hold) = self.read_source(s, size - l - r, Proxy::Async)?;
                 let mut bytes = vec![Byte::ANY; l as usize];
                 bytes.extend(mid);

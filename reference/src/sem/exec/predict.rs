@@ -123,6 +123,13 @@
 //!   both), and a reduction in a cluster launch may also trap IllegalInstruction
 //!   ([`SELF_CLUSTER_LAUNCH`]).
 //!
+//! - A-BULK-DST-OTHER-CTA-HW: a cp.async.bulk from global whose .shared::cta destination is
+//!   in another CTA of the cluster (`bulk.dst_not_executing_cta`) runs as the .shared::cluster
+//!   form: the bytes land in that CTA and complete-tx goes to the mbarrier at the operand's
+//!   offset there (A-EXEC-MBAR-IN-DST), so the issuer's phase waits for bytes that never come
+//!   and the rest of the program decides; tensor loads of the rule stop at it and are
+//!   predicted to hang ([`DST_OTHER_CTA`]).
+//!
 //! - A-BULK-GRANULE-CLUSTER-HW: a bulk copy from global into .shared::cluster whose size is off
 //!   the 16-byte granule may trap LaunchFailed: the prediction of the run with the size rounded
 //!   down (A-BULK-SIZE-ROUNDS-DOWN) gains the trap, undecided ([`GRANULE_CLUSTER`]).
@@ -380,7 +387,9 @@ pub const NEVER_INITIALIZED: &str = "the harness zeroes every mbarrier's 8 bytes
     mbarrier, nobody waiting on it) trapped LaunchFailed in the seed-0 and seed-7 v4 mixed \
     campaigns (H200, 2026-11-28, 58 and 16 programs of its signature); \
     probe.ub.bulk_self.remote_mbar_no_wait, whose complete-tx went to a never-initialized \
-    object the same way, completed (the object read phase 0 complete).";
+    object the same way, completed (the object read phase 0 complete); in \
+    cases/probes/bulk-dst-other-cta.yaml three programs whose copy into another CTA sent its \
+    complete-tx to a never-initialized object there did not trap, 6 of 6 (H200, 2026-12-01).";
 
 /// The recorded runs behind A-MB-INVAL-KEEPS-HW.
 pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init count 1, inval, \
@@ -574,6 +583,18 @@ pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster
     a 4-CTA cluster launch completed (v3.regress.3f8b230d0626d38a there), where the own-CTA \
     reductions of cases/reduce (H100, 2026-11-21) trapped IllegalInstruction: a reduction in a \
     cluster launch is predicted to trap, complete or hang.";
+
+/// The recorded runs behind A-BULK-DST-OTHER-CTA-HW.
+pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-cta.yaml, two runs \
+    each: a cp.async.bulk.shared::cta.global copy of 240 bytes into another CTA's `mapa` \
+    address (clusters of 4 and 2) wrote the bytes there, and where the destination CTA expected \
+    240 bytes on its own mbarrier at the operand's offset its wait returned while the issuer's \
+    timed out (the complete-tx went to the destination CTA's object, as for the \
+    .shared::cluster form); with that object never initialized nothing trapped, the issuer's \
+    wait timed out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) \
+    trapped LaunchFailed under every build because a later arrive-on passed the pending count \
+    of the phase the missing bytes left open (A-MB-COPIES-FIRST-HW's trap), with the object \
+    initialized in every CTA or in the issuer's alone.";
 
 /// The recorded runs behind A-BULK-GRANULE-CLUSTER-HW.
 pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (generator 3, \
@@ -803,8 +824,9 @@ pub const SILICON: &[SiliconReading] = &[
     SiliconReading {
         rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),
         outcomes: &[HwOutcome::Hangs],
-        evidence: "a bulk copy into another CTA's .shared::cta window never completes its \
-                   mbarrier phase: 2 of 2 (H100, H200)",
+        evidence: "a tensor load into another CTA's .shared::cta window is predicted to hang \
+                   as bulk copies alone did (2 of 2, H100, H200); bulk copies run on \
+                   (DST_OTHER_CTA)",
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::ADDRESS_MISALIGNED),

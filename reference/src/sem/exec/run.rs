@@ -56,7 +56,9 @@ pub(crate) enum Reading {
     /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), an mbarrier operation
     /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW), and a
     /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
-    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a blocking wait that never completes gives up and
+    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a bulk copy whose .shared::cta destination is in
+    /// another CTA of the cluster runs as the .shared::cluster form (A-BULK-DST-OTHER-CTA-HW),
+    /// a blocking wait that never completes gives up and
     /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
     /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
     /// preceding phase, or `.noComplete` and completing it, or an arrive_drop of every
@@ -75,7 +77,8 @@ pub(crate) enum Reading {
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
-/// cluster launch, a blocking wait that never completes, a data race with an asynchronous
+/// cluster launch, a .shared::cta destination in another CTA (only bulk copies run on;
+/// tensor loads stop again), a blocking wait that never completes, a data race with an asynchronous
 /// operation's memory, an arrive-on before a wait observed the preceding phase, a
 /// `.noComplete` arrive-on that completes its phase, an arrive_drop of every expected
 /// arrival, an arrive-on past the pending count of a
@@ -88,6 +91,7 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
     (ex.driver_rejects.is_empty() && tensor::is_encode_rejection(&ex.outcome))
         || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
         || u.situation == Some(ub::Situation::ClusterLaunch)
+        || u.rule == ub::BULK_DST_NOT_OWN_CTA.id
         || (u.rule == ub::MBAR_NOT_INITIALIZED.id
             && u.situation != Some(ub::Situation::NeverInitialized))
         || (u.rule == ub::ADDRESS_OUT_OF_REGION.id
