@@ -352,6 +352,11 @@ fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
         };
         assert_eq!(ub.rule, "bulk.dst_not_executing_cta", "{}", c.name);
         assert!(!c.observed.is_empty(), "{}", c.name);
+        assert!(
+            ex.readings.contains(&"A-BULK-DST-OTHER-CTA-HW"),
+            "{}",
+            c.name
+        );
         for o in &c.observed {
             let got = HwOutcome::of(&o.outcome);
             assert!(

@@ -176,6 +176,7 @@ impl Machine<'_> {
         match &c.dir {
             CopyDir::GlobalToCta { ignore_oob, mbar } => {
                 let dst = self.cta_destination(&c.dst)?;
+                self.dst_other_cta |= dst.cta() != Some(self.cta);
                 let src = self.global(&c.src, "srcMem")?;
                 // §9.7.9.25.4.1 .ignore_oob: only [0, 15] valid; those bytes of the source may be
                 // out of bounds and the destination bytes are indeterminate.

@@ -500,6 +500,7 @@ impl Machine<'_> {
             (arrives_at_exit, "A-ASYNC-ARRIVE-AT-EXIT-HW"),
             (self.arrive_owed_at_use, "A-ASYNC-ARRIVE-LANDS-HW"),
             (self.granule_cluster_copy, "A-BULK-GRANULE-CLUSTER-HW"),
+            (self.dst_other_cta, "A-BULK-DST-OTHER-CTA-HW"),
         ];
         let mut ids: Vec<&'static str> = applied
             .into_iter()
