@@ -5,7 +5,7 @@
 use super::operands::Loc;
 use super::{kind, ub, Machine, Stop, R};
 use crate::ptx::bulk::{BulkCopy, BulkOp, CopyDir};
-use crate::ptx::operand::Value;
+use crate::ptx::operand::{Address, Value};
 use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId};
 use crate::sem::mutant::{self, Mutant as M};
@@ -164,7 +164,7 @@ impl Machine<'_> {
     /// (a `mapa` address) as the `.shared::cluster` form would: the bytes land there and
     /// complete-tx goes to the mbarrier at the operand's offset in that CTA
     /// (A-BULK-DST-OTHER-CTA-HW, [`super::predict::DST_OTHER_CTA`]).
-    fn cta_destination(&self, a: &crate::ptx::operand::Address) -> R<Loc> {
+    fn cta_destination(&self, a: &Address) -> R<Loc> {
         if self.reading == super::Reading::Silicon {
             return self.shared(a, "dstMem");
         }
