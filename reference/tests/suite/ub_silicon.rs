@@ -343,7 +343,7 @@ fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/probes/bulk-dst-other-cta.yaml");
     let cases = load_file(&path).unwrap();
-    assert_eq!(cases.len(), 8);
+    assert_eq!(cases.len(), 7);
     let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
     for c in &cases {
         let ex = execute_with(c, opts).unwrap();
