@@ -585,10 +585,11 @@ pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster
     cluster launch is predicted to trap, complete or hang.";
 
 /// The recorded runs behind A-BULK-DST-OTHER-CTA-HW.
-pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-cta.yaml, two runs \
-    each: a cp.async.bulk.shared::cta.global copy of 240 bytes into another CTA's `mapa` \
-    address (clusters of 4 and 2) wrote the bytes there, and where the destination CTA expected \
-    240 bytes on its own mbarrier at the operand's offset its wait returned while the issuer's \
+pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-cta.yaml and \
+    ub.bulk.dst_not_executing_cta.destination_waits (cases/ub/remote.yaml), two runs each: a \
+    cp.async.bulk.shared::cta.global copy of 240 bytes into another CTA's `mapa` address \
+    (clusters of 4 and 2) wrote the bytes there, and where the destination CTA expected 240 \
+    bytes on its own mbarrier at the operand's offset its wait returned while the issuer's \
     timed out (the complete-tx went to the destination CTA's object, as for the \
     .shared::cluster form); with that object never initialized nothing trapped, the issuer's \
     wait timed out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) \
