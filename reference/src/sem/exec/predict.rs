@@ -593,9 +593,10 @@ pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-c
     timed out (the complete-tx went to the destination CTA's object, as for the \
     .shared::cluster form); with that object never initialized nothing trapped, the issuer's \
     wait timed out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) \
-    trapped LaunchFailed under every build because a later arrive-on passed the pending count \
-    of the phase the missing bytes left open (A-MB-COPIES-FIRST-HW's trap), with the object \
-    initialized in every CTA or in the issuer's alone.";
+    trapped LaunchFailed under every build, with the object initialized in every CTA or in the \
+    issuer's alone; the run-on predicts that trap, a later arrive-on past the pending count of \
+    the phase the missing bytes left open (A-MB-COPIES-FIRST-HW's trap), which no probe has \
+    cut apart yet.";
 
 /// The recorded runs behind A-BULK-GRANULE-CLUSTER-HW.
 pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (generator 3, \
