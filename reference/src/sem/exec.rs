@@ -241,8 +241,8 @@ pub(crate) struct Machine<'c> {
     /// A bulk copy into .shared::cluster from global ran off the 16-byte granule under
     /// [`Reading::Silicon`] (A-BULK-GRANULE-CLUSTER-HW).
     granule_cluster_copy: bool,
-    /// A bulk copy's .shared::cta destination was in another CTA and [`Reading::Silicon`] ran
-    /// it as the .shared::cluster form (A-BULK-DST-OTHER-CTA-HW).
+    /// A bulk copy's or tensor load's .shared::cta destination was in another CTA and
+    /// [`Reading::Silicon`] ran it as the .shared::cluster form (A-BULK-DST-OTHER-CTA-HW).
     dst_other_cta: bool,
     /// Under [`Reading::Silicon`] a copy signals complete-tx to a location no mbarrier was ever
     /// initialized at, which silicon may trap on (A-MB-NEVER-INIT-HW).

@@ -6,7 +6,7 @@
 use ptxconform_reference::case::{load::load_dir_each, split_region_key};
 use ptxconform_reference::gen::sweep::predict_from;
 use ptxconform_reference::sem::exec::{
-    execute_silicon, execute_with, ExecOptions, HwOutcome, Outcome,
+    execute_silicon, execute_with, ExecOptions, HwOutcome, Outcome, Prediction,
 };
 use ptxconform_reference::sem::memory::Byte;
 use ptxconform_reference::sem::profile::Profile;
@@ -330,42 +330,34 @@ fn sweep_traps_are_predicted_with_their_kind() {
     );
 }
 
-/// A-BULK-DST-OTHER-CTA-HW (`cases/probes/bulk-dst-other-cta.yaml` and the corpus's
-/// `ub.bulk.dst_not_executing_cta.destination_waits`, H33): a .shared::cta bulk copy into
-/// another CTA of the cluster writes that CTA and signals its mbarrier at the operand's offset.
-/// Every recorded run is inside the prediction; where the destination CTA waits on that object,
-/// the silicon reading leaves every CTA's phase as the dumped parities show (the destination's
-/// complete, the issuer's open) and the bytes silicon left; the generator-9 programs are
-/// predicted to trap, and only to.
-#[test]
-fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
+/// The cases of `file` under `cases/` (with those of the corpus's `ub/remote.yaml` whose name
+/// ends with `also`), each
+/// checked against its recorded runs: every run is inside the prediction and the silicon reading
+/// is named. Where the destination CTA waits on its own object (a case named `…waits…`), the
+/// silicon reading leaves every CTA's phase as the dumped parities show (the destination's
+/// complete, the issuer's open) and the bytes silicon left. Returns the cases and how many
+/// destinations waited.
+fn dst_in_another_cta_as_recorded(
+    file: &str,
+    also: Option<&str>,
+) -> (Vec<ptxconform_reference::case::Case>, usize) {
     use ptxconform_reference::case::load_file;
-    use ptxconform_reference::sem::exec::Prediction;
     let opts = ExecOptions::of(Profile::Sm90);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-    let mut cases = load_file(&root.join("probes/bulk-dst-other-cta.yaml")).unwrap();
-    assert_eq!(cases.len(), 7);
+    let mut cases = load_file(&root.join(file)).unwrap();
     let corpus = load_file(&root.join("ub/remote.yaml")).unwrap();
     cases.extend(
         corpus
             .into_iter()
-            .filter(|c| c.name.ends_with(".destination_waits")),
+            .filter(|c| also.is_some_and(|a| c.name.ends_with(a))),
     );
-    assert_eq!(cases.len(), 8);
-    let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
     let mut waits = 0;
     for c in &cases {
         let ex = execute_with(c, opts).unwrap();
         let Outcome::Undefined { ub, .. } = &ex.outcome else {
             panic!("{}: {:?}", c.name, ex.outcome)
         };
-        assert_eq!(ub.rule, "bulk.dst_not_executing_cta", "{}", c.name);
         assert!(!c.observed.is_empty(), "{}", c.name);
-        assert!(
-            ex.readings.contains(&"A-BULK-DST-OTHER-CTA-HW"),
-            "{}",
-            c.name
-        );
         for o in &c.observed {
             let got = HwOutcome::of(&o.outcome);
             assert!(
@@ -375,10 +367,14 @@ fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
                 ex.prediction
             );
         }
-        if c.name.contains(".s51_") {
-            assert_eq!(ex.prediction, Prediction::one(launch_failed), "{}", c.name);
+        if ub.rule == "bulk.dst_not_executing_cta" {
+            assert!(
+                ex.readings.contains(&"A-BULK-DST-OTHER-CTA-HW"),
+                "{}",
+                c.name
+            );
         }
-        if !c.name.ends_with("waits") {
+        if !c.name.contains("waits") {
             continue;
         }
         waits += 1;
@@ -407,5 +403,59 @@ fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
             }
         }
     }
+    (cases, waits)
+}
+
+/// A-BULK-DST-OTHER-CTA-HW (`cases/probes/bulk-dst-other-cta.yaml` and the corpus's
+/// `ub.bulk.dst_not_executing_cta.destination_waits`, H33): a .shared::cta bulk copy into
+/// another CTA of the cluster writes that CTA and signals its mbarrier at the operand's offset;
+/// the generator-9 programs are predicted to trap, and only to.
+#[test]
+fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
+    let (cases, waits) = dst_in_another_cta_as_recorded(
+        "probes/bulk-dst-other-cta.yaml",
+        Some(".destination_waits"),
+    );
+    assert_eq!(cases.len(), 8);
     assert_eq!(waits, 2);
+    let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
+    for c in cases.iter().filter(|c| c.name.contains(".s51_")) {
+        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).unwrap();
+        assert_eq!(ex.prediction, Prediction::one(launch_failed), "{}", c.name);
+    }
+}
+
+/// A-BULK-DST-OTHER-CTA-HW for tensor loads (`cases/probes/tensor-dst-other-cta.yaml`): a tile
+/// load whose .shared::cta destination is another CTA's lands there and signals that CTA's
+/// mbarrier, as bulk copies do (1D and 2D boxes, clusters of 2 and 4).
+#[test]
+fn tensor_load_into_another_cta_signals_the_destination_ctas_mbarrier() {
+    let (cases, waits) = dst_in_another_cta_as_recorded("probes/tensor-dst-other-cta.yaml", None);
+    assert_eq!(cases.len(), 4);
+    assert_eq!(waits, 2);
+}
+
+/// H33 cut apart (`cases/probes/bulk-dst-other-cta-cut.yaml`): the generator-9 program traps
+/// at its last arrive-on, past the pending count of the phase the missing bytes left open
+/// (A-MB-COPIES-FIRST-HW's trap), not at the copy: without that arrive-on it times out (and is
+/// predicted to hang, only that, where no never-initialized object is signalled); a second
+/// arrive-on after a timed-out wait traps with or without the copy.
+#[test]
+fn bulk_copy_into_another_cta_traps_only_at_a_later_arrive_on() {
+    let (cases, waits) = dst_in_another_cta_as_recorded("probes/bulk-dst-other-cta-cut.yaml", None);
+    assert_eq!((cases.len(), waits), (5, 0));
+    let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
+    for c in &cases {
+        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).unwrap();
+        if c.name.ends_with("second_arrive") || c.name.ends_with("second_arrive_dst_init") {
+            assert_eq!(ex.prediction, Prediction::one(launch_failed), "{}", c.name);
+        } else if c.name.contains("init_all") {
+            assert_eq!(
+                ex.prediction,
+                Prediction::one(HwOutcome::Hangs),
+                "{}",
+                c.name
+            );
+        }
+    }
 }

@@ -159,16 +159,19 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The `.shared::cta` destination of a copy from global memory. §9.7.9.25.4.1: it must be
-    /// in the executing CTA's shared memory. Silicon writes one in another CTA of the cluster
-    /// (a `mapa` address) as the `.shared::cluster` form would: the bytes land there and
-    /// complete-tx goes to the mbarrier at the operand's offset in that CTA
-    /// (A-BULK-DST-OTHER-CTA-HW, [`super::predict::DST_OTHER_CTA`]).
-    fn cta_destination(&self, a: &Address) -> R<Loc> {
-        if self.reading == super::Reading::Silicon {
-            return self.shared(a, "dstMem");
-        }
-        self.shared_cta(a, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)
+    /// The `.shared::cta` destination of a bulk copy or tensor load from global memory.
+    /// §9.7.9.25.4.1 and §9.7.9.27.1.2: it must be in the executing CTA's shared memory. Silicon
+    /// writes one in another CTA of the cluster (a `mapa` address) as the `.shared::cluster`
+    /// form would: the bytes land there and complete-tx goes to the mbarrier at the operand's
+    /// offset in that CTA (A-BULK-DST-OTHER-CTA-HW, [`super::predict::DST_OTHER_CTA`]).
+    pub(super) fn cta_destination(&mut self, a: &Address) -> R<Loc> {
+        let dst = if self.reading == super::Reading::Silicon {
+            self.shared(a, "dstMem")?
+        } else {
+            self.shared_cta(a, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)?
+        };
+        self.dst_other_cta |= dst.cta() != Some(self.cta);
+        Ok(dst)
     }
 
     fn bulk_copy(&mut self, c: &BulkCopy) -> R {
@@ -176,7 +179,6 @@ impl Machine<'_> {
         match &c.dir {
             CopyDir::GlobalToCta { ignore_oob, mbar } => {
                 let dst = self.cta_destination(&c.dst)?;
-                self.dst_other_cta |= dst.cta() != Some(self.cta);
                 let src = self.global(&c.src, "srcMem")?;
                 // §9.7.9.25.4.1 .ignore_oob: only [0, 15] valid; those bytes of the source may be
                 // out of bounds and the destination bytes are indeterminate.

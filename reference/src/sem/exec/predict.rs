@@ -123,12 +123,11 @@
 //!   both), and a reduction in a cluster launch may also trap IllegalInstruction
 //!   ([`SELF_CLUSTER_LAUNCH`]).
 //!
-//! - A-BULK-DST-OTHER-CTA-HW: a cp.async.bulk from global whose .shared::cta destination is
-//!   in another CTA of the cluster (`bulk.dst_not_executing_cta`) runs as the .shared::cluster
-//!   form: the bytes land in that CTA and complete-tx goes to the mbarrier at the operand's
-//!   offset there (A-EXEC-MBAR-IN-DST), so the issuer's phase waits for bytes that never come
-//!   and the rest of the program decides; tensor loads of the rule stop at it and are
-//!   predicted to hang ([`DST_OTHER_CTA`]).
+//! - A-BULK-DST-OTHER-CTA-HW: a cp.async.bulk or cp.async.bulk.tensor load from global whose
+//!   .shared::cta destination is in another CTA of the cluster (`bulk.dst_not_executing_cta`)
+//!   runs as the .shared::cluster form: the bytes land in that CTA and complete-tx goes to the
+//!   mbarrier at the operand's offset there (A-EXEC-MBAR-IN-DST), so the issuer's phase waits
+//!   for bytes that never come and the rest of the program decides ([`DST_OTHER_CTA`]).
 //!
 //! - A-BULK-GRANULE-CLUSTER-HW: a bulk copy from global into .shared::cluster whose size is off
 //!   the 16-byte granule may trap LaunchFailed: the prediction of the run with the size rounded
@@ -592,11 +591,16 @@ pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-c
     bytes on its own mbarrier at the operand's offset its wait returned while the issuer's \
     timed out (the complete-tx went to the destination CTA's object, as for the \
     .shared::cluster form); with that object never initialized nothing trapped, the issuer's \
-    wait timed out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) \
-    trapped LaunchFailed under every build, with the object initialized in every CTA or in the \
-    issuer's alone; the run-on predicts that trap, a later arrive-on past the pending count of \
-    the phase the missing bytes left open (A-MB-COPIES-FIRST-HW's trap), which no probe has \
-    cut apart yet.";
+    wait timed out. Tensor tile loads do the same (cases/probes/tensor-dst-other-cta.yaml, \
+    two runs each: a 64-byte 1D box, clusters of 2 and 4, and a 256-byte 2D box): the box \
+    landed in the other CTA, its wait returned where it expected the bytes, the issuer's timed \
+    out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) trapped \
+    LaunchFailed under every build, with the object initialized in every CTA or in the \
+    issuer's alone; cut apart (cases/probes/bulk-dst-other-cta-cut.yaml, two runs each), the \
+    seed-51 program without its last arrive-on timed out and did not trap, and a second \
+    arrive-on after a timed-out wait on the phase the copy left open trapped, as it did with \
+    no copy at all: the trap is the later arrive-on past the pending count \
+    (A-MB-COPIES-FIRST-HW's trap).";
 
 /// The recorded runs behind A-BULK-GRANULE-CLUSTER-HW.
 pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (generator 3, \
@@ -826,9 +830,10 @@ pub const SILICON: &[SiliconReading] = &[
     SiliconReading {
         rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),
         outcomes: &[HwOutcome::Hangs],
-        evidence: "a tensor load into another CTA's .shared::cta window is predicted to hang \
-                   as bulk copies alone did (2 of 2, H100, H200); bulk copies run on \
-                   (DST_OTHER_CTA)",
+        evidence: "a bulk copy or tensor load alone into another CTA's .shared::cta window \
+                   hangs, its issuer's phase waiting for bytes that land in that CTA (bulk \
+                   copies 2 of 2, H100, H200; the probes of DST_OTHER_CTA); under the silicon \
+                   reading both run on (DST_OTHER_CTA)",
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::ADDRESS_MISALIGNED),

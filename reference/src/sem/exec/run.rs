@@ -56,8 +56,9 @@ pub(crate) enum Reading {
     /// the CTA's allocation lands there (A-OUT-OF-REGION-LANDS-HW), an mbarrier operation
     /// after mbarrier.inval runs on the object inval left (A-MB-INVAL-KEEPS-HW), and a
     /// .shared::cluster copy into the executing CTA of a cluster launch runs as a copy
-    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a bulk copy whose .shared::cta destination is in
-    /// another CTA of the cluster runs as the .shared::cluster form (A-BULK-DST-OTHER-CTA-HW),
+    /// (A-BULK-SELF-CLUSTER-LAUNCH-HW), a bulk copy or tensor load whose .shared::cta
+    /// destination is in another CTA of the cluster runs as the .shared::cluster form
+    /// (A-BULK-DST-OTHER-CTA-HW),
     /// a blocking wait that never completes gives up and
     /// the program goes on (A-WAIT-RUNS-ON-HW), a data race with an asynchronous operation's
     /// memory goes on (A-DATA-RACE-RUNS-ON-HW), an arrive-on before a wait observed the
@@ -77,8 +78,7 @@ pub(crate) enum Reading {
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
-/// cluster launch, a .shared::cta destination in another CTA (only bulk copies run on;
-/// tensor loads stop again), a blocking wait that never completes, a data race with an asynchronous
+/// cluster launch, a .shared::cta destination in another CTA, a blocking wait that never completes, a data race with an asynchronous
 /// operation's memory, an arrive-on before a wait observed the preceding phase, a
 /// `.noComplete` arrive-on that completes its phase, an arrive_drop of every expected
 /// arrival, an arrive-on past the pending count of a

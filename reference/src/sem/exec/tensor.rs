@@ -497,13 +497,17 @@ impl Machine<'_> {
         let coords = self.coords(&l.tensor)?;
         let mode = self.load_mode(&l.mode)?;
         let dst = match l.dst {
-            LoadDst::SharedCta => {
-                self.shared_cta(&l.dst_mem, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)?
-            }
+            LoadDst::SharedCta => self.cta_destination(&l.dst_mem)?,
             LoadDst::SharedCluster => self.shared(&l.dst_mem, "dstMem")?,
         };
         let dst_cta = dst.cta().unwrap_or(self.cta);
         let (mbar_cta, mbar_off) = self.mbar(&l.mbar, l.dst == LoadDst::SharedCluster)?;
+        // A `.shared::cta` destination in another CTA (silicon's reading) signals that CTA's
+        // mbarrier at the operand's offset, as the `.shared::cluster` form would.
+        let mbar_cta = match l.dst {
+            LoadDst::SharedCta => dst_cta,
+            LoadDst::SharedCluster => mbar_cta,
+        };
         let smem = u64::try_from(dst.start as i64 + dst.rel).or_else(|_| {
             ub(
                 &rules::ADDRESS_OUT_OF_REGION,
