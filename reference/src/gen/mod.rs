@@ -77,7 +77,9 @@ use world::World;
 /// 9: an undefined bulk load draws among five rules: misaligned, the parity race, a source
 /// range past its region (into the canary after it), a ctaMask bit past the cluster, and a
 /// `.shared::cta` destination in another CTA of the cluster.
-pub const GENERATOR_VERSION: u32 = 9;
+/// 10: an undefined tensor load with a `.shared::cta` destination in a cluster launch has that
+/// destination in another CTA of the cluster one time in eight.
+pub const GENERATOR_VERSION: u32 = 10;
 
 /// Header bytes (target, launch, regions, swarm, deviation).
 pub const HEADER: usize = 32;

@@ -364,6 +364,22 @@ fn undefined_bulk_copies_reach_every_rule() {
     }
 }
 
+/// An undefined tensor load reaches a `.shared::cta` destination in another CTA of the cluster
+/// (generator 10) beside the copy and map rules, and the model classifies every program by the
+/// rule drawn (`checked` runs the CPU oracles).
+#[test]
+fn undefined_tensor_loads_reach_a_destination_in_another_cta() {
+    let seen = undefined_rules_drawn(Family::Tensor, 47, 1500);
+    assert!(
+        seen.contains(crate::sem::ub::BULK_DST_NOT_OWN_CTA.id),
+        "not drawn: {seen:?}"
+    );
+    assert!(
+        seen.iter().any(|r| r.starts_with("tensor.copy")),
+        "{seen:?}"
+    );
+}
+
 /// Stores come with and without the proxy fence on sm_90a, and never with it on sm_80 (which
 /// has no `fence.proxy.async`); both kinds execute on the reference.
 #[test]

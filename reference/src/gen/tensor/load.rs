@@ -6,6 +6,7 @@ use super::{
     accepted, bit, declare, dim_of, fits, im2col, im2col_coords, im2col_coords_by, imms, legal,
     policy, range, tile_coords, tile_coords_by, tiled, Opts, Shape, TBUF, TRIES, TSRC,
 };
+use crate::case::model::Param;
 use crate::gen::bulk::through_mbarrier;
 use crate::gen::bytes::Chunk;
 use crate::gen::world::World;
@@ -18,6 +19,7 @@ use crate::sem::exec::tensor::{copy_rule_id, encode_rejected_id};
 use crate::sem::tensor::access::{copy_rule, LoadMode};
 use crate::sem::tensor::tensormap::{DataType, Interleave, OobFill, SplitMix, TensorMapParams};
 use crate::sem::tensor::{self, ValidatedMap};
+use crate::sem::ub;
 use crate::target::Target;
 
 /// A load (or prefetch) drawn and checked by the model.
@@ -232,6 +234,26 @@ pub(super) fn load(
             if legal(w, &Instruction::Tensor(TensorOp::Load(instr.clone()))) {
                 intent = None;
             }
+        }
+        // §9.7.9.27.1.2: a `.shared::cta` destination in another CTA of the cluster (one
+        // undefined such load in eight, so that the copy rules keep their share).
+        Some(Deviation::Undefined)
+            if instr.dst == LoadDst::SharedCta && cs > 1 && g.below(8) == 0 =>
+        {
+            let rank = (cta % cs + 1 + g.below(u64::from(cs - 1)) as u32) % cs;
+            let remote = w.param(
+                "remote",
+                Param::Mapa {
+                    mapa: TBUF.into(),
+                    cta: rank,
+                },
+            );
+            if let Value::Reg(r) = &remote {
+                instr.dst_mem = Address::reg_off(r, l.off as i64);
+            }
+            intent = Some(Intent::Undefined {
+                rule: ub::BULK_DST_NOT_OWN_CTA.id,
+            });
         }
         Some(Deviation::Undefined) => intent = Some(undefined(g, w.target, &mut l, &mut instr)),
         _ => {}
