@@ -388,7 +388,10 @@ pub const NEVER_INITIALIZED: &str = "the harness zeroes every mbarrier's 8 bytes
     probe.ub.bulk_self.remote_mbar_no_wait, whose complete-tx went to a never-initialized \
     object the same way, completed (the object read phase 0 complete); in \
     cases/probes/bulk-dst-other-cta.yaml three programs whose copy into another CTA sent its \
-    complete-tx to a never-initialized object there did not trap, 6 of 6 (H200, 2026-12-01).";
+    complete-tx to a never-initialized object there did not trap, 6 of 6 (H200, 2026-12-01), \
+    nor did two tensor loads of cases/probes/tensor-dst-other-cta.yaml (4 of 4) and \
+    probe.ub.bulk_dst_other_cta.s51_as_found_without_last_arrive (2 of 2) that did the same \
+    (H200, 2026-12-01).";
 
 /// The recorded runs behind A-MB-INVAL-KEEPS-HW.
 pub const INVAL_KEEPS: &str = "ub.mbarrier.not_initialized_after_inval (init count 1, inval, \
