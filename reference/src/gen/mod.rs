@@ -78,7 +78,7 @@ use world::World;
 /// range past its region (into the canary after it), a ctaMask bit past the cluster, and a
 /// `.shared::cta` destination in another CTA of the cluster.
 /// 10: an undefined tensor load with a `.shared::cta` destination in a cluster launch has that
-/// destination in another CTA of the cluster one time in eight.
+/// destination in another CTA of the cluster one time in eight (`tensor.dst_not_executing_cta`).
 pub const GENERATOR_VERSION: u32 = 10;
 
 /// Header bytes (target, launch, regions, swarm, deviation).

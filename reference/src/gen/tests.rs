@@ -371,7 +371,7 @@ fn undefined_bulk_copies_reach_every_rule() {
 fn undefined_tensor_loads_reach_a_destination_in_another_cta() {
     let seen = undefined_rules_drawn(Family::Tensor, 47, 1500);
     assert!(
-        seen.contains(crate::sem::ub::BULK_DST_NOT_OWN_CTA.id),
+        seen.contains(crate::sem::ub::TENSOR_DST_NOT_OWN_CTA.id),
         "not drawn: {seen:?}"
     );
     assert!(

@@ -279,6 +279,8 @@ rules! {
         "cp.reduce.async.bulk.tensor .redOp not allowed for the tensor map's element type");
     TENSOR_REDUCE_ADD_UNLISTED_FLOAT = ("tensor.reduce_add_unlisted_float", "9.7.9.25.5.3", true, Executor,
         "cp.reduce.async.bulk.tensor .add over a FLOAT64 or TFLOAT32 map (no .f64 / tf32 add in the type table)");
+    TENSOR_DST_NOT_OWN_CTA = ("tensor.dst_not_executing_cta", "9.7.9.25.5.2", false, Executor,
+        "tensor load's .shared::cta destination not in the executing CTA's shared memory");
     TENSOR_MBAR_CTA_GROUP = ("tensor.mbar_cta_group", "9.7.9.25.5.2", true, Executor,
         "tensor load mbarrier outside the destination CTA (.cta_group::1) or its CTA pair (.cta_group::2)");
     // --- Tensor Memory and tcgen05 (§9.7.16), detected by sem::tcgen05 or the executor ---

@@ -367,7 +367,7 @@ fn dst_in_another_cta_as_recorded(
                 ex.prediction
             );
         }
-        if ub.rule == "bulk.dst_not_executing_cta" {
+        if ["bulk.dst_not_executing_cta", "tensor.dst_not_executing_cta"].contains(&ub.rule) {
             assert!(
                 ex.readings.contains(&"A-BULK-DST-OTHER-CTA-HW"),
                 "{}",
@@ -425,14 +425,15 @@ fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
     }
 }
 
-/// A-BULK-DST-OTHER-CTA-HW for tensor loads (`cases/probes/tensor-dst-other-cta.yaml`): a tile
-/// load whose .shared::cta destination is another CTA's lands there and signals that CTA's
-/// mbarrier, as bulk copies do (1D and 2D boxes, clusters of 2 and 4).
+/// A-BULK-DST-OTHER-CTA-HW for tensor loads (`cases/probes/tensor-dst-other-cta.yaml`): a load
+/// whose .shared::cta destination is another CTA's lands there and signals that CTA's mbarrier,
+/// as bulk copies do (1D and 2D tiles in clusters of 2 and 4, an im2col load, a tile under the
+/// 128B swizzle).
 #[test]
 fn tensor_load_into_another_cta_signals_the_destination_ctas_mbarrier() {
     let (cases, waits) = dst_in_another_cta_as_recorded("probes/tensor-dst-other-cta.yaml", None);
-    assert_eq!(cases.len(), 4);
-    assert_eq!(waits, 2);
+    assert_eq!(cases.len(), 6);
+    assert_eq!(waits, 4);
 }
 
 /// H33 cut apart (`cases/probes/bulk-dst-other-cta-cut.yaml`): the generator-9 program traps

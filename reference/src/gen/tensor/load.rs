@@ -235,7 +235,7 @@ pub(super) fn load(
                 intent = None;
             }
         }
-        // §9.7.9.27.1.2: a `.shared::cta` destination in another CTA of the cluster (one
+        // §9.7.9.25.5.2: a `.shared::cta` destination in another CTA of the cluster (one
         // undefined such load in eight, so that the copy rules keep their share).
         Some(Deviation::Undefined)
             if instr.dst == LoadDst::SharedCta && cs > 1 && g.below(8) == 0 =>
@@ -252,7 +252,7 @@ pub(super) fn load(
                 instr.dst_mem = Address::reg_off(r, l.off as i64);
             }
             intent = Some(Intent::Undefined {
-                rule: ub::BULK_DST_NOT_OWN_CTA.id,
+                rule: ub::TENSOR_DST_NOT_OWN_CTA.id,
             });
         }
         Some(Deviation::Undefined) => intent = Some(undefined(g, w.target, &mut l, &mut instr)),

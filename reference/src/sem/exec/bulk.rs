@@ -10,7 +10,7 @@ use crate::sem::groups::AsyncOp;
 use crate::sem::memory::{Addr, Byte, ReadHoldId};
 use crate::sem::mutant::{self, Mutant as M};
 use crate::sem::proxy::Proxy;
-use crate::sem::ub::{self as rules, Situation, Ub};
+use crate::sem::ub::{self as rules, Situation, Ub, UbRule};
 
 /// The 16-byte granule of every bulk operation (size, alignment, cp_mask chunks).
 const GRANULE: u64 = 16;
@@ -159,16 +159,18 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The `.shared::cta` destination of a bulk copy or tensor load from global memory.
-    /// §9.7.9.25.4.1 and §9.7.9.27.1.2: it must be in the executing CTA's shared memory. Silicon
-    /// writes one in another CTA of the cluster (a `mapa` address) as the `.shared::cluster`
-    /// form would: the bytes land there and complete-tx goes to the mbarrier at the operand's
-    /// offset in that CTA (A-BULK-DST-OTHER-CTA-HW, [`super::predict::DST_OTHER_CTA`]).
-    pub(super) fn cta_destination(&mut self, a: &Address) -> R<Loc> {
+    /// The `.shared::cta` destination of a bulk copy (§9.7.9.25.4.1, `rule`
+    /// [`rules::BULK_DST_NOT_OWN_CTA`]) or tensor load (§9.7.9.25.5.2,
+    /// [`rules::TENSOR_DST_NOT_OWN_CTA`]) from global memory: it must be in the executing CTA's
+    /// shared memory. Silicon writes one in another CTA of the cluster (a `mapa` address) as the
+    /// `.shared::cluster` form would: the bytes land there and complete-tx goes to the mbarrier
+    /// at the operand's offset in that CTA (A-BULK-DST-OTHER-CTA-HW,
+    /// [`super::predict::DST_OTHER_CTA`]).
+    pub(super) fn cta_destination(&mut self, a: &Address, rule: &'static UbRule) -> R<Loc> {
         let dst = if self.reading == super::Reading::Silicon {
             self.shared(a, "dstMem")?
         } else {
-            self.shared_cta(a, "dstMem", &rules::BULK_DST_NOT_OWN_CTA)?
+            self.shared_cta(a, "dstMem", rule)?
         };
         self.dst_other_cta |= dst.cta() != Some(self.cta);
         Ok(dst)
@@ -178,7 +180,7 @@ impl Machine<'_> {
         let size = self.bulk_size(&c.size)?;
         match &c.dir {
             CopyDir::GlobalToCta { ignore_oob, mbar } => {
-                let dst = self.cta_destination(&c.dst)?;
+                let dst = self.cta_destination(&c.dst, &rules::BULK_DST_NOT_OWN_CTA)?;
                 let src = self.global(&c.src, "srcMem")?;
                 // §9.7.9.25.4.1 .ignore_oob: only [0, 15] valid; those bytes of the source may be
                 // out of bounds and the destination bytes are indeterminate.

@@ -124,8 +124,8 @@
 //!   ([`SELF_CLUSTER_LAUNCH`]).
 //!
 //! - A-BULK-DST-OTHER-CTA-HW: a cp.async.bulk or cp.async.bulk.tensor load from global whose
-//!   .shared::cta destination is in another CTA of the cluster (`bulk.dst_not_executing_cta`)
-//!   runs as the .shared::cluster form: the bytes land in that CTA and complete-tx goes to the
+//!   .shared::cta destination is in another CTA of the cluster (`bulk.dst_not_executing_cta`,
+//!   `tensor.dst_not_executing_cta`) runs as the .shared::cluster form: the bytes land in that CTA and complete-tx goes to the
 //!   mbarrier at the operand's offset there (A-EXEC-MBAR-IN-DST), so the issuer's phase waits
 //!   for bytes that never come and the rest of the program decides ([`DST_OTHER_CTA`]).
 //!
@@ -594,10 +594,11 @@ pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-c
     bytes on its own mbarrier at the operand's offset its wait returned while the issuer's \
     timed out (the complete-tx went to the destination CTA's object, as for the \
     .shared::cluster form); with that object never initialized nothing trapped, the issuer's \
-    wait timed out. Tensor tile loads do the same (cases/probes/tensor-dst-other-cta.yaml, \
-    two runs each: a 64-byte 1D box, clusters of 2 and 4, and a 256-byte 2D box): the box \
-    landed in the other CTA, its wait returned where it expected the bytes, the issuer's timed \
-    out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) trapped \
+    wait timed out. Tensor loads do the same (tensor.dst_not_executing_cta, \
+    cases/probes/tensor-dst-other-cta.yaml, two runs each: 64-byte 1D tiles in clusters of 2 \
+    and 4, a 256-byte 2D tile, a 128-byte 3D im2col load, a 512-byte 2D tile under the 128B \
+    swizzle): the box landed in the other CTA where the silicon reading puts it, its wait \
+    returned where it expected the bytes, the issuer's timed out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) trapped \
     LaunchFailed under every build, with the object initialized in every CTA or in the \
     issuer's alone; cut apart (cases/probes/bulk-dst-other-cta-cut.yaml, two runs each), the \
     seed-51 program without its last arrive-on timed out and did not trap, and a second \
@@ -833,10 +834,18 @@ pub const SILICON: &[SiliconReading] = &[
     SiliconReading {
         rule: RuleRef::Ub(&ub::BULK_DST_NOT_OWN_CTA),
         outcomes: &[HwOutcome::Hangs],
-        evidence: "a bulk copy or tensor load alone into another CTA's .shared::cta window \
-                   hangs, its issuer's phase waiting for bytes that land in that CTA (bulk \
-                   copies 2 of 2, H100, H200; the probes of DST_OTHER_CTA); under the silicon \
-                   reading both run on (DST_OTHER_CTA)",
+        evidence: "a bulk copy alone into another CTA's .shared::cta window hangs, its \
+                   issuer's phase waiting for bytes that land in that CTA (2 of 2, H100, H200; \
+                   the probes of DST_OTHER_CTA); under the silicon reading it runs on \
+                   (DST_OTHER_CTA)",
+    },
+    SiliconReading {
+        rule: RuleRef::Ub(&ub::TENSOR_DST_NOT_OWN_CTA),
+        outcomes: &[HwOutcome::Hangs],
+        evidence: "a tensor load alone into another CTA's .shared::cta window hangs as a bulk \
+                   copy does, its issuer's phase waiting for bytes that land in that CTA (the \
+                   tensor probes of DST_OTHER_CTA); under the silicon reading it runs on \
+                   (DST_OTHER_CTA)",
     },
     SiliconReading {
         rule: RuleRef::Ub(&ub::ADDRESS_MISALIGNED),

@@ -92,6 +92,7 @@ pub fn has_silicon_reading(ex: &Execution) -> bool {
         || u.rule == ub::BULK_SIZE_MULTIPLE_16.id
         || u.situation == Some(ub::Situation::ClusterLaunch)
         || u.rule == ub::BULK_DST_NOT_OWN_CTA.id
+        || u.rule == ub::TENSOR_DST_NOT_OWN_CTA.id
         || (u.rule == ub::MBAR_NOT_INITIALIZED.id
             && u.situation != Some(ub::Situation::NeverInitialized))
         || (u.rule == ub::ADDRESS_OUT_OF_REGION.id

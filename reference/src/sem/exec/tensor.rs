@@ -497,7 +497,9 @@ impl Machine<'_> {
         let coords = self.coords(&l.tensor)?;
         let mode = self.load_mode(&l.mode)?;
         let dst = match l.dst {
-            LoadDst::SharedCta => self.cta_destination(&l.dst_mem)?,
+            LoadDst::SharedCta => {
+                self.cta_destination(&l.dst_mem, &rules::TENSOR_DST_NOT_OWN_CTA)?
+            }
             LoadDst::SharedCluster => self.shared(&l.dst_mem, "dstMem")?,
         };
         let dst_cta = dst.cta().unwrap_or(self.cta);
