@@ -125,9 +125,10 @@
 //!
 //! - A-BULK-DST-OTHER-CTA-HW: a cp.async.bulk or cp.async.bulk.tensor load from global whose
 //!   .shared::cta destination is in another CTA of the cluster (`bulk.dst_not_executing_cta`,
-//!   `tensor.dst_not_executing_cta`) runs as the .shared::cluster form: the bytes land in that CTA and complete-tx goes to the
-//!   mbarrier at the operand's offset there (A-EXEC-MBAR-IN-DST), so the issuer's phase waits
-//!   for bytes that never come and the rest of the program decides ([`DST_OTHER_CTA`]).
+//!   `tensor.dst_not_executing_cta`) runs as the .shared::cluster form: the bytes land in that
+//!   CTA and complete-tx goes to the mbarrier at the operand's offset there
+//!   (A-EXEC-MBAR-IN-DST), so the issuer's phase waits for bytes that never come and the rest
+//!   of the program decides ([`DST_OTHER_CTA`]).
 //!
 //! - A-BULK-GRANULE-CLUSTER-HW: a bulk copy from global into .shared::cluster whose size is off
 //!   the 16-byte granule may trap LaunchFailed: the prediction of the run with the size rounded
@@ -589,22 +590,21 @@ pub const SELF_CLUSTER_LAUNCH: &str = "H200, 2026-11-28, each a .shared::cluster
 /// The recorded runs behind A-BULK-DST-OTHER-CTA-HW.
 pub const DST_OTHER_CTA: &str = "H200, 2026-12-01, cases/probes/bulk-dst-other-cta.yaml and \
     ub.bulk.dst_not_executing_cta.destination_waits (cases/ub/remote.yaml), two runs each: a \
-    cp.async.bulk.shared::cta.global copy of 240 bytes into another CTA's `mapa` address \
-    (clusters of 4 and 2) wrote the bytes there, and where the destination CTA expected 240 \
-    bytes on its own mbarrier at the operand's offset its wait returned while the issuer's \
-    timed out (the complete-tx went to the destination CTA's object, as for the \
-    .shared::cluster form); with that object never initialized nothing trapped, the issuer's \
-    wait timed out. Tensor loads do the same (tensor.dst_not_executing_cta, \
-    cases/probes/tensor-dst-other-cta.yaml, two runs each: 64-byte 1D tiles in clusters of 2 \
-    and 4, a 256-byte 2D tile, a 128-byte 3D im2col load, a 512-byte 2D tile under the 128B \
-    swizzle): the box landed in the other CTA where the silicon reading puts it, its wait \
-    returned where it expected the bytes, the issuer's timed out. Generator 9's programs of the rule (seeds 51 and 52, 80 divergences each) trapped \
-    LaunchFailed under every build, with the object initialized in every CTA or in the \
-    issuer's alone; cut apart (cases/probes/bulk-dst-other-cta-cut.yaml, two runs each), the \
-    seed-51 program without its last arrive-on timed out and did not trap, and a second \
-    arrive-on after a timed-out wait on the phase the copy left open trapped, as it did with \
-    no copy at all: the trap is the later arrive-on past the pending count \
-    (A-MB-COPIES-FIRST-HW's trap).";
+    cp.async.bulk.shared::cta.global copy of 240 bytes into another CTA's `mapa` address (clusters \
+    of 4 and 2) wrote the bytes there, and where the destination CTA expected 240 bytes on its own \
+    mbarrier at the operand's offset its wait returned while the issuer's timed out (the \
+    complete-tx went to the destination CTA's object, as for the .shared::cluster form); with that \
+    object never initialized nothing trapped, the issuer's wait timed out. Tensor loads do the \
+    same (tensor.dst_not_executing_cta, cases/probes/tensor-dst-other-cta.yaml, two runs each: \
+    64-byte 1D tiles in clusters of 2 and 4, a 256-byte 2D tile, a 128-byte 3D im2col load, a \
+    512-byte 2D tile under the 128B swizzle): the box landed in the other CTA where the silicon \
+    reading puts it, its wait returned where it expected the bytes, the issuer's timed out. \
+    Generator 9's programs of the bulk rule (seeds 51 and 52, 80 divergences each) trapped \
+    LaunchFailed under every build, with the object initialized in every CTA or in the issuer's \
+    alone; cut apart (cases/probes/bulk-dst-other-cta-cut.yaml, two runs each), the seed-51 \
+    program without its last arrive-on timed out and did not trap, and a second arrive-on after a \
+    timed-out wait on the phase the copy left open trapped, as it did with no copy at all: the \
+    trap is the later arrive-on past the pending count (A-MB-COPIES-FIRST-HW's trap).";
 
 /// The recorded runs behind A-BULK-GRANULE-CLUSTER-HW.
 pub const GRANULE_CLUSTER: &str = "H200, 2026-11-28, seed-7 mutants campaign (generator 3, \

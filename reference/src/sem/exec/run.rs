@@ -78,12 +78,11 @@ pub(crate) enum Reading {
 /// encodes against the text, a bulk size off the 16-byte granule, a shared access out of its
 /// region inside the CTA's allocation (only tensor units run on; the others stop again), an
 /// mbarrier operation after inval, a .shared::cluster copy into the executing CTA of a
-/// cluster launch, a .shared::cta destination in another CTA, a blocking wait that never completes, a data race with an asynchronous
-/// operation's memory, an arrive-on before a wait observed the preceding phase, a
-/// `.noComplete` arrive-on that completes its phase, an arrive_drop of every expected
-/// arrival, an arrive-on past the pending count of a
-/// phase that copies in flight still owe, or a parity wait whose phase what is in flight may
-/// move past.
+/// cluster launch, a .shared::cta destination in another CTA, a blocking wait that never
+/// completes, a data race with an asynchronous operation's memory, an arrive-on before a
+/// wait observed the preceding phase, a `.noComplete` arrive-on that completes its phase, an
+/// arrive_drop of every expected arrival, an arrive-on past the pending count of a phase that
+/// copies in flight still owe, or a parity wait whose phase what is in flight may move past.
 pub fn has_silicon_reading(ex: &Execution) -> bool {
     let Outcome::Undefined { ub: u, .. } = &ex.outcome else {
         return false;
