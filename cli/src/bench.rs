@@ -11,7 +11,8 @@
 //! - **naive**: the same cases the old way — one module compiled (driver JIT) and one launch
 //!   and synchronisation per case — and the ratio of each end-to-end rate to it;
 //! - **fuzz**: random programs/s of a campaign per family mix (generation, CPU and ptxas
-//!   oracles, hardware), on fresh seeds, in a scratch directory; with distinct programs/s and
+//!   oracles, hardware), on fresh seeds, in a scratch directory with an empty cubin cache of
+//!   its own (so that a second bench compiles its shapes too); with distinct programs/s and
 //!   shapes/s (programs are shapes × values, `--fuzz-values-per-shape`), the rate after the
 //!   campaign's first block with the time that block took (the warm-up a short row counts and
 //!   a long campaign spreads thin), and the CPU a program of the process and of its children
@@ -840,14 +841,18 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         report.families.push(f);
     }
     if let (Some(d), true) = (&dev, args.fuzz_seconds > 0 && args.measures(Row::Fuzz)) {
+        let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
+        // An empty cubin cache of the rows' own: each row's seed is fixed, so the user's cache
+        // would serve a second bench the first one's kernels uncompiled (h200-2026-12-01u call 7:
+        // 633 ptxas runs where a cold run took 1,536, and 43 % more programs/s).
         let mut gpu = Fleet {
-            engines: vec![crate::fuzz::gpu(
+            engines: vec![crate::fuzz::gpu_cached(
                 d,
                 10,
                 ptxconform_gpu::compile::DEFAULT_OPT_LEVEL,
+                Some(scratch.join("cubin")),
             )?],
         };
-        let scratch = std::env::temp_dir().join(format!("ptxconform-bench-{}", std::process::id()));
         for mix in args.mixes(&MIXES) {
             report
                 .fuzz
