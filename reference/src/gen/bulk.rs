@@ -246,27 +246,11 @@ pub fn copy_episode(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) ->
 fn s2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Intent> {
     let (cta, thread) = w.one(c);
     let cs = w.cluster_size();
-    let own = cta % cs;
-    let rank = (own + 1 + c.below(cs - 1)) % cs;
+    let rank = World::other_rank(cta, cs, c.below(cs - 1));
     let dest = w.in_cluster(cta, rank);
     let b = c.below(w.bars.len() as u32) as usize;
-    let remote = w.param(
-        "remote",
-        Param::Mapa {
-            mapa: SBUF.into(),
-            cta: rank,
-        },
-    );
-    let rbar = w.param(
-        "rbar",
-        Param::Mapa {
-            mapa: World::bar_name(b),
-            cta: rank,
-        },
-    );
-    let (Value::Reg(remote), Value::Reg(rbar)) = (remote, rbar) else {
-        return None;
-    };
+    let remote = w.mapa("remote", SBUF, rank);
+    let rbar = w.mapa("rbar", &World::bar_name(b), rank);
     let xs = xfers(w, c, false);
     let bad = c.below(xs.len() as u32) as usize;
     let per: Vec<i64> = xs.iter().map(|x| x.size).collect();
@@ -367,15 +351,8 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
             }
             (3, None, 1) if cs > 1 => {
                 // §9.7.9.25.4.1: a `.shared::cta` destination in another CTA of the cluster.
-                let rank = (cta % cs + 1 + c.below(cs - 1)) % cs;
-                let remote = w.param(
-                    "remote",
-                    Param::Mapa {
-                        mapa: SBUF.into(),
-                        cta: rank,
-                    },
-                );
-                bad_dst = Some(remote);
+                let rank = World::other_rank(cta, cs, c.below(cs - 1));
+                bad_dst = Some(w.mapa("remote", SBUF, rank));
                 ub::BULK_DST_NOT_OWN_CTA.id
             }
             _ => {
@@ -433,7 +410,7 @@ fn g2s(w: &mut World, c: &mut Chunk<'_>, dev: Option<Deviation>) -> Option<Inten
             intent = set_step(intent.take(), w.steps.len());
         }
         let dst = match (&bad_dst, i == bad) {
-            (Some(Value::Reg(remote)), true) => Address::reg_off(remote, x.dst),
+            (Some(remote), true) => Address::reg_off(remote, x.dst),
             _ => Address::reg_off(SBUF, x.dst),
         };
         let copy = BulkCopy {

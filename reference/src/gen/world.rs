@@ -286,12 +286,35 @@ impl World {
 
     /// A fresh parameter `{prefix}{n}` holding `p`.
     pub fn param(&mut self, prefix: &str, p: Param) -> Value {
+        Value::Reg(self.named_param(prefix, p))
+    }
+
+    /// [`World::param`]'s name.
+    fn named_param(&mut self, prefix: &str, p: Param) -> String {
         let name = (0..)
             .map(|i| format!("{prefix}{i}"))
             .find(|n| !self.params.contains_key(n))
             .unwrap_or_default();
         self.params.insert(name.clone(), p);
-        Value::Reg(name)
+        name
+    }
+
+    /// A fresh parameter `{prefix}{n}` holding the address of `region` (a shared region or
+    /// mbarrier) in the CTA of cluster rank `rank` (`mapa`); its name is the address operand.
+    pub fn mapa(&mut self, prefix: &str, region: &str, rank: u32) -> String {
+        self.named_param(
+            prefix,
+            Param::Mapa {
+                mapa: region.into(),
+                cta: rank,
+            },
+        )
+    }
+
+    /// The cluster rank `k` places after `cta`'s own in a cluster of `cs` CTAs (`k` below
+    /// `cs - 1`): another CTA's rank.
+    pub fn other_rank(cta: u32, cs: u32, k: u32) -> u32 {
+        (cta % cs + 1 + k) % cs
     }
     /// A `.b32` operand: an immediate, or (with `reg_operands`, by a byte) a `size…` parameter.
     pub fn b32(&mut self, c: &mut Chunk<'_>, v: i64) -> Value {

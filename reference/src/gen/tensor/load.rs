@@ -6,7 +6,6 @@ use super::{
     accepted, bit, declare, dim_of, fits, im2col, im2col_coords, im2col_coords_by, imms, legal,
     policy, range, tile_coords, tile_coords_by, tiled, Opts, Shape, TBUF, TRIES, TSRC,
 };
-use crate::case::model::Param;
 use crate::gen::bulk::through_mbarrier;
 use crate::gen::bytes::Chunk;
 use crate::gen::world::World;
@@ -240,17 +239,8 @@ pub(super) fn load(
         Some(Deviation::Undefined)
             if instr.dst == LoadDst::SharedCta && cs > 1 && g.below(8) == 0 =>
         {
-            let rank = (cta % cs + 1 + g.below(u64::from(cs - 1)) as u32) % cs;
-            let remote = w.param(
-                "remote",
-                Param::Mapa {
-                    mapa: TBUF.into(),
-                    cta: rank,
-                },
-            );
-            if let Value::Reg(r) = &remote {
-                instr.dst_mem = Address::reg_off(r, l.off as i64);
-            }
+            let rank = World::other_rank(cta, cs, g.below(u64::from(cs - 1)) as u32);
+            instr.dst_mem = Address::reg_off(&w.mapa("remote", TBUF, rank), l.off as i64);
             intent = Some(Intent::Undefined {
                 rule: ub::TENSOR_DST_NOT_OWN_CTA.id,
             });
