@@ -330,17 +330,17 @@ fn sweep_traps_are_predicted_with_their_kind() {
     );
 }
 
-/// The cases of `file` under `cases/` (with those of the corpus's `ub/remote.yaml` whose name
-/// ends with `also`), each
-/// checked against its recorded runs: every run is inside the prediction and the silicon reading
-/// is named. Where the destination CTA waits on its own object (a case named `…waits…`), the
-/// silicon reading leaves every CTA's phase as the dumped parities show (the destination's
-/// complete, the issuer's open) and the bytes silicon left. Returns the cases and how many
+/// The cases of `file` under `cases/` (and those of the corpus's `ub/remote.yaml` whose name
+/// ends with `also`), each undefined and checked against its recorded runs: every run is inside
+/// the prediction, and a copy into another CTA names the silicon reading. Where the destination
+/// CTA waits on its own object (a case named `…waits…`), the silicon reading leaves every CTA's
+/// phase as the dumped parities show (the destination's complete, the issuer's open) and the
+/// bytes silicon left. Returns each case's name, rule and prediction, and how many
 /// destinations waited.
 fn dst_in_another_cta_as_recorded(
     file: &str,
     also: Option<&str>,
-) -> (Vec<ptxconform_reference::case::Case>, usize) {
+) -> (Vec<(String, String, Prediction)>, usize) {
     use ptxconform_reference::case::load_file;
     let opts = ExecOptions::of(Profile::Sm90);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
@@ -351,7 +351,7 @@ fn dst_in_another_cta_as_recorded(
             .into_iter()
             .filter(|c| also.is_some_and(|a| c.name.ends_with(a))),
     );
-    let mut waits = 0;
+    let (mut waits, mut seen) = (0, Vec::new());
     for c in &cases {
         let ex = execute_with(c, opts).unwrap();
         let Outcome::Undefined { ub, .. } = &ex.outcome else {
@@ -374,6 +374,7 @@ fn dst_in_another_cta_as_recorded(
                 c.name
             );
         }
+        seen.push((c.name.clone(), ub.rule.to_string(), ex.prediction.clone()));
         if !c.name.contains("waits") {
             continue;
         }
@@ -403,7 +404,7 @@ fn dst_in_another_cta_as_recorded(
             }
         }
     }
-    (cases, waits)
+    (seen, waits)
 }
 
 /// A-BULK-DST-OTHER-CTA-HW (`cases/probes/bulk-dst-other-cta.yaml` and the corpus's
@@ -412,16 +413,17 @@ fn dst_in_another_cta_as_recorded(
 /// the generator-9 programs are predicted to trap, and only to.
 #[test]
 fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
-    let (cases, waits) = dst_in_another_cta_as_recorded(
+    let (runs, waits) = dst_in_another_cta_as_recorded(
         "probes/bulk-dst-other-cta.yaml",
         Some(".destination_waits"),
     );
-    assert_eq!(cases.len(), 8);
-    assert_eq!(waits, 2);
+    assert_eq!((runs.len(), waits), (8, 2));
     let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
-    for c in cases.iter().filter(|c| c.name.contains(".s51_")) {
-        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).unwrap();
-        assert_eq!(ex.prediction, Prediction::one(launch_failed), "{}", c.name);
+    for (name, rule, prediction) in &runs {
+        assert_eq!(rule, "bulk.dst_not_executing_cta", "{name}");
+        if name.contains(".s51_") {
+            assert_eq!(*prediction, Prediction::one(launch_failed), "{name}");
+        }
     }
 }
 
@@ -431,9 +433,11 @@ fn bulk_copy_into_another_cta_signals_the_destination_ctas_mbarrier() {
 /// 128B swizzle).
 #[test]
 fn tensor_load_into_another_cta_signals_the_destination_ctas_mbarrier() {
-    let (cases, waits) = dst_in_another_cta_as_recorded("probes/tensor-dst-other-cta.yaml", None);
-    assert_eq!(cases.len(), 6);
-    assert_eq!(waits, 4);
+    let (runs, waits) = dst_in_another_cta_as_recorded("probes/tensor-dst-other-cta.yaml", None);
+    assert_eq!((runs.len(), waits), (6, 4));
+    for (name, rule, _) in &runs {
+        assert_eq!(rule, "tensor.dst_not_executing_cta", "{name}");
+    }
 }
 
 /// H33 cut apart (`cases/probes/bulk-dst-other-cta-cut.yaml`): the generator-9 program traps
@@ -443,20 +447,22 @@ fn tensor_load_into_another_cta_signals_the_destination_ctas_mbarrier() {
 /// arrive-on after a timed-out wait traps with or without the copy.
 #[test]
 fn bulk_copy_into_another_cta_traps_only_at_a_later_arrive_on() {
-    let (cases, waits) = dst_in_another_cta_as_recorded("probes/bulk-dst-other-cta-cut.yaml", None);
-    assert_eq!((cases.len(), waits), (5, 0));
+    let (runs, waits) = dst_in_another_cta_as_recorded("probes/bulk-dst-other-cta-cut.yaml", None);
+    assert_eq!((runs.len(), waits), (5, 0));
     let launch_failed = HwOutcome::Traps(ptxconform_reference::case::TrapKind::LaunchFailed);
-    for c in &cases {
-        let ex = execute_with(c, ExecOptions::of(Profile::Sm90)).unwrap();
-        if c.name.ends_with("second_arrive") || c.name.ends_with("second_arrive_dst_init") {
-            assert_eq!(ex.prediction, Prediction::one(launch_failed), "{}", c.name);
-        } else if c.name.contains("init_all") {
-            assert_eq!(
-                ex.prediction,
-                Prediction::one(HwOutcome::Hangs),
-                "{}",
-                c.name
-            );
+    for (name, rule, prediction) in &runs {
+        // The control without a copy stops at its wait instead.
+        let copies = !name.contains(".no_copy_");
+        let expected = if copies {
+            "bulk.dst_not_executing_cta"
+        } else {
+            "wait.never_completes"
+        };
+        assert_eq!(rule, expected, "{name}");
+        if name.contains("second_arrive") {
+            assert_eq!(*prediction, Prediction::one(launch_failed), "{name}");
+        } else if name.contains("init_all") {
+            assert_eq!(*prediction, Prediction::one(HwOutcome::Hangs), "{name}");
         }
     }
 }
