@@ -3,7 +3,7 @@
 //!
 //! A compiled module is identified by its [`Build`]: the compiler (its file identity and its
 //! `ptxas --version` line), the architecture (`-arch`, e.g. `sm_90a`) and the options. The cache
-//! key ([`CacheKey`]) is FNV-1a 128 over the PTX text, the version line, the architecture and the
+//! key ([`CacheKey`]) is FNV-1a 128 over the PTX text (or the texts of one run's files, in order), the version line, the architecture and the
 //! options — not over the compiler's file identity, so reinstalling the same ptxas release (new
 //! path or mtime) keeps the disk cache, while a different release misses it.
 //!
@@ -84,13 +84,27 @@ impl Build {
     /// version, the architecture and the options, each length-prefixed (so no two different
     /// tuples concatenate to the same bytes).
     pub fn key(&self, ptx: &str) -> CacheKey {
+        self.key_files(&[ptx])
+    }
+
+    /// The cache key of the cubin one run makes of `files` (in order) built this way; one file's
+    /// is its [`Build::key`], several files' are tagged apart and counted.
+    pub fn key_files(&self, files: &[&str]) -> CacheKey {
         let mut h = FNV128_OFFSET;
         let mut part = |b: &[u8]| {
             h = fnv1a128(h, &(b.len() as u64).to_le_bytes());
             h = fnv1a128(h, b);
         };
-        part(b"ptxconform-cubin-v1");
-        part(ptx.as_bytes());
+        if let [ptx] = files {
+            part(b"ptxconform-cubin-v1");
+            part(ptx.as_bytes());
+        } else {
+            part(b"ptxconform-cubin-files-v1");
+            part(&(files.len() as u64).to_le_bytes());
+            for ptx in files {
+                part(ptx.as_bytes());
+            }
+        }
         part(self.version.as_bytes());
         part(self.arch.as_bytes());
         for o in &self.options {
@@ -287,9 +301,36 @@ impl Compiler {
 
     /// [`Compiler::compile_many`] with `-arch` values given as text.
     pub fn compile_arch_many(&self, jobs: &[(&str, String)]) -> Vec<Compiled> {
+        let files: Vec<[&str; 1]> = jobs.iter().map(|(ptx, _)| [*ptx]).collect();
+        let jobs: Vec<(&[&str], &str)> = files
+            .iter()
+            .zip(jobs)
+            .map(|(f, (_, arch))| (&f[..], arch.as_str()))
+            .collect();
+        self.compile_files(&jobs)
+    }
+
+    /// Compile each job's PTX files for its target in one ptxas run, into one cubin holding
+    /// every file's kernels; results in input order. Each file keeps its own `.version` and
+    /// `.target` directives, so kernels of several PTX versions share a run (a run's start costs
+    /// about as much as a small kernel) without any kernel's text changing; the code of each is
+    /// the code its file alone compiles to. Cached and run in parallel as
+    /// [`Compiler::compile_many`].
+    pub fn compile_files_many(&self, jobs: &[(Vec<&str>, Target)]) -> Vec<Compiled> {
+        let archs: Vec<String> = jobs.iter().map(|(_, t)| t.to_string()).collect();
+        let jobs: Vec<(&[&str], &str)> = jobs
+            .iter()
+            .zip(&archs)
+            .map(|((files, _), arch)| (files.as_slice(), arch.as_str()))
+            .collect();
+        self.compile_files(&jobs)
+    }
+
+    /// The cache lookups and ptxas runs behind every `compile_*`: one run per job, of its files.
+    fn compile_files(&self, jobs: &[(&[&str], &str)]) -> Vec<Compiled> {
         let keys: Vec<CacheKey> = jobs
             .iter()
-            .map(|(ptx, arch)| self.build(arch).key(ptx))
+            .map(|(files, arch)| self.build(arch).key_files(files))
             .collect();
         let mut done: HashMap<CacheKey, Compiled> = HashMap::new();
         // Distinct keys missing from memory, each with its first job.
@@ -327,7 +368,7 @@ impl Compiler {
             .par_iter()
             .map(|&(k, i)| {
                 let t = Instant::now();
-                let r = self.run_ptxas(jobs[i].0, &jobs[i].1);
+                let r = self.run_ptxas(jobs[i].0, jobs[i].1);
                 let took = t.elapsed();
                 if let Ok(cubin) = &r {
                     self.write_disk(k, cubin);
@@ -361,26 +402,34 @@ impl Compiler {
         keys.iter().map(|k| done[k].clone()).collect()
     }
 
-    /// `ptxas -arch=<arch> <options> in.ptx -o out.cubin` in the work directory.
-    fn run_ptxas(&self, ptx: &str, arch: &str) -> Result<Vec<u8>, String> {
+    /// `ptxas -arch=<arch> <options> in-0.ptx in-1.ptx … -o out.cubin` in the work directory.
+    fn run_ptxas(&self, files: &[&str], arch: &str) -> Result<Vec<u8>, String> {
         std::fs::create_dir_all(&self.work_dir)
             .map_err(|e| format!("cannot create {}: {e}", self.work_dir.display()))?;
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let input = self.work_dir.join(format!("{n}.ptx"));
+        let inputs: Vec<PathBuf> = (0..files.len())
+            .map(|i| self.work_dir.join(format!("{n}-{i}.ptx")))
+            .collect();
         let output = self.work_dir.join(format!("{n}.cubin"));
-        std::fs::write(&input, ptx)
-            .map_err(|e| format!("cannot write {}: {e}", input.display()))?;
-        let out = Command::new(&self.ptxas.path)
-            .arg(format!("-arch={arch}"))
-            .args(&self.options)
-            .arg(&input)
-            .arg("-o")
-            .arg(&output)
-            .output();
+        let written = inputs.iter().zip(files).try_for_each(|(input, ptx)| {
+            std::fs::write(input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))
+        });
+        let out = written.and_then(|()| {
+            Command::new(&self.ptxas.path)
+                .arg(format!("-arch={arch}"))
+                .args(&self.options)
+                .args(&inputs)
+                .arg("-o")
+                .arg(&output)
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", self.ptxas.path.display()))
+        });
         let cubin = std::fs::read(&output);
-        let _ = std::fs::remove_file(&input);
+        for input in &inputs {
+            let _ = std::fs::remove_file(input);
+        }
         let _ = std::fs::remove_file(&output);
-        let out = out.map_err(|e| format!("cannot run {}: {e}", self.ptxas.path.display()))?;
+        let out = out?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             let errs = parse_errors(&stderr);
@@ -679,6 +728,55 @@ mod tests {
         );
         let s = c.stats();
         assert_eq!((s.failed, s.memory_hits), (2, 1), "{s}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The bytes of the ELF64 section `name` of `elf` (tests read the code of one kernel).
+    fn section<'a>(elf: &'a [u8], name: &str) -> Option<&'a [u8]> {
+        let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]) as usize;
+        let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+        let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+        let (shoff, size, count, names) = (u64_at(0x28), u16_at(0x3A), u16_at(0x3C), u16_at(0x3E));
+        let header = |i: usize| shoff + i * size;
+        let strtab = u64_at(header(names) + 0x18);
+        (0..count).find_map(|i| {
+            let h = header(i);
+            let at = strtab + u32_at(h);
+            let end = at + elf[at..].iter().position(|&b| b == 0)?;
+            let (off, len) = (u64_at(h + 0x18), u64_at(h + 0x20));
+            (&elf[at..end] == name.as_bytes()).then(|| &elf[off..off + len])
+        })
+    }
+
+    #[test]
+    fn files_of_several_ptx_versions_compile_in_one_run() {
+        let dir = temp_cache("files");
+        let Some(c) = service(&dir) else { return };
+        let a = kernel("st.global.u32 [%rd1], 1;").replace(".entry k(", ".entry ka(");
+        let b = kernel("st.global.u32 [%rd1], 2;")
+            .replace(".entry k(", ".entry kb(")
+            .replace(".version 9.0", ".version 8.0");
+        let bad = kernel("bogus.instr;").replace(".entry k(", ".entry kc(");
+        let rs = c.compile_files_many(&[
+            (vec![a.as_str(), b.as_str()], Target::SM_90A),
+            (vec![a.as_str(), bad.as_str()], Target::SM_90A),
+        ]);
+        let both = rs[0].as_ref().unwrap();
+        assert!(rs[1].is_err(), "one bad file fails its run");
+        // One run, one cubin: each kernel's code is what its file alone compiles to.
+        for (text, entry) in [(&a, "ka"), (&b, "kb")] {
+            let alone = c.compile(text, Target::SM_90A).unwrap();
+            let code = format!(".text.{entry}");
+            let ours = section(both, &code).unwrap_or_else(|| panic!("{code} missing"));
+            assert_eq!(Some(ours), section(&alone, &code), "{entry}");
+        }
+        let s = c.stats();
+        assert_eq!((s.compiled, s.failed), (3, 1), "{s}");
+        // A list of files is its own key: neither one file's nor the same files in another order.
+        let build = c.build("sm_90a");
+        assert_eq!(build.key_files(&[&a]), build.key(&a));
+        assert_ne!(build.key_files(&[&a, &b]), build.key_files(&[&b, &a]));
+        assert_ne!(build.key_files(&[&a, &b]), build.key(&format!("{a}{b}")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -33,11 +33,12 @@ impl Module {
 }
 
 /// Compile `ems` (new shapes, each once) with `c` for a device of compute capability `cc`.
-/// Shapes of one preamble are linked into modules of several kernels (one ptxas run and one
-/// module load each), the modules compiled in parallel. A module that does not compile is split
-/// into its shapes, so that an error belongs to one shape; a shape that does not compile offline
-/// gets no module (the driver's JIT then reports its own error for the case).
-fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) -> Vec<Module> {
+/// Shapes of one preamble are linked into one text, and the texts of one architecture into
+/// modules of several kernels, about `per_core` a core: one ptxas run (its files, one a
+/// preamble) and one module load each, the modules compiled in parallel. A module that does not compile is split into its
+/// shapes, so that an error belongs to one shape; a shape that does not compile offline gets no
+/// module (the driver's JIT then reports its own error for the case).
+fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted], per_core: usize) -> Vec<Module> {
     let dev = (cc.0 * 10 + cc.1) as u32;
     // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
     // device) is compiled for the device, as the driver's JIT would.
@@ -48,32 +49,48 @@ fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) -> Vec<Module> 
             Target::new(dev, Suffix::None)
         }
     };
-    let mut groups: BTreeMap<(&str, Target), Vec<&Emitted>> = BTreeMap::new();
+    // An architecture's shapes in preamble order, so that a module's members of one preamble
+    // are adjacent and link into one file.
+    let mut groups: BTreeMap<Target, BTreeMap<&str, Vec<&Emitted>>> = BTreeMap::new();
     for em in ems {
         groups
-            .entry((em.preamble(), arch(em)))
+            .entry(arch(em))
+            .or_default()
+            .entry(em.preamble())
             .or_default()
             .push(em);
     }
-    let sizes: Vec<usize> = groups.values().map(Vec::len).collect();
-    let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
-    for (((_, t), members), per) in groups
+    let groups: Vec<(Target, Vec<&Emitted>)> = groups
         .into_iter()
-        .zip(module_sizes(&sizes, rayon::current_num_threads()))
+        .map(|(t, by_preamble)| (t, by_preamble.into_values().flatten().collect()))
+        .collect();
+    let sizes: Vec<usize> = groups.iter().map(|(_, m)| m.len()).collect();
+    let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
+    for ((t, members), per) in
+        groups
+            .into_iter()
+            .zip(module_sizes(&sizes, rayon::current_num_threads(), per_core))
     {
         modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
     }
     // Largest first: the parallel compile then ends about when its longest module does.
     modules.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
-    let texts: Vec<String> = modules.iter().map(|(_, m)| link(m)).collect();
-    let jobs: Vec<(&str, Target)> = texts
+    let texts: Vec<Vec<String>> = modules
+        .iter()
+        .map(|(_, m)| {
+            m.chunk_by(|a, b| a.preamble() == b.preamble())
+                .map(link)
+                .collect()
+        })
+        .collect();
+    let jobs: Vec<(Vec<&str>, Target)> = texts
         .iter()
         .zip(&modules)
-        .map(|(text, (t, _))| (text.as_str(), *t))
+        .map(|(files, (t, _))| (files.iter().map(String::as_str).collect(), *t))
         .collect();
     let mut out = Vec::new();
     let mut alone: Vec<(&str, Target, &Emitted)> = Vec::new();
-    for ((t, members), r) in modules.iter().zip(c.compile_many(&jobs)) {
+    for ((t, members), r) in modules.iter().zip(c.compile_files_many(&jobs)) {
         match r {
             Ok(cubin) => out.push(Module {
                 cubin,
@@ -130,26 +147,35 @@ pub(super) fn compile_with(
         .copied()
         .filter(|em| !kernels.contains_key(&em.shape_key) && seen.insert(em.shape_key))
         .collect();
-    register(build_modules(c, cc, &new), kernels, sup);
+    register(
+        build_modules(c, cc, &new, BATCH_MODULES_PER_CORE),
+        kernels,
+        sup,
+    );
 }
 
 /// Most kernels linked into one module.
 const MODULE_KERNELS: usize = 64;
 
-/// Modules per core a batch of new shapes is cut into: with several, cores that finish early
-/// take more, instead of idling while the largest module compiles (a 15 s fuzz campaign on 16
-/// cores: 363 programs/s with one module per core, 422 with about three).
-const MODULES_PER_CORE: usize = 3;
+/// Modules per core a batch's own compile cuts its new shapes into: the batch waits for the
+/// last module, and with several a core that finishes early takes another instead of idling
+/// while the largest compiles (a 15 s fuzz campaign on 16 cores, when every block compiled
+/// its shapes itself: 363 programs/s with one module per core, 422 with about three).
+pub(super) const BATCH_MODULES_PER_CORE: usize = 3;
 
-/// Kernels per module for groups of `sizes` new shapes (one group per preamble), compiled on
-/// `threads` cores: about [`MODULES_PER_CORE`] modules per core in all, so a batch of many small
-/// groups (a fuzz block spreads over a dozen PTX versions and targets) does not start one ptxas
-/// per group and core — a start costs as much as a few small kernels. Each group is cut into
-/// equal parts of at most [`MODULE_KERNELS`].
-pub(super) fn module_sizes(sizes: &[usize], threads: usize) -> Vec<usize> {
+/// Modules per core of a compile ahead of need: nothing waits for it while it runs beside the
+/// block before, so the fewest ptxas starts serve best (a start costs about a small kernel's
+/// compile).
+pub(super) const AHEAD_MODULES_PER_CORE: usize = 1;
+
+/// Kernels per module for groups of `sizes` new shapes (one group per architecture), compiled on
+/// `threads` cores: about `per_core` modules per core in all, so that a batch of many small
+/// groups does not start one ptxas per group and core. Each group is cut into equal parts of
+/// at most [`MODULE_KERNELS`].
+pub(super) fn module_sizes(sizes: &[usize], threads: usize, per_core: usize) -> Vec<usize> {
     let total: usize = sizes.iter().sum();
     let share = total
-        .div_ceil(threads.max(1) * MODULES_PER_CORE)
+        .div_ceil(threads.max(1) * per_core.max(1))
         .clamp(1, MODULE_KERNELS);
     sizes
         .iter()
@@ -228,7 +254,7 @@ impl Ahead {
             .map(|(ahead, shapes)| Ending { ahead, shapes })
             .collect();
         let t = Instant::now();
-        let modules = build_modules(c, cc, &new);
+        let modules = build_modules(c, cc, &new, AHEAD_MODULES_PER_CORE);
         let wall = t.elapsed();
         // Each gets the modules holding a shape it started here: one that had the others
         // already would load a module again for kernels it keeps (a module per shape after an

@@ -1096,22 +1096,30 @@ mod tests {
 
     #[test]
     fn module_sizes_share_new_shapes_across_cores() {
-        use kernels::module_sizes;
-        // Ten preamble groups of a fuzz block (315 shapes) on 16 cores: 49 modules of at most
-        // 7 kernels (about three per core), not one per group and core (125).
-        let sizes = [47, 8, 8, 34, 82, 75, 12, 14, 16, 19];
-        let per = module_sizes(&sizes, 16);
-        let modules: usize = sizes.iter().zip(&per).map(|(n, p)| n.div_ceil(*p)).sum();
-        assert_eq!(modules, 49, "{per:?}");
+        use kernels::{module_sizes, AHEAD_MODULES_PER_CORE, BATCH_MODULES_PER_CORE};
+        let count = |sizes: &[usize], per: &[usize]| -> usize {
+            sizes.iter().zip(per).map(|(n, p)| n.div_ceil(*p)).sum()
+        };
+        // A fuzz block's 315 shapes over three architectures on 16 cores: a batch's own
+        // compile makes about three modules per core (47, of at most 7 kernels), not one per
+        // architecture and core.
+        let sizes = [120, 82, 113];
+        let per = module_sizes(&sizes, 16, BATCH_MODULES_PER_CORE);
+        assert_eq!(count(&sizes, &per), 47, "{per:?}");
         assert!(per.iter().all(|&p| p <= 7), "{per:?}");
         // Parts of a group are equal to within one kernel.
-        assert_eq!(per[4], 7);
-        assert_eq!(per[5], 7);
+        assert_eq!(per[0], 7);
+        assert_eq!(per[1], 7);
+        // A compile ahead makes about one a core.
+        let ahead = module_sizes(&sizes, 16, AHEAD_MODULES_PER_CORE);
+        assert_eq!(count(&sizes, &ahead), 17, "{ahead:?}");
+        assert!(ahead.iter().all(|&p| p <= 20), "{ahead:?}");
         // A big corpus group is cut at MODULE_KERNELS; one shape is one module.
-        assert_eq!(module_sizes(&[10_000], 16), vec![64]);
-        assert_eq!(module_sizes(&[1000], 16), vec![21]);
-        assert_eq!(module_sizes(&[1], 16), vec![1]);
-        assert_eq!(module_sizes(&[0, 3], 1), vec![1, 1]);
+        assert_eq!(module_sizes(&[10_000], 16, 3), vec![64]);
+        assert_eq!(module_sizes(&[1000], 16, 3), vec![21]);
+        assert_eq!(module_sizes(&[1], 16, 3), vec![1]);
+        assert_eq!(module_sizes(&[0, 3], 1, 3), vec![1, 1]);
+        assert_eq!(module_sizes(&[5], 4, 0), vec![2], "no division by zero");
     }
 
     #[test]
