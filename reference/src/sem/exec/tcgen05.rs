@@ -26,7 +26,9 @@
 //! - A-EXEC-TCGEN05-LD: tcgen05.ld completes at issue; thread i of the warp receives lane
 //!   `taddr.lane + i`; a register loaded from an undefined cell is left unbound.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use foldhash::fast::FixedState;
 
 use super::{kind, ub, Machine, Reg, Stop, R};
 use crate::layout::{Place, TMEM_WORD_BYTES};
@@ -55,8 +57,9 @@ pub(crate) struct State {
     cta_group: Option<CtaGroup>,
     used: bool,
     next_op: u64,
-    /// Cells whose last writer (op number) no wait has confirmed yet.
-    unconfirmed: BTreeMap<CellId, u64>,
+    /// Cells whose last writer (op number) no wait has confirmed yet (looked up, never walked in
+    /// order: hashed).
+    unconfirmed: HashMap<CellId, u64, FixedState>,
     /// Per issuing (cta, thread): copies not yet committed.
     uncommitted: BTreeMap<(u32, u32), Vec<(CellId, u64)>>,
     /// Per mbarrier key: copies a commit arriving on it covers.

@@ -385,21 +385,35 @@ pub fn cp_effect(
 ) -> Result<CpEffect, Ub> {
     let desc = SmemDesc::decode(sdesc)?;
     let mut eff = CpEffect::default();
+    // A chunk's placements are adjacent (every lane, word and destination of it): its bytes
+    // are read and its four words decoded once, for the last (window, chunk) seen.
+    let mut last: Option<((bool, u32), [Cell; 4])> = None;
     for p in placements(form, taddr, &desc)? {
-        let smem = match (p.dest, peer_source) {
-            (Dest::Peer, PeerSource::OwnSmem) => peer_smem.ok_or_else(|| {
-                Ub::new(
-                    &TCGEN05_CP_PEER_INACTIVE,
-                    "cta_group::2 copy without a peer CTA's shared memory",
-                )
-            })?,
-            _ => own_smem,
+        let from_peer = p.dest == Dest::Peer && peer_source == PeerSource::OwnSmem;
+        let key = (from_peer, p.chunk_addr);
+        let words = match last {
+            Some((k, words)) if k == key => words,
+            _ => {
+                let smem = if from_peer {
+                    peer_smem.ok_or_else(|| {
+                        Ub::new(
+                            &TCGEN05_CP_PEER_INACTIVE,
+                            "cta_group::2 copy without a peer CTA's shared memory",
+                        )
+                    })?
+                } else {
+                    own_smem
+                };
+                let src = read_chunk(smem, p.chunk_addr)?;
+                let words = [0, 1, 2, 3].map(|w| chunk_word(form.decompress, &src, w));
+                last = Some((key, words));
+                words
+            }
         };
-        let src = read_chunk(smem, p.chunk_addr)?;
         let w = CellWrite {
             lane: p.lane,
             column: p.column,
-            value: chunk_word(form.decompress, &src, p.word),
+            value: words[p.word as usize],
         };
         match p.dest {
             Dest::Own => eff.own.push(w),

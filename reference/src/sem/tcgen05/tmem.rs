@@ -1,7 +1,9 @@
 //! One CTA's Tensor Memory (§9.7.16.1): 128 lanes × 512 columns of 32-bit cells, dynamically
 //! allocated in columns (§9.7.16.1.2, §9.7.16.7.1), cells undefined until written.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
 
 use crate::sem::ub::Ub;
 use crate::sem::ub::{
@@ -118,8 +120,9 @@ pub fn warp_uniform(values: &[u32], operand: &str) -> Result<u32, Ub> {
 pub struct Tmem {
     /// The cells holding a known value, by `lane * COLUMNS + column`; every other cell is
     /// [`Cell::Unwritten`]. Sparse: a program writes a few thousand of the 65,536 cells, and a
-    /// dense image cost a zeroed half megabyte per CTA of every tcgen05 program.
-    cells: BTreeMap<u32, u32>,
+    /// dense image cost a zeroed half megabyte per CTA of every tcgen05 program. Hashed, not
+    /// ordered: nothing reads the cells in order, and a copy writes hundreds of them.
+    cells: HashMap<u32, u32, FixedState>,
     /// Live allocations as (first column, nCols), sorted by column.
     allocs: Vec<(u32, u32)>,
     /// §9.7.16.7.1: "The number of columns allocated should not increase between any two
@@ -137,7 +140,7 @@ impl Default for Tmem {
 impl Tmem {
     pub fn new() -> Tmem {
         Tmem {
-            cells: BTreeMap::new(),
+            cells: HashMap::default(),
             allocs: Vec::new(),
             last_ncols: None,
             relinquished: false,
