@@ -100,8 +100,8 @@ fn counts_as_copy(i: &Instruction) -> bool {
 }
 
 /// Whether an instruction counts as a copy, and its name, by its step's opcode, per thread
-/// ([`family_of`]).
-type Names = std::collections::HashMap<String, (bool, String)>;
+/// ([`family_of`]); looked up for every step of every program, so hashed with foldhash.
+type Names = std::collections::HashMap<String, (bool, String), foldhash::fast::FixedState>;
 
 /// Names a thread holds before it starts over.
 const NAMES_HELD: usize = 4096;

@@ -218,11 +218,12 @@ impl<K> Hash for Prehashed<K> {
     }
 }
 
-/// `key`'s hash under a fixed hasher (the same in every thread).
+/// `key`'s hash under a fixed hasher (the same in every thread). foldhash, not SipHash: every
+/// program's key is hashed (its steps' texts and params), and SipHash was about a tenth of the
+/// host's preparation of a fuzz step; nothing here faces untrusted keys.
 fn hash_of<K: Hash + ?Sized>(key: &K) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    key.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(key)
 }
 
 /// `template`'s program with `case`'s initial shared image.
