@@ -35,9 +35,10 @@ impl Module {
 /// Compile `ems` (new shapes, each once) with `c` for a device of compute capability `cc`.
 /// Shapes of one preamble are linked into one text, and the texts of one architecture into
 /// modules of several kernels, about `per_core` a core: one ptxas run (its files, one a
-/// preamble) and one module load each, the modules compiled in parallel. A module that does not compile is split into its
-/// shapes, so that an error belongs to one shape; a shape that does not compile offline gets no
-/// module (the driver's JIT then reports its own error for the case).
+/// preamble) and one module load each, the modules compiled in parallel. A module that does
+/// not compile is split into its shapes, so that an error belongs to one shape; a shape that
+/// does not compile offline gets no module (the driver's JIT then reports its own error for
+/// the case).
 fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted], per_core: usize) -> Vec<Module> {
     let dev = (cc.0 * 10 + cc.1) as u32;
     // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
