@@ -3,9 +3,10 @@
 //!
 //! A compiled module is identified by its [`Build`]: the compiler (its file identity and its
 //! `ptxas --version` line), the architecture (`-arch`, e.g. `sm_90a`) and the options. The cache
-//! key ([`CacheKey`]) is FNV-1a 128 over the PTX text (or the texts of one run's files, in order), the version line, the architecture and the
-//! options — not over the compiler's file identity, so reinstalling the same ptxas release (new
-//! path or mtime) keeps the disk cache, while a different release misses it.
+//! key ([`CacheKey`]) is FNV-1a 128 over the PTX text (or the texts of one run's files, in
+//! order), the version line, the architecture and the options — not over the compiler's file
+//! identity, so reinstalling the same ptxas release (new path or mtime) keeps the disk cache,
+//! while a different release misses it.
 //!
 //! Disk cache: `$PTXCONFORM_CACHE`, else `$XDG_CACHE_HOME/ptxconform/cubin`, else
 //! `$HOME/.cache/ptxconform/cubin`; one file `<key hex>.cubin` per module, written atomically
