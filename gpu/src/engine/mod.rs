@@ -1026,7 +1026,8 @@ mod tests {
         let mut eng = Engine::new(sup, (9, 0), Some(compiler));
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/cp_async/copy.yaml");
         let cases = ptxconform_reference::case::load_file(&file).unwrap();
-        // One thread: the engine makes about MODULES_PER_CORE modules, here three of two shapes.
+        // One thread: a batch's compile makes about BATCH_MODULES_PER_CORE modules, here three
+        // of two shapes.
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -1064,6 +1065,29 @@ mod tests {
             "compiled alone, under its own name"
         );
         assert!(!modules.contains(&k.module));
+
+        // Shapes of two PTX versions: three modules of two shapes, the middle one holding a
+        // shape of each (one ptxas run of two files), each kernel under its linked name.
+        let version = |e: &Emitted| e.ptx.lines().next().unwrap_or_default().to_string();
+        let mut mixed: Vec<Emitted> = cases[12..18].iter().map(|c| emit(c).unwrap()).collect();
+        let (from, to) = (version(&mixed[0]), ".version 9.0");
+        assert_ne!(from, to, "the corpus cases are of another version");
+        for e in &mut mixed[3..] {
+            e.ptx = e.ptx.replacen(&from, to, 1).into();
+            e.shape_key = crate::emit::fnv1a(&e.ptx);
+        }
+        one.install(|| eng.compile(&mixed.iter().collect::<Vec<_>>()));
+        let module_of = |e: &Emitted| eng.kernels[&e.shape_key].module;
+        let distinct: std::collections::BTreeSet<u64> = mixed.iter().map(module_of).collect();
+        assert_eq!(distinct.len(), 3, "six shapes, three modules");
+        assert_eq!(
+            module_of(&mixed[2]),
+            module_of(&mixed[3]),
+            "one module, two versions"
+        );
+        assert!(mixed
+            .iter()
+            .all(|e| eng.kernels[&e.shape_key].entry == e.linked_entry()));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
