@@ -80,7 +80,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "K", default_value_t = crate::fuzz::campaign::DEFAULT_VALUES_PER_SHAPE)]
     pub fuzz_values_per_shape: u64,
     /// Only these family mixes in the fuzz rows (`all` or a `--families` list per mix, e.g.
-    /// `--fuzz-mixes all --fuzz-mixes tensor`; default: every mix of the row).
+    /// `--fuzz-mixes all --fuzz-mixes tensor`; `trap`: the all-families mix with a known trapping
+    /// case every 100 programs, on a GPU; default: every mix of the row, and `trap`).
     #[arg(long, value_name = "FAMILIES")]
     pub fuzz_mixes: Vec<String>,
     /// The case corpus the fixed shapes come from.
@@ -139,15 +140,28 @@ impl BenchArgs {
         (self.only.is_empty() && !by_name) || self.only.contains(&row)
     }
 
-    /// The fuzz mixes to measure: `--fuzz-mixes`, else a row's own.
+    /// The fuzz mixes to measure: `--fuzz-mixes` but [`TRAP_MIX`], else a row's own.
     fn mixes<'a>(&'a self, row: &[&'a str]) -> Vec<&'a str> {
         if self.fuzz_mixes.is_empty() {
             row.to_vec()
         } else {
-            self.fuzz_mixes.iter().map(String::as_str).collect()
+            self.fuzz_mixes
+                .iter()
+                .map(String::as_str)
+                .filter(|&m| m != TRAP_MIX)
+                .collect()
         }
     }
+
+    /// Whether the GPU's fuzz rows end with the cost of traps: by default, or when
+    /// `--fuzz-mixes` names [`TRAP_MIX`] (it runs about 25 s whatever the row's seconds).
+    fn measures_traps(&self) -> bool {
+        self.fuzz_mixes.is_empty() || self.fuzz_mixes.iter().any(|m| m == TRAP_MIX)
+    }
 }
+
+/// The `--fuzz-mixes` name of the all-families mix with a planted trap (`all + 1 trap/100`).
+const TRAP_MIX: &str = "trap";
 
 /// A fixed shape: a corpus case by name.
 struct Shape {
@@ -860,13 +874,15 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         }
         // What traps cost: the all-family campaign again, one program in TRAP_EVERY replaced by
         // a known trapping case.
-        let trap = Planted {
-            every: TRAP_EVERY,
-            case: corpus_case(&args.corpus, TRAP_CASE.0, TRAP_CASE.1)?,
-        };
-        report
-            .fuzz
-            .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
+        if args.measures_traps() {
+            let trap = Planted {
+                every: TRAP_EVERY,
+                case: corpus_case(&args.corpus, TRAP_CASE.0, TRAP_CASE.1)?,
+            };
+            report
+                .fuzz
+                .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
+        }
         let _ = std::fs::remove_dir_all(&scratch);
     }
     if args.fuzz_seconds > 0 && args.measures(Row::FuzzHost) {
@@ -1256,6 +1272,15 @@ mod tests {
         assert!(one.measures(Row::Corpus));
         assert!(!one.measures(Row::Shapes) && !one.measures(Row::Fuzz));
         assert_eq!(one.trap_workers, 4);
+        // `trap` names the planted-trap row, not a mix of families; by default it runs.
+        assert!(all.measures_traps() && all.mixes(&MIXES) == MIXES.to_vec());
+        let mixes =
+            Cli::parse_from(["bench", "--fuzz-mixes", "all", "--fuzz-mixes", "tensor"]).bench;
+        assert!(!mixes.measures_traps());
+        assert_eq!(mixes.mixes(&MIXES), vec!["all", "tensor"]);
+        let traps = Cli::parse_from(["bench", "--fuzz-mixes", "all", "--fuzz-mixes", "trap"]).bench;
+        assert!(traps.measures_traps());
+        assert_eq!(traps.mixes(&MIXES), vec!["all"]);
         let two = Cli::parse_from(["bench", "--only", "fuzz,corpus"]).bench;
         assert!(two.measures(Row::Fuzz) && !two.measures(Row::Shapes));
     }
