@@ -602,9 +602,10 @@ fn campaign_on(
         resume: false,
         // The trap row's blocks as before the legal config's grew: a block runs to its end, and
         // its planted traps past the row's seconds (20 in 2,048 programs took about 10 s).
-        batch: match planted {
-            Some(_) => 2048,
-            None => crate::fuzz::campaign::default_block(crate::fuzz::ConfigKind::Legal),
+        batch: crate::fuzz::campaign::default_block(crate::fuzz::ConfigKind::Legal),
+        blocks: match planted {
+            Some(_) => crate::fuzz::campaign::Blocks::fixed(2048),
+            None => crate::fuzz::campaign::default_blocks(crate::fuzz::ConfigKind::Legal),
         },
         minimize_rounds: 0,
         shard: crate::shard::Shard::ALL,

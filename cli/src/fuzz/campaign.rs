@@ -74,7 +74,10 @@ pub struct Options {
     pub regressions: PathBuf,
     pub known: KnownDivergences,
     pub resume: bool,
+    /// Candidates per minimization round.
     pub batch: usize,
+    /// Programs in each block the campaign draws and runs.
+    pub blocks: Blocks,
     pub minimize_rounds: usize,
     /// The part of the campaign's programs this process runs.
     pub shard: Shard,
@@ -161,6 +164,9 @@ impl Options {
             }),
             resume: a.resume,
             batch: a.batch.unwrap_or_else(|| default_block(a.config)).max(1),
+            blocks: a
+                .batch
+                .map_or_else(|| default_blocks(a.config), Blocks::fixed),
             minimize_rounds: a.minimize_rounds,
             shard: a.shard.unwrap_or(Shard::ALL),
             planted: None,
@@ -514,28 +520,85 @@ impl Walls {
     }
 }
 
-/// Programs in a block when `--batch` is not given: for `--config legal` 1,024 per thread, at
-/// least 2,048; past 16,384 only as far as [`BLOCK_MEMORY_SHARE`] of the memory available
-/// allows, and at most [`MAX_LEGAL_BLOCK`].
-///
-/// A block's new shapes compile while the device runs the block before, and a larger block
-/// links more of them into each module, one ptxas start for several shapes. Each block also
-/// costs the device a start and an end: every lane prepares its first step before the device
-/// has anything to run, and lanes that run out of steps wait for the last. `fuzz --config
-/// legal`, K = 64, 20 s, on a 64-core host with four H200s and 64 threads a pool: on one
-/// machine start, one GPU 18,780 programs/s with blocks of 16,384 and 23,432 with 32,768, two
-/// GPUs 22,930 and 28,400; on another, one GPU 25,543 with 16,384 and 25,488 with 65,536
-/// (`reports/bench/README.md`, h200x4-2026-11-29i). On a 16-core H200 blocks of 4,096 ran
-/// 10,363, 9,508 and 12,225 programs/s (1.8 shapes a module), of 16,384 11,328, 10,881 and
-/// 12,230 (5.2) (h200-2026-11-29c). Other configs keep 256 per thread: their hardware time goes
-/// to traps and hangs more than to compiling, and a block runs to its end past `--seconds`,
-/// its unexpected traps included.
+/// Candidates per minimization round when `--batch` is not given: for `--config legal` 1,024
+/// per thread, at least 2,048 and within [`block_memory_cap`]; for other configs 256 per thread,
+/// which is also their block ([`default_blocks`]).
 pub fn default_block(config: ConfigKind) -> usize {
     let threads = rayon::current_num_threads();
     match config {
         ConfigKind::Legal => legal_block(threads, available_memory()),
-        ConfigKind::Mixed => (256 * threads).max(2048),
+        ConfigKind::Mixed => mixed_block(threads),
     }
+}
+
+fn mixed_block(threads: usize) -> usize {
+    (256 * threads).max(2048)
+}
+
+/// The blocks of a campaign: the first holds `first` programs and each next one twice as many
+/// as the one before, up to `most`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocks {
+    pub first: usize,
+    pub most: usize,
+}
+
+impl Blocks {
+    /// Every block `n` programs (`--batch`).
+    pub fn fixed(n: usize) -> Blocks {
+        Blocks {
+            first: n.max(1),
+            most: n.max(1),
+        }
+    }
+
+    /// Programs in block `i` (from 0).
+    pub fn nth(&self, i: u32) -> usize {
+        let first = self.first.max(1);
+        let grown = first.saturating_mul(1usize.checked_shl(i).unwrap_or(usize::MAX));
+        grown.min(self.most).max(first)
+    }
+}
+
+/// The blocks of a campaign when `--batch` is not given.
+///
+/// `--config legal` starts at 256 programs a thread (at least 2,048), so that the device has
+/// its first launches soon, and doubles up to [`legal_block_most`]. A block's new shapes
+/// compile while the device runs the block before, and a larger block links more of them into
+/// each module. Each block also costs the device a start and an end: every lane prepares its
+/// first step before the device has anything of it to run, and lanes that run out of steps
+/// wait for the last. `fuzz --config legal`, 20 s, on one start of a 16-core H200: fixed blocks
+/// of 16,384, 32,768 and 65,536 ran 17,637, 19,118 and 19,401 programs/s after the first
+/// block, which took 1.9, 3.8 and 6.3 s (`reports/bench/README.md`, h200-2026-12-01w). On a
+/// 64-core host with four H200s, one GPU ran 18,780 programs/s with blocks of 16,384 and 23,432
+/// with 32,768 on one machine start, and 25,543 and 25,488 with 65,536 on another
+/// (h200x4-2026-11-29i).
+///
+/// Other configs keep [`default_block`]: their hardware time goes to traps and hangs more than
+/// to compiling, and a block runs to its end past `--seconds`, its unexpected traps included.
+pub fn default_blocks(config: ConfigKind) -> Blocks {
+    let threads = rayon::current_num_threads();
+    match config {
+        ConfigKind::Legal => Blocks {
+            first: (256 * threads).max(2048),
+            most: legal_block_most(threads, available_memory()),
+        },
+        ConfigKind::Mixed => Blocks::fixed(mixed_block(threads)),
+    }
+}
+
+/// The largest default `--config legal` block on `threads` threads with `available` bytes of
+/// memory free: 4,096 programs a thread, at least 2,048, and past 16,384 only as far as
+/// [`BLOCK_MEMORY_SHARE`] of the memory allows (at most [`MAX_LEGAL_BLOCK`]).
+fn legal_block_most(threads: usize, available: Option<u64>) -> usize {
+    (4096 * threads).clamp(2048, block_memory_cap(available))
+}
+
+/// The most programs a default block may hold with `available` bytes free: 16,384 where that
+/// is unknown or small, else [`BLOCK_MEMORY_SHARE`] of it, at most [`MAX_LEGAL_BLOCK`].
+fn block_memory_cap(available: Option<u64>) -> usize {
+    let fits = available.map_or(0, |b| b / BLOCK_MEMORY_SHARE / BLOCK_BYTES_PER_PROGRAM);
+    (fits as usize).clamp(16_384, MAX_LEGAL_BLOCK)
 }
 
 /// Most programs in a default `--config legal` block (the largest measured).
@@ -552,9 +615,7 @@ const BLOCK_MEMORY_SHARE: u64 = 8;
 /// [`default_block`] for `--config legal` on `threads` threads with `available` bytes of memory
 /// free (unknown: no growth past 16,384).
 fn legal_block(threads: usize, available: Option<u64>) -> usize {
-    let fits = available.map_or(0, |b| b / BLOCK_MEMORY_SHARE / BLOCK_BYTES_PER_PROGRAM);
-    let most = (fits as usize).clamp(16_384, MAX_LEGAL_BLOCK);
-    (1024 * threads).clamp(2048, most)
+    (1024 * threads).clamp(2048, block_memory_cap(available))
 }
 
 /// The memory the kernel says is available for new work (`MemAvailable`, Linux), in bytes.
@@ -791,10 +852,10 @@ fn reference_oracle_passes(g: &Generated, ex: &Execution, profile: Profile) -> b
         }
 }
 
-/// Programs in the next block: `batch`, or what `stop` leaves after `done`.
-fn block_len(batch: usize, stop: &Stop, done: u64) -> u64 {
+/// Programs in block `i`: as `blocks` says, or what `stop` leaves after `done`.
+fn block_len(blocks: Blocks, i: u32, stop: &Stop, done: u64) -> u64 {
     let left = stop.programs.map_or(u64::MAX, |n| n.saturating_sub(done));
-    (batch as u64).min(left)
+    (blocks.nth(i) as u64).min(left)
 }
 
 /// The ptxas oracle, when ptxas is installed, once for all instructions it has not judged yet, of
@@ -1202,6 +1263,7 @@ impl<'h> Campaign<'h> {
         let mut last_print = Instant::now();
         let mut pending: Vec<Pending> = Vec::new();
         let mut prefetched: Option<(u64, Block)> = None;
+        let mut blocks_run: u32 = 0;
         let done = |c: &Campaign<'_>| {
             crate::interrupt::requested()
                 || deadline.is_some_and(|d| Instant::now() >= d)
@@ -1213,7 +1275,8 @@ impl<'h> Campaign<'h> {
             // program order (violations, then one hardware batch), so results do not depend on
             // the number of threads. The next block is generated while the hardware runs.
             let k0 = self.stats.programs;
-            let n = block_len(self.opts.batch, stop, k0 - p0);
+            let n = block_len(self.opts.blocks, blocks_run, stop, k0 - p0);
+            blocks_run += 1;
             let block = match prefetched.take() {
                 Some((k, b)) if k == k0 => b,
                 _ => {
@@ -1264,7 +1327,7 @@ impl<'h> Campaign<'h> {
             self.spend_trap_budget(&mut pending);
             if !pending.is_empty() {
                 let k1 = self.stats.programs;
-                let n1 = block_len(self.opts.batch, stop, k1 - p0);
+                let n1 = block_len(self.opts.blocks, blocks_run, stop, k1 - p0);
                 let more = n1 > 0 && deadline.is_none_or(|d| Instant::now() < d);
                 let spec = self.block_spec();
                 let batch = std::mem::take(&mut pending);

@@ -101,6 +101,7 @@ fn opts(dir: &Path, known: KnownDivergences, resume: bool) -> Options {
         known,
         resume,
         batch: 16,
+        blocks: crate::fuzz::campaign::Blocks::fixed(16),
         minimize_rounds: 60,
         shard: crate::shard::Shard::ALL,
         planted: None,
