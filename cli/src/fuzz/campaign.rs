@@ -679,24 +679,6 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         .enumerate()
         .map(|(i, p)| i == 0 || placed[i - 1].1 != p.1)
         .collect();
-    if let Some(w) = &spec.warm {
-        // A shape's kernel is one text for all its value sets: its first program's, compiled
-        // beside the rest of the campaign as soon as it is drawn (the block's checks, a tenth
-        // of a millisecond a program, follow), not waited for here. A batch that needs a shape
-        // still compiling waits for it; one that reaches a shape before this thread has taken
-        // it compiles the shape itself, which costs time, not results. Illegal programs never
-        // reach the device.
-        let kernels: Vec<Case> = (0..gens.len())
-            .filter(|&i| firsts[i] && !matches!(gens[i].intent, Intent::Illegal { .. }))
-            .map(|i| gens[i].case.clone())
-            .collect();
-        let w = Arc::clone(w);
-        std::thread::spawn(move || {
-            pools::install(Stage::Compile, || {
-                w.warm(&kernels.iter().collect::<Vec<_>>())
-            })
-        });
-    }
     let mut checked: Vec<Checked> = (0..gens.len())
         .into_par_iter()
         .map(|i| check_program(spec, &gens[i], firsts[i], marks[i]))
@@ -736,6 +718,21 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
                 .map(|e| e.shape_key)
         })
         .collect();
+    if let Some(w) = &spec.warm {
+        let firsts: Vec<Case> = (0..gens.len())
+            .filter(|&i| keyed[i] == Some(i))
+            .map(|i| gens[i].case.clone())
+            .collect();
+        // Compiled beside the rest of the campaign, not waited for here: a batch that needs a
+        // shape still compiling waits for it; one that reaches a shape before this thread has
+        // taken it compiles the shape itself, which costs time, not results.
+        let w = Arc::clone(w);
+        std::thread::spawn(move || {
+            pools::install(Stage::Compile, || {
+                w.warm(&firsts.iter().collect::<Vec<_>>())
+            })
+        });
+    }
     gens.into_iter()
         .zip(checked)
         .enumerate()
