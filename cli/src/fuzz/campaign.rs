@@ -520,19 +520,29 @@ impl Walls {
     }
 }
 
-/// Candidates per minimization round when `--batch` is not given: for `--config legal` 1,024
-/// per thread, at least 2,048 and within [`block_memory_cap`]; for other configs 256 per thread,
-/// which is also their block ([`default_blocks`]).
+/// Programs in a full block when `--batch` is not given (also the candidates per minimization
+/// round): for `--config legal` 1,024 per thread, at least 2,048; past 16,384 only as far as
+/// [`BLOCK_MEMORY_SHARE`] of the memory available allows, and at most [`MAX_LEGAL_BLOCK`].
+///
+/// A block's new shapes compile while the device runs the block before, and a larger block
+/// links more of them into each module, one ptxas start for several shapes. Each block also
+/// costs the device a start and an end: every lane prepares its first step before the device
+/// has anything to run, and lanes that run out of steps wait for the last. `fuzz --config
+/// legal`, K = 64, 20 s, on a 64-core host with four H200s and 64 threads a pool: on one
+/// machine start, one GPU 18,780 programs/s with blocks of 16,384 and 23,432 with 32,768, two
+/// GPUs 22,930 and 28,400; on another, one GPU 25,543 with 16,384 and 25,488 with 65,536
+/// (`reports/bench/README.md`, h200x4-2026-11-29i). On a 16-core H200 blocks of 4,096 ran
+/// 10,363, 9,508 and 12,225 programs/s (1.8 shapes a module), of 16,384 11,328, 10,881 and
+/// 12,230 (5.2) (h200-2026-11-29c); blocks growing to 65,536 (4,096 a thread) ran 18,113 and
+/// 20,473 against 20,829 and 20,275 with 16,384 (h200-2026-12-01w). Other configs keep 256 per
+/// thread: their hardware time goes to traps and hangs more than to compiling, and a block runs
+/// to its end past `--seconds`, its unexpected traps included.
 pub fn default_block(config: ConfigKind) -> usize {
     let threads = rayon::current_num_threads();
     match config {
         ConfigKind::Legal => legal_block(threads, available_memory()),
-        ConfigKind::Mixed => mixed_block(threads),
+        ConfigKind::Mixed => (256 * threads).max(2048),
     }
-}
-
-fn mixed_block(threads: usize) -> usize {
-    (256 * threads).max(2048)
 }
 
 /// The blocks of a campaign: the first holds `first` programs and each next one twice as many
@@ -560,45 +570,21 @@ impl Blocks {
     }
 }
 
-/// The blocks of a campaign when `--batch` is not given.
-///
-/// `--config legal` starts at 256 programs a thread (at least 2,048), so that the device has
-/// its first launches soon, and doubles up to [`legal_block_most`]. A block's new shapes
-/// compile while the device runs the block before, and a larger block links more of them into
-/// each module. Each block also costs the device a start and an end: every lane prepares its
-/// first step before the device has anything of it to run, and lanes that run out of steps
-/// wait for the last. `fuzz --config legal`, 20 s, on one start of a 16-core H200: fixed blocks
-/// of 16,384, 32,768 and 65,536 ran 17,637, 19,118 and 19,401 programs/s after the first
-/// block, which took 1.9, 3.8 and 6.3 s (`reports/bench/README.md`, h200-2026-12-01w). On a
-/// 64-core host with four H200s, one GPU ran 18,780 programs/s with blocks of 16,384 and 23,432
-/// with 32,768 on one machine start, and 25,543 and 25,488 with 65,536 on another
-/// (h200x4-2026-11-29i).
-///
-/// Other configs keep [`default_block`]: their hardware time goes to traps and hangs more than
-/// to compiling, and a block runs to its end past `--seconds`, its unexpected traps included.
+/// The blocks of a campaign when `--batch` is not given: for `--config legal` a quarter of
+/// [`default_block`] at first (at least 2,048), doubling up to it. The first block runs with
+/// nothing beside it: it is drawn and checked, and its kernels compiled, before the device has
+/// anything to run. On one start of a 16-core H200, 20 s rows, the first block of 16,384 took
+/// 1.5 s and one of 4,096 0.5 s (`reports/bench/README.md`, h200-2026-12-01w). Other configs
+/// keep [`default_block`] throughout.
 pub fn default_blocks(config: ConfigKind) -> Blocks {
-    let threads = rayon::current_num_threads();
+    let full = default_block(config);
     match config {
         ConfigKind::Legal => Blocks {
-            first: (256 * threads).max(2048),
-            most: legal_block_most(threads, available_memory()),
+            first: (full / 4).max(2048).min(full),
+            most: full,
         },
-        ConfigKind::Mixed => Blocks::fixed(mixed_block(threads)),
+        ConfigKind::Mixed => Blocks::fixed(full),
     }
-}
-
-/// The largest default `--config legal` block on `threads` threads with `available` bytes of
-/// memory free: 4,096 programs a thread, at least 2,048, and past 16,384 only as far as
-/// [`BLOCK_MEMORY_SHARE`] of the memory allows (at most [`MAX_LEGAL_BLOCK`]).
-fn legal_block_most(threads: usize, available: Option<u64>) -> usize {
-    (4096 * threads).clamp(2048, block_memory_cap(available))
-}
-
-/// The most programs a default block may hold with `available` bytes free: 16,384 where that
-/// is unknown or small, else [`BLOCK_MEMORY_SHARE`] of it, at most [`MAX_LEGAL_BLOCK`].
-fn block_memory_cap(available: Option<u64>) -> usize {
-    let fits = available.map_or(0, |b| b / BLOCK_MEMORY_SHARE / BLOCK_BYTES_PER_PROGRAM);
-    (fits as usize).clamp(16_384, MAX_LEGAL_BLOCK)
 }
 
 /// Most programs in a default `--config legal` block (the largest measured).
@@ -615,7 +601,9 @@ const BLOCK_MEMORY_SHARE: u64 = 8;
 /// [`default_block`] for `--config legal` on `threads` threads with `available` bytes of memory
 /// free (unknown: no growth past 16,384).
 fn legal_block(threads: usize, available: Option<u64>) -> usize {
-    (1024 * threads).clamp(2048, block_memory_cap(available))
+    let fits = available.map_or(0, |b| b / BLOCK_MEMORY_SHARE / BLOCK_BYTES_PER_PROGRAM);
+    let most = (fits as usize).clamp(16_384, MAX_LEGAL_BLOCK);
+    (1024 * threads).clamp(2048, most)
 }
 
 /// The memory the kernel says is available for new work (`MemAvailable`, Linux), in bytes.

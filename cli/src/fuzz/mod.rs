@@ -63,9 +63,8 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub resume: bool,
     /// Programs generated and checked together, and run on the GPU as one batch (also the
-    /// candidates per minimization round). Default for `--config legal`: blocks of 256 programs
-    /// per thread at first, each twice the one before up to 4,096 per thread (at most 65,536,
-    /// as memory allows), and 1,024 candidates per thread; for `mixed` 256 per thread; at least
+    /// candidates per minimization round). Default: 1,024 per thread for `--config legal` (at
+    /// most 16,384), its first blocks a quarter and a half of that; 256 for `mixed`; at least
     /// 2,048.
     #[arg(long)]
     pub batch: Option<usize>,

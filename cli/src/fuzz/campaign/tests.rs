@@ -1,7 +1,7 @@
 use super::coverage::analyze;
 use super::{
-    check_block_here, check_program, generate_analyzable, legal_block, legal_block_most,
-    meminfo_available, reference_oracle_passes, settled, BlockSpec, Blocks, MAX_LEGAL_BLOCK,
+    check_block_here, check_program, generate_analyzable, legal_block, meminfo_available,
+    reference_oracle_passes, settled, BlockSpec, Blocks, MAX_LEGAL_BLOCK,
 };
 use crate::shard::Shard;
 use ptxconform_reference::case::{load_str, Case};
@@ -306,21 +306,16 @@ fn legal_blocks_grow_with_threads_as_memory_allows() {
     assert_eq!(legal_block(64, Some(32 * GIB)), 20_971);
 }
 
-/// Default legal blocks start at 256 a thread and double up to 4,096 a thread within the
-/// memory's cap; `--batch` fixes every block.
+/// Blocks double from the first up to their most; `--batch` fixes every block.
 #[test]
-fn legal_blocks_start_small_and_double_to_their_most() {
-    const GIB: u64 = 1 << 30;
-    assert_eq!(legal_block_most(16, Some(128 * GIB)), MAX_LEGAL_BLOCK);
-    assert_eq!(legal_block_most(2, Some(128 * GIB)), 8192);
-    assert_eq!(legal_block_most(16, None), 16_384);
+fn blocks_double_from_the_first_to_their_most() {
     let b = Blocks {
         first: 4096,
-        most: MAX_LEGAL_BLOCK,
+        most: 16_384,
     };
-    let lens: Vec<usize> = (0..7).map(|i| b.nth(i)).collect();
-    assert_eq!(lens, [4096, 8192, 16_384, 32_768, 65_536, 65_536, 65_536]);
-    assert_eq!(b.nth(200), MAX_LEGAL_BLOCK, "no overflow far along");
+    let lens: Vec<usize> = (0..5).map(|i| b.nth(i)).collect();
+    assert_eq!(lens, [4096, 8192, 16_384, 16_384, 16_384]);
+    assert_eq!(b.nth(200), 16_384, "no overflow far along");
     assert!((0..70).all(|i| Blocks::fixed(3000).nth(i) == 3000));
     // A ceiling below the first block leaves the first.
     let small = Blocks {
