@@ -115,6 +115,18 @@ pub trait Backend {
     ) -> Result<Vec<Run>, String> {
         self.observe(cases)
     }
+    /// [`Backend::observe_prepared`] in two parts: this backend's run of the cases, and the
+    /// [`Decode`] of what it gave back into one run per case, which needs nothing of the
+    /// backend. The pipeline decodes and judges one step on host threads while the backend
+    /// runs the next. By default the whole observation happens here.
+    fn run_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Decode, String> {
+        let runs = self.observe_prepared(cases, prepared)?;
+        Ok(Box::new(move |_| Ok(runs)))
+    }
     /// Backends that observe whole steps of a batch side by side, each on a thread of its own
     /// (a fleet's engines, one per device). With two or more the pipeline runs one pipeline per
     /// lane: each lane takes the next step, with the reference and its own
@@ -140,6 +152,10 @@ pub trait Prepare: Send + Sync {
     /// of it. A campaign calls it with one case per shape as soon as it has generated them.
     fn warm(&self, _cases: &[&Case]) {}
 }
+
+/// The host's side of a step a backend ran ([`Backend::run_prepared`]): given the step's cases
+/// (the ones it ran, in order), one run per case.
+pub type Decode = Box<dyn FnOnce(&[(&Case, &Execution)]) -> Result<Vec<Run>, String> + Send>;
 
 /// What a [`Prepare`] made of a batch, opaque to the core; only its own backend reads it.
 pub struct Prepared(Box<dyn std::any::Any + Send>);
@@ -771,6 +787,79 @@ check: [buf]
                 "prepare c4096 5",
                 "observe c2048 2048",
                 "observe c4096 5"
+            ]
+        );
+    }
+
+    /// A backend whose decoding of a step waits (up to 30 s) for its run of the step after,
+    /// logging both.
+    struct Decoding {
+        inner: Predicted,
+        log: Arc<std::sync::Mutex<Vec<String>>>,
+    }
+
+    impl Backend for Decoding {
+        fn info(&self) -> RunInfo {
+            self.inner.info()
+        }
+        fn runs(&self, t: Target) -> bool {
+            self.inner.runs(t)
+        }
+        fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+            self.inner.observe(cases)
+        }
+        fn preparer(&self) -> Option<Arc<dyn Prepare>> {
+            Some(Arc::new(Names(Default::default())))
+        }
+        fn run_prepared(
+            &mut self,
+            cases: &[(&Case, &Execution)],
+            _: Prepared,
+        ) -> Result<Decode, String> {
+            let runs = self.inner.observe(cases)?;
+            let mut log = self.log.lock().unwrap();
+            log.push(format!("run {}", first_and_len(cases)));
+            let (log, ran) = (self.log.clone(), log.len());
+            let me = first_and_len(cases);
+            Ok(Box::new(move |_| {
+                let t = Instant::now();
+                let later =
+                    |l: &Vec<String>| l.iter().filter(|x| x.starts_with("run")).count() > ran;
+                while !me.ends_with(" 5") && t.elapsed() < Duration::from_secs(30) {
+                    if later(&log.lock().unwrap()) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                log.lock().unwrap().push(format!("decoded {me}"));
+                Ok(runs)
+            }))
+        }
+    }
+
+    /// A step is decoded and judged while the backend runs the step after it.
+    #[test]
+    fn a_step_is_decoded_while_the_backend_runs_the_next() {
+        let cases = numbered(2 * PIPELINE_CASES + 5);
+        let pairs: Vec<(&str, &Case)> = cases.iter().map(|c| ("t.yaml", c)).collect();
+        let mut b = Decoding {
+            inner: Predicted {
+                info: info("model"),
+            },
+            log: Default::default(),
+        };
+        let out = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap();
+        assert_eq!(out.len(), cases.len());
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
+        assert_eq!(
+            *b.log.lock().unwrap(),
+            [
+                "run c0 2048",
+                "run c2048 2048",
+                "decoded c0 2048",
+                "run c4096 5",
+                "decoded c2048 2048",
+                "decoded c4096 5"
             ]
         );
     }

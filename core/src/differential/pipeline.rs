@@ -2,7 +2,8 @@
 //! the backend on host threads while the backend observes the step before, then judged.
 
 use super::{
-    reference_side, reference_side_given, Backend, Executed, Judged, Prepare, Prepared, Ran, Run,
+    reference_side, reference_side_given, Backend, Decode, Executed, Judged, Prepare, Prepared,
+    Ran, Run,
 };
 use crate::judge::judge;
 use crate::known::KnownDivergences;
@@ -255,32 +256,71 @@ impl Batch<'_> {
         ran
     }
 
+    /// Steps go through three stages at once: the reference and the preparer make the step
+    /// after next ready, the backend runs the next, and the step before it is decoded and
+    /// judged (the device's side of a step waits for neither).
     fn lane_steps(&self, backend: &mut dyn Backend) -> Result<(), String> {
         let preparer = backend.preparer();
+        let preparer = preparer.as_ref();
         let Some(mut i) = self.take() else {
             return Ok(());
         };
-        let mut this = self.ahead(i, preparer.as_ref());
-        loop {
-            if self.stopped.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            let next = self.take();
-            let (judged, after) = std::thread::scope(|s| {
-                let preparer = preparer.as_ref();
+        let mut this = self.ahead(i, preparer);
+        std::thread::scope(|s| {
+            let mut judging: Option<(usize, Judging<'_>)> = None;
+            let ran = loop {
+                if self.stopped.load(Ordering::Relaxed) {
+                    break Ok(());
+                }
+                let next = self.take();
                 let later = next.map(|j| s.spawn(move || self.ahead(j, preparer)));
-                let judged = observe_and_judge(backend, self.steps[i], this, self.runnable);
-                (judged, later.map(|h| h.join()))
-            });
-            self.judged.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(judged?);
-            match (next, after) {
-                (Some(j), Some(Ok(a))) => (i, this) = (j, a),
-                (None, _) => return Ok(()),
-                _ => return Err("the reference panicked".into()),
-            }
-        }
+                let ran = run_step(backend, self.steps[i], this, self.runnable);
+                if let Some((k, before)) = judging.take() {
+                    if let Err(e) = self.judged_step(backend, k, before) {
+                        break Err(e);
+                    }
+                }
+                let ran = match ran {
+                    Ok(r) => r,
+                    Err(e) => break Err(e),
+                };
+                let (cases, runnable) = (self.steps[i], self.runnable);
+                judging = Some((i, s.spawn(move || judge_step(cases, ran, runnable))));
+                match (next, later.map(|h| h.join())) {
+                    (Some(j), Some(Ok(a))) => (i, this) = (j, a),
+                    (None, _) => break Ok(()),
+                    _ => break Err("the reference panicked".into()),
+                }
+            };
+            let last = match judging.take() {
+                Some((k, before)) => self.judged_step(backend, k, before),
+                None => Ok(()),
+            };
+            ran.and(last)
+        })
+    }
+
+    /// Step `k`'s judgement, once its thread ends: its results kept, its host times told to
+    /// `backend`.
+    fn judged_step(
+        &self,
+        backend: &mut dyn Backend,
+        k: usize,
+        judging: Judging<'_>,
+    ) -> Result<(), String> {
+        let (judged, reference, judge) = judging
+            .join()
+            .map_err(|_| "the judge panicked".to_string())??;
+        backend.host_time(reference, judge);
+        self.judged.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(judged);
+        Ok(())
     }
 }
+
+/// A step's decoding and judgement on a thread of its own: its results, and the host time of
+/// its reference side and of its judgement.
+type Judging<'s> =
+    std::thread::ScopedJoinHandle<'s, Result<(Vec<Judged>, Duration, Duration), String>>;
 
 /// The cases of a step the backend observes (by index, with their executions): those the
 /// reference ran without failure, built for a target the backend runs.
@@ -299,14 +339,23 @@ fn ready<'e>(
         .collect()
 }
 
-/// One step of [`run_batch_under`]: `cases` with the reference's side of each.
-fn observe_and_judge(
+/// A step the backend ran: the reference's side of each case, and the decoding of what the
+/// backend gave back, still to do.
+struct RanStep {
+    results: Vec<CaseResult>,
+    executions: Vec<Option<Execution>>,
+    reference: Duration,
+    decode: Decode,
+}
+
+/// The backend's run of one step of [`run_batch_under`]: `cases` with the reference's side of
+/// each.
+fn run_step(
     backend: &mut dyn Backend,
     cases: &[(&str, &Case)],
     step: Ahead,
     runnable: &std::collections::BTreeSet<Target>,
-) -> Result<Vec<Judged>, String> {
-    use rayon::prelude::*;
+) -> Result<RanStep, String> {
     let Ahead {
         evaluated,
         reference,
@@ -316,10 +365,40 @@ fn observe_and_judge(
         evaluated.into_iter().unzip();
     let ready = ready(cases, executions.iter().map(Option::as_ref), runnable);
     let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
-    let runs = match prepared {
-        Some(p) => backend.observe_prepared(&pairs, p)?,
-        None => backend.observe(&pairs)?,
+    let decode = match prepared {
+        Some(p) => backend.run_prepared(&pairs, p)?,
+        None => {
+            let runs = backend.observe(&pairs)?;
+            Box::new(move |_: &[(&Case, &Execution)]| Ok(runs)) as Decode
+        }
     };
+    drop(pairs);
+    drop(ready);
+    Ok(RanStep {
+        results,
+        executions,
+        reference,
+        decode,
+    })
+}
+
+/// A step's runs decoded and judged: its results, and the host time of its reference side and
+/// of its judgement.
+fn judge_step(
+    cases: &[(&str, &Case)],
+    step: RanStep,
+    runnable: &std::collections::BTreeSet<Target>,
+) -> Result<(Vec<Judged>, Duration, Duration), String> {
+    use rayon::prelude::*;
+    let RanStep {
+        results,
+        executions,
+        reference,
+        decode,
+    } = step;
+    let ready = ready(cases, executions.iter().map(Option::as_ref), runnable);
+    let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
+    let runs = decode(&pairs)?;
     if runs.len() != ready.len() {
         return Err(format!(
             "backend returned {} results for {} cases",
@@ -356,8 +435,7 @@ fn observe_and_judge(
     drop(pairs);
     drop(ready);
     crate::pools::drop_apart(executions);
-    backend.host_time(reference, t.elapsed());
-    Ok(out)
+    Ok((out, reference, t.elapsed()))
 }
 
 /// Run copies `first..first + n` of `case` ([`Backend::observe_copies`]): the reference once

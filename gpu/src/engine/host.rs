@@ -7,9 +7,9 @@
 //! dropped), so that ptxas's share is priced too; transfers, the launch and decoding read-back
 //! are never in it.
 
-use super::{prepare, runs_on, Settings, Step, MAX_KERNELS};
+use super::{prepare, runs_on, Settings, Spent, Step, MAX_KERNELS};
 use crate::compile::Compiler;
-use ptxconform_core::differential::{predicted, Backend, Prepare, Prepared, Run};
+use ptxconform_core::differential::{predicted, Backend, Decode, Prepare, Prepared, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::Case;
@@ -29,6 +29,8 @@ pub struct HostOnly {
     pub times: HostTimes,
     /// Kernels compiled ahead since the shapes were last forgotten.
     kept: usize,
+    /// Decoding time of steps decoded on the pipeline's threads, not yet in `times`.
+    decoding: Spent,
 }
 
 /// Where a [`HostOnly`] backend's host time went (summed over calls; stages prepared ahead run
@@ -72,6 +74,7 @@ impl HostOnly {
             },
             times: HostTimes::default(),
             kept: 0,
+            decoding: Spent::default(),
         }
     }
 
@@ -90,29 +93,46 @@ impl HostOnly {
     }
 
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Vec<Run> {
-        use rayon::prelude::*;
+        let decode = self.run_step(step);
+        let runs = decode(cases).unwrap_or_default();
+        self.times.observe += self.decoding.take();
+        runs
+    }
+
+    /// As the engine runs a step, with nothing to run: what it decodes is the model's
+    /// prediction of each case.
+    fn run_step(&mut self, step: Step) -> Decode {
         // As the engine's batch does, wait for the step's shapes still compiling ahead.
         let shapes = step.emitted.iter().flatten().map(|em| em.shape_key);
         self.settings.ahead.wait_for(shapes.collect::<Vec<_>>());
         self.drop_compiled();
-        let t = Instant::now();
         // The composed launches are what a device would be sent; here they are only made.
         drop(step.plan);
-        let info = &self.info;
-        let runs = step
-            .emitted
-            .into_par_iter()
-            .zip(cases)
-            .map(|(em, (_, ex))| match em {
-                Ok(em) => Run {
-                    ptx: Some(em.ptx),
-                    ..Run::observed(predicted(info, ex))
-                },
-                Err(ran) => Run::of(*ran),
-            })
-            .collect();
-        self.times.observe += t.elapsed();
-        runs
+        let (info, spent, emitted) = (self.info.clone(), self.decoding.clone(), step.emitted);
+        Box::new(move |cases: &[(&Case, &Execution)]| {
+            use rayon::prelude::*;
+            if cases.len() != emitted.len() {
+                return Err(format!(
+                    "{} cases to decode for a step of {}",
+                    cases.len(),
+                    emitted.len()
+                ));
+            }
+            let t = Instant::now();
+            let runs = emitted
+                .into_par_iter()
+                .zip(cases)
+                .map(|(em, (_, ex))| match em {
+                    Ok(em) => Run {
+                        ptx: Some(em.ptx),
+                        ..Run::observed(predicted(&info, ex))
+                    },
+                    Err(ran) => Run::of(*ran),
+                })
+                .collect();
+            spent.add(t.elapsed());
+            Ok(runs)
+        })
     }
 }
 
@@ -159,9 +179,27 @@ impl Backend for HostOnly {
             None => self.observe(cases),
         }
     }
+    fn run_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Decode, String> {
+        match prepared.take::<(Step, Duration)>() {
+            Some((step, took)) => {
+                self.times.prepare += took;
+                Ok(self.run_step(step))
+            }
+            None => {
+                let runs = self.observe(cases)?;
+                Ok(Box::new(move |_| Ok(runs)))
+            }
+        }
+    }
     fn host_time(&mut self, reference: Duration, judge: Duration) {
         self.times.reference += reference;
         self.times.judge += judge;
+        // Steps decoded by now, on the pipeline's threads.
+        self.times.observe += self.decoding.take();
     }
 }
 

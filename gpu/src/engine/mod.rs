@@ -8,7 +8,7 @@ use crate::emit::{emit_all_guarded, emit_guarded, Emitted, Guards};
 use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use decode::observation;
 use kernels::{compile_with, Ahead, MAX_KERNELS};
-use ptxconform_core::differential::{Backend, Prepare, Prepared, Ran, Run};
+use ptxconform_core::differential::{Backend, Decode, Prepare, Prepared, Ran, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{BuildReason, RanBuild, RunInfo};
 pub mod batch;
@@ -110,6 +110,8 @@ pub struct Engine {
     pub known: ptxconform_core::known::KnownDivergences,
     pub stats: BatchStats,
     pub times: Times,
+    /// Decoding time of steps decoded on the pipeline's threads, not yet in `times`.
+    decoding: Spent,
     /// The device, as observations record it.
     pub info: RunInfo,
     /// The device among several (`GPU 1 (NVIDIA H200)`), as results record it; empty for one.
@@ -148,6 +150,21 @@ pub struct Times {
     pub judge: Duration,
 }
 
+/// Time spent on other threads, added up until the owner takes it.
+#[derive(Clone, Default)]
+pub(crate) struct Spent(Arc<std::sync::atomic::AtomicU64>);
+
+impl Spent {
+    pub(crate) fn add(&self, d: Duration) {
+        let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        self.0.fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+    }
+    /// The time added since the last take.
+    pub(crate) fn take(&self) -> Duration {
+        Duration::from_nanos(self.0.swap(0, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
 impl Engine {
     pub fn new(
         sup: Supervisor,
@@ -166,6 +183,7 @@ impl Engine {
             known: Default::default(),
             stats: BatchStats::default(),
             times: Times::default(),
+            decoding: Spent::default(),
             info: RunInfo::default(),
             label: String::new(),
             rewrite: None,
@@ -257,9 +275,24 @@ impl Backend for Engine {
             None => self.observe(cases),
         }
     }
+    fn run_prepared(
+        &mut self,
+        cases: &[(&Case, &Execution)],
+        prepared: Prepared,
+    ) -> Result<Decode, String> {
+        match prepared.take::<Step>() {
+            Some(step) => self.run_step(cases, step),
+            None => {
+                let runs = self.observe(cases)?;
+                Ok(Box::new(move |_| Ok(runs)))
+            }
+        }
+    }
     fn host_time(&mut self, reference: Duration, judge: Duration) {
         self.times.reference += reference;
         self.times.judge += judge;
+        // Steps decoded by now, on the pipeline's threads.
+        self.times.observe += self.decoding.take();
     }
     /// The case emitted and compiled once, its `n` copies instances of one program in as few
     /// launches as the limits allow.
@@ -598,7 +631,15 @@ impl Engine {
     }
 
     fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
-        use rayon::prelude::*;
+        let decode = self.run_step(cases, step)?;
+        let runs = decode(cases);
+        self.times.observe += self.decoding.take();
+        runs
+    }
+
+    /// Run a prepared step: compile its new shapes, run its launches; what came back is decoded
+    /// by the [`Decode`] returned, on any thread.
+    fn run_step(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Decode, String> {
         let Step {
             emitted,
             ready,
@@ -631,42 +672,52 @@ impl Engine {
         }
         drop(units);
         self.times.execute += t.elapsed();
-        let t = Instant::now();
-        let (info, label) = (&self.info, &self.label);
-        let runs = emitted
-            .into_par_iter()
-            .zip(jrs)
-            .zip(builds)
-            .enumerate()
-            .map(|(k, ((em, jr), build))| match (em, jr) {
-                (Err(ran), _) => Run {
-                    device: label.clone(),
-                    ..Run::of(*ran)
-                },
-                (Ok(em), Some(jr)) => {
-                    let mut ran = observation(cases[k].0, &em, &jr, info);
-                    if let Ran::Observed(o) = &mut ran {
-                        o.build = Some(build.build.clone());
+        let (info, label, spent) = (self.info.clone(), self.label.clone(), self.decoding.clone());
+        Ok(Box::new(move |cases: &[(&Case, &Execution)]| {
+            use rayon::prelude::*;
+            if cases.len() != emitted.len() {
+                return Err(format!(
+                    "{} cases to decode for a step of {}",
+                    cases.len(),
+                    emitted.len()
+                ));
+            }
+            let t = Instant::now();
+            let runs = emitted
+                .into_par_iter()
+                .zip(jrs)
+                .zip(builds)
+                .enumerate()
+                .map(|(k, ((em, jr), build))| match (em, jr) {
+                    (Err(ran), _) => Run {
+                        device: label.clone(),
+                        ..Run::of(*ran)
+                    },
+                    (Ok(em), Some(jr)) => {
+                        let mut ran = observation(cases[k].0, &em, &jr, &info);
+                        if let Ran::Observed(o) = &mut ran {
+                            o.build = Some(build.build.clone());
+                        }
+                        Run {
+                            ran,
+                            ptx: Some(em.ptx),
+                            wall_us: jr.wall_us,
+                            device: label.clone(),
+                            build: Some(build),
+                        }
                     }
-                    Run {
-                        ran,
+                    (Ok(em), None) => Run {
+                        ran: Ran::Failed("worker returned fewer results than jobs".into()),
                         ptx: Some(em.ptx),
-                        wall_us: jr.wall_us,
+                        wall_us: 0,
                         device: label.clone(),
                         build: Some(build),
-                    }
-                }
-                (Ok(em), None) => Run {
-                    ran: Ran::Failed("worker returned fewer results than jobs".into()),
-                    ptx: Some(em.ptx),
-                    wall_us: 0,
-                    device: label.clone(),
-                    build: Some(build),
-                },
-            })
-            .collect();
-        self.times.observe += t.elapsed();
-        Ok(runs)
+                    },
+                })
+                .collect();
+            spent.add(t.elapsed());
+            Ok(runs)
+        }))
     }
 }
 
