@@ -125,6 +125,11 @@ fn main() {
         Cmd::Schema(a) => cli::schema::main(&a),
         Cmd::New(a) => cli::new::main(&a),
     };
+    match ptxconform_core::trace::write() {
+        Ok(Some(path)) => eprintln!("trace: {}", path.display()),
+        Ok(None) => {}
+        Err(e) => eprintln!("ptxconform: warning: trace not written: {e}"),
+    }
     match r {
         Ok(code) => std::process::exit(code),
         Err(e) => {

@@ -15,3 +15,4 @@ pub mod known;
 pub mod mutants;
 pub mod pools;
 pub mod result;
+pub mod trace;

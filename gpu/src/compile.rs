@@ -369,6 +369,7 @@ impl Compiler {
             .par_iter()
             .map(|&(k, i)| {
                 let t = Instant::now();
+                let _span = ptxconform_core::trace::span("ptxas", jobs[i].0.len());
                 let r = self.run_ptxas(jobs[i].0, jobs[i].1);
                 let took = t.elapsed();
                 if let Ok(cubin) = &r {

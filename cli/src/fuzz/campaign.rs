@@ -648,6 +648,7 @@ struct BlockSpec {
 /// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core (the
 /// generation stage's pool, apart from the hardware stage's).
 fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
+    let _span = ptxconform_core::trace::span("block: draw and check", ks.clone().count());
     pools::install(Stage::Generate, || check_block_here(spec, ks))
 }
 
@@ -717,6 +718,7 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
         let w = Arc::clone(w);
         std::thread::spawn(move || {
             pools::install(Stage::Compile, || {
+                let _span = ptxconform_core::trace::span("block: compile ahead", firsts.len());
                 w.warm(&firsts.iter().collect::<Vec<_>>())
             })
         });
@@ -1277,6 +1279,7 @@ impl<'h> Campaign<'h> {
                 }
             };
             // Without hardware, the CPU oracles' judgement is what a program exercises.
+            let span = ptxconform_core::trace::span("block: bookkeeping", block.len());
             let mut exercised = Vec::new();
             for p in block {
                 let (k, g, checked, analysis) = (p.k, p.generated, p.checked, p.analysis);
@@ -1313,6 +1316,7 @@ impl<'h> Campaign<'h> {
             self.coverage
                 .record_all(&exercised.iter().collect::<Vec<_>>());
             self.spend_trap_budget(&mut pending);
+            drop(span);
             if !pending.is_empty() {
                 let k1 = self.stats.programs;
                 let n1 = block_len(self.opts.blocks, blocks_run, stop, k1 - p0);
@@ -1327,10 +1331,14 @@ impl<'h> Campaign<'h> {
                         })
                     });
                     let t = Instant::now();
+                    let span = ptxconform_core::trace::span("block: hardware", batch.len());
                     let hw = self.hardware(batch);
+                    drop(span);
                     self.walls.hardware += t.elapsed();
                     let t = Instant::now();
+                    let span = ptxconform_core::trace::span("block: wait for the next", 0);
                     let next = next.map(|h| h.join());
+                    drop(span);
                     self.walls.waited += t.elapsed();
                     (hw, next)
                 });
@@ -1347,7 +1355,9 @@ impl<'h> Campaign<'h> {
             if self.walls.first_block.is_none() {
                 self.walls.first_block = Some((t0.elapsed(), self.stats.programs - p0));
             }
+            let span = ptxconform_core::trace::span("block: checkpoint", 0);
             self.checkpoint(base_seconds + t0.elapsed().as_secs_f64())?;
+            drop(span);
             if print && last_print.elapsed() >= Duration::from_secs(5) {
                 last_print = Instant::now();
                 let e = t0.elapsed().as_secs_f64();

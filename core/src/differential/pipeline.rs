@@ -214,6 +214,7 @@ impl Batch<'_> {
         let run = || {
             use rayon::prelude::*;
             let t = Instant::now();
+            let span = crate::trace::span("step: reference", cs.len());
             let evaluated: Vec<_> = cs
                 .par_iter()
                 .zip(given)
@@ -223,7 +224,9 @@ impl Batch<'_> {
                 })
                 .collect();
             let reference = t.elapsed();
+            drop(span);
             let prepared = preparer.map(|p| {
+                let _span = crate::trace::span("step: prepare", cs.len());
                 let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), self.runnable);
                 let pairs: Vec<(&Case, &Execution)> =
                     ready.iter().map(|&(k, x)| (cs[k].1, x)).collect();
@@ -356,6 +359,7 @@ fn run_step(
     step: Ahead,
     runnable: &std::collections::BTreeSet<Target>,
 ) -> Result<RanStep, String> {
+    let _span = crate::trace::span("step: run", cases.len());
     let Ahead {
         evaluated,
         reference,
@@ -398,7 +402,10 @@ fn judge_step(
     } = step;
     let ready = ready(cases, executions.iter().map(Option::as_ref), runnable);
     let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
+    let span = crate::trace::span("step: decode", pairs.len());
     let runs = decode(&pairs)?;
+    drop(span);
+    let _span = crate::trace::span("step: judge", cases.len());
     if runs.len() != ready.len() {
         return Err(format!(
             "backend returned {} results for {} cases",

@@ -649,6 +649,7 @@ impl Engine {
         } = step;
         self.times.emit += emit;
         let t = Instant::now();
+        let span = ptxconform_core::trace::span("step: compiles it waits for", cases.len());
         let units = units_of(cases, &emitted, &ready);
         let own_build = self.codegen();
         let (own, routed): (Vec<_>, Vec<_>) = ready
@@ -664,8 +665,11 @@ impl Engine {
                 .collect::<Vec<_>>(),
         );
         self.times.compile += t.elapsed();
+        drop(span);
         let t = Instant::now();
+        let span = ptxconform_core::trace::span("step: launches", cases.len());
         let results = self.execute(&units, plan?)?;
+        drop(span);
         let mut jrs: Vec<Option<JobResult>> = vec![None; cases.len()];
         for ((k, _), jr) in ready.iter().zip(results) {
             jrs[*k] = Some(jr);
