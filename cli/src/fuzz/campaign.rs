@@ -53,6 +53,7 @@ use std::time::{Duration, Instant};
 use trap_budget::{Ledger, TrapBudget};
 
 pub mod coverage;
+mod drawer;
 mod findings;
 mod mutants;
 #[cfg(test)]
@@ -587,6 +588,10 @@ pub fn default_blocks(config: ConfigKind) -> Blocks {
     }
 }
 
+/// Blocks a campaign with hardware has asked to be drawn beyond the one it takes
+/// ([`drawer`]): a block is drawn while the one before it compiles.
+const DRAWN_AHEAD: usize = 2;
+
 /// Most programs in a default `--config legal` block (the largest measured).
 const MAX_LEGAL_BLOCK: usize = 65_536;
 
@@ -595,7 +600,8 @@ const MAX_LEGAL_BLOCK: usize = 65_536;
 const BLOCK_BYTES_PER_PROGRAM: u64 = 200 << 10;
 
 /// The share of the available memory one default block may take past 16,384 programs: a
-/// campaign holds two (the one on the device and the one drawn beside it) and frees a third.
+/// campaign holds four at most (the one on the device, [`DRAWN_AHEAD`] drawn ahead of it, and
+/// the one it frees).
 const BLOCK_MEMORY_SHARE: u64 = 8;
 
 /// [`default_block`] for `--config legal` on `threads` threads with `available` bytes of memory
@@ -1252,8 +1258,11 @@ impl<'h> Campaign<'h> {
         self.minimize_until = deadline.map(|d| d + Duration::from_secs(MINIMIZE_GRACE_S));
         let mut last_print = Instant::now();
         let mut pending: Vec<Pending> = Vec::new();
-        let mut prefetched: Option<(u64, Block)> = None;
-        let mut blocks_run: u32 = 0;
+        let mut drawer = drawer::Drawer::new()?;
+        // Blocks asked for ahead of the one taken (none without hardware: nothing runs beside
+        // the drawing then).
+        let ahead = if self.hw.is_some() { DRAWN_AHEAD } else { 0 };
+        let mut blocks_asked: u32 = 0;
         let done = |c: &Campaign<'_>| {
             crate::interrupt::requested()
                 || deadline.is_some_and(|d| Instant::now() >= d)
@@ -1263,21 +1272,30 @@ impl<'h> Campaign<'h> {
         while !done(self) {
             // A block of programs is generated and checked on every core, then handled in
             // program order (violations, then one hardware batch), so results do not depend on
-            // the number of threads. The next block is generated while the hardware runs.
+            // the number of threads. The blocks after it are drawn while the hardware runs it,
+            // each steered by the map as it stood when the block was asked for.
             let k0 = self.stats.programs;
-            let n = block_len(self.opts.blocks, blocks_run, stop, k0 - p0);
-            blocks_run += 1;
-            let block = match prefetched.take() {
-                Some((k, b)) if k == k0 => b,
-                _ => {
-                    let t = Instant::now();
-                    let b = check_block(&self.block_spec(), k0..k0 + n);
-                    let took = t.elapsed();
-                    self.walls.generate += took;
-                    self.walls.waited += took;
-                    b
+            while drawer.pending() <= ahead {
+                let k = drawer.next_start().unwrap_or(k0);
+                let n = block_len(self.opts.blocks, blocks_asked, stop, k - p0);
+                let late = k > k0 && deadline.is_some_and(|d| Instant::now() >= d);
+                if n == 0 || late {
+                    break;
                 }
-            };
+                drawer.ask(self.block_spec(), k..k + n)?;
+                blocks_asked += 1;
+            }
+            if drawer.first_start() != Some(k0) {
+                return Err(format!(
+                    "the next block drawn does not start at program {k0}"
+                ));
+            }
+            let t = Instant::now();
+            let span = ptxconform_core::trace::span("block: wait for its drawing", 0);
+            let (block, took) = drawer.take()?;
+            drop(span);
+            self.walls.generate += took;
+            self.walls.waited += t.elapsed();
             // Without hardware, the CPU oracles' judgement is what a program exercises.
             let span = ptxconform_core::trace::span("block: bookkeeping", block.len());
             let mut exercised = Vec::new();
@@ -1318,39 +1336,13 @@ impl<'h> Campaign<'h> {
             self.spend_trap_budget(&mut pending);
             drop(span);
             if !pending.is_empty() {
-                let k1 = self.stats.programs;
-                let n1 = block_len(self.opts.blocks, blocks_run, stop, k1 - p0);
-                let more = n1 > 0 && deadline.is_none_or(|d| Instant::now() < d);
-                let spec = self.block_spec();
                 let batch = std::mem::take(&mut pending);
-                let (hw, next) = std::thread::scope(|s| {
-                    let next = more.then(|| {
-                        s.spawn(move || {
-                            let t = Instant::now();
-                            (check_block(&spec, k1..k1 + n1), t.elapsed())
-                        })
-                    });
-                    let t = Instant::now();
-                    let span = ptxconform_core::trace::span("block: hardware", batch.len());
-                    let hw = self.hardware(batch);
-                    drop(span);
-                    self.walls.hardware += t.elapsed();
-                    let t = Instant::now();
-                    let span = ptxconform_core::trace::span("block: wait for the next", 0);
-                    let next = next.map(|h| h.join());
-                    drop(span);
-                    self.walls.waited += t.elapsed();
-                    (hw, next)
-                });
+                let t = Instant::now();
+                let span = ptxconform_core::trace::span("block: hardware", batch.len());
+                let hw = self.hardware(batch);
+                drop(span);
+                self.walls.hardware += t.elapsed();
                 hw?;
-                prefetched = match next {
-                    Some(Ok((b, took))) => {
-                        self.walls.generate += took;
-                        Some((k1, b))
-                    }
-                    Some(Err(_)) => return Err("program generation panicked".into()),
-                    None => None,
-                };
             }
             if self.walls.first_block.is_none() {
                 self.walls.first_block = Some((t0.elapsed(), self.stats.programs - p0));
