@@ -48,6 +48,7 @@ impl<'a> Surround<'a> {
             program: _,
             expect: _,
             observed: _,
+            parsed: _,
         } = case;
         let Memory {
             global,

@@ -245,6 +245,7 @@ pub fn case() -> impl Strategy<Value = Case> {
                 check,
                 expect,
                 observed,
+                parsed: Default::default(),
             },
         )
 }

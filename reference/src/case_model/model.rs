@@ -64,6 +64,10 @@ pub struct Case {
     /// Recorded hardware observations (CI replays the reference against them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observed: Vec<Observation>,
+    /// The parse of its steps, once made: never written, and a clone starts without it.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub parsed: super::names::StepsMemo,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

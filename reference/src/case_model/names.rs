@@ -108,40 +108,66 @@ impl ParsedFrom {
     }
 }
 
-thread_local! {
-    /// The last case whose steps this thread parsed: a program's consumers (validation, the
-    /// oracles, the executor, coverage, emission) each read its steps, mostly one after the
-    /// other on one thread.
-    static LAST_PARSED: std::cell::RefCell<Option<(ParsedFrom, Arc<ParsedSteps>)>> =
-        const { std::cell::RefCell::new(None) };
+/// A case's memo of its steps' parse, shared by everything that reads them (validation, the
+/// oracles, the executor, coverage, the reference's side, emission), on whichever thread: each
+/// read its steps, on threads of different stages. A clone starts without it, and a case
+/// changed in place after it was filled parses again: the memo's texts and params are
+/// compared with the case's, never assumed.
+#[derive(Default)]
+pub struct StepsMemo(std::sync::OnceLock<(ParsedFrom, Arc<ParsedSteps>)>);
+
+impl Clone for StepsMemo {
+    fn clone(&self) -> Self {
+        StepsMemo::default()
+    }
+}
+
+/// A memo is not part of what a case is.
+impl PartialEq for StepsMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for StepsMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let filled = if self.0.get().is_some() {
+            "parsed"
+        } else {
+            "not parsed"
+        };
+        f.write_str(filled)
+    }
 }
 
 /// The parse of every step of `case` (index into `case.program`), with the case's params
-/// declared so type-disambiguated operands parse as the case means them. Shared with the
-/// thread's previous call while the case's texts and params are the same as then (compared,
-/// never assumed: a case changed in place parses again).
+/// declared so type-disambiguated operands parse as the case means them: the case's memo
+/// ([`StepsMemo`]) while its texts and params are those it was made of, else a parse made now.
 pub fn parsed_steps(case: &Case) -> Arc<ParsedSteps> {
-    let hit = LAST_PARSED.with(|l| {
-        l.borrow()
-            .as_ref()
-            .filter(|(from, _)| from.matches(case))
-            .map(|(_, steps)| Arc::clone(steps))
-    });
-    if let Some(steps) = hit {
-        return steps;
+    if let Some((from, steps)) = case.parsed.0.get() {
+        if from.matches(case) {
+            return Arc::clone(steps);
+        }
+        return Arc::new(parse_now(case));
     }
-    let ctx = parse_ctx(case);
-    let steps: Arc<ParsedSteps> = Arc::new(
-        case.program
-            .iter()
-            .map(|s| {
-                s.op.ptx()
-                    .map(|text| crate::ptx::Statement::parse_shared(text, &ctx))
-            })
-            .collect(),
-    );
-    LAST_PARSED.with(|l| *l.borrow_mut() = Some((ParsedFrom::of(case), Arc::clone(&steps))));
+    let steps = Arc::new(parse_now(case));
+    // Another thread may have filled it meanwhile, with the same parse.
+    let _ = case
+        .parsed
+        .0
+        .set((ParsedFrom::of(case), Arc::clone(&steps)));
     steps
+}
+
+fn parse_now(case: &Case) -> ParsedSteps {
+    let ctx = parse_ctx(case);
+    case.program
+        .iter()
+        .map(|s| {
+            s.op.ptx()
+                .map(|text| crate::ptx::Statement::parse_shared(text, &ctx))
+        })
+        .collect()
 }
 
 /// The parsed PTX statement of every `ptx:` step (index into `case.program`), as
@@ -219,8 +245,8 @@ program:
         }
     }
 
-    /// The thread's last parse serves the same case again, and a case changed in place (a
-    /// step's text, a param) parses again: the parse is compared, never assumed.
+    /// The case's parse serves it again, and a case changed in place (a step's text, a param)
+    /// parses again: the parse is compared, never assumed.
     #[test]
     fn a_case_changed_in_place_parses_again() {
         let mut c = case();
@@ -247,5 +273,19 @@ program:
         let without = parsed_steps(&c);
         assert!(!Arc::ptr_eq(&with_n, &without), "the params changed");
         assert_eq!(without.len(), c.program.len(), "one entry a step");
+    }
+
+    /// Every thread reading a case's steps shares its one parse; a clone starts without it,
+    /// and the memo is no part of the case's equality.
+    #[test]
+    fn threads_share_a_case_parse_and_clones_start_without_it() {
+        let c = case();
+        let here = parsed_steps(&c);
+        let there = std::thread::scope(|s| s.spawn(|| parsed_steps(&c)).join().unwrap());
+        assert!(Arc::ptr_eq(&here, &there), "one parse for every thread");
+        let copy = c.clone();
+        assert!(copy.parsed.0.get().is_none(), "a clone parses for itself");
+        assert_eq!(copy, c);
+        assert!(!Arc::ptr_eq(&here, &parsed_steps(&copy)));
     }
 }

@@ -515,6 +515,7 @@ impl World {
             check: self.check,
             expect: expect_for(intent),
             observed: Vec::new(),
+            parsed: Default::default(),
         }
     }
 }
