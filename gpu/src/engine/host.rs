@@ -108,18 +108,10 @@ impl HostOnly {
         self.drop_compiled();
         // The composed launches are what a device would be sent; here they are only made.
         drop(step.plan);
-        let (info, spent, emitted) = (self.info.clone(), self.decoding.clone(), step.emitted);
-        Box::new(move |cases: &[(&Case, &Execution)]| {
+        let (info, emitted) = (self.info.clone(), step.emitted);
+        self.decoding.decode(emitted.len(), move |cases| {
             use rayon::prelude::*;
-            if cases.len() != emitted.len() {
-                return Err(format!(
-                    "{} cases to decode for a step of {}",
-                    cases.len(),
-                    emitted.len()
-                ));
-            }
-            let t = Instant::now();
-            let runs = emitted
+            emitted
                 .into_par_iter()
                 .zip(cases)
                 .map(|(em, (_, ex))| match em {
@@ -129,9 +121,7 @@ impl HostOnly {
                     },
                     Err(ran) => Run::of(*ran),
                 })
-                .collect();
-            spent.add(t.elapsed());
-            Ok(runs)
+                .collect()
         })
     }
 }

@@ -163,6 +163,26 @@ impl Spent {
     pub(crate) fn take(&self) -> Duration {
         Duration::from_nanos(self.0.swap(0, std::sync::atomic::Ordering::Relaxed))
     }
+
+    /// A step's [`Decode`]: `decode` of the step's `len` cases, its time added here.
+    pub(crate) fn decode<F>(&self, len: usize, decode: F) -> Decode
+    where
+        F: FnOnce(&[(&Case, &Execution)]) -> Vec<Run> + Send + 'static,
+    {
+        let spent = self.clone();
+        Box::new(move |cases| {
+            if cases.len() != len {
+                return Err(format!(
+                    "{} cases to decode for a step of {len}",
+                    cases.len()
+                ));
+            }
+            let t = Instant::now();
+            let runs = decode(cases);
+            spent.add(t.elapsed());
+            Ok(runs)
+        })
+    }
 }
 
 impl Engine {
@@ -676,18 +696,10 @@ impl Engine {
         }
         drop(units);
         self.times.execute += t.elapsed();
-        let (info, label, spent) = (self.info.clone(), self.label.clone(), self.decoding.clone());
-        Ok(Box::new(move |cases: &[(&Case, &Execution)]| {
+        let (info, label) = (self.info.clone(), self.label.clone());
+        Ok(self.decoding.decode(emitted.len(), move |cases| {
             use rayon::prelude::*;
-            if cases.len() != emitted.len() {
-                return Err(format!(
-                    "{} cases to decode for a step of {}",
-                    cases.len(),
-                    emitted.len()
-                ));
-            }
-            let t = Instant::now();
-            let runs = emitted
+            emitted
                 .into_par_iter()
                 .zip(jrs)
                 .zip(builds)
@@ -718,9 +730,7 @@ impl Engine {
                         build: Some(build),
                     },
                 })
-                .collect();
-            spent.add(t.elapsed());
-            Ok(runs)
+                .collect()
         }))
     }
 }
