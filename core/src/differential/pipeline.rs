@@ -1,5 +1,6 @@
 //! The core's pipeline: a batch in steps, each step evaluated by the reference and prepared by
-//! the backend on host threads while the backend observes the step before, then judged.
+//! the backend on host threads while the backend runs the step before, then decoded and judged
+//! on a thread of its own while the backend runs the step after.
 
 use super::{
     reference_side, reference_side_given, Backend, Decode, Executed, Judged, Prepare, Prepared,
