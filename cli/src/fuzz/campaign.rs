@@ -654,7 +654,7 @@ struct BlockSpec {
 /// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core (the
 /// generation stage's pool, apart from the hardware stage's).
 fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
-    let _span = ptxconform_core::trace::span("block: draw and check", ks.clone().count());
+    let _span = ptxconform_core::trace::span("block: draw and check", (ks.end - ks.start) as usize);
     pools::install(Stage::Generate, || check_block_here(spec, ks))
 }
 

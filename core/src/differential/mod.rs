@@ -124,8 +124,7 @@ pub trait Backend {
         cases: &[(&Case, &Execution)],
         prepared: Prepared,
     ) -> Result<Decode, String> {
-        let runs = self.observe_prepared(cases, prepared)?;
-        Ok(Box::new(move |_| Ok(runs)))
+        Ok(decoded(self.observe_prepared(cases, prepared)?))
     }
     /// Backends that observe whole steps of a batch side by side, each on a thread of its own
     /// (a fleet's engines, one per device). With two or more the pipeline runs one pipeline per
@@ -156,6 +155,11 @@ pub trait Prepare: Send + Sync {
 /// The host's side of a step a backend ran ([`Backend::run_prepared`]): given the step's cases
 /// (the ones it ran, in order), one run per case.
 pub type Decode = Box<dyn FnOnce(&[(&Case, &Execution)]) -> Result<Vec<Run>, String> + Send>;
+
+/// The [`Decode`] of runs a backend has already decoded.
+pub fn decoded(runs: Vec<Run>) -> Decode {
+    Box::new(move |_| Ok(runs))
+}
 
 /// What a [`Prepare`] made of a batch, opaque to the core; only its own backend reads it.
 pub struct Prepared(Box<dyn std::any::Any + Send>);

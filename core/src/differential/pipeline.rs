@@ -260,9 +260,9 @@ impl Batch<'_> {
         ran
     }
 
-    /// Steps go through three stages at once: the reference and the preparer make the step
-    /// after next ready, the backend runs the next, and the step before it is decoded and
-    /// judged (the device's side of a step waits for neither).
+    /// Steps go through three stages at once: while the backend runs one, the reference and
+    /// the preparer make the next one ready, and the one before it is decoded and judged (the
+    /// backend's run of a step waits for neither).
     fn lane_steps(&self, backend: &mut dyn Backend) -> Result<(), String> {
         let preparer = backend.preparer();
         let preparer = preparer.as_ref();
@@ -372,10 +372,7 @@ fn run_step(
     let pairs: Vec<(&Case, &Execution)> = ready.iter().map(|&(k, x)| (cases[k].1, x)).collect();
     let decode = match prepared {
         Some(p) => backend.run_prepared(&pairs, p)?,
-        None => {
-            let runs = backend.observe(&pairs)?;
-            Box::new(move |_: &[(&Case, &Execution)]| Ok(runs)) as Decode
-        }
+        None => super::decoded(backend.observe(&pairs)?),
     };
     drop(pairs);
     drop(ready);

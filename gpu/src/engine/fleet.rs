@@ -5,7 +5,7 @@
 //! does not hold the others back.
 
 use super::{warm_alike, Engine, Settings};
-use ptxconform_core::differential::{Backend, Decode, Prepare, Prepared, Run};
+use ptxconform_core::differential::{decoded, Backend, Decode, Prepare, Prepared, Run};
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::Execution;
@@ -99,10 +99,7 @@ impl Backend for Fleet {
     ) -> Result<Decode, String> {
         match self.engines.as_mut_slice() {
             [one] => one.run_prepared(cases, prepared),
-            _ => {
-                let runs = self.observe(cases)?;
-                Ok(Box::new(move |_| Ok(runs)))
-            }
+            _ => Ok(decoded(self.observe(cases)?)),
         }
     }
     /// Every engine, when there are several: the pipeline gives each whole steps, so that the

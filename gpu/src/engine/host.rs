@@ -9,7 +9,7 @@
 
 use super::{prepare, runs_on, Settings, Spent, Step, MAX_KERNELS};
 use crate::compile::Compiler;
-use ptxconform_core::differential::{predicted, Backend, Decode, Prepare, Prepared, Run};
+use ptxconform_core::differential::{decoded, predicted, Backend, Decode, Prepare, Prepared, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::RunInfo;
 use ptxconform_reference::case::Case;
@@ -92,9 +92,9 @@ impl HostOnly {
         }
     }
 
-    fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Vec<Run> {
+    fn finish(&mut self, cases: &[(&Case, &Execution)], step: Step) -> Result<Vec<Run>, String> {
         let decode = self.run_step(step);
-        let runs = decode(cases).unwrap_or_default();
+        let runs = decode(cases);
         self.times.observe += self.decoding.take();
         runs
     }
@@ -151,7 +151,7 @@ impl Backend for HostOnly {
         let t = Instant::now();
         let step = prepare(cases, &self.settings, None);
         self.times.prepare += t.elapsed();
-        Ok(self.finish(cases, step))
+        self.finish(cases, step)
     }
     fn preparer(&self) -> Option<Arc<dyn Prepare>> {
         Some(Arc::new(Timed(self.settings.clone())))
@@ -164,7 +164,7 @@ impl Backend for HostOnly {
         match prepared.take::<(Step, Duration)>() {
             Some((step, took)) => {
                 self.times.prepare += took;
-                Ok(self.finish(cases, step))
+                self.finish(cases, step)
             }
             None => self.observe(cases),
         }
@@ -179,10 +179,7 @@ impl Backend for HostOnly {
                 self.times.prepare += took;
                 Ok(self.run_step(step))
             }
-            None => {
-                let runs = self.observe(cases)?;
-                Ok(Box::new(move |_| Ok(runs)))
-            }
+            None => Ok(decoded(self.observe(cases)?)),
         }
     }
     fn host_time(&mut self, reference: Duration, judge: Duration) {

@@ -8,7 +8,7 @@ use crate::emit::{emit_all_guarded, emit_guarded, Emitted, Guards};
 use batch::{BatchStats, Isolation, Kernel, Limits, Plan, Unit};
 use decode::observation;
 use kernels::{compile_with, Ahead, MAX_KERNELS};
-use ptxconform_core::differential::{Backend, Decode, Prepare, Prepared, Ran, Run};
+use ptxconform_core::differential::{decoded, Backend, Decode, Prepare, Prepared, Ran, Run};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{BuildReason, RanBuild, RunInfo};
 pub mod batch;
@@ -302,10 +302,7 @@ impl Backend for Engine {
     ) -> Result<Decode, String> {
         match prepared.take::<Step>() {
             Some(step) => self.run_step(cases, step),
-            None => {
-                let runs = self.observe(cases)?;
-                Ok(Box::new(move |_| Ok(runs)))
-            }
+            None => Ok(decoded(self.observe(cases)?)),
         }
     }
     fn host_time(&mut self, reference: Duration, judge: Duration) {
