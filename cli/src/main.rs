@@ -77,23 +77,8 @@ enum Cmd {
     New(cli::new::NewArgs),
 }
 
-/// Back the process's memory with small pages unless `MIMALLOC_ALLOW_THP` says otherwise.
-/// Fresh memory taken in 2 MiB transparent huge pages is zeroed 2 MiB at a time on first touch:
-/// a third of the preparing threads' samples and over a quarter of the generating threads' in a
-/// host-only fuzz profile (development host, 16,384 programs). On an H200 the `--config legal`
-/// row ran 18,403 and 19,073 programs/s without them against 17,711 and 18,295 with, alternating
-/// on one machine (`reports/bench/README.md`, h200-2026-12-01x). The setting is the process's and
-/// passes to what it starts (the GPU worker, ptxas), as it did when measured.
-fn small_pages() {
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // Refused only by kernels without the setting (before Linux 3.15): nothing to undo then.
-        let _ = rustix::thread::disable_transparent_huge_pages(true);
-    }
-}
-
 fn main() {
     keep_freed_memory();
-    small_pages();
     // The GPU worker process (see `gpu` module docs): spawned by the supervisor, never by users.
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some(ptxconform_gpu::device::WORKER_SUBCOMMAND) {
@@ -173,14 +158,5 @@ mod tests {
             // The environment's setting is mimalloc's, and stays.
             Ok(v) => assert_eq!((before, after), (v.parse().unwrap_or(before), before)),
         }
-    }
-
-    /// Transparent huge pages are off for the process after `small_pages`, unless the
-    /// environment asks mimalloc for its own setting.
-    #[test]
-    fn small_pages_are_set() {
-        super::small_pages();
-        let off = rustix::thread::transparent_huge_pages_are_disabled().unwrap();
-        assert!(off || std::env::var_os("MIMALLOC_ALLOW_THP").is_some());
     }
 }
