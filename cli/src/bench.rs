@@ -36,6 +36,7 @@
 //!
 //! The table goes to stdout, everything (with device, driver, date, commit) to `--out` as JSON.
 
+mod host;
 mod threads;
 
 use crate::fuzz::campaign::{Campaign, Options, Planted, Stop};
@@ -457,6 +458,9 @@ pub struct BenchReport {
     pub date: String,
     pub commit: String,
     pub threads: usize,
+    /// The host's speed on fixed work, measured before any fuzz row (whose rates it bounds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<host::HostSpeed>,
     pub families: Vec<FamilyRates>,
     pub fuzz: Vec<FuzzRate>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -794,12 +798,19 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         date: ptxconform_core::result::today(),
         commit: commit(args),
         threads,
+        host: None,
         families: vec![],
         fuzz: vec![],
         fuzz_host: vec![],
         devices: None,
         corpus: None,
     };
+    // Timed alone, before any row: the fuzz rows' rates are the host's to bound.
+    let fuzz_rows = [Row::Fuzz, Row::FuzzHost, Row::Devices];
+    if args.fuzz_seconds > 0 && fuzz_rows.iter().any(|r| args.measures(*r)) {
+        let ptxas = ptxconform_gpu::ptxas::Ptxas::find().ok();
+        report.host = Some(host::HostSpeed::measure(ptxas)?);
+    }
     // The devices row's devices, found before any row runs: with fewer than two it fails at
     // once instead of after the other rows.
     let fleet_devices = match args.measures(Row::Devices) && args.fuzz_seconds > 0 {
@@ -1107,6 +1118,9 @@ fn print_table(r: &BenchReport) {
         "ptxconform bench — {} ({}), {} threads, {} at {}",
         r.device, r.driver, r.threads, r.date, r.commit
     );
+    if let Some(h) = &r.host {
+        println!("{}", h.describe());
+    }
     println!(
         "{:<26} {:>12} {:>12} {:>12} {:>8} {:>12} {:>10} {:>9}  breakdown (s): reference / emit / compile / execute / observe / judge, launches",
         "fixed shape (cases/s)", "reference", "ref/core", "ref 1 thread", "threads", "end-to-end", "naive", "speedup"

@@ -1,0 +1,173 @@
+//! The host's own speed when a bench ran, timed on fixed work before the rows: what tells a
+//! slower machine from a slower commit. Machines of one kind differ: on starts of the one-H200
+//! kind the same code's legal fuzz row ran from about 15,300 to 22,500 programs/s in one day,
+//! and ptxas alone took 30.8 ms a fuzz kernel on one of them against about 20 ms on the
+//! development host (`reports/bench/README.md`, h200-2026-12-01x).
+
+use crate::fuzz::campaign::generate_analyzable;
+use ptxconform_gpu::compile::Compiler;
+use ptxconform_gpu::ptxas::Ptxas;
+use ptxconform_reference::gen::GenConfig;
+use ptxconform_reference::target::Target;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// The calibration's campaign seed: fixed, so that every bench times the same programs.
+const SEED: u64 = 0x5eed_ca1b;
+
+/// Programs the reference draws and runs on one thread.
+const PROGRAMS: u64 = 4096;
+
+/// Kernels a ptxas run (a legal fuzz block's runs hold about a dozen), and runs; the median run
+/// is kept.
+const KERNELS_A_RUN: usize = 8;
+const RUNS: usize = 5;
+
+/// The host's speed on fixed work, measured alone (nothing else of the bench running).
+#[derive(Clone, Debug, Serialize)]
+pub struct HostSpeed {
+    /// CPUs the process may use, and the first CPU's model name (`/proc/cpuinfo`).
+    pub cpus: usize,
+    pub cpu_model: String,
+    /// Programs of the legal all-families fuzz mix (seed fixed, a value set a shape) drawn and
+    /// evaluated by the reference on one thread, a second.
+    pub programs_one_thread_per_s: f64,
+    /// Wall time of one ptxas process a kernel, over fixed fuzz kernels (sm_90a, the default
+    /// optimization level, no cache): the median of the runs. `None` without ptxas.
+    pub ptxas_ms_per_kernel: Option<f64>,
+}
+
+impl HostSpeed {
+    /// Time the fixed work: the reference on one thread, then ptxas where `ptxas` is given.
+    pub fn measure(ptxas: Option<Ptxas>) -> Result<HostSpeed, String> {
+        Ok(HostSpeed {
+            cpus: ptxconform_core::pools::host_cpus(),
+            cpu_model: cpu_model().unwrap_or_else(|| "unknown".into()),
+            programs_one_thread_per_s: programs_one_thread()?,
+            ptxas_ms_per_kernel: match ptxas {
+                Some(p) => Some(ptxas_ms_per_kernel(p)?),
+                None => None,
+            },
+        })
+    }
+
+    /// One line for the console.
+    pub fn describe(&self) -> String {
+        format!(
+            "host: {} CPUs ({}); on fixed work: the reference draws and evaluates {:.0} fuzz \
+             programs/s on one thread, ptxas {} a fuzz kernel",
+            self.cpus,
+            self.cpu_model,
+            self.programs_one_thread_per_s,
+            self.ptxas_ms_per_kernel
+                .map_or("not found".into(), |ms| format!("{ms:.1} ms"))
+        )
+    }
+}
+
+fn config() -> GenConfig {
+    GenConfig {
+        targets: vec![Target::SM_90A],
+        ..GenConfig::default()
+    }
+}
+
+/// The model name of the first CPU (Linux), where the system says.
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
+        .map(|(_, name)| name.trim().to_string())
+}
+
+/// [`HostSpeed::programs_one_thread_per_s`].
+fn programs_one_thread() -> Result<f64, String> {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| format!("a one-thread pool: {e}"))?;
+    let cfg = config();
+    let took = one.install(|| {
+        let t = Instant::now();
+        let mut evaluated = 0u64;
+        for shape in 0..PROGRAMS {
+            let (g, _, _) = generate_analyzable(SEED, shape, 0, 1, &cfg);
+            let (result, _) = ptxconform_core::evaluate::evaluate("calibration", &g.case);
+            evaluated += u64::from(!result.verdict.is_failure());
+        }
+        std::hint::black_box(evaluated);
+        t.elapsed()
+    });
+    Ok(PROGRAMS as f64 / took.as_secs_f64())
+}
+
+/// The fixed kernels: the first [`RUNS`] × [`KERNELS_A_RUN`] shapes of the calibration's
+/// campaign that emit, one module each.
+fn kernels() -> Vec<String> {
+    let cfg = config();
+    let want = RUNS * KERNELS_A_RUN;
+    (0..4 * want as u64)
+        .filter_map(|shape| {
+            let (g, _, _) = generate_analyzable(SEED, shape, 0, 1, &cfg);
+            // Renamed as the engine's modules name it, so that a run's kernels do not clash.
+            ptxconform_gpu::emit::emit(&g.case)
+                .ok()
+                .map(|e| ptxconform_gpu::emit::link(&[&e]))
+        })
+        .take(want)
+        .collect()
+}
+
+/// [`HostSpeed::ptxas_ms_per_kernel`]: one ptxas process at a time, [`KERNELS_A_RUN`] kernels
+/// each.
+fn ptxas_ms_per_kernel(ptxas: Ptxas) -> Result<f64, String> {
+    let compiler = Compiler::new(ptxas, None)?;
+    let kernels = kernels();
+    if kernels.len() < KERNELS_A_RUN {
+        return Err(format!(
+            "host calibration: {} of the fixed fuzz programs emit, {KERNELS_A_RUN} needed",
+            kernels.len()
+        ));
+    }
+    let mut runs: Vec<Duration> = Vec::new();
+    for run in kernels.chunks_exact(KERNELS_A_RUN) {
+        let files: Vec<&str> = run.iter().map(String::as_str).collect();
+        let t = Instant::now();
+        let compiled = compiler.compile_files_many(&[(files, Target::SM_90A)]);
+        let took = t.elapsed();
+        if let Some(Err(e)) = compiled.first() {
+            return Err(format!("host calibration: {e}"));
+        }
+        runs.push(took);
+    }
+    runs.sort();
+    let median = runs[runs.len() / 2];
+    Ok(median.as_secs_f64() * 1000.0 / KERNELS_A_RUN as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixed kernels are the same every time, distinct, and enough for every run.
+    #[test]
+    fn kernels_are_fixed_and_distinct() {
+        let (a, b) = (kernels(), kernels());
+        assert_eq!(a, b);
+        assert_eq!(a.len(), RUNS * KERNELS_A_RUN);
+        let distinct: std::collections::HashSet<&String> = a.iter().collect();
+        assert_eq!(distinct.len(), a.len());
+    }
+
+    /// The reference's rate is a rate, and ptxas, where installed, takes some time a kernel.
+    #[test]
+    fn measures_the_host() {
+        let speed = HostSpeed::measure(ptxconform_gpu::ptxas::for_tests()).unwrap();
+        assert!(speed.programs_one_thread_per_s > 0.0);
+        assert!(speed.cpus >= 1);
+        if let Some(ms) = speed.ptxas_ms_per_kernel {
+            assert!(ms > 0.0 && ms < 10_000.0, "{ms}");
+        }
+        assert!(speed.describe().starts_with("host: "));
+    }
+}
