@@ -1,8 +1,9 @@
 //! The host's own speed when a bench ran, timed on fixed work before the rows: what tells a
 //! slower machine from a slower commit. Machines of one kind differ: on starts of the one-H200
-//! kind the same code's legal fuzz row ran from about 15,300 to 22,500 programs/s in one day,
+//! kind the same code's legal fuzz row ran from about 17,100 to 22,500 programs/s in one day,
 //! and ptxas alone took 30.8 ms a fuzz kernel on one of them against about 20 ms on the
-//! development host (`reports/bench/README.md`, h200-2026-12-01x).
+//! development host. A host's speed also moves within a start (these readings by a third,
+//! minutes apart): a reading is of its moment (`reports/bench/README.md`, h200-2026-12-01x).
 
 use crate::fuzz::campaign::generate_analyzable;
 use ptxconform_gpu::compile::Compiler;
