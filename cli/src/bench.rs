@@ -809,7 +809,10 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     let fuzz_rows = [Row::Fuzz, Row::FuzzHost, Row::Devices];
     if args.fuzz_seconds > 0 && fuzz_rows.iter().any(|r| args.measures(*r)) {
         let ptxas = ptxconform_gpu::ptxas::Ptxas::find().ok();
-        report.host = Some(host::HostSpeed::measure(ptxas)?);
+        // A reading that fails costs the reading, not the rows.
+        report.host = host::HostSpeed::measure(ptxas)
+            .map_err(|e| eprintln!("ptxconform: warning: the host's speed not measured: {e}"))
+            .ok();
     }
     // The devices row's devices, found before any row runs: with fewer than two it fails at
     // once instead of after the other rows.

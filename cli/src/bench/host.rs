@@ -47,10 +47,7 @@ impl HostSpeed {
             cpus: ptxconform_core::pools::host_cpus(),
             cpu_model: cpu_model().unwrap_or_else(|| "unknown".into()),
             programs_one_thread_per_s: programs_one_thread()?,
-            ptxas_ms_per_kernel: match ptxas {
-                Some(p) => Some(ptxas_ms_per_kernel(p)?),
-                None => None,
-            },
+            ptxas_ms_per_kernel: ptxas.map(ptxas_ms_per_kernel).transpose()?,
         })
     }
 
