@@ -805,7 +805,14 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         devices: None,
         corpus: None,
     };
-    // Timed alone, before any row: the fuzz rows' rates are the host's to bound.
+    // The devices row's devices, found before any row runs: with fewer than two it fails at
+    // once instead of after the other rows.
+    let fleet_devices = match args.measures(Row::Devices) && args.fuzz_seconds > 0 {
+        true => Some(devices_of_row(args)?),
+        false => None,
+    };
+    // Timed alone, before any row (after the devices row's check, which fails at once): the
+    // fuzz rows' rates are the host's to bound.
     let fuzz_rows = [Row::Fuzz, Row::FuzzHost, Row::Devices];
     if args.fuzz_seconds > 0 && fuzz_rows.iter().any(|r| args.measures(*r)) {
         let ptxas = ptxconform_gpu::ptxas::Ptxas::find().ok();
@@ -814,12 +821,6 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             .map_err(|e| eprintln!("ptxconform: warning: the host's speed not measured: {e}"))
             .ok();
     }
-    // The devices row's devices, found before any row runs: with fewer than two it fails at
-    // once instead of after the other rows.
-    let fleet_devices = match args.measures(Row::Devices) && args.fuzz_seconds > 0 {
-        true => Some(devices_of_row(args)?),
-        false => None,
-    };
     let mut engines = match &dev {
         Some(d) if args.measures(Row::Shapes) => {
             let fast = open(Spec::on(d, RunInfo::default(), 20))?;
