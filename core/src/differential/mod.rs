@@ -980,6 +980,11 @@ check: [buf]
     /// step after that (a lane that panics alike, with its message).
     #[test]
     fn a_failing_lane_fails_the_batch() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        /// Set by the lane that fails, as it fails: the slow lane's step lasts until then (and a
+        /// while after, for the batch to hear of it), however long the failing lane's first step
+        /// took to prepare on a loaded host.
+        static FAILED: AtomicBool = AtomicBool::new(false);
         struct Failing;
         impl Backend for Failing {
             fn info(&self) -> RunInfo {
@@ -989,10 +994,11 @@ check: [buf]
                 true
             }
             fn observe(&mut self, _: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                FAILED.store(true, Ordering::SeqCst);
                 Err("the device is gone".into())
             }
         }
-        /// Counts the steps it observes, each taking a while.
+        /// Counts the steps it observes, each lasting until the other lane has failed.
         struct Slow(Counting);
         impl Backend for Slow {
             fn info(&self) -> RunInfo {
@@ -1002,6 +1008,10 @@ check: [buf]
                 true
             }
             fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                let t = std::time::Instant::now();
+                while !FAILED.load(Ordering::SeqCst) && t.elapsed() < Duration::from_secs(60) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 std::thread::sleep(Duration::from_secs(1));
                 self.0.observe(cases)
             }
@@ -1047,9 +1057,11 @@ check: [buf]
                 true
             }
             fn observe(&mut self, _: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+                FAILED.store(true, Ordering::SeqCst);
                 panic!("the driver is confused")
             }
         }
+        FAILED.store(false, Ordering::SeqCst);
         let mut b = Two(Panicking, slow());
         let e = run_batch(&mut b, &KnownDivergences::default(), &pairs).unwrap_err();
         assert_eq!(e, "a lane panicked: the driver is confused");
