@@ -511,11 +511,16 @@ const ONE_THREAD_CASES: usize = 8192;
 
 /// [`reference_rate`] on a pool of one thread, over at most [`ONE_THREAD_CASES`] of `cases`.
 fn reference_rate_one_thread(cases: &[Case]) -> Result<f64, String> {
+    on_one_thread(|| reference_rate(&cases[..cases.len().min(ONE_THREAD_CASES)]))
+}
+
+/// `f` on a rayon pool of one thread (its parallel iterators included).
+fn on_one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, String> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| format!("a one-thread pool: {e}"))?;
-    Ok(one.install(|| reference_rate(&cases[..cases.len().min(ONE_THREAD_CASES)])))
+    Ok(one.install(f))
 }
 
 /// Runs of each reference and end-to-end rate: the median is reported, so that one run slowed

@@ -2,7 +2,7 @@
 //! slower machine from a slower commit. Starts of one machine kind differ (on the one-H200 kind
 //! the same code's legal fuzz row ran from about 17,100 to 22,500 programs/s in one day), and a
 //! host's speed moves within a start: on one H200 start these readings moved by a third, minutes
-//! apart (17.8-25.7 ms a kernel). A reading is of its moment (`reports/bench/README.md`,
+//! apart (10,491-15,867 programs/s, 19.4-25.7 ms a kernel). A reading is of its moment (`reports/bench/README.md`,
 //! h200-2026-12-01x).
 
 use crate::fuzz::campaign::generate_analyzable;
@@ -11,7 +11,7 @@ use ptxconform_gpu::ptxas::Ptxas;
 use ptxconform_reference::gen::GenConfig;
 use ptxconform_reference::target::Target;
 use serde::Serialize;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The calibration's campaign seed: fixed, so that every bench times the same programs.
 const SEED: u64 = 0x5eed_ca1b;
@@ -85,12 +85,6 @@ fn program(shape: u64, cfg: &GenConfig) -> ptxconform_reference::gen::Generated 
     generate_analyzable(SEED, shape, 0, 1, cfg).0
 }
 
-/// The median of `times` (at least one).
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
 /// The model name of the first CPU (Linux), where the system says.
 fn cpu_model() -> Option<String> {
     let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
@@ -101,10 +95,6 @@ fn cpu_model() -> Option<String> {
 
 /// [`HostSpeed::programs_one_thread_per_s`].
 fn programs_one_thread() -> Result<f64, String> {
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(|e| format!("a one-thread pool: {e}"))?;
     let cfg = config();
     // Every round the same programs: the same work.
     let round = || {
@@ -116,13 +106,12 @@ fn programs_one_thread() -> Result<f64, String> {
             evaluated += u64::from(!result.verdict.is_failure());
         }
         std::hint::black_box(evaluated);
-        t.elapsed()
+        PROGRAMS as f64 / t.elapsed().as_secs_f64()
     };
-    let rounds: Vec<Duration> = one.install(|| {
+    super::on_one_thread(|| {
         round();
-        (0..ROUNDS).map(|_| round()).collect()
-    });
-    Ok(PROGRAMS as f64 / median(rounds).as_secs_f64())
+        super::median_of(ROUNDS, || Ok(round())).map(|(rate, _)| rate)
+    })?
 }
 
 /// The fixed kernels: the first [`RUNS`] × [`KERNELS_A_RUN`] shapes of the calibration's
@@ -156,19 +145,25 @@ fn ptxas_ms_per_kernel(ptxas: Ptxas) -> Result<f64, String> {
             2 * KERNELS_A_RUN
         ));
     }
-    let mut runs: Vec<Duration> = Vec::new();
-    for run in kernels.chunks_exact(KERNELS_A_RUN) {
+    // Kernels a second of each run; the first run is not counted.
+    let counted = kernels.len() / KERNELS_A_RUN - 1;
+    let mut runs = kernels.chunks_exact(KERNELS_A_RUN).map(|run| {
         let files: Vec<&str> = run.iter().map(String::as_str).collect();
         let t = Instant::now();
-        let compiled = compiler.compile_files_many(&[(files, Target::SM_90A)]);
-        let took = t.elapsed();
-        if let Some(Err(e)) = compiled.first() {
-            return Err(format!("host calibration: {e}"));
+        match compiler
+            .compile_files_many(&[(files, Target::SM_90A)])
+            .first()
+        {
+            Some(Err(e)) => Err(format!("host calibration: {e}")),
+            _ => Ok(KERNELS_A_RUN as f64 / t.elapsed().as_secs_f64()),
         }
-        runs.push(took);
-    }
-    runs.remove(0);
-    Ok(median(runs).as_secs_f64() * 1000.0 / KERNELS_A_RUN as f64)
+    });
+    runs.next().transpose()?;
+    let (rate, _) = super::median_of(counted, || {
+        runs.next()
+            .unwrap_or_else(|| Err("host calibration: a run short".into()))
+    })?;
+    Ok(1000.0 / rate)
 }
 
 #[cfg(test)]
@@ -204,12 +199,5 @@ mod tests {
         let speed = HostSpeed::measure(ptxas).unwrap();
         assert!(speed.programs_one_thread_per_s.is_finite());
         assert_eq!(speed.ptxas_ms_per_kernel.is_some(), installed);
-    }
-
-    #[test]
-    fn median_of_times() {
-        let ms = |v: &[u64]| v.iter().map(|&m| Duration::from_millis(m)).collect();
-        assert_eq!(median(ms(&[30, 10, 20])), Duration::from_millis(20));
-        assert_eq!(median(ms(&[5])), Duration::from_millis(5));
     }
 }
