@@ -19,7 +19,7 @@
 use super::{ConfigKind, FuzzArgs};
 use crate::shard::Shard;
 use coverage::{analyze_executed, Aim, Analysis, CoverageMap};
-use ptxconform_core::differential::{Backend, Executed, Prepare};
+use ptxconform_core::differential::{Backend, Executed, Prepare, Readied};
 use ptxconform_core::evaluate::evaluate;
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::pools::{self, Stage};
@@ -468,8 +468,43 @@ struct Program {
     executed: Option<Executed>,
 }
 
+impl Program {
+    /// Whether the program goes on to a campaign's hardware (before the trap budget): it passed
+    /// the CPU oracles and is legal.
+    fn runs_on_hardware(&self) -> bool {
+        self.checked.is_ok() && !matches!(self.generated.intent, Intent::Illegal { .. })
+    }
+}
+
 /// Generated programs with their CPU oracles' verdicts, in program order.
 type Block = Vec<Program>;
+
+/// The first step of a block's first hardware run: its cases, and their executions.
+type FirstStep<'b> = (Vec<(&'b str, &'b Case)>, Vec<Option<Executed>>);
+
+/// The first step of `block`'s first hardware run ([`findings::Part::Rest`]) on a backend of
+/// `lanes` lanes, its executions taken out of the block to go with it. Meant for a block drawn
+/// and not yet taken, without planted programs.
+fn upcoming_of(block: &mut Block, lanes: usize) -> FirstStep<'_> {
+    let rest = |p: &Program| {
+        p.runs_on_hardware() && findings::Part::of(p.analysis.as_ref()) == findings::Part::Rest
+    };
+    let n = block.iter().filter(|p| rest(p)).count();
+    let first = ptxconform_core::differential::first_step(n, lanes);
+    block
+        .iter_mut()
+        .filter(|p| rest(p))
+        .take(first)
+        .map(|p| {
+            let Program {
+                generated,
+                executed,
+                ..
+            } = p;
+            (("fuzz", &generated.case), executed.take())
+        })
+        .unzip()
+}
 
 /// Wall time of a campaign's two stages, summed over blocks: the hardware stage (observing and
 /// judging a block), and generating and checking a block (the next one beside the hardware
@@ -983,6 +1018,9 @@ pub struct Campaign<'h> {
     trap_shapes: BTreeSet<u64>,
     /// The last [`Campaign::run`]'s rate after its first block.
     pub sustained: Option<Sustained>,
+    /// The next block's first hardware step, made ready beside the last step of the block
+    /// before it.
+    readied: Option<Readied>,
 }
 
 /// A program bound for the hardware.
@@ -1187,6 +1225,7 @@ impl<'h> Campaign<'h> {
             evidence,
             trap_shapes: BTreeSet::new(),
             sustained: None,
+            readied: None,
         })
     }
 
@@ -1263,6 +1302,13 @@ impl<'h> Campaign<'h> {
         // the drawing then).
         let ahead = if self.hw.is_some() { DRAWN_AHEAD } else { 0 };
         let mut blocks_asked: u32 = 0;
+        // The lanes of the hardware, where it carries a block's first step made ready from the
+        // block before ([`ptxconform_core::differential::run_batch_carrying`]).
+        let lanes = self
+            .hw
+            .as_deref_mut()
+            .map(|h| h.lanes().len())
+            .filter(|l| *l < 2);
         let done = |c: &Campaign<'_>| {
             crate::interrupt::requested()
                 || deadline.is_some_and(|d| Instant::now() >= d)
@@ -1300,6 +1346,7 @@ impl<'h> Campaign<'h> {
             let span = ptxconform_core::trace::span("block: bookkeeping", block.len());
             let mut exercised = Vec::new();
             for p in block {
+                let runs = p.runs_on_hardware();
                 let (k, g, checked, analysis) = (p.k, p.generated, p.checked, p.analysis);
                 self.stats.programs += 1;
                 if let Some(kernel) = p.kernel {
@@ -1314,7 +1361,7 @@ impl<'h> Campaign<'h> {
                     .or_default() += 1;
                 if let Err(v) = checked {
                     self.violation(k, &g, &v)?;
-                } else if self.hw.is_some() && !matches!(g.intent, Intent::Illegal { .. }) {
+                } else if self.hw.is_some() && runs {
                     let planted = self.opts.planted.as_ref().and_then(|p| p.at(k));
                     let (analysis, executed) = match planted {
                         Some(_) => (None, None),
@@ -1337,9 +1384,17 @@ impl<'h> Campaign<'h> {
             drop(span);
             if !pending.is_empty() {
                 let batch = std::mem::take(&mut pending);
+                // The next block, when it is drawn already, has its first hardware step made
+                // ready beside this block's last: the device does not wait for it.
+                let next = match lanes {
+                    Some(l) if self.opts.planted.is_none() => {
+                        drawer.peek().map(|b| upcoming_of(b, l))
+                    }
+                    _ => None,
+                };
                 let t = Instant::now();
                 let span = ptxconform_core::trace::span("block: hardware", batch.len());
-                let hw = self.hardware(batch);
+                let hw = self.hardware(batch, next);
                 drop(span);
                 self.walls.hardware += t.elapsed();
                 hw?;
@@ -1361,7 +1416,7 @@ impl<'h> Campaign<'h> {
             }
         }
         if !pending.is_empty() {
-            self.hardware(pending)?;
+            self.hardware(pending, None)?;
         }
         let elapsed = t0.elapsed();
         let e = elapsed.as_secs_f64();

@@ -966,3 +966,84 @@ fn the_sustained_rate_leaves_the_first_block_out() {
     assert_eq!(one.sustained, None, "one block has no rate after it");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// [`Fake`] hardware (no flip) whose observation of a step takes a while, and which logs the
+/// first case of each step its preparer prepares and of each step it observes.
+struct Paced {
+    fake: Fake,
+    delay: std::time::Duration,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+struct PrepareLog(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+fn first_name(cases: &[(&Case, &Execution)]) -> String {
+    cases.first().map_or(String::new(), |c| c.0.name.clone())
+}
+
+impl ptxconform_core::differential::Prepare for PrepareLog {
+    fn prepare(&self, cases: &[(&Case, &Execution)]) -> ptxconform_core::differential::Prepared {
+        let line = format!("prepare {}", first_name(cases));
+        self.0.lock().unwrap().push(line);
+        ptxconform_core::differential::Prepared::new(())
+    }
+}
+
+impl Backend for Paced {
+    fn info(&self) -> RunInfo {
+        self.fake.info()
+    }
+    fn runs(&self, t: Target) -> bool {
+        self.fake.runs(t)
+    }
+    fn observe(&mut self, cases: &[(&Case, &Execution)]) -> Result<Vec<Run>, String> {
+        std::thread::sleep(self.delay);
+        let line = format!("observe {}", first_name(cases));
+        self.log.lock().unwrap().push(line);
+        self.fake.observe(cases)
+    }
+    fn preparer(&self) -> Option<std::sync::Arc<dyn ptxconform_core::differential::Prepare>> {
+        Some(std::sync::Arc::new(PrepareLog(self.log.clone())))
+    }
+}
+
+/// While the hardware runs a block, the next block's first step, once drawn, is evaluated and
+/// prepared beside it; the next block then runs that step as prepared, and every program runs
+/// once, judged as without it.
+#[test]
+fn a_block_runs_its_first_step_as_made_ready_beside_the_block_before() {
+    let dir = tmp("readied");
+    let mut hw = Paced {
+        fake: Fake::new(false),
+        delay: std::time::Duration::from_millis(300),
+        log: Default::default(),
+    };
+    let mut c = campaign(&dir, false, Some(&mut hw));
+    let stats = c.run(&Stop::programs(128), false).unwrap();
+    drop(c);
+    assert_eq!(stats.programs, 128);
+    assert_eq!(stats.divergences, 0, "{stats:?}");
+    assert_eq!(
+        hw.fake.ran.len() as u64,
+        stats.gpu_cases,
+        "every program ran once"
+    );
+    let log = hw.log.lock().unwrap();
+    let firsts = |what: &str| -> Vec<&str> {
+        log.iter()
+            .filter_map(|l| l.strip_prefix(what))
+            .collect::<Vec<_>>()
+    };
+    // Every step was prepared once, in the order it ran.
+    assert_eq!(firsts("prepare "), firsts("observe "), "{log:?}");
+    // A step prepared before the step ahead of it ran was made ready beside the block before.
+    let readied = log
+        .windows(2)
+        .filter(|w| w.iter().all(|l| l.starts_with("prepare ")))
+        .count();
+    assert!(
+        readied >= 1,
+        "no block's first step was made ready ahead: {log:?}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -17,7 +17,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod pipeline;
-pub use pipeline::{run_batch, run_batch_executed, run_batch_under, run_copies, run_copies_then};
+pub use pipeline::{
+    first_step, run_batch, run_batch_carrying, run_batch_executed, run_batch_under, run_copies,
+    run_copies_then, Carry, Readied, Upcoming,
+};
 
 /// Copies `first..first + n` of `case`, named `NAME#i` and otherwise identical.
 pub fn copies(case: &Case, first: u64, n: usize) -> Vec<Case> {
@@ -793,6 +796,108 @@ check: [buf]
                 "observe c4096 5"
             ]
         );
+    }
+
+    /// Cases `{prefix}0..{prefix}{n}`.
+    fn named(prefix: &str, n: usize) -> Vec<Case> {
+        let mut cs = numbered(n);
+        for (i, c) in cs.iter_mut().enumerate() {
+            c.name = format!("{prefix}{i}");
+        }
+        cs
+    }
+
+    /// A batch's last step runs while the next batch's first step is evaluated and prepared,
+    /// and that batch then runs the step as it was made ready, without preparing it again; a
+    /// step made ready for other cases is prepared again.
+    #[test]
+    fn the_next_batchs_first_step_is_made_ready_beside_the_last_step() {
+        let known = KnownDivergences::default();
+        let (a, b) = (
+            named("a", PIPELINE_CASES + 5),
+            named("b", PIPELINE_CASES + 3),
+        );
+        let pa: Vec<(&str, &Case)> = a.iter().map(|c| ("t.yaml", c)).collect();
+        let pb: Vec<(&str, &Case)> = b.iter().map(|c| ("t.yaml", c)).collect();
+        let none = |n: usize| (0..n).map(|_| None).collect::<Vec<_>>();
+        let mut backend = Preparing {
+            inner: Predicted {
+                info: info("model"),
+            },
+            log: Default::default(),
+            waits: vec![("a2048", "b0")],
+        };
+        let first = first_step(pb.len(), 0);
+        assert_eq!(first, PIPELINE_CASES);
+        let mut run = |cs: &[(&str, &Case)], carry| {
+            run_batch_carrying(
+                DEFAULT_PROFILE,
+                &mut backend,
+                &known,
+                cs,
+                none(cs.len()),
+                carry,
+            )
+            .unwrap()
+        };
+        let upcoming = || Upcoming {
+            cases: &pb[..first],
+            executed: none(first),
+        };
+        let (out, readied) = run(
+            &pa,
+            Carry {
+                readied: None,
+                upcoming: Some(upcoming()),
+            },
+        );
+        assert_eq!(out.len(), a.len());
+        let readied = readied.expect("the next batch's first step was made ready");
+        let (out, again) = run(
+            &pb,
+            Carry {
+                readied: Some(readied),
+                upcoming: None,
+            },
+        );
+        assert!(again.is_none());
+        let names: Vec<&str> = out.iter().map(|j| j.result.case.as_str()).collect();
+        let want: Vec<&str> = b.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, want);
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
+        // Made ready for `b`, given to `a`: `a`'s first step is evaluated and prepared again.
+        let (_, readied) = run(
+            &pa,
+            Carry {
+                readied: None,
+                upcoming: Some(upcoming()),
+            },
+        );
+        let (out, _) = run(
+            &pa,
+            Carry {
+                readied,
+                upcoming: None,
+            },
+        );
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
+        assert_eq!(out.len(), a.len());
+        let log = backend.log.lock().unwrap();
+        assert_eq!(
+            log[..8],
+            [
+                "prepare a0 2048",
+                "prepare a2048 5",
+                "observe a0 2048",
+                "prepare b0 2048",
+                "observe a2048 5",
+                "prepare b2048 3",
+                "observe b0 2048",
+                "observe b2048 3"
+            ]
+        );
+        let prepared_a0 = log.iter().filter(|l| *l == "prepare a0 2048").count();
+        assert_eq!(prepared_a0, 3, "{log:?}");
     }
 
     /// A backend whose decoding of a step waits (up to 30 s) for its run of the step after,

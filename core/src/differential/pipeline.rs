@@ -13,6 +13,7 @@ use ptxconform_reference::case::Case;
 use ptxconform_reference::sem::exec::Execution;
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::target::Target;
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -103,6 +104,57 @@ pub fn run_batch_executed(
     cases: &[(&str, &Case)],
     executed: Vec<Option<Executed>>,
 ) -> Result<Vec<Judged>, String> {
+    let (judged, _) =
+        run_batch_carrying(profile, backend, known, cases, executed, Carry::default())?;
+    Ok(judged)
+}
+
+/// The cases of the first step of a batch to come ([`first_step`] of its length), and the
+/// executions the caller already has of them, one entry per case.
+pub struct Upcoming<'a> {
+    pub cases: &'a [(&'a str, &'a Case)],
+    pub executed: Vec<Option<Executed>>,
+}
+
+/// A batch's first step made ready while the batch before it ran its last step: the
+/// reference's side of its cases and the backend's preparation of them, and the cases' names,
+/// which it serves only while they are the same.
+pub struct Readied {
+    names: Vec<String>,
+    ahead: Ahead,
+}
+
+/// What a batch of [`run_batch_carrying`] takes from the batch before it and makes ready for
+/// the batch after it.
+#[derive(Default)]
+pub struct Carry<'a> {
+    /// This batch's first step, made ready by the batch before.
+    pub readied: Option<Readied>,
+    /// The next batch's first step, to make ready while this batch's last step runs.
+    pub upcoming: Option<Upcoming<'a>>,
+}
+
+/// Cases in the first step of a batch of `n` cases on a backend of `lanes` lanes: what an
+/// [`Upcoming`] holds.
+pub fn first_step(n: usize, lanes: usize) -> usize {
+    step_lengths(n, lanes)[0]
+}
+
+/// [`run_batch_executed`] as one batch of several in a row, so that the backend does not wait
+/// between them for the reference's side and the preparation of a batch's first step: the
+/// batch's last step runs while `carry.upcoming` is evaluated and prepared, and what that made
+/// is returned, to be given as the next batch's `carry.readied`. A readied step whose cases are
+/// not this batch's first step is evaluated again (its executions given before are gone).
+/// Only a backend without lanes carries: one with lanes returns nothing readied, and evaluates
+/// a readied step again.
+pub fn run_batch_carrying(
+    profile: Profile,
+    backend: &mut dyn Backend,
+    known: &KnownDivergences,
+    cases: &[(&str, &Case)],
+    executed: Vec<Option<Executed>>,
+    carry: Carry<'_>,
+) -> Result<(Vec<Judged>, Option<Readied>), String> {
     if executed.len() != cases.len() {
         return Err(format!(
             "{} executions given for {} cases",
@@ -110,11 +162,9 @@ pub fn run_batch_executed(
             cases.len()
         ));
     }
-    let targets: std::collections::BTreeSet<Target> = cases.iter().map(|c| c.1.target).collect();
-    let runnable: std::collections::BTreeSet<Target> =
-        targets.into_iter().filter(|t| backend.runs(*t)).collect();
     let replays = backend.replays();
     let lanes = backend.lanes().len();
+    let runnable = runnable_of(&*backend, cases);
     let mut rest = cases;
     let lengths = step_lengths(cases.len(), lanes);
     let steps: Vec<&[(&str, &Case)]> = lengths
@@ -125,6 +175,18 @@ pub fn run_batch_executed(
             step
         })
         .collect();
+    let (readied, upcoming) = match lanes {
+        0 | 1 => (carry.readied, carry.upcoming),
+        _ => (None, None),
+    };
+    let readied = readied.filter(|r| {
+        r.names.len() == steps[0].len() && r.names.iter().zip(steps[0]).all(|(n, c)| *n == c.1.name)
+    });
+    let upcoming = upcoming.filter(|u| u.executed.len() == u.cases.len() && !u.cases.is_empty());
+    let upcoming_runnable = upcoming
+        .as_ref()
+        .map(|u| runnable_of(&*backend, u.cases))
+        .unwrap_or_default();
     let mut executed = executed.into_iter();
     let given = lengths
         .iter()
@@ -140,6 +202,9 @@ pub fn run_batch_executed(
         given,
         next: AtomicUsize::new(0),
         stopped: AtomicBool::new(false),
+        readied: Mutex::new(readied.map(|r| r.ahead)),
+        upcoming: Mutex::new(upcoming.map(|u| (u, &upcoming_runnable))),
+        made: Mutex::new(None),
     };
     if lanes < 2 {
         batch.lane(backend)?;
@@ -173,12 +238,19 @@ pub fn run_batch_executed(
         });
         ended.into_iter().collect::<Result<(), String>>()?;
     }
+    let made = batch.made.into_inner().unwrap_or_else(|e| e.into_inner());
     let judged = batch.judged.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut out = Vec::with_capacity(cases.len());
     for step in judged {
         out.extend(step.ok_or("a step of the batch was not run")?);
     }
-    Ok(out)
+    Ok((out, made))
+}
+
+/// The targets of `cases` that `backend` runs.
+fn runnable_of(backend: &dyn Backend, cases: &[(&str, &Case)]) -> BTreeSet<Target> {
+    let targets: BTreeSet<Target> = cases.iter().map(|c| c.1.target).collect();
+    targets.into_iter().filter(|t| backend.runs(*t)).collect()
 }
 
 /// A batch in steps, shared by the lanes that run it.
@@ -186,7 +258,7 @@ struct Batch<'a> {
     profile: Profile,
     known: &'a KnownDivergences,
     replays: Option<&'a super::Replay>,
-    runnable: &'a std::collections::BTreeSet<Target>,
+    runnable: &'a BTreeSet<Target>,
     steps: Vec<&'a [(&'a str, &'a Case)]>,
     /// Each step's executions made before the batch, taken by the lane that evaluates it.
     given: Vec<Mutex<Vec<Option<Executed>>>>,
@@ -196,6 +268,13 @@ struct Batch<'a> {
     stopped: AtomicBool,
     /// Each step's results, once judged.
     judged: Mutex<Vec<Option<Vec<Judged>>>>,
+    /// The first step, made ready by the batch before (taken by the lane that takes it).
+    readied: Mutex<Option<Ahead>>,
+    /// The next batch's first step, with the targets of it the backend runs (taken by the lane
+    /// that finds no step left).
+    upcoming: Mutex<Option<(Upcoming<'a>, &'a BTreeSet<Target>)>>,
+    /// The next batch's first step, made ready.
+    made: Mutex<Option<Readied>>,
 }
 
 impl Batch<'_> {
@@ -208,10 +287,26 @@ impl Batch<'_> {
         (i < self.steps.len()).then_some(i)
     }
 
-    /// Step `i`'s reference side and `preparer`'s preparation of it, on the reference's pool.
+    /// Step `i` made ready: by the batch before, or now by the reference and `preparer`.
     fn ahead(&self, i: usize, preparer: Option<&Arc<dyn Prepare>>) -> Ahead {
-        let cs = self.steps[i];
-        let given = std::mem::take(&mut *self.given[i].lock().unwrap_or_else(|e| e.into_inner()));
+        if i == 0 {
+            if let Some(a) = lock(&self.readied).take() {
+                return a;
+            }
+        }
+        let given = std::mem::take(&mut *lock(&self.given[i]));
+        self.evaluate(self.steps[i], given, self.runnable, preparer)
+    }
+
+    /// The reference's side of `cs` (with the executions `given`) and `preparer`'s preparation
+    /// of those of them that run (their target in `runnable`), on the reference's pool.
+    fn evaluate(
+        &self,
+        cs: &[(&str, &Case)],
+        given: Vec<Option<Executed>>,
+        runnable: &BTreeSet<Target>,
+        preparer: Option<&Arc<dyn Prepare>>,
+    ) -> Ahead {
         let run = || {
             use rayon::prelude::*;
             let t = Instant::now();
@@ -228,7 +323,7 @@ impl Batch<'_> {
             drop(span);
             let prepared = preparer.map(|p| {
                 let _span = crate::trace::span("step: prepare", cs.len());
-                let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), self.runnable);
+                let ready = ready(cs, evaluated.iter().map(|(_, x)| x.as_ref()), runnable);
                 let pairs: Vec<(&Case, &Execution)> =
                     ready.iter().map(|&(k, x)| (cs[k].1, x)).collect();
                 p.prepare(&pairs)
@@ -240,6 +335,17 @@ impl Batch<'_> {
             }
         };
         crate::pools::install(crate::pools::Stage::Reference, run)
+    }
+
+    /// The next batch's first step made ready, once (by the first lane that finds no step of
+    /// this batch left).
+    fn ready_upcoming(&self, preparer: Option<&Arc<dyn Prepare>>) {
+        let Some((u, runnable)) = lock(&self.upcoming).take() else {
+            return;
+        };
+        let names = u.cases.iter().map(|c| c.1.name.clone()).collect();
+        let ahead = self.evaluate(u.cases, u.executed, runnable, preparer);
+        *lock(&self.made) = Some(Readied { names, ahead });
     }
 
     /// One lane's pipeline: take a step, and while `backend` observes it, evaluate and prepare
@@ -278,6 +384,10 @@ impl Batch<'_> {
                 }
                 let next = self.take();
                 let later = next.map(|j| s.spawn(move || self.ahead(j, preparer)));
+                // The last step of this lane: the next batch's first is made ready beside it.
+                let upcoming = next
+                    .is_none()
+                    .then(|| s.spawn(move || self.ready_upcoming(preparer)));
                 let ran = run_step(backend, self.steps[i], this, self.runnable);
                 if let Some((k, before)) = judging.take() {
                     if let Err(e) = self.judged_step(backend, k, before) {
@@ -290,6 +400,9 @@ impl Batch<'_> {
                 };
                 let (cases, runnable) = (self.steps[i], self.runnable);
                 judging = Some((i, s.spawn(move || judge_step(cases, ran, runnable))));
+                if upcoming.is_some_and(|h| h.join().is_err()) {
+                    break Err("the reference panicked".into());
+                }
                 match (next, later.map(|h| h.join())) {
                     (Some(j), Some(Ok(a))) => (i, this) = (j, a),
                     (None, _) => break Ok(()),
@@ -316,9 +429,14 @@ impl Batch<'_> {
             .join()
             .map_err(|_| "the judge panicked".to_string())??;
         backend.host_time(reference, judge);
-        self.judged.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(judged);
+        lock(&self.judged)[k] = Some(judged);
         Ok(())
     }
+}
+
+/// `m` locked, whether or not a thread panicked holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A step's decoding and judgement on a thread of its own: its results, and the host time of
@@ -331,7 +449,7 @@ type Judging<'s> =
 fn ready<'e>(
     cases: &[(&str, &Case)],
     executions: impl IntoIterator<Item = Option<&'e Execution>>,
-    runnable: &std::collections::BTreeSet<Target>,
+    runnable: &BTreeSet<Target>,
 ) -> Vec<(usize, &'e Execution)> {
     executions
         .into_iter()
@@ -358,7 +476,7 @@ fn run_step(
     backend: &mut dyn Backend,
     cases: &[(&str, &Case)],
     step: Ahead,
-    runnable: &std::collections::BTreeSet<Target>,
+    runnable: &BTreeSet<Target>,
 ) -> Result<RanStep, String> {
     let _span = crate::trace::span("step: run", cases.len());
     let Ahead {
@@ -389,7 +507,7 @@ fn run_step(
 fn judge_step(
     cases: &[(&str, &Case)],
     step: RanStep,
-    runnable: &std::collections::BTreeSet<Target>,
+    runnable: &BTreeSet<Target>,
 ) -> Result<(Vec<Judged>, Duration, Duration), String> {
     use rayon::prelude::*;
     let RanStep {

@@ -24,6 +24,8 @@ pub(super) struct Drawer {
     got: mpsc::Receiver<Drawn>,
     /// The programs of each block asked for and not taken yet, in order.
     asked: VecDeque<Range<u64>>,
+    /// The oldest block asked for, drawn and looked at ([`Drawer::peek`]) but not taken yet.
+    peeked: Option<Drawn>,
 }
 
 impl Drawer {
@@ -47,6 +49,7 @@ impl Drawer {
             ask,
             got,
             asked: VecDeque::new(),
+            peeked: None,
         })
     }
 
@@ -80,10 +83,26 @@ impl Drawer {
             .pop_front()
             .ok_or("no block was asked for")?
             .start;
-        match self.got.recv() {
+        let drawn = match self.peeked.take() {
+            Some(d) => Ok(d),
+            None => self.got.recv(),
+        };
+        match drawn {
             Ok((k, block, took)) if k == want => Ok((block, took)),
             Ok((k, ..)) => Err(format!("drew the block at {k} where {want} was next")),
             Err(_) => Err("program generation panicked".into()),
         }
+    }
+
+    /// The oldest block asked for and not taken, if it is drawn already (without waiting).
+    pub(super) fn peek(&mut self) -> Option<&mut Block> {
+        let want = self.asked.front()?.start;
+        if self.peeked.is_none() {
+            self.peeked = self.got.try_recv().ok();
+        }
+        self.peeked
+            .as_mut()
+            .filter(|d| d.0 == want)
+            .map(|d| &mut d.1)
     }
 }

@@ -2,10 +2,11 @@
 //! divergence is counted against known and already-found signatures, else minimized (on the CPU
 //! or on hardware) and saved as a regression case, with its divergence report and journal line.
 
-use super::{cpu_oracles, settled, validates, Campaign, Line, Pending};
+use super::coverage::Analysis;
+use super::{cpu_oracles, settled, validates, Campaign, FirstStep, Line, Pending};
 use crate::fuzz::minimize::{minimize, Budget, Minimized};
 use crate::fuzz::Signature;
-use ptxconform_core::differential::Judged;
+use ptxconform_core::differential::{run_batch_carrying, Carry, Judged, Upcoming};
 use ptxconform_core::evaluate::{families_of, family_of};
 use ptxconform_core::known::{KnownDivergence, Site};
 use ptxconform_core::pools;
@@ -16,6 +17,31 @@ use ptxconform_reference::gen::oracle::{OracleId, Violation};
 use ptxconform_reference::gen::swarm::Features;
 use ptxconform_reference::gen::{Generated, Intent};
 use ptxconform_reference::sem::exec::{HwOutcome, OutcomeClass};
+
+/// The runs of a block's hardware stage, in order, by its programs' predictions: a run that
+/// may trap or hang costs the device more and disturbs its neighbours, and the trap budget times
+/// each apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part {
+    /// Neither a trap nor a hang predicted (a planted program's too: it has no analysis).
+    Rest,
+    /// A hang predicted, no trap.
+    Hangs,
+    /// A trap predicted.
+    Traps,
+}
+
+impl Part {
+    const ALL: [Part; 3] = [Part::Rest, Part::Hangs, Part::Traps];
+
+    pub(super) fn of(analysis: Option<&Analysis>) -> Part {
+        match analysis {
+            Some(a) if a.prediction.has_class(OutcomeClass::Traps) => Part::Traps,
+            Some(a) if a.prediction.has_class(OutcomeClass::Hangs) => Part::Hangs,
+            _ => Part::Rest,
+        }
+    }
+}
 
 impl Campaign<'_> {
     /// A CPU oracle violation: minimize (on the CPU) unless its signature is known or found.
@@ -83,38 +109,70 @@ impl Campaign<'_> {
     }
 
     /// Run a batch on hardware, its programs predicted to trap and to hang apart from the rest
-    /// (each part timed for the trap budget); handle its failures.
-    pub(super) fn hardware(&mut self, mut pending: Vec<Pending>) -> Result<(), String> {
+    /// (each part timed for the trap budget); handle its failures. `next`: the first step of
+    /// the next block's first part ([`super::upcoming_of`]), made ready beside this batch's last
+    /// step and kept for the next call.
+    pub(super) fn hardware(
+        &mut self,
+        mut pending: Vec<Pending>,
+        next: Option<FirstStep<'_>>,
+    ) -> Result<(), String> {
+        let mut readied = self.readied.take();
         let Some(hw) = self.hw.as_deref_mut() else {
             return Ok(());
         };
-        let part = |p: &Pending| match &p.analysis {
-            Some(a) if a.prediction.has_class(OutcomeClass::Traps) => 2,
-            Some(a) if a.prediction.has_class(OutcomeClass::Hangs) => 1,
-            _ => 0,
+        let parts: Vec<Vec<usize>> = Part::ALL
+            .iter()
+            .map(|&part| {
+                (0..pending.len())
+                    .filter(|&i| Part::of(pending[i].analysis.as_ref()) == part)
+                    .collect()
+            })
+            .collect();
+        let last = parts.iter().rposition(|idx| !idx.is_empty());
+        let (next_cases, mut next_executed) = match next {
+            Some((c, e)) => (c, Some(e)),
+            None => (Vec::new(), None),
         };
         let mut outs: Vec<Option<Judged>> = (0..pending.len()).map(|_| None).collect();
-        for which in 0..3 {
-            let idx: Vec<usize> = (0..pending.len())
-                .filter(|i| part(&pending[*i]) == which)
-                .collect();
+        for (at, (part, idx)) in Part::ALL.iter().zip(parts).enumerate() {
             if idx.is_empty() {
                 continue;
             }
             let executed = idx.iter().map(|&i| pending[i].executed.take()).collect();
-            let cases: Vec<&Case> = idx.iter().map(|&i| &pending[i].case).collect();
+            let cases: Vec<(&str, &Case)> =
+                idx.iter().map(|&i| ("fuzz", &pending[i].case)).collect();
+            let carry = Carry {
+                readied: if *part == Part::Rest {
+                    readied.take()
+                } else {
+                    None
+                },
+                upcoming: if Some(at) == last {
+                    next_executed.take().map(|executed| Upcoming {
+                        cases: &next_cases,
+                        executed,
+                    })
+                } else {
+                    None
+                },
+            };
             let t = std::time::Instant::now();
-            let got = crate::fuzz::run_executed(
+            let (got, made) = run_batch_carrying(
+                self.opts.profile,
                 hw,
                 &self.opts.known,
-                self.opts.profile,
                 &cases,
                 executed,
+                carry,
             )?;
+            if made.is_some() {
+                self.readied = made;
+            }
             let secs = t.elapsed().as_secs_f64();
             let ledger = &mut self.stats.trap_budget;
-            match which {
-                2 => {
+            match part {
+                Part::Traps => {
                     ledger.trap_seconds += secs;
                     ledger.trap_runs += idx.len() as u64;
                     for &i in &idx {
@@ -123,11 +181,11 @@ impl Campaign<'_> {
                         }
                     }
                 }
-                1 => {
+                Part::Hangs => {
                     ledger.hang_seconds += secs;
                     ledger.predicted_hangs += idx.len() as u64;
                 }
-                _ => ledger.other_seconds += secs,
+                Part::Rest => ledger.other_seconds += secs,
             }
             for (i, j) in idx.into_iter().zip(got) {
                 outs[i] = Some(j);
