@@ -110,8 +110,8 @@ impl Campaign<'_> {
 
     /// Run a batch on hardware, its programs predicted to trap and to hang apart from the rest
     /// (each part timed for the trap budget); handle its failures. `next`: the first step of
-    /// the next block's first part ([`super::upcoming_of`]), made ready beside this batch's last
-    /// step and kept for the next call.
+    /// the next block's first part ([`super::upcoming_of`]), made ready beside the last step of
+    /// this batch's first part and kept for the next call.
     pub(super) fn hardware(
         &mut self,
         mut pending: Vec<Pending>,
@@ -129,7 +129,10 @@ impl Campaign<'_> {
                     .collect()
             })
             .collect();
-        let last = parts.iter().rposition(|idx| !idx.is_empty());
+        // The next block's first step is made ready beside the first run (that of programs
+        // predicted neither to trap nor to hang, the next block's own first run), so that the
+        // trap budget's timing of traps and hangs does not include it.
+        let first = parts.iter().position(|idx| !idx.is_empty());
         let (next_cases, mut next_executed) = match next {
             Some((c, e)) => (c, Some(e)),
             None => (Vec::new(), None),
@@ -148,7 +151,7 @@ impl Campaign<'_> {
                 } else {
                     None
                 },
-                upcoming: if Some(at) == last {
+                upcoming: if Some(at) == first {
                     next_executed.take().map(|executed| Upcoming {
                         cases: &next_cases,
                         executed,
