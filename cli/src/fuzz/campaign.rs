@@ -680,20 +680,21 @@ struct BlockSpec {
     hardware: bool,
     /// Steering targets ([`generate_steered`]).
     targets: Vec<Aim>,
-    /// The hardware's host side, which compiles a block's new shapes as soon as they are drawn,
-    /// on a thread of its own (while the device still runs the block before, and the campaign
-    /// draws the block after).
+    /// The hardware's host side, which compiles a block's new shapes once they are drawn, on a
+    /// thread of its own ([`drawer`]), while the device still runs the blocks before and the
+    /// campaign draws the block after.
     warm: Option<Arc<dyn Prepare>>,
 }
 
 /// Programs `ks` of `shard` of campaign `seed`, generated and checked on every core (the
-/// generation stage's pool, apart from the hardware stage's).
-fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
+/// generation stage's pool, apart from the hardware stage's), and with hardware (`spec.warm`)
+/// one program of each shape that runs there, for its kernel to be compiled ahead.
+fn check_block(spec: &BlockSpec, ks: std::ops::Range<u64>) -> (Block, Vec<Case>) {
     let _span = ptxconform_core::trace::span("block: draw and check", (ks.end - ks.start) as usize);
     pools::install(Stage::Generate, || check_block_here(spec, ks))
 }
 
-fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
+fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> (Block, Vec<Case>) {
     let (seed, cfg, shard, per) = (spec.seed, &spec.cfg, spec.shard, spec.per);
     let placed: Vec<(u64, u64, u64)> = ks.map(|k| locate(shard, k, per)).collect();
     let made: Vec<(Generated, Option<ValueClasses>, SwarmBits)> = placed
@@ -748,23 +749,15 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
                 .map(|e| e.shape_key)
         })
         .collect();
-    if let Some(w) = &spec.warm {
-        let firsts: Vec<Case> = (0..gens.len())
+    let firsts: Vec<Case> = match spec.warm {
+        Some(_) => (0..gens.len())
             .filter(|&i| keyed[i] == Some(i))
             .map(|i| gens[i].case.clone())
-            .collect();
-        // Compiled beside the rest of the campaign, not waited for here: a batch that needs a
-        // shape still compiling waits for it; one that reaches a shape before this thread has
-        // taken it compiles the shape itself, which costs time, not results.
-        let w = Arc::clone(w);
-        std::thread::spawn(move || {
-            pools::install(Stage::Compile, || {
-                let _span = ptxconform_core::trace::span("block: compile ahead", firsts.len());
-                w.warm(&firsts.iter().collect::<Vec<_>>())
-            })
-        });
-    }
-    gens.into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
+    let block = gens
+        .into_iter()
         .zip(checked)
         .enumerate()
         .map(|(i, (generated, c))| Program {
@@ -777,7 +770,8 @@ fn check_block_here(spec: &BlockSpec, ks: std::ops::Range<u64>) -> Block {
             checked: c.verdict,
             executed: c.executed,
         })
-        .collect()
+        .collect();
+    (block, firsts)
 }
 
 /// A program's CPU oracles but ptxas, and what the reference's run of it gave the campaign.

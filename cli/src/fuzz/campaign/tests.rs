@@ -354,10 +354,14 @@ fn sustained_counts_after_the_first_block() {
     assert_eq!(s(2, 100, 2, 200), None, "no time after it");
 }
 
-/// What a campaign hands the hardware to compile ahead.
-struct Warmed(std::sync::Mutex<Option<std::sync::mpsc::Sender<Vec<Case>>>>);
+/// A hardware side that only compiles ahead: it logs when each block's compile starts and ends
+/// (the first case of the block's shapes), taking `pause` for each.
+struct Warming {
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    pause: std::time::Duration,
+}
 
-impl ptxconform_core::differential::Prepare for Warmed {
+impl ptxconform_core::differential::Prepare for Warming {
     fn prepare(
         &self,
         _: &[(&Case, &ptxconform_reference::sem::exec::Execution)],
@@ -365,19 +369,15 @@ impl ptxconform_core::differential::Prepare for Warmed {
         unreachable!("a block only warms")
     }
     fn warm(&self, cases: &[&Case]) {
-        if let Some(tx) = self.0.lock().unwrap().take() {
-            let _ = tx.send(cases.iter().map(|c| (*c).clone()).collect());
-        }
+        let first = cases.first().map_or("", |c| c.name.as_str());
+        self.log.lock().unwrap().push(format!("start {first}"));
+        std::thread::sleep(self.pause);
+        self.log.lock().unwrap().push(format!("end {first}"));
     }
 }
 
-/// A block hands the hardware one program of each shape it runs, and its programs run under the
-/// kernels those compile to: every hardware program's kernel key is one handed over, and every
-/// one handed over is some program's.
-#[test]
-fn a_block_warms_the_kernels_its_programs_run_under() {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let spec = BlockSpec {
+fn warming_spec(log: &std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> BlockSpec {
+    BlockSpec {
         seed: 7,
         cfg: GenConfig::legal(),
         shard: Shard::ALL,
@@ -386,12 +386,24 @@ fn a_block_warms_the_kernels_its_programs_run_under() {
         coverage: false,
         hardware: true,
         targets: vec![],
-        warm: Some(std::sync::Arc::new(Warmed(std::sync::Mutex::new(Some(tx))))),
-    };
-    let block = check_block_here(&spec, 0..64);
-    let handed = rx
-        .recv_timeout(std::time::Duration::from_secs(120))
-        .expect("the block's shapes are handed over");
+        warm: Some(std::sync::Arc::new(Warming {
+            log: log.clone(),
+            pause: std::time::Duration::from_millis(200),
+        })),
+    }
+}
+
+/// A block hands over one program of each shape it runs, and its programs run under the
+/// kernels those compile to: every hardware program's kernel key is one handed over, and every
+/// one handed over is some program's.
+#[test]
+fn a_block_hands_over_the_kernels_its_programs_run_under() {
+    let log = Default::default();
+    let (block, handed) = check_block_here(&warming_spec(&log), 0..64);
+    assert!(
+        log.lock().unwrap().is_empty(),
+        "drawing compiles nothing itself"
+    );
     let key = |c: &Case| ptxconform_gpu::emit::emit(c).unwrap().shape_key;
     let handed: Vec<u64> = handed.iter().map(key).collect();
     let shapes: std::collections::BTreeSet<u64> = block.iter().map(|p| p.shape).collect();
@@ -402,4 +414,29 @@ fn a_block_warms_the_kernels_its_programs_run_under() {
     assert!(block
         .iter()
         .all(|p| p.kernel.is_some() == (p.checked.is_ok() && p.executed.is_some())));
+}
+
+/// Blocks drawn ahead have their shapes compiled one block at a time, in the order drawn, even
+/// when each compile takes longer than the next block's drawing.
+#[test]
+fn drawn_blocks_compile_one_at_a_time_in_order() {
+    let log: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let mut drawer = super::drawer::Drawer::new().unwrap();
+    for b in 0..3u64 {
+        drawer
+            .ask(warming_spec(&log), b * 16..(b + 1) * 16)
+            .unwrap();
+    }
+    let firsts: Vec<String> = (0..3)
+        .map(|_| drawer.take().unwrap().0[0].generated.case.name.clone())
+        .collect();
+    let t = std::time::Instant::now();
+    while log.lock().unwrap().len() < 6 && t.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let want: Vec<String> = firsts
+        .iter()
+        .flat_map(|f| [format!("start {f}"), format!("end {f}")])
+        .collect();
+    assert_eq!(*log.lock().unwrap(), want);
 }
