@@ -809,7 +809,7 @@ check: [buf]
 
     /// A batch's last step runs while the next batch's first step is evaluated and prepared,
     /// and that batch then runs the step as it was made ready, without preparing it again; a
-    /// step made ready for other cases is prepared again.
+    /// step made ready for other cases, or under another profile, is prepared again.
     #[test]
     fn the_next_batchs_first_step_is_made_ready_beside_the_last_step() {
         let known = KnownDivergences::default();
@@ -820,68 +820,42 @@ check: [buf]
         let pa: Vec<(&str, &Case)> = a.iter().map(|c| ("t.yaml", c)).collect();
         let pb: Vec<(&str, &Case)> = b.iter().map(|c| ("t.yaml", c)).collect();
         let none = |n: usize| (0..n).map(|_| None).collect::<Vec<_>>();
+        // Observing a step waits for the preparation that should run beside it.
         let mut backend = Preparing {
             inner: Predicted {
                 info: info("model"),
             },
             log: Default::default(),
-            waits: vec![("a2048", "b0")],
+            waits: vec![("a0", "a2048"), ("a2048", "b0"), ("b0", "b2048")],
         };
         let first = first_step(pb.len(), 0);
         assert_eq!(first, PIPELINE_CASES);
-        let mut run = |cs: &[(&str, &Case)], carry| {
-            run_batch_carrying(
-                DEFAULT_PROFILE,
-                &mut backend,
-                &known,
-                cs,
-                none(cs.len()),
-                carry,
-            )
-            .unwrap()
-        };
         let upcoming = || Upcoming {
             cases: &pb[..first],
             executed: none(first),
         };
-        let (out, readied) = run(
-            &pa,
-            Carry {
-                readied: None,
-                upcoming: Some(upcoming()),
-            },
-        );
+        let mut run = |profile, cs: &[(&str, &Case)], readied, upcoming| {
+            let carry = Carry { readied, upcoming };
+            run_batch_carrying(profile, &mut backend, &known, cs, none(cs.len()), carry).unwrap()
+        };
+        let (out, readied) = run(DEFAULT_PROFILE, &pa, None, Some(upcoming()));
         assert_eq!(out.len(), a.len());
         let readied = readied.expect("the next batch's first step was made ready");
-        let (out, again) = run(
-            &pb,
-            Carry {
-                readied: Some(readied),
-                upcoming: None,
-            },
-        );
+        let (out, again) = run(DEFAULT_PROFILE, &pb, Some(readied), None);
         assert!(again.is_none());
         let names: Vec<&str> = out.iter().map(|j| j.result.case.as_str()).collect();
         let want: Vec<&str> = b.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, want);
         assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
         // Made ready for `b`, given to `a`: `a`'s first step is evaluated and prepared again.
-        let (_, readied) = run(
-            &pa,
-            Carry {
-                readied: None,
-                upcoming: Some(upcoming()),
-            },
-        );
-        let (out, _) = run(
-            &pa,
-            Carry {
-                readied,
-                upcoming: None,
-            },
-        );
+        let (_, readied) = run(DEFAULT_PROFILE, &pa, None, Some(upcoming()));
+        let (out, _) = run(DEFAULT_PROFILE, &pa, readied, None);
         assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
         assert_eq!(out.len(), a.len());
+        // Made ready under one profile, given to a batch under the other: prepared again.
+        let (_, readied) = run(Profile::Spec, &pa, None, Some(upcoming()));
+        let (out, _) = run(DEFAULT_PROFILE, &pb, readied, None);
+        assert!(out.iter().all(|j| j.result.verdict == Verdict::Pass));
         let log = backend.log.lock().unwrap();
         assert_eq!(
             log[..8],
@@ -896,8 +870,13 @@ check: [buf]
                 "observe b2048 3"
             ]
         );
-        let prepared_a0 = log.iter().filter(|l| *l == "prepare a0 2048").count();
-        assert_eq!(prepared_a0, 3, "{log:?}");
+        let count = |line: &str| log.iter().filter(|l| *l == line).count();
+        assert_eq!(count("prepare a0 2048"), 4, "{log:?}");
+        assert_eq!(
+            count("prepare b0 2048"),
+            4,
+            "made ready three times, again once: {log:?}"
+        );
     }
 
     /// A backend whose decoding of a step waits (up to 30 s) for its run of the step after,

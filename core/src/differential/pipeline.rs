@@ -117,9 +117,10 @@ pub struct Upcoming<'a> {
 }
 
 /// A batch's first step made ready while the batch before it ran its last step: the
-/// reference's side of its cases and the backend's preparation of them, and the cases' names,
-/// which it serves only while they are the same.
+/// reference's side of its cases and the backend's preparation of them, with the profile it was
+/// judged under and the cases' names, which it serves only while they are the same.
 pub struct Readied {
+    profile: Profile,
     names: Vec<String>,
     ahead: Ahead,
 }
@@ -143,8 +144,9 @@ pub fn first_step(n: usize, lanes: usize) -> usize {
 /// [`run_batch_executed`] as one batch of several in a row, so that the backend does not wait
 /// between them for the reference's side and the preparation of a batch's first step: the
 /// batch's last step runs while `carry.upcoming` is evaluated and prepared, and what that made
-/// is returned, to be given as the next batch's `carry.readied`. A readied step whose cases are
-/// not this batch's first step is evaluated again (its executions given before are gone).
+/// is returned, to be given as the next batch's `carry.readied`, with the same known divergences.
+/// A readied step whose cases are not this batch's first step, or of another profile, is
+/// evaluated again (its executions given before are gone).
 /// Only a backend without lanes carries: one with lanes returns nothing readied, and evaluates
 /// a readied step again.
 pub fn run_batch_carrying(
@@ -180,7 +182,9 @@ pub fn run_batch_carrying(
         _ => (None, None),
     };
     let readied = readied.filter(|r| {
-        r.names.len() == steps[0].len() && r.names.iter().zip(steps[0]).all(|(n, c)| *n == c.1.name)
+        r.profile == profile
+            && r.names.len() == steps[0].len()
+            && r.names.iter().zip(steps[0]).all(|(n, c)| *n == c.1.name)
     });
     let upcoming = upcoming.filter(|u| u.executed.len() == u.cases.len() && !u.cases.is_empty());
     let upcoming_runnable = upcoming
@@ -345,7 +349,11 @@ impl Batch<'_> {
         };
         let names = u.cases.iter().map(|c| c.1.name.clone()).collect();
         let ahead = self.evaluate(u.cases, u.executed, runnable, preparer);
-        *lock(&self.made) = Some(Readied { names, ahead });
+        *lock(&self.made) = Some(Readied {
+            profile: self.profile,
+            names,
+            ahead,
+        });
     }
 
     /// One lane's pipeline: take a step, and while `backend` observes it, evaluate and prepare
