@@ -1036,14 +1036,22 @@ fn a_block_runs_its_first_step_as_made_ready_beside_the_block_before() {
     };
     // Every step was prepared once, in the order it ran.
     assert_eq!(firsts("prepare "), firsts("observe "), "{log:?}");
-    // A step prepared before the step ahead of it ran was made ready beside the block before.
-    let readied = log
-        .windows(2)
-        .filter(|w| w.iter().all(|l| l.starts_with("prepare ")))
-        .count();
+    // A step observed after another step's preparation (its successor's, made ready beside
+    // it): without the carry each step is prepared, then observed, then the next prepared.
+    let mut last_prepared = None;
+    let mut readied = 0;
+    for l in log.iter() {
+        if let Some(p) = l.strip_prefix("prepare ") {
+            last_prepared = Some(p);
+        } else if let Some(o) = l.strip_prefix("observe ") {
+            readied += usize::from(last_prepared != Some(o));
+        }
+    }
+    let steps = firsts("observe ").len();
+    // Usually 6 of 8 (the first block has none before it); a loaded host draws later.
     assert!(
         readied >= 1,
-        "no block's first step was made ready ahead: {log:?}"
+        "{readied} of {steps} blocks' first steps made ready beside the block before: {log:?}"
     );
     std::fs::remove_dir_all(dir).ok();
 }
