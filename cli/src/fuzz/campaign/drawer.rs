@@ -20,6 +20,7 @@ use ptxconform_core::pools::{self, Stage};
 use ptxconform_reference::case::Case;
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -34,13 +35,23 @@ pub(super) struct Drawer {
     asked: VecDeque<Range<u64>>,
     /// The oldest block asked for, drawn and looked at ([`Drawer::peek`]) but not taken yet.
     peeked: Option<Drawn>,
+    /// Set when the campaign is done with the drawer: blocks still waiting for their compile
+    /// are not compiled.
+    ended: Arc<AtomicBool>,
+}
+
+impl Drop for Drawer {
+    fn drop(&mut self) {
+        self.ended.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Drawer {
     pub(super) fn new() -> Result<Drawer, String> {
         let (ask, asks) = mpsc::channel::<(BlockSpec, Range<u64>)>();
         let (give, got) = mpsc::channel();
-        let compile = compiler()?;
+        let ended = Arc::new(AtomicBool::new(false));
+        let compile = compiler(Arc::clone(&ended))?;
         std::thread::Builder::new()
             .name("drawer".into())
             .spawn(move || {
@@ -64,6 +75,7 @@ impl Drawer {
             got,
             asked: VecDeque::new(),
             peeked: None,
+            ended,
         })
     }
 
@@ -127,13 +139,17 @@ type ToCompile = (Arc<dyn Prepare>, Vec<Case>);
 /// The thread that compiles drawn blocks' shapes, one block after another in the order given,
 /// on the compiling pool (below the hardware stage's priority, and ptxas with it). A batch that
 /// needs a shape still compiling waits for it; one that reaches a shape not handed over yet
-/// compiles it itself. It ends once the drawing thread has.
-fn compiler() -> Result<mpsc::Sender<ToCompile>, String> {
+/// compiles it itself. Once the drawer is `ended`, blocks not started are dropped (a campaign's
+/// last blocks drawn ahead run nowhere); the thread ends once the drawing thread has.
+fn compiler(ended: Arc<AtomicBool>) -> Result<mpsc::Sender<ToCompile>, String> {
     let (send, blocks) = mpsc::channel::<ToCompile>();
     std::thread::Builder::new()
         .name("compile-ahead".into())
         .spawn(move || {
             for (w, firsts) in blocks {
+                if ended.load(Ordering::Relaxed) {
+                    continue;
+                }
                 pools::install(Stage::Compile, || {
                     let _span = ptxconform_core::trace::span("block: compile ahead", firsts.len());
                     w.warm(&firsts.iter().collect::<Vec<_>>())

@@ -377,6 +377,13 @@ impl ptxconform_core::differential::Prepare for Warming {
 }
 
 fn warming_spec(log: &std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> BlockSpec {
+    warming_spec_pausing(log, std::time::Duration::from_millis(200))
+}
+
+fn warming_spec_pausing(
+    log: &std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    pause: std::time::Duration,
+) -> BlockSpec {
     BlockSpec {
         seed: 7,
         cfg: GenConfig::legal(),
@@ -388,7 +395,7 @@ fn warming_spec(log: &std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> BlockSpe
         targets: vec![],
         warm: Some(std::sync::Arc::new(Warming {
             log: log.clone(),
-            pause: std::time::Duration::from_millis(200),
+            pause,
         })),
     }
 }
@@ -439,4 +446,32 @@ fn drawn_blocks_compile_one_at_a_time_in_order() {
         .flat_map(|f| [format!("start {f}"), format!("end {f}")])
         .collect();
     assert_eq!(*log.lock().unwrap(), want);
+}
+
+/// Once the campaign is done with its drawer, blocks still waiting for their compile are not
+/// compiled; the one compiling finishes.
+#[test]
+fn blocks_waiting_to_compile_are_dropped_with_the_drawer() {
+    let log: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let pause = std::time::Duration::from_secs(4);
+    let mut drawer = super::drawer::Drawer::new().unwrap();
+    for b in 0..3u64 {
+        drawer
+            .ask(warming_spec_pausing(&log, pause), b * 16..(b + 1) * 16)
+            .unwrap();
+    }
+    let first = drawer.take().unwrap().0[0].generated.case.name.clone();
+    for _ in 1..3 {
+        drawer.take().unwrap();
+    }
+    drop(drawer);
+    let t = std::time::Instant::now();
+    while log.lock().unwrap().len() < 2 && t.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(
+        *log.lock().unwrap(),
+        [format!("start {first}"), format!("end {first}")]
+    );
 }
