@@ -501,7 +501,7 @@ fn upcoming_of(block: &mut Block, lanes: usize) -> FirstStep<'_> {
                 executed,
                 ..
             } = p;
-            (("fuzz", &generated.case), executed.take())
+            ((crate::fuzz::GENERATED, &generated.case), executed.take())
         })
         .unzip()
 }

@@ -12,7 +12,7 @@ pub mod campaign;
 pub mod minimize;
 pub mod ptxas_oracle;
 
-use ptxconform_core::differential::{Backend, Executed, Judged};
+use ptxconform_core::differential::{Backend, Judged};
 use ptxconform_core::known::KnownDivergences;
 use ptxconform_core::result::{CaseResult, Difference, RunInfo, Verdict};
 use ptxconform_gpu::engine::fleet::Fleet;
@@ -224,6 +224,9 @@ pub fn gpu_cached(
     })
 }
 
+/// The file name a generated case goes under in the differential core (it has none).
+pub(crate) const GENERATED: &str = "fuzz";
+
 /// Run generated cases through the differential core on `hw`, judged under `profile`, one judged
 /// result per case (known findings are the campaign's to apply).
 pub fn run_cases(
@@ -232,22 +235,8 @@ pub fn run_cases(
     profile: Profile,
     cases: &[Case],
 ) -> Result<Vec<Judged>, String> {
-    let cases: Vec<&Case> = cases.iter().collect();
-    let none = cases.iter().map(|_| None).collect();
-    run_executed(hw, known, profile, &cases, none)
-}
-
-/// [`run_cases`] where the reference already ran some cases under `profile`: `executed[i]`, when
-/// given, is `cases[i]`'s execution, judged against instead of a run of its own.
-pub fn run_executed(
-    hw: &mut dyn Backend,
-    known: &KnownDivergences,
-    profile: Profile,
-    cases: &[&Case],
-    executed: Vec<Option<Executed>>,
-) -> Result<Vec<Judged>, String> {
-    let batch: Vec<(&str, &Case)> = cases.iter().map(|c| ("fuzz", *c)).collect();
-    ptxconform_core::differential::run_batch_executed(profile, hw, known, &batch, executed)
+    let batch: Vec<(&str, &Case)> = cases.iter().map(|c| (GENERATED, c)).collect();
+    ptxconform_core::differential::run_batch_under(profile, hw, known, &batch)
 }
 
 /// What identifies a failure across programs: the case's family, the verdict, and where it

@@ -5,7 +5,7 @@
 use super::coverage::Analysis;
 use super::{cpu_oracles, settled, validates, Campaign, FirstStep, Line, Pending};
 use crate::fuzz::minimize::{minimize, Budget, Minimized};
-use crate::fuzz::Signature;
+use crate::fuzz::{Signature, GENERATED};
 use ptxconform_core::differential::{run_batch_carrying, Carry, Judged, Upcoming};
 use ptxconform_core::evaluate::{families_of, family_of};
 use ptxconform_core::known::{KnownDivergence, Site};
@@ -144,7 +144,7 @@ impl Campaign<'_> {
             }
             let executed = idx.iter().map(|&i| pending[i].executed.take()).collect();
             let cases: Vec<(&str, &Case)> =
-                idx.iter().map(|&i| ("fuzz", &pending[i].case)).collect();
+                idx.iter().map(|&i| (GENERATED, &pending[i].case)).collect();
             let carry = Carry {
                 readied: if *part == Part::Rest {
                     readied.take()
@@ -355,9 +355,9 @@ impl Campaign<'_> {
             if let Some(a) = self.attributor.as_mut() {
                 // A builds differential's disagreement is no one build's run: run it afresh.
                 let at = if o.result.verdict == Verdict::BuildsDisagree {
-                    a.attribute_afresh(&[("fuzz", &report)])
+                    a.attribute_afresh(&[(GENERATED, &report)])
                 } else {
-                    a.attribute(&[("fuzz", &report, o)])
+                    a.attribute(&[(GENERATED, &report, o)])
                 }
                 .remove(0);
                 a.write_evidence(&self.opts.out, &report, ptx, &at)?;

@@ -29,7 +29,7 @@ impl Campaign<'_> {
         let kills: Vec<Vec<(Mutant, Kill)>> = judged
             .par_iter()
             .map(|(_, case, j)| match &j.observation {
-                Some(obs) => kills_among("fuzz", case, obs, &alive, known),
+                Some(obs) => kills_among(crate::fuzz::GENERATED, case, obs, &alive, known),
                 None => Vec::new(),
             })
             .collect();
