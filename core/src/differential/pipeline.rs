@@ -357,7 +357,9 @@ impl Batch<'_> {
     }
 
     /// One lane's pipeline: take a step, and while `backend` observes it, evaluate and prepare
-    /// the step taken after it.
+    /// the step taken after it. Steps go through three stages at once: while the backend runs
+    /// one, the reference and the preparer make the next one ready, and the one before it is
+    /// decoded and judged (the backend's run of a step waits for neither).
     fn lane(&self, backend: &mut dyn Backend) -> Result<(), String> {
         /// Stops the other lanes unless this one ended well, a panic included.
         struct Ending<'a>(&'a AtomicBool, bool);
@@ -368,23 +370,17 @@ impl Batch<'_> {
                 }
             }
         }
-        let mut ending = Ending(&self.stopped, false);
-        let ran = self.lane_steps(backend);
-        ending.1 = ran.is_ok();
-        ran
-    }
-
-    /// Steps go through three stages at once: while the backend runs one, the reference and
-    /// the preparer make the next one ready, and the one before it is decoded and judged (the
-    /// backend's run of a step waits for neither).
-    fn lane_steps(&self, backend: &mut dyn Backend) -> Result<(), String> {
         let preparer = backend.preparer();
         let preparer = preparer.as_ref();
-        let Some(mut i) = self.take() else {
-            return Ok(());
-        };
-        let mut this = self.ahead(i, preparer);
         std::thread::scope(|s| {
+            // Inside the scope, so that a failure stops the other lanes at once, not once this
+            // lane's threads (the step being made ready) have ended.
+            let mut ending = Ending(&self.stopped, false);
+            let Some(mut i) = self.take() else {
+                ending.1 = true;
+                return Ok(());
+            };
+            let mut this = self.ahead(i, preparer);
             let mut judging: Option<(usize, Judging<'_>)> = None;
             let ran = loop {
                 if self.stopped.load(Ordering::Relaxed) {
@@ -417,11 +413,16 @@ impl Batch<'_> {
                     _ => break Err("the reference panicked".into()),
                 }
             };
+            if ran.is_err() {
+                self.stopped.store(true, Ordering::Relaxed);
+            }
             let last = match judging.take() {
                 Some((k, before)) => self.judged_step(backend, k, before),
                 None => Ok(()),
             };
-            ran.and(last)
+            let ended = ran.and(last);
+            ending.1 = ended.is_ok();
+            ended
         })
     }
 
