@@ -188,22 +188,17 @@ fn drop_apart_within<T: Send + 'static>(v: T, freeing: &'static AtomicUsize, mos
         }
     }
     let at_work = Freeing(freeing);
+    let nice = main_nice().map(|m| lowered(m, background_nice()));
     // Where no thread can start, `v` is freed here with the refused closure.
     let _ = std::thread::Builder::new()
         .name("drop".into())
         .spawn(move || {
             let _at_work = at_work;
-            lower_this_thread();
+            if let Some(n) = nice {
+                set_this_thread(n);
+            }
             drop(v)
         });
-}
-
-/// Give the calling thread (one outside the stages' pools) the priority of the stages working
-/// ahead of need; the processes it starts inherit it.
-pub fn lower_this_thread() {
-    if let Some(n) = main_nice().map(|m| lowered(m, background_nice())) {
-        set_this_thread(n);
-    }
 }
 
 /// Run `f` on `stage`'s pool (its parallel iterators there too), or here where the pool could

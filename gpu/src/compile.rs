@@ -167,8 +167,7 @@ pub struct CompileStats {
     pub compiled: u64,
     /// ptxas runs that failed.
     pub failed: u64,
-    /// Wall time of the compile phases of all calls (calls at once on several threads each
-    /// count their own).
+    /// Wall time of the parallel compile phases of all calls.
     pub compile_wall: Duration,
     /// Sum of the durations of every ptxas run.
     pub compile_cpu: Duration,
@@ -328,12 +327,6 @@ impl Compiler {
         self.compile_files(&jobs)
     }
 
-    /// [`Compiler::compile_files_many`] for one job, on the calling thread.
-    pub fn compile_files_one(&self, files: &[&str], target: Target) -> Compiled {
-        let arch = target.to_string();
-        self.compile_files(&[(files, arch.as_str())]).remove(0)
-    }
-
     /// The cache lookups and ptxas runs behind every `compile_*`: one run per job, of its files.
     fn compile_files(&self, jobs: &[(&[&str], &str)]) -> Vec<Compiled> {
         let keys: Vec<CacheKey> = jobs
@@ -372,23 +365,19 @@ impl Compiler {
             }
         }
         let start = Instant::now();
-        let run = |&(k, i): &(CacheKey, usize)| {
-            let t = Instant::now();
-            let _span = ptxconform_core::trace::span("ptxas", jobs[i].0.len());
-            let r = self.run_ptxas(jobs[i].0, jobs[i].1);
-            let took = t.elapsed();
-            if let Ok(cubin) = &r {
-                self.write_disk(k, cubin);
-            }
-            (k, r.map(Arc::new), took)
-        };
-        // One run stays on the calling thread: from a thread outside every pool, rayon would
-        // hand it to the global pool and wait.
-        let compiled: Vec<(CacheKey, Compiled, Duration)> = if to_compile.len() == 1 {
-            to_compile.iter().map(run).collect()
-        } else {
-            to_compile.par_iter().map(run).collect()
-        };
+        let compiled: Vec<(CacheKey, Compiled, Duration)> = to_compile
+            .par_iter()
+            .map(|&(k, i)| {
+                let t = Instant::now();
+                let _span = ptxconform_core::trace::span("ptxas", jobs[i].0.len());
+                let r = self.run_ptxas(jobs[i].0, jobs[i].1);
+                let took = t.elapsed();
+                if let Ok(cubin) = &r {
+                    self.write_disk(k, cubin);
+                }
+                (k, r.map(Arc::new), took)
+            })
+            .collect();
         {
             let mut s = lock(&self.stats);
             s.disk_hits += disk_hits;

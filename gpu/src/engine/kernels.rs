@@ -32,12 +32,14 @@ impl Module {
     }
 }
 
-/// The modules that `ems` (new shapes, each once) compile into for a device of compute
-/// capability `cc`. Shapes of one preamble are linked into one text, and the texts of one
-/// architecture into modules of several kernels, about `per_core` a core: one ptxas run (its
-/// files, one a preamble) and one module load each. Largest first: compiled in parallel, they
-/// then end about when the longest does.
-fn plan_modules(cc: (i32, i32), ems: &[&Emitted], per_core: usize) -> Vec<ModuleJob> {
+/// Compile `ems` (new shapes, each once) with `c` for a device of compute capability `cc`.
+/// Shapes of one preamble are linked into one text, and the texts of one architecture into
+/// modules of several kernels, about `per_core` a core: one ptxas run (its files, one a
+/// preamble) and one module load each, the modules compiled in parallel. A module that does
+/// not compile is split into its shapes, so that an error belongs to one shape; a shape that
+/// does not compile offline gets no module (the driver's JIT then reports its own error for
+/// the case).
+fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted], per_core: usize) -> Vec<Module> {
     let dev = (cc.0 * 10 + cc.1) as u32;
     // A cubin runs only on its own architecture: PTX for an older target (sm_80 on an sm_90
     // device) is compiled for the device, as the driver's JIT would.
@@ -64,88 +66,56 @@ fn plan_modules(cc: (i32, i32), ems: &[&Emitted], per_core: usize) -> Vec<Module
         .map(|(t, by_preamble)| (t, by_preamble.into_values().flatten().collect()))
         .collect();
     let sizes: Vec<usize> = groups.iter().map(|(_, m)| m.len()).collect();
-    let mut modules: Vec<ModuleJob> = Vec::new();
+    let mut modules: Vec<(Target, Vec<&Emitted>)> = Vec::new();
     for ((t, members), per) in
         groups
             .into_iter()
             .zip(module_sizes(&sizes, rayon::current_num_threads(), per_core))
     {
-        modules.extend(members.chunks(per).map(|m| ModuleJob::of(t, m)));
+        modules.extend(members.chunks(per).map(|m| (t, m.to_vec())));
     }
-    modules.sort_by_key(|m| std::cmp::Reverse(m.kernels.len()));
-    modules
-}
-
-/// One module's compile, owning what it needs (it may run on another thread): the linked texts,
-/// the architecture, the kernels, and each member's own text for when the module does not
-/// compile.
-struct ModuleJob {
-    target: Target,
-    files: Vec<String>,
-    /// (shape key, entry name in the module).
-    kernels: Vec<(u64, String)>,
-    /// (shape key, entry name, text) of each member alone.
-    alone: Vec<(u64, &'static str, Arc<str>)>,
-}
-
-impl ModuleJob {
-    fn of(target: Target, members: &[&Emitted]) -> ModuleJob {
-        ModuleJob {
-            target,
-            files: members
-                .chunk_by(|a, b| a.preamble() == b.preamble())
+    // Largest first: the parallel compile then ends about when its longest module does.
+    modules.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
+    let texts: Vec<Vec<String>> = modules
+        .iter()
+        .map(|(_, m)| {
+            m.chunk_by(|a, b| a.preamble() == b.preamble())
                 .map(link)
-                .collect(),
-            kernels: members
-                .iter()
-                .map(|em| (em.shape_key, em.linked_entry()))
-                .collect(),
-            alone: members
-                .iter()
-                .map(|em| (em.shape_key, em.entry, Arc::clone(&em.ptx)))
-                .collect(),
-        }
-    }
-
-    /// The shapes the module holds.
-    fn shapes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.kernels.iter().map(|k| k.0)
-    }
-
-    /// Compile with `c` on this thread. A module that does not compile is split into its
-    /// shapes, so that an error belongs to one shape; a shape that does not compile offline
-    /// gets no module (the driver's JIT then reports its own error for the case).
-    fn compile(self, c: &Compiler) -> Vec<Module> {
-        let files: Vec<&str> = self.files.iter().map(String::as_str).collect();
-        match c.compile_files_one(&files, self.target) {
-            Ok(cubin) => vec![Module {
+                .collect()
+        })
+        .collect();
+    let jobs: Vec<(Vec<&str>, Target)> = texts
+        .iter()
+        .zip(&modules)
+        .map(|(files, (t, _))| (files.iter().map(String::as_str).collect(), *t))
+        .collect();
+    let mut out = Vec::new();
+    let mut alone: Vec<(&str, Target, &Emitted)> = Vec::new();
+    for ((t, members), r) in modules.iter().zip(c.compile_files_many(&jobs)) {
+        match r {
+            Ok(cubin) => out.push(Module {
                 cubin,
-                kernels: self.kernels,
-            }],
-            Err(_) if self.alone.len() > 1 => self
-                .alone
-                .iter()
-                .filter_map(|(shape, entry, ptx)| {
-                    let cubin = c.compile_files_one(&[ptx], self.target).ok()?;
-                    Some(Module {
-                        cubin,
-                        kernels: vec![(*shape, entry.to_string())],
-                    })
-                })
-                .collect(),
-            Err(_) => Vec::new(),
+                kernels: members
+                    .iter()
+                    .map(|em| (em.shape_key, em.linked_entry()))
+                    .collect(),
+            }),
+            Err(_) if members.len() > 1 => {
+                alone.extend(members.iter().map(|em| (&*em.ptx, *t, *em)))
+            }
+            Err(_) => {}
         }
     }
-}
-
-/// Compile `ems` (new shapes, each once) with `c` for a device of compute capability `cc`, the
-/// modules ([`plan_modules`]) in parallel on the calling pool.
-fn build_modules(c: &Compiler, cc: (i32, i32), ems: &[&Emitted], per_core: usize) -> Vec<Module> {
-    use rayon::prelude::*;
-    plan_modules(cc, ems, per_core)
-        .into_par_iter()
-        .flat_map_iter(|m| m.compile(c))
-        .collect()
+    let jobs: Vec<(&str, Target)> = alone.iter().map(|(p, t, _)| (*p, *t)).collect();
+    for ((_, _, em), r) in alone.iter().zip(c.compile_many(&jobs)) {
+        if let Ok(cubin) = r {
+            out.push(Module {
+                cubin,
+                kernels: vec![(em.shape_key, em.entry.to_string())],
+            });
+        }
+    }
+    out
 }
 
 /// Register `modules` with `sup` and their kernels in `kernels` (a shape already there keeps
@@ -251,15 +221,9 @@ impl Ahead {
     /// Compile the shapes of `ems` that any of `aheads` has not started yet with `c`, for a
     /// device of compute capability `cc`, once: every one of `aheads` (one engine's, or those of
     /// a fleet's engines whose devices and builds match) gets the modules, and each one's
-    /// batches wait for those shapes instead of compiling them again. The modules go to the
-    /// [`queue`] and each is handed over as it compiles; this returns when the last has. The
-    /// compile's wall time counts for the first.
-    pub(super) fn compile_for(
-        aheads: &[&Ahead],
-        c: &Arc<Compiler>,
-        cc: (i32, i32),
-        ems: &[&Emitted],
-    ) {
+    /// batches wait for those shapes instead of compiling them again. The compile's wall time
+    /// counts for the first.
+    pub(super) fn compile_for(aheads: &[&Ahead], c: &Compiler, cc: (i32, i32), ems: &[&Emitted]) {
         let started: Vec<Vec<u64>> = aheads
             .iter()
             .map(|a| {
@@ -290,49 +254,25 @@ impl Ahead {
             .zip(started)
             .map(|(ahead, shapes)| Ending { ahead, shapes })
             .collect();
-        let mine: Vec<HashSet<u64>> = endings
-            .iter()
-            .map(|e| e.shapes.iter().copied().collect())
-            .collect();
         let t = Instant::now();
-        let (done, compiled) = std::sync::mpsc::channel();
-        for job in plan_modules(cc, &new, AHEAD_MODULES_PER_CORE) {
-            let (c, done) = (Arc::clone(c), done.clone());
-            queue(Box::new(move || {
-                let shapes: Vec<u64> = job.shapes().collect();
-                // A panic loses the module's kernels, not the worker: the batch compiles them.
-                let modules =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.compile(&c)))
-                        .unwrap_or_default();
-                let _ = done.send((shapes, modules));
-            }));
-        }
-        drop(done);
-        for (shapes, modules) in compiled {
-            for (a, mine) in aheads.iter().zip(&mine) {
-                a.hand_over(mine, &shapes, &modules);
+        let modules = build_modules(c, cc, &new, AHEAD_MODULES_PER_CORE);
+        let wall = t.elapsed();
+        // Each gets the modules holding a shape it started here: one that had the others
+        // already would load a module again for kernels it keeps (a module per shape after an
+        // engine forgot its kernels and the others had not).
+        for (i, (a, ending)) in aheads.iter().zip(&endings).enumerate() {
+            let mine: HashSet<u64> = ending.shapes.iter().copied().collect();
+            let mut st = a.state();
+            st.ready.extend(
+                modules
+                    .iter()
+                    .filter(|m| m.kernels.iter().any(|(k, _)| mine.contains(k)))
+                    .cloned(),
+            );
+            if i == 0 {
+                st.wall += wall;
             }
         }
-        aheads[0].state().wall += t.elapsed();
-    }
-
-    /// A module job of a compile that started the shapes `mine` here ended: `shapes` are no
-    /// longer compiling, and `modules` (what they compiled to) are ready, those that hold one of
-    /// `mine`. One holding only others' would load a module again for kernels the engine keeps
-    /// (a module per shape after an engine forgot its kernels and the others had not).
-    fn hand_over(&self, mine: &HashSet<u64>, shapes: &[u64], modules: &[Module]) {
-        let mut st = self.state();
-        st.ready.extend(
-            modules
-                .iter()
-                .filter(|m| m.kernels.iter().any(|(k, _)| mine.contains(k)))
-                .cloned(),
-        );
-        for s in shapes.iter().filter(|s| mine.contains(s)) {
-            st.compiling.remove(s);
-        }
-        drop(st);
-        self.finished.notify_all();
     }
 
     /// Wait until no shape of `shapes` is still being compiled here (a caller on another
@@ -360,63 +300,6 @@ impl Ahead {
         // A compile still running adds its modules when it ends, registered as any other.
         st.started.clear();
         st.ready.clear();
-    }
-}
-
-/// A compile to run ahead of need.
-type Job = Box<dyn FnOnce() + Send>;
-
-/// Run `job` on the queue of compiles ahead of need: first come, first served, on threads of
-/// their own (one a core of the global pool, at the priority of work ahead of need, which their
-/// ptxas processes inherit). A block's modules queue behind the block before's, and a thread
-/// that is done with the one takes the next block's while the block before's last modules
-/// compile. Compiled one block after another, each block's last ptxas runs left cores idle: on
-/// an H200 a block's 16 runs ended between 0.4 and 0.8 s (h200-2026-12-01y, call 31's trace).
-/// Where no thread could start, `job` runs here.
-fn queue(job: Job) {
-    struct Queue {
-        jobs: Mutex<std::collections::VecDeque<Job>>,
-        more: Condvar,
-    }
-    static QUEUE: std::sync::OnceLock<Option<&'static Queue>> = std::sync::OnceLock::new();
-    let q = QUEUE.get_or_init(|| {
-        let q: &'static Queue = Box::leak(Box::new(Queue {
-            jobs: Mutex::default(),
-            more: Condvar::new(),
-        }));
-        let worker = move || {
-            ptxconform_core::pools::lower_this_thread();
-            loop {
-                let mut jobs = q.jobs.lock().unwrap_or_else(|e| e.into_inner());
-                let job = loop {
-                    match jobs.pop_front() {
-                        Some(j) => break j,
-                        None => jobs = q.more.wait(jobs).unwrap_or_else(|e| e.into_inner()),
-                    }
-                };
-                drop(jobs);
-                job();
-            }
-        };
-        let started = (0..rayon::current_num_threads())
-            .filter(|i| {
-                std::thread::Builder::new()
-                    .name(format!("ptxas-ahead-{i}"))
-                    .spawn(worker)
-                    .is_ok()
-            })
-            .count();
-        (started > 0).then_some(q)
-    });
-    match q {
-        Some(q) => {
-            q.jobs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back(job);
-            q.more.notify_one();
-        }
-        None => job(),
     }
 }
 
@@ -462,34 +345,6 @@ mod tests {
             batch.join().ok(),
             Some(false),
             "it returned once shape 7 was done"
-        );
-    }
-
-    /// A module compiled ahead is handed over as it compiles: its shapes stop compiling and a
-    /// batch waiting for them goes on, while the shapes of the compile's other modules still
-    /// compile; a module holding only shapes another compile started is not handed over.
-    #[test]
-    fn each_module_is_handed_over_as_it_compiles() {
-        let ahead = Ahead::default();
-        ahead.state().compiling.extend([1u64, 2, 3]);
-        let module = |shapes: &[u64]| Module {
-            cubin: Arc::new(Vec::new()),
-            kernels: shapes.iter().map(|&s| (s, format!("k{s}"))).collect(),
-        };
-        let mine = HashSet::from([1u64, 2]);
-        ahead.hand_over(&mine, &[1], &[module(&[1])]);
-        ahead.wait_for([1u64]);
-        assert_eq!(ahead.state().compiling, HashSet::from([2u64, 3]));
-        ahead.hand_over(&mine, &[3], &[module(&[3])]);
-        assert_eq!(
-            ahead.state().compiling,
-            HashSet::from([2u64, 3]),
-            "shape 3 is another compile's"
-        );
-        let (ready, _) = ahead.take();
-        assert_eq!(
-            ready.iter().map(Module::shapes).collect::<Vec<_>>(),
-            [vec![1u64]]
         );
     }
 

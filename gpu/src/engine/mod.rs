@@ -10,7 +10,6 @@ use decode::observation;
 use kernels::{compile_with, Ahead, MAX_KERNELS};
 use ptxconform_core::differential::{decoded, Backend, Decode, Prepare, Prepared, Ran, Run};
 use ptxconform_core::known::KnownDivergences;
-use ptxconform_core::pools::{self, Stage};
 use ptxconform_core::result::{BuildReason, RanBuild, RunInfo};
 pub mod batch;
 pub mod decode;
@@ -467,19 +466,15 @@ fn warm_alike(group: &[&Settings], cases: &[&Case]) {
     use rayon::prelude::*;
     let Some(first) = group.first() else { return };
     let Some(c) = &first.compiler else { return };
-    // On the compiling pool, below the batch's priority: the caller's thread then only waits,
-    // for the emission and for the queue of compiles ahead.
-    let ems: Vec<Emitted> = pools::install(Stage::Compile, || {
-        cases
-            .par_iter()
-            .filter(|case| runs_on(case.target, first.cc))
-            .filter(|case| first.routed(case).is_none_or(|r| r.build == first.build))
-            .filter_map(|case| {
-                let rewrite = first.rewrite.as_ref();
-                runnable(case, emit_guarded(case, guards_for(rewrite)), rewrite).ok()
-            })
-            .collect()
-    });
+    let ems: Vec<Emitted> = cases
+        .par_iter()
+        .filter(|case| runs_on(case.target, first.cc))
+        .filter(|case| first.routed(case).is_none_or(|r| r.build == first.build))
+        .filter_map(|case| {
+            let rewrite = first.rewrite.as_ref();
+            runnable(case, emit_guarded(case, guards_for(rewrite)), rewrite).ok()
+        })
+        .collect();
     let aheads: Vec<&Ahead> = group.iter().map(|s| &*s.ahead).collect();
     Ahead::compile_for(&aheads, c, first.cc, &ems.iter().collect::<Vec<_>>());
 }

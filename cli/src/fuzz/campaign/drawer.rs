@@ -9,14 +9,14 @@
 //! `reports/bench/README.md`, h200-2026-12-01w). Drawn further ahead, a block is drawn while
 //! the one before it compiles.
 //!
-//! The compiles go in order, two blocks at a time, their ptxas runs on a queue of their own
-//! (first come, first served). Run on the compiling pool instead, a block's compile waiting for
-//! its last ptxas took up the next block's compile on the same thread and returned only when
-//! that one had: on an H200 (h200-2026-12-01y) a block's kernels, compiled by 5.17 s, were
-//! handed over at 6.07 s, while its first step waited 0.85 s for them.
+//! The compiles go one block at a time, in order. Run at once on the compiling pool, a block's
+//! compile waiting for its last ptxas took up the next block's compile on the same thread and
+//! returned only when that one had: on an H200 (h200-2026-12-01y) a block's kernels, compiled by
+//! 5.17 s, were handed over at 6.07 s, while its first step waited 0.85 s for them.
 
 use super::{check_block, Block, BlockSpec};
 use ptxconform_core::differential::Prepare;
+use ptxconform_core::pools::{self, Stage};
 use ptxconform_reference::case::Case;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -136,48 +136,25 @@ impl Drawer {
 /// A block's shapes to compile ahead: the hardware's host side and one program of each shape.
 type ToCompile = (Arc<dyn Prepare>, Vec<Case>);
 
-/// Blocks whose compiles run at once: the next block's modules then queue behind the last
-/// modules of the one before, and the cores its first runs free take them
-/// (`ptxconform_gpu`'s queue of compiles ahead, which runs them in the order given).
-const COMPILES_AT_ONCE: usize = 2;
-
-/// The thread that compiles drawn blocks' shapes in the order given, each block on a thread of
-/// its own (the backend's `warm` places its work below the hardware stage's priority), at most
-/// [`COMPILES_AT_ONCE`] blocks at once. A batch that needs a shape still compiling waits for it;
-/// one that reaches a shape not handed over yet compiles it itself. Once the drawer is `ended`,
-/// blocks not started are dropped (a campaign's last blocks drawn ahead run nowhere); the
-/// thread ends once the drawing thread has and its compiles are done.
+/// The thread that compiles drawn blocks' shapes, one block after another in the order given,
+/// on the compiling pool (below the hardware stage's priority, and ptxas with it). A batch that
+/// needs a shape still compiling waits for it; one that reaches a shape not handed over yet
+/// compiles it itself. Once the drawer is `ended`, blocks not started are dropped (a campaign's
+/// last blocks drawn ahead run nowhere); the thread ends once the drawing thread has.
 fn compiler(ended: Arc<AtomicBool>) -> Result<mpsc::Sender<ToCompile>, String> {
     let (send, blocks) = mpsc::channel::<ToCompile>();
     std::thread::Builder::new()
         .name("compile-ahead".into())
         .spawn(move || {
-            std::thread::scope(|s| {
-                let mut running = VecDeque::new();
-                for (w, firsts) in blocks {
-                    if running.len() >= COMPILES_AT_ONCE {
-                        if let Some(oldest) = running.pop_front() {
-                            let _ = std::thread::ScopedJoinHandle::join(oldest);
-                        }
-                    }
-                    if ended.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    let compile = move || {
-                        let _span =
-                            ptxconform_core::trace::span("block: compile ahead", firsts.len());
-                        w.warm(&firsts.iter().collect::<Vec<_>>())
-                    };
-                    match std::thread::Builder::new()
-                        .name("compile-block".into())
-                        .spawn_scoped(s, compile)
-                    {
-                        Ok(h) => running.push_back(h),
-                        // Its batches compile the block's shapes themselves.
-                        Err(_) => continue,
-                    }
+            for (w, firsts) in blocks {
+                if ended.load(Ordering::Relaxed) {
+                    continue;
                 }
-            })
+                pools::install(Stage::Compile, || {
+                    let _span = ptxconform_core::trace::span("block: compile ahead", firsts.len());
+                    w.warm(&firsts.iter().collect::<Vec<_>>())
+                })
+            }
         })
         .map_err(|e| format!("cannot start the compiling thread: {e}"))?;
     Ok(send)
