@@ -72,6 +72,7 @@ pub fn emit_all(cases: &[&Case]) -> Vec<Result<Emitted, EmitError>> {
 pub fn emit_all_guarded(cases: &[&Case], guards: Guards) -> Vec<Result<Emitted, EmitError>> {
     // Keys are hashed on host threads; the one pass in order that picks each program's first
     // case then costs a lookup per case (on 16 cores it had been most of emission's time).
+    let span = ptxconform_core::trace::span("emit: keys", cases.len());
     let keys: Vec<Prehashed<ProgramKey<'_>>> = cases
         .par_iter()
         .map(|c| Prehashed::new(program_key(c)))
@@ -84,7 +85,9 @@ pub fn emit_all_guarded(cases: &[&Case], guards: Guards) -> Vec<Result<Emitted, 
         .collect();
     let mut distinct: Vec<usize> = first.into_values().collect();
     distinct.sort_unstable();
+    drop(span);
     let mut templates = emit_distinct(cases, &distinct, guards);
+    let span = ptxconform_core::trace::span("emit: instances", cases.len());
     let others: Vec<Option<Result<Emitted, EmitError>>> = cases
         .par_iter()
         .zip(&leader)
@@ -96,6 +99,7 @@ pub fn emit_all_guarded(cases: &[&Case], guards: Guards) -> Vec<Result<Emitted, 
             })
         })
         .collect();
+    drop(span);
     // The distinct programs' own emissions move out (no copy).
     others
         .into_iter()
@@ -117,6 +121,7 @@ fn emit_distinct(
 ) -> HashMap<usize, Result<Emitted, EmitError>> {
     // Parsing validates each program once; a case that fails is its own error.
     type Keyed<'a> = Result<(TextKey<'a>, Parsed<'a>), EmitError>;
+    let span = ptxconform_core::trace::span("emit: parse", distinct.len());
     let parsed: Vec<(usize, Keyed<'_>)> = distinct
         .par_iter()
         .map(|&i| {
@@ -129,6 +134,8 @@ fn emit_distinct(
     // The first program of each text key prints, the others walk. A key's hash is cheap and
     // coarse (instruction families) and comparing keys is not, so programs are bucketed by hash
     // in order and each bucket compared on a host thread of its own.
+    drop(span);
+    let span = ptxconform_core::trace::span("emit: bucket", distinct.len());
     let mut out = HashMap::new();
     let mut buckets: HashMap<u64, Vec<(usize, TextKey<'_>, Parsed<'_>)>> = HashMap::new();
     for (i, p) in parsed {
@@ -164,10 +171,14 @@ fn emit_distinct(
         print.extend(p);
         walk.extend(w);
     }
+    drop(span);
+    let span = ptxconform_core::trace::span("emit: print", print.len());
     let printed: HashMap<usize, Result<(Emitted, Footprint), EmitError>> = print
         .into_par_iter()
         .map(|(i, p)| (i, emit_parsed(p, None)))
         .collect();
+    drop(span);
+    let _span = ptxconform_core::trace::span("emit: walk", walk.len());
     let walked: Vec<(usize, Result<Emitted, EmitError>)> = walk
         .into_par_iter()
         .map(|(i, printer, p)| {

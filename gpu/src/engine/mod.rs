@@ -578,6 +578,7 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
         })
         .collect();
     let emit = t.elapsed();
+    let span = ptxconform_core::trace::span("prepare: isolation", emitted.len());
     let ready: Vec<(usize, Isolation)> = emitted
         .iter()
         .enumerate()
@@ -606,7 +607,10 @@ fn prepare(cases: &[(&Case, &Execution)], settings: &Settings, naive: Option<u64
             (k, isolation)
         })
         .collect();
+    drop(span);
+    let span = ptxconform_core::trace::span("prepare: plan", ready.len());
     let plan = batch::plan(&units_of(cases, &emitted, &ready), *limits, *jit_level);
+    drop(span);
     Step {
         emitted,
         ready,
