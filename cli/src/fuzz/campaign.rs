@@ -490,7 +490,7 @@ fn upcoming_of(block: &mut Block, lanes: usize) -> FirstStep<'_> {
         p.runs_on_hardware() && findings::Part::of(p.analysis.as_ref()) == findings::Part::Rest
     };
     let n = block.iter().filter(|p| rest(p)).count();
-    let first = ptxconform_core::differential::first_step(n, lanes);
+    let first = ptxconform_core::differential::first_step(n, lanes, findings::Part::Rest.steps());
     block
         .iter_mut()
         .filter(|p| rest(p))

@@ -1055,3 +1055,32 @@ fn a_block_runs_its_first_step_as_made_ready_beside_the_block_before() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A block's programs predicted neither to trap nor to hang run in one step however many they
+/// are (here more than two of the pipeline's steps of 2,048), each once.
+#[test]
+fn a_blocks_first_part_runs_in_one_step() {
+    let dir = tmp("whole");
+    let mut hw = Paced {
+        fake: Fake::new(false),
+        delay: std::time::Duration::ZERO,
+        log: Default::default(),
+    };
+    let mut o = opts(&dir, KnownDivergences::default(), false);
+    let block = 4096 + 100;
+    o.batch = block;
+    o.blocks = crate::fuzz::campaign::Blocks::fixed(block);
+    let mut c = Campaign::open(cfg(), o, Some(&mut hw)).unwrap();
+    let stats = c.run(&Stop::programs(2 * block as u64), false).unwrap();
+    drop(c);
+    assert_eq!(stats.programs, 2 * block as u64);
+    assert_eq!(
+        hw.fake.ran.len() as u64,
+        stats.gpu_cases,
+        "every program ran once"
+    );
+    let log = hw.log.lock().unwrap();
+    let observed = log.iter().filter(|l| l.starts_with("observe ")).count();
+    assert_eq!(observed, 2, "one step a block: {log:?}");
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -19,7 +19,7 @@ use std::time::Duration;
 mod pipeline;
 pub use pipeline::{
     first_step, run_batch, run_batch_carrying, run_batch_executed, run_batch_under, run_copies,
-    run_copies_then, Carry, Readied, Upcoming,
+    run_copies_then, Carry, Readied, Steps, Upcoming,
 };
 
 /// Copies `first..first + n` of `case`, named `NAME#i` and otherwise identical.
@@ -828,14 +828,18 @@ check: [buf]
             log: Default::default(),
             waits: vec![("a0", "a2048"), ("a2048", "b0"), ("b0", "b2048")],
         };
-        let first = first_step(pb.len(), 0);
+        let first = first_step(pb.len(), 0, Steps::Pipelined);
         assert_eq!(first, PIPELINE_CASES);
         let upcoming = || Upcoming {
             cases: &pb[..first],
             executed: none(first),
         };
         let mut run = |profile, cs: &[(&str, &Case)], readied, upcoming| {
-            let carry = Carry { readied, upcoming };
+            let carry = Carry {
+                readied,
+                upcoming,
+                steps: Steps::Pipelined,
+            };
             run_batch_carrying(profile, &mut backend, &known, cs, none(cs.len()), carry).unwrap()
         };
         let (out, readied) = run(DEFAULT_PROFILE, &pa, None, Some(upcoming()));
@@ -1236,19 +1240,28 @@ check: [buf]
 
     #[test]
     fn batches_go_in_equal_steps_the_last_the_rest() {
-        assert_eq!(step_lengths(0, 1), vec![0]);
-        assert_eq!(step_lengths(PIPELINE_CASES, 1), vec![PIPELINE_CASES]);
-        assert_eq!(
-            step_lengths(20_000, 1),
-            [vec![2048; 9], vec![1568]].concat()
-        );
-        assert_eq!(step_lengths(1 << 20, 1).iter().sum::<usize>(), 1 << 20);
+        let steps = |n, lanes| step_lengths(n, lanes, Steps::Pipelined);
+        assert_eq!(steps(0, 1), vec![0]);
+        assert_eq!(steps(PIPELINE_CASES, 1), vec![PIPELINE_CASES]);
+        assert_eq!(steps(20_000, 1), [vec![2048; 9], vec![1568]].concat());
+        assert_eq!(steps(1 << 20, 1).iter().sum::<usize>(), 1 << 20);
         // Lanes get four steps each where steps need not be smaller than LANE_STEP_MIN.
-        assert_eq!(step_lengths(2808, 2), vec![351; 8]);
-        assert_eq!(step_lengths(16_384, 2), vec![2048; 8]);
-        assert_eq!(step_lengths(32_768, 2), vec![2048; 16]);
-        assert_eq!(step_lengths(600, 2), vec![256, 256, 88]);
-        assert_eq!(step_lengths(0, 2), vec![0]);
+        assert_eq!(steps(2808, 2), vec![351; 8]);
+        assert_eq!(steps(16_384, 2), vec![2048; 8]);
+        assert_eq!(steps(32_768, 2), vec![2048; 16]);
+        assert_eq!(steps(600, 2), vec![256, 256, 88]);
+        assert_eq!(steps(0, 2), vec![0]);
+    }
+
+    /// A batch of one lane cut whole is one step, however long; lanes still get their steps.
+    #[test]
+    fn a_whole_batch_is_one_step_on_one_lane() {
+        let whole = |n, lanes| step_lengths(n, lanes, Steps::Whole);
+        assert_eq!(whole(0, 1), vec![0]);
+        assert_eq!(whole(16_384, 1), vec![16_384]);
+        assert_eq!(whole(65_536, 0), vec![65_536]);
+        assert_eq!(first_step(16_384, 1, Steps::Whole), 16_384);
+        assert_eq!(whole(16_384, 2), vec![2048; 8]);
     }
 
     /// Copies of one case: one result per copy, named from `first`, each judged against the one

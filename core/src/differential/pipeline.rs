@@ -31,21 +31,38 @@ pub fn run_batch(
 /// and prepared on host threads while the backend observes this step's.
 pub(super) const PIPELINE_CASES: usize = 2048;
 
+/// How a batch of one lane is cut into steps ([`step_lengths`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Steps {
+    /// Steps of [`PIPELINE_CASES`]: each step's reference side and preparation run while the
+    /// step before it runs.
+    #[default]
+    Pipelined,
+    /// The whole batch in one step, for batches run in a row whose first step the batch before
+    /// made ready ([`Carry`]): nothing then runs alone, and the steps' fixed costs (fork-joins,
+    /// launches of a shape cut in two, a request to the worker) come once a batch. On an H200,
+    /// `fuzz --config legal` blocks of 16,384 ran 20,417 and 20,198 programs/s in one step
+    /// against 18,287 and 19,256 in steps of 2,048 on the same machine start, with 11 % less of
+    /// the process's CPU a program (`reports/bench/README.md`, h200-2026-12-01z).
+    Whole,
+}
+
 /// The steps a batch of `n` cases goes in, for a backend of `lanes` lanes
-/// ([`Backend::lanes`]; 1 for a backend that observes alone): one step up to
-/// [`PIPELINE_CASES`], else steps of that many (the last the rest). Only the first step's
-/// reference and preparation overlap nothing, and with the device's side and the host's about
-/// equal a step waits for the longer of the two: equal steps waste the least (on one H200
-/// machine start a fuzz block of 16,384 in steps of 2,048 ran 11,328 programs/s, in steps
-/// growing from 1,024 to 4,096 10,770; `reports/bench/README.md`, h200-2026-11-29c). Several
-/// lanes get at least [`LANE_STEPS`] steps each where the batch allows steps of
-/// [`LANE_STEP_MIN`]: a lane takes its first step and the one it prepares next at once, and only
-/// the steps after those go to whichever lane frees first, so that a lane slowed by traps does
-/// not hold the batch back.
-pub(super) fn step_lengths(n: usize, lanes: usize) -> Vec<usize> {
-    let step = match lanes {
-        0 | 1 => PIPELINE_CASES,
-        l => n
+/// ([`Backend::lanes`]; 1 for a backend that observes alone): one lane cuts it as `steps` says,
+/// [`Steps::Pipelined`] in one step up to [`PIPELINE_CASES`], else steps of that many (the last
+/// the rest). Only the first step's reference and preparation overlap nothing, and with the
+/// device's side and the host's about equal a step waits for the longer of the two: equal steps
+/// waste the least (on one H200 machine start a fuzz block of 16,384 in steps of 2,048 ran
+/// 11,328 programs/s, in steps growing from 1,024 to 4,096 10,770; `reports/bench/README.md`,
+/// h200-2026-11-29c). Several lanes get at least [`LANE_STEPS`] steps each where the batch
+/// allows steps of [`LANE_STEP_MIN`], whatever `steps` says: a lane takes its first step and
+/// the one it prepares next at once, and only the steps after those go to whichever lane frees
+/// first, so that a lane slowed by traps does not hold the batch back.
+pub(super) fn step_lengths(n: usize, lanes: usize, steps: Steps) -> Vec<usize> {
+    let step = match (lanes, steps) {
+        (0 | 1, Steps::Pipelined) => PIPELINE_CASES,
+        (0 | 1, Steps::Whole) => n.max(1),
+        (l, _) => n
             .div_ceil(LANE_STEPS * l)
             .clamp(LANE_STEP_MIN, PIPELINE_CASES),
     };
@@ -133,12 +150,14 @@ pub struct Carry<'a> {
     pub readied: Option<Readied>,
     /// The next batch's first step, to make ready while this batch's last step runs.
     pub upcoming: Option<Upcoming<'a>>,
+    /// How this batch is cut into steps, and the next ([`first_step`] of the same).
+    pub steps: Steps,
 }
 
-/// Cases in the first step of a batch of `n` cases on a backend of `lanes` lanes: what an
-/// [`Upcoming`] holds.
-pub fn first_step(n: usize, lanes: usize) -> usize {
-    step_lengths(n, lanes)[0]
+/// Cases in the first step of a batch of `n` cases on a backend of `lanes` lanes, cut as `steps`
+/// says: what an [`Upcoming`] holds.
+pub fn first_step(n: usize, lanes: usize, steps: Steps) -> usize {
+    step_lengths(n, lanes, steps)[0]
 }
 
 /// [`run_batch_executed`] as one batch of several in a row, so that the backend does not wait
@@ -168,7 +187,7 @@ pub fn run_batch_carrying(
     let lanes = backend.lanes().len();
     let runnable = runnable_of(&*backend, cases);
     let mut rest = cases;
-    let lengths = step_lengths(cases.len(), lanes);
+    let lengths = step_lengths(cases.len(), lanes, carry.steps);
     let steps: Vec<&[(&str, &Case)]> = lengths
         .iter()
         .map(|&n| {

@@ -6,7 +6,7 @@ use super::coverage::Analysis;
 use super::{cpu_oracles, settled, validates, Campaign, FirstStep, Line, Pending};
 use crate::fuzz::minimize::{minimize, Budget, Minimized};
 use crate::fuzz::{Signature, GENERATED};
-use ptxconform_core::differential::{run_batch_carrying, Carry, Judged, Upcoming};
+use ptxconform_core::differential::{run_batch_carrying, Carry, Judged, Steps, Upcoming};
 use ptxconform_core::evaluate::{families_of, family_of};
 use ptxconform_core::known::{KnownDivergence, Site};
 use ptxconform_core::pools;
@@ -39,6 +39,16 @@ impl Part {
             Some(a) if a.prediction.has_class(OutcomeClass::Traps) => Part::Traps,
             Some(a) if a.prediction.has_class(OutcomeClass::Hangs) => Part::Hangs,
             _ => Part::Rest,
+        }
+    }
+
+    /// How the part's run is cut into steps. The first part, which takes its first step made
+    /// ready by the block before, runs whole; predicted hangs and traps keep the pipeline's
+    /// steps, each of which waits for its slowest.
+    pub(super) fn steps(self) -> Steps {
+        match self {
+            Part::Rest => Steps::Whole,
+            Part::Hangs | Part::Traps => Steps::Pipelined,
         }
     }
 }
@@ -159,6 +169,7 @@ impl Campaign<'_> {
                 } else {
                     None
                 },
+                steps: part.steps(),
             };
             let t = std::time::Instant::now();
             let (got, made) = run_batch_carrying(
