@@ -131,11 +131,11 @@ fn emit_distinct(
             )
         })
         .collect();
+    drop(span);
+    let span = ptxconform_core::trace::span("emit: bucket", distinct.len());
     // The first program of each text key prints, the others walk. A key's hash is cheap and
     // coarse (instruction families) and comparing keys is not, so programs are bucketed by hash
     // in order and each bucket compared on a host thread of its own.
-    drop(span);
-    let span = ptxconform_core::trace::span("emit: bucket", distinct.len());
     let mut out = HashMap::new();
     let mut buckets: HashMap<u64, Vec<(usize, TextKey<'_>, Parsed<'_>)>> = HashMap::new();
     for (i, p) in parsed {
