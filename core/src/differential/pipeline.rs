@@ -39,11 +39,12 @@ pub enum Steps {
     #[default]
     Pipelined,
     /// The whole batch in one step, for batches run in a row whose first step the batch before
-    /// made ready ([`Carry`]): nothing then runs alone, and the steps' fixed costs (fork-joins,
-    /// launches of a shape cut in two, a request to the worker) come once a batch. On an H200,
-    /// `fuzz --config legal` blocks of 16,384 ran 20,417 and 20,198 programs/s in one step
-    /// against 18,287 and 19,256 in steps of 2,048 on the same machine start, with 7-11 % less
-    /// of the process's CPU a program (`reports/bench/README.md`, h200-2026-12-01z).
+    /// made ready ([`Carry`]): nothing then runs alone, and a step's fixed costs (its
+    /// fork-joins, a second launch for a shape whose programs a step boundary cuts) come once a
+    /// batch. On an H200, `fuzz --config legal` blocks of 16,384 ran 20,417 and 20,198
+    /// programs/s in one step against 18,287 and 19,256 in steps of 2,048 on the same machine
+    /// start, with 7-11 % less of the process's CPU a program (`reports/bench/README.md`,
+    /// h200-2026-12-01z).
     Whole,
 }
 
