@@ -76,6 +76,13 @@ pub struct BenchArgs {
     /// wants).
     #[arg(long, value_name = "N")]
     pub fuzz_programs: Option<u64>,
+    /// Rounds of each fuzz mix (`fuzz` and `fuzz-host` rows), each on programs of its own
+    /// (round 1 draws the programs a bench of one round draws): a row of 10-20 s moves by a few
+    /// percent from run to run, and a target is judged on the median of the rounds, printed
+    /// under them with their least and most.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub fuzz_rounds: u32,
     /// Programs per shape of the fuzz rates (`fuzz --values-per-shape`; 1: every program its own
     /// kernel, the generator before shapes).
     #[arg(long, value_name = "K", default_value_t = crate::fuzz::campaign::DEFAULT_VALUES_PER_SHAPE)]
@@ -298,6 +305,10 @@ pub struct FamilyRates {
 #[derive(Clone, Debug, Serialize)]
 pub struct FuzzRate {
     pub families: String,
+    /// Which round of the mix this is (0 for the first; `--fuzz-rounds`), and its campaign's
+    /// seed.
+    pub round: u32,
+    pub seed: u64,
     /// Every N-th program's hardware run was a known trapping case (0: none).
     #[serde(skip_serializing_if = "is_zero")]
     pub trap_every: u64,
@@ -363,10 +374,90 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// The median, least and most of a measure over the rounds of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// Of an even number of rounds, the mean of the middle two.
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// `None` for no values.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = match n {
+            0 => return None,
+            _ if n % 2 == 1 => v[n / 2],
+            _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        };
+        Some(Spread {
+            median,
+            min: v[0],
+            max: v[n - 1],
+        })
+    }
+}
+
+/// A fuzz mix of the `fuzz` or `fuzz-host` row over its rounds (`--fuzz-rounds`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Rounds {
+    /// `fuzz` or `fuzz-host`.
+    pub row: &'static str,
+    pub families: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trap_every: u64,
+    pub rounds: usize,
+    pub programs_per_s: Spread,
+    pub shapes_per_s: Spread,
+}
+
+/// A fuzz mix as its rounds are grouped: the row, the families, the planted traps' rate.
+type Mix<'a> = (&'static str, &'a str, u64);
+
+/// Each mix of the report's fuzz rows over its rounds, in the order the rows ran.
+fn rounds_of(r: &BenchReport) -> Vec<Rounds> {
+    let gpu = r.fuzz.iter().map(|z| {
+        let mix = ("fuzz", z.families.as_str(), z.trap_every);
+        (mix, (z.programs_per_s, z.shapes_per_s))
+    });
+    let host = r.fuzz_host.iter().map(|z| {
+        let mix = ("fuzz-host", z.families.as_str(), 0);
+        (mix, (z.programs_per_s, z.shapes_per_s))
+    });
+    let mut mixes: Vec<(Mix, Vec<(f64, f64)>)> = Vec::new();
+    for (mix, rates) in gpu.chain(host) {
+        match mixes.iter_mut().find(|(m, _)| *m == mix) {
+            Some((_, v)) => v.push(rates),
+            None => mixes.push((mix, vec![rates])),
+        }
+    }
+    mixes
+        .into_iter()
+        .filter_map(|((row, families, trap_every), v)| {
+            let (programs, shapes): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
+            Some(Rounds {
+                row,
+                families: families.into(),
+                trap_every,
+                rounds: programs.len(),
+                programs_per_s: Spread::of(&programs)?,
+                shapes_per_s: Spread::of(&shapes)?,
+            })
+        })
+        .collect()
+}
+
 /// A fuzz mix on the host alone ([`ptxconform_gpu::engine::host::HostOnly`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct FuzzHostRate {
     pub families: String,
+    /// As [`FuzzRate::round`] and [`FuzzRate::seed`].
+    pub round: u32,
+    pub seed: u64,
     pub threads: usize,
     pub programs: u64,
     pub seconds: f64,
@@ -465,6 +556,9 @@ pub struct BenchReport {
     pub fuzz: Vec<FuzzRate>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fuzz_host: Vec<FuzzHostRate>,
+    /// Each fuzz mix over its rounds, with `--fuzz-rounds` above 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fuzz_rounds: Vec<Rounds>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub devices: Option<DevicesRate>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -576,6 +670,7 @@ fn end_to_end(eng: &mut Engine, cases: &[Case]) -> Result<(f64, Breakdown, usize
 /// seconds (`None` where not readable), both from the campaign's first block on (opening it,
 /// with the coverage map's probe, is a cost per campaign, not per program).
 struct Measured {
+    seed: u64,
     stats: crate::fuzz::campaign::Stats,
     secs: f64,
     sustained: Option<crate::fuzz::campaign::Sustained>,
@@ -585,13 +680,23 @@ struct Measured {
     by_thread: Option<std::collections::BTreeMap<String, f64>>,
 }
 
-/// A campaign of `args.fuzz_seconds` over `mix` on `hw` in a scratch folder.
+/// The seed of round `round` of a row over `mix` (with a trap planted every `trap_every`
+/// programs): fixed, so that a row draws the same programs in every bench, and another in each
+/// round (the engine keeps compiled kernels across rows and rounds). Round 0's is the seed a
+/// bench of one round has always used.
+fn row_seed(mix: &str, trap_every: u64, round: u32) -> u64 {
+    let base = 0xbe9c_0000 ^ ptxconform_gpu::emit::fnv1a(mix) ^ trap_every;
+    base ^ u64::from(round).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// A campaign of `args.fuzz_seconds` over `mix` on `hw` in a scratch folder: round `round` of
+/// the row ([`row_seed`]).
 fn campaign_on(
     hw: &mut dyn Backend,
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
-    planted: Option<Planted>,
+    (planted, round): (Option<Planted>, u32),
 ) -> Result<Measured, String> {
     let seconds = args.fuzz_seconds;
     let mut cfg = GenConfig::legal();
@@ -601,10 +706,10 @@ fn campaign_on(
     let known = KnownDivergences::load(&args.known)?;
     cfg.avoid = known.avoided()?.0;
     let trap_every = planted.as_ref().map_or(0, |p| p.every);
-    let dir = scratch.join(format!("{mix}-{trap_every}"));
+    let dir = scratch.join(format!("{mix}-{trap_every}-{round}"));
+    let seed = row_seed(mix, trap_every, round);
     let opts = Options {
-        // Fresh programs per row: the engine keeps compiled kernels across rows.
-        seed: 0xbe9c_0000 ^ ptxconform_gpu::emit::fnv1a(mix) ^ trap_every,
+        seed,
         out: dir.join("campaign"),
         regressions: dir.join("regressions"),
         known,
@@ -640,6 +745,7 @@ fn campaign_on(
     };
     let stats = c.run(&stop, false)?;
     Ok(Measured {
+        seed,
         stats,
         secs: t.elapsed().as_secs_f64(),
         sustained: c.sustained,
@@ -657,7 +763,7 @@ fn fuzz_rate(
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
-    planted: Option<Planted>,
+    (planted, round): (Option<Planted>, u32),
 ) -> Result<FuzzRate, String> {
     let trap_every = planted.as_ref().map_or(0, |p| p.every);
     // Summed over the fleet's engines: device time, and ptxas runs.
@@ -676,16 +782,19 @@ fn fuzz_rate(
     };
     let (t0, c0) = (times(gpu), ptxas_runs(gpu));
     let Measured {
+        seed,
         stats,
         secs,
         sustained,
         cpu_s,
         by_thread,
-    } = campaign_on(gpu, mix, args, scratch, planted)?;
+    } = campaign_on(gpu, mix, args, scratch, (planted, round))?;
     let t1 = times(gpu);
     let per_program = |c: f64| 1e3 * c / stats.programs.max(1) as f64;
     Ok(FuzzRate {
         families: mix.into(),
+        round,
+        seed,
         trap_every,
         programs: stats.programs,
         seconds: secs,
@@ -773,14 +882,14 @@ fn devices_rate(
         "all",
         args,
         &scratch.join("one"),
-        None,
+        (None, 0),
     )?;
     let all = fuzz_rate(
         &mut fleet(devs, "cubins-all")?,
         "all",
         args,
         &scratch.join("all"),
-        None,
+        (None, 0),
     )?;
     Ok(DevicesRate {
         devices: devs
@@ -807,6 +916,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         families: vec![],
         fuzz: vec![],
         fuzz_host: vec![],
+        fuzz_rounds: vec![],
         devices: None,
         corpus: None,
     };
@@ -889,9 +999,10 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
             )?],
         };
         for mix in args.mixes(&MIXES) {
-            report
-                .fuzz
-                .push(fuzz_rate(&mut gpu, mix, args, &scratch, None)?);
+            for round in 0..args.fuzz_rounds {
+                let r = fuzz_rate(&mut gpu, mix, args, &scratch, (None, round))?;
+                report.fuzz.push(r);
+            }
         }
         // What traps cost: the all-family campaign again, one program in TRAP_EVERY replaced by
         // a known trapping case.
@@ -900,9 +1011,11 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
                 every: TRAP_EVERY,
                 case: corpus_case(&args.corpus, TRAP_CASE.0, TRAP_CASE.1)?,
             };
-            report
-                .fuzz
-                .push(fuzz_rate(&mut gpu, "all", args, &scratch, Some(trap))?);
+            for round in 0..args.fuzz_rounds {
+                let planted = (Some(trap.clone()), round);
+                let r = fuzz_rate(&mut gpu, "all", args, &scratch, planted)?;
+                report.fuzz.push(r);
+            }
         }
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -910,7 +1023,10 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         let scratch =
             std::env::temp_dir().join(format!("ptxconform-bench-host-{}", std::process::id()));
         for mix in args.mixes(&HOST_MIXES) {
-            report.fuzz_host.push(fuzz_host_rate(mix, args, &scratch)?);
+            for round in 0..args.fuzz_rounds {
+                let r = fuzz_host_rate(mix, args, &scratch, round)?;
+                report.fuzz_host.push(r);
+            }
         }
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -924,6 +1040,9 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
     if let (Some(d), true) = (&dev, args.measures(Row::Corpus)) {
         report.corpus = Some(corpus_rate(d, args)?);
     }
+    if args.fuzz_rounds > 1 {
+        report.fuzz_rounds = rounds_of(&report);
+    }
     print_table(&report);
     if let Some(p) = args.out.parent() {
         std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -935,7 +1054,12 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
 }
 
 /// A fuzz mix on the host alone: an H100's (sm_90) targets, the model's prediction observed.
-fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHostRate, String> {
+fn fuzz_host_rate(
+    mix: &str,
+    args: &BenchArgs,
+    scratch: &Path,
+    round: u32,
+) -> Result<FuzzHostRate, String> {
     use ptxconform_gpu::engine::host::HostOnly;
     let known = KnownDivergences::load(&args.known)?;
     // No disk cache: every shape is new to ptxas, as on a device's fresh campaign.
@@ -944,18 +1068,21 @@ fn fuzz_host_rate(mix: &str, args: &BenchArgs, scratch: &Path) -> Result<FuzzHos
         Err(_) => HostOnly::new((9, 0), known),
     };
     let Measured {
+        seed,
         stats,
         secs,
         cpu_s,
         by_thread,
         ..
-    } = campaign_on(&mut hw, mix, args, scratch, None)?;
+    } = campaign_on(&mut hw, mix, args, scratch, (None, round))?;
     let (cpu_s, ptxas_cpu_s) = (cpu_s.map(|c| c.0), cpu_s.map(|c| c.1));
     let threads = rayon::current_num_threads();
     let per_s = stats.programs as f64 / secs;
     let t = hw.times;
     Ok(FuzzHostRate {
         families: mix.into(),
+        round,
+        seed,
         threads,
         programs: stats.programs,
         seconds: secs,
@@ -1115,6 +1242,29 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
     print_by_thread(z.cpu_ms_per_program_by_thread.as_ref());
 }
 
+/// A fuzz line's label: its mix, and which round it is where the rows had several.
+fn round_label(r: &BenchReport, mix: String, round: u32) -> String {
+    match r.fuzz_rounds.is_empty() {
+        true => mix,
+        false => format!("{mix} #{}", round + 1),
+    }
+}
+
+/// Under a fuzz row's lines: each mix's median over its rounds, with the least and the most.
+fn print_rounds(r: &BenchReport, row: &str) {
+    for x in r.fuzz_rounds.iter().filter(|x| x.row == row) {
+        let mix = match x.trap_every {
+            0 => x.families.clone(),
+            n => format!("{} + 1 trap/{n}", x.families),
+        };
+        let (p, s) = (&x.programs_per_s, &x.shapes_per_s);
+        println!(
+            "{mix}, median of {} rounds: {:.0} programs/s ({:.0}-{:.0}), {:.0} shapes/s ({:.0}-{:.0})",
+            x.rounds, p.median, p.min, p.max, s.median, s.min, s.max
+        );
+    }
+}
+
 /// Under a fuzz line: where its CPU went, by group of threads.
 fn print_by_thread(by_thread: Option<&std::collections::BTreeMap<String, f64>>) {
     if let Some(m) = by_thread {
@@ -1180,8 +1330,9 @@ fn print_table(r: &BenchReport) {
                 0 => z.families.clone(),
                 n => format!("{} + 1 trap/{n}", z.families),
             };
-            print_fuzz_line(&mix, z);
+            print_fuzz_line(&round_label(r, mix, z.round), z);
         }
+        print_rounds(r, "fuzz");
     }
     if let Some(d) = &r.devices {
         if r.fuzz.is_empty() {
@@ -1208,7 +1359,7 @@ fn print_table(r: &BenchReport) {
             let v = verdicts(&z.verdicts);
             println!(
                 "{:<26} {:>12.0} {:>12.0} {:>12} {:>12} {:>12.0} {:>9.0} {:>12} {:>8}  {:.2} / {:.2} / {:.2} / {:.2}; {}",
-                z.families,
+                round_label(r, z.families.clone(), z.round),
                 z.programs_per_s,
                 z.programs_per_thread_per_s,
                 z.cpu_ms_per_program.map_or("—".into(), |c| format!("{c:.3}")),
@@ -1225,6 +1376,7 @@ fn print_table(r: &BenchReport) {
             );
             print_by_thread(z.cpu_ms_per_program_by_thread.as_ref());
         }
+        print_rounds(r, "fuzz-host");
     }
     if let Some(c) = &r.corpus {
         println!(
@@ -1307,6 +1459,33 @@ mod tests {
         assert_eq!(traps.mixes(&MIXES), vec!["all"]);
         let two = Cli::parse_from(["bench", "--only", "fuzz,corpus"]).bench;
         assert!(two.measures(Row::Fuzz) && !two.measures(Row::Shapes));
+    }
+
+    /// A row's rounds: the median (of an even count the middle two's mean), the least and the
+    /// most, whatever the order; no rounds, no spread. Rounds draw programs of their own, the
+    /// first those of a bench of one round.
+    #[test]
+    fn rounds_are_summed_up_by_their_median() {
+        let s = Spread::of(&[300.0, 100.0, 200.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max), (200.0, 100.0, 300.0));
+        let s = Spread::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max), (2.5, 1.0, 4.0));
+        assert_eq!(Spread::of(&[]), None);
+        assert_eq!(
+            row_seed("all", 0, 0),
+            0xbe9c_0000 ^ ptxconform_gpu::emit::fnv1a("all")
+        );
+        let seeds: std::collections::BTreeSet<u64> =
+            (0..8).map(|r| row_seed("all", 0, r)).collect();
+        assert_eq!(seeds.len(), 8);
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            bench: BenchArgs,
+        }
+        assert_eq!(Cli::parse_from(["bench"]).bench.fuzz_rounds, 1);
+        assert!(Cli::try_parse_from(["bench", "--fuzz-rounds", "0"]).is_err());
     }
 
     /// The median run is reported, with it its other fields; every run's rate is kept in order.

@@ -198,6 +198,65 @@ fn good_line_printed_canonically() {
     );
 }
 
+/// `--fuzz-rounds`: each round of a mix is a line and an entry of its own, on programs of its
+/// own (seeds differ), and the mix's median over them is printed and kept.
+#[test]
+fn bench_fuzz_rounds_report_the_median() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let (cases, known) = (
+        format!("{root}/cases"),
+        format!("{root}/reports/known-divergences.yaml"),
+    );
+    let (stdout, v) = bench_json(
+        "rounds",
+        &[
+            "--only",
+            "fuzz-host",
+            "--fuzz-programs",
+            "256",
+            "--fuzz-rounds",
+            "3",
+            "--fuzz-mixes",
+            "all",
+            "--corpus",
+            &cases,
+            "--known",
+            &known,
+        ],
+    );
+    let rows = v["fuzz_host"].as_array().unwrap();
+    let rounds: Vec<u64> = rows.iter().map(|r| r["round"].as_u64().unwrap()).collect();
+    assert_eq!(rounds, vec![0, 1, 2], "{v}");
+    let seeds: std::collections::BTreeSet<u64> =
+        rows.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds.len(), 3, "{v}");
+    let mut rates: Vec<f64> = rows
+        .iter()
+        .map(|r| r["programs_per_s"].as_f64().unwrap())
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    let sum = &v["fuzz_rounds"][0];
+    assert_eq!(sum["row"], "fuzz-host", "{sum}");
+    assert_eq!(sum["rounds"].as_u64(), Some(3), "{sum}");
+    assert_eq!(
+        sum["programs_per_s"]["median"].as_f64(),
+        Some(rates[1]),
+        "{sum}"
+    );
+    assert_eq!(
+        sum["programs_per_s"]["min"].as_f64(),
+        Some(rates[0]),
+        "{sum}"
+    );
+    assert_eq!(
+        sum["programs_per_s"]["max"].as_f64(),
+        Some(rates[2]),
+        "{sum}"
+    );
+    assert!(stdout.contains("all #3 "), "{stdout}");
+    assert!(stdout.contains("all, median of 3 rounds: "), "{stdout}");
+}
+
 /// Where ptxas is found, the host-only fuzz row compiles each block's new shapes as a device's
 /// engine would and prices ptxas's CPU a program beside the process's own.
 #[test]
