@@ -198,32 +198,45 @@ fn good_line_printed_canonically() {
     );
 }
 
-/// `--fuzz-rounds`: each round of a mix is a line and an entry of its own, on programs of its
-/// own (seeds differ), and the mix's median over them is printed and kept.
-#[test]
-fn bench_fuzz_rounds_report_the_median() {
+/// `bench --only fuzz-host --fuzz-mixes all` over the repository's corpus and known findings,
+/// with `more` arguments: its standard output and its JSON.
+fn bench_fuzz_host(tag: &str, more: &[&str]) -> (String, serde_json::Value) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let (cases, known) = (
         format!("{root}/cases"),
         format!("{root}/reports/known-divergences.yaml"),
     );
-    let (stdout, v) = bench_json(
-        "rounds",
-        &[
-            "--only",
-            "fuzz-host",
-            "--fuzz-programs",
-            "256",
-            "--fuzz-rounds",
-            "3",
-            "--fuzz-mixes",
-            "all",
-            "--corpus",
-            &cases,
-            "--known",
-            &known,
-        ],
-    );
+    let mut args = vec!["--only", "fuzz-host", "--fuzz-mixes", "all"];
+    args.extend_from_slice(&["--corpus", &cases, "--known", &known]);
+    args.extend_from_slice(more);
+    bench_json(tag, &args)
+}
+
+/// Where ptxas is found, the host-only fuzz row compiles each block's new shapes as a device's
+/// engine would and prices ptxas's CPU a program beside the process's own.
+#[test]
+fn bench_fuzz_host_prices_ptxas() {
+    if ptxconform_gpu::ptxas::for_tests().is_none() {
+        return;
+    }
+    let (stdout, v) = bench_fuzz_host("host", &["--fuzz-programs", "2048"]);
+    assert!(stdout.contains("ptxas ms/prog"), "{stdout}");
+    let row = &v["fuzz_host"][0];
+    assert_eq!(row["programs"].as_u64(), Some(2048), "{row}");
+    assert!(row["modules"].as_u64().unwrap() > 0, "{row}");
+    assert!(row["compile_s"].as_f64().unwrap() > 0.0, "{row}");
+    if cfg!(target_os = "linux") {
+        assert!(row["ptxas_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["cpu_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
+    }
+}
+
+/// `--fuzz-rounds`: each round of a mix is a line and an entry of its own, on programs of its
+/// own (seeds differ), and the mix's median over them is printed and kept.
+#[test]
+fn bench_fuzz_rounds_report_the_median() {
+    let more = ["--fuzz-programs", "256", "--fuzz-rounds", "3"];
+    let (stdout, v) = bench_fuzz_host("rounds", &more);
     let rows = v["fuzz_host"].as_array().unwrap();
     let rounds: Vec<u64> = rows.iter().map(|r| r["round"].as_u64().unwrap()).collect();
     assert_eq!(rounds, vec![0, 1, 2], "{v}");
@@ -238,59 +251,9 @@ fn bench_fuzz_rounds_report_the_median() {
     let sum = &v["fuzz_rounds"][0];
     assert_eq!(sum["row"], "fuzz-host", "{sum}");
     assert_eq!(sum["rounds"].as_u64(), Some(3), "{sum}");
-    assert_eq!(
-        sum["programs_per_s"]["median"].as_f64(),
-        Some(rates[1]),
-        "{sum}"
-    );
-    assert_eq!(
-        sum["programs_per_s"]["min"].as_f64(),
-        Some(rates[0]),
-        "{sum}"
-    );
-    assert_eq!(
-        sum["programs_per_s"]["max"].as_f64(),
-        Some(rates[2]),
-        "{sum}"
-    );
+    let spread = &sum["programs_per_s"];
+    let got = ["min", "median", "max"].map(|k| spread[k].as_f64().unwrap());
+    assert_eq!(got, [rates[0], rates[1], rates[2]], "{sum}");
     assert!(stdout.contains("all #3 "), "{stdout}");
     assert!(stdout.contains("all, median of 3 rounds: "), "{stdout}");
-}
-
-/// Where ptxas is found, the host-only fuzz row compiles each block's new shapes as a device's
-/// engine would and prices ptxas's CPU a program beside the process's own.
-#[test]
-fn bench_fuzz_host_prices_ptxas() {
-    if ptxconform_gpu::ptxas::for_tests().is_none() {
-        return;
-    }
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let (cases, known) = (
-        format!("{root}/cases"),
-        format!("{root}/reports/known-divergences.yaml"),
-    );
-    let (stdout, v) = bench_json(
-        "host",
-        &[
-            "--only",
-            "fuzz-host",
-            "--fuzz-programs",
-            "2048",
-            "--fuzz-mixes",
-            "all",
-            "--corpus",
-            &cases,
-            "--known",
-            &known,
-        ],
-    );
-    assert!(stdout.contains("ptxas ms/prog"), "{stdout}");
-    let row = &v["fuzz_host"][0];
-    assert_eq!(row["programs"].as_u64(), Some(2048), "{row}");
-    assert!(row["modules"].as_u64().unwrap() > 0, "{row}");
-    assert!(row["compile_s"].as_f64().unwrap() > 0.0, "{row}");
-    if cfg!(target_os = "linux") {
-        assert!(row["ptxas_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
-        assert!(row["cpu_ms_per_program"].as_f64().unwrap() > 0.0, "{row}");
-    }
 }
