@@ -76,10 +76,11 @@ pub struct BenchArgs {
     /// wants).
     #[arg(long, value_name = "N")]
     pub fuzz_programs: Option<u64>,
-    /// Rounds of each fuzz mix (`fuzz` and `fuzz-host` rows), each on programs of its own
-    /// (round 1 draws the programs a bench of one round draws): a row of 10-20 s moves by a few
-    /// percent from run to run, and a target is judged on the median of the rounds, printed
-    /// under them with their least and most.
+    /// Rounds of each fuzz mix (the `fuzz`, `fuzz-host` and `devices` rows), each on programs
+    /// of its own (round 1 draws the programs a bench of one round draws): a row of 10-20 s
+    /// moves by a few percent from run to run, and a target is judged on the median of the
+    /// rounds, printed under them with their least and most (the devices row: the median of the
+    /// rounds' ratios).
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub fuzz_rounds: u32,
@@ -570,10 +571,41 @@ pub struct BenchReport {
 pub struct DevicesRate {
     /// The devices, the first of which ran alone.
     pub devices: Vec<String>,
+    /// The first round's runs.
     pub one: FuzzRate,
     pub all: FuzzRate,
-    /// `all`'s programs/s over `one`'s.
+    /// `all`'s programs/s over `one`'s; with several rounds, the median of the rounds' ratios
+    /// (each round runs the same programs alone and at once, one after the other).
     pub ratio: f64,
+    /// Every round's rates and ratio, where `--fuzz-rounds` asked for several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<DevicesRound>,
+}
+
+/// One round of the devices row.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DevicesRound {
+    pub one_programs_per_s: f64,
+    pub all_programs_per_s: f64,
+    pub ratio: f64,
+}
+
+impl DevicesRound {
+    /// A round that ran `one` programs/s on one device and `all` on every device (no ratio,
+    /// 0, where one device ran nothing).
+    fn new(one: f64, all: f64) -> DevicesRound {
+        DevicesRound {
+            one_programs_per_s: one,
+            all_programs_per_s: all,
+            ratio: if one > 0.0 { all / one } else { 0.0 },
+        }
+    }
+
+    /// The median of the rounds' ratios (0 for no round).
+    fn median_ratio(rounds: &[DevicesRound]) -> f64 {
+        let ratios: Vec<f64> = rounds.iter().map(|r| r.ratio).collect();
+        Spread::of(&ratios).map_or(0.0, |s| s.median)
+    }
 }
 
 fn commit(args: &BenchArgs) -> String {
@@ -877,28 +909,41 @@ fn devices_rate(
             .collect::<Result<Vec<Engine>, String>>()?;
         Ok::<Fleet, String>(Fleet { engines })
     };
-    let one = fuzz_rate(
-        &mut fleet(&devs[..1], "cubins-one")?,
-        "all",
-        args,
-        &scratch.join("one"),
-        (None, 0),
-    )?;
-    let all = fuzz_rate(
-        &mut fleet(devs, "cubins-all")?,
-        "all",
-        args,
-        &scratch.join("all"),
-        (None, 0),
-    )?;
+    // Each round on fresh engines and empty caches, its programs alone and then at once.
+    let mut runs = Vec::new();
+    for round in 0..args.fuzz_rounds {
+        let (one_cache, all_cache) = (format!("cubins-one-{round}"), format!("cubins-all-{round}"));
+        let one = fuzz_rate(
+            &mut fleet(&devs[..1], &one_cache)?,
+            "all",
+            args,
+            &scratch.join("one"),
+            (None, round),
+        )?;
+        let all = fuzz_rate(
+            &mut fleet(devs, &all_cache)?,
+            "all",
+            args,
+            &scratch.join("all"),
+            (None, round),
+        )?;
+        runs.push((one, all));
+    }
+    let rounds: Vec<DevicesRound> = runs
+        .iter()
+        .map(|(o, a)| DevicesRound::new(o.programs_per_s, a.programs_per_s))
+        .collect();
+    let ratio = DevicesRound::median_ratio(&rounds);
+    let (one, all) = runs.swap_remove(0);
     Ok(DevicesRate {
         devices: devs
             .iter()
             .map(|d| format!("GPU {} ({})", d.ordinal, d.name))
             .collect(),
-        ratio: all.programs_per_s / one.programs_per_s.max(f64::MIN_POSITIVE),
+        ratio,
         one,
         all,
+        rounds: if rounds.len() > 1 { rounds } else { vec![] },
     })
 }
 
@@ -1349,6 +1394,22 @@ fn print_table(r: &BenchReport) {
             &format!("{}, {} devices", d.all.families, d.devices.len()),
             &d.all,
         );
+        if !d.rounds.is_empty() {
+            let each: Vec<String> = d
+                .rounds
+                .iter()
+                .map(|r| {
+                    let (o, a) = (r.one_programs_per_s, r.all_programs_per_s);
+                    format!("{a:.0} / {o:.0} = {:.2}×", r.ratio)
+                })
+                .collect();
+            println!(
+                "devices, {} rounds: {}; median {:.2}×",
+                d.rounds.len(),
+                each.join(", "),
+                d.ratio
+            );
+        }
     }
     if !r.fuzz_host.is_empty() {
         println!(
@@ -1486,6 +1547,18 @@ mod tests {
         }
         assert_eq!(Cli::parse_from(["bench"]).bench.fuzz_rounds, 1);
         assert!(Cli::try_parse_from(["bench", "--fuzz-rounds", "0"]).is_err());
+    }
+
+    /// The devices row's ratio over rounds is the median of each round's own (its programs alone
+    /// and at once, run one after the other), not a ratio of medians.
+    #[test]
+    fn the_devices_ratio_is_the_rounds_median() {
+        let rounds = [(100.0, 170.0), (200.0, 380.0), (100.0, 150.0)]
+            .map(|(one, all)| DevicesRound::new(one, all));
+        assert_eq!(rounds.map(|r| r.ratio), [1.7, 1.9, 1.5]);
+        assert_eq!(DevicesRound::median_ratio(&rounds), 1.7);
+        assert_eq!(DevicesRound::median_ratio(&[]), 0.0);
+        assert_eq!(DevicesRound::new(0.0, 10.0).ratio, 0.0);
     }
 
     /// The median run is reported, with it its other fields; every run's rate is kept in order.
