@@ -728,7 +728,8 @@ fn campaign_on(
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
-    (planted, round): (Option<Planted>, u32),
+    planted: Option<Planted>,
+    round: u32,
 ) -> Result<Measured, String> {
     let seconds = args.fuzz_seconds;
     let mut cfg = GenConfig::legal();
@@ -795,7 +796,8 @@ fn fuzz_rate(
     mix: &str,
     args: &BenchArgs,
     scratch: &Path,
-    (planted, round): (Option<Planted>, u32),
+    planted: Option<Planted>,
+    round: u32,
 ) -> Result<FuzzRate, String> {
     let trap_every = planted.as_ref().map_or(0, |p| p.every);
     // Summed over the fleet's engines: device time, and ptxas runs.
@@ -820,7 +822,7 @@ fn fuzz_rate(
         sustained,
         cpu_s,
         by_thread,
-    } = campaign_on(gpu, mix, args, scratch, (planted, round))?;
+    } = campaign_on(gpu, mix, args, scratch, planted, round)?;
     let t1 = times(gpu);
     let per_program = |c: f64| 1e3 * c / stats.programs.max(1) as f64;
     Ok(FuzzRate {
@@ -918,14 +920,16 @@ fn devices_rate(
             "all",
             args,
             &scratch.join("one"),
-            (None, round),
+            None,
+            round,
         )?;
         let all = fuzz_rate(
             &mut fleet(devs, &all_cache)?,
             "all",
             args,
             &scratch.join("all"),
-            (None, round),
+            None,
+            round,
         )?;
         runs.push((one, all));
     }
@@ -1045,7 +1049,7 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
         };
         for mix in args.mixes(&MIXES) {
             for round in 0..args.fuzz_rounds {
-                let r = fuzz_rate(&mut gpu, mix, args, &scratch, (None, round))?;
+                let r = fuzz_rate(&mut gpu, mix, args, &scratch, None, round)?;
                 report.fuzz.push(r);
             }
         }
@@ -1057,8 +1061,8 @@ pub fn main(args: &BenchArgs) -> Result<i32, String> {
                 case: corpus_case(&args.corpus, TRAP_CASE.0, TRAP_CASE.1)?,
             };
             for round in 0..args.fuzz_rounds {
-                let planted = (Some(trap.clone()), round);
-                let r = fuzz_rate(&mut gpu, "all", args, &scratch, planted)?;
+                let planted = Some(trap.clone());
+                let r = fuzz_rate(&mut gpu, "all", args, &scratch, planted, round)?;
                 report.fuzz.push(r);
             }
         }
@@ -1119,7 +1123,7 @@ fn fuzz_host_rate(
         cpu_s,
         by_thread,
         ..
-    } = campaign_on(&mut hw, mix, args, scratch, (None, round))?;
+    } = campaign_on(&mut hw, mix, args, scratch, None, round)?;
     let (cpu_s, ptxas_cpu_s) = (cpu_s.map(|c| c.0), cpu_s.map(|c| c.1));
     let threads = rayon::current_num_threads();
     let per_s = stats.programs as f64 / secs;
@@ -1287,6 +1291,14 @@ fn print_fuzz_line(label: &str, z: &FuzzRate) {
     print_by_thread(z.cpu_ms_per_program_by_thread.as_ref());
 }
 
+/// A fuzz mix as the table names it: its families, and the planted traps' rate if any.
+fn mix_label(families: &str, trap_every: u64) -> String {
+    match trap_every {
+        0 => families.to_string(),
+        n => format!("{families} + 1 trap/{n}"),
+    }
+}
+
 /// A fuzz line's label: its mix, and which round it is where the rows had several.
 fn round_label(r: &BenchReport, mix: String, round: u32) -> String {
     match r.fuzz_rounds.is_empty() {
@@ -1298,10 +1310,7 @@ fn round_label(r: &BenchReport, mix: String, round: u32) -> String {
 /// Under a fuzz row's lines: each mix's median over its rounds, with the least and the most.
 fn print_rounds(r: &BenchReport, row: &str) {
     for x in r.fuzz_rounds.iter().filter(|x| x.row == row) {
-        let mix = match x.trap_every {
-            0 => x.families.clone(),
-            n => format!("{} + 1 trap/{n}", x.families),
-        };
+        let mix = mix_label(&x.families, x.trap_every);
         let (p, s) = (&x.programs_per_s, &x.shapes_per_s);
         println!(
             "{mix}, median of {} rounds: {:.0} programs/s ({:.0}-{:.0}), {:.0} shapes/s ({:.0}-{:.0})",
@@ -1371,10 +1380,7 @@ fn print_table(r: &BenchReport) {
     if !r.fuzz.is_empty() {
         print_fuzz_header();
         for z in &r.fuzz {
-            let mix = match z.trap_every {
-                0 => z.families.clone(),
-                n => format!("{} + 1 trap/{n}", z.families),
-            };
+            let mix = mix_label(&z.families, z.trap_every);
             print_fuzz_line(&round_label(r, mix, z.round), z);
         }
         print_rounds(r, "fuzz");

@@ -151,7 +151,8 @@ pub struct Carry<'a> {
     pub readied: Option<Readied>,
     /// The next batch's first step, to make ready while this batch's last step runs.
     pub upcoming: Option<Upcoming<'a>>,
-    /// How this batch is cut into steps, and the next ([`first_step`] of the same).
+    /// How this batch is cut into steps. `upcoming` holds the next batch's first step as
+    /// [`first_step`] cuts it (a caller that cuts it otherwise has it evaluated again).
     pub steps: Steps,
 }
 
