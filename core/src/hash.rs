@@ -13,25 +13,27 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
-/// FNV-1a, 64-bit, of `v`'s JSON, hashed as it is written (no text is kept): a cheap identity
-/// of a value that serialises, e.g. a case.
-pub fn fnv1a64_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<u64, serde_json::Error> {
-    struct Fnv(u64);
-    impl std::io::Write for Fnv {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 = bytes
-                .iter()
-                .fold(self.0, |h, &b| (h ^ b as u64).wrapping_mul(FNV64_PRIME));
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+/// A 64-bit identity of `v`'s JSON text: equal texts give equal values in every run of one
+/// build, and values that differ give different ones but for 64-bit collisions. The text is
+/// written into a buffer its thread keeps and hashed whole with foldhash (fixed seed): a
+/// generated case's 2.3 KB of JSON took 12 µs hashed byte by byte with FNV-1a as it was
+/// written, two thirds of it the multiplications. Not one of this module's stable hashes
+/// (foldhash may change between its releases): an identity within a run and its reports, e.g.
+/// a fuzz program's.
+pub fn json_identity<T: serde::Serialize + ?Sized>(v: &T) -> Result<u64, serde_json::Error> {
+    use std::hash::BuildHasher;
+    thread_local! {
+        static TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let mut w = Fnv(FNV64_OFFSET);
-    serde_json::to_writer(&mut w, v)?;
-    Ok(w.0)
+    TEXT.with_borrow_mut(|text| {
+        text.clear();
+        serde_json::to_writer(&mut *text, v)?;
+        Ok(foldhash::fast::FixedState::with_seed(JSON_IDENTITY_SEED).hash_one(text.as_slice()))
+    })
 }
+
+/// [`json_identity`]'s seed.
+const JSON_IDENTITY_SEED: u64 = 0x7074_7863_6f6e_666f;
 
 /// FNV-1a, 128-bit, continuing from `h` (start from [`FNV128_OFFSET`]).
 pub fn fnv1a128(h: u128, bytes: &[u8]) -> u128 {
@@ -55,13 +57,19 @@ mod tests {
         );
     }
 
-    /// The streamed hash is the hash of the JSON text, and tells values apart.
+    /// The identity is that of the JSON text, whatever the buffer held before, and tells values
+    /// apart.
     #[test]
-    fn json_hash_is_the_hash_of_the_text() {
+    fn json_identity_is_of_the_text() {
+        use std::hash::BuildHasher;
         let v = serde_json::json!({"a": [1, 2, 3], "b": "x"});
         let text = serde_json::to_vec(&v).unwrap();
-        assert_eq!(fnv1a64_json(&v).unwrap(), fnv1a64(&text));
+        let of_text = foldhash::fast::FixedState::with_seed(JSON_IDENTITY_SEED).hash_one(&text[..]);
+        assert_eq!(json_identity(&v).unwrap(), of_text);
         let w = serde_json::json!({"a": [1, 2, 4], "b": "x"});
-        assert_ne!(fnv1a64_json(&v).unwrap(), fnv1a64_json(&w).unwrap());
+        assert_ne!(json_identity(&v).unwrap(), json_identity(&w).unwrap());
+        let long = serde_json::json!({"a": "y".repeat(10_000)});
+        json_identity(&long).unwrap();
+        assert_eq!(json_identity(&v).unwrap(), of_text, "after a longer text");
     }
 }

@@ -423,10 +423,11 @@ pub fn generate_steered(
 }
 
 /// A program's identity: the fingerprint of its case (every field, names included, which
-/// generated cases derive from their steps), hashed from its JSON as it is written: rendering
-/// the YAML first cost a twentieth of a campaign's host CPU.
+/// generated cases derive from their steps), the identity of its JSON text
+/// ([`ptxconform_core::hash::json_identity`]; rendering the YAML instead cost a twentieth of a
+/// campaign's host CPU).
 pub fn fingerprint(c: &Case) -> u64 {
-    ptxconform_core::hash::fnv1a64_json(c).expect("a case serialises to JSON")
+    ptxconform_core::hash::json_identity(c).expect("a case serialises to JSON")
 }
 
 fn intent_name(i: &Intent) -> &'static str {
