@@ -22,15 +22,26 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 /// a fuzz program's.
 pub fn json_identity<T: serde::Serialize + ?Sized>(v: &T) -> Result<u64, serde_json::Error> {
     use std::hash::BuildHasher;
-    thread_local! {
-        static TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
     TEXT.with_borrow_mut(|text| {
         text.clear();
-        serde_json::to_writer(&mut *text, v)?;
-        Ok(foldhash::fast::FixedState::with_seed(JSON_IDENTITY_SEED).hash_one(text.as_slice()))
+        let written = serde_json::to_writer(&mut *text, v);
+        let id =
+            foldhash::fast::FixedState::with_seed(JSON_IDENTITY_SEED).hash_one(text.as_slice());
+        // A thread keeps a buffer as large as a fuzz program's text, not the largest it wrote.
+        if text.capacity() > KEPT_TEXT_BYTES {
+            *text = Vec::new();
+        }
+        written.map(|()| id)
     })
 }
+
+thread_local! {
+    /// [`json_identity`]'s buffer on this thread.
+    static TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The most of its buffer [`json_identity`] keeps on a thread between calls.
+const KEPT_TEXT_BYTES: usize = 1 << 16;
 
 /// [`json_identity`]'s seed.
 const JSON_IDENTITY_SEED: u64 = 0x7074_7863_6f6e_666f;
@@ -71,5 +82,16 @@ mod tests {
         let long = serde_json::json!({"a": "y".repeat(10_000)});
         json_identity(&long).unwrap();
         assert_eq!(json_identity(&v).unwrap(), of_text, "after a longer text");
+        let huge = serde_json::json!({"a": "y".repeat(2 * KEPT_TEXT_BYTES)});
+        json_identity(&huge).unwrap();
+        assert!(
+            TEXT.with_borrow(|t| t.capacity()) <= KEPT_TEXT_BYTES,
+            "not kept"
+        );
+        assert_eq!(
+            json_identity(&v).unwrap(),
+            of_text,
+            "after a text past the kept size"
+        );
     }
 }
