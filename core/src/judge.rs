@@ -13,7 +13,7 @@ use crate::result::{
 };
 use ptxconform_reference::case::{Case, Ending, Expect, Observation, PartialBytes};
 use ptxconform_reference::sem::exec::{
-    execute_with, ExecOptions, Execution, HwOutcome, Outcome, OutcomeClass,
+    execute_with, ExecOptions, Execution, HwOutcome, Outcome, OutcomeClass, TraceDetail,
 };
 use ptxconform_reference::sem::memory::{Byte, RegionBytes};
 use ptxconform_reference::sem::profile::Profile;
@@ -93,11 +93,13 @@ pub fn judge(case: &Case, ex: &Execution, obs: &Observation, r: &mut CaseResult)
         Profile::Sm90 if r.verdict == Verdict::Pass => {
             let Ok(spec) = execute_with(
                 case,
-                // The same model (mutant included) under the text's reading.
+                // The same model (mutant included) under the text's reading; its bytes are
+                // all this reads of it.
                 ExecOptions {
-                    profile: Profile::Spec,
                     mutant: ex.mutant,
-                },
+                    ..ExecOptions::of(Profile::Spec)
+                }
+                .keeping(TraceDetail::Touches),
             ) else {
                 return;
             };

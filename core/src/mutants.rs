@@ -11,16 +11,19 @@ use crate::judge::{judge, DEFAULT_PROFILE};
 use crate::known::KnownDivergences;
 use crate::result::{CaseResult, Verdict};
 use ptxconform_reference::case::{Case, Observation};
-use ptxconform_reference::sem::exec::{ExecError, ExecOptions, Execution};
+use ptxconform_reference::sem::exec::{ExecError, ExecOptions, Execution, TraceDetail};
 use ptxconform_reference::sem::mutant::{reached, Mutant};
 use rayon::prelude::*;
 use serde::Serialize;
 
+/// The model under `mutant`: the judge reads an execution's outcome and bytes, not its
+/// trace's text and mbarrier states.
 fn options(mutant: Option<Mutant>) -> ExecOptions {
     ExecOptions {
-        profile: DEFAULT_PROFILE,
         mutant,
+        ..ExecOptions::of(DEFAULT_PROFILE)
     }
+    .keeping(TraceDetail::Touches)
 }
 
 /// The verdict the judge gives `obs` against `ex` (known findings applied), as the replay of a

@@ -38,7 +38,7 @@ use ptxconform_reference::gen::{
 use ptxconform_reference::ptx::mbarrier::MbarrierOp;
 use ptxconform_reference::ptx::{Instruction, Statement};
 use ptxconform_reference::sem::exec::{
-    execute_with, ExecOptions, Execution, Outcome, OutcomeClass,
+    execute_with, ExecOptions, Execution, Outcome, OutcomeClass, TraceDetail,
 };
 use ptxconform_reference::sem::profile::Profile;
 use ptxconform_reference::sem::ub::WAIT_NEVER_COMPLETES;
@@ -837,7 +837,10 @@ fn check_program(
     let t = Instant::now();
     // A panic is the oracle's to report (it runs again below and catches it).
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        execute_with(&g.case, ExecOptions::of(spec.profile))
+        execute_with(
+            &g.case,
+            ExecOptions::of(spec.profile).keeping(TraceDetail::Touches),
+        )
     }));
     let took = t.elapsed();
     let ex = run.ok().and_then(Result::ok);

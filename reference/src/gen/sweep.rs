@@ -387,8 +387,8 @@ pub fn as_encoded(case: &Case, ex: &Execution) -> Option<Execution> {
         return None;
     }
     let opts = ExecOptions {
-        profile: ex.profile,
         mutant: ex.mutant,
+        ..ExecOptions::of(ex.profile)
     };
     execute_silicon(case, opts)
         .ok()

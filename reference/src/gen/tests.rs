@@ -624,6 +624,57 @@ fn outcome_only_execution_agrees_with_the_whole_one() {
     );
 }
 
+/// A run whose trace keeps only touches is the whole run but for what it does not keep: the
+/// same outcome, prediction, final state, departures and notes, and every step's touches (where,
+/// how, in which CTA), with no text, exactness or mbarrier state. Over legal, mixed and
+/// concurrent programs as value sets of shapes, under both profiles.
+#[test]
+fn a_run_keeping_touches_is_the_whole_run_less_its_detail() {
+    use crate::case::init::pattern;
+    use crate::sem::exec::{execute_with, ExecOptions, TraceDetail};
+    use crate::sem::profile::Profile;
+    let (mut n, mut touched, mut undefined) = (0, 0, 0);
+    for cfg in [
+        GenConfig::legal(),
+        GenConfig::mixed(),
+        GenConfig::mixed().with_concurrency(96),
+    ] {
+        for s in 0..30u64 {
+            let shape = pattern(
+                0x7ace ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                shape_len(&cfg),
+            );
+            for j in 0..3u64 {
+                let g = generate_shaped(&shape, &pattern(s << 8 | j, value_len(&cfg)), &cfg);
+                for profile in [Profile::Spec, Profile::Sm90] {
+                    let whole = ExecOptions::of(profile);
+                    let run = |o| execute_with(&g.case, o).map_err(|e| e.to_string());
+                    let lean = run(whole.keeping(TraceDetail::Touches));
+                    let whole = run(whole).map(|mut x| {
+                        assert!(x.trace.iter().all(|t| t.text.is_some()));
+                        for t in &mut x.trace {
+                            t.text = None;
+                            t.mbarriers.clear();
+                            t.touched.iter_mut().for_each(|x| x.exact = None);
+                        }
+                        x
+                    });
+                    assert_eq!(lean, whole, "{}", g.case.name);
+                    if let Ok(x) = &lean {
+                        touched += usize::from(x.trace.iter().any(|t| !t.touched.is_empty()));
+                        undefined += usize::from(x.outcome != crate::sem::exec::Outcome::Defined);
+                    }
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        n == 540 && touched > 200 && undefined > 0,
+        "{n} runs, {touched} touching, {undefined} undefined"
+    );
+}
+
 /// `check_cpu_with` runs `check_cpu`'s oracles in its order, the YAML round trip only when
 /// asked; the text it is given is the one the round trip reads.
 #[test]

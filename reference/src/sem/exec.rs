@@ -105,7 +105,7 @@ pub use predict::{
 };
 pub use report::{
     ErrorKind, ExecError, ExecOptions, Execution, FinalState, GroupCounts, MbarState, Outcome,
-    Touch, TouchKind, TraceStep,
+    Touch, TouchKind, TraceDetail, TraceStep,
 };
 pub use run::{execute, execute_every_order, execute_silicon, execute_with, has_silicon_reading};
 pub(crate) use run::{execute_outcome, Reading};
@@ -237,6 +237,8 @@ pub(crate) struct Machine<'c> {
     regs: BTreeMap<(u32, u32), BTreeMap<String, Reg>>,
     tc: tcgen05::State,
     profile: Profile,
+    /// What the trace keeps of each step.
+    detail: TraceDetail,
     reading: Reading,
     /// A bulk copy into .shared::cluster from global ran off the 16-byte granule under
     /// [`Reading::Silicon`] (A-BULK-GRANULE-CLUSTER-HW).
@@ -353,6 +355,7 @@ impl<'c> Machine<'c> {
             regs: BTreeMap::new(),
             tc: tcgen05::State::default(),
             profile: opts.profile,
+            detail: opts.trace,
             reading: Reading::Text,
             granule_cluster_copy: false,
             dst_other_cta: false,

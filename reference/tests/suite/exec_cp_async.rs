@@ -22,14 +22,14 @@ fn copy_then_wait_all_lands_exactly() {
     assert_eq!(&b[4..8], &s[8..12]);
     assert!(b[..4].iter().chain(&b[8..]).all(|v| *v == 0xAA));
     assert_eq!(x.final_state.groups[0].cp_async_groups, 0);
-    assert!(x.trace[0]
-        .touched
-        .iter()
-        .any(|t| t.kind == TouchKind::Issue && t.region == "buf" && t.range == (4..8) && !t.exact));
+    assert!(x.trace[0].touched.iter().any(|t| t.kind == TouchKind::Issue
+        && t.region == "buf"
+        && t.range == (4..8)
+        && t.exact == Some(false)));
     assert!(x.trace[1]
         .touched
         .iter()
-        .any(|t| t.kind == TouchKind::Land && t.exact));
+        .any(|t| t.kind == TouchKind::Land && t.exact == Some(true)));
 }
 
 #[test]

@@ -37,8 +37,8 @@ fn shown(ex: &Result<Execution, String>) -> String {
 
 fn run(case: &Case, mutant: Option<Mutant>) -> Result<Execution, String> {
     let opts = ExecOptions {
-        profile: Profile::Sm90,
         mutant,
+        ..ExecOptions::of(Profile::Sm90)
     };
     execute_with(case, opts).map_err(|e| e.to_string())
 }

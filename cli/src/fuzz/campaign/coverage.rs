@@ -20,7 +20,7 @@ use ptxconform_reference::gen::{Deviation, GenConfig, Generated, Intent};
 use ptxconform_reference::ptx::Instruction;
 use ptxconform_reference::sem::exec::{
     execute_with, rule_prediction, ExecOptions, Execution, HwOutcome, Outcome, Prediction,
-    TouchKind,
+    TouchKind, TraceDetail,
 };
 use ptxconform_reference::sem::profile::Profile;
 use rayon::prelude::*;
@@ -179,7 +179,11 @@ pub fn analyze(
     if matches!(g.intent, Intent::Illegal { .. }) {
         return None;
     }
-    let ex = execute_with(&g.case, ExecOptions::of(profile)).ok()?;
+    let ex = execute_with(
+        &g.case,
+        ExecOptions::of(profile).keeping(TraceDetail::Touches),
+    )
+    .ok()?;
     Some(analyze_executed(g, &ex, classes, swarm))
 }
 

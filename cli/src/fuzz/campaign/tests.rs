@@ -9,7 +9,7 @@ use ptxconform_reference::gen::bytes::ValueClasses;
 use ptxconform_reference::gen::oracle::{check_cpu_with, program_yaml, CpuChecks};
 use ptxconform_reference::gen::swarm::SwarmBits;
 use ptxconform_reference::gen::{GenConfig, Generated, Intent};
-use ptxconform_reference::sem::exec::{execute_with, ExecOptions, HwOutcome};
+use ptxconform_reference::sem::exec::{execute_with, ExecOptions, HwOutcome, TraceDetail};
 use ptxconform_reference::sem::profile::Profile;
 
 /// A one-CTA cp.async case whose copy step is `copy` (with parameter `p`, a predicate, at
@@ -226,7 +226,11 @@ fn one_reference_run_serves_the_oracle_the_map_and_the_judge() {
                 continue;
             }
             assert_eq!(got.analysis, analyze(g, *classes, *swarm, profile));
-            let ex = execute_with(&g.case, ExecOptions::of(profile)).ok();
+            let ex = execute_with(
+                &g.case,
+                ExecOptions::of(profile).keeping(TraceDetail::Touches),
+            )
+            .ok();
             let given = got.executed.as_ref().map(|e| &e.execution);
             assert_eq!(given, ex.as_ref().filter(|_| got.analysis.is_some()));
             if let Some(x) = &ex {

@@ -6,7 +6,7 @@ use super::async_ops::Past;
 use super::operands::store_address;
 use super::predict::{situation_prediction, Prediction};
 use super::{concurrent, tensor, ub, Machine, Stop, R};
-use super::{ErrorKind, ExecError, ExecOptions, Execution, Outcome, TouchKind};
+use super::{ErrorKind, ExecError, ExecOptions, Execution, Outcome, TouchKind, TraceDetail};
 use crate::case_model::names::ParsedSteps;
 use crate::case_model::{Case, StepOp};
 use crate::ptx::operand::Address;
@@ -348,11 +348,11 @@ fn execute_schedule(
         if keep == Keep::All && !matches!(res, Err(Stop::Err(_))) {
             // The step as the case wrote it (rendering the parsed statement again cost a tenth
             // of a generated program's execution).
-            let text = match &step.op {
+            let text = (m.detail == TraceDetail::Full).then(|| match &step.op {
                 StepOp::Ptx(text) => text.trim().to_string(),
                 StepOp::WaitParity { mbar, parity } => format!("wait_parity [{mbar}], {parity}"),
                 StepOp::Store { at, bytes } => format!("store [{at}], {} bytes", bytes.len()),
-            };
+            });
             trace.push(m.trace_step(text));
         }
         if reading == Reading::Silicon {

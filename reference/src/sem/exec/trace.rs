@@ -6,14 +6,17 @@ use std::sync::Arc;
 
 use super::async_ops::reduce_update;
 use super::{mbar_key, ErrorKind, FinalState, GroupCounts, Machine, MbarState};
-use super::{Touch, TouchKind, TraceStep};
+use super::{Touch, TouchKind, TraceDetail, TraceStep};
 use crate::layout::Place;
 use crate::sem::mbarrier::Slot;
 use crate::sem::memory::{Addr, Byte, MemError, RegionId};
 
 impl Machine<'_> {
     pub(super) fn touch(&mut self, at: Addr, len: u64, kind: TouchKind) {
-        let exact = self.mem.all_known(at, len).unwrap_or(false);
+        let exact = match self.detail {
+            TraceDetail::Full => Some(self.mem.all_known(at, len).unwrap_or(false)),
+            TraceDetail::Touches => None,
+        };
         let end = at.offset + len;
         match at.region {
             RegionId::Global(i) => {
@@ -86,16 +89,24 @@ impl Machine<'_> {
         v
     }
 
-    pub(super) fn trace_step(&mut self, text: String) -> TraceStep {
-        let decls = match self.mbar_decls.take() {
-            Some(d) => d,
-            None => self.declared_mbarriers(),
+    /// The step just run, as the trace keeps it (`text`: the step as the case wrote it, where
+    /// the trace keeps it).
+    pub(super) fn trace_step(&mut self, text: Option<String>) -> TraceStep {
+        let mbarriers = match self.detail {
+            TraceDetail::Full => {
+                let decls = match self.mbar_decls.take() {
+                    Some(d) => d,
+                    None => self.declared_mbarriers(),
+                };
+                let states = decls
+                    .iter()
+                    .map(|(c, n, k)| (*c, n.clone(), self.mbar_state(*k)))
+                    .collect();
+                self.mbar_decls = Some(decls);
+                states
+            }
+            TraceDetail::Touches => Vec::new(),
         };
-        let mbarriers = decls
-            .iter()
-            .map(|(c, n, k)| (*c, n.clone(), self.mbar_state(*k)))
-            .collect();
-        self.mbar_decls = Some(decls);
         TraceStep {
             step: self.step,
             cta: self.cta,
