@@ -582,41 +582,52 @@ fn short_fuzzer_inputs_are_single_stream() {
     );
 }
 
+/// Programs of every kind: legal, mixed, and mixed with concurrent episodes; `shapes` shapes of
+/// each drawn from `salt`, each as `per` value sets and, with `single`, as a single stream too.
+fn every_kind(salt: u64, shapes: u64, per: u64, single: bool) -> Vec<Generated> {
+    use crate::case::init::pattern;
+    let mut out = Vec::new();
+    for cfg in [
+        GenConfig::legal(),
+        GenConfig::mixed(),
+        GenConfig::mixed().with_concurrency(96),
+    ] {
+        for s in 0..shapes {
+            let shape = pattern(
+                salt ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                shape_len(&cfg),
+            );
+            out.extend(
+                (0..per)
+                    .map(|j| generate_shaped(&shape, &pattern(s << 8 | j, value_len(&cfg)), &cfg)),
+            );
+            if single {
+                out.push(generate_bytes(&shape, &cfg));
+            }
+        }
+    }
+    out
+}
+
 /// The oracle's outcome-only execution finds what the whole execution finds, errors included,
 /// over generated programs of every kind (legal, mixed, with concurrent episodes, as shapes with
 /// several value sets and as single streams), and the oracle's verdict is the one it gave on the
 /// whole execution.
 #[test]
 fn outcome_only_execution_agrees_with_the_whole_one() {
-    use crate::case::init::pattern;
     use crate::sem::exec::{execute, execute_outcome};
     let (mut n, mut undefined) = (0, 0);
-    for cfg in [
-        GenConfig::legal(),
-        GenConfig::mixed(),
-        GenConfig::mixed().with_concurrency(96),
-    ] {
-        for s in 0..40u64 {
-            let shape = pattern(
-                0x0c0e ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                shape_len(&cfg),
-            );
-            let gens = (0..4u64)
-                .map(|j| generate_shaped(&shape, &pattern(s << 8 | j, value_len(&cfg)), &cfg))
-                .chain([generate_bytes(&shape, &cfg)]);
-            for g in gens {
-                let whole = execute(&g.case)
-                    .map(|e| e.outcome)
-                    .map_err(|e| e.to_string());
-                let outcome = execute_outcome(&g.case).map_err(|e| e.to_string());
-                assert_eq!(outcome, whole, "{}", g.case.name);
-                undefined += usize::from(matches!(
-                    whole,
-                    Ok(crate::sem::exec::Outcome::Undefined { .. })
-                ));
-                n += 1;
-            }
-        }
+    for g in every_kind(0x0c0e, 40, 4, true) {
+        let whole = execute(&g.case)
+            .map(|e| e.outcome)
+            .map_err(|e| e.to_string());
+        let outcome = execute_outcome(&g.case).map_err(|e| e.to_string());
+        assert_eq!(outcome, whole, "{}", g.case.name);
+        undefined += usize::from(matches!(
+            whole,
+            Ok(crate::sem::exec::Outcome::Undefined { .. })
+        ));
+        n += 1;
     }
     assert!(
         n == 600 && undefined > 0,
@@ -630,43 +641,29 @@ fn outcome_only_execution_agrees_with_the_whole_one() {
 /// concurrent programs as value sets of shapes, under both profiles.
 #[test]
 fn a_run_keeping_touches_is_the_whole_run_less_its_detail() {
-    use crate::case::init::pattern;
     use crate::sem::exec::{execute_with, ExecOptions, TraceDetail};
     use crate::sem::profile::Profile;
     let (mut n, mut touched, mut undefined) = (0, 0, 0);
-    for cfg in [
-        GenConfig::legal(),
-        GenConfig::mixed(),
-        GenConfig::mixed().with_concurrency(96),
-    ] {
-        for s in 0..30u64 {
-            let shape = pattern(
-                0x7ace ^ s.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                shape_len(&cfg),
-            );
-            for j in 0..3u64 {
-                let g = generate_shaped(&shape, &pattern(s << 8 | j, value_len(&cfg)), &cfg);
-                for profile in [Profile::Spec, Profile::Sm90] {
-                    let whole = ExecOptions::of(profile);
-                    let run = |o| execute_with(&g.case, o).map_err(|e| e.to_string());
-                    let lean = run(whole.keeping(TraceDetail::Touches));
-                    let whole = run(whole).map(|mut x| {
-                        assert!(x.trace.iter().all(|t| t.text.is_some()));
-                        for t in &mut x.trace {
-                            t.text = None;
-                            t.mbarriers.clear();
-                            t.touched.iter_mut().for_each(|x| x.exact = None);
-                        }
-                        x
-                    });
-                    assert_eq!(lean, whole, "{}", g.case.name);
-                    if let Ok(x) = &lean {
-                        touched += usize::from(x.trace.iter().any(|t| !t.touched.is_empty()));
-                        undefined += usize::from(x.outcome != crate::sem::exec::Outcome::Defined);
-                    }
-                    n += 1;
+    for g in every_kind(0x7ace, 30, 3, false) {
+        for profile in [Profile::Spec, Profile::Sm90] {
+            let whole = ExecOptions::of(profile);
+            let run = |o| execute_with(&g.case, o).map_err(|e| e.to_string());
+            let lean = run(whole.keeping(TraceDetail::Touches));
+            let whole = run(whole).map(|mut x| {
+                assert!(x.trace.iter().all(|t| t.text.is_some()));
+                for t in &mut x.trace {
+                    t.text = None;
+                    t.mbarriers.clear();
+                    t.touched.iter_mut().for_each(|x| x.exact = None);
                 }
+                x
+            });
+            assert_eq!(lean, whole, "{}", g.case.name);
+            if let Ok(x) = &lean {
+                touched += usize::from(x.trace.iter().any(|t| !t.touched.is_empty()));
+                undefined += usize::from(x.outcome != crate::sem::exec::Outcome::Defined);
             }
+            n += 1;
         }
     }
     assert!(
