@@ -207,8 +207,8 @@ pub enum TraceDetail {
     #[default]
     Full,
     /// The bytes each step touched, how and in which CTA: what a campaign's coverage reads of a
-    /// program's run. The rest was about a seventh of a generated legal program's run (40 against
-    /// 46 µs, development host), before freeing it.
+    /// program's run. The rest was about a seventh of a generated legal program's run (39 against
+    /// 45 µs, development host), before freeing it.
     Touches,
 }
 
